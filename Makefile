@@ -1,0 +1,129 @@
+# trapmeter - build the guest kernel and ISO, run it, test it.
+#   make            build/trapmeter.elf and build/trapmeter.iso
+#   make run        boot it under QEMU (KVM when usable) and print results
+#   make test       host unit tests + boot tests; ends "N passed, N failed, N skipped"
+#   make V=1        show full commands
+
+.DELETE_ON_ERROR:
+.SUFFIXES:
+
+BUILD   := build
+CC      := gcc
+NASM    := nasm
+LD      := ld
+PYTHON  := python3
+
+ifeq ($(V),1)
+Q :=
+else
+Q := @
+endif
+
+WARN    := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototypes
+KCFLAGS := -std=gnu11 -O2 -g -ffreestanding -fno-builtin -nostdlib \
+           -mgeneral-regs-only -mno-red-zone -march=x86-64 -mtune=generic \
+           -fno-stack-protector -fno-pic -fno-pie -fno-asynchronous-unwind-tables \
+           -fno-omit-frame-pointer $(WARN) -I. -MMD -MP
+HOSTCFLAGS := -std=gnu11 -O1 -g -DTM_HOST -fsanitize=address,undefined \
+           -fno-sanitize-recover=all -Wall -Wextra -Werror -I. -MMD -MP
+LDFLAGS := -nostdlib -static -z noexecstack -z max-page-size=0x1000 --no-warn-rwx-segments -T linker.ld
+
+ASM_SRCS := \
+	boot/boot.asm \
+	arch/x86/isr.asm
+
+C_SRCS := \
+	arch/x86/cpuinfo.c \
+	arch/x86/trap.c \
+	arch/x86/tsc.c \
+	drivers/acpi_pm.c \
+	drivers/debug_exit.c \
+	drivers/fw_cfg.c \
+	drivers/pci.c \
+	drivers/uart16550.c \
+	kernel/bench.c \
+	kernel/bootinfo.c \
+	kernel/cmdline.c \
+	kernel/console.c \
+	kernel/crc32.c \
+	kernel/dump.c \
+	kernel/fmt.c \
+	kernel/json.c \
+	kernel/main.c \
+	kernel/model.c \
+	kernel/stats.c \
+	kernel/string.c \
+	kernel/suites/exits.c \
+	kernel/suites/pio.c
+
+OBJS := $(ASM_SRCS:%.asm=$(BUILD)/%.o) $(C_SRCS:%.c=$(BUILD)/%.o)
+ELF  := $(BUILD)/trapmeter.elf
+ISO  := $(BUILD)/trapmeter.iso
+
+# Host unit tests: test name -> the pure files it links.
+HOST_TESTS := fmt crc32 stats cmdline json dump string bootinfo model
+HOST_DEPS_fmt      := kernel/fmt.c kernel/string.c
+HOST_DEPS_crc32    := kernel/crc32.c
+HOST_DEPS_stats    := kernel/stats.c kernel/string.c
+HOST_DEPS_cmdline  := kernel/cmdline.c kernel/fmt.c kernel/string.c
+HOST_DEPS_json     := kernel/json.c kernel/fmt.c kernel/string.c
+HOST_DEPS_dump     := kernel/dump.c kernel/crc32.c kernel/fmt.c kernel/string.c
+HOST_DEPS_string   := kernel/string.c
+HOST_DEPS_bootinfo := kernel/bootinfo.c kernel/string.c
+HOST_DEPS_model    := kernel/model.c
+HOST_BINS := $(HOST_TESTS:%=$(BUILD)/host/test_%)
+
+.PHONY: all iso elf run bench test host-tests deps clean
+all: $(ELF) $(ISO)
+elf: $(ELF)
+iso: $(ISO)
+
+$(BUILD)/%.o: %.asm
+	@mkdir -p $(dir $@)
+	@$(if $(Q),echo "  NASM    $<")
+	$(Q)$(NASM) -f elf64 -g -F dwarf -MD $(@:.o=.d) -MP -o $@ $<
+
+$(BUILD)/%.o: %.c
+	@mkdir -p $(dir $@)
+	@$(if $(Q),echo "  CC      $<")
+	$(Q)$(CC) $(KCFLAGS) -c -o $@ $<
+
+$(ELF): $(OBJS) linker.ld tools/check-elf
+	@$(if $(Q),echo "  LD      $@")
+	$(Q)$(LD) $(LDFLAGS) -o $@ $(OBJS)
+	$(Q)$(PYTHON) tools/check-elf $@
+	$(Q)! objdump -d $@ | grep -q -E '%[xyz]mm|%st\(' || \
+		{ echo "$@: SSE/x87 instructions found; the kernel must use general registers only" >&2; exit 1; }
+
+$(ISO): $(ELF) boot/grub.cfg
+	@$(if $(Q),echo "  ISO     $@")
+	@rm -rf $(BUILD)/isoroot && mkdir -p $(BUILD)/isoroot/boot/grub
+	$(Q)cp $(ELF) $(BUILD)/isoroot/boot/trapmeter.elf
+	$(Q)cp boot/grub.cfg $(BUILD)/isoroot/boot/grub/grub.cfg
+	$(Q)grub-mkrescue -o $@ $(BUILD)/isoroot >$(BUILD)/grub-mkrescue.log 2>&1 || \
+		{ cat $(BUILD)/grub-mkrescue.log; exit 1; }
+
+.SECONDEXPANSION:
+$(BUILD)/host/test_%: tests/host/test_%.c $$(HOST_DEPS_$$*)
+	@mkdir -p $(dir $@)
+	@$(if $(Q),echo "  HOSTCC  $@")
+	$(Q)$(CC) $(HOSTCFLAGS) -o $@ $< $(HOST_DEPS_$*)
+
+host-tests: $(HOST_BINS)
+
+deps:
+	$(Q)tools/deps
+
+run: deps all
+	tools/trapmeter run $(ARGS)
+
+bench: deps all
+	tools/trapmeter run $(ARGS)
+
+test: deps all host-tests
+	$(Q)$(PYTHON) tests/run_tests.py
+
+clean:
+	rm -rf $(BUILD)
+
+-include $(OBJS:.o=.d) $(HOST_BINS:=.d)

@@ -1,0 +1,65 @@
+/*
+ * drivers/uart16550.c - the 16550 UART at COM1 (0x3f8), 115200 8N1, polled,
+ * FIFOs on, no interrupts.  QEMU: `-serial ...` (the runner uses a stdio
+ * chardev; `-nodefaults` needs an explicit `-serial`).
+ *
+ * Every register access traps under a hypervisor, so transmit waits only
+ * when the transmit holding register is full, and never without bound: if
+ * no UART answers (THRE never sets) the byte is dropped after a while
+ * rather than hanging the run.
+ */
+#include "drivers/uart16550.h"
+#include "arch/x86/io.h"
+#include "kernel/platform.h"
+
+#define UART_THR  0   /* transmit holding (write), DLAB=0 */
+#define UART_RBR  0   /* receive buffer (read), DLAB=0 */
+#define UART_DLL  0   /* divisor low, DLAB=1 */
+#define UART_IER  1   /* interrupt enable, DLAB=0 */
+#define UART_DLM  1   /* divisor high, DLAB=1 */
+#define UART_FCR  2   /* FIFO control (write) */
+#define UART_LCR  3   /* line control */
+#define UART_MCR  4   /* modem control */
+#define UART_LSR  5   /* line status */
+
+#define LCR_8N1   0x03
+#define LCR_DLAB  0x80
+#define FCR_ENABLE_CLEAR 0x07  /* enable FIFOs, clear RX and TX */
+#define MCR_DTR_RTS_OUT2 0x0b
+#define LSR_DR    0x01  /* data ready */
+#define LSR_THRE  0x20  /* transmit holding register empty */
+#define UART_CLOCK_DIV_115200 1
+#define TX_SPIN_LIMIT 100000
+
+static bool uart_dead;
+
+void uart_init(void)
+{
+	outb(0x00, COM1_BASE + UART_IER);
+	outb(LCR_DLAB, COM1_BASE + UART_LCR);
+	outb(UART_CLOCK_DIV_115200, COM1_BASE + UART_DLL);
+	outb(0, COM1_BASE + UART_DLM);
+	outb(LCR_8N1, COM1_BASE + UART_LCR);
+	outb(FCR_ENABLE_CLEAR, COM1_BASE + UART_FCR);
+	outb(MCR_DTR_RTS_OUT2, COM1_BASE + UART_MCR);
+}
+
+void uart_putc(char c)
+{
+	u32 spins = 0;
+
+	while (!uart_dead && !(inb(COM1_BASE + UART_LSR) & LSR_THRE)) {
+		if (++spins > TX_SPIN_LIMIT)
+			uart_dead = true;
+	}
+	outb((u8)c, COM1_BASE + UART_THR);
+}
+
+int uart_getc_timeout(u64 spins)
+{
+	while (!(inb(COM1_BASE + UART_LSR) & LSR_DR)) {
+		if (!spins--)
+			return -ETIMEDOUT;
+	}
+	return inb(COM1_BASE + UART_RBR);
+}

@@ -1,0 +1,14 @@
+/*
+ * drivers/uart16550.h - polled 16550 UART (COM1).
+ */
+#ifndef DRIVERS_UART16550_H
+#define DRIVERS_UART16550_H
+
+#include "kernel/types.h"
+
+void uart_init(void);
+void uart_putc(char c);
+/* Next received byte, or -ETIMEDOUT after `spins` empty polls. */
+int uart_getc_timeout(u64 spins);
+
+#endif

@@ -1,0 +1,87 @@
+/*
+ * kernel/bench.h - the benchmark framework.  A suite is a table of cases;
+ * the framework, not the case, does warm-up, batch sizing, fenced TSC
+ * reads, overhead subtraction, statistics and output.
+ */
+#ifndef KERNEL_BENCH_H
+#define KERNEL_BENCH_H
+
+#include "kernel/types.h"
+#include "kernel/stats.h"
+#include "kernel/cmdline.h"
+
+enum bench_handler { HANDLER_NONE, HANDLER_USER, HANDLER_KERNEL };
+enum bench_dir { DIR_NONE, DIR_IN, DIR_OUT };
+enum bench_method { METHOD_SINGLE, METHOD_REP, METHOD_DMA };
+
+struct bench_case;
+/* Perform the case's operation `iters` times on `buf`. */
+typedef void (*bench_op_fn)(const struct bench_case *c, u8 *buf, u64 iters);
+/* VM exits one operation takes under KVM by DESIGN.md's model. */
+typedef u32 (*bench_model_fn)(const struct bench_case *c, const u8 *buf);
+/* NULL when the case can run, else why not. */
+typedef const char *(*bench_skip_fn)(const struct bench_case *c);
+/* After the timed runs: count mismatching bytes in buf (data checks). */
+typedef u32 (*bench_verify_fn)(const struct bench_case *c, const u8 *buf);
+
+struct bench_case {
+	const char *suite;
+	const char *name;        /* e.g. "fwcfg.in8.rep.4096" */
+	const char *target;      /* "fwcfg", "debugcon", "port80", "pic", ... */
+	u16 port;
+	u8 handler;              /* enum bench_handler */
+	u8 dir;                  /* enum bench_dir */
+	u8 width;                /* bytes per unit; 0 when no data moves */
+	u8 method;               /* enum bench_method */
+	u32 bytes;               /* data moved by one operation */
+	u32 buf_offset;          /* buffer offset from a page start */
+	u32 arg;                 /* case-private (fw_cfg item, ...) */
+	bool rep_as_loop;        /* rep=off: REP case runs the single loop */
+	bench_op_fn op;
+	bench_model_fn exits_model;
+	bench_skip_fn skip;
+	bench_verify_fn verify;
+};
+
+struct bench_result {
+	struct stats cycles;     /* per operation, overhead subtracted */
+	u64 iters;               /* operations per sample */
+	u32 exits_model;         /* per operation */
+	u32 mismatches;          /* from verify, 0 when none */
+};
+
+#define BENCH_BUF_SIZE   (65536 + 2 * 4096)
+#define BENCH_PAGE       4096
+
+extern const struct tm_config *bench_cfg;
+extern u64 bench_timer_overhead;
+
+/* Measure the empty timed region; must run after tsc_init(). */
+void bench_init(const struct tm_config *cfg);
+
+/* Emit the suite header line. */
+void bench_suite_begin(const char *suite);
+
+/* Run one case (or report its skip) and emit its result line.
+ * Returns 0, 1 when it ran but verify found mismatches, or -1 skipped/not
+ * selected. */
+int bench_run(const struct bench_case *c, struct bench_result *r);
+
+/* Emit a check line; failed checks make the run end with check-failed. */
+void bench_check(const char *name, bool ok, const char *detail);
+void bench_skip(const char *suite, const char *case_name, const char *reason);
+u32 bench_failed_checks(void);
+
+/* Model helpers shared by suites. */
+u32 bench_model_units(const struct bench_case *c, const u8 *buf);
+u32 bench_model_rep_in(const struct bench_case *c, const u8 *buf);
+u32 bench_model_rep_kernel_out(const struct bench_case *c, const u8 *buf);
+u32 bench_model_one(const struct bench_case *c, const u8 *buf);
+u32 bench_units(const struct bench_case *c);
+
+/* Page-aligned scratch buffer of BENCH_BUF_SIZE bytes. */
+u8 *bench_buffer(void);
+
+const char *bench_method_name(u8 method);
+
+#endif

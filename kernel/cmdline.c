@@ -1,0 +1,411 @@
+/*
+ * kernel/cmdline.c - kernel command line parser and case-name glob
+ * matcher.  Parses into a scratch copy of the config so a bad command
+ * line leaves the caller's config untouched.
+ */
+#include "kernel/cmdline.h"
+#include "kernel/fmt.h"
+#include "kernel/string.h"
+
+/* A (pointer, length) view into the unmodified command line. */
+struct cmdline_tok {
+	const char *s;
+	size_t len;
+};
+
+struct cmdline_key {
+	const char *name;
+	bool (*apply)(struct tm_config *cfg, struct cmdline_tok val);
+	const char *expected;
+};
+
+static const char *const cmdline_suite_names[] = {
+	"pio", "exits", "ide", "virtio",
+};
+
+static const char *const cmdline_fault_names[] = {
+	[FAULT_NONE] = "none", [FAULT_UD] = "ud", [FAULT_GP] = "gp",
+	[FAULT_PF] = "pf", [FAULT_DE] = "de", [FAULT_BP] = "bp",
+};
+
+#define CMDLINE_BOOL_EXPECTED "on, off, yes, no, true, false, 1, 0"
+
+/* Longest part of a user-supplied word echoed in an error message. */
+#define CMDLINE_ECHO_MAX 40
+
+void cmdline_defaults(struct tm_config *cfg)
+{
+	kmemset(cfg, 0, sizeof(*cfg));
+	cfg->suites = SUITE_DEFAULT;
+	cfg->samples = 31;
+	cfg->fault = FAULT_NONE;
+	cfg->hypercall = true;
+	cfg->rep = true;
+	cfg->budget_ms = 2000;
+}
+
+const char *cmdline_suite_name(u32 suite_bit)
+{
+	for (u32 i = 0; i < ARRAY_SIZE(cmdline_suite_names); i++) {
+		if (suite_bit == 1u << i)
+			return cmdline_suite_names[i];
+	}
+	return "unknown";
+}
+
+static bool cmdline_tok_eq(struct cmdline_tok t, const char *lit)
+{
+	return kstrncmp(t.s, lit, t.len) == 0 && lit[t.len] == '\0';
+}
+
+static bool cmdline_is_space(char c)
+{
+	return c == ' ' || c == '\t' || c == '\n' || c == '\r';
+}
+
+/* Split *list at the next comma: returns the item, advances *list. */
+static struct cmdline_tok cmdline_next_item(struct cmdline_tok *list)
+{
+	struct cmdline_tok item = { list->s, 0 };
+
+	while (item.len < list->len && list->s[item.len] != ',')
+		item.len++;
+	list->s += item.len;
+	list->len -= item.len;
+	if (list->len) {	/* skip the comma */
+		list->s++;
+		list->len--;
+	}
+	return item;
+}
+
+static bool cmdline_parse_u32(struct cmdline_tok val, u32 lo, u32 hi, u32 *out)
+{
+	u64 v = 0;
+
+	if (!val.len)
+		return false;
+	for (size_t i = 0; i < val.len; i++) {
+		if (val.s[i] < '0' || val.s[i] > '9')
+			return false;
+		v = v * 10 + (u64)(val.s[i] - '0');
+		if (v > hi)
+			return false;
+	}
+	if (v < lo)
+		return false;
+	*out = (u32)v;
+	return true;
+}
+
+static bool cmdline_parse_bool(struct cmdline_tok val, bool *out)
+{
+	static const char *const yes[] = { "on", "yes", "true", "1" };
+	static const char *const no[] = { "off", "no", "false", "0" };
+
+	for (u32 i = 0; i < ARRAY_SIZE(yes); i++) {
+		if (cmdline_tok_eq(val, yes[i])) {
+			*out = true;
+			return true;
+		}
+		if (cmdline_tok_eq(val, no[i])) {
+			*out = false;
+			return true;
+		}
+	}
+	return false;
+}
+
+static bool cmdline_apply_suite(struct tm_config *cfg, struct cmdline_tok val)
+{
+	u32 mask = 0;
+
+	if (!val.len)
+		return false;
+	while (val.len) {
+		struct cmdline_tok item = cmdline_next_item(&val);
+		u32 bit = 0;
+
+		if (cmdline_tok_eq(item, "all"))
+			bit = SUITE_ALL;
+		for (u32 i = 0; i < ARRAY_SIZE(cmdline_suite_names); i++) {
+			if (cmdline_tok_eq(item, cmdline_suite_names[i]))
+				bit = 1u << i;
+		}
+		if (!bit)
+			return false;
+		mask |= bit;
+	}
+	if (val.s[-1] == ',')		/* trailing comma: empty last item */
+		return false;
+	cfg->suites = mask;
+	return true;
+}
+
+static bool cmdline_apply_case(struct tm_config *cfg, struct cmdline_tok val)
+{
+	u32 n = 0;
+
+	if (!val.len || val.len >= sizeof(cfg->case_buf) ||
+	    val.s[val.len - 1] == ',')
+		return false;
+	kmemcpy(cfg->case_buf, val.s, val.len);
+	cfg->case_buf[val.len] = '\0';
+	for (char *p = cfg->case_buf; *p;) {
+		if (*p == ',' || n == CMDLINE_MAX_GLOBS)
+			return false;		/* empty item or too many */
+		cfg->case_globs[n++] = p;
+		while (*p && *p != ',')
+			p++;
+		if (*p)
+			*p++ = '\0';
+	}
+	cfg->n_case_globs = n;
+	return true;
+}
+
+static bool cmdline_apply_samples(struct tm_config *cfg, struct cmdline_tok val)
+{
+	return cmdline_parse_u32(val, 3, 10000, &cfg->samples);
+}
+
+static bool cmdline_apply_budget(struct tm_config *cfg, struct cmdline_tok val)
+{
+	return cmdline_parse_u32(val, 10, 600000, &cfg->budget_ms);
+}
+
+static bool cmdline_apply_fault(struct tm_config *cfg, struct cmdline_tok val)
+{
+	for (u32 i = 0; i < ARRAY_SIZE(cmdline_fault_names); i++) {
+		if (cmdline_tok_eq(val, cmdline_fault_names[i])) {
+			cfg->fault = (enum cmdline_fault)i;
+			return true;
+		}
+	}
+	return false;
+}
+
+static bool cmdline_apply_quick(struct tm_config *cfg, struct cmdline_tok val)
+{
+	return cmdline_parse_bool(val, &cfg->quick);
+}
+
+static bool cmdline_apply_verbose(struct tm_config *cfg, struct cmdline_tok val)
+{
+	return cmdline_parse_bool(val, &cfg->verbose);
+}
+
+static bool cmdline_apply_hypercall(struct tm_config *cfg, struct cmdline_tok val)
+{
+	return cmdline_parse_bool(val, &cfg->hypercall);
+}
+
+static bool cmdline_apply_rep(struct tm_config *cfg, struct cmdline_tok val)
+{
+	return cmdline_parse_bool(val, &cfg->rep);
+}
+
+static const struct cmdline_key cmdline_keys[] = {
+	{ "suite", cmdline_apply_suite, "pio, exits, ide, virtio, all" },
+	{ "case", cmdline_apply_case,
+	  "comma list of 1..8 globs, under 256 chars in total" },
+	{ "samples", cmdline_apply_samples, "3..10000" },
+	{ "quick", cmdline_apply_quick, CMDLINE_BOOL_EXPECTED },
+	{ "verbose", cmdline_apply_verbose, CMDLINE_BOOL_EXPECTED },
+	{ "fault", cmdline_apply_fault, "none, ud, gp, pf, de, bp" },
+	{ "hypercall", cmdline_apply_hypercall, CMDLINE_BOOL_EXPECTED },
+	{ "rep", cmdline_apply_rep, CMDLINE_BOOL_EXPECTED },
+	{ "budget_ms", cmdline_apply_budget, "10..600000" },
+};
+
+static void cmdline_error(char *err, size_t errlen, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+static void cmdline_error(char *err, size_t errlen, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (!err || !errlen)
+		return;
+	va_start(ap, fmt);
+	fmt_vsnprintf(err, errlen, fmt, ap);
+	va_end(ap);
+}
+
+/* Length to echo of t, and the suffix marking a cut ("..." or ""). */
+static int cmdline_echo_len(struct cmdline_tok t)
+{
+	return t.len > CMDLINE_ECHO_MAX ? CMDLINE_ECHO_MAX : (int)t.len;
+}
+
+static const char *cmdline_echo_more(struct cmdline_tok t)
+{
+	return t.len > CMDLINE_ECHO_MAX ? "..." : "";
+}
+
+/* A word without '=': only the boolean flags are allowed. */
+static int cmdline_flag(struct tm_config *cfg, struct cmdline_tok word,
+			char *err, size_t errlen)
+{
+	if (cmdline_tok_eq(word, "quick")) {
+		cfg->quick = true;
+	} else if (cmdline_tok_eq(word, "verbose")) {
+		cfg->verbose = true;
+	} else {
+		cmdline_error(err, errlen,
+			      "unknown flag '%.*s%s' (expected quick, verbose or key=value)",
+			      cmdline_echo_len(word), word.s, cmdline_echo_more(word));
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static int cmdline_word(struct tm_config *cfg, struct cmdline_tok word,
+			char *err, size_t errlen)
+{
+	struct cmdline_tok key = { word.s, 0 }, val;
+
+	while (key.len < word.len && word.s[key.len] != '=')
+		key.len++;
+	if (key.len == word.len)
+		return cmdline_flag(cfg, word, err, errlen);
+	val.s = word.s + key.len + 1;
+	val.len = word.len - key.len - 1;
+	for (u32 i = 0; i < ARRAY_SIZE(cmdline_keys); i++) {
+		const struct cmdline_key *k = &cmdline_keys[i];
+
+		if (!cmdline_tok_eq(key, k->name))
+			continue;
+		if (k->apply(cfg, val))
+			return 0;
+		cmdline_error(err, errlen,
+			      "bad value '%.*s%s' for key '%s' (expected %s)",
+			      cmdline_echo_len(val), val.s, cmdline_echo_more(val),
+			      k->name, k->expected);
+		return -EINVAL;
+	}
+	cmdline_error(err, errlen,
+		      "unknown key '%.*s%s' (expected suite, case, samples, quick, verbose, fault, hypercall, rep, budget_ms)",
+		      cmdline_echo_len(key), key.s, cmdline_echo_more(key));
+	return -EINVAL;
+}
+
+/* Copy a config, re-pointing globs that live in the source's case_buf. */
+static void cmdline_copy(struct tm_config *dst, const struct tm_config *src)
+{
+	uintptr_t base = (uintptr_t)src->case_buf;
+
+	kmemcpy(dst, src, sizeof(*dst));
+	for (u32 i = 0; i < src->n_case_globs && i < CMDLINE_MAX_GLOBS; i++) {
+		uintptr_t p = (uintptr_t)src->case_globs[i];
+
+		if (p >= base && p < base + sizeof(src->case_buf))
+			dst->case_globs[i] = dst->case_buf + (p - base);
+	}
+}
+
+int cmdline_parse(const char *cmdline, struct tm_config *cfg, char *err,
+		  size_t errlen)
+{
+	struct tm_config tmp;
+	const char *p = cmdline ? cmdline : "";
+
+	cmdline_error(err, errlen, "%s", "");
+	cmdline_copy(&tmp, cfg);
+	while (*p) {
+		struct cmdline_tok word = { p, 0 };
+
+		if (cmdline_is_space(*p)) {
+			p++;
+			continue;
+		}
+		while (p[word.len] && !cmdline_is_space(p[word.len]))
+			word.len++;
+		if (cmdline_word(&tmp, word, err, errlen))
+			return -EINVAL;
+		p += word.len;
+	}
+	cmdline_copy(cfg, &tmp);
+	return 0;
+}
+
+/* Match one [...] class at *pp against c; advances *pp past it. */
+static bool cmdline_class_match(const char **pp, char c, bool *matched)
+{
+	const char *p = *pp + 1;
+	bool negate = false, hit = false;
+
+	if (*p == '!' || *p == '^') {
+		negate = true;
+		p++;
+	}
+	for (bool first = true; *p && (first || *p != ']'); first = false) {
+		char lo = *p, hi = *p;
+
+		if (p[1] == '-' && p[2] && p[2] != ']') {
+			hi = p[2];
+			p += 3;
+		} else {
+			p++;
+		}
+		if ((u8)c >= (u8)lo && (u8)c <= (u8)hi)
+			hit = true;
+	}
+	if (*p != ']')
+		return false;		/* unterminated: not a class */
+	*pp = p + 1;
+	*matched = hit != negate;
+	return true;
+}
+
+/* Does pattern element *pp match c?  Advances *pp past the element. */
+static bool cmdline_elem_match(const char **pp, char c)
+{
+	bool matched;
+
+	if (**pp == '[' && cmdline_class_match(pp, c, &matched))
+		return matched;
+	if (**pp == '?') {
+		(*pp)++;
+		return true;
+	}
+	return *(*pp)++ == c;
+}
+
+bool cmdline_glob_match(const char *pattern, const char *s)
+{
+	const char *p = pattern, *star_p = NULL, *star_s = NULL;
+
+	while (*s) {
+		const char *next = p;
+
+		if (*p == '*') {
+			star_p = ++p;	/* remember where to resume */
+			star_s = s;
+			continue;
+		}
+		if (*p && cmdline_elem_match(&next, *s)) {
+			p = next;
+			s++;
+			continue;
+		}
+		if (!star_p)
+			return false;
+		p = star_p;		/* let the last '*' absorb one more char */
+		s = ++star_s;
+	}
+	while (*p == '*')
+		p++;
+	return *p == '\0';
+}
+
+bool cmdline_case_selected(const struct tm_config *cfg, const char *case_name)
+{
+	if (!cfg->n_case_globs)
+		return true;
+	for (u32 i = 0; i < cfg->n_case_globs; i++) {
+		if (cmdline_glob_match(cfg->case_globs[i], case_name))
+			return true;
+	}
+	return false;
+}

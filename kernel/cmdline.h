@@ -1,0 +1,70 @@
+/*
+ * kernel/cmdline.h - parse the kernel command line into a run
+ * configuration, and match case names against the selected globs.
+ *
+ * Syntax: words separated by spaces, tabs or newlines; each word is a
+ * flag (quick, verbose) or key=value:
+ *   suite=LIST      comma list of pio, exits, ide, virtio, all
+ *   case=GLOBS      comma list of up to 8 globs (* ? [abc] [a-z] [!a])
+ *   samples=N       3..10000 (default 31)
+ *   quick=B verbose=B hypercall=B rep=B
+ *                   B is on/off, 1/0, yes/no, true/false
+ *   fault=F         none, ud, gp, pf, de, bp (test hook)
+ *   budget_ms=N     10..600000 (default 2000)
+ * Duplicate keys: the last one wins.
+ */
+#ifndef KERNEL_CMDLINE_H
+#define KERNEL_CMDLINE_H
+
+#include "kernel/types.h"
+
+#define CMDLINE_MAX_GLOBS 8
+
+enum cmdline_fault { FAULT_NONE, FAULT_UD, FAULT_GP, FAULT_PF, FAULT_DE, FAULT_BP };
+
+struct tm_config {
+	u32 suites;		/* bitmask of SUITE_*; default SUITE_DEFAULT */
+	const char *case_globs[CMDLINE_MAX_GLOBS];	/* point into case_buf */
+	u32 n_case_globs;
+	char case_buf[256];
+	u32 samples;		/* default 31; valid 3..10000 */
+	bool quick;
+	bool verbose;
+	enum cmdline_fault fault;	/* exception-raising test hook */
+	bool hypercall;		/* default on */
+	bool rep;		/* default on; off: REP cases use unrolled loop */
+	u32 budget_ms;		/* per-case budget, default 2000, 10..600000 */
+};
+
+#define SUITE_PIO    (1u << 0)
+#define SUITE_EXITS  (1u << 1)
+#define SUITE_IDE    (1u << 2)
+#define SUITE_VIRTIO (1u << 3)
+#define SUITE_ALL    (SUITE_PIO | SUITE_EXITS | SUITE_IDE | SUITE_VIRTIO)
+#define SUITE_DEFAULT (SUITE_PIO | SUITE_EXITS)
+
+void cmdline_defaults(struct tm_config *cfg);
+
+/*
+ * Apply cmdline (not modified; NULL is treated as empty) on top of *cfg.
+ * Returns 0, or -EINVAL with a message naming the offending key and the
+ * accepted values in err (always NUL-terminated when errlen > 0); on
+ * error *cfg is left unchanged.
+ */
+int cmdline_parse(const char *cmdline, struct tm_config *cfg, char *err,
+		  size_t errlen);
+
+/* True if no case globs were given or any glob matches case_name. */
+bool cmdline_case_selected(const struct tm_config *cfg, const char *case_name);
+
+/*
+ * Shell-style match of the whole string: '*' any run, '?' any one char,
+ * [abc] [a-z] [!a] (also [^a]) classes; an unterminated '[' is literal.
+ * Iterative, O(len(pattern) * len(s)) worst case.
+ */
+bool cmdline_glob_match(const char *pattern, const char *s);
+
+/* "pio", "exits", "ide", "virtio" for one SUITE_* bit, else "unknown". */
+const char *cmdline_suite_name(u32 suite_bit);
+
+#endif

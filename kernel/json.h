@@ -1,0 +1,43 @@
+/*
+ * kernel/json.h - compact JSON object writer into a caller-supplied
+ * buffer: no allocation, no floating point.  Output has no whitespace,
+ * e.g. {"a":1,"b":{"c":"x"}}, and is pure ASCII: '"', '\\', control
+ * characters and bytes >= 0x80 in keys and strings are written as
+ * \" \\ or \u00XX.
+ *
+ * Errors are sticky: running out of space (or unbalanced nesting, or
+ * nesting deeper than JW_MAX_DEPTH) sets overflow and jw_finish() then
+ * returns NULL.
+ */
+#ifndef KERNEL_JSON_H
+#define KERNEL_JSON_H
+
+#include "kernel/types.h"
+
+#define JW_MAX_DEPTH 7		/* open objects; need_comma[0] is top level */
+
+struct jw {
+	char *buf;
+	size_t cap;
+	size_t len;
+	u32 depth;		/* number of open objects */
+	bool need_comma[8];	/* per depth: an element was already written */
+	bool overflow;
+};
+
+void jw_init(struct jw *w, char *buf, size_t cap);	/* writes nothing yet */
+void jw_obj_begin(struct jw *w);	/* top-level '{'; nested: jw_key_obj */
+void jw_obj_end(struct jw *w);				/* '}' */
+void jw_key_obj(struct jw *w, const char *key);	/* "key":{ */
+void jw_str(struct jw *w, const char *key, const char *val); /* NULL -> null */
+void jw_u64(struct jw *w, const char *key, u64 v);
+void jw_s64(struct jw *w, const char *key, s64 v);
+void jw_bool(struct jw *w, const char *key, bool v);
+void jw_null(struct jw *w, const char *key);
+void jw_hex(struct jw *w, const char *key, u64 v);	/* "0x1f0" */
+/* Number num/den with `places` decimals, rounded half up; den 0 -> null. */
+void jw_dec(struct jw *w, const char *key, u64 num, u64 den, unsigned places);
+/* NUL-terminate; returns buf, or NULL after overflow or unbalanced nesting. */
+const char *jw_finish(struct jw *w);
+
+#endif

@@ -1,0 +1,195 @@
+/*
+ * kernel/main.c - init order and the run: probe, parse the command line,
+ * run the selected suites, end the dump and exit through isa-debug-exit.
+ */
+#include "kernel/types.h"
+#include "kernel/console.h"
+#include "kernel/bootinfo.h"
+#include "kernel/cmdline.h"
+#include "kernel/bench.h"
+#include "kernel/json.h"
+#include "kernel/fmt.h"
+#include "kernel/string.h"
+#include "kernel/version.h"
+#include "kernel/suites/suites.h"
+#include "arch/x86/cpu.h"
+#include "arch/x86/cpuinfo.h"
+#include "arch/x86/trap.h"
+#include "arch/x86/tsc.h"
+#include "drivers/debug_exit.h"
+#include "drivers/fw_cfg.h"
+
+#define CMDLINE_FW_CFG_NAME "opt/trapmeter/cmdline"
+#define RUN_LINE_MAX 1024
+
+static struct bootinfo boot;
+static struct tm_config config;
+static char cmdline[BOOTINFO_CMDLINE_MAX];
+static const char *cmdline_source = "loader";
+
+static const char *const status_names[] = {
+	[TM_STATUS_OK] = "ok",
+	[TM_STATUS_CHECK_FAILED] = "check-failed",
+	[TM_STATUS_BAD_INPUT] = "bad-input",
+	[TM_STATUS_EXCEPTION] = "exception",
+};
+
+static void __attribute__((noreturn)) finish(enum tm_status status)
+{
+	tm_end();
+	kprintf("trapmeter END status=%s\n", status_names[status]);
+	debug_exit(status);
+}
+
+static void emit_error(const char *kind, const char *msg)
+{
+	char line[512];
+	struct jw w;
+
+	jw_init(&w, line, sizeof(line));
+	jw_obj_begin(&w);
+	jw_str(&w, "type", "error");
+	jw_str(&w, "kind", kind);
+	jw_str(&w, "message", msg);
+	jw_obj_end(&w);
+	tm_line(jw_finish(&w));
+}
+
+static void on_fatal_trap(const struct trap_frame *f)
+{
+	static bool once;
+	char line[256];
+	struct jw w;
+
+	if (once)          /* faulted while reporting a fault */
+		debug_exit(TM_STATUS_EXCEPTION);
+	once = true;
+	jw_init(&w, line, sizeof(line));
+	jw_obj_begin(&w);
+	jw_str(&w, "type", "exception");
+	jw_u64(&w, "vector", f->vector);
+	jw_str(&w, "name", trap_name(f->vector));
+	jw_hex(&w, "error_code", f->error_code);
+	jw_hex(&w, "rip", f->rip);
+	jw_hex(&w, "cr2", read_cr2());
+	jw_obj_end(&w);
+	tm_line(jw_finish(&w));
+	finish(TM_STATUS_EXCEPTION);
+}
+
+/* The runner's fw_cfg file overrides the loader's line, so one ISO serves
+ * every configuration. */
+static void pick_cmdline(void)
+{
+	struct fw_cfg_file f;
+	u32 len;
+
+	kmemcpy(cmdline, boot.cmdline, sizeof(cmdline));
+	if (fw_cfg_find(CMDLINE_FW_CFG_NAME, &f) != 0)
+		return;
+	len = f.size < sizeof(cmdline) - 1 ? f.size : sizeof(cmdline) - 1;
+	fw_cfg_read(f.select, cmdline, len);
+	cmdline[len] = 0;
+	cmdline_source = "fw_cfg";
+}
+
+static void emit_run_line(void)
+{
+	char line[RUN_LINE_MAX];
+	struct jw w;
+
+	jw_init(&w, line, sizeof(line));
+	jw_obj_begin(&w);
+	jw_str(&w, "type", "run");
+	jw_u64(&w, "schema", TM_SCHEMA);
+	jw_str(&w, "version", TM_VERSION);
+	jw_key_obj(&w, "cpu");
+	jw_str(&w, "vendor", cpu.vendor);
+	jw_u64(&w, "family", cpu.family);
+	jw_u64(&w, "model", cpu.model);
+	jw_u64(&w, "stepping", cpu.stepping);
+	jw_str(&w, "brand", cpu.brand);
+	jw_obj_end(&w);
+	jw_str(&w, "hypervisor", hv.present ? hv.signature : "");
+	jw_str(&w, "firmware", boot.firmware);
+	jw_str(&w, "boot", boot.protocol);
+	jw_str(&w, "loader", boot.loader);
+	jw_key_obj(&w, "tsc");
+	jw_u64(&w, "khz", tsc.khz);
+	jw_str(&w, "source", tsc.source);
+	jw_bool(&w, "invariant", tsc.invariant);
+	jw_str(&w, "close", tsc.rdtscp ? "rdtscp;lfence" : "lfence;rdtsc;lfence");
+	jw_obj_end(&w);
+	jw_u64(&w, "timer_overhead_cycles", bench_timer_overhead);
+	jw_str(&w, "cmdline", cmdline);
+	jw_str(&w, "cmdline_source", cmdline_source);
+	jw_u64(&w, "samples", config.samples);
+	jw_bool(&w, "quick", config.quick);
+	jw_bool(&w, "rep", config.rep);
+	jw_u64(&w, "budget_ms", config.budget_ms);
+	jw_obj_end(&w);
+	tm_line(jw_finish(&w));
+}
+
+static void print_probe(void)
+{
+	kprintf("cpu: %s family %u model %u stepping %u \"%s\"\n", cpu.vendor,
+		cpu.family, cpu.model, cpu.stepping, cpu.brand);
+	kprintf("hypervisor: %s\n", hv.present ? hv.signature : "(none)");
+	kprintf("boot: %s via %s (%s), firmware %s\n", boot.protocol,
+		boot.loader[0] ? boot.loader : "?", cmdline_source, boot.firmware);
+	kprintf("tsc: %lu kHz from %s, %sinvariant, closed by %s; timer overhead %lu cycles\n",
+		tsc.khz, tsc.source, tsc.invariant ? "" : "not ",
+		tsc.rdtscp ? "rdtscp;lfence" : "lfence;rdtsc;lfence", bench_timer_overhead);
+	kprintf("cmdline: \"%s\"\n", cmdline);
+}
+
+/* Test hook (fault=...): raise the named exception on purpose. */
+static void raise_fault(enum cmdline_fault f)
+{
+	static const u32 vectors[] = {
+		[FAULT_UD] = TRAP_UD, [FAULT_GP] = TRAP_GP, [FAULT_PF] = TRAP_PF,
+		[FAULT_DE] = TRAP_DE, [FAULT_BP] = TRAP_BP,
+	};
+
+	if (f == FAULT_NONE || f >= ARRAY_SIZE(vectors))
+		return;
+	kprintf("fault hook: raising %s on purpose\n", trap_name(vectors[f]));
+	trap_raise(vectors[f]);
+}
+
+void kmain(u32 magic, u32 info);
+void kmain(u32 magic, u32 info)
+{
+	char err[160];
+
+	console_init();
+	trap_init(on_fatal_trap);
+	kprintf("\ntrapmeter %s START\n", TM_VERSION);
+	if (bootinfo_parse(magic, (const void *)(uintptr_t)info, &boot) != 0)
+		kprintf("warning: unknown boot magic 0x%x; no command line\n", magic);
+	cpuinfo_init();
+	fw_cfg_init();
+	pick_cmdline();
+	cmdline_defaults(&config);
+	if (cmdline_parse(cmdline, &config, err, sizeof(err)) != 0) {
+		kprintf("error: %s\n", err);
+		emit_error("bad-input", err);
+		finish(TM_STATUS_BAD_INPUT);
+	}
+	tsc_init();
+	bench_init(&config);
+	print_probe();
+	emit_run_line();
+	if (config.fault != FAULT_NONE)
+		raise_fault(config.fault);
+	if (config.suites & SUITE_PIO)
+		suite_pio(&config);
+	if (config.suites & SUITE_EXITS)
+		suite_exits(&config);
+	if (config.suites & SUITE_IDE)
+		bench_skip("ide", "*", "suite not built yet (issue: IDE PIO driver)");
+	if (config.suites & SUITE_VIRTIO)
+		bench_skip("virtio", "*", "suite not built yet (issue: virtio-net ring driver)");
+	finish(bench_failed_checks() ? TM_STATUS_CHECK_FAILED : TM_STATUS_OK);
+}

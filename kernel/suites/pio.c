@@ -1,0 +1,402 @@
+/*
+ * kernel/suites/pio.c - suite "pio": REP string port I/O against one
+ * in/out per unit, per port class, width and size.
+ *
+ * Targets (kernel/platform.h):
+ *   fwcfg    0x511 IN, 8-bit only: QEMU answers (userspace exit each unit,
+ *            REP batched by KVM's read-ahead); plus the DMA interface
+ *   debugcon 0x402 OUT 8-bit: QEMU (isa-debugcon)
+ *   port80   0x80 OUT 8/16/32-bit: QEMU (ioport80)
+ *   pic      0x21 IN/OUT 8-bit: the in-kernel PIC under kernel-irqchip=on
+ *   elcr     0x4d0 IN/OUT 8-bit: the in-kernel PIC's ELCR
+ *   acpi.pm1 PM1a status (PM base + 0) IN 16-bit: QEMU (ACPI PM block)
+ *   acpi.tmr PM timer (PM base + 8) IN 32-bit: QEMU
+ * fw_cfg reads the runner's blob (opt/trapmeter/blob) so that what every
+ * method read can be checked against the known pattern.
+ */
+#include "kernel/suites/suites.h"
+#include "kernel/bench.h"
+#include "kernel/fmt.h"
+#include "kernel/string.h"
+#include "kernel/platform.h"
+#include "drivers/fw_cfg.h"
+#include "drivers/acpi_pm.h"
+#include "arch/x86/io.h"
+
+#define BLOB_NAME      "opt/trapmeter/blob"
+#define SPLIT_OFFSET   (BENCH_PAGE - 512)   /* 512 B before a page end */
+#define MAX_CASES      128
+#define NAME_LEN       48
+#define PIC_IMR_ALL    0xff
+
+static struct bench_case cases[MAX_CASES];
+static char names[MAX_CASES][NAME_LEN];
+static u32 n_cases;
+static u16 blob_key;
+static u32 blob_size;
+static u8 elcr_value;
+static u16 pm_base;
+
+/* byte i of the runner's blob; tools/trapmeterlib writes the same */
+static u8 blob_byte(u32 i)
+{
+	return (u8)(i * 7 + (i >> 8) + 0x5a);
+}
+
+/* ---- operations ------------------------------------------------------ */
+
+static void in_loop(u16 port, u8 width, u8 *buf, u32 units)
+{
+	u32 i;
+
+	for (i = 0; i < units; i++) {
+		if (width == 1)
+			buf[i] = inb(port);
+		else if (width == 2)
+			((u16 *)buf)[i] = inw(port);
+		else
+			((u32 *)buf)[i] = inl(port);
+	}
+}
+
+static void out_loop(u16 port, u8 width, const u8 *buf, u32 units)
+{
+	u32 i;
+
+	for (i = 0; i < units; i++) {
+		if (width == 1)
+			outb(buf[i], port);
+		else if (width == 2)
+			outw(((const u16 *)buf)[i], port);
+		else
+			outl(((const u32 *)buf)[i], port);
+	}
+}
+
+static void rep_in(u16 port, u8 width, u8 *buf, u32 units)
+{
+	if (width == 1)
+		insb(port, buf, units);
+	else if (width == 2)
+		insw(port, buf, units);
+	else
+		insl(port, buf, units);
+}
+
+static void rep_out(u16 port, u8 width, const u8 *buf, u32 units)
+{
+	if (width == 1)
+		outsb(port, buf, units);
+	else if (width == 2)
+		outsw(port, buf, units);
+	else
+		outsl(port, buf, units);
+}
+
+/* One data transfer of the case, by its method (rep=off: the loop). */
+static void transfer(const struct bench_case *c, u8 *buf)
+{
+	u32 units = bench_units(c);
+	bool rep = c->method == METHOD_REP && !c->rep_as_loop;
+
+	if (c->dir == DIR_IN) {
+		if (rep)
+			rep_in(c->port, c->width, buf, units);
+		else
+			in_loop(c->port, c->width, buf, units);
+	} else {
+		if (rep)
+			rep_out(c->port, c->width, buf, units);
+		else
+			out_loop(c->port, c->width, buf, units);
+	}
+}
+
+static void op_port(const struct bench_case *c, u8 *buf, u64 iters)
+{
+	while (iters--)
+		transfer(c, buf);
+}
+
+/* fw_cfg: each read restarts the item, so one op = select + transfer */
+static void op_fwcfg(const struct bench_case *c, u8 *buf, u64 iters)
+{
+	while (iters--) {
+		fw_cfg_select((u16)c->arg);
+		transfer(c, buf);
+	}
+}
+
+static void op_fwcfg_dma(const struct bench_case *c, u8 *buf, u64 iters)
+{
+	while (iters--)
+		fw_cfg_dma_read((u16)c->arg, buf, c->bytes);
+}
+
+/* ---- exit models, skips and checks ----------------------------------- */
+
+static u32 model_fwcfg(const struct bench_case *c, const u8 *buf)
+{
+	if (c->method == METHOD_DMA)
+		return 1;                       /* one doorbell write */
+	if (c->method == METHOD_REP)
+		return 1 + bench_model_rep_in(c, buf);   /* select + data */
+	return 1 + bench_units(c);
+}
+
+static const char *skip_fwcfg(const struct bench_case *c)
+{
+	if (!fw_cfg_present())
+		return "no fw_cfg device (not QEMU?)";
+	if (c->method == METHOD_DMA && !fw_cfg_has_dma())
+		return "fw_cfg has no DMA interface (QEMU < 2.9?)";
+	return NULL;
+}
+
+static u32 verify_fwcfg(const struct bench_case *c, const u8 *buf)
+{
+	u32 i, bad = 0;
+
+	if (!blob_size)
+		return 0;
+	for (i = 0; i < c->bytes && i < blob_size; i++)
+		if (buf[i] != blob_byte(i))
+			bad++;
+	return bad;
+}
+
+static const char *skip_acpi(const struct bench_case *c)
+{
+	(void)c;
+	return pm_base ? NULL : "no ACPI PM I/O block (chipset unknown or not enabled by firmware)";
+}
+
+/* ---- the case table --------------------------------------------------- */
+
+static struct bench_case *add(const char *target, u16 port, u8 handler, u8 dir,
+			      u8 width, u8 method, u32 bytes, u32 off)
+{
+	struct bench_case *c;
+	char *name;
+
+	if (n_cases == MAX_CASES)
+		return NULL;
+	c = &cases[n_cases];
+	name = names[n_cases++];
+	fmt_snprintf(name, NAME_LEN, "%s.%s%u.%s.%u%s", target,
+		     dir == DIR_IN ? "in" : "out", width * 8, bench_method_name(method),
+		     bytes, off ? ".split" : "");
+	kmemset(c, 0, sizeof(*c));
+	c->suite = "pio";
+	c->name = name;
+	c->target = target;
+	c->port = port;
+	c->handler = handler;
+	c->dir = dir;
+	c->width = width;
+	c->method = method;
+	c->bytes = bytes;
+	c->buf_offset = off;
+	c->op = op_port;
+	c->rep_as_loop = method == METHOD_REP && !bench_cfg->rep;
+	if (method == METHOD_SINGLE)
+		c->exits_model = bench_model_units;
+	else if (dir == DIR_IN)
+		c->exits_model = bench_model_rep_in;
+	else if (handler == HANDLER_KERNEL)
+		c->exits_model = bench_model_rep_kernel_out;
+	else
+		c->exits_model = bench_model_units;   /* QEMU: one exit per unit */
+	return c;
+}
+
+static void add_fwcfg(u32 bytes, u32 off, bool dma)
+{
+	static const u8 methods[] = { METHOD_SINGLE, METHOD_REP, METHOD_DMA };
+	struct bench_case *c;
+	u32 m;
+
+	for (m = 0; m < ARRAY_SIZE(methods); m++) {
+		if (methods[m] == METHOD_DMA && !dma)
+			continue;
+		c = add("fwcfg", FW_CFG_PORT_DATA, HANDLER_USER, DIR_IN, 1, methods[m], bytes, off);
+		if (!c)
+			return;
+		c->arg = blob_key;
+		c->op = methods[m] == METHOD_DMA ? op_fwcfg_dma : op_fwcfg;
+		c->exits_model = model_fwcfg;
+		c->skip = skip_fwcfg;
+		c->verify = verify_fwcfg;
+		if (methods[m] == METHOD_DMA)
+			c->port = FW_CFG_PORT_DMA_LO;
+	}
+}
+
+static void add_pair(const char *target, u16 port, u8 handler, u8 dir, u8 width, u32 bytes)
+{
+	add(target, port, handler, dir, width, METHOD_SINGLE, bytes, 0);
+	add(target, port, handler, dir, width, METHOD_REP, bytes, 0);
+}
+
+static void add_acpi(const char *target, u16 reg, u8 width, u32 bytes)
+{
+	struct bench_case *c;
+	u32 m;
+
+	for (m = 0; m < 2; m++) {
+		c = add(target, pm_base + reg, HANDLER_USER, DIR_IN, width,
+			m ? METHOD_REP : METHOD_SINGLE, bytes, 0);
+		if (c)
+			c->skip = skip_acpi;
+	}
+}
+
+static void build_table(bool quick)
+{
+	static const u32 fw_full[] = { 1, 16, 512, 1024, 4096, 16384, 65536 };
+	static const u32 fw_quick[] = { 1, 512, 4096 };
+	static const u32 out_sizes[] = { 1, 512, 4096 };
+	static const u32 out_quick[] = { 1, 512, 4096 };
+	const u32 *fw = quick ? fw_quick : fw_full;
+	u32 n_fw = quick ? ARRAY_SIZE(fw_quick) : ARRAY_SIZE(fw_full);
+	const u32 *outs = quick ? out_quick : out_sizes;
+	u32 n_out = quick ? ARRAY_SIZE(out_quick) : ARRAY_SIZE(out_sizes);
+	u32 i, w;
+
+	n_cases = 0;
+	for (i = 0; i < n_fw; i++)
+		add_fwcfg(fw[i], 0, true);
+	/* the same reads from a buffer that starts 512 B before a page end */
+	add_fwcfg(4096, SPLIT_OFFSET, false);
+	if (!quick)
+		add_fwcfg(16384, SPLIT_OFFSET, false);
+	for (i = 0; i < n_out; i++)
+		add_pair("debugcon", DEBUGCON_PORT, HANDLER_USER, DIR_OUT, 1, outs[i]);
+	for (w = 1; w <= 4; w *= 2)
+		for (i = 0; i < n_out; i++)
+			if (outs[i] >= w)
+				add_pair("port80", POST_PORT, HANDLER_USER, DIR_OUT, w, outs[i]);
+	for (i = 0; i < n_out; i++) {
+		if (outs[i] >= 2)
+			add_acpi("acpi.pm1", ACPI_PM1_STS, 2, outs[i]);
+		if (outs[i] >= 4)
+			add_acpi("acpi.tmr", ACPI_PM_TMR, 4, outs[i]);
+	}
+	for (i = 0; i < n_out; i++) {
+		add_pair("pic", PIC1_DATA_PORT, HANDLER_KERNEL, DIR_IN, 1, outs[i]);
+		add_pair("pic", PIC1_DATA_PORT, HANDLER_KERNEL, DIR_OUT, 1, outs[i]);
+	}
+	for (i = 0; i < n_out; i++) {
+		add_pair("elcr", ELCR1_PORT, HANDLER_KERNEL, DIR_IN, 1, outs[i]);
+		add_pair("elcr", ELCR1_PORT, HANDLER_KERNEL, DIR_OUT, 1, outs[i]);
+	}
+}
+
+/* Fill the buffer with what an OUT case writes: the pattern for QEMU
+ * ports, values that leave the PIC as it was for the in-kernel ones.
+ * Refilled only when the kind or length changes: under a software
+ * hypervisor every store is emulated. */
+static void prepare_buffer(const struct bench_case *c)
+{
+	static u16 last_port;
+	static u32 last_len;
+	u32 len = c->buf_offset + c->bytes, i;
+	u8 *buf = bench_buffer();
+	u16 kind;
+
+	if (c->dir != DIR_OUT) {
+		last_len = 0;       /* an IN case overwrites the buffer */
+		return;
+	}
+	kind = (c->port == PIC1_DATA_PORT || c->port == ELCR1_PORT) ? c->port : 0;
+	if (kind == last_port && len <= last_len)
+		return;
+	for (i = 0; i < len; i++) {
+		if (kind == PIC1_DATA_PORT)
+			buf[i] = PIC_IMR_ALL;
+		else if (kind == ELCR1_PORT)
+			buf[i] = elcr_value;
+		else
+			buf[i] = blob_byte(i);
+	}
+	last_port = kind;
+	last_len = len;
+}
+
+/* Read the whole blob by each method and compare with the pattern. */
+static void check_blob(void)
+{
+	static const u8 methods[] = { METHOD_SINGLE, METHOD_REP, METHOD_DMA };
+	u32 len = blob_size < 65536 ? blob_size : 65536;
+	u32 m, bad = 0, bytes = 0;
+	struct bench_case c;
+	u8 *buf = bench_buffer();
+	char detail[160];
+
+	for (m = 0; m < ARRAY_SIZE(methods); m++) {
+		if (methods[m] == METHOD_DMA && !fw_cfg_has_dma())
+			continue;
+		kmemset(&c, 0, sizeof(c));
+		c.port = FW_CFG_PORT_DATA;
+		c.dir = DIR_IN;
+		c.width = 1;
+		c.method = methods[m];
+		c.bytes = len;
+		c.arg = blob_key;
+		kmemset(buf, 0, len);
+		if (methods[m] == METHOD_DMA)
+			op_fwcfg_dma(&c, buf, 1);
+		else
+			op_fwcfg(&c, buf, 1);
+		bad += verify_fwcfg(&c, buf);
+		bytes += len;
+	}
+	fmt_snprintf(detail, sizeof(detail), "%u bytes read by single, rep%s; %u mismatches",
+		     bytes, fw_cfg_has_dma() ? ", dma" : "", bad);
+	bench_check("fwcfg.blob", bad == 0, detail);
+}
+
+static void find_blob(void)
+{
+	struct fw_cfg_file f;
+
+	blob_key = FW_CFG_SIGNATURE;
+	blob_size = 0;
+	if (fw_cfg_find(BLOB_NAME, &f) == 0 && f.size) {
+		blob_key = f.select;
+		blob_size = f.size;
+	}
+}
+
+void suite_pio(const struct tm_config *cfg)
+{
+	u32 i, cases_bad = 0, verified = 0;
+	struct bench_result r;
+	char detail[160];
+
+	bench_suite_begin("pio");
+	find_blob();
+	elcr_value = inb(ELCR1_PORT);
+	pm_base = acpi_pm_base();
+	build_table(cfg->quick);
+	if (!blob_size)
+		bench_skip("pio", "fwcfg.verify",
+			   "no fw_cfg file " BLOB_NAME " (boot through tools/trapmeter); fw_cfg cases read the signature item, unchecked");
+	else
+		check_blob();
+	for (i = 0; i < n_cases; i++) {
+		prepare_buffer(&cases[i]);
+		if (bench_run(&cases[i], &r) < 0)
+			continue;
+		if (cases[i].verify && blob_size) {
+			verified++;
+			if (r.mismatches)
+				cases_bad++;
+		}
+	}
+	if (verified) {
+		fmt_snprintf(detail, sizeof(detail), "%u fw_cfg cases, %u with wrong data",
+			     verified, cases_bad);
+		bench_check("fwcfg.cases", cases_bad == 0, detail);
+	}
+}

@@ -1,0 +1,44 @@
+"""tests/boot/test_kvm.py - one bounded KVM boot (direct, a few cases).
+
+Asserts ratios only, never absolute cycles: on this project's machines KVM
+runs on a software backend whose cycle figures do not predict hardware.
+Skipped, with the reason, where /dev/kvm cannot create a VM.
+"""
+import unittest
+
+from tests.boot.common import kvm_usable, need_build, run
+
+CASES = ("fwcfg.in8.single.4096,fwcfg.in8.rep.4096,"
+         "pic.in8.single.512,fwcfg.in8.single.512")
+
+
+class KvmRatios(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        ok, why = kvm_usable()
+        if not ok:
+            raise unittest.SkipTest(f"KVM cannot run a VM here: {why}")
+        need_build(cls, "build/trapmeter.elf")
+        cls.b = run("--accel", "kvm", "--boot", "direct", "--suite", "pio",
+                    "--case", CASES, "--cmdline", "samples=5 budget_ms=500",
+                    "--timeout", "600", timeout=700)
+
+    def test_status_ok(self):
+        self.assertEqual(self.b.status, 0, self.b.describe())
+        self.assertEqual(self.b.results["host"]["accel"], "kvm")
+
+    def test_rep_insb_at_least_10x_cheaper_per_byte(self):
+        single = self.b.result("fwcfg.in8.single.4096")["cycles"]["median"]
+        rep = self.b.result("fwcfg.in8.rep.4096")["cycles"]["median"]
+        self.assertGreater(rep, 0)
+        self.assertGreaterEqual(single / rep, 10.0,
+                                f"inb loop {single} vs rep insb {rep} cycles per 4096 B")
+
+    def test_in_kernel_port_cheaper_than_qemu_port(self):
+        kernel = self.b.result("pic.in8.single.512")["cycles"]["median"] / 512
+        user = self.b.result("fwcfg.in8.single.512")["cycles"]["median"] / 513
+        self.assertLess(kernel, user, f"in-kernel {kernel:.0f} vs QEMU {user:.0f} cycles per in")
+
+
+if __name__ == "__main__":
+    unittest.main()

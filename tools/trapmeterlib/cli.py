@@ -1,0 +1,511 @@
+"""Command line: `trapmeter run` boots the guest, `trapmeter parse` checks
+an existing serial log. Every expected failure becomes one
+"trapmeter: ..." line and a documented exit status, never a traceback."""
+
+import argparse
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import traceback
+
+from . import host, qemu, report, status
+from .dump import parse_dump
+from .status import Outcome, decide_boot, decide_from_dump
+
+PROG = "trapmeter"
+STDERR_TAIL = 20
+
+
+class TrapmeterError(Exception):
+    """An expected failure with its exit status."""
+
+    def __init__(self, code, message):
+        super().__init__(message)
+        self.code = code
+        self.message = message
+
+
+class OptionError(TrapmeterError):
+    def __init__(self, message):
+        super().__init__(status.BAD_INPUT, message)
+
+
+class Parser(argparse.ArgumentParser):
+    """argparse that reports errors as one line instead of usage + exit."""
+
+    def error(self, message):
+        raise OptionError("%s (see '%s --help')" % (message, self.prog))
+
+
+def repo_root():
+    """The repository root, derived from this file (tools/trapmeterlib/)."""
+    here = os.path.dirname(os.path.abspath(__file__))
+    return os.path.dirname(os.path.dirname(here))
+
+
+def say(message, stream=None):
+    print("%s: %s" % (PROG, message), file=stream or sys.stderr, flush=True)
+
+
+# ---------------------------------------------------------------- arguments
+
+def build_parser():
+    fmt = argparse.RawDescriptionHelpFormatter
+    top = Parser(prog=PROG, formatter_class=fmt, epilog=status.EXIT_TABLE,
+                 description="Measure VM trap costs (REP string port I/O vs "
+                 "single-unit port I/O) by booting the trapmeter guest "
+                 "kernel under QEMU.")
+    sub = top.add_subparsers(dest="command", metavar="COMMAND")
+    add_run_parser(sub, fmt)
+    par = sub.add_parser("parse", formatter_class=fmt,
+                         epilog=status.EXIT_TABLE,
+                         help="validate an existing serial log and print "
+                         "the table",
+                         description="Parse and validate a COM1 log of a "
+                         "trapmeter boot (e.g. from your own QEMU) and print "
+                         "the table.")
+    par.add_argument("log", metavar="LOG", help="serial log file")
+    par.add_argument("--json", metavar="FILE",
+                     help="also write results JSON to FILE")
+    return top
+
+
+def add_run_parser(sub, fmt):
+    run = sub.add_parser(
+        "run", formatter_class=fmt, epilog=status.EXIT_TABLE,
+        help="build, boot under QEMU, collect and report",
+        usage="%(prog)s [options] [-- EXTRA QEMU ARGS]",
+        description="Build the kernel (make), boot it under QEMU, collect "
+        "the COM1 dump, validate it, print a table and write results JSON. "
+        "Arguments after '--' are appended to the QEMU command line.")
+    add = run.add_argument
+    add("--accel", choices=("auto", "kvm", "tcg"), default="auto",
+        help="accelerator (default auto: KVM if a VM can be created)")
+    add("--boot", choices=("iso", "direct"), default="direct",
+        help="direct: -kernel build/trapmeter.elf; iso: -cdrom "
+        "build/trapmeter.iso (default direct)")
+    add("--firmware", choices=("bios", "uefi"), default="bios",
+        help="bios (SeaBIOS) or uefi (OVMF, needs --boot iso)")
+    add("--machine", choices=("pc", "q35"), default="pc",
+        help="QEMU machine type (default pc)")
+    add("--suite", metavar="LIST", help="kernel word suite=LIST")
+    add("--case", metavar="GLOBS", help="kernel word case=GLOBS")
+    add("--cmdline", metavar="WORDS", default="",
+        help="extra kernel words appended raw, e.g. \"samples=7 foo=1\"")
+    add("--repeat", metavar="N", type=int, default=1,
+        help="boot N times; table shows median over boots (default 1)")
+    add("--timeout", metavar="S", type=float,
+        help="wall-clock seconds per boot (default 300 TCG, 1800 KVM)")
+    add("--json", metavar="FILE", default="results.json",
+        help="results file (default results.json in the current directory;"
+        " written even on failure)")
+    add("--log", metavar="FILE", help="save the raw serial output to FILE "
+        "(with --repeat: FILE.bootI per boot)")
+    add("--quick", action="store_true", help="kernel word quick")
+    add("--qemu", metavar="PATH", default="qemu-system-x86_64",
+        help="QEMU binary (default qemu-system-x86_64)")
+    add("--no-build", action="store_true", help="do not run make")
+    add("-v", "--verbose", action="store_true",
+        help="show every case, the QEMU command line and QEMU's stderr")
+
+
+def split_extra(argv):
+    """Everything after the first "--" goes to QEMU untouched."""
+    if "--" in argv:
+        cut = argv.index("--")
+        return argv[:cut], argv[cut + 1:]
+    return argv, []
+
+
+def validate_run_options(args):
+    if args.repeat < 1:
+        raise OptionError("--repeat must be at least 1 (got %d)" % args.repeat)
+    if args.timeout is not None and not args.timeout > 0:
+        raise OptionError("--timeout must be a positive number of seconds")
+    for name in ("suite", "case"):
+        value = getattr(args, name)
+        if value is not None and (not value or any(c.isspace()
+                                                   for c in value)):
+            raise OptionError("--%s must be a non-empty word without spaces "
+                              "(got %r)" % (name, value))
+    if args.firmware == "uefi" and args.boot == "direct":
+        raise OptionError("--firmware uefi needs --boot iso (direct -kernel "
+                          "boot under OVMF is unsupported)")
+    if args.firmware == "uefi":
+        for path in (qemu.OVMF_CODE, qemu.OVMF_VARS):
+            if not os.path.isfile(path):
+                raise OptionError("OVMF firmware file %s not found (install "
+                                  "the 'ovmf' package)" % path)
+    json_dir = os.path.dirname(os.path.abspath(args.json))
+    if not os.path.isdir(json_dir):
+        raise OptionError("--json %s: directory %s does not exist"
+                          % (args.json, json_dir))
+
+
+# ---------------------------------------------------------------- host steps
+
+def ensure_built(root):
+    """`make -q all`; if out of date `make all` (its output to stderr)."""
+    try:
+        quiet = subprocess.run(["make", "-q", "all"], cwd=root,
+                               stdout=subprocess.DEVNULL,
+                               stderr=subprocess.DEVNULL, check=False)
+    except OSError as exc:
+        raise TrapmeterError(status.QEMU_ERROR, "cannot run make: %s"
+                             % (exc.strerror or exc))
+    if quiet.returncode == 0:
+        return
+    say("kernel out of date: building (make all)")
+    done = subprocess.run(["make", "all"], cwd=root, stdout=sys.stderr,
+                          check=False)
+    if done.returncode != 0:
+        raise TrapmeterError(status.QEMU_ERROR, "build failed: 'make all' "
+                             "exited with status %d" % done.returncode)
+
+
+def choose_accel(requested):
+    """(accel, kvm flavour or None, reason)."""
+    if requested == "tcg":
+        return "tcg", None, "TCG requested with --accel tcg"
+    usable, why = host.kvm_usable()
+    if usable:
+        return "kvm", host.kvm_flavour(), why
+    if requested == "kvm":
+        raise TrapmeterError(status.QEMU_ERROR, "--accel kvm: KVM is not "
+                             "usable: %s" % why)
+    return "tcg", None, "KVM not usable (%s); using TCG" % why
+
+
+def resolve_qemu(path):
+    """Absolute QEMU path; a missing binary is a QEMU start failure."""
+    found = shutil.which(path)
+    if found is None:
+        raise TrapmeterError(status.QEMU_ERROR, "QEMU binary not found: %s"
+                             % path)
+    return found
+
+
+def log_path(base, index, repeat):
+    if base is None or repeat == 1:
+        return base
+    stem, ext = os.path.splitext(base)
+    return "%s.boot%d%s" % (stem, index, ext)
+
+
+# ---------------------------------------------------------------- run command
+
+class RunSession:
+    """State of one `trapmeter run`, so results.json can be written from
+    whatever point the run stopped at."""
+
+    def __init__(self, args, extra):
+        self.args = args
+        self.extra = extra
+        self.host = None
+        self.config = {"accel": args.accel, "boot": args.boot,
+                       "firmware": args.firmware, "machine": args.machine,
+                       "cmdline": None, "qemu_argv": None,
+                       "repeat": args.repeat}
+        self.boots = []
+        self.summary = None
+        self.detailed = args.verbose or sys.stderr.isatty()
+
+    def write_json(self, code, messages=()):
+        doc = report.results_document(self.host, self.config, self.boots,
+                                      code, messages, self.summary)
+        try:
+            report.write_json_atomic(self.args.json, doc)
+        except OSError as exc:
+            say("error: cannot write %s: %s" % (self.args.json, exc))
+            return False
+        return True
+
+    def on_record(self, rec, elapsed):
+        """Progress on stderr: every case on a tty or with -v, else one
+        line per suite."""
+        kind = rec.get("type")
+        if kind == "suite":
+            print("[%5.1fs] suite %s" % (elapsed, rec.get("suite")),
+                  file=sys.stderr, flush=True)
+        elif kind == "case" and self.detailed:
+            print("[%5.1fs] %s: %s" % (elapsed, rec.get("suite"),
+                                       rec.get("case")),
+                  file=sys.stderr, flush=True)
+
+
+def prepare(session):
+    """Everything before the first boot; returns the RunConfig."""
+    args = session.args
+    validate_run_options(args)
+    root = repo_root()
+    if not args.no_build:
+        ensure_built(root)
+    qemu_bin = resolve_qemu(args.qemu)
+    accel, flavour, why = choose_accel(args.accel)
+    say("accel %s%s: %s" % (accel, " (%s)" % flavour if flavour else "", why))
+    if accel == "kvm" and flavour in host.SOFTWARE_FLAVOURS:
+        say("warning: KVM flavour is %s: absolute cycle counts are not "
+            "representative of hardware-virtualised (VT-x/AMD-V) hosts; "
+            "ratios and exit counts are" % flavour)
+    words, notes = qemu.kernel_words(args.suite, args.case, args.quick,
+                                     args.cmdline,
+                                     flavour if accel == "kvm" else None)
+    for note in notes:
+        say(note)
+    cfg = qemu.RunConfig(repo_root=root, accel=accel, boot=args.boot,
+                         firmware=args.firmware, machine=args.machine,
+                         words=words, extra=session.extra, qemu=qemu_bin)
+    session.host = host.host_info(qemu_bin, accel, flavour)
+    session.config.update(accel=accel, accel_requested=args.accel,
+                          cmdline=cfg.cmdline)
+    image = cfg.iso if cfg.boot == "iso" else cfg.elf
+    if not os.path.exists(image):
+        say("warning: %s does not exist (run make?)"
+            % os.path.relpath(image, root))
+    return cfg
+
+
+def run_command(args, extra):
+    session = RunSession(args, extra)
+    try:
+        cfg = prepare(session)
+        tmpdir = tempfile.mkdtemp(prefix="trapmeter-")
+        try:
+            code = run_boots(session, cfg, tmpdir)
+        finally:
+            shutil.rmtree(tmpdir, ignore_errors=True)
+    except TrapmeterError as exc:
+        session.write_json(exc.code, [exc.message])
+        raise
+    except KeyboardInterrupt:
+        session.write_json(status.INTERRUPTED, ["interrupted"])
+        raise
+    if not session.write_json(code) and code == status.OK:
+        code = status.BAD_INPUT
+    return code
+
+
+def run_boots(session, cfg, tmpdir):
+    """Boot --repeat times; the worst status wins, 2-6 stop early."""
+    args = session.args
+    qemu.prepare_tmpdir(cfg, tmpdir)
+    argv = qemu.build_argv(cfg, tmpdir)
+    session.config["qemu_argv"] = argv
+    if args.verbose:
+        say("qemu: " + " ".join(_shell_quote(a) for a in argv))
+    timeout = args.timeout or qemu.DEFAULT_TIMEOUT[cfg.accel]
+    worst, dumps = status.OK, []
+    for index in range(args.repeat):
+        if args.repeat > 1:
+            say("boot %d/%d" % (index + 1, args.repeat))
+        outcome, dump, wall = one_boot(session, cfg, argv, tmpdir, index,
+                                       timeout)
+        dumps.append(dump)
+        if args.repeat == 1:
+            print_boot_report(session, cfg, dump, wall)
+        worst = max(worst, outcome.code)
+        if outcome.code >= status.BAD_INPUT:
+            if index + 1 < args.repeat:
+                say("stopping after boot %d/%d (status %s)"
+                    % (index + 1, args.repeat, outcome.name))
+            break
+    if args.repeat > 1:
+        print_repeat_report(session, cfg, [d for d in dumps if d])
+    return worst
+
+
+def one_boot(session, cfg, argv, tmpdir, index, timeout):
+    """Run QEMU once, decide its status, record it and say why."""
+    args = session.args
+    stderr_path = os.path.join(tmpdir, "qemu-stderr-%d.txt" % index)
+    lpath = log_path(args.log, index, args.repeat)
+    try:
+        log = open(lpath, "wb") if lpath else None
+    except OSError as exc:
+        raise OptionError("cannot write --log %s: %s" % (lpath, exc.strerror))
+    try:
+        boot = qemu.run_boot(argv, timeout, stderr_path, log,
+                             session.on_record)
+    except qemu.QemuStartError as exc:
+        outcome = Outcome(status.QEMU_ERROR, [str(exc)])
+        session.boots.append(report.boot_entry(index, outcome, None, None,
+                                               None))
+        report_outcome(outcome, None, "")
+        return outcome, None, None
+    finally:
+        if log:
+            log.close()
+    outcome = decide_boot(boot.dump, boot.rc, boot.timed_out, timeout)
+    session.boots.append(report.boot_entry(index, outcome, boot.dump,
+                                           boot.wall_s, boot.rc,
+                                           boot.stderr_text))
+    check_cmdline(boot.dump, cfg)
+    report_outcome(outcome, boot.dump, boot.stderr_text, args.verbose)
+    if args.repeat > 1:
+        say("boot %d/%d: %s (%.1f s)" % (index + 1, args.repeat,
+                                         outcome.name, boot.wall_s))
+    return outcome, boot.dump, boot.wall_s
+
+
+def check_cmdline(dump, cfg):
+    """Warn if the guest did not see the words we passed."""
+    run = dump.run or {}
+    seen = run.get("cmdline")
+    if isinstance(seen, str) and seen.split() != cfg.words:
+        say("warning: guest saw cmdline %r (source %s) but runner passed %r"
+            % (seen, run.get("cmdline_source"), cfg.cmdline))
+
+
+def report_outcome(outcome, dump, stderr_text, verbose=False):
+    """Print guest errors/exceptions, status messages and QEMU's stderr."""
+    if dump is not None:
+        for line in report.guest_problem_lines(dump.errors, dump.exceptions):
+            print(line, file=sys.stderr)
+        for warning in dump.warnings:
+            say("warning: " + warning)
+    for message in outcome.messages:
+        say(message)
+    if stderr_text.strip() and (outcome.show_stderr or verbose):
+        lines = stderr_text.rstrip("\n").splitlines()[-STDERR_TAIL:]
+        for line in lines:
+            print("qemu: " + line, file=sys.stderr)
+    sys.stderr.flush()
+
+
+def header_info(session, cfg, wall, title=None):
+    return {"accel": cfg.accel, "kvm_flavour": (session.host or {}).get(
+        "kvm_flavour"), "boot": cfg.boot, "firmware": cfg.firmware,
+        "wall_s": wall, "title": title}
+
+
+def has_report(dump):
+    """A bad-input or early failure dump has nothing worth a table."""
+    return dump is not None and dump.started and bool(
+        dump.run or dump.results or dump.checks or dump.skips)
+
+
+def print_boot_report(session, cfg, dump, wall):
+    if not has_report(dump):
+        return
+    text = report.render_report(dump.run, header_info(session, cfg, wall),
+                                dump.results, dump.checks, dump.skips)
+    sys.stdout.write(text)
+    sys.stdout.flush()
+
+
+def print_repeat_report(session, cfg, dumps):
+    """Median over boots of per-boot medians, per case."""
+    dumps = [d for d in dumps if has_report(d)]
+    if not dumps:
+        return
+    results = report.aggregate_results([d.results for d in dumps])
+    checks = report.aggregate_checks([d.checks for d in dumps])
+    skips = report.aggregate_skips([d.skips for d in dumps])
+    session.summary = {"boots": len(dumps), "results": results}
+    walls = [b["wall_s"] for b in session.boots if b.get("wall_s")]
+    wall = sum(walls) if walls else None
+    title = "median over %d boots" % len(dumps)
+    run = next((d.run for d in dumps if d.run), None)
+    text = report.render_report(run, header_info(session, cfg, wall, title),
+                                results, checks, skips)
+    sys.stdout.write(text)
+    sys.stdout.flush()
+
+
+def _shell_quote(arg):
+    safe = all(c.isalnum() or c in "-_=,./:@+" for c in arg)
+    return arg if arg and safe else "'" + arg.replace("'", "'\\''") + "'"
+
+
+# ---------------------------------------------------------------- parse command
+
+def parse_command(args):
+    try:
+        with open(args.log, "rb") as fh:
+            data = fh.read()
+    except OSError as exc:
+        raise OptionError("cannot read %s: %s" % (args.log,
+                                                  exc.strerror or exc))
+    dump = parse_dump(data)
+    outcome = decide_from_dump(dump)
+    report.add_speedups(dump.results)
+    info = {"accel": None, "boot": None, "firmware": None, "wall_s": None,
+            "title": "log " + os.path.basename(args.log)}
+    if has_report(dump):
+        sys.stdout.write(report.render_report(dump.run, info, dump.results,
+                                              dump.checks, dump.skips))
+        sys.stdout.flush()
+    report_outcome(outcome, dump, "")
+    if args.json:
+        write_parse_json(args, dump, outcome)
+    return outcome.code
+
+
+def write_parse_json(args, dump, outcome):
+    host_obj = {"qemu_version": None, "accel": None, "kvm_flavour": None,
+                "host_cpu": None, "kernel": None, "hostname_hash": None}
+    run = dump.run or {}
+    config = {"accel": None, "boot": None, "firmware": run.get("firmware"),
+              "machine": None, "cmdline": run.get("cmdline"),
+              "qemu_argv": None, "source_log": args.log}
+    boot = report.boot_entry(0, outcome, dump, None, None)
+    doc = report.results_document(host_obj, config, [boot], outcome.code,
+                                  outcome.messages)
+    try:
+        report.write_json_atomic(args.json, doc)
+    except OSError as exc:
+        raise OptionError("cannot write %s: %s" % (args.json, exc))
+
+
+# ---------------------------------------------------------------- main
+
+def _raise_interrupt(_signum, _frame):
+    raise KeyboardInterrupt
+
+
+def dispatch(argv):
+    argv, extra = split_extra(list(argv))
+    args = build_parser().parse_args(argv)
+    if args.command == "run":
+        return run_command(args, extra)
+    if extra:
+        raise OptionError("'--' QEMU arguments are only accepted by 'run'")
+    if args.command == "parse":
+        return parse_command(args)
+    raise OptionError("a command is required: run or parse (see '%s --help')"
+                      % PROG)
+
+
+def main(argv=None):
+    """Entry point: map every failure to one line and an exit status."""
+    signal.signal(signal.SIGTERM, _raise_interrupt)
+    try:
+        return dispatch(sys.argv[1:] if argv is None else argv)
+    except TrapmeterError as exc:
+        say(("error: " if exc.code in (status.BAD_INPUT, status.QEMU_ERROR)
+             else "") + exc.message)
+        return exc.code
+    except KeyboardInterrupt:
+        say("interrupted")
+        return status.INTERRUPTED
+    except BrokenPipeError:
+        _silence_stdout()
+        return 1
+    except Exception as exc:  # pylint: disable=broad-except
+        if os.environ.get("TRAPMETER_DEBUG"):
+            traceback.print_exc()
+        say("internal error: %s: %s" % (type(exc).__name__, exc))
+        return status.INTERNAL
+
+
+def _silence_stdout():
+    """After a closed pipe (e.g. `| head`), stop Python's exit-time flush
+    from raising again."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except OSError:
+        pass

@@ -1,0 +1,274 @@
+"""Build the QEMU command line and run one boot with a wall-clock timeout.
+
+Argument building is pure (config in, argv out) so every accel/boot/firmware
+combination can be tested without QEMU; running streams COM1 through the
+incremental dump parser so progress and the last started case are known even
+when QEMU has to be killed."""
+
+import os
+import selectors
+import shutil
+import signal
+import subprocess
+import time
+from dataclasses import dataclass, field
+
+from .dump import DumpParser
+
+ELF_REL = os.path.join("build", "trapmeter.elf")
+ISO_REL = os.path.join("build", "trapmeter.iso")
+OVMF_CODE = os.environ.get("TRAPMETER_OVMF_CODE",
+                           "/usr/share/OVMF/OVMF_CODE.fd")
+OVMF_VARS = os.environ.get("TRAPMETER_OVMF_VARS",
+                           "/usr/share/OVMF/OVMF_VARS.fd")
+BLOB_NAME = "blob.bin"
+BLOB_SIZE = 65536
+VARS_NAME = "OVMF_VARS.fd"
+FWCFG_BLOB = "opt/trapmeter/blob"
+FWCFG_CMDLINE = "opt/trapmeter/cmdline"
+DEFAULT_TIMEOUT = {"tcg": 300.0, "kvm": 1800.0}
+KILL_GRACE_S = 2.0
+DRAIN_S = 1.0
+
+
+class QemuStartError(Exception):
+    """QEMU could not be executed at all."""
+
+
+@dataclass
+class RunConfig:
+    """Everything needed to build one QEMU command line."""
+    repo_root: str
+    accel: str = "tcg"              # resolved: "kvm" or "tcg"
+    boot: str = "direct"            # "direct" or "iso"
+    firmware: str = "bios"          # "bios" or "uefi"
+    machine: str = "pc"
+    words: list = field(default_factory=list)
+    extra: list = field(default_factory=list)
+    qemu: str = "qemu-system-x86_64"
+    ovmf_code: str = OVMF_CODE
+
+    @property
+    def cmdline(self):
+        return " ".join(self.words)
+
+    @property
+    def elf(self):
+        return os.path.join(self.repo_root, ELF_REL)
+
+    @property
+    def iso(self):
+        return os.path.join(self.repo_root, ISO_REL)
+
+
+def kernel_words(suite=None, case=None, quick=False, cmdline="",
+                 flavour=None):
+    """Kernel command-line words, plus notes to print on stderr.
+
+    Under a software KVM (PVM) the guest's vmcall never returns, so
+    hypercall=off is added unless the user chose a hypercall= value."""
+    words, notes = [], []
+    if suite:
+        words.append("suite=" + suite)
+    if case:
+        words.append("case=" + case)
+    if quick:
+        words.append("quick")
+    user = (cmdline or "").split()
+    if flavour == "pvm" and not any(w.startswith("hypercall=") for w in user):
+        words.append("hypercall=off")
+        notes.append("KVM backend is PVM (software): adding hypercall=off "
+                     "(vmcall never returns there; override with --cmdline "
+                     "hypercall=...)")
+    return words + user, notes
+
+
+def qemu_opt_escape(value):
+    """Escape a value for QEMU's key=value,... option syntax (comma -> ,,)."""
+    return value.replace(",", ",,")
+
+
+def make_blob():
+    """The fw_cfg test blob the guest verifies byte by byte."""
+    return bytes(((i * 7) + (i >> 8) + 0x5a) & 0xff for i in range(BLOB_SIZE))
+
+
+def prepare_tmpdir(cfg, tmpdir, ovmf_vars=OVMF_VARS):
+    """Write the blob and (UEFI) a private writable copy of OVMF_VARS."""
+    with open(os.path.join(tmpdir, BLOB_NAME), "wb") as fh:
+        fh.write(make_blob())
+    if cfg.firmware == "uefi":
+        shutil.copyfile(ovmf_vars, os.path.join(tmpdir, VARS_NAME))
+
+
+def accel_args(accel):
+    if accel == "kvm":
+        return ["-accel", "kvm,kernel-irqchip=on",
+                "-cpu", "host,-arch-capabilities"]
+    return ["-accel", "tcg", "-cpu", "max"]
+
+
+def fwcfg_args(cfg, tmpdir):
+    args = ["-fw_cfg", "name=%s,file=%s" % (
+        FWCFG_BLOB, qemu_opt_escape(os.path.join(tmpdir, BLOB_NAME)))]
+    if cfg.cmdline:
+        args += ["-fw_cfg", "name=%s,string=%s" % (
+            FWCFG_CMDLINE, qemu_opt_escape(cfg.cmdline))]
+    return args
+
+
+def boot_args(cfg):
+    if cfg.boot == "iso":
+        return ["-cdrom", cfg.iso, "-boot", "d"]
+    return ["-kernel", cfg.elf, "-append", cfg.cmdline]
+
+
+def firmware_args(cfg, tmpdir):
+    if cfg.firmware != "uefi":
+        return []
+    return ["-drive", "if=pflash,format=raw,unit=0,readonly=on,file="
+            + qemu_opt_escape(cfg.ovmf_code),
+            "-drive", "if=pflash,format=raw,unit=1,file="
+            + qemu_opt_escape(os.path.join(tmpdir, VARS_NAME))]
+
+
+def build_argv(cfg, tmpdir):
+    """The full QEMU argv for one boot."""
+    return ([cfg.qemu, "-nodefaults", "-no-reboot", "-display", "none",
+             "-M", cfg.machine, "-m", "256", "-smp", "1"]
+            + accel_args(cfg.accel)
+            + ["-chardev", "stdio,id=ser0,signal=off",
+               "-serial", "chardev:ser0",
+               "-device", "isa-debug-exit,iobase=0xf4,iosize=0x04",
+               "-chardev", "null,id=dbgcon",
+               "-device", "isa-debugcon,iobase=0x402,chardev=dbgcon"]
+            + fwcfg_args(cfg, tmpdir) + firmware_args(cfg, tmpdir)
+            + boot_args(cfg) + list(cfg.extra))
+
+
+class BootRun:
+    """Outcome of running QEMU once: parsed dump, exit status, timing."""
+
+    def __init__(self, dump, rc, timed_out, wall_s, stderr_text):
+        self.dump = dump
+        self.rc = rc
+        self.timed_out = timed_out
+        self.wall_s = wall_s
+        self.stderr_text = stderr_text
+
+
+class QemuProcess:
+    """A running QEMU whose COM1 is parsed as it arrives.
+
+    stdin stays an open pipe for the whole boot so that bytes can be sent to
+    the guest's serial port later (send())."""
+
+    def __init__(self, argv, stderr_path, log=None, on_record=None):
+        self.parser = DumpParser()
+        self.log = log
+        self.on_record = on_record
+        with open(stderr_path, "wb") as err:
+            try:
+                self.proc = subprocess.Popen(
+                    argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                    stderr=err, start_new_session=True)
+            except OSError as exc:
+                raise QemuStartError("cannot execute %s: %s"
+                                     % (argv[0], exc.strerror or exc))
+        self.t0 = time.monotonic()
+
+    def elapsed(self):
+        return time.monotonic() - self.t0
+
+    def send(self, data):
+        """Write bytes to the guest's COM1 input."""
+        self.proc.stdin.write(data)
+        self.proc.stdin.flush()
+
+    def _take(self, chunk):
+        if self.log is not None:
+            self.log.write(chunk)
+            self.log.flush()
+        for rec in self.parser.feed(chunk):
+            if self.on_record is not None:
+                self.on_record(rec, self.elapsed())
+
+    def pump(self, deadline):
+        """Read COM1 until EOF/exit (False) or the deadline (True)."""
+        fd = self.proc.stdout.fileno()
+        with selectors.DefaultSelector() as sel:
+            sel.register(fd, selectors.EVENT_READ)
+            while True:
+                remaining = deadline - time.monotonic()
+                if remaining <= 0:
+                    return True
+                if sel.select(min(remaining, 0.2)):
+                    chunk = os.read(fd, 65536)
+                    if not chunk:
+                        break
+                    self._take(chunk)
+                elif self.proc.poll() is not None:
+                    self.drain(DRAIN_S)
+                    return False
+        try:
+            self.proc.wait(timeout=max(deadline - time.monotonic(), 0.01))
+        except subprocess.TimeoutExpired:
+            return True
+        return False
+
+    def drain(self, seconds):
+        """Collect what is left in the pipe without waiting forever (a
+        leftover child could hold the write end open)."""
+        fd = self.proc.stdout.fileno()
+        end = time.monotonic() + seconds
+        with selectors.DefaultSelector() as sel:
+            sel.register(fd, selectors.EVENT_READ)
+            while time.monotonic() < end:
+                if not sel.select(max(end - time.monotonic(), 0)):
+                    return
+                chunk = os.read(fd, 65536)
+                if not chunk:
+                    return
+                self._take(chunk)
+
+    def kill(self):
+        """SIGTERM the QEMU process group, SIGKILL after a grace period."""
+        for sig, wait_s in ((signal.SIGTERM, KILL_GRACE_S),
+                            (signal.SIGKILL, 5.0)):
+            if self.proc.poll() is not None:
+                return
+            try:
+                os.killpg(self.proc.pid, sig)
+            except (ProcessLookupError, PermissionError):
+                self.proc.send_signal(sig)
+            try:
+                self.proc.wait(timeout=wait_s)
+            except subprocess.TimeoutExpired:
+                continue
+
+    def close(self):
+        for pipe in (self.proc.stdin, self.proc.stdout):
+            try:
+                pipe.close()
+            except OSError:
+                pass
+
+
+def run_boot(argv, timeout, stderr_path, log=None, on_record=None):
+    """Run QEMU once; kill it on timeout or interruption."""
+    qp = QemuProcess(argv, stderr_path, log, on_record)
+    try:
+        timed_out = qp.pump(qp.t0 + timeout)
+        if timed_out:
+            qp.kill()
+            qp.drain(DRAIN_S)
+        rc = qp.proc.wait()
+    except BaseException:
+        qp.kill()
+        raise
+    finally:
+        qp.close()
+    wall = qp.elapsed()
+    with open(stderr_path, "rb") as fh:
+        err = fh.read().decode("utf-8", "replace")
+    return BootRun(qp.parser.finish(), rc, timed_out, wall, err)

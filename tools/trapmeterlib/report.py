@@ -1,0 +1,313 @@
+"""Turn parsed dumps into the terminal table and results.json.
+
+Pure functions over plain dicts (the guest's JSON records) so that pairing,
+aggregation and rendering are testable without QEMU."""
+
+import copy
+import json
+import os
+import statistics
+import tempfile
+
+from .status import status_name
+
+PAIRED_METHODS = ("rep", "dma")
+COLUMNS = [("case", "<"), ("method", "<"), ("bytes", ">"),
+           ("cycles/op (median)", ">"), ("cycles/unit", ">"),
+           ("REP speed-up", ">"), ("exits (model)", ">"),
+           ("cycles/exit (model)", ">"), ("ns/op", ">")]
+MEDIAN_FIELDS = ("cycles_per_unit", "ns_median", "cycles_per_exit_model")
+
+
+def _number(value):
+    """A real number or None (JSON null, strings and bools are not data)."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return None
+    return value
+
+
+def median_cycles(result):
+    cycles = result.get("cycles")
+    return _number(cycles.get("median")) if isinstance(cycles, dict) else None
+
+
+def pair_key(result):
+    """Results measuring the same transfer with different methods share
+    this key, so a REP/DMA result can be compared with its single twin."""
+    return tuple(result.get(k) for k in
+                 ("suite", "target", "dir", "width", "bytes", "buf_offset"))
+
+
+def add_speedups(results):
+    """Set "speedup" (single median / this median) on rep and dma results,
+    and the measured-exit placeholders later features fill in."""
+    singles = {}
+    for res in results:
+        if res.get("method") == "single":
+            singles.setdefault(pair_key(res), res)
+    for res in results:
+        res["speedup"] = None
+        res.setdefault("exits_measured", None)
+        res.setdefault("cycles_per_exit", None)
+        twin = singles.get(pair_key(res))
+        if res.get("method") not in PAIRED_METHODS or twin is None:
+            continue
+        mine, theirs = median_cycles(res), median_cycles(twin)
+        if mine and theirs is not None and mine > 0:
+            res["speedup"] = theirs / mine
+    return results
+
+
+def _median(values):
+    values = [v for v in (_number(x) for x in values) if v is not None]
+    return statistics.median(values) if values else None
+
+
+def _case_key(result):
+    return tuple(result.get(k) for k in
+                 ("suite", "case", "method", "bytes", "buf_offset"))
+
+
+def aggregate_results(boot_results):
+    """Per case, the median over boots of the per-boot medians."""
+    groups, order = {}, []
+    for results in boot_results:
+        for res in results:
+            key = _case_key(res)
+            if key not in groups:
+                groups[key] = []
+                order.append(key)
+            groups[key].append(res)
+    merged = []
+    for key in order:
+        group = groups[key]
+        agg = copy.deepcopy(group[0])
+        agg["cycles"] = {"median": _median(median_cycles(r) for r in group)}
+        for name in MEDIAN_FIELDS:
+            agg[name] = _median(r.get(name) for r in group)
+        agg["boots"] = len(group)
+        merged.append(agg)
+    return add_speedups(merged)
+
+
+def aggregate_checks(boot_checks):
+    """One entry per check name: ok only if ok in every boot."""
+    merged, order = {}, []
+    for index, checks in enumerate(boot_checks):
+        for chk in checks:
+            name = chk.get("name")
+            if name not in merged:
+                merged[name] = dict(chk, ok=True, detail=chk.get("detail"))
+                order.append(name)
+            if chk.get("ok") is not True and merged[name]["ok"]:
+                merged[name].update(ok=False, detail="boot %d: %s"
+                                    % (index, chk.get("detail")))
+    return [merged[n] for n in order]
+
+
+def aggregate_skips(boot_skips):
+    seen, out = set(), []
+    for skips in boot_skips:
+        for skip in skips:
+            key = (skip.get("suite"), skip.get("case"), skip.get("reason"))
+            if key not in seen:
+                seen.add(key)
+                out.append(skip)
+    return out
+
+
+# ---------------------------------------------------------------- formatting
+
+def fmt_num(value):
+    """Compact, consistent numbers: integers stay integers below 10M,
+    floats get 3 significant-ish digits, big values use M/G suffixes."""
+    value = _number(value)
+    if value is None:
+        return "-"
+    mag = abs(value)
+    if mag >= 1e10:
+        return "%.2fG" % (value / 1e9)
+    if mag >= 1e7:
+        return "%.2fM" % (value / 1e6)
+    if isinstance(value, int) or mag >= 100:
+        return "%d" % round(value)
+    if mag >= 10:
+        return "%.1f" % value
+    return "%.2f" % value
+
+
+def fmt_speedup(value):
+    value = _number(value)
+    return "" if value is None else "%.1fx" % value
+
+
+def result_row(res):
+    return [str(res.get("case", "?")), str(res.get("method", "?")),
+            fmt_num(res.get("bytes")), fmt_num(median_cycles(res)),
+            fmt_num(res.get("cycles_per_unit")), fmt_speedup(res.get("speedup")),
+            fmt_num(res.get("exits_model")),
+            fmt_num(res.get("cycles_per_exit_model")),
+            fmt_num(res.get("ns_median"))]
+
+
+def _align(cells, widths):
+    parts = []
+    for cell, width, (_name, side) in zip(cells, widths, COLUMNS):
+        parts.append(cell.ljust(width) if side == "<" else cell.rjust(width))
+    return "  ".join(parts).rstrip()
+
+
+def render_results(results):
+    """Result rows grouped per suite, columns aligned across all suites."""
+    if not results:
+        return ["(no results)"]
+    rows = [(res.get("suite", "?"), result_row(res)) for res in results]
+    widths = [len(name) for name, _side in COLUMNS]
+    for _suite, cells in rows:
+        widths = [max(w, len(c)) for w, c in zip(widths, cells)]
+    lines = ["  " + _align([name for name, _s in COLUMNS], widths),
+             "  " + _align(["-" * w for w in widths], widths)]
+    suites = []
+    for suite, _cells in rows:
+        if suite not in suites:
+            suites.append(suite)
+    for suite in suites:
+        lines.append("[suite %s]" % suite)
+        lines.extend("  " + _align(cells, widths)
+                     for s, cells in rows if s == suite)
+    return lines
+
+
+def render_checks(checks, skips):
+    lines = []
+    if checks:
+        lines.append("checks:")
+        width = max(len(str(c.get("name"))) for c in checks)
+        for chk in checks:
+            mark = "ok" if chk.get("ok") is True else "FAILED"
+            lines.append("  %-6s  %-*s  %s" % (mark, width, chk.get("name"),
+                                               chk.get("detail") or ""))
+    if skips:
+        lines.append("skipped:")
+        for skip in skips:
+            lines.append("  %s/%s: %s" % (skip.get("suite"), skip.get("case"),
+                                          skip.get("reason")))
+    return lines
+
+
+def _cpu_text(cpu):
+    if not isinstance(cpu, dict):
+        return "?"
+    fms = "%s/%s/%s" % (cpu.get("family"), cpu.get("model"),
+                        cpu.get("stepping"))
+    brand = (cpu.get("brand") or "").strip()
+    return "%s %s%s" % (cpu.get("vendor", "?"), fms,
+                        (" \"%s\"" % brand) if brand else "")
+
+
+def render_header(run, info):
+    """One line describing where and how the numbers were taken."""
+    run = run or {}
+    tsc = run.get("tsc") if isinstance(run.get("tsc"), dict) else {}
+    accel = info.get("accel") or "?"
+    if info.get("kvm_flavour"):
+        accel += " (%s)" % info["kvm_flavour"]
+    wall = info.get("wall_s")
+    parts = ["trapmeter %s" % run.get("version", "?"),
+             "accel %s" % accel,
+             "boot %s/%s" % (info.get("boot") or "?", run.get("boot", "?")),
+             "firmware %s" % run.get("firmware", info.get("firmware") or "?"),
+             "cpu %s" % _cpu_text(run.get("cpu")),
+             "hypervisor %s" % (run.get("hypervisor") or "none"),
+             "tsc %s %s kHz" % (tsc.get("source", "?"), tsc.get("khz", "?")),
+             "timer overhead %s cycles" % fmt_num(
+                 run.get("timer_overhead_cycles")),
+             "wall %s" % ("%.1f s" % wall if wall is not None else "?")]
+    if info.get("title"):
+        parts.insert(1, info["title"])
+    return " | ".join(parts)
+
+
+def render_report(run, info, results, checks, skips):
+    """The whole terminal report for one boot (or the --repeat median)."""
+    lines = [render_header(run, info), ""]
+    lines += render_results(results)
+    extra = render_checks(checks, skips)
+    if extra:
+        lines += [""] + extra
+    return "\n".join(lines) + "\n"
+
+
+def guest_problem_lines(errors, exceptions):
+    """The guest's own words for bad-input and exception runs."""
+    lines = []
+    for err in errors:
+        lines.append("guest: error: %s%s" % (
+            err.get("message"),
+            " (%s)" % err["kind"] if err.get("kind") else ""))
+    for exc in exceptions:
+        lines.append("guest: exception: vector %s %s error_code=%s rip=%s "
+                     "cr2=%s" % (exc.get("vector"), exc.get("name"),
+                                 exc.get("error_code"), exc.get("rip"),
+                                 exc.get("cr2")))
+        lines.extend("guest:   " + text for text in
+                     exc.get("console_before") or [])
+    return lines
+
+
+# ---------------------------------------------------------------- results.json
+
+def boot_entry(index, outcome, dump, wall_s, qemu_rc, stderr_text=None):
+    """One element of results.json "boots"."""
+    entry = {"index": index, "status": outcome.name,
+             "exit_code": outcome.code,
+             "wall_s": None if wall_s is None else round(wall_s, 3),
+             "qemu_exit": qemu_rc, "messages": list(outcome.messages),
+             "run": None, "results": [], "checks": [], "skips": [],
+             "errors": [], "exceptions": [], "other": []}
+    if dump is not None:
+        entry.update(run=dump.run, results=add_speedups(dump.results),
+                     checks=dump.checks, skips=dump.skips, errors=dump.errors,
+                     exceptions=dump.exceptions, other=dump.other,
+                     dump=dump.summary())
+    if stderr_text:
+        entry["qemu_stderr"] = stderr_text[-4000:]
+    return entry
+
+
+def results_document(host, config, boots, code, messages=(), summary=None):
+    """The whole results.json object."""
+    version = next((b["run"].get("version") for b in boots
+                    if isinstance(b.get("run"), dict)), None)
+    doc = {"schema": 1, "tool": "trapmeter", "version": version,
+           "host": host, "config": config, "boots": boots,
+           "status": status_name(code), "exit_code": code}
+    if messages:
+        doc["messages"] = list(messages)
+    if summary is not None:
+        doc["summary"] = summary
+    return doc
+
+
+def write_json_atomic(path, doc):
+    """Write via a temp file in the same directory and rename, so readers
+    never see a half-written results.json."""
+    directory = os.path.dirname(os.path.abspath(path))
+    fd, tmp = tempfile.mkstemp(prefix=".trapmeter-", suffix=".json.tmp",
+                               dir=directory)
+    umask = os.umask(0o022)
+    os.umask(umask)
+    try:
+        os.fchmod(fd, 0o666 & ~umask)
+        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+            json.dump(doc, fh, indent=2, sort_keys=False)
+            fh.write("\n")
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise

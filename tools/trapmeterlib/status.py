@@ -1,0 +1,141 @@
+"""Exit statuses and the rules that turn a boot's evidence into one status.
+
+Kept pure (no I/O) so every combination of guest END status, QEMU exit code,
+timeout and garbled dump can be unit-tested."""
+
+OK = 0
+CHECK_FAILED = 1
+BAD_INPUT = 2
+EXCEPTION = 3
+TIMEOUT = 4
+QEMU_ERROR = 5
+GARBLED = 6
+INTERNAL = 70
+INTERRUPTED = 130
+
+# Guest "trapmeter END status=X" word -> runner exit status.
+GUEST_STATUS = {"ok": OK, "check-failed": CHECK_FAILED,
+                "bad-input": BAD_INPUT, "exception": EXCEPTION}
+
+NAMES = {OK: "ok", CHECK_FAILED: "check-failed", BAD_INPUT: "bad-input",
+         EXCEPTION: "exception", TIMEOUT: "timeout", QEMU_ERROR: "qemu-error",
+         GARBLED: "garbled", INTERNAL: "internal-error",
+         INTERRUPTED: "interrupted"}
+
+EXIT_TABLE = """\
+exit status (guest writes code C to isa-debug-exit; QEMU exits (C<<1)|1):
+  runner  guest END     C  QEMU  meaning
+  0       ok            0  1     run completed, all checks passed
+  1       check-failed  1  3     a data check failed (some case read wrong data)
+  2       bad-input     2  5     bad kernel command-line key/value, or bad
+                                 runner option
+  3       exception     3  7     guest CPU exception (register dump on COM1)
+  4       -             -  -     timeout: runner killed QEMU
+  5       -             -  -     QEMU could not start, build failed, KVM
+                                 requested but unusable, or QEMU exited
+                                 without a guest status (e.g. triple fault)
+  6       -             -  -     dump cut or garbled (count/CRC/END mismatch)
+  70      internal error in the runner; 130 interrupted (Ctrl-C)
+If the END line and QEMU's exit code disagree, both are reported and the
+worse status is used. With --repeat the worst status over boots is returned."""
+
+
+def status_name(code):
+    """Name used for "status" fields in results.json."""
+    return NAMES.get(code, "exit-%d" % code)
+
+
+def guest_code_from_qemu(rc):
+    """Guest debug-exit code C recovered from QEMU's exit status, or None.
+
+    Only odd statuses (C<<1)|1 with a known C carry a guest status; 0 means
+    QEMU exited on its own (triple fault with -no-reboot, monitor quit)."""
+    if rc is None or rc <= 0 or rc % 2 == 0:
+        return None
+    code = rc >> 1
+    return code if code in (OK, CHECK_FAILED, BAD_INPUT, EXCEPTION) else None
+
+
+class Outcome:
+    """A decided status plus the human messages explaining it."""
+
+    def __init__(self, code, messages=(), show_stderr=False):
+        self.code = code
+        self.messages = list(messages)
+        self.show_stderr = show_stderr
+
+    @property
+    def name(self):
+        return status_name(self.code)
+
+    def __repr__(self):
+        return "Outcome(%d, %r)" % (self.code, self.messages)
+
+
+def _last_case_text(dump):
+    return dump.last_case or "none (no case line received)"
+
+
+def garbled_message(dump):
+    """The "dump cut or garbled: ..." sentence for an invalid dump."""
+    return "dump cut or garbled: " + "; ".join(dump.problems)
+
+
+def _guest_outcome(dump):
+    code = GUEST_STATUS[dump.end_status]
+    if code == OK:
+        return Outcome(OK)
+    return Outcome(code, ["guest finished with END status=%s (exit %d)"
+                          % (dump.end_status, code)])
+
+
+def decide_from_dump(dump):
+    """Status from the dump alone (the `parse` subcommand has no QEMU)."""
+    if dump.problems:
+        return Outcome(GARBLED, [garbled_message(dump)])
+    return _guest_outcome(dump)
+
+
+def decide_boot(dump, qemu_rc, timed_out, timeout_s=None):
+    """Combine timeout, QEMU exit code and dump validity into one status.
+
+    Precedence: timeout (4) and QEMU-level failures (5) are more specific
+    than a cut dump (6); otherwise the END line and the QEMU exit code are
+    cross-checked and the worse guest-derived status wins."""
+    if timed_out:
+        return Outcome(TIMEOUT, ["timeout after %s s; last case started: %s"
+                                 % (_fmt_seconds(timeout_s),
+                                    _last_case_text(dump))], True)
+    qcode = guest_code_from_qemu(qemu_rc)
+    if dump.bytes_received == 0 and (qemu_rc == 1 or qcode is None):
+        return Outcome(QEMU_ERROR, ["QEMU exited with status %s before any "
+                                    "serial output" % qemu_rc], True)
+    if qcode is None:
+        msgs = ["QEMU exited with status %s without a guest status (triple "
+                "fault, QEMU error or killed); last case started: %s"
+                % (qemu_rc, _last_case_text(dump))]
+        if dump.problems:
+            msgs.append(garbled_message(dump))
+        else:
+            msgs.append("the dump itself ended with END status=%s"
+                        % dump.end_status)
+        return Outcome(QEMU_ERROR, msgs, True)
+    if dump.problems:
+        return Outcome(GARBLED, [garbled_message(dump),
+                                 "QEMU exit status %d (guest code %d)"
+                                 % (qemu_rc, qcode)], True)
+    dcode = GUEST_STATUS[dump.end_status]
+    if dcode == qcode:
+        return _guest_outcome(dump)
+    worse = max(dcode, qcode)
+    return Outcome(worse, ["guest status mismatch: END line says status=%s "
+                           "(%d) but QEMU exit status %d means guest code %d; "
+                           "using %d (%s)" % (dump.end_status, dcode, qemu_rc,
+                                              qcode, worse,
+                                              status_name(worse))])
+
+
+def _fmt_seconds(value):
+    if value is None:
+        return "?"
+    return ("%d" % value) if float(value).is_integer() else ("%g" % value)
