@@ -701,6 +701,21 @@ class FakeQemuTest(CliCase):
         doc = self.results_json()
         self.assertEqual((doc["status"], doc["exit_code"]), ("timeout", 4))
 
+    def test_kvm_internal_error_stops_early(self):
+        fake = self.fake("stuck", """
+            out.write(b"trapmeter 0.1.0 START\\n")
+            out.flush()
+            sys.stderr.write("KVM internal error. Suberror: 1\\n")
+            sys.stderr.flush()
+            while True:
+                time.sleep(3600)
+            """)
+        started = time.monotonic()
+        proc = self.run_fake(fake, "--timeout", "60", timeout=50)
+        self.assertLess(time.monotonic() - started, 20)
+        self.assertEqual(proc.returncode, 5, proc.stderr)
+        self.assertIn("KVM internal error", proc.stderr)
+
     def test_qemu_failing_at_start(self):
         fake = self.fake("broken", """
             sys.stderr.write("qemu-system-x86_64: -kernel x: could not load "

@@ -195,7 +195,7 @@ def log_path(base, index, repeat):
     return "%s.boot%d%s" % (stem, index, ext)
 
 
-# ---------------------------------------------------------------- run command
+# ---------------------------------------------------------------- run
 
 class RunSession:
     """State of one `trapmeter run`, so results.json can be written from
@@ -204,7 +204,7 @@ class RunSession:
     def __init__(self, args, extra):
         self.args = args
         self.extra = extra
-        self.host = None
+        self.host = host.host_info(None, None, None)
         self.config = {"accel": args.accel, "boot": args.boot,
                        "firmware": args.firmware, "machine": args.machine,
                        "cmdline": None, "qemu_argv": None,
@@ -338,7 +338,8 @@ def one_boot(session, cfg, argv, tmpdir, index, timeout):
     finally:
         if log:
             log.close()
-    outcome = decide_boot(boot.dump, boot.rc, boot.timed_out, timeout)
+    outcome = decide_boot(boot.dump, boot.rc, boot.timed_out, timeout,
+                          boot.fatal)
     session.boots.append(report.boot_entry(index, outcome, boot.dump,
                                            boot.wall_s, boot.rc,
                                            boot.stderr_text))
@@ -420,7 +421,7 @@ def _shell_quote(arg):
     return arg if arg and safe else "'" + arg.replace("'", "'\\''") + "'"
 
 
-# ---------------------------------------------------------------- parse command
+# ---------------------------------------------------------------- parse
 
 def parse_command(args):
     try:

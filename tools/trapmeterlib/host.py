@@ -90,6 +90,8 @@ def host_cpu(cpuinfo_text=None):
 
 def qemu_version(qemu, timeout=5):
     """Version of the QEMU binary (e.g. "7.2.22"), or None if unknown."""
+    if qemu is None:
+        return None
     try:
         proc = subprocess.run([qemu, "--version"], stdin=subprocess.DEVNULL,
                               capture_output=True, timeout=timeout,

@@ -29,6 +29,10 @@ FWCFG_CMDLINE = "opt/trapmeter/cmdline"
 DEFAULT_TIMEOUT = {"tcg": 300.0, "kvm": 1800.0}
 KILL_GRACE_S = 2.0
 DRAIN_S = 1.0
+STDERR_POLL_S = 0.5
+# QEMU messages after which the VM is stopped but QEMU keeps running, so
+# waiting for the timeout would only waste time.
+FATAL_STDERR = (b"KVM internal error",)
 
 
 class QemuStartError(Exception):
@@ -149,10 +153,11 @@ def build_argv(cfg, tmpdir):
 class BootRun:
     """Outcome of running QEMU once: parsed dump, exit status, timing."""
 
-    def __init__(self, dump, rc, timed_out, wall_s, stderr_text):
+    def __init__(self, dump, rc, timed_out, wall_s, stderr_text, fatal=None):
         self.dump = dump
         self.rc = rc
         self.timed_out = timed_out
+        self.fatal = fatal
         self.wall_s = wall_s
         self.stderr_text = stderr_text
 
@@ -167,6 +172,9 @@ class QemuProcess:
         self.parser = DumpParser()
         self.log = log
         self.on_record = on_record
+        self.stderr_path = stderr_path
+        self.fatal = None
+        self._next_stderr_check = 0.0
         with open(stderr_path, "wb") as err:
             try:
                 self.proc = subprocess.Popen(
@@ -210,11 +218,30 @@ class QemuProcess:
                 elif self.proc.poll() is not None:
                     self.drain(DRAIN_S)
                     return False
+                if self.stderr_fatal():
+                    return False
         try:
             self.proc.wait(timeout=max(deadline - time.monotonic(), 0.01))
         except subprocess.TimeoutExpired:
             return True
         return False
+
+    def stderr_fatal(self):
+        """Spot a QEMU message that means the guest stopped for good (e.g.
+        "KVM internal error": QEMU pauses the VM and never exits)."""
+        now = time.monotonic()
+        if self.fatal or now < self._next_stderr_check:
+            return self.fatal
+        self._next_stderr_check = now + STDERR_POLL_S
+        try:
+            with open(self.stderr_path, "rb") as fh:
+                text = fh.read()
+        except OSError:
+            return None
+        for pattern in FATAL_STDERR:
+            if pattern in text:
+                self.fatal = pattern.decode()
+        return self.fatal
 
     def drain(self, seconds):
         """Collect what is left in the pipe without waiting forever (a
@@ -259,7 +286,7 @@ def run_boot(argv, timeout, stderr_path, log=None, on_record=None):
     qp = QemuProcess(argv, stderr_path, log, on_record)
     try:
         timed_out = qp.pump(qp.t0 + timeout)
-        if timed_out:
+        if timed_out or qp.fatal:
             qp.kill()
             qp.drain(DRAIN_S)
         rc = qp.proc.wait()
@@ -271,4 +298,4 @@ def run_boot(argv, timeout, stderr_path, log=None, on_record=None):
     wall = qp.elapsed()
     with open(stderr_path, "rb") as fh:
         err = fh.read().decode("utf-8", "replace")
-    return BootRun(qp.parser.finish(), rc, timed_out, wall, err)
+    return BootRun(qp.parser.finish(), rc, timed_out, wall, err, qp.fatal)

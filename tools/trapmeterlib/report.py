@@ -144,7 +144,8 @@ def fmt_speedup(value):
 def result_row(res):
     return [str(res.get("case", "?")), str(res.get("method", "?")),
             fmt_num(res.get("bytes")), fmt_num(median_cycles(res)),
-            fmt_num(res.get("cycles_per_unit")), fmt_speedup(res.get("speedup")),
+            fmt_num(res.get("cycles_per_unit")),
+            fmt_speedup(res.get("speedup")),
             fmt_num(res.get("exits_model")),
             fmt_num(res.get("cycles_per_exit_model")),
             fmt_num(res.get("ns_median"))]

@@ -26,7 +26,8 @@ EXIT_TABLE = """\
 exit status (guest writes code C to isa-debug-exit; QEMU exits (C<<1)|1):
   runner  guest END     C  QEMU  meaning
   0       ok            0  1     run completed, all checks passed
-  1       check-failed  1  3     a data check failed (some case read wrong data)
+  1       check-failed  1  3     a data check failed (some case read wrong
+                                 data)
   2       bad-input     2  5     bad kernel command-line key/value, or bad
                                  runner option
   3       exception     3  7     guest CPU exception (register dump on COM1)
@@ -96,12 +97,18 @@ def decide_from_dump(dump):
     return _guest_outcome(dump)
 
 
-def decide_boot(dump, qemu_rc, timed_out, timeout_s=None):
+def decide_boot(dump, qemu_rc, timed_out, timeout_s=None, fatal=None):
     """Combine timeout, QEMU exit code and dump validity into one status.
 
     Precedence: timeout (4) and QEMU-level failures (5) are more specific
     than a cut dump (6); otherwise the END line and the QEMU exit code are
     cross-checked and the worse guest-derived status wins."""
+    if fatal:
+        return Outcome(QEMU_ERROR, ["QEMU reported '%s' and stopped the VM; "
+                                    "runner killed QEMU (try --accel tcg); last "
+                                    "case started: %s"
+                                    % (fatal, _last_case_text(dump))],
+                       True)
     if timed_out:
         return Outcome(TIMEOUT, ["timeout after %s s; last case started: %s"
                                  % (_fmt_seconds(timeout_s),
@@ -111,19 +118,30 @@ def decide_boot(dump, qemu_rc, timed_out, timeout_s=None):
         return Outcome(QEMU_ERROR, ["QEMU exited with status %s before any "
                                     "serial output" % qemu_rc], True)
     if qcode is None:
-        msgs = ["QEMU exited with status %s without a guest status (triple "
-                "fault, QEMU error or killed); last case started: %s"
-                % (qemu_rc, _last_case_text(dump))]
-        if dump.problems:
-            msgs.append(garbled_message(dump))
-        else:
-            msgs.append("the dump itself ended with END status=%s"
-                        % dump.end_status)
-        return Outcome(QEMU_ERROR, msgs, True)
+        return _no_guest_status(dump, qemu_rc)
     if dump.problems:
         return Outcome(GARBLED, [garbled_message(dump),
                                  "QEMU exit status %d (guest code %d)"
                                  % (qemu_rc, qcode)], True)
+    return _cross_check(dump, qemu_rc, qcode)
+
+
+def _no_guest_status(dump, qemu_rc):
+    """QEMU ended without the guest writing isa-debug-exit."""
+    msgs = ["QEMU exited with status %s without a guest status (triple "
+            "fault, QEMU error or killed); last case started: %s"
+            % (qemu_rc, _last_case_text(dump))]
+    if dump.problems:
+        msgs.append(garbled_message(dump))
+    else:
+        msgs.append("the dump itself ended with END status=%s"
+                    % dump.end_status)
+    return Outcome(QEMU_ERROR, msgs, True)
+
+
+def _cross_check(dump, qemu_rc, qcode):
+    """END line vs QEMU exit code: agree, or report both and take the
+    worse."""
     dcode = GUEST_STATUS[dump.end_status]
     if dcode == qcode:
         return _guest_outcome(dump)
