@@ -170,6 +170,9 @@ static u32 plan(const struct bench_case *c, u8 *buf, u64 *iters_out)
 		n = BENCH_MIN_SAMPLES;
 	if (n > BENCH_MAX_SAMPLES)
 		n = BENCH_MAX_SAMPLES;
+	if (bench_cfg->verbose)
+		kprintf("  [%s: warm op %lu cycles, %lu ops/sample, %u samples, budget %u ms]\n",
+			c->name, one, iters, n, bench_cfg->budget_ms);
 	*iters_out = iters;
 	return n;
 }

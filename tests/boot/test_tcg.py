@@ -137,6 +137,16 @@ class Exceptions(unittest.TestCase):
         self.check_fault("bp", 3, "#BP")
 
 
+class Keys(unittest.TestCase):
+    def test_verbose_and_case_glob(self):
+        need_build(self, "build/trapmeter.elf")
+        b = run(*TCG, "--suite", "exits", "--case", "pio.*", "--cmdline", "verbose samples=3")
+        self.assertEqual(b.status, 0, b.describe())
+        self.assertEqual(sorted(r["case"] for r in b.boot["results"]), ["pio.kernel", "pio.user"])
+        self.assertIn("[pio.user: warm op", b.serial)
+        self.assertTrue(all(r["samples"] == 3 for r in b.boot["results"]))
+
+
 class RepOff(unittest.TestCase):
     """rep=off: REP cases move their data with the single-unit loop."""
 
