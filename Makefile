@@ -2,6 +2,7 @@
 #   make            build/trapmeter.elf and build/trapmeter.iso
 #   make run        boot it under QEMU (KVM when usable) and print results
 #   make test       host unit tests + boot tests; ends "N passed, N failed, N skipped"
+#   make lava-test  only the LAVA tests (lava-run on the ISO under TCG)
 #   make V=1        show full commands
 
 .DELETE_ON_ERROR:
@@ -75,7 +76,7 @@ HOST_DEPS_model    := kernel/model.c
 HOST_DEPS_lava     := kernel/lava.c kernel/fmt.c kernel/string.c
 HOST_BINS := $(HOST_TESTS:%=$(BUILD)/host/test_%)
 
-.PHONY: all iso elf run bench test host-tests deps clean
+.PHONY: all iso elf run bench test lava-test host-tests deps clean
 all: $(ELF) $(ISO)
 elf: $(ELF)
 iso: $(ISO)
@@ -124,6 +125,9 @@ bench: deps all
 
 test: deps all host-tests
 	$(Q)$(PYTHON) tests/run_tests.py
+
+lava-test: deps all host-tests
+	$(Q)$(PYTHON) tests/run_tests.py lava
 
 clean:
 	rm -rf $(BUILD)
