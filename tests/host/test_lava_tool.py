@@ -46,6 +46,16 @@ class JobTests(unittest.TestCase):
                      lava.DEBUG_EXIT):
             self.assertIn(need, opts)
 
+    def test_timeouts(self):
+        job = self.job(test_minutes=40)
+        # the monitor waits for START and for each next line with the
+        # connection timeout: it must not be shorter than the test's
+        self.assertEqual(job["timeouts"]["connection"]["minutes"], 40)
+        self.assertEqual(job["actions"][2]["test"]["timeout"]["minutes"], 40)
+        self.assertGreater(job["timeouts"]["job"]["minutes"], 40)
+        with self.assertRaises(lava.LavaError):
+            self.job(test_minutes=0)
+
     def test_cmdline_in_fw_cfg(self):
         opts = self.job(suite="pio,exits", quick=True,
                         cmdline="samples=7")["context"]["extra_options"]

@@ -202,7 +202,7 @@ def build_job(iso_url, kvm=True, suite=None, case=None, quick=False,
               job_name=None, extra=(), urls=None):
     """The job definition as a dict (see yaml_text)."""
     _check_url("--iso-url", iso_url)
-    minutes = test_minutes or DEFAULT_TEST_MINUTES
+    minutes = DEFAULT_TEST_MINUTES if test_minutes is None else test_minutes
     if minutes < 1:
         raise LavaError("--timeout-min must be at least 1")
     suites = suite_names(suite)
@@ -220,7 +220,9 @@ def build_job(iso_url, kvm=True, suite=None, case=None, quick=False,
         "timeouts": {"job": {"minutes": minutes + DEPLOY_MINUTES
                              + BOOT_MINUTES + JOB_SLACK_MINUTES},
                      "action": {"minutes": DEPLOY_MINUTES},
-                     "connection": {"minutes": 2}},
+                     # the monitor waits for START, and then for each
+                     # next line, with the connection timeout
+                     "connection": {"minutes": minutes}},
         "priority": "medium",
         "visibility": "public",
         "metadata": {"trapmeter.cmdline": " ".join(words),
