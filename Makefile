@@ -2,6 +2,7 @@
 #   make            build/trapmeter.elf and build/trapmeter.iso
 #   make run        boot it under QEMU (KVM when usable) and print results
 #   make test       host unit tests + boot tests; ends "N passed, N failed, N skipped"
+#   make lava-test  only the LAVA tests (lava-run on the ISO under TCG)
 #   make V=1        show full commands
 
 .DELETE_ON_ERROR:
@@ -49,6 +50,7 @@ C_SRCS := \
 	kernel/dump.c \
 	kernel/fmt.c \
 	kernel/json.c \
+	kernel/lava.c \
 	kernel/main.c \
 	kernel/model.c \
 	kernel/stats.c \
@@ -61,7 +63,7 @@ ELF  := $(BUILD)/trapmeter.elf
 ISO  := $(BUILD)/trapmeter.iso
 
 # Host unit tests: test name -> the pure files it links.
-HOST_TESTS := fmt crc32 stats cmdline json dump string bootinfo model
+HOST_TESTS := fmt crc32 stats cmdline json dump string bootinfo model lava
 HOST_DEPS_fmt      := kernel/fmt.c kernel/string.c
 HOST_DEPS_crc32    := kernel/crc32.c
 HOST_DEPS_stats    := kernel/stats.c kernel/string.c
@@ -71,9 +73,10 @@ HOST_DEPS_dump     := kernel/dump.c kernel/crc32.c kernel/fmt.c kernel/string.c
 HOST_DEPS_string   := kernel/string.c
 HOST_DEPS_bootinfo := kernel/bootinfo.c kernel/string.c
 HOST_DEPS_model    := kernel/model.c
+HOST_DEPS_lava     := kernel/lava.c kernel/fmt.c kernel/string.c
 HOST_BINS := $(HOST_TESTS:%=$(BUILD)/host/test_%)
 
-.PHONY: all iso elf run bench test host-tests deps clean
+.PHONY: all iso elf run bench test lava-test host-tests deps clean
 all: $(ELF) $(ISO)
 elf: $(ELF)
 iso: $(ISO)
@@ -122,6 +125,9 @@ bench: deps all
 
 test: deps all host-tests
 	$(Q)$(PYTHON) tests/run_tests.py
+
+lava-test: deps all host-tests
+	$(Q)$(PYTHON) tests/run_tests.py lava
 
 clean:
 	rm -rf $(BUILD)

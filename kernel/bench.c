@@ -10,6 +10,7 @@
 #include "kernel/bench.h"
 #include "kernel/console.h"
 #include "kernel/json.h"
+#include "kernel/lava.h"
 #include "kernel/fmt.h"
 #include "kernel/model.h"
 #include "kernel/string.h"
@@ -222,6 +223,8 @@ static void emit_result(const struct bench_case *c, const struct bench_result *r
 	jw_dec(&w, "cycles_per_exit_model", r->cycles.median, r->exits_model, 1);
 	jw_obj_end(&w);
 	tm_line(jw_finish(&w));
+	lava_case("", c->name, r->mismatches ? LAVA_FAIL : LAVA_PASS,
+		  r->cycles.median, "cycles");
 
 	fmt_decimal(per_unit, sizeof(per_unit), r->cycles.median, units, 2);
 	fmt_decimal(per_exit, sizeof(per_exit), r->cycles.median, r->exits_model, 1);
@@ -271,6 +274,19 @@ void bench_check(const char *name, bool ok, const char *detail)
 	jw_obj_end(&w);
 	kprintf("  check %-28s %s  %s\n", name, ok ? "ok" : "FAILED", detail);
 	tm_line(jw_finish(&w));
+	lava_case("check.", name, ok ? LAVA_PASS : LAVA_FAIL, 0, "none");
+}
+
+/* LAVA id skip.<suite>.<case>, or skip.<suite> for a whole suite ("*"). */
+static void lava_skip(const char *suite, const char *case_name)
+{
+	char id[LAVA_LINE_MAX];
+
+	if (kstrcmp(case_name, "*") == 0)
+		fmt_snprintf(id, sizeof(id), "%s", suite);
+	else
+		fmt_snprintf(id, sizeof(id), "%s.%s", suite, case_name);
+	lava_case("skip.", id, LAVA_SKIP, 0, "none");
 }
 
 void bench_skip(const char *suite, const char *case_name, const char *reason)
@@ -287,6 +303,7 @@ void bench_skip(const char *suite, const char *case_name, const char *reason)
 	jw_obj_end(&w);
 	kprintf("  %-30s skipped: %s\n", case_name, reason);
 	tm_line(jw_finish(&w));
+	lava_skip(suite, case_name);
 }
 
 u32 bench_failed_checks(void)

@@ -205,6 +205,16 @@ static bool cmdline_apply_rep(struct tm_config *cfg, struct cmdline_tok val)
 	return cmdline_parse_bool(val, &cfg->rep);
 }
 
+static bool cmdline_apply_lava(struct tm_config *cfg, struct cmdline_tok val)
+{
+	return cmdline_parse_bool(val, &cfg->lava);
+}
+
+static bool cmdline_apply_fail_check(struct tm_config *cfg, struct cmdline_tok val)
+{
+	return cmdline_parse_bool(val, &cfg->fail_check);
+}
+
 static const struct cmdline_key cmdline_keys[] = {
 	{ "suite", cmdline_apply_suite, "pio, exits, ide, virtio, all" },
 	{ "case", cmdline_apply_case,
@@ -216,6 +226,8 @@ static const struct cmdline_key cmdline_keys[] = {
 	{ "hypercall", cmdline_apply_hypercall, CMDLINE_BOOL_EXPECTED },
 	{ "rep", cmdline_apply_rep, CMDLINE_BOOL_EXPECTED },
 	{ "budget_ms", cmdline_apply_budget, "10..600000" },
+	{ "lava", cmdline_apply_lava, CMDLINE_BOOL_EXPECTED },
+	{ "fail_check", cmdline_apply_fail_check, CMDLINE_BOOL_EXPECTED },
 };
 
 static void cmdline_error(char *err, size_t errlen, const char *fmt, ...)
@@ -285,7 +297,7 @@ static int cmdline_word(struct tm_config *cfg, struct cmdline_tok word,
 		return -EINVAL;
 	}
 	cmdline_error(err, errlen,
-		      "unknown key '%.*s%s' (expected suite, case, samples, quick, verbose, fault, hypercall, rep, budget_ms)",
+		      "unknown key '%.*s%s' (expected suite, case, samples, quick, verbose, fault, hypercall, rep, budget_ms, lava, fail_check)",
 		      cmdline_echo_len(key), key.s, cmdline_echo_more(key));
 	return -EINVAL;
 }
@@ -327,6 +339,32 @@ int cmdline_parse(const char *cmdline, struct tm_config *cfg, char *err,
 	}
 	cmdline_copy(cfg, &tmp);
 	return 0;
+}
+
+bool cmdline_lava_requested(const char *cmdline)
+{
+	static const char key[] = "lava=";
+	const char *p = cmdline ? cmdline : "";
+	bool on = false;
+
+	while (*p) {
+		struct cmdline_tok word = { p, 0 };
+
+		if (cmdline_is_space(*p)) {
+			p++;
+			continue;
+		}
+		while (p[word.len] && !cmdline_is_space(p[word.len]))
+			word.len++;
+		p += word.len;
+		if (word.len < sizeof(key) - 1 ||
+		    kstrncmp(word.s, key, sizeof(key) - 1) != 0)
+			continue;
+		word.s += sizeof(key) - 1;
+		word.len -= sizeof(key) - 1;
+		cmdline_parse_bool(word, &on);	/* a bad value keeps the last */
+	}
+	return on;
 }
 
 /* Match one [...] class at *pp against c; advances *pp past it. */

@@ -11,6 +11,8 @@
  *                   B is on/off, 1/0, yes/no, true/false
  *   fault=F         none, ud, gp, pf, de, bp (test hook)
  *   budget_ms=N     10..600000 (default 2000)
+ *   lava=B          TM_LAVA lines for a LAVA monitor (kernel/lava.h)
+ *   fail_check=B    test hook: report one failing check (hook.fail_check)
  * Duplicate keys: the last one wins.
  */
 #ifndef KERNEL_CMDLINE_H
@@ -34,6 +36,8 @@ struct tm_config {
 	bool hypercall;		/* default on */
 	bool rep;		/* default on; off: REP cases use unrolled loop */
 	u32 budget_ms;		/* per-case budget, default 2000, 10..600000 */
+	bool lava;		/* default off; on: TM_LAVA monitor lines */
+	bool fail_check;	/* test hook: one failing check */
 };
 
 #define SUITE_PIO    (1u << 0)
@@ -53,6 +57,13 @@ void cmdline_defaults(struct tm_config *cfg);
  */
 int cmdline_parse(const char *cmdline, struct tm_config *cfg, char *err,
 		  size_t errlen);
+
+/*
+ * lava=B as the last lava= word of cmdline would set it, even when some
+ * other word is bad: a LAVA job that passed lava=on still gets its failing
+ * TM_LAVA case for a bad command line.
+ */
+bool cmdline_lava_requested(const char *cmdline);
 
 /* True if no case globs were given or any glob matches case_name. */
 bool cmdline_case_selected(const struct tm_config *cfg, const char *case_name);

@@ -8,6 +8,7 @@
 #include "kernel/cmdline.h"
 #include "kernel/bench.h"
 #include "kernel/json.h"
+#include "kernel/lava.h"
 #include "kernel/fmt.h"
 #include "kernel/string.h"
 #include "kernel/version.h"
@@ -37,6 +38,8 @@ static const char *const status_names[] = {
 static void __attribute__((noreturn)) finish(enum tm_status status)
 {
 	tm_end();
+	lava_case("trapmeter.", "status", status == TM_STATUS_OK ? LAVA_PASS :
+		  LAVA_FAIL, status, "status");
 	kprintf("trapmeter END status=%s\n", status_names[status]);
 	debug_exit(status);
 }
@@ -53,6 +56,7 @@ static void emit_error(const char *kind, const char *msg)
 	jw_str(&w, "message", msg);
 	jw_obj_end(&w);
 	tm_line(jw_finish(&w));
+	lava_case("error.", kind, LAVA_FAIL, 0, "none");
 }
 
 static void on_fatal_trap(const struct trap_frame *f)
@@ -74,6 +78,8 @@ static void on_fatal_trap(const struct trap_frame *f)
 	jw_hex(&w, "cr2", read_cr2());
 	jw_obj_end(&w);
 	tm_line(jw_finish(&w));
+	lava_case("exception.", trap_name(f->vector), LAVA_FAIL, f->vector,
+		  "vector");
 	finish(TM_STATUS_EXCEPTION);
 }
 
@@ -171,6 +177,7 @@ void kmain(u32 magic, u32 info)
 	cpuinfo_init();
 	fw_cfg_init();
 	pick_cmdline();
+	lava_init(console_write, cmdline_lava_requested(cmdline));
 	cmdline_defaults(&config);
 	if (cmdline_parse(cmdline, &config, err, sizeof(err)) != 0) {
 		kprintf("error: %s\n", err);
@@ -191,5 +198,8 @@ void kmain(u32 magic, u32 info)
 		bench_skip("ide", "*", "suite not built yet (issue: IDE PIO driver)");
 	if (config.suites & SUITE_VIRTIO)
 		bench_skip("virtio", "*", "suite not built yet (issue: virtio-net ring driver)");
+	if (config.fail_check)
+		bench_check("hook.fail_check", false,
+			    "test hook fail_check=on: fails on purpose");
 	finish(bench_failed_checks() ? TM_STATUS_CHECK_FAILED : TM_STATUS_OK);
 }

@@ -62,7 +62,7 @@ class TallyResult(unittest.TestResult):
     def __init__(self, tally):
         super().__init__()
         self.tally = tally
-        self.started = 0.0
+        self.started = time.monotonic()
 
     def startTest(self, test):
         super().startTest(test)

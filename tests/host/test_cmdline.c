@@ -27,6 +27,7 @@ static void test_defaults(void)
 	CHECK(!cfg.quick && !cfg.verbose);
 	CHECK(cfg.fault == FAULT_NONE);
 	CHECK(cfg.hypercall && cfg.rep);
+	CHECK(!cfg.lava && !cfg.fail_check);
 	CHECK_EQ_U64(cfg.budget_ms, 2000);
 	CHECK_EQ_S64(parse(NULL), 0);
 	CHECK_EQ_S64(parse("  \t\n "), 0);
@@ -74,7 +75,8 @@ static void test_numbers(void)
 
 static void test_bools(void)
 {
-	static const char *const keys[] = { "quick", "verbose", "hypercall", "rep" };
+	static const char *const keys[] = { "quick", "verbose", "hypercall", "rep",
+					    "lava", "fail_check" };
 	static const struct { const char *v; bool b; } vals[] = {
 		{ "1", true }, { "0", false }, { "on", true }, { "off", false },
 		{ "yes", true }, { "no", false }, { "true", true }, { "false", false },
@@ -83,8 +85,10 @@ static void test_bools(void)
 
 	for (size_t k = 0; k < ARRAY_SIZE(keys); k++) {
 		for (size_t v = 0; v < ARRAY_SIZE(vals); v++) {
-			bool *field = k == 0 ? &cfg.quick : k == 1 ? &cfg.verbose :
-				      k == 2 ? &cfg.hypercall : &cfg.rep;
+			bool *const fields[] = { &cfg.quick, &cfg.verbose,
+						 &cfg.hypercall, &cfg.rep,
+						 &cfg.lava, &cfg.fail_check };
+			bool *field = fields[k];
 
 			snprintf(line, sizeof(line), "%s=%s", keys[k], vals[v].v);
 			CHECKF(parse(line) == 0, "%s: %s", line, err);
@@ -183,6 +187,9 @@ static void test_errors(void)
 		{ "bogus", "unknown flag 'bogus' (expected quick, verbose or key=value)" },
 		{ "quick verbose hypercall", "unknown flag 'hypercall'" },
 		{ "samples=5 samples=1", "bad value '1' for key 'samples'" },
+		{ "lava=maybe", "bad value 'maybe' for key 'lava' (expected on, off" },
+		{ "fail_check=", "bad value '' for key 'fail_check' (expected on, off" },
+		{ "lava", "unknown flag 'lava'" },
 	};
 
 	for (size_t i = 0; i < ARRAY_SIZE(bad); i++) {
@@ -305,6 +312,30 @@ static void test_glob(void)
 		       g[i].m ? "true" : "false");
 }
 
+static void test_lava_requested(void)
+{
+	static const struct { const char *line; bool on; } cases[] = {
+		{ NULL, false }, { "", false }, { "quick", false },
+		{ "lava=on", true }, { "lava=1 quick", true },
+		{ "lava=off", false }, { "lava=on lava=off", false },
+		{ "lava=off lava=yes", true },
+		/* a bad word elsewhere must not hide lava=on */
+		{ "lava=on foo=1", true }, { "bogus\tlava=true\n", true },
+		/* a bad lava value keeps the value before it */
+		{ "lava=on lava=maybe", true }, { "lava=maybe", false },
+		{ "lava=", false }, { "xlava=on", false }, { "lava=onx", false },
+	};
+
+	for (size_t i = 0; i < ARRAY_SIZE(cases); i++)
+		CHECKF(cmdline_lava_requested(cases[i].line) == cases[i].on,
+		       "'%s'", cases[i].line ? cases[i].line : "(null)");
+	/* agrees with the parser whenever the line parses */
+	CHECK_EQ_S64(parse("suite=pio lava=on quick"), 0);
+	CHECK(cfg.lava && cmdline_lava_requested("suite=pio lava=on quick"));
+	CHECK_EQ_S64(parse("fail_check=on"), 0);
+	CHECK(cfg.fail_check && !cfg.lava);
+}
+
 static void test_glob_long(void)
 {
 	static char s[20001], p[64];
@@ -332,5 +363,6 @@ int main(void)
 	RUN(test_case_too_long, "cmdline: case= length limit");
 	RUN(test_glob, "cmdline: glob matching table");
 	RUN(test_glob_long, "cmdline: glob backtracking stays linear-ish");
+	RUN(test_lava_requested, "cmdline: lava= found even in a bad line");
 	return check_summary();
 }

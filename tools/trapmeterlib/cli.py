@@ -11,7 +11,7 @@ import sys
 import tempfile
 import traceback
 
-from . import host, qemu, report, status
+from . import host, lava, qemu, report, status
 from .dump import parse_dump
 from .status import Outcome, decide_boot, decide_from_dump
 
@@ -70,7 +70,65 @@ def build_parser():
     par.add_argument("log", metavar="LOG", help="serial log file")
     par.add_argument("--json", metavar="FILE",
                      help="also write results JSON to FILE")
+    add_lava_parsers(sub, fmt)
     return top
+
+
+def add_lava_parsers(sub, fmt):
+    job = sub.add_parser(
+        "lava-job", formatter_class=fmt,
+        help="write a LAVA job definition (device type qemu)",
+        description="Write a LAVA job for the 'qemu' device type: deploy the "
+        "ISO (and the fw_cfg test blob) to tmpfs, boot it with QEMU and turn "
+        "every TM_LAVA line of the guest into a LAVA test case (results: "
+        "median cycles per op; checks, skips, errors, exceptions and the "
+        "final status as pass/fail/skip).")
+    add = job.add_argument
+    add("--iso-url", metavar="URL", default=None,
+        help="http(s)://, ftp:// or file:// URL of trapmeter.iso (default: "
+        "file:// URL of this tree's build/trapmeter.iso)")
+    add("--blob-url", metavar="URL", help="URL of the fw_cfg test blob "
+        "(write it with --write-blob); without it the fw_cfg data check "
+        "is skipped")
+    add("--write-blob", metavar="FILE", help="also write the fw_cfg test "
+        "blob to FILE, for hosting next to the ISO")
+    add("--scratch-url", metavar="URL", help="raw disk image for the ide "
+        "suite's scratch disk")
+    grp = job.add_mutually_exclusive_group()
+    grp.add_argument("--kvm", dest="kvm", action="store_true", default=True,
+                     help="KVM worker: the template adds -cpu host "
+                     "-enable-kvm (default)")
+    grp.add_argument("--no-kvm", dest="kvm", action="store_false",
+                     help="TCG (context no_kvm: true, -cpu max)")
+    add("--cpu", metavar="MODEL", help="extra -cpu MODEL (last -cpu wins), "
+        "e.g. host,-arch-capabilities on a PVM host")
+    add("--suite", metavar="LIST", help="kernel word suite=LIST")
+    add("--case", metavar="GLOBS", help="kernel word case=GLOBS")
+    add("--quick", action="store_true", help="kernel word quick")
+    add("--cmdline", metavar="WORDS", default="",
+        help="extra kernel words (lava=on is always added)")
+    add("--extra-option", metavar="OPT", action="append", default=[],
+        help="append OPT to the QEMU command line (repeatable)")
+    add("--timeout-min", metavar="N", type=int,
+        default=lava.DEFAULT_TEST_MINUTES,
+        help="test action timeout in minutes (default %d)"
+        % lava.DEFAULT_TEST_MINUTES)
+    add("--name", metavar="TEXT", help="job_name")
+    add("-o", "--output", metavar="FILE", help="write the job to FILE "
+        "(default stdout)")
+    imp = sub.add_parser(
+        "import-lava", formatter_class=fmt, epilog=status.EXIT_TABLE,
+        help="turn lava-run logs or LAVA results exports into results.json",
+        description="Read lava-run logs (stderr of lava-run, or a job's "
+        "log from the server) and/or LAVA results exports (JSON or CSV; "
+        "YAML with python3-yaml), one boot per file, and write "
+        "results.json for `trapmeter compare`. From a log the guest's own "
+        "dump is rebuilt from the serial lines, validated (count, CRC) and "
+        "cross-checked against the LAVA test cases.")
+    imp.add_argument("logs", metavar="LOG", nargs="+",
+                     help="lava-run log or results export")
+    imp.add_argument("--json", metavar="FILE", default="results.json",
+                     help="results file (default results.json)")
 
 
 def add_run_parser(sub, fmt):
@@ -461,6 +519,92 @@ def write_parse_json(args, dump, outcome):
         raise OptionError("cannot write %s: %s" % (args.json, exc))
 
 
+# ---------------------------------------------------------------- LAVA
+
+def lava_job_command(args):
+    for name in ("suite", "case"):
+        value = getattr(args, name)
+        if value is not None and (not value or any(c.isspace()
+                                                   for c in value)):
+            raise OptionError("--%s must be a non-empty word without spaces "
+                              "(got %r)" % (name, value))
+    iso_url = args.iso_url or "file://" + os.path.join(repo_root(),
+                                                        qemu.ISO_REL)
+    try:
+        job = lava.build_job(iso_url, kvm=args.kvm, suite=args.suite,
+                             case=args.case, quick=args.quick,
+                             cmdline=args.cmdline, blob_url=args.blob_url,
+                             cpu=args.cpu, test_minutes=args.timeout_min,
+                             job_name=args.name, extra=args.extra_option,
+                             urls={"scratch_url": args.scratch_url})
+    except lava.LavaError as exc:
+        raise OptionError(str(exc))
+    text = lava.job_yaml(job)
+    if args.write_blob:
+        _write_file(args.write_blob, qemu.make_blob())
+    if args.output:
+        _write_file(args.output, text.encode("utf-8"))
+    else:
+        sys.stdout.write(text)
+        sys.stdout.flush()
+    return status.OK
+
+
+def _write_file(path, data):
+    try:
+        with open(path, "wb") as fh:
+            fh.write(data)
+    except OSError as exc:
+        raise OptionError("cannot write %s: %s" % (path, exc.strerror or exc))
+
+
+def import_lava_command(args):
+    runs, boots, worst = [], [], status.OK
+    for index, path in enumerate(args.logs):
+        try:
+            run = lava.load(path)
+        except lava.LavaError as exc:
+            raise OptionError(str(exc))
+        entry, outcome = lava.boot_from_run(index, run)
+        runs.append(run)
+        boots.append(entry)
+        worst = max(worst, outcome.code)
+        info = entry["lava"]
+        say("%s: %d trapmeter test case(s), %s @tm result(s), job result %s, "
+            "status %s" % (path, info["test_cases"],
+                           info.get("dump_results", "no"),
+                           info["job_result"] or "?", outcome.name))
+        for message in outcome.messages:
+            say(message)
+    host_obj, argv = lava.host_from_runs(runs)
+    run0 = next((b["run"] for b in boots if b.get("run")), None) or {}
+    config = {"accel": host_obj["accel"], "boot": "iso", "firmware":
+              run0.get("firmware"), "machine": None,
+              "cmdline": run0.get("cmdline"), "qemu_argv": argv,
+              "source": "lava", "source_logs": list(args.logs)}
+    summary = None
+    if len(boots) > 1:
+        results = report.aggregate_results([b["results"] for b in boots])
+        summary = {"boots": len(boots), "results": results}
+    good = [b for b in boots if b["results"]]
+    if good:
+        results = summary["results"] if summary else good[0]["results"]
+        checks = report.aggregate_checks([b["checks"] for b in boots])
+        skips = report.aggregate_skips([b["skips"] for b in boots])
+        info = {"accel": host_obj["accel"], "boot": "lava", "firmware": None,
+                "wall_s": None, "title": "LAVA, %d log(s)" % len(boots)}
+        sys.stdout.write(report.render_report(run0 or None, info, results,
+                                              checks, skips))
+        sys.stdout.flush()
+    doc = report.results_document(host_obj, config, boots, worst, (),
+                                  summary)
+    try:
+        report.write_json_atomic(args.json, doc)
+    except OSError as exc:
+        raise OptionError("cannot write %s: %s" % (args.json, exc))
+    return worst
+
+
 # ---------------------------------------------------------------- main
 
 def _raise_interrupt(_signum, _frame):
@@ -476,8 +620,12 @@ def dispatch(argv):
         raise OptionError("'--' QEMU arguments are only accepted by 'run'")
     if args.command == "parse":
         return parse_command(args)
-    raise OptionError("a command is required: run or parse (see '%s --help')"
-                      % PROG)
+    if args.command == "lava-job":
+        return lava_job_command(args)
+    if args.command == "import-lava":
+        return import_lava_command(args)
+    raise OptionError("a command is required: run, parse, lava-job or "
+                      "import-lava (see '%s --help')" % PROG)
 
 
 def main(argv=None):
