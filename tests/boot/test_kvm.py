@@ -8,8 +8,7 @@ import unittest
 
 from tests.boot.common import kvm_usable, need_build, run
 
-CASES = ("fwcfg.in8.single.4096,fwcfg.in8.rep.4096,"
-         "pic.in8.single.512,fwcfg.in8.single.512")
+CASES = "fwcfg.in8.single.4096,fwcfg.in8.rep.4096,pic.in8.single.4096"
 
 
 class KvmRatios(unittest.TestCase):
@@ -20,7 +19,7 @@ class KvmRatios(unittest.TestCase):
             raise unittest.SkipTest(f"KVM cannot run a VM here: {why}")
         need_build(cls, "build/trapmeter.elf")
         cls.b = run("--accel", "kvm", "--boot", "direct", "--suite", "pio",
-                    "--case", CASES, "--cmdline", "samples=5 budget_ms=500",
+                    "--case", CASES, "--cmdline", "samples=9 budget_ms=1500",
                     "--timeout", "600", timeout=700)
 
     def test_status_ok(self):
@@ -35,8 +34,10 @@ class KvmRatios(unittest.TestCase):
                                 f"inb loop {single} vs rep insb {rep} cycles per 4096 B")
 
     def test_in_kernel_port_cheaper_than_qemu_port(self):
-        kernel = self.b.result("pic.in8.single.512")["cycles"]["median"] / 512
-        user = self.b.result("fwcfg.in8.single.512")["cycles"]["median"] / 513
+        # the fastest sample of each: the one least disturbed by other load
+        # on a shared host (the two cases run at different moments)
+        kernel = self.b.result("pic.in8.single.4096")["cycles"]["min"] / 4096
+        user = self.b.result("fwcfg.in8.single.4096")["cycles"]["min"] / 4097
         self.assertLess(kernel, user, f"in-kernel {kernel:.0f} vs QEMU {user:.0f} cycles per in")
 
 
