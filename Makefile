@@ -51,6 +51,7 @@ C_SRCS := \
 	kernel/json.c \
 	kernel/main.c \
 	kernel/model.c \
+	kernel/phase_sync.c \
 	kernel/stats.c \
 	kernel/string.c \
 	kernel/suites/exits.c \

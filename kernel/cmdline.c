@@ -205,6 +205,11 @@ static bool cmdline_apply_rep(struct tm_config *cfg, struct cmdline_tok val)
 	return cmdline_parse_bool(val, &cfg->rep);
 }
 
+static bool cmdline_apply_sync(struct tm_config *cfg, struct cmdline_tok val)
+{
+	return cmdline_parse_bool(val, &cfg->sync);
+}
+
 static const struct cmdline_key cmdline_keys[] = {
 	{ "suite", cmdline_apply_suite, "pio, exits, ide, virtio, all" },
 	{ "case", cmdline_apply_case,
@@ -215,6 +220,7 @@ static const struct cmdline_key cmdline_keys[] = {
 	{ "fault", cmdline_apply_fault, "none, ud, gp, pf, de, bp" },
 	{ "hypercall", cmdline_apply_hypercall, CMDLINE_BOOL_EXPECTED },
 	{ "rep", cmdline_apply_rep, CMDLINE_BOOL_EXPECTED },
+	{ "sync", cmdline_apply_sync, CMDLINE_BOOL_EXPECTED },
 	{ "budget_ms", cmdline_apply_budget, "10..600000" },
 };
 
@@ -285,7 +291,7 @@ static int cmdline_word(struct tm_config *cfg, struct cmdline_tok word,
 		return -EINVAL;
 	}
 	cmdline_error(err, errlen,
-		      "unknown key '%.*s%s' (expected suite, case, samples, quick, verbose, fault, hypercall, rep, budget_ms)",
+		      "unknown key '%.*s%s' (expected suite, case, samples, quick, verbose, fault, hypercall, rep, sync, budget_ms)",
 		      cmdline_echo_len(key), key.s, cmdline_echo_more(key));
 	return -EINVAL;
 }

@@ -11,7 +11,7 @@ import sys
 import tempfile
 import traceback
 
-from . import host, qemu, report, status
+from . import exitcount, host, junit, qemu, report, status
 from .dump import parse_dump
 from .status import Outcome, decide_boot, decide_from_dump
 
@@ -108,6 +108,16 @@ def add_run_parser(sub, fmt):
     add("--qemu", metavar="PATH", default="qemu-system-x86_64",
         help="QEMU binary (default qemu-system-x86_64)")
     add("--no-build", action="store_true", help="do not run make")
+    add("--count-exits", dest="count_exits", action="store_true",
+        default=None, help="measure VM exits per op from QMP query-stats "
+        "(default on under KVM; adds kernel word sync=on)")
+    add("--no-count-exits", dest="count_exits", action="store_false",
+        help="do not count exits (no QMP, no sync points)")
+    add("--kernel-irqchip", choices=("on", "off"), default="on",
+        help="KVM: -accel kvm,kernel-irqchip=on|off (off: PIC/ELCR ports "
+        "become QEMU round trips; default on)")
+    add("--junit", metavar="FILE", help="also write JUnit XML: one "
+        "testcase per check, skip and boot status")
     add("-v", "--verbose", action="store_true",
         help="show every case, the QEMU command line and QEMU's stderr")
 
@@ -208,9 +218,12 @@ class RunSession:
         self.config = {"accel": args.accel, "boot": args.boot,
                        "firmware": args.firmware, "machine": args.machine,
                        "cmdline": None, "qemu_argv": None,
-                       "repeat": args.repeat}
+                       "repeat": args.repeat,
+                       "kernel_irqchip": args.kernel_irqchip,
+                       "count_exits": None}
         self.boots = []
         self.summary = None
+        self.count_exits = False
         self.detailed = args.verbose or sys.stderr.isatty()
 
     def write_json(self, code, messages=()):
@@ -250,14 +263,20 @@ def prepare(session):
         say("warning: KVM flavour is %s: absolute cycle counts are not "
             "representative of hardware-virtualised (VT-x/AMD-V) hosts; "
             "ratios and exit counts are" % flavour)
+    count = decide_count_exits(args, accel)
     words, notes = qemu.kernel_words(args.suite, args.case, args.quick,
                                      args.cmdline,
                                      flavour if accel == "kvm" else None)
+    if count:
+        words.append("sync=on")
     for note in notes:
         say(note)
     cfg = qemu.RunConfig(repo_root=root, accel=accel, boot=args.boot,
                          firmware=args.firmware, machine=args.machine,
-                         words=words, extra=session.extra, qemu=qemu_bin)
+                         words=words, extra=session.extra, qemu=qemu_bin,
+                         kernel_irqchip=args.kernel_irqchip)
+    session.count_exits = count
+    session.config["count_exits"] = count
     session.host = host.host_info(qemu_bin, accel, flavour)
     session.config.update(accel=accel, accel_requested=args.accel,
                           cmdline=cfg.cmdline)
@@ -266,6 +285,18 @@ def prepare(session):
         say("warning: %s does not exist (run make?)"
             % os.path.relpath(image, root))
     return cfg
+
+
+def decide_count_exits(args, accel):
+    """Count exits under KVM unless --no-count-exits; under TCG say once
+    that there are none."""
+    if accel != "kvm":
+        if args.count_exits:
+            say("--count-exits: " + exitcount.TCG_NOTE)
+        return False
+    if args.kernel_irqchip == "off":
+        say("kernel-irqchip=off: the PIC/ELCR ports are handled by QEMU")
+    return args.count_exits is not False
 
 
 def run_command(args, extra):
@@ -285,13 +316,25 @@ def run_command(args, extra):
         raise
     if not session.write_json(code) and code == status.OK:
         code = status.BAD_INPUT
+    if args.junit:
+        write_run_junit(args.junit, session)
     return code
+
+
+def write_run_junit(path, session):
+    try:
+        junit.write(path, junit.run_suite(session.boots, session.config))
+    except OSError as exc:
+        raise OptionError("cannot write --junit %s: %s"
+                          % (path, exc.strerror or exc))
 
 
 def run_boots(session, cfg, tmpdir):
     """Boot --repeat times; the worst status wins, 2-6 stop early."""
     args = session.args
     qemu.prepare_tmpdir(cfg, tmpdir)
+    if session.count_exits:
+        cfg.qmp_path = exitcount.qmp.socket_path(tmpdir)
     argv = qemu.build_argv(cfg, tmpdir)
     session.config["qemu_argv"] = argv
     if args.verbose:
@@ -326,9 +369,14 @@ def one_boot(session, cfg, argv, tmpdir, index, timeout):
         log = open(lpath, "wb") if lpath else None
     except OSError as exc:
         raise OptionError("cannot write --log %s: %s" % (lpath, exc.strerror))
+    counter = None
+    if cfg.qmp_path:
+        _remove_quietly(cfg.qmp_path)
+        counter = exitcount.ExitCounter(cfg.qmp_path, say)
     try:
         boot = qemu.run_boot(argv, timeout, stderr_path, log,
-                             session.on_record)
+                             session.on_record,
+                             counter.on_sync if counter else None)
     except qemu.QemuStartError as exc:
         outcome = Outcome(status.QEMU_ERROR, [str(exc)])
         session.boots.append(report.boot_entry(index, outcome, None, None,
@@ -338,6 +386,9 @@ def one_boot(session, cfg, argv, tmpdir, index, timeout):
     finally:
         if log:
             log.close()
+        if counter:
+            counter.close()
+    count_boot_exits(counter, cfg, boot.dump)
     outcome = decide_boot(boot.dump, boot.rc, boot.timed_out, timeout,
                           boot.fatal)
     session.boots.append(report.boot_entry(index, outcome, boot.dump,
@@ -349,6 +400,24 @@ def one_boot(session, cfg, argv, tmpdir, index, timeout):
         say("boot %d/%d: %s (%.1f s)" % (index + 1, args.repeat,
                                          outcome.name, boot.wall_s))
     return outcome, boot.dump, boot.wall_s
+
+
+def _remove_quietly(path):
+    try:
+        os.unlink(path)
+    except OSError:
+        pass
+
+
+def count_boot_exits(counter, cfg, dump):
+    """Fill measured exits into the boot's results (null with a reason when
+    not counted)."""
+    if counter is not None:
+        counter.apply(dump.results)
+    elif cfg.accel == "kvm":
+        exitcount.mark_uncounted(dump.results, "--no-count-exits")
+    else:
+        exitcount.mark_uncounted(dump.results, exitcount.TCG_NOTE)
 
 
 def check_cmdline(dump, cfg):
