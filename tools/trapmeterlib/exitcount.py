@@ -135,8 +135,10 @@ def window_deltas(group, sync):
         vals = [_int(s.get(name)) for s in snaps]
         if None in vals:
             continue
+        moved = (m1[name] - m0[name]) + (i1[name] - i0[name])
         delta = (m1[name] - m0[name]) - (i1[name] - i0[name])
-        if name in POLLED:
+        # a counter that never moved (io_exits on PVM) counted no polls
+        if name in POLLED and moved:
             delta -= (sync["polls_m1"] - 1) - (sync["polls_i1"] - 1)
         deltas[name] = delta
     return deltas
