@@ -2,6 +2,7 @@
 #   make            build/trapmeter.elf and build/trapmeter.iso
 #   make run        boot it under QEMU (KVM when usable) and print results
 #   make test       host unit tests + boot tests; ends "N passed, N failed, N skipped"
+#   make acceptance KVM acceptance of `trapmeter compare` (minutes)
 #   make V=1        show full commands
 
 .DELETE_ON_ERROR:
@@ -74,7 +75,7 @@ HOST_DEPS_bootinfo := kernel/bootinfo.c kernel/string.c
 HOST_DEPS_model    := kernel/model.c
 HOST_BINS := $(HOST_TESTS:%=$(BUILD)/host/test_%)
 
-.PHONY: all iso elf run bench test host-tests deps clean
+.PHONY: all iso elf run bench test acceptance host-tests deps clean
 all: $(ELF) $(ISO)
 elf: $(ELF)
 iso: $(ISO)
@@ -123,6 +124,11 @@ bench: deps all
 
 test: deps all host-tests
 	$(Q)$(PYTHON) tests/run_tests.py
+
+# KVM acceptance of `trapmeter compare` (A/A, kernel-irqchip off, rep=off;
+# a few minutes): see tests/acceptance/test_kvm_compare.py
+acceptance: deps all
+	$(Q)$(PYTHON) tests/run_tests.py --acceptance
 
 clean:
 	rm -rf $(BUILD)

@@ -218,18 +218,38 @@ class Obs:
     def __init__(self, value, quantiles=None, n=1):
         self.value = value
         self.quantiles = quantiles      # [(p, v)] ascending, or None
+        self.ps = [p for p, _v in quantiles] if quantiles else None
         self.n = n
 
     def draw(self, rng):
         if not self.quantiles or self.n < 2:
             return self.value
-        k = (self.n + 1) // 2
-        u = rng.betavariate(k, self.n + 1 - k)
-        return _interp(self.quantiles, u)
+        return _interp(self.quantiles, median_quantile(rng, self.n),
+                       self.ps)
 
 
-def _interp(points, u):
-    ps = [p for p, _v in points]
+BETA_POOL = 4096
+_beta_pools = {}
+
+
+def median_quantile(rng, n):
+    """The quantile at which the median of n samples falls: Beta(k,
+    n+1-k), k = (n+1)//2.  Drawn from a pool per n (filled from the same
+    seeded generator), because betavariate is slow in Python."""
+    key = (id(rng), n)
+    pool = _beta_pools.get(key)
+    if pool is None:
+        if len(_beta_pools) > 256:
+            _beta_pools.clear()
+        k = (n + 1) // 2
+        pool = [rng.betavariate(k, n + 1 - k) for _ in range(BETA_POOL)]
+        _beta_pools[key] = pool
+    return pool[int(rng.random() * BETA_POOL)]
+
+
+def _interp(points, u, ps=None):
+    if ps is None:
+        ps = [p for p, _v in points]
     i = bisect.bisect_left(ps, u)
     if i <= 0:
         return points[0][1]
@@ -284,8 +304,8 @@ def bootstrap_ci(base, cand, rng, resamples, floor=None):
     """(point ratio, lo, hi) of median(cand) / median(base)."""
     def med(obs_list, draw):
         if draw:
-            picks = [obs_list[rng.randrange(len(obs_list))]
-                     for _ in obs_list]
+            m = len(obs_list)
+            picks = [obs_list[int(rng.random() * m)] for _ in obs_list]
             vals = [o.draw(rng) for o in picks]
         else:
             vals = [o.value for o in obs_list]
@@ -501,7 +521,9 @@ def _annotate(rows, eb, ec, exits_changed):
             row.notes.append(exits_changed)
         if impl[0] != impl[1]:
             row.notes.append("REP implementation %s -> %s" % impl)
-        if row.verdict == "regression" and row.slowdown:
+        if row.metric == "exits_per_op":
+            pass        # the exit-path note says it
+        elif row.verdict == "regression" and row.slowdown:
             row.notes.append("%.2fx slower" % row.slowdown)
         elif row.verdict == "improvement" and row.slowdown:
             row.notes.append("%.2fx faster" % (1.0 / row.slowdown))
