@@ -295,6 +295,10 @@ def prepare(session):
         say("warning: KVM flavour is %s: absolute cycle counts are not "
             "representative of hardware-virtualised (VT-x/AMD-V) hosts; "
             "ratios and exit counts are" % flavour)
+    if args.kernel_irqchip == "off":
+        say("kernel-irqchip=off: the PIC/ELCR ports are handled by QEMU"
+            if accel == "kvm" else "--kernel-irqchip applies to KVM only; "
+            "ignored under TCG")
     count = decide_count_exits(args, accel)
     words, notes = qemu.kernel_words(args.suite, args.case, args.quick,
                                      args.cmdline,
@@ -326,8 +330,6 @@ def decide_count_exits(args, accel):
         if args.count_exits:
             say("--count-exits: " + exitcount.TCG_NOTE)
         return False
-    if args.kernel_irqchip == "off":
-        say("kernel-irqchip=off: the PIC/ELCR ports are handled by QEMU")
     return args.count_exits is not False
 
 
