@@ -51,6 +51,17 @@ class Arithmetic(unittest.TestCase):
         res = exitcount.fill_result(result(polls_i1=20), snaps(0, 900, 0, 100))
         self.assertEqual(res["exit_stats_per_op"]["io_exits"], 0)
 
+    def test_too_few_exits_for_a_cost(self):
+        # 4 exits over 3 ops (elcr.out8.single.4096 on PVM): noise, no cost
+        res = exitcount.fill_result(result(ops=3), snaps(0, 104, 0, 100))
+        self.assertAlmostEqual(res["exits_measured"], 4 / 3, places=3)
+        self.assertIsNone(res["cycles_per_exit"])
+        self.assertIn("too few", res["exits_note"])
+        # 400 exits but 700 background ticks in the idle window: noise too
+        res = exitcount.fill_result(result(ops=300), snaps(0, 1100, 0, 700))
+        self.assertIsNone(res["cycles_per_exit"])
+        self.assertEqual(res["exits_background"], 700)
+
     def test_invalid_counts_are_null_with_a_reason(self):
         res = exitcount.fill_result(result(timeouts=2), snaps(0, 1, 2, 3))
         self.assertIsNone(res["exits_measured"])

@@ -653,7 +653,8 @@ def dispatch(argv):
         return parse_command(args)
     if args.command == "compare":
         return compare_command(args)
-    raise OptionError("a command is required: run, parse or compare (see '%s --help')"
+    raise OptionError("a command is required: run, parse or compare "
+                      "(see '%s --help')"
                       % PROG)
 
 

@@ -287,7 +287,9 @@ def observations(res):
     exits = _num(res.get("exits_measured"))
     if exits is not None:
         out["exits_per_op"] = (Obs(exits), True)
-        if median is not None and exits >= EXITS_FLOOR:
+        # the runner leaves cycles_per_exit null when the count is noise
+        if median is not None and exits >= EXITS_FLOOR and \
+                _num(res.get("cycles_per_exit")) is not None:
             out["cycles_per_exit"] = (Obs(median / exits, cycle_quantiles(
                 res, 1.0 / exits), n), True)
     for key, value in res.items():

@@ -21,8 +21,12 @@ SYNC_BYTE = b"s"
 PHASES = ("m0", "m1", "i0", "i1")
 # Counters that also count the guest's polls of the UART status register.
 POLLED = ("exits", "io_exits")
-# Below this many exits per op a cycles/exit figure means nothing.
+# Below this many exits per op, or fewer exits in the whole window than
+# this or than the idle window's background (on a software backend that
+# ticks with emulated instructions, hundreds per second), a cycles/exit
+# figure means nothing.
 MIN_EXITS_FOR_COST = 0.5
+MIN_WINDOW_EXITS_FOR_COST = 64
 MODEL_TOLERANCE = 0.10
 TCG_NOTE = ("TCG has no VM exits: exits_measured and cycles_per_exit stay "
             "null")
@@ -125,23 +129,26 @@ def _ops(res):
 
 
 def window_deltas(group, sync):
-    """{counter: exits over the whole measured phase} (pure)."""
+    """({counter: exits over the whole measured phase}, {counter: exits of
+    the idle window: the background the result is measured against})."""
     snaps = [group.get(p) for p in PHASES]
     if any(not isinstance(s, dict) for s in snaps):
-        return None
+        return None, None
     m0, m1, i0, i1 = snaps
-    deltas = {}
+    deltas, idle = {}, {}
     for name in m0:
         vals = [_int(s.get(name)) for s in snaps]
         if None in vals:
             continue
         moved = (m1[name] - m0[name]) + (i1[name] - i0[name])
-        delta = (m1[name] - m0[name]) - (i1[name] - i0[name])
+        busy, rest = m1[name] - m0[name], i1[name] - i0[name]
         # a counter that never moved (io_exits on PVM) counted no polls
         if name in POLLED and moved:
-            delta -= (sync["polls_m1"] - 1) - (sync["polls_i1"] - 1)
-        deltas[name] = delta
-    return deltas
+            busy -= sync["polls_m1"] - 1
+            rest -= sync["polls_i1"] - 1
+        deltas[name] = busy - rest
+        idle[name] = rest
+    return deltas, idle
 
 
 def choose_counter(res, deltas):
@@ -155,7 +162,7 @@ def choose_counter(res, deltas):
 def _empty(res, why):
     res.update(exits_measured=None, cycles_per_exit=None, exits_counter=None,
                exit_stats_per_op=None, exits_model_mismatch=None,
-               exits_note=why)
+               exits_background=None, exits_note=why)
     return res
 
 
@@ -178,7 +185,7 @@ def fill_result(res, group, failed=None):
         return _empty(res, "guest timed out waiting at %d sync point(s): "
                       "count invalid" % sync["timeouts"])
     ops = _ops(res)
-    deltas = window_deltas(group, sync) if group else None
+    deltas, idle = window_deltas(group, sync) if group else (None, None)
     if ops is None or not deltas:
         return _empty(res, "no counter snapshots for this case (host "
                       "offers no vCPU stats?)")
@@ -190,15 +197,21 @@ def fill_result(res, group, failed=None):
                exit_stats_per_op={k: round(v / ops, 3)
                                   for k, v in sorted(deltas.items())},
                exits_note=None)
-    _cost_and_model(res, per_op)
+    res["exits_background"] = idle[counter]
+    _cost_and_model(res, per_op, deltas[counter], idle[counter])
     return res
 
 
-def _cost_and_model(res, per_op):
+def _cost_and_model(res, per_op, window_exits, background):
     cycles = res.get("cycles")
     median = cycles.get("median") if isinstance(cycles, dict) else None
     res["cycles_per_exit"] = None
-    if isinstance(median, (int, float)) and per_op >= MIN_EXITS_FOR_COST:
+    floor = max(MIN_WINDOW_EXITS_FOR_COST, background)
+    if per_op >= MIN_EXITS_FOR_COST and window_exits < floor:
+        res["exits_note"] = ("%d exits in the window against %d in the idle "
+                             "window: too few to attribute a cost per exit"
+                             % (window_exits, background))
+    elif isinstance(median, (int, float)) and per_op >= MIN_EXITS_FOR_COST:
         res["cycles_per_exit"] = round(median / per_op, 1)
     model = res.get("exits_model")
     res["exits_model_mismatch"] = None
