@@ -3,6 +3,7 @@
 #   make run        boot it under QEMU (KVM when usable) and print results
 #   make test       host unit tests + boot tests; ends "N passed, N failed, N skipped"
 #   make lava-test  only the LAVA tests (lava-run on the ISO under TCG)
+#   make acceptance KVM acceptance of `trapmeter compare` (minutes)
 #   make V=1        show full commands
 
 .DELETE_ON_ERROR:
@@ -53,6 +54,7 @@ C_SRCS := \
 	kernel/lava.c \
 	kernel/main.c \
 	kernel/model.c \
+	kernel/phase_sync.c \
 	kernel/stats.c \
 	kernel/string.c \
 	kernel/suites/exits.c \
@@ -76,7 +78,7 @@ HOST_DEPS_model    := kernel/model.c
 HOST_DEPS_lava     := kernel/lava.c kernel/fmt.c kernel/string.c
 HOST_BINS := $(HOST_TESTS:%=$(BUILD)/host/test_%)
 
-.PHONY: all iso elf run bench test lava-test host-tests deps clean
+.PHONY: all iso elf run bench test lava-test acceptance host-tests deps clean
 all: $(ELF) $(ISO)
 elf: $(ELF)
 iso: $(ISO)
@@ -128,6 +130,11 @@ test: deps all host-tests
 
 lava-test: deps all host-tests
 	$(Q)$(PYTHON) tests/run_tests.py lava
+
+# KVM acceptance of `trapmeter compare` (A/A, kernel-irqchip off, rep=off;
+# a few minutes): see tests/acceptance/test_kvm_compare.py
+acceptance: deps all
+	$(Q)$(PYTHON) tests/run_tests.py --acceptance
 
 clean:
 	rm -rf $(BUILD)

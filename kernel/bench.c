@@ -192,6 +192,19 @@ static void emit_cycles(struct jw *w, const struct stats *s)
 	jw_obj_end(w);
 }
 
+/* What the host needs to turn its counter snapshots into exits per op. */
+static void emit_sync(struct jw *w, const struct sync_record *s)
+{
+	jw_key_obj(w, "sync");
+	jw_u64(w, "polls_m0", s->polls[SYNC_M0]);
+	jw_u64(w, "polls_m1", s->polls[SYNC_M1]);
+	jw_u64(w, "polls_i0", s->polls[SYNC_I0]);
+	jw_u64(w, "polls_i1", s->polls[SYNC_I1]);
+	jw_u64(w, "timeouts", s->timeouts);
+	jw_u64(w, "idle_cycles", s->idle_cycles);
+	jw_obj_end(w);
+}
+
 static void emit_result(const struct bench_case *c, const struct bench_result *r)
 {
 	char line[JSON_LINE_MAX], per_unit[32], per_exit[32];
@@ -221,6 +234,9 @@ static void emit_result(const struct bench_case *c, const struct bench_result *r
 	jw_dec(&w, "ns_median", tsc_cycles_to_ps(r->cycles.median), 1000, 1);
 	jw_u64(&w, "exits_model", r->exits_model);
 	jw_dec(&w, "cycles_per_exit_model", r->cycles.median, r->exits_model, 1);
+	jw_u64(&w, "ops", (u64)r->cycles.n * r->iters);
+	if (bench_cfg->sync)
+		emit_sync(&w, &r->sync);
 	jw_obj_end(&w);
 	tm_line(jw_finish(&w));
 	lava_case("", c->name, r->mismatches ? LAVA_FAIL : LAVA_PASS,
@@ -233,11 +249,37 @@ static void emit_result(const struct bench_case *c, const struct bench_result *r
 		r->cycles.median, per_unit, r->exits_model, per_exit);
 }
 
+/*
+ * The timed samples; with sync=on bracketed by phase points, followed by
+ * an idle phase of the same length and the same sync traffic that the host
+ * subtracts (background exits, sync lines).
+ */
+static void measure(const struct bench_case *c, u8 *buf, struct bench_result *r, u32 n)
+{
+	bool sync = bench_cfg->sync;
+	u64 t0, t1;
+	u32 i;
+
+	if (sync)
+		sync_point(c->name, SYNC_M0, &r->sync);
+	t0 = tsc_begin();
+	for (i = 0; i < n; i++)
+		samples[i] = timed(c, buf, r->iters) / r->iters;
+	t1 = tsc_end();
+	if (!sync)
+		return;
+	sync_point(c->name, SYNC_M1, &r->sync);
+	sync_point(c->name, SYNC_I0, &r->sync);
+	r->sync.idle_cycles = t1 - t0;
+	sync_idle(t1 - t0);
+	sync_point(c->name, SYNC_I1, &r->sync);
+}
+
 int bench_run(const struct bench_case *c, struct bench_result *r)
 {
 	u8 *buf = buffer + c->buf_offset;
 	const char *why;
-	u32 n, i;
+	u32 n;
 
 	if (!cmdline_case_selected(bench_cfg, c->name))
 		return -1;
@@ -248,8 +290,7 @@ int bench_run(const struct bench_case *c, struct bench_result *r)
 	emit_case_start(c);
 	kmemset(r, 0, sizeof(*r));
 	n = plan(c, buf, &r->iters);
-	for (i = 0; i < n; i++)
-		samples[i] = timed(c, buf, r->iters) / r->iters;
+	measure(c, buf, r, n);
 	stats_compute(samples, n, &r->cycles);
 	r->exits_model = c->exits_model ? c->exits_model(c, buf) : 0;
 	if (c->verify)

@@ -9,6 +9,7 @@
 #include "kernel/types.h"
 #include "kernel/stats.h"
 #include "kernel/cmdline.h"
+#include "kernel/phase_sync.h"
 
 enum bench_handler { HANDLER_NONE, HANDLER_USER, HANDLER_KERNEL };
 enum bench_dir { DIR_NONE, DIR_IN, DIR_OUT };
@@ -48,6 +49,7 @@ struct bench_result {
 	u64 iters;               /* operations per sample */
 	u32 exits_model;         /* per operation */
 	u32 mismatches;          /* from verify, 0 when none */
+	struct sync_record sync; /* sync=on: phase points for exit counting */
 };
 
 #define BENCH_BUF_SIZE   (65536 + 2 * 4096)

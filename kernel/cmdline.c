@@ -215,6 +215,11 @@ static bool cmdline_apply_fail_check(struct tm_config *cfg, struct cmdline_tok v
 	return cmdline_parse_bool(val, &cfg->fail_check);
 }
 
+static bool cmdline_apply_sync(struct tm_config *cfg, struct cmdline_tok val)
+{
+	return cmdline_parse_bool(val, &cfg->sync);
+}
+
 static const struct cmdline_key cmdline_keys[] = {
 	{ "suite", cmdline_apply_suite, "pio, exits, ide, virtio, all" },
 	{ "case", cmdline_apply_case,
@@ -225,6 +230,7 @@ static const struct cmdline_key cmdline_keys[] = {
 	{ "fault", cmdline_apply_fault, "none, ud, gp, pf, de, bp" },
 	{ "hypercall", cmdline_apply_hypercall, CMDLINE_BOOL_EXPECTED },
 	{ "rep", cmdline_apply_rep, CMDLINE_BOOL_EXPECTED },
+	{ "sync", cmdline_apply_sync, CMDLINE_BOOL_EXPECTED },
 	{ "budget_ms", cmdline_apply_budget, "10..600000" },
 	{ "lava", cmdline_apply_lava, CMDLINE_BOOL_EXPECTED },
 	{ "fail_check", cmdline_apply_fail_check, CMDLINE_BOOL_EXPECTED },
@@ -297,7 +303,7 @@ static int cmdline_word(struct tm_config *cfg, struct cmdline_tok word,
 		return -EINVAL;
 	}
 	cmdline_error(err, errlen,
-		      "unknown key '%.*s%s' (expected suite, case, samples, quick, verbose, fault, hypercall, rep, budget_ms, lava, fail_check)",
+		      "unknown key '%.*s%s' (expected suite, case, samples, quick, verbose, fault, hypercall, rep, sync, budget_ms, lava, fail_check)",
 		      cmdline_echo_len(key), key.s, cmdline_echo_more(key));
 	return -EINVAL;
 }

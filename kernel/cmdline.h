@@ -7,7 +7,7 @@
  *   suite=LIST      comma list of pio, exits, ide, virtio, all
  *   case=GLOBS      comma list of up to 8 globs (* ? [abc] [a-z] [!a])
  *   samples=N       3..10000 (default 31)
- *   quick=B verbose=B hypercall=B rep=B
+ *   quick=B verbose=B hypercall=B rep=B sync=B
  *                   B is on/off, 1/0, yes/no, true/false
  *   fault=F         none, ud, gp, pf, de, bp (test hook)
  *   budget_ms=N     10..600000 (default 2000)
@@ -35,6 +35,7 @@ struct tm_config {
 	enum cmdline_fault fault;	/* exception-raising test hook */
 	bool hypercall;		/* default on */
 	bool rep;		/* default on; off: REP cases use unrolled loop */
+	bool sync;		/* default off; on: phase sync with the host (exit counting) */
 	u32 budget_ms;		/* per-case budget, default 2000, 10..600000 */
 	bool lava;		/* default off; on: TM_LAVA monitor lines */
 	bool fail_check;	/* test hook: one failing check */

@@ -132,6 +132,7 @@ static void emit_run_line(void)
 	jw_u64(&w, "samples", config.samples);
 	jw_bool(&w, "quick", config.quick);
 	jw_bool(&w, "rep", config.rep);
+	jw_bool(&w, "sync", config.sync);
 	jw_u64(&w, "budget_ms", config.budget_ms);
 	jw_obj_end(&w);
 	tm_line(jw_finish(&w));

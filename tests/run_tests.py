@@ -90,10 +90,10 @@ class TallyResult(unittest.TestResult):
         self.tally.line("FAIL", self._name(test), "unexpected success")
 
 
-def run_python(tally, only):
+def run_python(tally, only, subdirs=("tests/host", "tests/boot")):
     sys.path.insert(0, ROOT)
     loader = unittest.TestLoader()
-    for sub in ("tests/host", "tests/boot"):
+    for sub in subdirs:
         start = os.path.join(ROOT, sub)
         if not os.path.isdir(start):
             continue
@@ -117,8 +117,11 @@ def main():
     tally = Tally()
     t0 = time.monotonic()
     os.chdir(ROOT)
-    run_host_binaries(tally, only)
-    run_python(tally, only)
+    if only[:1] == ["--acceptance"]:      # make acceptance: KVM, minutes
+        run_python(tally, only[1:], ("tests/acceptance",))
+    else:
+        run_host_binaries(tally, only)
+        run_python(tally, only)
     print(f"# {time.monotonic() - t0:.0f} s")
     print(f"{tally.passed} passed, {tally.failed} failed, {tally.skipped} skipped")
     return 1 if tally.failed else 0

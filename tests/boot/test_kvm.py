@@ -33,6 +33,20 @@ class KvmRatios(unittest.TestCase):
         self.assertGreaterEqual(single / rep, 10.0,
                                 f"inb loop {single} vs rep insb {rep} cycles per 4096 B")
 
+    def test_exits_counted_per_op(self):
+        """QMP query-stats around each case: an inb loop to fw_cfg takes one
+        exit per byte (+1 select), within the model's 10 %; rep insb far
+        fewer."""
+        self.assertTrue(self.b.results["config"]["count_exits"])
+        for case, model in (("fwcfg.in8.single.4096", 4097),):
+            r = self.b.result(case)
+            self.assertIsNotNone(r["exits_measured"], r.get("exits_note"))
+            self.assertLess(abs(r["exits_measured"] - model), 0.1 * model, r)
+            self.assertFalse(r["exits_model_mismatch"])
+            self.assertGreater(r["cycles_per_exit"], 0)
+        rep = self.b.result("fwcfg.in8.rep.4096")["exits_measured"]
+        self.assertLess(rep, 4097 / 50, "rep insb exits per 4096 B")
+
     def test_in_kernel_port_cheaper_than_qemu_port(self):
         # the fastest sample of each: the one least disturbed by other load
         # on a shared host (the two cases run at different moments)

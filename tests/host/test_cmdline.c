@@ -26,7 +26,7 @@ static void test_defaults(void)
 	CHECK_EQ_U64(cfg.samples, 31);
 	CHECK(!cfg.quick && !cfg.verbose);
 	CHECK(cfg.fault == FAULT_NONE);
-	CHECK(cfg.hypercall && cfg.rep);
+	CHECK(cfg.hypercall && cfg.rep && !cfg.sync);
 	CHECK(!cfg.lava && !cfg.fail_check);
 	CHECK_EQ_U64(cfg.budget_ms, 2000);
 	CHECK_EQ_S64(parse(NULL), 0);
@@ -101,6 +101,9 @@ static void test_bools(void)
 	CHECK(!cfg.quick);
 	CHECK_EQ_S64(parse("hypercall=off rep=off"), 0);
 	CHECK(!cfg.hypercall && !cfg.rep && !cfg.quick);
+	CHECK_EQ_S64(parse("sync=on"), 0);
+	CHECK(cfg.sync);
+	CHECK(parse("sync=maybe") != 0);
 }
 
 static void test_fault(void)
@@ -199,7 +202,7 @@ static void test_errors(void)
 		CHECKF(strlen(err) < sizeof(err), "'%s': err not terminated", bad[i].line);
 	}
 	CHECK_EQ_S64(parse("foo=1"), -EINVAL);
-	CHECK_CONTAINS(err, "expected suite, case, samples, quick, verbose, fault, hypercall, rep, budget_ms");
+	CHECK_CONTAINS(err, "expected suite, case, samples, quick, verbose, fault, hypercall, rep, sync, budget_ms");
 }
 
 static void test_error_buffers(void)

@@ -11,7 +11,7 @@ import sys
 import tempfile
 import traceback
 
-from . import host, lava, qemu, report, status
+from . import compare, exitcount, host, junit, lava, plot, qemu, report, status
 from .dump import parse_dump
 from .status import Outcome, decide_boot, decide_from_dump
 
@@ -71,6 +71,7 @@ def build_parser():
     par.add_argument("--json", metavar="FILE",
                      help="also write results JSON to FILE")
     add_lava_parsers(sub, fmt)
+    add_compare_parser(sub, fmt)
     return top
 
 
@@ -131,6 +132,37 @@ def add_lava_parsers(sub, fmt):
                      help="results file (default results.json)")
 
 
+def add_compare_parser(sub, fmt):
+    cmp_ = sub.add_parser(
+        "compare", formatter_class=fmt, epilog=status.EXIT_TABLE,
+        help="regression verdicts: candidate results.json against a base",
+        description="Compare two results.json files (each one or more "
+        "boots, run --repeat N) metric by metric: ratio of medians "
+        "(candidate/base) with a seeded bootstrap 95%% CI, and a verdict "
+        "(regression, improvement, unchanged, inconclusive) against a "
+        "threshold. Exit status 0: no regression; 10: regression; 11: "
+        "unusable input.")
+    add = cmp_.add_argument
+    add("base", metavar="BASE.json")
+    add("candidate", metavar="CAND.json")
+    add("--threshold", metavar="[METRIC=]PCT", action="append", default=[],
+        help="verdict threshold in percent (default 5); METRIC=PCT for one "
+        "metric (cycles_per_op, cycles_per_exit, exits_per_op, mib_s, pps, "
+        "...); repeatable")
+    add("--seed", type=int, default=compare.DEFAULT_SEED,
+        help="bootstrap seed (default %d)" % compare.DEFAULT_SEED)
+    add("--resamples", type=int, default=compare.DEFAULT_RESAMPLES,
+        help="bootstrap resamples (default %d)" % compare.DEFAULT_RESAMPLES)
+    add("--junit", metavar="FILE", help="JUnit XML, one testcase per metric")
+    add("--markdown", metavar="FILE", help="Markdown summary for CI")
+    add("--plot", metavar="FILE.svg", help="REP vs single cycles per unit "
+        "over transfer size, base vs candidate")
+    add("--plot-engine", choices=("auto", "gnuplot", "python"),
+        default="auto", help="gnuplot when installed (auto) or the plain "
+        "Python SVG writer")
+    add("--json", metavar="FILE", help="verdicts as JSON")
+
+
 def add_run_parser(sub, fmt):
     run = sub.add_parser(
         "run", formatter_class=fmt, epilog=status.EXIT_TABLE,
@@ -166,6 +198,16 @@ def add_run_parser(sub, fmt):
     add("--qemu", metavar="PATH", default="qemu-system-x86_64",
         help="QEMU binary (default qemu-system-x86_64)")
     add("--no-build", action="store_true", help="do not run make")
+    add("--count-exits", dest="count_exits", action="store_true",
+        default=None, help="measure VM exits per op from QMP query-stats "
+        "(default on under KVM; adds kernel word sync=on)")
+    add("--no-count-exits", dest="count_exits", action="store_false",
+        help="do not count exits (no QMP, no sync points)")
+    add("--kernel-irqchip", choices=("on", "off"), default="on",
+        help="KVM: -accel kvm,kernel-irqchip=on|off (off: PIC/ELCR ports "
+        "become QEMU round trips; default on)")
+    add("--junit", metavar="FILE", help="also write JUnit XML: one "
+        "testcase per check, skip and boot status")
     add("-v", "--verbose", action="store_true",
         help="show every case, the QEMU command line and QEMU's stderr")
 
@@ -266,9 +308,12 @@ class RunSession:
         self.config = {"accel": args.accel, "boot": args.boot,
                        "firmware": args.firmware, "machine": args.machine,
                        "cmdline": None, "qemu_argv": None,
-                       "repeat": args.repeat}
+                       "repeat": args.repeat,
+                       "kernel_irqchip": args.kernel_irqchip,
+                       "count_exits": None}
         self.boots = []
         self.summary = None
+        self.count_exits = False
         self.detailed = args.verbose or sys.stderr.isatty()
 
     def write_json(self, code, messages=()):
@@ -308,14 +353,24 @@ def prepare(session):
         say("warning: KVM flavour is %s: absolute cycle counts are not "
             "representative of hardware-virtualised (VT-x/AMD-V) hosts; "
             "ratios and exit counts are" % flavour)
+    if args.kernel_irqchip == "off":
+        say("kernel-irqchip=off: the PIC/ELCR ports are handled by QEMU"
+            if accel == "kvm" else "--kernel-irqchip applies to KVM only; "
+            "ignored under TCG")
+    count = decide_count_exits(args, accel)
     words, notes = qemu.kernel_words(args.suite, args.case, args.quick,
                                      args.cmdline,
                                      flavour if accel == "kvm" else None)
+    if count:
+        words.append("sync=on")
     for note in notes:
         say(note)
     cfg = qemu.RunConfig(repo_root=root, accel=accel, boot=args.boot,
                          firmware=args.firmware, machine=args.machine,
-                         words=words, extra=session.extra, qemu=qemu_bin)
+                         words=words, extra=session.extra, qemu=qemu_bin,
+                         kernel_irqchip=args.kernel_irqchip)
+    session.count_exits = count
+    session.config["count_exits"] = count
     session.host = host.host_info(qemu_bin, accel, flavour)
     session.config.update(accel=accel, accel_requested=args.accel,
                           cmdline=cfg.cmdline)
@@ -324,6 +379,16 @@ def prepare(session):
         say("warning: %s does not exist (run make?)"
             % os.path.relpath(image, root))
     return cfg
+
+
+def decide_count_exits(args, accel):
+    """Count exits under KVM unless --no-count-exits; under TCG say once
+    that there are none."""
+    if accel != "kvm":
+        if args.count_exits:
+            say("--count-exits: " + exitcount.TCG_NOTE)
+        return False
+    return args.count_exits is not False
 
 
 def run_command(args, extra):
@@ -343,13 +408,25 @@ def run_command(args, extra):
         raise
     if not session.write_json(code) and code == status.OK:
         code = status.BAD_INPUT
+    if args.junit:
+        write_run_junit(args.junit, session)
     return code
+
+
+def write_run_junit(path, session):
+    try:
+        junit.write(path, junit.run_suite(session.boots, session.config))
+    except OSError as exc:
+        raise OptionError("cannot write --junit %s: %s"
+                          % (path, exc.strerror or exc))
 
 
 def run_boots(session, cfg, tmpdir):
     """Boot --repeat times; the worst status wins, 2-6 stop early."""
     args = session.args
     qemu.prepare_tmpdir(cfg, tmpdir)
+    if session.count_exits:
+        cfg.qmp_path = exitcount.qmp.socket_path(tmpdir)
     argv = qemu.build_argv(cfg, tmpdir)
     session.config["qemu_argv"] = argv
     if args.verbose:
@@ -384,9 +461,14 @@ def one_boot(session, cfg, argv, tmpdir, index, timeout):
         log = open(lpath, "wb") if lpath else None
     except OSError as exc:
         raise OptionError("cannot write --log %s: %s" % (lpath, exc.strerror))
+    counter = None
+    if cfg.qmp_path:
+        _remove_quietly(cfg.qmp_path)
+        counter = exitcount.ExitCounter(cfg.qmp_path, say)
     try:
         boot = qemu.run_boot(argv, timeout, stderr_path, log,
-                             session.on_record)
+                             session.on_record,
+                             counter.on_sync if counter else None)
     except qemu.QemuStartError as exc:
         outcome = Outcome(status.QEMU_ERROR, [str(exc)])
         session.boots.append(report.boot_entry(index, outcome, None, None,
@@ -396,6 +478,9 @@ def one_boot(session, cfg, argv, tmpdir, index, timeout):
     finally:
         if log:
             log.close()
+        if counter:
+            counter.close()
+    count_boot_exits(counter, cfg, boot.dump)
     outcome = decide_boot(boot.dump, boot.rc, boot.timed_out, timeout,
                           boot.fatal)
     session.boots.append(report.boot_entry(index, outcome, boot.dump,
@@ -407,6 +492,24 @@ def one_boot(session, cfg, argv, tmpdir, index, timeout):
         say("boot %d/%d: %s (%.1f s)" % (index + 1, args.repeat,
                                          outcome.name, boot.wall_s))
     return outcome, boot.dump, boot.wall_s
+
+
+def _remove_quietly(path):
+    try:
+        os.unlink(path)
+    except OSError:
+        pass
+
+
+def count_boot_exits(counter, cfg, dump):
+    """Fill measured exits into the boot's results (null with a reason when
+    not counted)."""
+    if counter is not None:
+        counter.apply(dump.results)
+    elif cfg.accel == "kvm":
+        exitcount.mark_uncounted(dump.results, "--no-count-exits")
+    else:
+        exitcount.mark_uncounted(dump.results, exitcount.TCG_NOTE)
 
 
 def check_cmdline(dump, cfg):
@@ -605,6 +708,78 @@ def import_lava_command(args):
     return worst
 
 
+# ---------------------------------------------------------------- compare
+
+def parse_thresholds(items):
+    """["10", "cycles_per_op=20"] -> {"*": 0.10, "cycles_per_op": 0.20}."""
+    out = {}
+    for item in items:
+        metric, _, pct = item.rpartition("=")
+        try:
+            value = float(pct)
+        except ValueError:
+            value = -1.0
+        if not 0 < value < 1000 or value != value:
+            raise OptionError("--threshold %r: expected [METRIC=]PERCENT with "
+                              "0 < PERCENT < 1000" % item)
+        out[metric or "*"] = value / 100.0
+    return out
+
+
+def compare_command(args):
+    thresholds = parse_thresholds(args.threshold)
+    if args.resamples < 100 or args.resamples > 1000000:
+        raise OptionError("--resamples must be 100..1000000")
+    for opt in ("junit", "markdown", "plot", "json"):
+        path = getattr(args, opt)
+        if path and not junit.exists_dir(path):
+            raise OptionError("--%s %s: directory does not exist"
+                              % (opt, path))
+    try:
+        base = compare.read_results(args.base)
+        cand = compare.read_results(args.candidate)
+        if base.get("schema") != cand.get("schema"):
+            raise compare.InputError("different schemas: base %r, "
+                                     "candidate %r" % (base.get("schema"),
+                                                       cand.get("schema")))
+        rows, warnings = compare.compare_docs(base, cand, thresholds,
+                                              args.seed, args.resamples)
+    except compare.InputError as exc:
+        raise TrapmeterError(status.UNUSABLE, "unusable input: %s" % exc)
+    if not rows:
+        raise TrapmeterError(status.UNUSABLE, "unusable input: no case is "
+                             "in both files")
+    sys.stdout.write(compare.render_table(rows, warnings, args.base,
+                                          args.candidate))
+    sys.stdout.flush()
+    write_compare_outputs(args, rows, warnings, base, cand)
+    return compare.exit_status(rows)
+
+
+def write_compare_outputs(args, rows, warnings, base, cand):
+    try:
+        if args.junit:
+            junit.write(args.junit, junit.to_xml(
+                "trapmeter compare", compare.junit_cases(rows)))
+        if args.markdown:
+            report.write_text_atomic(args.markdown, compare.render_markdown(
+                rows, warnings, args.base, args.candidate))
+        if args.json:
+            report.write_json_atomic(args.json, {
+                "tool": "trapmeter", "kind": "compare", "base": args.base,
+                "candidate": args.candidate, "warnings": warnings,
+                "rows": [r.as_dict() for r in rows]})
+        if args.plot:
+            engine = plot.write_plot(args.plot, compare.boot_results(base),
+                                     compare.boot_results(cand),
+                                     args.plot_engine)
+            say("plot written to %s (%s)" % (args.plot, engine))
+    except plot.PlotError as exc:
+        say("warning: no plot: %s" % exc)
+    except OSError as exc:
+        raise OptionError("cannot write output: %s" % (exc.strerror or exc))
+
+
 # ---------------------------------------------------------------- main
 
 def _raise_interrupt(_signum, _frame):
@@ -624,8 +799,10 @@ def dispatch(argv):
         return lava_job_command(args)
     if args.command == "import-lava":
         return import_lava_command(args)
-    raise OptionError("a command is required: run, parse, lava-job or "
-                      "import-lava (see '%s --help')" % PROG)
+    if args.command == "compare":
+        return compare_command(args)
+    raise OptionError("a command is required: run, parse, compare, lava-job "
+                      "or import-lava (see '%s --help')" % PROG)
 
 
 def main(argv=None):
@@ -634,7 +811,8 @@ def main(argv=None):
     try:
         return dispatch(sys.argv[1:] if argv is None else argv)
     except TrapmeterError as exc:
-        say(("error: " if exc.code in (status.BAD_INPUT, status.QEMU_ERROR)
+        say(("error: " if exc.code in (status.BAD_INPUT, status.QEMU_ERROR,
+                                       status.UNUSABLE)
              else "") + exc.message)
         return exc.code
     except KeyboardInterrupt:

@@ -22,6 +22,8 @@ EXCERPT = 60
 COLLECTED = {"result": "results", "check": "checks", "skip": "skips",
              "error": "errors", "exception": "exceptions"}
 PROGRESS_TYPES = ("suite", "case")
+# Phase points for exit counting: handled by the runner, not kept as data.
+SYNC_TYPES = ("sync",)
 
 
 def crc_of_lines(json_texts):
@@ -61,6 +63,7 @@ class Dump:
         self.end = None
         self.end_status = None
         self.tm_count = 0           # @tm lines before the end line
+        self.tm_texts = []          # their JSON texts, for re-verification
         self.crc = 0
         self.last_suite = None
         self.last_case = None
@@ -82,6 +85,7 @@ class Dump:
                 "warnings": list(self.warnings),
                 "end_status": self.end_status,
                 "tm_lines": self.tm_count, "crc32": self.crc_hex,
+                "end": self.end,
                 "bytes": self.bytes_received, "last_case": self.last_case}
 
 
@@ -154,6 +158,7 @@ class DumpParser:
             return obj
         dump.tm_count += 1
         dump.crc = zlib.crc32(text + b"\n", dump.crc)
+        dump.tm_texts.append(text.decode("utf-8", "surrogateescape"))
         if obj is None:
             self._bad_lines.append((dump.tm_count, _excerpt(text)))
             return None
@@ -170,7 +175,7 @@ class DumpParser:
             if kind == "exception":
                 obj["console_before"] = list(self._context)
             getattr(dump, COLLECTED[kind]).append(obj)
-        elif kind not in PROGRESS_TYPES:
+        elif kind not in PROGRESS_TYPES and kind not in SYNC_TYPES:
             dump.other.append(obj)
         if kind in PROGRESS_TYPES:
             self._progress(obj)

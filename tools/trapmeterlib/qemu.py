@@ -51,6 +51,8 @@ class RunConfig:
     extra: list = field(default_factory=list)
     qemu: str = "qemu-system-x86_64"
     ovmf_code: str = OVMF_CODE
+    kernel_irqchip: str = "on"      # KVM only: "on" or "off"
+    qmp_path: str = None            # QMP socket (exit counting) or None
 
     @property
     def cmdline(self):
@@ -105,11 +107,27 @@ def prepare_tmpdir(cfg, tmpdir, ovmf_vars=OVMF_VARS):
         shutil.copyfile(ovmf_vars, os.path.join(tmpdir, VARS_NAME))
 
 
-def accel_args(accel):
+# With kernel-irqchip=off this QEMU (7.2) aborts setting MSR_KVM_ASYNC_PF_INT
+# (0x4b564d06) on the machine's KVM ("failed to set MSR"): leave the
+# interrupt-based async page fault feature out of the CPU model then.
+CPU_IRQCHIP_OFF = ",-kvm-asyncpf-int"
+
+
+def accel_args(accel, kernel_irqchip="on"):
     if accel == "kvm":
-        return ["-accel", "kvm,kernel-irqchip=on",
-                "-cpu", "host,-arch-capabilities"]
+        cpu = "host,-arch-capabilities"
+        if kernel_irqchip == "off":
+            cpu += CPU_IRQCHIP_OFF
+        return ["-accel", "kvm,kernel-irqchip=%s" % kernel_irqchip,
+                "-cpu", cpu]
     return ["-accel", "tcg", "-cpu", "max"]
+
+
+def qmp_args(cfg):
+    if not cfg.qmp_path:
+        return []
+    return ["-qmp", "unix:%s,server=on,wait=off"
+            % qemu_opt_escape(cfg.qmp_path)]
 
 
 def fwcfg_args(cfg, tmpdir):
@@ -140,14 +158,14 @@ def build_argv(cfg, tmpdir):
     """The full QEMU argv for one boot."""
     return ([cfg.qemu, "-nodefaults", "-no-reboot", "-display", "none",
              "-M", cfg.machine, "-m", "256", "-smp", "1"]
-            + accel_args(cfg.accel)
+            + accel_args(cfg.accel, cfg.kernel_irqchip)
             + ["-chardev", "stdio,id=ser0,signal=off",
                "-serial", "chardev:ser0",
                "-device", "isa-debug-exit,iobase=0xf4,iosize=0x04",
                "-chardev", "null,id=dbgcon",
                "-device", "isa-debugcon,iobase=0x402,chardev=dbgcon"]
             + fwcfg_args(cfg, tmpdir) + firmware_args(cfg, tmpdir)
-            + boot_args(cfg) + list(cfg.extra))
+            + qmp_args(cfg) + boot_args(cfg) + list(cfg.extra))
 
 
 class BootRun:
@@ -168,10 +186,12 @@ class QemuProcess:
     stdin stays an open pipe for the whole boot so that bytes can be sent to
     the guest's serial port later (send())."""
 
-    def __init__(self, argv, stderr_path, log=None, on_record=None):
+    def __init__(self, argv, stderr_path, log=None, on_record=None,
+                 on_sync=None):
         self.parser = DumpParser()
         self.log = log
         self.on_record = on_record
+        self.on_sync = on_sync
         self.stderr_path = stderr_path
         self.fatal = None
         self._next_stderr_check = 0.0
@@ -198,6 +218,8 @@ class QemuProcess:
             self.log.write(chunk)
             self.log.flush()
         for rec in self.parser.feed(chunk):
+            if rec.get("type") == "sync" and self.on_sync is not None:
+                self.on_sync(rec, self)
             if self.on_record is not None:
                 self.on_record(rec, self.elapsed())
 
@@ -281,9 +303,10 @@ class QemuProcess:
                 pass
 
 
-def run_boot(argv, timeout, stderr_path, log=None, on_record=None):
+def run_boot(argv, timeout, stderr_path, log=None, on_record=None,
+             on_sync=None):
     """Run QEMU once; kill it on timeout or interruption."""
-    qp = QemuProcess(argv, stderr_path, log, on_record)
+    qp = QemuProcess(argv, stderr_path, log, on_record, on_sync)
     try:
         timed_out = qp.pump(qp.t0 + timeout)
         if timed_out or qp.fatal:

@@ -8,6 +8,7 @@ import json
 import os
 import statistics
 import tempfile
+import zlib
 
 from .status import status_name
 
@@ -15,8 +16,12 @@ PAIRED_METHODS = ("rep", "dma")
 COLUMNS = [("case", "<"), ("method", "<"), ("bytes", ">"),
            ("cycles/op (median)", ">"), ("cycles/unit", ">"),
            ("REP speed-up", ">"), ("exits (model)", ">"),
-           ("cycles/exit (model)", ">"), ("ns/op", ">")]
-MEDIAN_FIELDS = ("cycles_per_unit", "ns_median", "cycles_per_exit_model")
+           ("cycles/exit (model)", ">"), ("exits (meas.)", ">"),
+           ("cycles/exit (meas.)", ">"), ("ns/op", ">")]
+MEDIAN_FIELDS = ("cycles_per_unit", "ns_median", "cycles_per_exit_model",
+                 "exits_measured", "cycles_per_exit")
+# Marks a measured exit count more than 10 % away from the model.
+MISMATCH_MARK = " !"
 
 
 def _number(value):
@@ -86,6 +91,8 @@ def aggregate_results(boot_results):
         for name in MEDIAN_FIELDS:
             agg[name] = _median(r.get(name) for r in group)
         agg["boots"] = len(group)
+        if agg.get("exits_measured") is not None:
+            agg["exits_model_mismatch"] = model_mismatch(agg)
         merged.append(agg)
     return add_speedups(merged)
 
@@ -148,7 +155,25 @@ def result_row(res):
             fmt_speedup(res.get("speedup")),
             fmt_num(res.get("exits_model")),
             fmt_num(res.get("cycles_per_exit_model")),
+            fmt_measured(res), fmt_num(res.get("cycles_per_exit")),
             fmt_num(res.get("ns_median"))]
+
+
+def fmt_measured(res):
+    text = fmt_num(res.get("exits_measured"))
+    return text + MISMATCH_MARK if model_mismatch(res) else text
+
+
+def model_mismatch(res):
+    """Measured exits more than 10 % off the model (after aggregation the
+    flag is recomputed from the medians)."""
+    meas, model = _number(res.get("exits_measured")), _number(
+        res.get("exits_model"))
+    if meas is None or model is None:
+        return False
+    if model == 0:
+        return meas >= 0.5
+    return abs(meas - model) > 0.1 * model
 
 
 def _align(cells, widths):
@@ -233,6 +258,14 @@ def render_report(run, info, results, checks, skips):
     """The whole terminal report for one boot (or the --repeat median)."""
     lines = [render_header(run, info), ""]
     lines += render_results(results)
+    if any(model_mismatch(r) for r in results):
+        lines.append("  ! measured exits differ from the model by more than "
+                     "10 % (a finding about the hypervisor, not an error)")
+    notes = sorted({r.get("exits_note") for r in results
+                    if r.get("exits_note")})
+    if len(notes) == 1 and all(r.get("exits_measured") is None
+                               for r in results):
+        lines.append("  exits (meas.): " + notes[0])
     extra = render_checks(checks, skips)
     if extra:
         lines += [""] + extra
@@ -270,7 +303,8 @@ def boot_entry(index, outcome, dump, wall_s, qemu_rc, stderr_text=None):
         entry.update(run=dump.run, results=add_speedups(dump.results),
                      checks=dump.checks, skips=dump.skips, errors=dump.errors,
                      exceptions=dump.exceptions, other=dump.other,
-                     dump=dump.summary())
+                     dump=dump.summary(),
+                     integrity={"tm_lines": list(dump.tm_texts)})
     if stderr_text:
         entry["qemu_stderr"] = stderr_text[-4000:]
     return entry
@@ -280,6 +314,8 @@ def results_document(host, config, boots, code, messages=(), summary=None):
     """The whole results.json object."""
     version = next((b["run"].get("version") for b in boots
                     if isinstance(b.get("run"), dict)), None)
+    for boot in boots:
+        seal_boot(boot)
     doc = {"schema": 1, "tool": "trapmeter", "version": version,
            "host": host, "config": config, "boots": boots,
            "status": status_name(code), "exit_code": code}
@@ -288,6 +324,41 @@ def results_document(host, config, boots, code, messages=(), summary=None):
     if summary is not None:
         doc["summary"] = summary
     return doc
+
+
+def results_crc32(results):
+    """CRC-32 over the canonical JSON of a boot's results (guest fields and
+    the runner's additions), so `compare` can spot a hand-edited file."""
+    text = json.dumps(results, sort_keys=True, separators=(",", ":"))
+    return "%08x" % (zlib.crc32(text.encode("utf-8", "surrogateescape"))
+                     & 0xffffffff)
+
+
+def seal_boot(boot):
+    integ = boot.get("integrity")
+    if isinstance(integ, dict):
+        integ["results_crc32"] = results_crc32(boot.get("results") or [])
+    return boot
+
+
+def write_text_atomic(path, text):
+    """Like write_json_atomic, for text outputs (JUnit, Markdown, SVG)."""
+    directory = os.path.dirname(os.path.abspath(path))
+    fd, tmp = tempfile.mkstemp(prefix=".trapmeter-", suffix=".tmp",
+                               dir=directory)
+    umask = os.umask(0o022)
+    os.umask(umask)
+    try:
+        os.fchmod(fd, 0o666 & ~umask)
+        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+            fh.write(text)
+        os.replace(tmp, path)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise
 
 
 def write_json_atomic(path, doc):

@@ -10,6 +10,8 @@ EXCEPTION = 3
 TIMEOUT = 4
 QEMU_ERROR = 5
 GARBLED = 6
+REGRESSION = 10         # compare: at least one metric regressed
+UNUSABLE = 11           # compare: an input file cannot be used
 INTERNAL = 70
 INTERRUPTED = 130
 
@@ -19,7 +21,8 @@ GUEST_STATUS = {"ok": OK, "check-failed": CHECK_FAILED,
 
 NAMES = {OK: "ok", CHECK_FAILED: "check-failed", BAD_INPUT: "bad-input",
          EXCEPTION: "exception", TIMEOUT: "timeout", QEMU_ERROR: "qemu-error",
-         GARBLED: "garbled", INTERNAL: "internal-error",
+         GARBLED: "garbled", REGRESSION: "regression",
+         UNUSABLE: "unusable-input", INTERNAL: "internal-error",
          INTERRUPTED: "interrupted"}
 
 EXIT_TABLE = """\
@@ -36,6 +39,9 @@ exit status (guest writes code C to isa-debug-exit; QEMU exits (C<<1)|1):
                                  requested but unusable, or QEMU exited
                                  without a guest status (e.g. triple fault)
   6       -             -  -     dump cut or garbled (count/CRC/END mismatch)
+  10      compare: at least one metric regressed (others: 0 = none)
+  11      compare: an input is unusable (unreadable, other schema or
+          suites, truncated or edited: CRC/count/seal mismatch)
   70      internal error in the runner; 130 interrupted (Ctrl-C)
 If the END line and QEMU's exit code disagree, both are reported and the
 worse status is used. With --repeat the worst status over boots is returned."""

@@ -1,0 +1,412 @@
+"""tests/host/test_compare.py - `trapmeter compare` on recorded results.
+
+The fixtures under tests/fixtures/ are real runs of tools/trapmeter (see
+tests/fixtures/README.md for the commands): TCG runs (noisy, a shared
+machine) and small KVM runs.  Nothing here invents measurements; the tests
+that refuse input edit a real file the way a person or a cut would.
+"""
+import copy
+import io
+import json
+import os
+import random
+import subprocess
+import sys
+import tempfile
+import unittest
+import xml.etree.ElementTree as ET
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+sys.path.insert(0, os.path.join(ROOT, "tools"))
+
+from trapmeterlib import compare, plot, report  # noqa: E402
+from trapmeterlib.dump import parse_dump  # noqa: E402
+
+FIX = os.path.join(ROOT, "tests", "fixtures")
+RUNNER = os.path.join(ROOT, "tools", "trapmeter")
+
+
+def fixture(name):
+    return os.path.join(FIX, name)
+
+
+def load(name):
+    return compare.read_results(fixture(name))
+
+
+def rows_of(base, cand, **kw):
+    rows, warnings = compare.compare_docs(load(base), load(cand), **kw)
+    return {(r.name, r.metric): r for r in rows}, rows, warnings
+
+
+def cli(*args):
+    return subprocess.run([RUNNER, *args], capture_output=True, text=True,
+                          timeout=120, cwd=ROOT)
+
+
+class Fixtures(unittest.TestCase):
+    def test_every_fixture_verifies(self):
+        for name in sorted(os.listdir(FIX)):
+            if name.endswith(".json"):
+                doc = compare.read_results(fixture(name))
+                self.assertGreaterEqual(len(compare.boot_results(doc)), 2, name)
+
+    def test_tcg_a_a_has_no_regression(self):
+        table, rows, _w = rows_of("tcg-base.json", "tcg-aa.json")
+        self.assertTrue(rows)
+        self.assertEqual(compare.exit_status(rows), compare.OK)
+        self.assertFalse([k for k, r in table.items() if r.verdict == "regression"])
+        # TCG: no exits measured, so only cycle metrics are compared
+        self.assertEqual({m for (_n, m) in table}, {"cycles_per_op"})
+
+    def test_seeded_bootstrap_is_reproducible(self):
+        _t, a, _w = rows_of("tcg-base.json", "tcg-repoff.json", seed=7)
+        _t, b, _w = rows_of("tcg-base.json", "tcg-repoff.json", seed=7)
+        self.assertEqual([r.as_dict() for r in a], [r.as_dict() for r in b])
+
+    def test_ci_contains_point_and_rows_sorted_by_effect(self):
+        _t, rows, _w = rows_of("tcg-base.json", "tcg-repoff.json")
+        for r in rows:
+            self.assertLessEqual(r.lo, r.ratio * 1.0001, r.as_dict())
+            self.assertGreaterEqual(r.hi, r.ratio * 0.9999, r.as_dict())
+        effects = [r.effect for r in rows]
+        self.assertEqual(effects, sorted(effects, reverse=True))
+
+    def test_rep_off_rows_say_the_implementation_changed(self):
+        table, _rows, _w = rows_of("tcg-base.json", "tcg-repoff.json")
+        rep = [r for (n, _m), r in table.items() if ".rep." in n]
+        self.assertTrue(rep)
+        for r in rep:
+            self.assertIn("REP implementation rep -> loop", r.notes)
+        single = [r for (n, _m), r in table.items() if ".single." in n]
+        for r in single:
+            self.assertFalse(any("REP implementation" in x for x in r.notes))
+
+    def test_threshold_override_changes_verdicts_consistently(self):
+        _t, rows, _w = rows_of("tcg-base.json", "tcg-repoff.json",
+                               thresholds={"cycles_per_op": 5.0})
+        self.assertTrue(all(r.verdict in ("unchanged", "inconclusive") for r in rows))
+        self.assertTrue(all(r.threshold == 5.0 for r in rows))
+
+    def test_kvm_irqchip_off_flags_in_kernel_ports(self):
+        table, rows, _w = rows_of("kvm-base.json", "kvm-irqchip-off.json")
+        self.assertEqual(compare.exit_status(rows), compare.REGRESSION)
+        for case in ("pio/pic.in8.single.512", "pio/elcr.in8.single.512",
+                     "exits/pio.kernel"):
+            row = table[(case, "exits_per_op")]
+            self.assertEqual(row.verdict, "regression", row.as_dict())
+            cycles = table[(case, "cycles_per_op")]
+            self.assertGreater(cycles.ratio, 1.0)
+            for r in (row, cycles):
+                self.assertTrue(any(n.startswith("exit path changed") for n in r.notes))
+        for case in ("pio/fwcfg.in8.single.512", "exits/pio.user"):
+            self.assertIn(table[(case, "cycles_per_op")].verdict,
+                          ("unchanged", "inconclusive"))
+
+    def test_kvm_rep_off_flags_rep_cases_with_slowdown(self):
+        table, _rows, _w = rows_of("kvm-base.json", "kvm-rep-off.json")
+        row = table[("pio/fwcfg.in8.rep.512", "cycles_per_op")]
+        self.assertEqual(row.verdict, "regression")
+        self.assertGreater(row.slowdown, 5.0)
+        self.assertTrue(any(n.endswith("x slower") for n in row.notes))
+        exits = table[("pio/fwcfg.in8.rep.512", "exits_per_op")]
+        self.assertTrue(any(n.startswith("exit path changed") for n in exits.notes))
+
+    def test_kvm_exit_fields(self):
+        doc = load("kvm-base.json")
+        for res in compare.boot_results(doc)[0]:
+            if res["case"] == "fwcfg.in8.single.512":
+                self.assertLess(abs(res["exits_measured"] - 513), 0.1 * 513)
+                self.assertIsNotNone(res["cycles_per_exit"])
+                self.assertFalse(res["exits_model_mismatch"])
+
+
+class Outputs(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        cls.base, cls.cand = load("kvm-base.json"), load("kvm-rep-off.json")
+        cls.rows, cls.warn = compare.compare_docs(cls.base, cls.cand)
+
+    def test_junit_one_testcase_per_metric_regressions_fail(self):
+        xml = ET.fromstring(compare_junit(self.rows))
+        cases = xml.findall(".//testcase")
+        self.assertEqual(len(cases), len(self.rows))
+        fails = [c for c in cases if c.find("failure") is not None]
+        self.assertEqual(len(fails), sum(r.verdict == "regression" for r in self.rows))
+        self.assertIn("95% CI", fails[0].find("failure").get("message"))
+
+    def test_markdown_table(self):
+        md = compare.render_markdown(self.rows, self.warn, "a", "b")
+        lines = [x for x in md.splitlines() if x.startswith("| ")]
+        self.assertEqual(len(lines), len(self.rows) + 1)
+        self.assertIn("**regression**", md)
+
+    def test_terminal_table_summary(self):
+        text = compare.render_table(self.rows, self.warn, "a", "b")
+        counts, _ch = compare.summarize(self.rows)
+        self.assertIn("regression %d," % counts["regression"], text.splitlines()[-1])
+
+    def test_plot_python_svg(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            path = os.path.join(tmp, "p.svg")
+            engine = plot.write_plot(path, compare.boot_results(load("tcg-base.json")),
+                                     compare.boot_results(load("tcg-repoff.json")),
+                                     "python")
+            self.assertEqual(engine, "python")
+            svg = ET.parse(path).getroot()
+            lines = svg.findall("{http://www.w3.org/2000/svg}polyline")
+            # fwcfg in8, debugcon out8, pic in8: 4 series each
+            self.assertEqual(len(lines), 12)
+
+    @unittest.skipUnless(plot.shutil.which("gnuplot"), "gnuplot not installed")
+    def test_plot_gnuplot_svg(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            path = os.path.join(tmp, "p.svg")
+            engine = plot.write_plot(path, compare.boot_results(load("tcg-base.json")),
+                                     compare.boot_results(load("tcg-aa.json")), "auto")
+            self.assertEqual(engine, "gnuplot")
+            self.assertTrue(ET.parse(path).getroot().tag.endswith("svg"))
+
+    def test_cli_outputs_and_status(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            out = {k: os.path.join(tmp, "o." + k) for k in ("xml", "md", "svg")}
+            proc = cli("compare", fixture("kvm-base.json"), fixture("kvm-rep-off.json"),
+                       "--junit", out["xml"], "--markdown", out["md"],
+                       "--plot", out["svg"], "--threshold", "exits_per_op=20")
+            self.assertEqual(proc.returncode, 10, proc.stderr)
+            for path in out.values():
+                self.assertGreater(os.path.getsize(path), 100)
+            proc = cli("compare", fixture("tcg-base.json"), fixture("tcg-aa.json"))
+            self.assertEqual(proc.returncode, 0, proc.stdout + proc.stderr)
+            self.assertIn("summary: regression 0,", proc.stdout)
+
+
+class RunJunit(unittest.TestCase):
+    def test_checks_skips_and_status_per_boot(self):
+        from trapmeterlib import junit
+        doc = load("kvm-base.json")
+        xml = ET.fromstring(junit.run_suite(doc["boots"], doc["config"]))
+        cases = xml.findall(".//testcase")
+        want = sum(1 + len(b["checks"]) + len(b["skips"]) for b in doc["boots"])
+        self.assertEqual(len(cases), want)
+        self.assertEqual(xml.find("testsuite").get("failures"), "0")
+        boots = copy.deepcopy(doc["boots"])
+        boots[1]["checks"][0]["ok"] = False
+        boots[2].update(exit_code=4, status="timeout", messages=["timeout after 9 s"])
+        xml = ET.fromstring(junit.run_suite(boots, doc["config"]))
+        fails = [c.find("failure").get("message") for c in xml.findall(".//testcase")
+                 if c.find("failure") is not None]
+        self.assertEqual(len(fails), 2, fails)
+        self.assertTrue(any("timeout after 9 s" in f for f in fails))
+
+
+def compare_junit(rows):
+    from trapmeterlib import junit
+    return junit.to_xml("t", compare.junit_cases(rows))
+
+
+class Refusals(unittest.TestCase):
+    """Unusable input: exit status 11 and one clear line, no traceback."""
+
+    def edited(self, name, edit):
+        with open(fixture(name)) as fh:
+            doc = json.load(fh)
+        edit(doc)
+        tmp = tempfile.NamedTemporaryFile("w", suffix=".json", delete=False)
+        self.addCleanup(os.unlink, tmp.name)
+        json.dump(doc, tmp)
+        tmp.close()
+        return tmp.name
+
+    def refused(self, base, cand, words):
+        proc = cli("compare", base, cand)
+        self.assertEqual(proc.returncode, 11, proc.stdout + proc.stderr)
+        self.assertNotIn("Traceback", proc.stderr)
+        self.assertIn("unusable input", proc.stderr)
+        for w in words:
+            self.assertIn(w, proc.stderr)
+
+    def test_different_suites(self):
+        self.refused(fixture("tcg-base.json"), fixture("kvm-base.json"),
+                     ["different suites"])
+
+    def test_different_schema(self):
+        path = self.edited("tcg-aa.json", lambda d: d.update(schema=2))
+        self.refused(fixture("tcg-base.json"), path, ["schema 2"])
+
+    def test_hand_edited_median(self):
+        def edit(d):
+            d["boots"][1]["results"][0]["cycles"]["median"] //= 2
+        self.refused(fixture("tcg-base.json"), self.edited("tcg-aa.json", edit),
+                     ["boot 1", "differs from the guest's line"])
+
+    def test_hand_edited_runner_field(self):
+        def edit(d):
+            d["boots"][0]["results"][2]["exits_measured"] = 1.0
+        self.refused(fixture("kvm-base.json"), self.edited("kvm-aa.json", edit),
+                     ["CRC seal"])
+
+    def test_edited_raw_line(self):
+        def edit(d):
+            lines = d["boots"][0]["integrity"]["tm_lines"]
+            i = next(i for i, x in enumerate(lines) if '"samples":' in x)
+            lines[i] = lines[i].replace('"samples":', '"samples": ')
+        self.refused(fixture("tcg-base.json"), self.edited("tcg-aa.json", edit),
+                     ["CRC-32"])
+
+    def test_dropped_raw_line(self):
+        def edit(d):
+            del d["boots"][2]["integrity"]["tm_lines"][-1]
+        self.refused(fixture("tcg-base.json"), self.edited("tcg-aa.json", edit),
+                     ["truncated or edited"])
+
+    def test_truncated_file(self):
+        with open(fixture("tcg-aa.json"), "rb") as fh:
+            data = fh.read()
+        tmp = tempfile.NamedTemporaryFile("wb", suffix=".json", delete=False)
+        self.addCleanup(os.unlink, tmp.name)
+        tmp.write(data[: len(data) // 2])
+        tmp.close()
+        self.refused(fixture("tcg-base.json"), tmp.name, ["truncated?"])
+
+    def test_missing_integrity(self):
+        def edit(d):
+            for b in d["boots"]:
+                del b["integrity"]
+        self.refused(fixture("tcg-base.json"), self.edited("tcg-aa.json", edit),
+                     ["no integrity record"])
+
+    def test_missing_file(self):
+        self.refused(fixture("tcg-base.json"), fixture("nope.json"), ["cannot read"])
+
+
+def mutate(data, rng):
+    """One random corruption of a JSON text: a cut, flipped bytes, a huge
+    number, or a value of an unexpected type."""
+    kind = rng.randrange(5)
+    if kind == 0:
+        return data[: rng.randrange(len(data))]
+    if kind == 1:
+        b = bytearray(data)
+        for _ in range(rng.randint(1, 4)):
+            i = rng.randrange(len(b))
+            b[i] ^= 1 << rng.randrange(8)
+        return bytes(b)
+    doc = json.loads(data)
+    paths = list(walk(doc))
+    parent, key, _val = paths[rng.randrange(len(paths))]
+    choices = [10 ** rng.randint(300, 4000), -(10 ** 400), 1e308 * 10,
+               "x", None, [], {}, True, [1, "a"], {"type": "result"}]
+    parent[key] = copy.deepcopy(choices[rng.randrange(len(choices))]) \
+        if kind != 4 else "NaN"
+    text = json.dumps(doc)
+    if kind == 4:
+        text = text.replace('"NaN"', "NaN", 1)
+    return text.encode()
+
+
+def walk(obj):
+    if isinstance(obj, dict):
+        for k, v in obj.items():
+            yield obj, k, v
+            yield from walk(v)
+    elif isinstance(obj, list):
+        for i, v in enumerate(obj):
+            yield obj, i, v
+            yield from walk(v)
+
+
+class Fuzz(unittest.TestCase):
+    ROUNDS = 250
+
+    def test_compare_inputs_fail_cleanly(self):
+        with open(fixture("kvm-aa.json"), "rb") as fh:
+            data = fh.read()
+        base = load("kvm-base.json")
+        rng = random.Random(5)
+        outcomes = {"refused": 0, "accepted": 0}
+        with tempfile.TemporaryDirectory() as tmp:
+            path = os.path.join(tmp, "c.json")
+            for _ in range(self.ROUNDS):
+                with open(path, "wb") as fh:
+                    fh.write(mutate(data, rng))
+                try:
+                    cand = compare.read_results(path)
+                    rows, _w = compare.compare_docs(base, cand, resamples=100)
+                    compare.render_table(rows, [], "a", "b")
+                    outcomes["accepted"] += 1
+                except compare.InputError as exc:
+                    self.assertTrue(str(exc).startswith(path) or "suites" in str(exc), exc)
+                    outcomes["refused"] += 1
+        # most corruptions must be caught; a few land on fields nothing checks
+        self.assertGreater(outcomes["refused"], self.ROUNDS * 0.8, outcomes)
+
+    def test_dump_parser_never_raises(self):
+        doc = load("kvm-base.json")
+        lines = doc["boots"][0]["integrity"]["tm_lines"]
+        end = doc["boots"][0]["dump"]["end"]
+        log = ("trapmeter 0.1.0 START\n" + "".join("@tm %s\n" % l for l in lines)
+               + "@tm " + json.dumps(end, separators=(",", ":"))
+               + "\ntrapmeter END status=ok\n").encode()
+        self.assertTrue(parse_dump(log).valid, parse_dump(log).problems)
+        rng = random.Random(9)
+        caught = 0
+        for _ in range(self.ROUNDS):
+            b = bytearray(log)
+            if rng.random() < 0.5:
+                b = b[: rng.randrange(len(b))]
+            else:
+                for _ in range(rng.randint(1, 3)):
+                    i = rng.randrange(len(b))
+                    b[i] ^= 1 << rng.randrange(8)
+            dump = parse_dump(bytes(b))
+            caught += not dump.valid
+            summary = json.dumps(dump.summary())
+            self.assertIsInstance(summary, str)
+        self.assertGreater(caught, self.ROUNDS * 0.9)
+
+    def test_cli_never_tracebacks(self):
+        with open(fixture("tcg-aa.json"), "rb") as fh:
+            data = fh.read()
+        rng = random.Random(11)
+        with tempfile.TemporaryDirectory() as tmp:
+            path = os.path.join(tmp, "c.json")
+            for _ in range(6):
+                with open(path, "wb") as fh:
+                    fh.write(mutate(data, rng))
+                proc = cli("compare", fixture("tcg-base.json"), path)
+                self.assertIn(proc.returncode, (0, 10, 11), proc.stderr)
+                self.assertNotIn("Traceback", proc.stderr)
+                self.assertNotIn("internal error", proc.stderr)
+
+
+class Verdicts(unittest.TestCase):
+    def test_rule(self):
+        v = compare.verdict
+        self.assertEqual(v(1.10, 1.30, 0.05, True), "regression")
+        self.assertEqual(v(0.70, 0.90, 0.05, True), "improvement")
+        self.assertEqual(v(0.97, 1.04, 0.05, True), "unchanged")
+        self.assertEqual(v(0.99, 1.20, 0.05, True), "inconclusive")
+        self.assertEqual(v(None, None, 0.05, True), "inconclusive")
+        # MiB/s halves: a regression although the ratio is below 1
+        self.assertEqual(v(0.45, 0.55, 0.05, False), "regression")
+
+    def test_generic_throughput_metrics(self):
+        res = {"suite": "ide", "case": "x", "cycles": {"median": 10}, "mib_s": 5.0,
+               "pps": 7, "mbps_note": "no"}
+        obs = compare.observations(res)
+        self.assertEqual(set(obs), {"cycles_per_op", "mib_s", "pps"})
+        self.assertFalse(obs["mib_s"][1])
+
+    def test_parse_thresholds(self):
+        sys.path.insert(0, os.path.join(ROOT, "tools"))
+        from trapmeterlib import cli as tcli
+        self.assertEqual(tcli.parse_thresholds(["10", "cycles_per_op=20"]),
+                         {"*": 0.10, "cycles_per_op": 0.20})
+        for bad in ("0", "x", "a=", "nan", "-5"):
+            with self.assertRaises(tcli.OptionError):
+                tcli.parse_thresholds([bad])
+
+
+if __name__ == "__main__":
+    unittest.main()
