@@ -61,7 +61,7 @@ ELF  := $(BUILD)/trapmeter.elf
 ISO  := $(BUILD)/trapmeter.iso
 
 # Host unit tests: test name -> the pure files it links.
-HOST_TESTS := fmt crc32 stats cmdline json dump string bootinfo model
+HOST_TESTS := fmt crc32 stats cmdline json dump string bootinfo model virtq
 HOST_DEPS_fmt      := kernel/fmt.c kernel/string.c
 HOST_DEPS_crc32    := kernel/crc32.c
 HOST_DEPS_stats    := kernel/stats.c kernel/string.c
@@ -71,6 +71,7 @@ HOST_DEPS_dump     := kernel/dump.c kernel/crc32.c kernel/fmt.c kernel/string.c
 HOST_DEPS_string   := kernel/string.c
 HOST_DEPS_bootinfo := kernel/bootinfo.c kernel/string.c
 HOST_DEPS_model    := kernel/model.c
+HOST_DEPS_virtq    := drivers/virtq.c
 HOST_BINS := $(HOST_TESTS:%=$(BUILD)/host/test_%)
 
 .PHONY: all iso elf run bench test host-tests deps clean
