@@ -34,6 +34,7 @@ ASM_SRCS := \
 
 C_SRCS := \
 	arch/x86/cpuinfo.c \
+	arch/x86/paging.c \
 	arch/x86/trap.c \
 	arch/x86/tsc.c \
 	drivers/acpi_pm.c \
@@ -41,6 +42,9 @@ C_SRCS := \
 	drivers/fw_cfg.c \
 	drivers/pci.c \
 	drivers/uart16550.c \
+	drivers/virtio_net.c \
+	drivers/virtio_pci.c \
+	drivers/virtq.c \
 	kernel/bench.c \
 	kernel/bootinfo.c \
 	kernel/cmdline.c \
@@ -54,7 +58,8 @@ C_SRCS := \
 	kernel/stats.c \
 	kernel/string.c \
 	kernel/suites/exits.c \
-	kernel/suites/pio.c
+	kernel/suites/pio.c \
+	kernel/suites/virtio.c
 
 OBJS := $(ASM_SRCS:%.asm=$(BUILD)/%.o) $(C_SRCS:%.c=$(BUILD)/%.o)
 ELF  := $(BUILD)/trapmeter.elf
