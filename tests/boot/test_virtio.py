@@ -107,6 +107,21 @@ class TcgMissingNics(unittest.TestCase):
         self.assertIn("only one virtio-net NIC", self.skip_reason(1))
 
 
+class TcgBarAbove4G(unittest.TestCase):
+    """A 1 GiB 64-bit BAR (ivshmem) leaves no room below 4 GiB with -m 3G,
+    so SeaBIOS puts the 64-bit BARs high: the guest must map virtio's."""
+
+    def test_high_bar_mapped_and_used(self):
+        need_build(self, "build/trapmeter.elf")
+        b = run("--accel", "tcg", "--suite", "virtio", "--case", "net.64.*", *SMALL,
+                "--", "-m", "3G", "-object", "memory-backend-ram,id=hm,size=1G",
+                "-device", "ivshmem-plain,memdev=hm", timeout=120)
+        self.assertEqual(b.status, 0, b.describe())
+        guest = b.boot["virtio"]["guest"]
+        self.assertGreaterEqual(int(guest["notify_addr"], 16), 1 << 32, guest)
+        self.assertEqual(virtio_results(b)["net.64.each"]["lost"], 0)
+
+
 class KvmIoeventfd(unittest.TestCase):
     @classmethod
     def setUpClass(cls):
