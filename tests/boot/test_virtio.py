@@ -4,7 +4,8 @@ TCG: every packet size and kick policy moves frames from NIC A to NIC B
 with 0 lost and 0 corrupt, on the legacy, modern and modern-pio
 transports; one or no NIC gives skips with a reason.  KVM: one bounded
 boot whose NIC A has ioeventfd=on and NIC B ioeventfd=off: a kick on B
-(a round trip to QEMU) costs more than on A (answered by KVM).  Ratios
+(a round trip to QEMU) costs more than on A (answered by KVM), compared
+with interleaved single kicks.  Ratios
 only, never absolute cycles.
 """
 import unittest
@@ -14,9 +15,13 @@ from tests.boot.common import kvm_usable, need_build, run
 SIZES = (64, 128, 260, 520, 1024, 1500)
 POLICIES = ("each", "batch32", "event")
 SMALL = ("--cmdline", "samples=3 budget_ms=20")
-# a kick through the kernel's eventfd must be this much cheaper than a
-# round trip to QEMU (measured ~1.8x on a software KVM; more on hardware)
-KICK_RATIO_MIN = 1.2
+# kick.interleaved (A and B kicked alternately, each timed alone): NIC B
+# (ioeventfd=off, a round trip to QEMU) must cost this much more than NIC
+# A (ioeventfd=on, answered by KVM) at the 10th percentile.  Measured here
+# on a loaded software KVM: ~1.35x; hardware hosts show far more.  The
+# back-to-back kick.alone cases are not compared: with ioeventfd=on every
+# kick wakes QEMU's main loop, which competes with the vCPU for the CPUs.
+KICK_RATIO_MIN = 1.1
 
 
 def virtio_results(boot):
@@ -140,12 +145,15 @@ class KvmIoeventfd(unittest.TestCase):
 
     def test_kick_without_ioeventfd_costs_more(self):
         self.assertEqual(self.b.status, 0, self.b.describe())
-        on = self.b.result("kick.alone")["cycles"]["median"]
-        off = self.b.result("kick.alone.nic_b")["cycles"]["median"]
-        self.assertGreater(on, 0)
-        self.assertGreaterEqual(off / on, KICK_RATIO_MIN,
+        pair = [o for o in self.b.boot["other"] if o.get("type") == "virtio_kicks"]
+        self.assertEqual(len(pair), 1, self.b.boot["other"])
+        on, off = pair[0]["nic_a"], pair[0]["nic_b"]
+        self.assertGreater(on["p10"], 0)
+        self.assertGreaterEqual(off["p10"] / on["p10"], KICK_RATIO_MIN,
                                 f"kick ioeventfd=off {off} vs on {on} cycles")
-
+        self.assertGreater(off["median"], on["median"], f"off {off} vs on {on}")
+        for case in ("kick.alone", "kick.alone.nic_b"):
+            self.assertEqual(self.b.result(case)["exits_model"], 1)
 
 if __name__ == "__main__":
     unittest.main()

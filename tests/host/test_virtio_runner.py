@@ -75,7 +75,7 @@ class Labels(unittest.TestCase):
                          (100, 2, "pio"))
         on = dict(row, ioeventfd="on", kick_cycles=50)
         text = virtio.render_matrix([on, row])
-        self.assertIn("legacy 2.00x", text)
+        self.assertIn("kick.alone cost ioeventfd=off / on: legacy 2.00x", text)
         self.assertIn("legacy/pio", text)
 
 

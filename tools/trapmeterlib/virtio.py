@@ -107,7 +107,8 @@ def annotate(dump, conf):
     if dump is None or not conf:
         return
     label = {"transport": conf["transport"], "ioeventfd": conf["ioeventfd"]}
-    for group in (dump.results, dump.checks, dump.skips):
+    pairs = [o for o in dump.other if o.get("type") == "virtio_kicks"]
+    for group in (dump.results, dump.checks, dump.skips, pairs):
         for rec in group:
             if rec.get("suite") == SUITE or str(rec.get("name", "")).startswith(
                     SUITE + "."):
@@ -174,6 +175,8 @@ def matrix_row(transport, ioeventfd, boot):
     """One line of the six-path table from a results.json boot entry."""
     cases = _by_case(boot.get("results") or [])
     kick = cases.get("kick.alone", {})
+    pair = next((o for o in boot.get("other") or []
+                 if o.get("type") == "virtio_kicks"), {})
     guest = (boot.get("virtio") or {}).get("guest") or {}
     lost = sum(_num(r.get("lost")) or 0 for r in cases.values())
     corrupt = sum(_num(r.get("corrupt")) or 0 for r in cases.values())
@@ -182,7 +185,9 @@ def matrix_row(transport, ioeventfd, boot):
            "guest_transport": guest.get("transport"),
            "notify": guest.get("notify"),
            "kick_cycles": (kick.get("cycles") or {}).get("median"),
-           "kick_ns": kick.get("ns_median"), "lost": lost, "corrupt": corrupt}
+           "kick_ns": kick.get("ns_median"),
+           "kick_single_cycles": (pair.get("nic_a") or {}).get("median"),
+           "lost": lost, "corrupt": corrupt}
     for pol in POLICIES:
         row["pps_64_" + pol] = cases.get("net.64.%s" % pol, {}).get(
             "packets_per_s")
@@ -193,7 +198,8 @@ def matrix_row(transport, ioeventfd, boot):
 
 def render_matrix(rows):
     """The six-path table: kick cost and packet rates per notification path."""
-    head = ["transport", "ioeventfd", "notify", "kick cycles", "kick ns"]
+    head = ["transport", "ioeventfd", "notify", "kick cycles", "kick ns",
+            "1 kick cycles"]
     head += ["64B %s pkt/s" % p for p in POLICIES]
     head += ["1500B %s pkt/s" % p for p in POLICIES]
     head += ["lost", "corrupt", "status"]
@@ -202,21 +208,27 @@ def render_matrix(rows):
         cells = [row["transport"], row["ioeventfd"],
                  "%s/%s" % (row.get("guest_transport") or "-",
                             row.get("notify") or "-"),
-                 _fmt(row["kick_cycles"]), _fmt(row["kick_ns"])]
+                 _fmt(row["kick_cycles"]), _fmt(row["kick_ns"]),
+                 _fmt(row.get("kick_single_cycles"))]
         cells += [_fmt(row["pps_64_" + p]) for p in POLICIES]
         cells += [_fmt(row["pps_1500_" + p]) for p in POLICIES]
         cells += [_fmt(row["lost"]), _fmt(row["corrupt"]),
                   str(row["status"])]
         table.append(cells)
-    base = {(r["transport"], r["ioeventfd"]): r["kick_cycles"] for r in rows}
-    lines = ["virtio notification paths (one boot each):"] + _align(table)
-    ratios = []
-    for transport in TRANSPORTS:
-        on, off = base.get((transport, "on")), base.get((transport, "off"))
-        if _num(on) and _num(off):
-            ratios.append("%s %.2fx" % (transport, off / on))
-    if ratios:
-        lines.append("kick cost ioeventfd=off / on: " + ", ".join(ratios))
+    lines = ["virtio notification paths (one boot each; kick = kick.alone, "
+             "back-to-back doorbells, median per kick; 1 kick = "
+             "kick.interleaved, single timed kicks, median):"] + _align(table)
+    for key, what in (("kick_cycles", "kick.alone"),
+                      ("kick_single_cycles", "single kicks")):
+        base = {(r["transport"], r["ioeventfd"]): r.get(key) for r in rows}
+        ratios = []
+        for transport in TRANSPORTS:
+            on, off = base.get((transport, "on")), base.get((transport, "off"))
+            if _num(on) and _num(off):
+                ratios.append("%s %.2fx" % (transport, off / on))
+        if ratios:
+            lines.append("%s cost ioeventfd=off / on: %s"
+                         % (what, ", ".join(ratios)))
     return "\n".join(lines) + "\n"
 
 
