@@ -14,11 +14,19 @@
 #define VNET_HDR_MODERN  12
 #define VNET_MIN_FRAME   14     /* an Ethernet header */
 
-static u8 vnet_ring_mem[VNET_MAX_NICS][2][3 * VIRTQ_ALIGN] __attribute__((aligned(VIRTQ_ALIGN)));
+/* virtq_mem_size(VIRTQ_MAX_SIZE): descriptors 4096 B + available ring,
+ * padded to 2 pages, then the used ring on a third */
+#define VNET_RING_PAGES  3
+#define VNET_RING_BYTES  (VNET_RING_PAGES * VIRTQ_ALIGN)
+
+static u8 vnet_ring_mem[VNET_MAX_NICS][2][VNET_RING_BYTES] __attribute__((aligned(VIRTQ_ALIGN)));
 static u8 vnet_buf_mem[VNET_MAX_NICS][2][VIRTQ_MAX_SIZE * VNET_BUF_SIZE]
 	__attribute__((aligned(VIRTQ_ALIGN)));
 
-_Static_assert(3 * VIRTQ_ALIGN >= 12288, "ring memory holds a 256-entry legacy queue");
+_Static_assert(VIRTQ_MAX_SIZE * sizeof(struct virtq_desc) + sizeof(struct virtq_avail) +
+	       (VIRTQ_MAX_SIZE + 1) * sizeof(u16) <= 2 * VIRTQ_ALIGN &&
+	       sizeof(struct virtq_used) + VIRTQ_MAX_SIZE * sizeof(struct virtq_used_elem) +
+	       sizeof(u16) <= VIRTQ_ALIGN, "ring memory holds a VIRTQ_MAX_SIZE queue");
 
 static u8 *buf_at(u8 *base, u16 slot)
 {

@@ -58,7 +58,7 @@ class Labels(unittest.TestCase):
         lines = [b"trapmeter 0.1.0 START",
                  b'@tm {"type":"virtio","transport":"legacy","notify":"pio"}',
                  b'@tm {"type":"result","suite":"virtio","case":"kick.alone",'
-                 b'"cycles":{"median":100},"ns_median":40}',
+                 b'"cycles":{"median":100,"min":90},"ns_median":40}',
                  b'@tm {"type":"result","suite":"virtio","case":"net.64.each",'
                  b'"packets_per_s":1000,"lost":0,"corrupt":2}',
                  b'@tm {"type":"result","suite":"pio","case":"x"}']
@@ -73,9 +73,10 @@ class Labels(unittest.TestCase):
         row = virtio.matrix_row("legacy", "off", boot)
         self.assertEqual((row["kick_cycles"], row["corrupt"], row["notify"]),
                          (100, 2, "pio"))
-        on = dict(row, ioeventfd="on", kick_cycles=50)
+        on = dict(row, ioeventfd="on", kick_cycles=50, kick_min_cycles=45)
         text = virtio.render_matrix([on, row])
-        self.assertIn("kick.alone cost ioeventfd=off / on: legacy 2.00x", text)
+        self.assertIn("kick.alone median cost ioeventfd=off / on: legacy 2.00x", text)
+        self.assertIn("kick.alone min cost ioeventfd=off / on: legacy 2.00x", text)
         self.assertIn("legacy/pio", text)
 
 
