@@ -66,7 +66,7 @@ ELF  := $(BUILD)/trapmeter.elf
 ISO  := $(BUILD)/trapmeter.iso
 
 # Host unit tests: test name -> the pure files it links.
-HOST_TESTS := fmt crc32 stats cmdline json dump string bootinfo model virtq
+HOST_TESTS := fmt crc32 stats cmdline json dump string bootinfo model virtq virtio_pci
 HOST_DEPS_fmt      := kernel/fmt.c kernel/string.c
 HOST_DEPS_crc32    := kernel/crc32.c
 HOST_DEPS_stats    := kernel/stats.c kernel/string.c
@@ -77,6 +77,7 @@ HOST_DEPS_string   := kernel/string.c
 HOST_DEPS_bootinfo := kernel/bootinfo.c kernel/string.c
 HOST_DEPS_model    := kernel/model.c
 HOST_DEPS_virtq    := drivers/virtq.c
+HOST_DEPS_virtio_pci := drivers/virtio_pci.c drivers/virtq.c drivers/pci.c
 HOST_BINS := $(HOST_TESTS:%=$(BUILD)/host/test_%)
 
 .PHONY: all iso elf run bench test host-tests deps clean

@@ -26,6 +26,7 @@
 #define VIRTIO_LEG_ISR             19
 #define VIRTIO_LEG_CONFIG          20
 #define VIRTIO_LEG_PFN_SHIFT       12
+#define VIRTIO_LEG_PFN_BITS        32   /* the register holds a 32-bit PFN */
 
 /* struct virtio_pci_common_cfg (4.1.4.3) */
 #define VIRTIO_COMMON_DFSELECT     0
@@ -163,8 +164,9 @@ static int modern_queue_activate(struct vpci_dev *v, u16 index, struct virtq *q)
 	return 0;
 }
 
-static const struct vpci_ops modern_ops = {
+const struct vpci_ops vpci_modern_ops = {
 	.name = "modern",
+	.modern = true,
 	.get_status = modern_get_status,
 	.set_status = modern_set_status,
 	.get_features = modern_get_features,
@@ -213,7 +215,8 @@ static int legacy_queue_activate(struct vpci_dev *v, u16 index, struct virtq *q)
 	struct vpci_notify *n = &v->notify[index];
 
 	outw(index, v->io_base + VIRTIO_LEG_QUEUE_SEL);
-	if (inw(v->io_base + VIRTIO_LEG_QUEUE_NUM) != q->num)
+	if (inw(v->io_base + VIRTIO_LEG_QUEUE_NUM) != q->num ||
+	    virtq_desc_addr(q) >> (VIRTIO_LEG_PFN_SHIFT + VIRTIO_LEG_PFN_BITS))
 		return -ERANGE;
 	outl((u32)(virtq_desc_addr(q) >> VIRTIO_LEG_PFN_SHIFT),
 	     v->io_base + VIRTIO_LEG_QUEUE_PFN);
@@ -223,8 +226,9 @@ static int legacy_queue_activate(struct vpci_dev *v, u16 index, struct virtq *q)
 	return 0;
 }
 
-static const struct vpci_ops legacy_ops = {
+const struct vpci_ops vpci_legacy_ops = {
 	.name = "legacy",
+	.modern = false,
 	.get_status = legacy_get_status,
 	.set_status = legacy_set_status,
 	.get_features = legacy_get_features,
@@ -298,7 +302,7 @@ static int probe_modern(struct vpci_dev *v, bool prefer_pio)
 	}
 	if (!v->common || !v->isr || !v->device || !have_notify)
 		return -VPCI_ENOCAP;
-	v->ops = &modern_ops;
+	v->ops = &vpci_modern_ops;
 	return 0;
 }
 
@@ -312,7 +316,7 @@ int vpci_probe(struct vpci_dev *v, const struct pci_dev *pci, bool prefer_pio_no
 	if (pci->device != VIRTIO_PCI_DEVICE_NET_TR || !pci->bar[0].io || !pci->bar[0].size)
 		return -ENODEV;
 	v->io_base = (u16)pci->bar[0].addr;
-	v->ops = &legacy_ops;
+	v->ops = &vpci_legacy_ops;
 	return 0;
 }
 
@@ -347,14 +351,14 @@ int vpci_negotiate(struct vpci_dev *v, u64 wanted)
 	add_status(v, VIRTIO_STATUS_ACKNOWLEDGE);
 	add_status(v, VIRTIO_STATUS_DRIVER);
 	offered = v->ops->get_features(v);
-	if (v->ops == &modern_ops) {
+	if (v->ops->modern) {
 		if (!(offered & (1ull << VIRTIO_F_VERSION_1)))
 			return -VPCI_EFEATURES;
 		wanted |= 1ull << VIRTIO_F_VERSION_1;
 	}
 	v->features = wanted & offered;
 	v->ops->set_features(v, v->features);
-	if (v->ops == &legacy_ops)
+	if (!v->ops->modern)
 		return 0;               /* legacy has no FEATURES_OK (2.2.3) */
 	add_status(v, VIRTIO_STATUS_FEATURES_OK);
 	/* 3.1.1 step 6: the device may refuse the subset */
@@ -376,7 +380,7 @@ int vpci_queue_setup(struct vpci_dev *v, u16 index, struct virtq *q, void *mem)
 	if (!size)
 		return -ENODEV;
 	if (size > VIRTQ_MAX_SIZE) {
-		if (v->ops == &legacy_ops)
+		if (!v->ops->modern)
 			return -ERANGE;  /* legacy sizes are fixed */
 		size = VIRTQ_MAX_SIZE;
 	}

@@ -43,6 +43,7 @@ struct vpci_dev;
 
 struct vpci_ops {
 	const char *name;                 /* "legacy" or "modern" */
+	bool modern;                      /* virtio 1.x rules (FEATURES_OK, VERSION_1) */
 	u8 (*get_status)(struct vpci_dev *v);
 	void (*set_status)(struct vpci_dev *v, u8 status);
 	u64 (*get_features)(struct vpci_dev *v);
@@ -107,5 +108,8 @@ void vpci_notify(const struct vpci_dev *v, u16 index);
 const char *vpci_notify_name(const struct vpci_dev *v, u16 index);
 
 const char *vpci_strerror(int err);
+
+/* The two transports (vpci_probe picks one; host tests use them directly). */
+extern const struct vpci_ops vpci_modern_ops, vpci_legacy_ops;
 
 #endif
