@@ -127,6 +127,25 @@ class TcgBarAbove4G(unittest.TestCase):
         self.assertEqual(virtio_results(b)["net.64.each"]["lost"], 0)
 
 
+class TcgBehindBridge(unittest.TestCase):
+    """Both NICs behind a PCI-PCI bridge: found only if enumeration follows
+    the bridge to its secondary bus."""
+
+    def test_nics_behind_bridge(self):
+        need_build(self, "build/trapmeter.elf")
+        qemu = ["-device", "pci-bridge,id=br1,chassis_nr=1"]
+        for i in range(2):
+            qemu += ["-netdev", f"hubport,id=bb{i},hubid=0", "-device",
+                     f"virtio-net-pci,netdev=bb{i},bus=br1,addr={i + 3},romfile=,"
+                     "disable-legacy=on"]
+        b = run("--accel", "tcg", "--suite", "virtio", "--virtio-nics", "0",
+                "--case", "net.64.*", *SMALL, "--", *qemu, timeout=120)
+        self.assertEqual(b.status, 0, b.describe())
+        self.assertEqual([s for s in b.boot["skips"] if s["suite"] == "virtio"], [])
+        self.assertEqual(virtio_results(b)["net.64.batch32"]["lost"], 0)
+        self.assertTrue({c["name"]: c for c in b.boot["checks"]}["virtio.packets"]["ok"])
+
+
 class KvmIoeventfd(unittest.TestCase):
     @classmethod
     def setUpClass(cls):
