@@ -36,6 +36,7 @@ ASM_SRCS := \
 
 C_SRCS := \
 	arch/x86/cpuinfo.c \
+	arch/x86/paging.c \
 	arch/x86/trap.c \
 	arch/x86/tsc.c \
 	drivers/acpi_pm.c \
@@ -43,6 +44,9 @@ C_SRCS := \
 	drivers/fw_cfg.c \
 	drivers/pci.c \
 	drivers/uart16550.c \
+	drivers/virtio_net.c \
+	drivers/virtio_pci.c \
+	drivers/virtq.c \
 	kernel/bench.c \
 	kernel/bootinfo.c \
 	kernel/cmdline.c \
@@ -58,14 +62,15 @@ C_SRCS := \
 	kernel/stats.c \
 	kernel/string.c \
 	kernel/suites/exits.c \
-	kernel/suites/pio.c
+	kernel/suites/pio.c \
+	kernel/suites/virtio.c
 
 OBJS := $(ASM_SRCS:%.asm=$(BUILD)/%.o) $(C_SRCS:%.c=$(BUILD)/%.o)
 ELF  := $(BUILD)/trapmeter.elf
 ISO  := $(BUILD)/trapmeter.iso
 
 # Host unit tests: test name -> the pure files it links.
-HOST_TESTS := fmt crc32 stats cmdline json dump string bootinfo model lava
+HOST_TESTS := fmt crc32 stats cmdline json dump string bootinfo model lava virtq virtio_pci
 HOST_DEPS_fmt      := kernel/fmt.c kernel/string.c
 HOST_DEPS_crc32    := kernel/crc32.c
 HOST_DEPS_stats    := kernel/stats.c kernel/string.c
@@ -76,6 +81,8 @@ HOST_DEPS_string   := kernel/string.c
 HOST_DEPS_bootinfo := kernel/bootinfo.c kernel/string.c
 HOST_DEPS_model    := kernel/model.c
 HOST_DEPS_lava     := kernel/lava.c kernel/fmt.c kernel/string.c
+HOST_DEPS_virtq    := drivers/virtq.c
+HOST_DEPS_virtio_pci := drivers/virtio_pci.c drivers/virtq.c drivers/pci.c
 HOST_BINS := $(HOST_TESTS:%=$(BUILD)/host/test_%)
 
 .PHONY: all iso elf run bench test lava-test acceptance host-tests deps clean

@@ -237,6 +237,8 @@ static void emit_result(const struct bench_case *c, const struct bench_result *r
 	jw_u64(&w, "ops", (u64)r->cycles.n * r->iters);
 	if (bench_cfg->sync)
 		emit_sync(&w, &r->sync);
+	if (c->extra)
+		c->extra(c, r, &w);
 	jw_obj_end(&w);
 	tm_line(jw_finish(&w));
 	lava_case("", c->name, r->mismatches ? LAVA_FAIL : LAVA_PASS,

@@ -16,6 +16,8 @@ enum bench_dir { DIR_NONE, DIR_IN, DIR_OUT };
 enum bench_method { METHOD_SINGLE, METHOD_REP, METHOD_DMA };
 
 struct bench_case;
+struct bench_result;
+struct jw;
 /* Perform the case's operation `iters` times on `buf`. */
 typedef void (*bench_op_fn)(const struct bench_case *c, u8 *buf, u64 iters);
 /* VM exits one operation takes under KVM by DESIGN.md's model. */
@@ -24,6 +26,9 @@ typedef u32 (*bench_model_fn)(const struct bench_case *c, const u8 *buf);
 typedef const char *(*bench_skip_fn)(const struct bench_case *c);
 /* After the timed runs: count mismatching bytes in buf (data checks). */
 typedef u32 (*bench_verify_fn)(const struct bench_case *c, const u8 *buf);
+/* Append case-specific fields to the result line (optional). */
+typedef void (*bench_extra_fn)(const struct bench_case *c, const struct bench_result *r,
+			       struct jw *w);
 
 struct bench_case {
 	const char *suite;
@@ -42,6 +47,7 @@ struct bench_case {
 	bench_model_fn exits_model;
 	bench_skip_fn skip;
 	bench_verify_fn verify;
+	bench_extra_fn extra;
 };
 
 struct bench_result {

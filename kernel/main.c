@@ -198,7 +198,7 @@ void kmain(u32 magic, u32 info)
 	if (config.suites & SUITE_IDE)
 		bench_skip("ide", "*", "suite not built yet (issue: IDE PIO driver)");
 	if (config.suites & SUITE_VIRTIO)
-		bench_skip("virtio", "*", "suite not built yet (issue: virtio-net ring driver)");
+		suite_virtio(&config);
 	if (config.fail_check)
 		bench_check("hook.fail_check", false,
 			    "test hook fail_check=on: fails on purpose");

@@ -8,5 +8,6 @@
 
 void suite_pio(const struct tm_config *cfg);
 void suite_exits(const struct tm_config *cfg);
+void suite_virtio(const struct tm_config *cfg);
 
 #endif

@@ -11,7 +11,7 @@ import sys
 import tempfile
 import traceback
 
-from . import compare, exitcount, host, junit, lava, plot, qemu, report, status
+from . import compare, exitcount, host, junit, lava, plot, qemu, report, status, virtio
 from .dump import parse_dump
 from .status import Outcome, decide_boot, decide_from_dump
 
@@ -210,6 +210,7 @@ def add_run_parser(sub, fmt):
         "testcase per check, skip and boot status")
     add("-v", "--verbose", action="store_true",
         help="show every case, the QEMU command line and QEMU's stderr")
+    virtio.add_options(add)
 
 
 def split_extra(argv):
@@ -239,6 +240,9 @@ def validate_run_options(args):
             if not os.path.isfile(path):
                 raise OptionError("OVMF firmware file %s not found (install "
                                   "the 'ovmf' package)" % path)
+    problem = virtio.validate(args)
+    if problem:
+        raise OptionError(problem)
     json_dir = os.path.dirname(os.path.abspath(args.json))
     if not os.path.isdir(json_dir):
         raise OptionError("--json %s: directory %s does not exist"
@@ -371,6 +375,9 @@ def prepare(session):
                          kernel_irqchip=args.kernel_irqchip)
     session.count_exits = count
     session.config["count_exits"] = count
+    vconf = virtio.settings(args)
+    cfg.extra = virtio.device_args(vconf) + list(session.extra)
+    session.config["virtio"] = vconf
     session.host = host.host_info(qemu_bin, accel, flavour)
     session.config.update(accel=accel, accel_requested=args.accel,
                           cmdline=cfg.cmdline)
@@ -394,12 +401,18 @@ def decide_count_exits(args, accel):
 def run_command(args, extra):
     session = RunSession(args, extra)
     try:
-        cfg = prepare(session)
-        tmpdir = tempfile.mkdtemp(prefix="trapmeter-")
-        try:
-            code = run_boots(session, cfg, tmpdir)
-        finally:
-            shutil.rmtree(tmpdir, ignore_errors=True)
+        if args.virtio_matrix:
+            problem = virtio.validate(args)
+            if problem:
+                raise OptionError(problem)
+            code = virtio.run_matrix(session, prepare, run_boots, say)
+        else:
+            cfg = prepare(session)
+            tmpdir = tempfile.mkdtemp(prefix="trapmeter-")
+            try:
+                code = run_boots(session, cfg, tmpdir)
+            finally:
+                shutil.rmtree(tmpdir, ignore_errors=True)
     except TrapmeterError as exc:
         session.write_json(exc.code, [exc.message])
         raise
@@ -483,9 +496,12 @@ def one_boot(session, cfg, argv, tmpdir, index, timeout):
     count_boot_exits(counter, cfg, boot.dump)
     outcome = decide_boot(boot.dump, boot.rc, boot.timed_out, timeout,
                           boot.fatal)
+    virtio.annotate(boot.dump, session.config.get("virtio"))
     session.boots.append(report.boot_entry(index, outcome, boot.dump,
                                            boot.wall_s, boot.rc,
                                            boot.stderr_text))
+    session.boots[-1].update(virtio.boot_fields(
+        boot.dump, session.config.get("virtio")))
     check_cmdline(boot.dump, cfg)
     report_outcome(outcome, boot.dump, boot.stderr_text, args.verbose)
     if args.repeat > 1:
@@ -554,6 +570,9 @@ def print_boot_report(session, cfg, dump, wall):
         return
     text = report.render_report(dump.run, header_info(session, cfg, wall),
                                 dump.results, dump.checks, dump.skips)
+    sizes = virtio.render_sizes(dump.results)
+    if sizes:
+        text += "\n" + "\n".join(sizes) + "\n"
     sys.stdout.write(text)
     sys.stdout.flush()
 

@@ -1,0 +1,81 @@
+/*
+ * drivers/virtio_net.h - virtio network device (virtio 1.x, 5.1): one
+ * receive and one transmit queue, MAC from the device configuration,
+ * polling only (no interrupts).
+ */
+#ifndef DRIVERS_VIRTIO_NET_H
+#define DRIVERS_VIRTIO_NET_H
+
+#include "kernel/types.h"
+#include "drivers/virtio_pci.h"
+#include "drivers/virtq.h"
+
+#define VIRTIO_NET_F_MAC     5
+#define VNET_RX_QUEUE        0    /* receiveq1 (5.1.2) */
+#define VNET_TX_QUEUE        1    /* transmitq1 */
+#define VNET_BUF_SIZE        2048 /* one buffer per descriptor */
+#define VNET_ETH_ALEN        6
+#define VNET_MAX_FRAME       1514 /* Ethernet without FCS */
+#define VNET_MAX_NICS        2
+
+/* struct virtio_net_hdr (5.1.6): 10 bytes legacy, 12 with VERSION_1 */
+struct virtio_net_hdr {
+	u8 flags;          /* VIRTIO_NET_HDR_F_*: 0, no checksum offload */
+	u8 gso_type;       /* VIRTIO_NET_HDR_GSO_NONE */
+	u16 hdr_len;
+	u16 gso_size;
+	u16 csum_start;
+	u16 csum_offset;
+	u16 num_buffers;   /* only with VERSION_1 or MRG_RXBUF */
+};
+_Static_assert(sizeof(struct virtio_net_hdr) == 12, "virtio_net_hdr is 12 bytes");
+
+struct vnet {
+	struct vpci_dev vp;
+	struct virtq rx, tx;
+	u8 mac[VNET_ETH_ALEN];
+	u32 hdr_len;                     /* 10 or 12 */
+	u8 *rx_bufs, *tx_bufs;           /* VIRTQ_MAX_SIZE x VNET_BUF_SIZE */
+	u16 tx_free[VIRTQ_MAX_SIZE];     /* free transmit buffer slots */
+	u16 tx_free_n;
+	u64 tx_kicks, rx_kicks;          /* doorbell writes */
+};
+
+/* Bring up NIC number `which` (0..VNET_MAX_NICS-1: selects its static
+ * memory) on PCI function `pci`; `extra` adds features (EVENT_IDX);
+ * fills the receive queue.  Returns 0 or a named error (vpci_strerror). */
+int vnet_init(struct vnet *n, u32 which, const struct pci_dev *pci,
+	      bool prefer_pio_notify, u64 extra);
+
+/* A free transmit buffer: its frame area (after the header) and slot, or
+ * NULL when all are in flight (reap first). */
+u8 *vnet_tx_buffer(struct vnet *n, u16 *slot);
+
+/* The frame area (after the header) of transmit slot `slot`. */
+u8 *vnet_tx_frame(struct vnet *n, u16 slot);
+
+/* Queue slot's frame of `len` bytes (not yet published).  -ENOSPC when
+ * the ring is full, -EINVAL for a bad length. */
+int vnet_tx_queue(struct vnet *n, u16 slot, u32 len);
+
+/* Publish queued frames; true when the device asked for a kick. */
+bool vnet_tx_publish(struct vnet *n);
+
+/* Ring the transmit doorbell. */
+void vnet_tx_kick(struct vnet *n);
+
+/* Return completed transmit buffers to the free slots; how many. */
+u32 vnet_tx_reap(struct vnet *n);
+
+/* Next received frame (after the header), its length and slot; NULL
+ * when none arrived. */
+u8 *vnet_rx_poll(struct vnet *n, u32 *len, u16 *slot);
+
+/* Give a receive buffer back and publish it; kicks only when the device
+ * asks (EVENT_IDX / NO_NOTIFY).  Returns 0 or -ENOSPC. */
+int vnet_rx_refill(struct vnet *n, u16 slot);
+
+/* Receive buffers the device currently holds. */
+u16 vnet_rx_posted(const struct vnet *n);
+
+#endif

@@ -1,0 +1,579 @@
+/*
+ * kernel/suites/virtio.c - suite "virtio": what a virtio notification
+ * ("kick") costs and how many packets per second a split ring moves with
+ * three kick policies, through two virtio-net NICs on one QEMU hub:
+ *   -netdev hubport,id=n0,hubid=0 -device virtio-net-pci,netdev=n0
+ *   -netdev hubport,id=n1,hubid=0 -device virtio-net-pci,netdev=n1
+ * (tools/trapmeter adds both when the virtio suite is selected).  The
+ * guest transmits on NIC A and receives on NIC B.
+ *
+ * Cases, per frame size (64 ... 1500 bytes, Ethernet without FCS):
+ *   net.SIZE.each     publish and kick after every frame
+ *   net.SIZE.batch32  publish and kick once per 32 frames
+ *   net.SIZE.event    publish every frame, kick only when the device asks
+ *                     (VIRTIO_F_EVENT_IDX avail_event, virtio 1.x 2.7.10)
+ *   kick.alone        the transmit doorbell write by itself (nothing new
+ *                     on the ring): one exit per kick
+ *   kick.alone.nic_b  the same on NIC B (a boot may set its ioeventfd
+ *                     differently, e.g. tests/boot/test_virtio.py)
+ *   kick.interleaved  A and B kicked alternately, each timed alone: a
+ *                     {"type":"virtio_kicks"} line with both distributions
+ * Every frame carries a sequence number and a checksum of its payload;
+ * the receiver checks order, length and payload.  The sender never has
+ * more frames in flight than NIC B has receive buffers, so nothing is
+ * dropped by design: the "virtio.packets" check wants 0 lost, 0 corrupt.
+ */
+#include "kernel/suites/suites.h"
+#include "kernel/bench.h"
+#include "kernel/fmt.h"
+#include "kernel/json.h"
+#include "kernel/string.h"
+#include "kernel/console.h"
+#include "kernel/stats.h"
+#include "drivers/pci.h"
+#include "drivers/virtio_pci.h"
+#include "drivers/virtio_net.h"
+#include "arch/x86/tsc.h"
+#include "arch/x86/cpu.h"
+
+#define SUITE             "virtio"
+#define ETHERTYPE_TM      0x88b5     /* IEEE local experimental */
+#define OFF_ETHERTYPE     12
+#define OFF_SEQ           14
+#define OFF_LEN           18
+#define OFF_CSUM          22
+#define OFF_PAYLOAD       26
+#define BATCH             32
+#define STALL_TIMEOUT_MS  3000       /* no progress this long: -ETIMEDOUT */
+#define CSUM_MUL          0x9e3779b97f4a7c15ull
+#define SEQ_MUL           0x85ebca6bu
+#define NAME_LEN          32
+#define MAX_CASES         32
+#define VIRTIO_SUBSYS_NET 1
+#define PAIR_ROUNDS       512        /* kick.interleaved: A, B, A, B, ... */
+#define PAIR_CASE         "kick.interleaved"
+
+enum policy { POLICY_EACH, POLICY_BATCH, POLICY_EVENT };
+static const char *const policy_names[] = { "each", "batch32", "event" };
+static const u32 sizes[] = { 64, 128, 260, 520, 1024, 1500 };
+
+struct flow {
+	u64 sent, received, corrupt, out_of_order;
+	u32 next_seq;          /* sequence number the receiver expects */
+	u32 size;              /* frame size of the running case */
+	u32 pattern_csum;      /* checksum of the payload pattern at `size` */
+	int error;             /* first error: the flow stops */
+};
+
+struct case_stats {
+	u64 sent, received, kicks, rx_kicks, bad;
+};
+
+static struct vnet nic_a, nic_b;
+static struct flow flow;
+static struct pci_dev pci_devs[PCI_MAX_DEVICES];
+static struct bench_case cases[MAX_CASES];
+static char names[MAX_CASES][NAME_LEN];
+static struct case_stats case_start;     /* counters when the case began */
+static u32 n_cases;
+static u64 pair_cycles[2][PAIR_ROUNDS];
+
+/* ---- frames ----------------------------------------------------------- */
+
+static inline u32 rd32(const u8 *p)
+{
+	return *(const u32 *)(const void *)p;
+}
+
+static inline void wr32(u8 *p, u32 v)
+{
+	*(u32 *)(void *)p = v;
+}
+
+/* Position-sensitive 32-bit checksum, 8 bytes per step. */
+static u32 payload_csum(const u8 *p, u32 n)
+{
+	typedef u64 __attribute__((may_alias, aligned(1))) u64_u;
+	u64 s = n;
+	u32 i = 0;
+
+	for (; i + 8 <= n; i += 8)
+		s = (s ^ *(const u64_u *)(p + i)) * CSUM_MUL;
+	for (; i < n; i++)
+		s = (s ^ p[i]) * CSUM_MUL;
+	return (u32)(s >> 32) ^ (u32)s;
+}
+
+static u32 frame_csum(u32 pattern_csum, u32 seq, u32 size)
+{
+	return pattern_csum ^ (seq * SEQ_MUL) ^ size;
+}
+
+static u8 pattern_byte(u32 i)
+{
+	return (u8)(i * 13 + (i >> 7) + 0xa5);
+}
+
+/* Write the constant part of a frame (addresses, type, pattern). */
+static void frame_template(u8 *f, u32 size)
+{
+	u32 i;
+
+	kmemcpy(f, nic_b.mac, VNET_ETH_ALEN);
+	kmemcpy(f + VNET_ETH_ALEN, nic_a.mac, VNET_ETH_ALEN);
+	f[OFF_ETHERTYPE] = ETHERTYPE_TM >> 8;
+	f[OFF_ETHERTYPE + 1] = ETHERTYPE_TM & 0xff;
+	wr32(f + OFF_LEN, size);
+	for (i = OFF_PAYLOAD; i < size; i++)
+		f[i] = pattern_byte(i);
+}
+
+/* Every transmit buffer gets the template of the new size (not timed;
+ * all buffers are back from the device between cases). */
+static void prepare_size(u32 size)
+{
+	u8 *first = vnet_tx_frame(&nic_a, 0);
+	u16 slot;
+
+	flow.size = size;
+	frame_template(first, size);
+	for (slot = 1; slot < nic_a.tx.num; slot++)
+		kmemcpy(vnet_tx_frame(&nic_a, slot), first, size);
+	flow.pattern_csum = payload_csum(first + OFF_PAYLOAD, size - OFF_PAYLOAD);
+}
+
+/* ---- the flow: send on A, receive on B --------------------------------- */
+
+/* Frames the sender may still offer: never more than B's posted receive
+ * buffers minus what is already on its way. */
+static u32 credit(void)
+{
+	u64 in_flight = flow.sent - flow.received;
+	u32 posted = vnet_rx_posted(&nic_b);
+
+	if (in_flight >= posted)
+		return 0;
+	return posted - (u32)in_flight < nic_a.tx_free_n ? posted - (u32)in_flight
+							 : nic_a.tx_free_n;
+}
+
+static int send_one(void)
+{
+	u16 slot;
+	u8 *f = vnet_tx_buffer(&nic_a, &slot);
+	u32 seq = (u32)flow.sent;
+
+	if (!f)
+		return -ENOSPC;
+	wr32(f + OFF_SEQ, seq);
+	wr32(f + OFF_CSUM, frame_csum(flow.pattern_csum, seq, flow.size));
+	flow.sent++;
+	return vnet_tx_queue(&nic_a, slot, flow.size);
+}
+
+/* Is this the frame we expect next, whole and unchanged? */
+static void check_frame(const u8 *f, u32 len)
+{
+	u32 seq;
+
+	if (len != flow.size || kmemcmp(f, nic_b.mac, VNET_ETH_ALEN) != 0 ||
+	    f[OFF_ETHERTYPE] != ETHERTYPE_TM >> 8 || rd32(f + OFF_LEN) != flow.size) {
+		flow.corrupt++;
+		flow.next_seq++;
+		return;
+	}
+	seq = rd32(f + OFF_SEQ);
+	if (rd32(f + OFF_CSUM) != frame_csum(flow.pattern_csum, seq, flow.size) ||
+	    payload_csum(f + OFF_PAYLOAD, len - OFF_PAYLOAD) != flow.pattern_csum)
+		flow.corrupt++;
+	if (seq != flow.next_seq)
+		flow.out_of_order++;
+	flow.next_seq = seq + 1;
+}
+
+static u32 receive_all(void)
+{
+	u32 len, got = 0;
+	u16 slot;
+	u8 *f;
+
+	while ((f = vnet_rx_poll(&nic_b, &len, &slot)) != NULL) {
+		check_frame(f, len);
+		flow.received++;
+		got++;
+		if (vnet_rx_refill(&nic_b, slot) != 0 && !flow.error)
+			flow.error = -ENOSPC;
+	}
+	return got;
+}
+
+/* Offer up to `n` frames (credit permitting) and notify per policy. */
+static u32 offer(u32 n, enum policy p)
+{
+	u32 burst = p == POLICY_BATCH ? BATCH : 1, done = 0, i, c;
+
+	while (done < n) {
+		c = n - done < burst ? n - done : burst;
+		if (credit() < c)
+			break;
+		for (i = 0; i < c; i++)
+			if (send_one() != 0 && !flow.error)
+				flow.error = -ENOSPC;
+		done += c;
+		if (vnet_tx_publish(&nic_a) || p != POLICY_EVENT)
+			vnet_tx_kick(&nic_a);
+	}
+	return done;
+}
+
+/* Move `count` more frames through and wait until all have arrived;
+ * bounded: STALL_TIMEOUT_MS without progress ends the flow. */
+static void pump(u64 count, enum policy p)
+{
+	u64 goal = flow.sent + count, last = tsc_begin();
+	u64 stall = (u64)STALL_TIMEOUT_MS * tsc.khz, left;
+	u32 moved;
+
+	while (!flow.error && flow.received < goal) {
+		left = goal - flow.sent;
+		moved = offer(left > VIRTQ_MAX_SIZE ? VIRTQ_MAX_SIZE : (u32)left, p);
+		moved += vnet_tx_reap(&nic_a);
+		moved += receive_all();
+		if (moved) {
+			last = tsc_begin();
+		} else if (tsc_begin() - last > stall) {
+			flow.error = vpci_check(&nic_a.vp) ?: vpci_check(&nic_b.vp) ?: -ETIMEDOUT;
+		} else {
+			cpu_relax();
+		}
+	}
+	vnet_tx_reap(&nic_a);
+}
+
+/* ---- cases -------------------------------------------------------------- */
+
+/* One operation = BATCH frames, whatever the policy, so that all three
+ * policies move the same bursts and per-frame figures divide by BATCH. */
+static void op_packets(const struct bench_case *c, u8 *buf, u64 iters)
+{
+	(void)buf;
+	pump(iters * BATCH, (enum policy)c->arg);
+}
+
+/* arg 0: NIC A's transmit doorbell, 1: NIC B's (B never transmits, so
+ * its queue stays empty; a boot may give the NICs different ioeventfd) */
+static void op_kick(const struct bench_case *c, u8 *buf, u64 iters)
+{
+	const struct vpci_dev *v = c->arg ? &nic_b.vp : &nic_a.vp;
+
+	(void)buf;
+	while (iters--)
+		vpci_notify(v, VNET_TX_QUEUE);
+}
+
+static u32 model_packets(const struct bench_case *c, const u8 *buf)
+{
+	(void)buf;
+	if (c->arg == POLICY_EACH)
+		return BATCH;
+	return c->arg == POLICY_BATCH ? 1 : 0;  /* event: see kicks_per_packet */
+}
+
+static const char *skip_failed_flow(const struct bench_case *c)
+{
+	(void)c;
+	return flow.error ? "the packet flow stopped earlier (see check virtio.packets)" : NULL;
+}
+
+static void extra_common(struct jw *w)
+{
+	jw_str(w, "virtio_transport", nic_a.vp.ops->name);
+	jw_str(w, "virtio_notify", vpci_notify_name(&nic_a.vp, VNET_TX_QUEUE));
+	jw_bool(w, "event_idx", nic_a.tx.event_idx);
+}
+
+static void snapshot(struct case_stats *s)
+{
+	s->sent = flow.sent;
+	s->received = flow.received;
+	s->kicks = nic_a.tx_kicks;
+	s->rx_kicks = nic_b.rx_kicks;
+	s->bad = flow.corrupt + flow.out_of_order;
+}
+
+/* Per-frame figures over everything the case moved (warm-up included). */
+static void extra_packets(const struct bench_case *c, const struct bench_result *r, struct jw *w)
+{
+	struct case_stats now;
+	u64 per_op = r->cycles.median, sent, kicks;
+
+	snapshot(&now);
+	sent = now.sent - case_start.sent;
+	kicks = now.kicks - case_start.kicks;
+	extra_common(w);
+	jw_str(w, "policy", policy_names[c->arg]);
+	jw_u64(w, "packet_bytes", c->bytes / BATCH);
+	jw_u64(w, "packets_per_op", BATCH);
+	jw_u64(w, "sent", sent);
+	jw_u64(w, "received", now.received - case_start.received);
+	jw_u64(w, "lost", sent - (now.received - case_start.received));
+	jw_u64(w, "corrupt", now.bad - case_start.bad);
+	jw_u64(w, "kicks", kicks);
+	jw_u64(w, "rx_kicks", now.rx_kicks - case_start.rx_kicks);
+	jw_dec(w, "cycles_per_packet", per_op, BATCH, 1);
+	jw_dec(w, "kicks_per_packet", kicks, sent, 4);
+	jw_dec(w, "cycles_per_kick", per_op * sent, kicks * BATCH, 1);
+	jw_dec(w, "packets_per_s", tsc.khz * 1000 * BATCH, per_op, 0);
+}
+
+static void extra_kick(const struct bench_case *c, const struct bench_result *r, struct jw *w)
+{
+	(void)c;
+	(void)r;
+	extra_common(w);
+}
+
+static struct bench_case *add_case(const char *name)
+{
+	struct bench_case *c;
+
+	if (n_cases == MAX_CASES)
+		return NULL;
+	c = &cases[n_cases];
+	fmt_snprintf(names[n_cases], NAME_LEN, "%s", name);
+	kmemset(c, 0, sizeof(*c));
+	c->suite = SUITE;
+	c->name = names[n_cases++];
+	c->target = "virtio-net";
+	c->handler = HANDLER_NONE;      /* KVM with ioeventfd=on, else QEMU */
+	c->dir = DIR_OUT;
+	c->method = METHOD_SINGLE;
+	c->skip = skip_failed_flow;
+	return c;
+}
+
+static void add_kick(const char *name, const struct vnet *n, u32 which)
+{
+	const struct vpci_notify *doorbell = &n->vp.notify[VNET_TX_QUEUE];
+	struct bench_case *c = add_case(name);
+
+	c->port = doorbell->kind == VPCI_NOTIFY_PIO ? doorbell->port : 0;
+	c->width = 2;
+	c->bytes = 2;
+	c->arg = which;
+	c->op = op_kick;
+	c->exits_model = bench_model_one;
+	c->extra = extra_kick;
+}
+
+static void build_table(void)
+{
+	char name[NAME_LEN];
+	struct bench_case *c;
+	u32 s, p;
+
+	n_cases = 0;
+	add_kick("kick.alone", &nic_a, 0);
+	add_kick("kick.alone.nic_b", &nic_b, 1);
+	for (s = 0; s < ARRAY_SIZE(sizes); s++)
+		for (p = 0; p < ARRAY_SIZE(policy_names); p++) {
+			fmt_snprintf(name, sizeof(name), "net.%u.%s", sizes[s], policy_names[p]);
+			c = add_case(name);
+			if (!c)
+				return;
+			c->target = "virtio-net.hub";
+			c->bytes = sizes[s] * BATCH;
+			c->arg = p;
+			c->op = op_packets;
+			c->exits_model = model_packets;
+			c->extra = extra_packets;
+		}
+}
+
+/* ---- kick.interleaved ---------------------------------------------------- */
+
+static u64 time_kick(const struct vpci_dev *v)
+{
+	u64 t0, t1;
+
+	t0 = tsc_begin();
+	vpci_notify(v, VNET_TX_QUEUE);
+	t1 = tsc_end();
+	return t1 - t0 > bench_timer_overhead ? t1 - t0 - bench_timer_overhead : 0;
+}
+
+static void emit_pair_side(struct jw *w, const char *key, struct stats *st)
+{
+	jw_key_obj(w, key);
+	jw_u64(w, "min", st->min);
+	jw_u64(w, "p10", st->p10);
+	jw_u64(w, "median", st->median);
+	jw_u64(w, "p90", st->p90);
+	jw_obj_end(w);
+}
+
+/* NIC A's and NIC B's doorbells timed one kick at a time, alternating, so
+ * that host noise hits both alike: the fair comparison when the two NICs
+ * differ in one property (e.g. ioeventfd).  Emits {"type":"virtio_kicks"}. */
+static void kick_interleaved(void)
+{
+	struct stats st[2];
+	char line[512];
+	struct jw w;
+	u32 i;
+
+	if (!cmdline_case_selected(bench_cfg, PAIR_CASE))
+		return;
+	for (i = 0; i < PAIR_ROUNDS; i++) {
+		pair_cycles[0][i] = time_kick(&nic_a.vp);
+		pair_cycles[1][i] = time_kick(&nic_b.vp);
+	}
+	stats_compute(pair_cycles[0], PAIR_ROUNDS, &st[0]);
+	stats_compute(pair_cycles[1], PAIR_ROUNDS, &st[1]);
+	jw_init(&w, line, sizeof(line));
+	jw_obj_begin(&w);
+	jw_str(&w, "type", "virtio_kicks");
+	jw_str(&w, "suite", SUITE);
+	jw_str(&w, "case", PAIR_CASE);
+	jw_u64(&w, "rounds", PAIR_ROUNDS);
+	emit_pair_side(&w, "nic_a", &st[0]);
+	emit_pair_side(&w, "nic_b", &st[1]);
+	jw_obj_end(&w);
+	tm_line(jw_finish(&w));
+	kprintf("  %-30s A median %lu, B median %lu cycles per kick (%u rounds)\n",
+		PAIR_CASE, st[0].median, st[1].median, PAIR_ROUNDS);
+}
+
+/* ---- set-up, run, checks ---------------------------------------------- */
+
+static bool is_virtio_net(const struct pci_dev *d)
+{
+	if (d->vendor != VIRTIO_PCI_VENDOR)
+		return false;
+	if (d->device == VIRTIO_PCI_DEVICE_NET)
+		return true;
+	/* transitional ids share 0x1000..; the subsystem id names the type */
+	return d->device == VIRTIO_PCI_DEVICE_NET_TR && d->subsys_id == VIRTIO_SUBSYS_NET;
+}
+
+/* The first two virtio-net functions; how many were found. */
+static u32 find_nics(const struct pci_dev **a, const struct pci_dev **b)
+{
+	u32 n = pci_scan(pci_devs, PCI_MAX_DEVICES), i, found = 0;
+
+	for (i = 0; i < n; i++) {
+		if (!is_virtio_net(&pci_devs[i]))
+			continue;
+		if (found == 0)
+			*a = &pci_devs[i];
+		else if (found == 1)
+			*b = &pci_devs[i];
+		found++;
+	}
+	return found;
+}
+
+static void emit_info(void)
+{
+	char line[512];
+	struct jw w;
+
+	jw_init(&w, line, sizeof(line));
+	jw_obj_begin(&w);
+	jw_str(&w, "type", "virtio");
+	jw_str(&w, "transport", nic_a.vp.ops->name);
+	jw_str(&w, "notify", vpci_notify_name(&nic_a.vp, VNET_TX_QUEUE));
+	jw_hex(&w, "features", nic_a.vp.features);
+	jw_bool(&w, "event_idx", nic_a.tx.event_idx);
+	jw_u64(&w, "queue_size", nic_a.tx.num);
+	jw_u64(&w, "hdr_len", nic_a.hdr_len);
+	jw_hex(&w, "notify_addr", nic_a.vp.notify[VNET_TX_QUEUE].kind == VPCI_NOTIFY_PIO ?
+	       nic_a.vp.notify[VNET_TX_QUEUE].port :
+	       (u64)(uintptr_t)nic_a.vp.notify[VNET_TX_QUEUE].mmio);
+	jw_obj_end(&w);
+	tm_line(jw_finish(&w));
+	kprintf("  virtio-net: %s transport, %s notify at 0x%lx, features 0x%lx, queues of %u\n",
+		nic_a.vp.ops->name, vpci_notify_name(&nic_a.vp, VNET_TX_QUEUE),
+		nic_a.vp.notify[VNET_TX_QUEUE].kind == VPCI_NOTIFY_PIO ?
+		(u64)nic_a.vp.notify[VNET_TX_QUEUE].port :
+		(u64)(uintptr_t)nic_a.vp.notify[VNET_TX_QUEUE].mmio,
+		nic_a.vp.features, nic_a.tx.num);
+}
+
+static int bring_up(const struct pci_dev *a, const struct pci_dev *b)
+{
+	u64 extra = 1ull << VIRTIO_F_EVENT_IDX;
+	char detail[160];
+	int err;
+
+	err = vnet_init(&nic_a, 0, a, true, extra);
+	if (!err)
+		err = vnet_init(&nic_b, 1, b, true, extra);
+	if (!err && nic_a.vp.ops != nic_b.vp.ops)
+		err = -ENODEV;
+	if (err) {
+		fmt_snprintf(detail, sizeof(detail), "virtio-net bring-up failed: %s (%d)",
+			     vpci_strerror(err), err);
+		bench_check("virtio.init", false, detail);
+	}
+	return err;
+}
+
+/* Wait (bounded) until the device has returned every transmit buffer. */
+static void drain_tx(void)
+{
+	u64 t0 = tsc_begin(), limit = (u64)STALL_TIMEOUT_MS * tsc.khz;
+
+	while (nic_a.tx_free_n < nic_a.tx.num && !flow.error) {
+		vnet_tx_reap(&nic_a);
+		receive_all();
+		if (tsc_begin() - t0 > limit)
+			flow.error = -ETIMEDOUT;
+	}
+}
+
+static void report_flow(void)
+{
+	char detail[200];
+	u64 lost = flow.sent - flow.received;
+	bool ok = !flow.error && lost == 0 && flow.corrupt == 0 && flow.out_of_order == 0;
+
+	fmt_snprintf(detail, sizeof(detail),
+		     "sent %lu, received %lu, lost %lu, corrupt %lu, out of order %lu%s%s",
+		     flow.sent, flow.received, lost, flow.corrupt, flow.out_of_order,
+		     flow.error ? "; stopped: " : "", flow.error ? vpci_strerror(flow.error) : "");
+	bench_check("virtio.packets", ok, detail);
+}
+
+void suite_virtio(const struct tm_config *cfg)
+{
+	const struct pci_dev *a = NULL, *b = NULL;
+	struct bench_result r;
+	u32 i, found;
+
+	(void)cfg;
+	bench_suite_begin(SUITE);
+	found = find_nics(&a, &b);
+	if (found < 2) {
+		bench_skip(SUITE, "*", found ? "only one virtio-net NIC: the suite needs two on one hub (tools/trapmeter --suite virtio attaches them)"
+					     : "no virtio-net device (tools/trapmeter --suite virtio attaches two)");
+		return;
+	}
+	kmemset(&flow, 0, sizeof(flow));
+	if (bring_up(a, b) != 0)
+		return;
+	emit_info();
+	build_table();
+	kick_interleaved();
+	for (i = 0; i < n_cases; i++) {
+		if (cases[i].op == op_packets && !flow.error &&
+		    cases[i].bytes / BATCH != flow.size) {
+			drain_tx();
+			prepare_size(cases[i].bytes / BATCH);
+		}
+		snapshot(&case_start);
+		bench_run(&cases[i], &r);
+	}
+	drain_tx();
+	report_flow();
+}

@@ -1,0 +1,84 @@
+"""Unit tests of tools/trapmeterlib/virtio.py (no QEMU): NIC arguments,
+option checks, result labels and the matrix table."""
+import argparse
+import os
+import sys
+import unittest
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+sys.path.insert(0, os.path.join(ROOT, "tools"))
+
+from trapmeterlib import virtio  # noqa: E402
+from trapmeterlib.dump import parse_dump  # noqa: E402
+
+
+def args(**kw):
+    base = dict(suite="virtio", virtio_transport=None, ioeventfd=None,
+                virtio_nics=None, virtio_matrix=False, repeat=1)
+    base.update(kw)
+    return argparse.Namespace(**base)
+
+
+class Options(unittest.TestCase):
+    def test_defaults_and_device_args(self):
+        conf = virtio.settings(args())
+        self.assertEqual(conf, {"transport": "modern", "ioeventfd": "on", "nics": 2})
+        argv = virtio.device_args(conf)
+        self.assertEqual(argv.count("-device"), 2)
+        self.assertIn("hubport,id=tmnet0,hubid=0", argv)
+        self.assertIn("hubport,id=tmnet1,hubid=0", argv)
+        self.assertTrue(all("disable-legacy=on,ioeventfd=on" in a
+                            for a in argv if a.startswith("virtio-net-pci")))
+
+    def test_transport_properties(self):
+        legacy = virtio.device_args(virtio.settings(args(virtio_transport="legacy",
+                                                         ioeventfd="off")))
+        self.assertIn("disable-legacy=off,disable-modern=on,ioeventfd=off", legacy[3])
+        pio = virtio.device_args(virtio.settings(args(virtio_transport="modern-pio")))
+        self.assertIn("modern-pio-notify=on", pio[3])
+
+    def test_no_suite_no_nics(self):
+        self.assertIsNone(virtio.settings(args(suite="pio")))
+        self.assertEqual(virtio.device_args(None), [])
+        self.assertIsNotNone(virtio.settings(args(suite="pio,all")))
+
+    def test_validate(self):
+        self.assertIsNone(virtio.validate(args()))
+        self.assertIn("--suite virtio", virtio.validate(args(suite="pio", ioeventfd="off")))
+        self.assertIn("drop --virtio-transport",
+                      virtio.validate(args(virtio_matrix=True, virtio_transport="legacy")))
+        self.assertIn("--repeat", virtio.validate(args(virtio_matrix=True, repeat=2)))
+
+    def test_matrix_has_six_paths(self):
+        self.assertEqual(len(set(virtio.MATRIX)), 6)
+
+
+class Labels(unittest.TestCase):
+    def test_annotate_and_table(self):
+        lines = [b"trapmeter 0.1.0 START",
+                 b'@tm {"type":"virtio","transport":"legacy","notify":"pio"}',
+                 b'@tm {"type":"result","suite":"virtio","case":"kick.alone",'
+                 b'"cycles":{"median":100,"min":90},"ns_median":40}',
+                 b'@tm {"type":"result","suite":"virtio","case":"net.64.each",'
+                 b'"packets_per_s":1000,"lost":0,"corrupt":2}',
+                 b'@tm {"type":"result","suite":"pio","case":"x"}']
+        dump = parse_dump(b"\n".join(lines) + b"\n")
+        conf = {"transport": "legacy", "ioeventfd": "off", "nics": 2}
+        virtio.annotate(dump, conf)
+        self.assertEqual(dump.results[0]["virtio"],
+                         {"transport": "legacy", "ioeventfd": "off"})
+        self.assertNotIn("virtio", dump.results[2])
+        boot = {"status": "ok", "results": dump.results}
+        boot.update(virtio.boot_fields(dump, conf))
+        row = virtio.matrix_row("legacy", "off", boot)
+        self.assertEqual((row["kick_cycles"], row["corrupt"], row["notify"]),
+                         (100, 2, "pio"))
+        on = dict(row, ioeventfd="on", kick_cycles=50, kick_min_cycles=45)
+        text = virtio.render_matrix([on, row])
+        self.assertIn("kick.alone median cost ioeventfd=off / on: legacy 2.00x", text)
+        self.assertIn("kick.alone min cost ioeventfd=off / on: legacy 2.00x", text)
+        self.assertIn("legacy/pio", text)
+
+
+if __name__ == "__main__":
+    unittest.main()
