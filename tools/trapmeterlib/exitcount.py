@@ -199,6 +199,9 @@ def fill_result(res, group, failed=None):
                exits_note=None)
     res["exits_background"] = idle[counter]
     _cost_and_model(res, per_op, deltas[counter], idle[counter])
+    if per_op < 0:
+        res["exits_note"] = ("fewer exits than the idle window of the same "
+                             "length: none distinguishable from the background")
     return res
 
 

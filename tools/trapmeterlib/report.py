@@ -160,7 +160,9 @@ def result_row(res):
 
 
 def fmt_measured(res):
-    text = fmt_num(res.get("exits_measured"))
+    meas = _number(res.get("exits_measured"))
+    # below the idle window's own count: nothing to tell from background
+    text = "<0" if meas is not None and meas < 0 else fmt_num(res.get("exits_measured"))
     return text + MISMATCH_MARK if model_mismatch(res) else text
 
 
@@ -261,6 +263,10 @@ def render_report(run, info, results, checks, skips):
     if any(model_mismatch(r) for r in results):
         lines.append("  ! measured exits differ from the model by more than "
                      "10 % (a finding about the hypervisor, not an error)")
+    if any((_number(r.get("exits_measured")) or 0) < 0 for r in results):
+        lines.append("  <0: fewer exits than the idle window of the same length (a "
+                     "software backend ticks 'exits' with emulated instructions): no "
+                     "exits distinguishable from the background")
     notes = sorted({r.get("exits_note") for r in results
                     if r.get("exits_note")})
     if len(notes) == 1 and all(r.get("exits_measured") is None
