@@ -21,7 +21,7 @@ import subprocess
 import tempfile
 import unittest
 
-from tests.boot.common import ROOT, RUNNER, kvm_usable, need_build
+from tests.boot.common import ROOT, RUNNER, need_build, need_kvm
 
 CASES = ("fwcfg.in8.[sr]*.512,debugcon.out8.*.512,pic.in8.*.512,"
          "elcr.in8.single.512,pio.*")
@@ -44,9 +44,7 @@ def runner(*args, timeout=900):
 class KvmCompare(unittest.TestCase):
     @classmethod
     def setUpClass(cls):
-        ok, why = kvm_usable()
-        if not ok:
-            raise unittest.SkipTest(f"KVM cannot run a VM here: {why}")
+        need_kvm()
         need_build(cls, "build/trapmeter.elf")
         keep = os.environ.get("TRAPMETER_ACCEPTANCE_OUT")
         cls.dir = keep or tempfile.mkdtemp(prefix="tm-accept-")

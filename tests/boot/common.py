@@ -77,6 +77,13 @@ def kvm_usable():
         os.close(fd)
 
 
+def need_kvm():
+    """Skip the calling test class, with the reason, where KVM cannot run a VM."""
+    ok, why = kvm_usable()
+    if not ok:
+        raise unittest.SkipTest(f"KVM cannot run a VM here: {why}")
+
+
 def need_build(test, *paths):
     for p in paths:
         if not os.path.exists(os.path.join(ROOT, p)):

@@ -6,7 +6,7 @@ Skipped, with the reason, where /dev/kvm cannot create a VM.
 """
 import unittest
 
-from tests.boot.common import kvm_usable, need_build, run
+from tests.boot.common import need_build, need_kvm, run
 
 CASES = "fwcfg.in8.single.4096,fwcfg.in8.rep.4096,pic.in8.single.4096"
 
@@ -14,9 +14,7 @@ CASES = "fwcfg.in8.single.4096,fwcfg.in8.rep.4096,pic.in8.single.4096"
 class KvmRatios(unittest.TestCase):
     @classmethod
     def setUpClass(cls):
-        ok, why = kvm_usable()
-        if not ok:
-            raise unittest.SkipTest(f"KVM cannot run a VM here: {why}")
+        need_kvm()
         need_build(cls, "build/trapmeter.elf")
         cls.b = run("--accel", "kvm", "--boot", "direct", "--suite", "pio",
                     "--case", CASES, "--cmdline", "samples=9 budget_ms=1500",

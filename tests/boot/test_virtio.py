@@ -10,7 +10,7 @@ only, never absolute cycles.
 """
 import unittest
 
-from tests.boot.common import kvm_usable, need_build, run
+from tests.boot.common import need_build, need_kvm, run
 
 SIZES = (64, 128, 260, 520, 1024, 1500)
 POLICIES = ("each", "batch32", "event")
@@ -149,9 +149,7 @@ class TcgBehindBridge(unittest.TestCase):
 class KvmIoeventfd(unittest.TestCase):
     @classmethod
     def setUpClass(cls):
-        ok, why = kvm_usable()
-        if not ok:
-            raise unittest.SkipTest(f"KVM cannot run a VM here: {why}")
+        need_kvm()
         need_build(cls, "build/trapmeter.elf")
         nics = []
         for i, ioeventfd in enumerate(("on", "off")):
