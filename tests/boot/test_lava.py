@@ -32,6 +32,7 @@ LAVA_RUN_TIMEOUT_S = 240
 GOOD = ("--suite", "pio,exits", "--quick",
         "--case", "fwcfg.in8.*.4096,debugcon.out8.*.512,cpuid,pio.*")
 JOBS = {"good": GOOD,
+        "good_again": GOOD,
         "fail_check": ("--suite", "exits", "--quick", "--cmdline",
                        "fail_check=on"),
         "bad_key": ("--suite", "exits", "--cmdline", "bogus=1")}
@@ -190,7 +191,8 @@ class LavaJobs(unittest.TestCase):
 
     def test_import_lava(self):
         out = os.path.join(self.tmp, "imported.json")
-        logs = [os.path.join(self.tmp, n + ".log") for n in JOBS]
+        logs = [os.path.join(self.tmp, n + ".log")
+                for n in ("good", "fail_check", "bad_key")]
         proc = subprocess.run([RUNNER, "import-lava", *logs, "--json", out],
                               capture_output=True, text=True, timeout=60)
         self.assertEqual(proc.returncode, 2, proc.stderr)   # worst: bad key
@@ -207,3 +209,28 @@ class LavaJobs(unittest.TestCase):
         self.assertEqual(good["lava"]["mismatches"], [])
         self.assertEqual(doc["host"]["accel"], "tcg")
         self.assertEqual(doc["summary"]["boots"], 3)
+
+    def test_compare_two_imported_runs(self):
+        """Fleet results flow back into compare: two LAVA runs of the same
+        job, each imported, compared case by case (A/A: both accepted,
+        every case of the base compared)."""
+        paths = []
+        for name in ("good", "good_again"):
+            out = os.path.join(self.tmp, name + ".json")
+            proc = subprocess.run([RUNNER, "import-lava",
+                                   os.path.join(self.tmp, name + ".log"),
+                                   "--json", out], capture_output=True,
+                                  text=True, timeout=60)
+            self.assertEqual(proc.returncode, 0, proc.stderr)
+            paths.append(out)
+        verdicts = os.path.join(self.tmp, "verdicts.json")
+        proc = subprocess.run([RUNNER, "compare", *paths, "--json", verdicts],
+                              capture_output=True, text=True, timeout=120)
+        # TCG timing on a shared machine may move; the inputs must be accepted
+        self.assertIn(proc.returncode, (0, 10), proc.stdout + proc.stderr)
+        with open(verdicts) as fh:
+            doc = json.load(fh)
+        with open(paths[0]) as fh:
+            base_cases = {r["case"] for r in json.load(fh)["boots"][0]["results"]}
+        rows = doc["rows"] if isinstance(doc, dict) else doc
+        self.assertEqual({r["case"] for r in rows}, base_cases)
