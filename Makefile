@@ -37,6 +37,7 @@ C_SRCS := \
 	arch/x86/trap.c \
 	arch/x86/tsc.c \
 	drivers/acpi_pm.c \
+	drivers/ata.c \
 	drivers/debug_exit.c \
 	drivers/fw_cfg.c \
 	drivers/pci.c \
@@ -48,12 +49,14 @@ C_SRCS := \
 	kernel/crc32.c \
 	kernel/dump.c \
 	kernel/fmt.c \
+	kernel/idepat.c \
 	kernel/json.c \
 	kernel/main.c \
 	kernel/model.c \
 	kernel/stats.c \
 	kernel/string.c \
 	kernel/suites/exits.c \
+	kernel/suites/ide.c \
 	kernel/suites/pio.c
 
 OBJS := $(ASM_SRCS:%.asm=$(BUILD)/%.o) $(C_SRCS:%.c=$(BUILD)/%.o)
@@ -61,7 +64,7 @@ ELF  := $(BUILD)/trapmeter.elf
 ISO  := $(BUILD)/trapmeter.iso
 
 # Host unit tests: test name -> the pure files it links.
-HOST_TESTS := fmt crc32 stats cmdline json dump string bootinfo model
+HOST_TESTS := fmt crc32 stats cmdline json dump string bootinfo model ata
 HOST_DEPS_fmt      := kernel/fmt.c kernel/string.c
 HOST_DEPS_crc32    := kernel/crc32.c
 HOST_DEPS_stats    := kernel/stats.c kernel/string.c
@@ -71,6 +74,8 @@ HOST_DEPS_dump     := kernel/dump.c kernel/crc32.c kernel/fmt.c kernel/string.c
 HOST_DEPS_string   := kernel/string.c
 HOST_DEPS_bootinfo := kernel/bootinfo.c kernel/string.c
 HOST_DEPS_model    := kernel/model.c
+HOST_DEPS_ata      := drivers/ata.c drivers/pci.c kernel/idepat.c kernel/model.c \
+                      kernel/fmt.c kernel/string.c tests/host/fake_io.c
 HOST_BINS := $(HOST_TESTS:%=$(BUILD)/host/test_%)
 
 .PHONY: all iso elf run bench test host-tests deps clean

@@ -217,6 +217,8 @@ static void emit_result(const struct bench_case *c, const struct bench_result *r
 	jw_dec(&w, "ns_median", tsc_cycles_to_ps(r->cycles.median), 1000, 1);
 	jw_u64(&w, "exits_model", r->exits_model);
 	jw_dec(&w, "cycles_per_exit_model", r->cycles.median, r->exits_model, 1);
+	if (c->extra)
+		c->extra(c, r, &w);
 	jw_obj_end(&w);
 	tm_line(jw_finish(&w));
 

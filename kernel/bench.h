@@ -15,6 +15,8 @@ enum bench_dir { DIR_NONE, DIR_IN, DIR_OUT };
 enum bench_method { METHOD_SINGLE, METHOD_REP, METHOD_DMA };
 
 struct bench_case;
+struct bench_result;
+struct jw;
 /* Perform the case's operation `iters` times on `buf`. */
 typedef void (*bench_op_fn)(const struct bench_case *c, u8 *buf, u64 iters);
 /* VM exits one operation takes under KVM by DESIGN.md's model. */
@@ -41,6 +43,9 @@ struct bench_case {
 	bench_model_fn exits_model;
 	bench_skip_fn skip;
 	bench_verify_fn verify;
+	/* Optional: add suite-specific fields to the result line. */
+	void (*extra)(const struct bench_case *c, const struct bench_result *r,
+		      struct jw *w);
 };
 
 struct bench_result {

@@ -188,7 +188,7 @@ void kmain(u32 magic, u32 info)
 	if (config.suites & SUITE_EXITS)
 		suite_exits(&config);
 	if (config.suites & SUITE_IDE)
-		bench_skip("ide", "*", "suite not built yet (issue: IDE PIO driver)");
+		suite_ide(&config);
 	if (config.suites & SUITE_VIRTIO)
 		bench_skip("virtio", "*", "suite not built yet (issue: virtio-net ring driver)");
 	finish(bench_failed_checks() ? TM_STATUS_CHECK_FAILED : TM_STATUS_OK);

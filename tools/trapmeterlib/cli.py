@@ -11,7 +11,7 @@ import sys
 import tempfile
 import traceback
 
-from . import host, qemu, report, status
+from . import host, ide, qemu, report, status
 from .dump import parse_dump
 from .status import Outcome, decide_boot, decide_from_dump
 
@@ -110,6 +110,14 @@ def add_run_parser(sub, fmt):
     add("--no-build", action="store_true", help="do not run make")
     add("-v", "--verbose", action="store_true",
         help="show every case, the QEMU command line and QEMU's stderr")
+    add("--ide-disk-size", metavar="SIZE", default="16M",
+        help="suite ide: scratch disk attached as ATA dev0 (default 16M; "
+        "0: no disk)")
+    add("--ide-readonly", action="store_true",
+        help="suite ide: mark no region writable (disk attached with "
+        "snapshot=on; write cases skip)")
+    add("--no-ide-cd", action="store_true",
+        help="suite ide: do not attach the ISO as the ATAPI CD-ROM")
 
 
 def split_extra(argv):
@@ -121,6 +129,10 @@ def split_extra(argv):
 
 
 def validate_run_options(args):
+    try:
+        args.ide_disk_bytes = ide.parse_size(args.ide_disk_size)
+    except ide.IdeOptionError as exc:
+        raise OptionError(str(exc))
     if args.repeat < 1:
         raise OptionError("--repeat must be at least 1 (got %d)" % args.repeat)
     if args.timeout is not None and not args.timeout > 0:
@@ -211,6 +223,7 @@ class RunSession:
                        "repeat": args.repeat}
         self.boots = []
         self.summary = None
+        self.ide = None
         self.detailed = args.verbose or sys.stderr.isatty()
 
     def write_json(self, code, messages=()):
@@ -292,6 +305,10 @@ def run_boots(session, cfg, tmpdir):
     """Boot --repeat times; the worst status wins, 2-6 stop early."""
     args = session.args
     qemu.prepare_tmpdir(cfg, tmpdir)
+    if ide.suite_selected(cfg.words):
+        session.ide = ide.prepare(cfg, tmpdir, args.ide_disk_bytes,
+                                  args.ide_readonly, not args.no_ide_cd)
+        cfg.extra = session.ide.qemu_args + list(cfg.extra)
     argv = qemu.build_argv(cfg, tmpdir)
     session.config["qemu_argv"] = argv
     if args.verbose:
@@ -340,6 +357,9 @@ def one_boot(session, cfg, argv, tmpdir, index, timeout):
             log.close()
     outcome = decide_boot(boot.dump, boot.rc, boot.timed_out, timeout,
                           boot.fatal)
+    ide_failure = ide.after_boot(session.ide, boot.dump)
+    if ide_failure and outcome.code == status.OK:
+        outcome = Outcome(status.CHECK_FAILED, [ide_failure])
     session.boots.append(report.boot_entry(index, outcome, boot.dump,
                                            boot.wall_s, boot.rc,
                                            boot.stderr_text))
@@ -393,6 +413,7 @@ def print_boot_report(session, cfg, dump, wall):
         return
     text = report.render_report(dump.run, header_info(session, cfg, wall),
                                 dump.results, dump.checks, dump.skips)
+    text += ide.render(dump)
     sys.stdout.write(text)
     sys.stdout.flush()
 
