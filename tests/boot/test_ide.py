@@ -3,7 +3,9 @@ method reads the right data from the pattern disk and the CD, writes land
 on the host image, a missing drive, a read-only disk and q35 skip with a
 reason; one bounded KVM boot checks that rep insw moves a sector for at
 least 10x fewer cycles than the inw loop (ratio only)."""
+import os
 import unittest
+from unittest import mock
 
 from tests.boot.common import kvm_usable, need_build, run
 
@@ -110,6 +112,18 @@ class IdeMissing(unittest.TestCase):
         checks = checks_of(b)
         self.assertTrue(checks["ide.disk.read"]["ok"])
         self.assertIn("none written", checks["ide.host_image"]["detail"])
+
+    def test_bad_sector_fails_the_run_naming_its_lba(self):
+        with mock.patch.dict(os.environ, {"TRAPMETER_IDE_CORRUPT_LBA": "300"}):
+            b = run(*TCG, *FAST, "--no-ide-cd", "--case", "disk.seq.in16.rep")
+        self.assertEqual(b.status, 1, b.describe())
+        self.assertIn("trapmeter END status=check-failed", b.serial)
+        checks = checks_of(b)
+        self.assertFalse(checks["ide.disk.read"]["ok"])
+        self.assertIn("1 mismatches; first at LBA 300 (disk.seq.in16.rep)",
+                      checks["ide.disk.read"]["detail"])
+        self.assertFalse(checks["ide.host_image"]["ok"])
+        self.assertIn("first at LBA 300", checks["ide.host_image"]["detail"])
 
     def test_q35_skips(self):
         b = run(*TCG, *FAST, "--machine", "q35")

@@ -306,8 +306,11 @@ def run_boots(session, cfg, tmpdir):
     args = session.args
     qemu.prepare_tmpdir(cfg, tmpdir)
     if ide.suite_selected(cfg.words):
-        session.ide = ide.prepare(cfg, tmpdir, args.ide_disk_bytes,
-                                  args.ide_readonly, not args.no_ide_cd)
+        try:
+            session.ide = ide.prepare(cfg, tmpdir, args.ide_disk_bytes,
+                                      args.ide_readonly, not args.no_ide_cd)
+        except ide.IdeOptionError as exc:
+            raise OptionError(str(exc))
         cfg.extra = session.ide.qemu_args + list(cfg.extra)
     argv = qemu.build_argv(cfg, tmpdir)
     session.config["qemu_argv"] = argv
@@ -459,6 +462,7 @@ def parse_command(args):
     if has_report(dump):
         sys.stdout.write(report.render_report(dump.run, info, dump.results,
                                               dump.checks, dump.skips))
+        sys.stdout.write(ide.render(dump))
         sys.stdout.flush()
     report_outcome(outcome, dump, "")
     if args.json:

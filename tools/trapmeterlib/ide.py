@@ -40,6 +40,9 @@ WRITE_REGION_MAX = 2048          # sectors (1 MiB) at the end of the disk
 CD_SUMS_MAX = 2048               # sectors (4 MiB): what the guest reads
 CD_INDEX = 2                     # secondary master, as -cdrom
 GEN_CHUNK = 2048                 # sectors per write while generating
+# Test hook: flip one byte of this LBA in the generated image, so a test
+# can watch the guest and the host check name it.
+CORRUPT_ENV = "TRAPMETER_IDE_CORRUPT_LBA"
 SIZE_RE = re.compile(r"^\s*(\d+)\s*([kmgt]?)(i?b)?\s*$", re.IGNORECASE)
 UNITS = {"": 1, "k": 1 << 10, "m": 1 << 20, "g": 1 << 30, "t": 1 << 40}
 
@@ -84,11 +87,24 @@ def fnv_sum(data):
     return h
 
 
-def write_image(path, sectors):
+def write_image(path, sectors, corrupt_lba=None):
     with open(path, "wb") as fh:
         for start in range(0, sectors, GEN_CHUNK):
             end = min(start + GEN_CHUNK, sectors)
             fh.write(b"".join(sector(lba) for lba in range(start, end)))
+        if corrupt_lba is not None and 0 <= corrupt_lba < sectors:
+            fh.seek(corrupt_lba * SECTOR + SECTOR // 2)
+            fh.write(b"\xa5")
+
+
+def corrupt_lba_from_env():
+    value = os.environ.get(CORRUPT_ENV)
+    if value is None:
+        return None
+    try:
+        return int(value)
+    except ValueError:
+        raise IdeOptionError("%s=%r is not an LBA" % (CORRUPT_ENV, value))
 
 
 def cd_sums(iso_path, limit=CD_SUMS_MAX):
@@ -138,7 +154,8 @@ def prepare(cfg, tmpdir, disk_size, readonly=False, with_cd=True):
     if disk_size:
         setup.disk_path = os.path.join(tmpdir, DISK_NAME)
         setup.disk_sectors = disk_size // SECTOR
-        write_image(setup.disk_path, setup.disk_sectors)
+        write_image(setup.disk_path, setup.disk_sectors,
+                    corrupt_lba_from_env())
         if not readonly:
             setup.write_lba, setup.write_sectors = write_region(
                 setup.disk_sectors)
