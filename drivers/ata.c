@@ -28,6 +28,9 @@
 /* Alternate-status reads that make the 400 ns settle delay (ATA/ATAPI-6
  * 9.7: each read takes at least 100 ns on an ISA-speed bus). */
 #define ATA_SETTLE_READS      4
+/* LBA28: bits 27:24 of the LBA sit in the device register's low nibble */
+#define ATA_LBA28_DEV_SHIFT   24
+#define ATA_LBA28_DEV_MASK    0x0f
 /* Register probe values (written then read back to find a drive) */
 #define ATA_PROBE_A           0x55
 #define ATA_PROBE_B           0xaa
@@ -119,7 +122,7 @@ int ata_encode(const struct ata_taskfile *tf, u8 dev, struct ata_reg_write *out)
 		if (count > ATA_LBA28_MAX_COUNT || lba >= ATA_LBA28_LIMIT ||
 		    lba + (count ? count : 1) > ATA_LBA28_LIMIT)
 			return -ERANGE;
-		devreg |= (u8)((lba >> 24) & 0x0f);
+		devreg |= (u8)((lba >> ATA_LBA28_DEV_SHIFT) & ATA_LBA28_DEV_MASK);
 	}
 	out[n++] = (struct ata_reg_write){ ATA_REG_FEATURES, tf->features };
 	out[n++] = (struct ata_reg_write){ ATA_REG_COUNT, (u8)count };  /* 256/65536 -> 0 */

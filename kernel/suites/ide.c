@@ -51,7 +51,8 @@
 #define WBUF_SECTORS       (WSEQ_BYTES / ATA_SECTOR_SIZE)
 #define MAX_CASES          (7 * ATA_XFER_COUNT)
 #define NAME_LEN           40
-#define PS_PER_S           1000000000000ull
+#define PS_PER_MS          1000000000ull
+#define MS_PER_S           1000
 #define HZ_PER_KHZ         1000ull
 
 enum ide_kind { K_READ1, K_SEQ, K_MULT, K_WRITE1, K_WSEQ, K_CD_READ1, K_CD_SEQ, K_COUNT };
@@ -511,7 +512,7 @@ static u64 view_ms(const struct ide_case *s)
 {
 	u64 ps = tsc_cycles_to_ps(s->median * (VIEW_BYTES / s->sector_size) / s->sectors);
 
-	return ps / (PS_PER_S / 1000);
+	return ps / PS_PER_MS;
 }
 
 static void emit_view(u8 kind, const char *what)
@@ -540,8 +541,8 @@ static void emit_view(u8 kind, const char *what)
 	jw_str(&w, "device", rep->dev->name);
 	jw_str(&w, "what", what);
 	jw_u64(&w, "bytes", VIEW_BYTES);
-	jw_dec(&w, "rep_s", view_ms(rep), 1000, 3);
-	jw_dec(&w, "loop_s", view_ms(loop), 1000, 3);
+	jw_dec(&w, "rep_s", view_ms(rep), MS_PER_S, 3);
+	jw_dec(&w, "loop_s", view_ms(loop), MS_PER_S, 3);
 	jw_dec(&w, "loop_over_rep", loop->median, rep->median, 2);
 	jw_obj_end(&w);
 	tm_line(jw_finish(&w));
