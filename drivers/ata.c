@@ -432,7 +432,7 @@ static void select_dev(struct ata_dev *d)
 
 	if (ch->selected == (s8)d->dev)
 		return;
-	reg_out(ch, ATA_REG_DEVICE, ATA_DEV_OBS | (d->dev ? ATA_DEV_DEV1 : 0));
+	reg_out(ch, ATA_REG_DEVICE, ATA_DEV_OBS | ATA_DEV_LBA | (d->dev ? ATA_DEV_DEV1 : 0));
 	settle(ch);
 	ch->selected = (s8)d->dev;
 }

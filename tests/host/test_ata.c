@@ -531,7 +531,7 @@ static void test_probe_selects_dev0_and_settles(void)
 	chans[0].sel = 1;                      /* firmware left dev1 selected */
 	ata_channel_legacy(&ch[0], 0);
 	CHECK_EQ_S64(ata_probe(&ch[0], 0, &d), 0);
-	CHECK(fake_io_log[1].out && fake_io_log[1].port == 0x1f6 && fake_io_log[1].value == 0xa0);
+	CHECK(fake_io_log[1].out && fake_io_log[1].port == 0x1f6 && fake_io_log[1].value == 0xe0);
 	for (i = 2; i < 6; i++)
 		settle += !fake_io_log[i].out && fake_io_log[i].port == ATA_PRIMARY_CTL;
 	CHECK_EQ_U64(settle, 4);
