@@ -79,7 +79,8 @@ class Setup(unittest.TestCase):
         s = ide.prepare(self.cfg, self.tmp.name, 1 << 20)
         args = " ".join(s.qemu_args)
         self.assertIn("if=ide,index=0,media=disk", args)
-        self.assertIn("index=2,media=cdrom,readonly=on", args)
+        self.assertIn("%s,format=raw,if=ide,index=2,media=cdrom,readonly=on"
+                      % os.path.join(self.tmp.name, ide.CD_NAME), args)
         self.assertIn("name=opt/trapmeter/ide,", args)
         self.assertEqual((s.write_lba, s.write_sectors), (1536, 512))
         with open(os.path.join(self.tmp.name, ide.SUMS_NAME), "rb") as fh:

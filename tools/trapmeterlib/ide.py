@@ -10,6 +10,7 @@ CD sectors are summed with FNV-1a over u64 words."""
 
 import os
 import re
+import shutil
 import struct
 from dataclasses import dataclass
 
@@ -32,6 +33,7 @@ CFG_READONLY = 1
 CFG_FORMAT = "<6I"
 DISK_NAME = "ide-disk.img"
 CFG_NAME = "ide.bin"
+CD_NAME = "cd.iso"
 SUMS_NAME = "cd-sums.bin"
 DEFAULT_DISK_SIZE = 16 * 1024 * 1024
 MIN_DISK_SIZE = 64 * 1024
@@ -166,10 +168,14 @@ def prepare(cfg, tmpdir, disk_size, readonly=False, with_cd=True):
                                               ",snapshot=on" if readonly
                                               else "")]
     if with_cd and cfg.boot != "iso":
+        # a private copy: a rebuild during the run must not change the
+        # bytes the guest reads under the sums computed here
+        setup.cd_path = os.path.join(tmpdir, CD_NAME)
+        shutil.copyfile(cfg.iso, setup.cd_path)
         setup.qemu_args += ["-drive", "file=%s,format=raw,if=ide,index=%d,"
                             "media=cdrom,readonly=on"
-                            % (esc(cfg.iso), CD_INDEX)]
-    if with_cd or cfg.boot == "iso":
+                            % (esc(setup.cd_path), CD_INDEX)]
+    elif cfg.boot == "iso":
         setup.cd_path = cfg.iso
     blob = struct.pack(CFG_FORMAT, CFG_MAGIC, CFG_VERSION, setup.disk_sectors,
                        setup.write_lba, setup.write_sectors,
