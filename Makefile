@@ -40,6 +40,7 @@ C_SRCS := \
 	arch/x86/trap.c \
 	arch/x86/tsc.c \
 	drivers/acpi_pm.c \
+	drivers/ata.c \
 	drivers/debug_exit.c \
 	drivers/fw_cfg.c \
 	drivers/pci.c \
@@ -54,6 +55,7 @@ C_SRCS := \
 	kernel/crc32.c \
 	kernel/dump.c \
 	kernel/fmt.c \
+	kernel/idepat.c \
 	kernel/json.c \
 	kernel/lava.c \
 	kernel/main.c \
@@ -62,6 +64,7 @@ C_SRCS := \
 	kernel/stats.c \
 	kernel/string.c \
 	kernel/suites/exits.c \
+	kernel/suites/ide.c \
 	kernel/suites/pio.c \
 	kernel/suites/virtio.c
 
@@ -70,7 +73,7 @@ ELF  := $(BUILD)/trapmeter.elf
 ISO  := $(BUILD)/trapmeter.iso
 
 # Host unit tests: test name -> the pure files it links.
-HOST_TESTS := fmt crc32 stats cmdline json dump string bootinfo model lava virtq virtio_pci
+HOST_TESTS := fmt crc32 stats cmdline json dump string bootinfo model lava virtq virtio_pci ata
 HOST_DEPS_fmt      := kernel/fmt.c kernel/string.c
 HOST_DEPS_crc32    := kernel/crc32.c
 HOST_DEPS_stats    := kernel/stats.c kernel/string.c
@@ -82,7 +85,9 @@ HOST_DEPS_bootinfo := kernel/bootinfo.c kernel/string.c
 HOST_DEPS_model    := kernel/model.c
 HOST_DEPS_lava     := kernel/lava.c kernel/fmt.c kernel/string.c
 HOST_DEPS_virtq    := drivers/virtq.c
-HOST_DEPS_virtio_pci := drivers/virtio_pci.c drivers/virtq.c drivers/pci.c
+HOST_DEPS_virtio_pci := drivers/virtio_pci.c drivers/virtq.c drivers/pci.c tests/host/fake_io.c
+HOST_DEPS_ata      := drivers/ata.c drivers/pci.c kernel/idepat.c kernel/model.c \
+                      kernel/fmt.c kernel/string.c tests/host/fake_io.c
 HOST_BINS := $(HOST_TESTS:%=$(BUILD)/host/test_%)
 
 .PHONY: all iso elf run bench test lava-test acceptance host-tests deps clean

@@ -196,7 +196,7 @@ void kmain(u32 magic, u32 info)
 	if (config.suites & SUITE_EXITS)
 		suite_exits(&config);
 	if (config.suites & SUITE_IDE)
-		bench_skip("ide", "*", "suite not built yet (issue: IDE PIO driver)");
+		suite_ide(&config);
 	if (config.suites & SUITE_VIRTIO)
 		suite_virtio(&config);
 	if (config.fail_check)

@@ -35,4 +35,7 @@
  * PIC */
 #define ELCR1_PORT         0x4d0
 
+/* IDE (PIIX3 function 1, PCI class 01:01): legacy channels 0x1f0/0x3f6
+ * and 0x170/0x376, defined with their sources in drivers/ata.h */
+
 #endif

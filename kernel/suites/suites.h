@@ -9,5 +9,6 @@
 void suite_pio(const struct tm_config *cfg);
 void suite_exits(const struct tm_config *cfg);
 void suite_virtio(const struct tm_config *cfg);
+void suite_ide(const struct tm_config *cfg);
 
 #endif

@@ -7,6 +7,7 @@
  */
 #include <sys/mman.h>
 #include "tests/host/check.h"
+#include "tests/host/fake_io.h"
 #include "drivers/virtio_pci.h"
 #include "arch/x86/paging.h"
 #include "arch/x86/tsc.h"
@@ -38,7 +39,8 @@ static u8 dev_status;
 static u32 dev_guest_features, dev_pfn;
 static u16 dev_qsel, dev_notified = 0xffff;
 
-u32 fake_io_in(u16 port, int width)
+/* device model behind tests/host/fake_io.c's hooks */
+static u32 dev_read(u16 port, u8 width)
 {
 	(void)width;
 	switch (port) {
@@ -49,7 +51,7 @@ u32 fake_io_in(u16 port, int width)
 	}
 }
 
-void fake_io_out(u16 port, u32 value, int width)
+static void dev_write(u16 port, u8 width, u32 value)
 {
 	if (n_log < MAX_LOG)
 		io_log[n_log++] = (struct io_rec){ port, value, width };
@@ -223,6 +225,8 @@ static void test_reset_timeout(void)
 
 int main(void)
 {
+	fake_io_read_hook = dev_read;
+	fake_io_write_hook = dev_write;
 	RUN(test_legacy_negotiation, "virtio_pci: legacy status/feature port sequence");
 	RUN(test_legacy_queue_and_notify, "virtio_pci: legacy queue PFN and notify port");
 	RUN(test_modern_negotiation, "virtio_pci: modern features with VERSION_1, FEATURES_OK");

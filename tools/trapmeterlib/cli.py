@@ -11,7 +11,7 @@ import sys
 import tempfile
 import traceback
 
-from . import compare, exitcount, host, junit, lava, plot, qemu, report, status, virtio
+from . import compare, exitcount, host, ide, junit, lava, plot, qemu, report, status, virtio
 from .dump import parse_dump
 from .status import Outcome, decide_boot, decide_from_dump
 
@@ -211,6 +211,14 @@ def add_run_parser(sub, fmt):
     add("-v", "--verbose", action="store_true",
         help="show every case, the QEMU command line and QEMU's stderr")
     virtio.add_options(add)
+    add("--ide-disk-size", metavar="SIZE", default="16M",
+        help="suite ide: scratch disk attached as ATA dev0 (default 16M; "
+        "0: no disk)")
+    add("--ide-readonly", action="store_true",
+        help="suite ide: mark no region writable (disk attached with "
+        "snapshot=on; write cases skip)")
+    add("--no-ide-cd", action="store_true",
+        help="suite ide: do not attach the ISO as the ATAPI CD-ROM")
 
 
 def split_extra(argv):
@@ -222,6 +230,10 @@ def split_extra(argv):
 
 
 def validate_run_options(args):
+    try:
+        args.ide_disk_bytes = ide.parse_size(args.ide_disk_size)
+    except ide.IdeOptionError as exc:
+        raise OptionError(str(exc))
     if args.repeat < 1:
         raise OptionError("--repeat must be at least 1 (got %d)" % args.repeat)
     if args.timeout is not None and not args.timeout > 0:
@@ -318,6 +330,7 @@ class RunSession:
         self.boots = []
         self.summary = None
         self.count_exits = False
+        self.ide = None
         self.detailed = args.verbose or sys.stderr.isatty()
 
     def write_json(self, code, messages=()):
@@ -440,6 +453,13 @@ def run_boots(session, cfg, tmpdir):
     qemu.prepare_tmpdir(cfg, tmpdir)
     if session.count_exits:
         cfg.qmp_path = exitcount.qmp.socket_path(tmpdir)
+    if ide.suite_selected(cfg.words):
+        try:
+            session.ide = ide.prepare(cfg, tmpdir, args.ide_disk_bytes,
+                                      args.ide_readonly, not args.no_ide_cd)
+        except ide.IdeOptionError as exc:
+            raise OptionError(str(exc))
+        cfg.extra = session.ide.qemu_args + list(cfg.extra)
     argv = qemu.build_argv(cfg, tmpdir)
     session.config["qemu_argv"] = argv
     if args.verbose:
@@ -497,6 +517,9 @@ def one_boot(session, cfg, argv, tmpdir, index, timeout):
     outcome = decide_boot(boot.dump, boot.rc, boot.timed_out, timeout,
                           boot.fatal)
     virtio.annotate(boot.dump, session.config.get("virtio"))
+    ide_failure = ide.after_boot(session.ide, boot.dump)
+    if ide_failure and outcome.code == status.OK:
+        outcome = Outcome(status.CHECK_FAILED, [ide_failure])
     session.boots.append(report.boot_entry(index, outcome, boot.dump,
                                            boot.wall_s, boot.rc,
                                            boot.stderr_text))
@@ -573,6 +596,7 @@ def print_boot_report(session, cfg, dump, wall):
     sizes = virtio.render_sizes(dump.results)
     if sizes:
         text += "\n" + "\n".join(sizes) + "\n"
+    text += ide.render(dump)
     sys.stdout.write(text)
     sys.stdout.flush()
 
@@ -618,6 +642,7 @@ def parse_command(args):
     if has_report(dump):
         sys.stdout.write(report.render_report(dump.run, info, dump.results,
                                               dump.checks, dump.skips))
+        sys.stdout.write(ide.render(dump))
         sys.stdout.flush()
     report_outcome(outcome, dump, "")
     if args.json:

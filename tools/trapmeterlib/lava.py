@@ -512,8 +512,10 @@ def read_log(path, text):
 def _take_record(run, rec):
     lvl, msg = rec.get("lvl"), rec.get("msg")
     if lvl in ("target", "feedback") and isinstance(msg, str):
-        if lvl == "target":
-            run.serial.append(target_text(msg))
+        # serial output that arrives while LAVA is not inside an expect
+        # (e.g. the END line right after the monitor's end match, under
+        # load) is logged as "feedback": it is the same stream
+        run.serial.append(target_text(msg))
     elif lvl == "results" and isinstance(msg, dict):
         if msg.get("definition") == "lava":
             run.lava_results.append(msg)

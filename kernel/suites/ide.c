@@ -1,0 +1,607 @@
+/*
+ * kernel/suites/ide.c - suite "ide": what IDE PIO costs per sector, per
+ * exit and per MiB with each data-port method (rep insw/outsw, inw/outw
+ * loop, rep insl/outsl, inl/outl loop) - the trap behind OVMF's 28 s ->
+ * 464 s Windows ISO boot when its IDE path lost `rep insw`.
+ *
+ * Devices (drivers/ata.c): an ATA disk (runner: `-drive
+ * file=disk.img,format=raw,if=ide,index=0,media=disk`, every sector
+ * stamped by kernel/idepat.h) and an ATAPI CD-ROM (the trapmeter ISO,
+ * secondary master as with `-cdrom`).  fw_cfg `opt/trapmeter/ide` says
+ * which disk region may be written; `opt/trapmeter/cd-sums` holds one sum
+ * per CD sector.
+ *
+ * Cases, each per method: disk.read1 (one sector, READ SECTORS), disk.seq
+ * (READ SECTORS EXT, 4 MiB; quick 256 KiB), disk.mult16 (READ MULTIPLE
+ * EXT, 16 sectors per DRQ block), disk.write1 and disk.wseq (WRITE
+ * SECTORS (EXT) on the writable region), cd.read1 (READ(12)) and cd.seq
+ * (READ(10), 2048-byte sectors).  After the timed runs each case repeats
+ * its operation once with every sector checked (writes: read back).
+ */
+#include "kernel/suites/suites.h"
+#include "kernel/bench.h"
+#include "kernel/console.h"
+#include "kernel/fmt.h"
+#include "kernel/idepat.h"
+#include "kernel/json.h"
+#include "kernel/string.h"
+#include "drivers/ata.h"
+#include "drivers/fw_cfg.h"
+#include "arch/x86/tsc.h"
+
+#define IDE_CFG_NAME       "opt/trapmeter/ide"
+#define IDE_SUMS_NAME      "opt/trapmeter/cd-sums"
+#define IDE_CFG_MAGIC      0x44494d54u      /* "TMID" little-endian */
+#define IDE_CFG_VERSION    1
+#define IDE_CFG_READONLY   (1u << 0)
+
+#define MIB                (1024u * 1024u)
+#define VIEW_BYTES         (4u * MIB)       /* the regression view's read */
+#define SEQ_BYTES          (4u * MIB)
+#define SEQ_BYTES_QUICK    (256u * 1024u)
+#define WSEQ_BYTES         (1u * MIB)
+#define WSEQ_BYTES_QUICK   (64u * 1024u)
+#define CHUNK_BYTES        (64u * 1024u)    /* per command: fits the bench buffer */
+#define DISK_CHUNK         (CHUNK_BYTES / ATA_SECTOR_SIZE)
+#define CD_CHUNK           (CHUNK_BYTES / ATAPI_SECTOR_SIZE)
+#define MULT_SECTORS       16
+#define READ1_LBA          1
+#define CD_READ1_LBA       16               /* ISO 9660 primary volume descriptor */
+#define CD_SUMS_MAX        (SEQ_BYTES / ATAPI_SECTOR_SIZE)
+#define WBUF_SECTORS       (WSEQ_BYTES / ATA_SECTOR_SIZE)
+#define MAX_CASES          (7 * ATA_XFER_COUNT)
+#define NAME_LEN           40
+#define PS_PER_MS          1000000000ull
+#define MS_PER_S           1000
+#define HZ_PER_KHZ         1000ull
+
+enum ide_kind { K_READ1, K_SEQ, K_MULT, K_WRITE1, K_WSEQ, K_CD_READ1, K_CD_SEQ, K_COUNT };
+
+/* fw_cfg opt/trapmeter/ide, little-endian (tools/trapmeterlib/ide.py) */
+struct ide_fw_cfg {
+	u32 magic;          /* IDE_CFG_MAGIC */
+	u32 version;        /* IDE_CFG_VERSION */
+	u32 disk_sectors;   /* size of the runner's image */
+	u32 write_lba;      /* first sector the guest may write */
+	u32 write_sectors;  /* 0: nothing may be written */
+	u32 flags;          /* IDE_CFG_READONLY */
+} __attribute__((packed));
+_Static_assert(sizeof(struct ide_fw_cfg) == 24, "ide fw_cfg layout");
+
+struct ide_case {
+	u8 kind;
+	u8 xfer;
+	struct ata_dev *dev;
+	u64 lba;
+	u32 sectors;        /* per operation */
+	u32 sector_size;
+	u64 ops, exits;     /* counted over every timed operation */
+	u64 data_exits;     /* the data-port share of exits */
+	u64 median;
+	bool failed;
+	u64 checked, bad, first_bad;
+};
+
+static const char *const kind_names[K_COUNT] = {
+	"disk.read1", "disk.seq", "disk.mult16", "disk.write1", "disk.wseq",
+	"cd.read1", "cd.seq",
+};
+
+static struct bench_case cases[MAX_CASES];
+static struct ide_case state[MAX_CASES];
+static char names[MAX_CASES][NAME_LEN];
+static u32 n_cases;
+
+static struct ata_channel channels[2];
+static struct ata_dev devs[4];
+static struct ata_dev *disk, *cd;
+static char disk_why[ATA_ERRMSG_LEN], cd_why[ATA_ERRMSG_LEN], mult_why[ATA_ERRMSG_LEN];
+static struct ide_fw_cfg runner;
+static bool have_runner;
+static u64 cd_sums[CD_SUMS_MAX];
+static u32 n_cd_sums;
+static const char *cd_sums_source;
+static bool cd_sums_runner;      /* else learnt from the first read */
+static u8 wbuf[WSEQ_BYTES] __attribute__((aligned(BENCH_PAGE)));
+static u64 written_hi;           /* sectors written from write_lba */
+static char first_error[ATA_ERRMSG_LEN];
+
+static struct ide_case *st_of(const struct bench_case *c)
+{
+	return &state[c - cases];
+}
+
+static bool is_write(u8 kind)
+{
+	return kind == K_WRITE1 || kind == K_WSEQ;
+}
+
+static bool is_cd(u8 kind)
+{
+	return kind == K_CD_READ1 || kind == K_CD_SEQ;
+}
+
+/* ---- checks --------------------------------------------------------------- */
+
+static void note_bad(struct ide_case *s, u64 lba)
+{
+	if (!s->bad)
+		s->first_bad = lba;
+	s->bad++;
+}
+
+static void check_disk(struct ide_case *s, const u8 *buf, u64 lba, u32 n, u64 seed)
+{
+	u32 i;
+
+	for (i = 0; i < n; i++, s->checked++)
+		if (!idepat_match(buf + i * ATA_SECTOR_SIZE, lba + i, seed))
+			note_bad(s, lba + i);
+}
+
+/* Without the runner's sums the first method's read becomes the reference. */
+static void check_cd(struct ide_case *s, const u8 *buf, u64 lba, u32 n)
+{
+	u64 sum;
+	u32 i;
+
+	for (i = 0; i < n; i++) {
+		if (lba + i >= CD_SUMS_MAX)
+			return;
+		sum = idepat_sum(buf + i * ATAPI_SECTOR_SIZE, ATAPI_SECTOR_SIZE);
+		if (lba + i >= n_cd_sums) {
+			if (lba + i != n_cd_sums || cd_sums_runner)
+				continue;
+			cd_sums[n_cd_sums++] = sum;
+			cd_sums_source = ata_xfer_name(s->xfer);
+			continue;
+		}
+		s->checked++;
+		if (sum != cd_sums[lba + i])
+			note_bad(s, lba + i);
+	}
+}
+
+/* ---- operations ------------------------------------------------------------ */
+
+static int disk_chunks(struct ide_case *s, u8 *buf, bool check)
+{
+	bool ext = s->kind != K_READ1, mult = s->kind == K_MULT;
+	u32 done, n;
+	int rc = 0;
+
+	for (done = 0; !rc && done < s->sectors; done += n) {
+		n = s->sectors - done < DISK_CHUNK ? s->sectors - done : DISK_CHUNK;
+		rc = ata_read(s->dev, s->lba + done, n, buf, s->xfer, ext, mult);
+		if (!rc && check && have_runner)
+			check_disk(s, buf, s->lba + done, n, 0);
+	}
+	return rc;
+}
+
+static int write_chunks(struct ide_case *s, u8 *buf, bool check)
+{
+	bool ext = s->kind == K_WSEQ;
+	u32 done, n;
+	int rc = 0;
+
+	for (done = 0; !rc && done < s->sectors; done += n) {
+		n = s->sectors - done < DISK_CHUNK ? s->sectors - done : DISK_CHUNK;
+		if (!check) {
+			rc = ata_write(s->dev, s->lba + done, n, wbuf + done * ATA_SECTOR_SIZE,
+				       s->xfer, ext, false);
+			continue;
+		}
+		/* read back what the timed runs wrote, with the same method */
+		rc = ata_read(s->dev, s->lba + done, n, buf, s->xfer, ext, false);
+		if (!rc)
+			check_disk(s, buf, s->lba + done, n, IDEPAT_WRITE_SEED);
+	}
+	if (!rc && !check && s->lba + s->sectors - runner.write_lba > written_hi)
+		written_hi = s->lba + s->sectors - runner.write_lba;
+	return rc;
+}
+
+static int cd_chunks(struct ide_case *s, u8 *buf, bool check)
+{
+	u32 done, n;
+	int rc = 0;
+
+	for (done = 0; !rc && done < s->sectors; done += n) {
+		n = s->sectors - done < CD_CHUNK ? s->sectors - done : CD_CHUNK;
+		rc = atapi_read(s->dev, (u32)(s->lba + done), n, buf, s->xfer,
+				s->kind == K_CD_READ1);
+		if (!rc && check)
+			check_cd(s, buf, s->lba + done, n);
+	}
+	return rc;
+}
+
+static int run_once(struct ide_case *s, u8 *buf, bool check)
+{
+	if (is_cd(s->kind))
+		return cd_chunks(s, buf, check);
+	if (is_write(s->kind))
+		return write_chunks(s, buf, check);
+	return disk_chunks(s, buf, check);
+}
+
+static void fail(struct ide_case *s)
+{
+	s->failed = true;
+	if (!first_error[0])
+		fmt_snprintf(first_error, sizeof(first_error), "%s", ata_last_error());
+	kprintf("  ide: error: %s\n", ata_last_error());
+}
+
+static void op_ide(const struct bench_case *c, u8 *buf, u64 iters)
+{
+	struct ide_case *s = st_of(c);
+	u64 reg0, data0;
+
+	while (iters-- && !s->failed) {
+		reg0 = ata_count.reg;
+		data0 = ata_count.data;
+		if (run_once(s, buf, false))
+			fail(s);
+		s->exits += ata_count.reg - reg0 + ata_count.data - data0;
+		s->data_exits += ata_count.data - data0;
+		s->ops++;
+	}
+}
+
+/* Exits of one operation: the driver's counted register accesses plus
+ * the data-port exits by DESIGN.md's model, averaged over the runs. */
+static u32 model_ide(const struct bench_case *c, const u8 *buf)
+{
+	struct ide_case *s = st_of(c);
+
+	(void)buf;
+	return s->ops ? (u32)((s->exits + s->ops / 2) / s->ops) : 0;
+}
+
+/* Untimed: repeat the operation with every sector checked. */
+static u32 verify_ide(const struct bench_case *c, const u8 *buf)
+{
+	struct ide_case *s = st_of(c);
+
+	if (!s->failed && run_once(s, (u8 *)buf, true))
+		fail(s);
+	return (u32)s->bad + (s->failed ? 1 : 0);
+}
+
+static const char *skip_ide(const struct bench_case *c)
+{
+	struct ide_case *s = st_of(c);
+
+	if (is_cd(s->kind))
+		return cd ? NULL : cd_why;
+	if (!disk)
+		return disk_why;
+	if (s->kind == K_MULT && !disk->multiple)
+		return mult_why;
+	if (is_write(s->kind) && !s->sectors)
+		return runner.flags & IDE_CFG_READONLY ?
+		       "read-only image: the runner marked no writable region" :
+		       "no writable region marked by the runner (fw_cfg " IDE_CFG_NAME ")";
+	return NULL;
+}
+
+/* ---- result fields ----------------------------------------------------------- */
+
+static void extra_ide(const struct bench_case *c, const struct bench_result *r, struct jw *w)
+{
+	struct ide_case *s = st_of(c);
+	u64 med = r->cycles.median, bytes = (u64)s->sectors * s->sector_size;
+
+	s->median = med;
+	jw_str(w, "device", s->dev ? s->dev->name : "");
+	jw_str(w, "xfer", c->dir == DIR_OUT ? ata_xfer_out_name(s->xfer) : ata_xfer_name(s->xfer));
+	jw_u64(w, "sectors", s->sectors);
+	jw_u64(w, "sector_size", s->sector_size);
+	jw_dec(w, "cycles_per_sector", med, s->sectors, 1);
+	jw_dec(w, "mib_s", bytes * tsc.khz * HZ_PER_KHZ, med * MIB, 2);
+	jw_dec(w, "exits_per_sector", r->exits_model, s->sectors, 2);
+	/* data-port exits alone: deterministic (status polls are not) */
+	jw_dec(w, "data_exits_per_sector", s->data_exits, s->ops * s->sectors, 2);
+	/* the loop twin ran just before: table order is loop, rep per width */
+	if (ata_xfer_is_rep(s->xfer) && s > state && s[-1].median)
+		jw_dec(w, "rep_loop_ratio", s[-1].median, med, 2);
+}
+
+/* ---- table ---------------------------------------------------------------------- */
+
+static void add_case(u8 kind, u8 xfer, struct ata_dev *dev, u64 lba, u32 sectors)
+{
+	struct bench_case *c = &cases[n_cases];
+	struct ide_case *s = &state[n_cases];
+	u8 width = ata_xfer_width(xfer);
+
+	kmemset(c, 0, sizeof(*c));
+	kmemset(s, 0, sizeof(*s));
+	fmt_snprintf(names[n_cases], NAME_LEN, "%s.%s%u.%s", kind_names[kind],
+		     is_write(kind) ? "out" : "in", width * 8,
+		     ata_xfer_is_rep(xfer) ? "rep" : "single");
+	s->kind = kind;
+	s->xfer = xfer;
+	s->dev = dev;
+	s->lba = lba;
+	s->sectors = sectors;
+	s->sector_size = is_cd(kind) ? ATAPI_SECTOR_SIZE : ATA_SECTOR_SIZE;
+	c->suite = "ide";
+	c->name = names[n_cases];
+	c->target = kind_names[kind];
+	c->port = dev ? dev->ch->cmd : 0;
+	c->handler = HANDLER_USER;
+	c->dir = is_write(kind) ? DIR_OUT : DIR_IN;
+	c->width = width;
+	c->method = ata_xfer_is_rep(xfer) ? METHOD_REP : METHOD_SINGLE;
+	c->bytes = sectors * s->sector_size;
+	c->op = op_ide;
+	c->exits_model = model_ide;
+	c->skip = skip_ide;
+	c->verify = verify_ide;
+	c->extra = extra_ide;
+	n_cases++;
+}
+
+static u32 clamp(u64 want, u64 room)
+{
+	return (u32)(want < room ? want : room);
+}
+
+static void build_table(bool quick)
+{
+	u64 disk_room = disk ? disk->id.sectors : 0, write_room = 0, cd_room;
+	u32 seq, wseq, cdseq, k, x;
+	u64 wlba = runner.write_lba;
+
+	if (have_runner && runner.write_sectors && disk && !(runner.flags & IDE_CFG_READONLY) &&
+	    wlba + runner.write_sectors <= disk_room) {
+		write_room = runner.write_sectors;
+		disk_room = wlba;             /* reads stay below the writable region */
+	}
+	cd_room = cd ? cd->blocks : 0;
+	seq = clamp((quick ? SEQ_BYTES_QUICK : SEQ_BYTES) / ATA_SECTOR_SIZE, disk_room);
+	wseq = clamp(clamp((quick ? WSEQ_BYTES_QUICK : WSEQ_BYTES) / ATA_SECTOR_SIZE,
+			   write_room), WBUF_SECTORS);
+	cdseq = clamp((quick ? SEQ_BYTES_QUICK : SEQ_BYTES) / ATAPI_SECTOR_SIZE, cd_room);
+	n_cases = 0;
+	for (k = 0; k < K_COUNT; k++) {
+		for (x = 0; x < ATA_XFER_COUNT; x++) {
+			switch (k) {
+			case K_READ1: add_case(k, x, disk, READ1_LBA, 1); break;
+			case K_SEQ: case K_MULT: add_case(k, x, disk, 0, seq); break;
+			case K_WRITE1: add_case(k, x, disk, wlba, write_room ? 1 : 0); break;
+			case K_WSEQ: add_case(k, x, disk, wlba, wseq); break;
+			case K_CD_READ1: add_case(k, x, cd, CD_READ1_LBA, 1); break;
+			default: add_case(k, x, cd, 0, cdseq); break;
+			}
+		}
+	}
+}
+
+/* ---- set-up ---------------------------------------------------------------------- */
+
+static void read_runner_info(void)
+{
+	struct fw_cfg_file f;
+	u32 len;
+
+	have_runner = false;
+	n_cd_sums = 0;
+	cd_sums_source = NULL;
+	cd_sums_runner = false;
+	kmemset(&runner, 0, sizeof(runner));
+	if (fw_cfg_find(IDE_CFG_NAME, &f) == 0 && f.size >= sizeof(runner)) {
+		fw_cfg_read(f.select, &runner, sizeof(runner));
+		have_runner = runner.magic == IDE_CFG_MAGIC && runner.version == IDE_CFG_VERSION;
+	}
+	if (!have_runner) {
+		kmemset(&runner, 0, sizeof(runner));
+		return;
+	}
+	if (fw_cfg_find(IDE_SUMS_NAME, &f) == 0) {
+		len = f.size < sizeof(cd_sums) ? f.size : sizeof(cd_sums);
+		fw_cfg_read(f.select, cd_sums, len);
+		n_cd_sums = len / sizeof(cd_sums[0]);
+		cd_sums_source = "the ISO (runner's sums)";
+		cd_sums_runner = true;
+	}
+}
+
+static void print_dev(const struct ata_dev *d)
+{
+	if (d->kind == ATA_KIND_ATA)
+		kprintf("  ide: %s: ATA \"%s\" %lu sectors%s, multiple max %u, ports 0x%x/0x%x%s\n",
+			d->name, d->id.model, (unsigned long)d->id.sectors,
+			d->id.lba48 ? " LBA48" : " LBA28", d->id.multiple_max,
+			d->ch->cmd, d->ch->ctl, d->ch->native ? " (native)" : "");
+	else
+		kprintf("  ide: %s: ATAPI \"%s\" type %u, %lu blocks of %u B\n", d->name,
+			d->id.model, d->id.atapi_type, (unsigned long)d->blocks, d->block_size);
+}
+
+static void prepare_cd(struct ata_dev *d)
+{
+	if (atapi_ready(d) || atapi_read_capacity(d)) {
+		fmt_snprintf(cd_why, sizeof(cd_why), "%s", ata_last_error());
+		return;
+	}
+	if (d->block_size != ATAPI_SECTOR_SIZE) {
+		fmt_snprintf(cd_why, sizeof(cd_why), "%s: block size %u, not %u", d->name,
+			     d->block_size, ATAPI_SECTOR_SIZE);
+		return;
+	}
+	cd = d;
+}
+
+static void prepare_disk(struct ata_dev *d)
+{
+	disk = d;
+	if (d->id.multiple_max < MULT_SECTORS)
+		fmt_snprintf(mult_why, sizeof(mult_why),
+			     "%s: at most %u sectors per READ MULTIPLE block, need %u",
+			     d->name, d->id.multiple_max, MULT_SECTORS);
+	else if (ata_set_multiple(d, MULT_SECTORS))
+		fmt_snprintf(mult_why, sizeof(mult_why), "%s", ata_last_error());
+}
+
+static void probe_all(void)
+{
+	struct ata_dev *d;
+	u32 i;
+
+	disk = cd = NULL;
+	fmt_snprintf(disk_why, sizeof(disk_why), "no ATA drive found");
+	fmt_snprintf(cd_why, sizeof(cd_why), "no ATAPI drive found");
+	for (i = 0; i < ARRAY_SIZE(devs); i++) {
+		d = &devs[i];
+		if (ata_probe(&channels[i / 2], (u8)(i % 2), d)) {
+			kprintf("  ide: %s\n", ata_last_error());
+			continue;
+		}
+		if (d->kind == ATA_KIND_ATA && !disk)
+			prepare_disk(d);
+		else if (d->kind == ATA_KIND_ATAPI && !cd)
+			prepare_cd(d);
+		print_dev(d);
+	}
+}
+
+static void fill_wbuf(void)
+{
+	u32 i;
+
+	for (i = 0; i < WBUF_SECTORS; i++)
+		idepat_fill(wbuf + i * ATA_SECTOR_SIZE, runner.write_lba + i, IDEPAT_WRITE_SEED);
+}
+
+/* ---- reporting ------------------------------------------------------------------ */
+
+static void check_group(const char *name, u8 k0, u8 k1, const char *what)
+{
+	u64 checked = 0, bad = 0, first = 0;
+	const char *first_case = NULL;
+	char detail[200];
+	u32 i;
+
+	for (i = 0; i < n_cases; i++) {
+		if (state[i].kind < k0 || state[i].kind > k1)
+			continue;
+		if (state[i].bad && !first_case) {
+			first = state[i].first_bad;
+			first_case = cases[i].name;
+		}
+		checked += state[i].checked;
+		bad += state[i].bad;
+	}
+	if (!checked && !bad)
+		return;
+	if (bad)
+		fmt_snprintf(detail, sizeof(detail), "%lu sectors verified against %s, %lu mismatches; first at LBA %lu (%s)",
+			     (unsigned long)checked, what, (unsigned long)bad, (unsigned long)first, first_case);
+	else
+		fmt_snprintf(detail, sizeof(detail), "%lu sectors verified against %s, 0 mismatches",
+			     (unsigned long)checked, what);
+	bench_check(name, bad == 0, detail);
+}
+
+/* Seconds (ms) to read VIEW_BYTES at this case's cycles per sector. */
+static u64 view_ms(const struct ide_case *s)
+{
+	u64 ps = tsc_cycles_to_ps(s->median * (VIEW_BYTES / s->sector_size) / s->sectors);
+
+	return ps / PS_PER_MS;
+}
+
+static void emit_view(u8 kind, const char *what)
+{
+	struct ide_case *loop = NULL, *rep = NULL;
+	char line[400], ratio[24];
+	struct jw w;
+	u32 i;
+
+	for (i = 0; i < n_cases; i++)
+		if (state[i].kind == kind && state[i].median && !state[i].failed) {
+			if (state[i].xfer == ATA_XFER_LOOP16)
+				loop = &state[i];
+			if (state[i].xfer == ATA_XFER_REP16)
+				rep = &state[i];
+		}
+	if (!loop || !rep)
+		return;
+	fmt_decimal(ratio, sizeof(ratio), loop->median, rep->median, 1);
+	kprintf("  regression view: %s %s: reading 4 MiB takes %lu ms with rep insw, %lu ms with the inw loop: loop/rep %sx (OVMF: 28 s vs 464 s = 16.6x)\n",
+		what, rep->dev->name, (unsigned long)view_ms(rep), (unsigned long)view_ms(loop), ratio);
+	jw_init(&w, line, sizeof(line));
+	jw_obj_begin(&w);
+	jw_str(&w, "type", "view");
+	jw_str(&w, "suite", "ide");
+	jw_str(&w, "device", rep->dev->name);
+	jw_str(&w, "what", what);
+	jw_u64(&w, "bytes", VIEW_BYTES);
+	jw_dec(&w, "rep_s", view_ms(rep), MS_PER_S, 3);
+	jw_dec(&w, "loop_s", view_ms(loop), MS_PER_S, 3);
+	jw_dec(&w, "loop_over_rep", loop->median, rep->median, 2);
+	jw_obj_end(&w);
+	tm_line(jw_finish(&w));
+}
+
+static void emit_written(void)
+{
+	char line[200];
+	struct jw w;
+
+	if (!written_hi)
+		return;
+	jw_init(&w, line, sizeof(line));
+	jw_obj_begin(&w);
+	jw_str(&w, "type", "ide_written");
+	jw_str(&w, "device", disk->name);
+	jw_u64(&w, "lba", runner.write_lba);
+	jw_u64(&w, "sectors", written_hi);
+	jw_hex(&w, "seed", IDEPAT_WRITE_SEED);
+	jw_obj_end(&w);
+	tm_line(jw_finish(&w));
+}
+
+static void report(void)
+{
+	char what[96];
+
+	if (!have_runner && disk)
+		bench_skip("ide", "disk.verify", "no runner pattern info (fw_cfg " IDE_CFG_NAME "): disk data unchecked");
+	check_group("ide.disk.read", K_READ1, K_MULT, "the LBA pattern");
+	check_group("ide.disk.write", K_WRITE1, K_WSEQ, "what was written (read back)");
+	fmt_snprintf(what, sizeof(what), "%s", cd_sums_source ? cd_sums_source : "nothing");
+	check_group("ide.cd.read", K_CD_READ1, K_CD_SEQ, what);
+	if (first_error[0])
+		bench_check("ide.errors", false, first_error);
+	emit_written();
+	emit_view(K_SEQ, "disk");
+	emit_view(K_MULT, "disk READ MULTIPLE 16");
+	emit_view(K_CD_SEQ, "cd");
+}
+
+void suite_ide(const struct tm_config *cfg)
+{
+	struct bench_result r;
+	u32 i;
+
+	bench_suite_begin("ide");
+	written_hi = 0;
+	first_error[0] = 0;
+	if (ata_find_channels(channels)) {
+		bench_skip("ide", "*", ata_last_error());
+		return;
+	}
+	read_runner_info();
+	probe_all();
+	if (disk && have_runner && runner.write_sectors)
+		fill_wbuf();
+	build_table(cfg->quick);
+	for (i = 0; i < n_cases; i++)
+		bench_run(&cases[i], &r);
+	report();
+}
