@@ -11,6 +11,10 @@ irqchip=off, and rep=off.  Then:
                      QEMU-port cases (fw_cfg, debugcon, port 0x80) are not;
   rep=off         -> the REP cases that KVM batches are regressions, with
                      the slowdown factor in the notes.
+And on the virtio suite, --ioeventfd off against on (3 boots each, the
+doorbell cases): every kick becomes a round trip to QEMU, so compare flags
+the kick cases through their exit counts (on this software backend the
+cycles of one kick move too little between boots to be conclusive).
 Set TRAPMETER_ACCEPTANCE_OUT=DIR to keep the results and compare outputs.
 Skipped, with the reason, where KVM cannot create a VM.
 """
@@ -114,6 +118,45 @@ class KvmCompare(unittest.TestCase):
             self.assertGreater(row["ratio"], 5.0, row)
             self.assertTrue(any("x slower" in n for n in row["notes"]), row)
             self.assertTrue(any("rep -> loop" in n for n in row["notes"]), row)
+
+
+
+class KvmIoeventfdCompare(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        need_kvm()
+        need_build(cls, "build/trapmeter.elf")
+        keep = os.environ.get("TRAPMETER_ACCEPTANCE_OUT")
+        cls.dir = keep or tempfile.mkdtemp(prefix="tm-accept-ioe-")
+        cls.files = {}
+        for mode in ("on", "off"):
+            out = os.path.join(cls.dir, f"ioeventfd-{mode}.json")
+            proc = runner("run", "--no-build", "--accel", "kvm", "--repeat", "3",
+                          "--suite", "virtio", "--case", "kick.alone*",
+                          "--cmdline", "samples=9 budget_ms=300",
+                          "--ioeventfd", mode, "--json", out)
+            if proc.returncode != 0:
+                raise AssertionError(f"ioeventfd={mode}: run failed "
+                                     f"({proc.returncode})\n{proc.stderr[-3000:]}")
+            cls.files[mode] = out
+        if not keep:
+            cls.addClassCleanup(shutil.rmtree, cls.dir, True)
+
+    def test_ioeventfd_off_flags_kicks(self):
+        stem = os.path.join(self.dir, "ioeventfd-on-vs-off")
+        proc = runner("compare", self.files["on"], self.files["off"],
+                      "--json", stem + ".json")
+        with open(stem + ".txt", "w") as fh:
+            fh.write(proc.stdout + proc.stderr)
+        self.assertEqual(proc.returncode, REGRESSION, proc.stdout)
+        with open(stem + ".json") as fh:
+            rows = json.load(fh)["rows"]
+        table = {(r["case"], r["metric"]): r for r in rows}
+        for case in ("kick.alone", "kick.alone.nic_b"):
+            row = table[(case, "exits_per_op")]
+            self.assertEqual(row["verdict"], "regression", (case, proc.stdout))
+            self.assertTrue(any("exit path changed" in n for n in row["notes"]),
+                            (case, row["notes"]))
 
 
 if __name__ == "__main__":
