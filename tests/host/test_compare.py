@@ -397,6 +397,11 @@ class Verdicts(unittest.TestCase):
         obs = compare.observations(res)
         self.assertEqual(set(obs), {"cycles_per_op", "mib_s", "pps"})
         self.assertFalse(obs["mib_s"][1])
+        # the virtio suite's packet rate (its result lines carry packets_per_s)
+        obs = compare.observations({"suite": "virtio", "case": "net.64.each",
+                                    "cycles": {"median": 10}, "packets_per_s": 1400})
+        self.assertIn("packets_per_s", obs)
+        self.assertFalse(obs["packets_per_s"][1])
 
     def test_parse_thresholds(self):
         sys.path.insert(0, os.path.join(ROOT, "tools"))

@@ -46,7 +46,7 @@ KNOWN_SCHEMAS = (1,)
 QUANTILE_KEYS = (("min", 0.0), ("p10", 0.1), ("median", 0.5), ("p90", 0.9),
                  ("p99", 0.99), ("max", 1.0))
 # Metrics results may carry from other suites: higher is better.
-GENERIC_RE = re.compile(r"(^|_)(mib_s|mb_s|gib_s|pps|kpps|mpps|gbps|mbps)$")
+GENERIC_RE = re.compile(r"(^|_)(mib_s|mb_s|gib_s|pps|kpps|mpps|gbps|mbps|packets_per_s)$")
 # Fields that identify what a result measured; any change = hand edit.
 VERDICTS = ("regression", "improvement", "unchanged", "inconclusive")
 
