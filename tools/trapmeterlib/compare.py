@@ -229,21 +229,21 @@ class Obs:
 
 
 BETA_POOL = 4096
-_beta_pools = {}
 
 
 def median_quantile(rng, n):
     """The quantile at which the median of n samples falls: Beta(k,
     n+1-k), k = (n+1)//2.  Drawn from a pool per n (filled from the same
-    seeded generator), because betavariate is slow in Python."""
-    key = (id(rng), n)
-    pool = _beta_pools.get(key)
+    seeded generator), because betavariate is slow in Python.  The pools
+    live on the generator itself: a cache keyed by id(rng) could hand a
+    new generator the pool of a dead one that had the same id, and the
+    seeded bootstrap would no longer repeat."""
+    pools = rng.__dict__.setdefault("_tm_beta_pools", {})
+    pool = pools.get(n)
     if pool is None:
-        if len(_beta_pools) > 256:
-            _beta_pools.clear()
         k = (n + 1) // 2
         pool = [rng.betavariate(k, n + 1 - k) for _ in range(BETA_POOL)]
-        _beta_pools[key] = pool
+        pools[n] = pool
     return pool[int(rng.random() * BETA_POOL)]
 
 
