@@ -15,9 +15,15 @@ struct cmdline_tok {
 
 struct cmdline_key {
 	const char *name;
+	/* a parser for the value, or NULL for an on/off key ... */
 	bool (*apply)(struct tm_config *cfg, struct cmdline_tok val);
 	const char *expected;
+	/* ... stored in the bool at this offset of struct tm_config */
+	size_t bool_field;
 };
+
+#define CMDLINE_BOOL_KEY(field) \
+	{ #field, NULL, CMDLINE_BOOL_EXPECTED, offsetof(struct tm_config, field) }
 
 static const char *const cmdline_suite_names[] = {
 	"pio", "exits", "ide", "virtio",
@@ -185,55 +191,20 @@ static bool cmdline_apply_fault(struct tm_config *cfg, struct cmdline_tok val)
 	return false;
 }
 
-static bool cmdline_apply_quick(struct tm_config *cfg, struct cmdline_tok val)
-{
-	return cmdline_parse_bool(val, &cfg->quick);
-}
-
-static bool cmdline_apply_verbose(struct tm_config *cfg, struct cmdline_tok val)
-{
-	return cmdline_parse_bool(val, &cfg->verbose);
-}
-
-static bool cmdline_apply_hypercall(struct tm_config *cfg, struct cmdline_tok val)
-{
-	return cmdline_parse_bool(val, &cfg->hypercall);
-}
-
-static bool cmdline_apply_rep(struct tm_config *cfg, struct cmdline_tok val)
-{
-	return cmdline_parse_bool(val, &cfg->rep);
-}
-
-static bool cmdline_apply_lava(struct tm_config *cfg, struct cmdline_tok val)
-{
-	return cmdline_parse_bool(val, &cfg->lava);
-}
-
-static bool cmdline_apply_fail_check(struct tm_config *cfg, struct cmdline_tok val)
-{
-	return cmdline_parse_bool(val, &cfg->fail_check);
-}
-
-static bool cmdline_apply_sync(struct tm_config *cfg, struct cmdline_tok val)
-{
-	return cmdline_parse_bool(val, &cfg->sync);
-}
-
 static const struct cmdline_key cmdline_keys[] = {
-	{ "suite", cmdline_apply_suite, "pio, exits, ide, virtio, all" },
+	{ "suite", cmdline_apply_suite, "pio, exits, ide, virtio, all", 0 },
 	{ "case", cmdline_apply_case,
-	  "comma list of 1..8 globs, under 256 chars in total" },
-	{ "samples", cmdline_apply_samples, "3..10000" },
-	{ "quick", cmdline_apply_quick, CMDLINE_BOOL_EXPECTED },
-	{ "verbose", cmdline_apply_verbose, CMDLINE_BOOL_EXPECTED },
-	{ "fault", cmdline_apply_fault, "none, ud, gp, pf, de, bp" },
-	{ "hypercall", cmdline_apply_hypercall, CMDLINE_BOOL_EXPECTED },
-	{ "rep", cmdline_apply_rep, CMDLINE_BOOL_EXPECTED },
-	{ "sync", cmdline_apply_sync, CMDLINE_BOOL_EXPECTED },
-	{ "budget_ms", cmdline_apply_budget, "10..600000" },
-	{ "lava", cmdline_apply_lava, CMDLINE_BOOL_EXPECTED },
-	{ "fail_check", cmdline_apply_fail_check, CMDLINE_BOOL_EXPECTED },
+	  "comma list of 1..8 globs, under 256 chars in total", 0 },
+	{ "samples", cmdline_apply_samples, "3..10000", 0 },
+	CMDLINE_BOOL_KEY(quick),
+	CMDLINE_BOOL_KEY(verbose),
+	{ "fault", cmdline_apply_fault, "none, ud, gp, pf, de, bp", 0 },
+	CMDLINE_BOOL_KEY(hypercall),
+	CMDLINE_BOOL_KEY(rep),
+	CMDLINE_BOOL_KEY(sync),
+	{ "budget_ms", cmdline_apply_budget, "10..600000", 0 },
+	CMDLINE_BOOL_KEY(lava),
+	CMDLINE_BOOL_KEY(fail_check),
 };
 
 static void cmdline_error(char *err, size_t errlen, const char *fmt, ...)
@@ -294,7 +265,8 @@ static int cmdline_word(struct tm_config *cfg, struct cmdline_tok word,
 
 		if (!cmdline_tok_eq(key, k->name))
 			continue;
-		if (k->apply(cfg, val))
+		if (k->apply ? k->apply(cfg, val) :
+		    cmdline_parse_bool(val, (bool *)((u8 *)cfg + k->bool_field)))
 			return 0;
 		cmdline_error(err, errlen,
 			      "bad value '%.*s%s' for key '%s' (expected %s)",
