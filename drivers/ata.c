@@ -684,10 +684,12 @@ static int rw_prepare(struct ata_dev *d, struct ata_taskfile *tf, u64 lba, u32 c
 	return issue(d, tf, lba);
 }
 
-int ata_read(struct ata_dev *d, u64 lba, u32 count, void *buf, u8 xfer,
-	     bool ext, bool multiple)
+/* One READ/WRITE (MULTIPLE) command: a DRQ block of 1 or `multiple`
+ * sectors at a time, in the direction of the command. */
+static int rw_sectors(struct ata_dev *d, bool write, u64 lba, u32 count, u8 *buf,
+		      u8 xfer, bool ext, bool multiple)
 {
-	struct ata_taskfile tf = { .command = rw_command(false, ext, multiple) };
+	struct ata_taskfile tf = { .command = rw_command(write, ext, multiple) };
 	const char *what = cmd_name(tf.command);
 	u32 block, done, n;
 	int rc;
@@ -696,29 +698,27 @@ int ata_read(struct ata_dev *d, u64 lba, u32 count, void *buf, u8 xfer,
 	for (done = 0; !rc && done < count; done += n) {
 		n = count - done < block ? count - done : block;
 		rc = wait_drq(d, what, lba + done);
-		if (!rc)
-			data_in(d, xfer, (u8 *)buf + done * ATA_SECTOR_SIZE, n * ATA_SECTOR_SIZE);
+		if (rc)
+			break;
+		if (write)
+			data_out(d, xfer, buf + done * ATA_SECTOR_SIZE, n * ATA_SECTOR_SIZE);
+		else
+			data_in(d, xfer, buf + done * ATA_SECTOR_SIZE, n * ATA_SECTOR_SIZE);
 	}
 	return rc ? rc : finish(d, what, lba + count - 1);
+}
+
+int ata_read(struct ata_dev *d, u64 lba, u32 count, void *buf, u8 xfer,
+	     bool ext, bool multiple)
+{
+	return rw_sectors(d, false, lba, count, buf, xfer, ext, multiple);
 }
 
 int ata_write(struct ata_dev *d, u64 lba, u32 count, const void *buf, u8 xfer,
 	      bool ext, bool multiple)
 {
-	struct ata_taskfile tf = { .command = rw_command(true, ext, multiple) };
-	const char *what = cmd_name(tf.command);
-	u32 block, done, n;
-	int rc;
-
-	rc = rw_prepare(d, &tf, lba, count, ext, multiple, &block);
-	for (done = 0; !rc && done < count; done += n) {
-		n = count - done < block ? count - done : block;
-		rc = wait_drq(d, what, lba + done);
-		if (!rc)
-			data_out(d, xfer, (const u8 *)buf + done * ATA_SECTOR_SIZE,
-				 n * ATA_SECTOR_SIZE);
-	}
-	return rc ? rc : finish(d, what, lba + count - 1);
+	/* the buffer is only read on this path */
+	return rw_sectors(d, true, lba, count, (u8 *)(uintptr_t)buf, xfer, ext, multiple);
 }
 
 /* ---- ATAPI ------------------------------------------------------------- */

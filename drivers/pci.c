@@ -67,12 +67,6 @@ void pci_cfg_write16(u8 bus, u8 dev, u8 fn, u8 off, u16 v)
 	outw(v, PCI_CONFIG_DATA + (off & 2));
 }
 
-void pci_cfg_write8(u8 bus, u8 dev, u8 fn, u8 off, u8 v)
-{
-	select_reg(bus, dev, fn, off);
-	outb(v, PCI_CONFIG_DATA + (off & 3));
-}
-
 u8 pci_dev_read8(const struct pci_dev *d, u8 off)
 {
 	return pci_cfg_read8(d->bus, d->dev, d->fn, off);

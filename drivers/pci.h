@@ -51,7 +51,6 @@ u16 pci_cfg_read16(u8 bus, u8 dev, u8 fn, u8 off);
 u8 pci_cfg_read8(u8 bus, u8 dev, u8 fn, u8 off);
 void pci_cfg_write32(u8 bus, u8 dev, u8 fn, u8 off, u32 v);
 void pci_cfg_write16(u8 bus, u8 dev, u8 fn, u8 off, u16 v);
-void pci_cfg_write8(u8 bus, u8 dev, u8 fn, u8 off, u8 v);
 
 /* Enumerate bus 0 and every bus behind a bridge; fills at most max
  * entries (BARs sized) and returns how many functions were found. */

@@ -50,15 +50,6 @@ void cmdline_defaults(struct tm_config *cfg)
 	cfg->budget_ms = 2000;
 }
 
-const char *cmdline_suite_name(u32 suite_bit)
-{
-	for (u32 i = 0; i < ARRAY_SIZE(cmdline_suite_names); i++) {
-		if (suite_bit == 1u << i)
-			return cmdline_suite_names[i];
-	}
-	return "unknown";
-}
-
 static bool cmdline_tok_eq(struct cmdline_tok t, const char *lit)
 {
 	return kstrncmp(t.s, lit, t.len) == 0 && lit[t.len] == '\0';
@@ -294,27 +285,34 @@ static void cmdline_copy(struct tm_config *dst, const struct tm_config *src)
 	}
 }
 
+/* The next space-separated word at *p (advancing *p); false at the end. */
+static bool cmdline_next_word(const char **p, struct cmdline_tok *word)
+{
+	while (cmdline_is_space(**p))
+		(*p)++;
+	if (!**p)
+		return false;
+	word->s = *p;
+	word->len = 0;
+	while ((*p)[word->len] && !cmdline_is_space((*p)[word->len]))
+		word->len++;
+	*p += word->len;
+	return true;
+}
+
 int cmdline_parse(const char *cmdline, struct tm_config *cfg, char *err,
 		  size_t errlen)
 {
 	struct tm_config tmp;
 	const char *p = cmdline ? cmdline : "";
+	struct cmdline_tok word;
 
 	cmdline_error(err, errlen, "%s", "");
 	cmdline_copy(&tmp, cfg);
-	while (*p) {
-		struct cmdline_tok word = { p, 0 };
 
-		if (cmdline_is_space(*p)) {
-			p++;
-			continue;
-		}
-		while (p[word.len] && !cmdline_is_space(p[word.len]))
-			word.len++;
+	while (cmdline_next_word(&p, &word))
 		if (cmdline_word(&tmp, word, err, errlen))
 			return -EINVAL;
-		p += word.len;
-	}
 	cmdline_copy(cfg, &tmp);
 	return 0;
 }
@@ -323,18 +321,10 @@ bool cmdline_lava_requested(const char *cmdline)
 {
 	static const char key[] = "lava=";
 	const char *p = cmdline ? cmdline : "";
+	struct cmdline_tok word;
 	bool on = false;
 
-	while (*p) {
-		struct cmdline_tok word = { p, 0 };
-
-		if (cmdline_is_space(*p)) {
-			p++;
-			continue;
-		}
-		while (p[word.len] && !cmdline_is_space(p[word.len]))
-			word.len++;
-		p += word.len;
+	while (cmdline_next_word(&p, &word)) {
 		if (word.len < sizeof(key) - 1 ||
 		    kstrncmp(word.s, key, sizeof(key) - 1) != 0)
 			continue;

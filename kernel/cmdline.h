@@ -76,7 +76,4 @@ bool cmdline_case_selected(const struct tm_config *cfg, const char *case_name);
  */
 bool cmdline_glob_match(const char *pattern, const char *s);
 
-/* "pio", "exits", "ide", "virtio" for one SUITE_* bit, else "unknown". */
-const char *cmdline_suite_name(u32 suite_bit);
-
 #endif

@@ -48,13 +48,6 @@ static void test_suite(void)
 	CHECK_EQ_U64(cfg.suites, SUITE_PIO);
 	CHECK_EQ_S64(parse("suite=ide suite=pio"), 0);	/* last wins */
 	CHECK_EQ_U64(cfg.suites, SUITE_PIO);
-	CHECK_STR(cmdline_suite_name(SUITE_PIO), "pio");
-	CHECK_STR(cmdline_suite_name(SUITE_EXITS), "exits");
-	CHECK_STR(cmdline_suite_name(SUITE_IDE), "ide");
-	CHECK_STR(cmdline_suite_name(SUITE_VIRTIO), "virtio");
-	CHECK_STR(cmdline_suite_name(0), "unknown");
-	CHECK_STR(cmdline_suite_name(3), "unknown");
-	CHECK_STR(cmdline_suite_name(1u << 31), "unknown");
 }
 
 static void test_numbers(void)

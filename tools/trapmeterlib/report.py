@@ -347,39 +347,18 @@ def seal_boot(boot):
     return boot
 
 
-def write_text_atomic(path, text):
-    """Like write_json_atomic, for text outputs (JUnit, Markdown, SVG)."""
+def _write_atomic(path, fill, suffix):
+    """Write through a temp file in the same directory and rename it into
+    place, so readers never see a half-written file.  fill(fh) writes."""
     directory = os.path.dirname(os.path.abspath(path))
-    fd, tmp = tempfile.mkstemp(prefix=".trapmeter-", suffix=".tmp",
+    fd, tmp = tempfile.mkstemp(prefix=".trapmeter-", suffix=suffix,
                                dir=directory)
     umask = os.umask(0o022)
     os.umask(umask)
     try:
         os.fchmod(fd, 0o666 & ~umask)
         with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            fh.write(text)
-        os.replace(tmp, path)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        raise
-
-
-def write_json_atomic(path, doc):
-    """Write via a temp file in the same directory and rename, so readers
-    never see a half-written results.json."""
-    directory = os.path.dirname(os.path.abspath(path))
-    fd, tmp = tempfile.mkstemp(prefix=".trapmeter-", suffix=".json.tmp",
-                               dir=directory)
-    umask = os.umask(0o022)
-    os.umask(umask)
-    try:
-        os.fchmod(fd, 0o666 & ~umask)
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            json.dump(doc, fh, indent=2, sort_keys=False)
-            fh.write("\n")
+            fill(fh)
             fh.flush()
             os.fsync(fh.fileno())
         os.replace(tmp, path)
@@ -389,3 +368,16 @@ def write_json_atomic(path, doc):
         except OSError:
             pass
         raise
+
+
+def write_text_atomic(path, text):
+    """Text outputs (JUnit, Markdown, SVG)."""
+    _write_atomic(path, lambda fh: fh.write(text), ".tmp")
+
+
+def write_json_atomic(path, doc):
+    """results.json and other JSON outputs."""
+    def fill(fh):
+        json.dump(doc, fh, indent=2, sort_keys=False)
+        fh.write("\n")
+    _write_atomic(path, fill, ".json.tmp")
