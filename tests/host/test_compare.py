@@ -408,12 +408,12 @@ class Verdicts(unittest.TestCase):
 
     def test_parse_thresholds(self):
         sys.path.insert(0, os.path.join(ROOT, "tools"))
-        from trapmeterlib import cli as tcli
-        self.assertEqual(tcli.parse_thresholds(["10", "cycles_per_op=20"]),
+        from trapmeterlib.commands import common, compare as cmd_compare
+        self.assertEqual(cmd_compare.parse_thresholds(["10", "cycles_per_op=20"]),
                          {"*": 0.10, "cycles_per_op": 0.20})
         for bad in ("0", "x", "a=", "nan", "-5"):
-            with self.assertRaises(tcli.OptionError):
-                tcli.parse_thresholds([bad])
+            with self.assertRaises(common.OptionError):
+                cmd_compare.parse_thresholds([bad])
 
 
 if __name__ == "__main__":

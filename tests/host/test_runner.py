@@ -31,6 +31,7 @@ TOOL = os.path.join(TOOLS, "trapmeter")
 sys.path.insert(0, TOOLS)
 
 from trapmeterlib import cli, host, qemu, report, status  # noqa: E402
+from trapmeterlib.commands import common, run as cmd_run  # noqa: E402
 from trapmeterlib.dump import DumpParser, parse_dump  # noqa: E402
 
 
@@ -534,11 +535,11 @@ class HostDetectionTest(unittest.TestCase):
     def test_accel_kvm_unusable_is_status_5(self):
         with mock.patch.object(host, "kvm_usable",
                                return_value=(False, "no /dev/kvm")):
-            with self.assertRaises(cli.TrapmeterError) as ctx:
-                cli.choose_accel("kvm")
+            with self.assertRaises(common.TrapmeterError) as ctx:
+                cmd_run.choose_accel("kvm")
             self.assertEqual(ctx.exception.code, status.QEMU_ERROR)
             self.assertIn("no /dev/kvm", ctx.exception.message)
-            self.assertEqual(cli.choose_accel("auto")[0], "tcg")
+            self.assertEqual(cmd_run.choose_accel("auto")[0], "tcg")
 
     def test_internal_error_is_70_without_traceback(self):
         err = io.StringIO()

@@ -32,7 +32,7 @@ POLICIES = ("each", "batch32", "event")
 
 
 def add_options(add):
-    """Runner options (called from cli.add_run_parser)."""
+    """Runner options (called from commands.run.add_parser)."""
     add("--virtio-transport", choices=tuple(TRANSPORTS), default=None,
         help="virtio-net transport for --suite virtio: legacy (I/O BAR, "
         "legacy notify), modern (MMIO notify) or modern-pio (modern, I/O-"

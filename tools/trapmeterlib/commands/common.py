@@ -1,0 +1,93 @@
+"""What several commands share: the expected-failure exceptions, the
+one-line argparse, "trapmeter: ..." messages, the repository root, file
+writers that turn OSError into a bad-input failure, and the guest
+problem / QEMU stderr report."""
+
+import argparse
+import os
+import sys
+
+from .. import report, status
+
+PROG = "trapmeter"
+STDERR_TAIL = 20
+
+
+class TrapmeterError(Exception):
+    """An expected failure with its exit status."""
+
+    def __init__(self, code, message):
+        super().__init__(message)
+        self.code = code
+        self.message = message
+
+
+class OptionError(TrapmeterError):
+    def __init__(self, message):
+        super().__init__(status.BAD_INPUT, message)
+
+
+class Parser(argparse.ArgumentParser):
+    """argparse that reports errors as one line instead of usage + exit."""
+
+    def error(self, message):
+        raise OptionError("%s (see '%s --help')" % (message, self.prog))
+
+
+def repo_root():
+    """The repository root, derived from this file
+    (tools/trapmeterlib/commands/)."""
+    here = os.path.dirname(os.path.abspath(__file__))
+    return os.path.dirname(os.path.dirname(os.path.dirname(here)))
+
+
+def say(message, stream=None):
+    print("%s: %s" % (PROG, message), file=stream or sys.stderr, flush=True)
+
+
+def check_words(args):
+    """--suite and --case become single kernel words."""
+    for name in ("suite", "case"):
+        value = getattr(args, name)
+        if value is not None and (not value or any(c.isspace()
+                                                   for c in value)):
+            raise OptionError("--%s must be a non-empty word without spaces "
+                              "(got %r)" % (name, value))
+
+
+def write_json(path, doc):
+    """results.json-style output; a failure is bad input."""
+    try:
+        report.write_json_atomic(path, doc)
+    except OSError as exc:
+        raise OptionError("cannot write %s: %s" % (path, exc))
+
+
+def write_file(path, data):
+    try:
+        with open(path, "wb") as fh:
+            fh.write(data)
+    except OSError as exc:
+        raise OptionError("cannot write %s: %s" % (path, exc.strerror or exc))
+
+
+def has_report(dump):
+    """A bad-input or early failure dump has nothing worth a table."""
+    return dump is not None and dump.started and bool(
+        dump.run or dump.results or dump.checks or dump.skips)
+
+
+def report_outcome(outcome, dump, stderr_text, verbose=False):
+    """Print guest errors/exceptions, status messages and QEMU's stderr."""
+    if dump is not None:
+        for line in report.guest_problem_lines(dump.errors, dump.exceptions):
+            print(line, file=sys.stderr)
+        for warning in dump.warnings:
+            say("warning: " + warning)
+    for message in outcome.messages:
+        say(message)
+    if stderr_text.strip() and (outcome.show_stderr or verbose):
+        lines = stderr_text.rstrip("\n").splitlines()[-STDERR_TAIL:]
+        for line in lines:
+            print("qemu: " + line, file=sys.stderr)
+    sys.stderr.flush()

@@ -1,0 +1,116 @@
+"""`trapmeter compare BASE.json CAND.json`: regression verdicts of a
+candidate against a base (the statistics live in trapmeterlib/compare.py)."""
+
+import sys
+
+from .. import compare, junit, plot, report, status
+from .common import OptionError, TrapmeterError, say
+
+NAME = "compare"
+
+
+def add_parser(sub, fmt):
+    cmp_ = sub.add_parser(
+        NAME, formatter_class=fmt, epilog=status.EXIT_TABLE,
+        help="regression verdicts: candidate results.json against a base",
+        description="Compare two results.json files (each one or more "
+        "boots, run --repeat N) metric by metric: ratio of medians "
+        "(candidate/base) with a seeded bootstrap 95%% CI, and a verdict "
+        "(regression, improvement, unchanged, inconclusive) against a "
+        "threshold. Exit status 0: no regression; 10: regression; 11: "
+        "unusable input.")
+    add = cmp_.add_argument
+    add("base", metavar="BASE.json")
+    add("candidate", metavar="CAND.json")
+    add("--threshold", metavar="[METRIC=]PCT", action="append", default=[],
+        help="verdict threshold in percent (default 5); METRIC=PCT for one "
+        "metric (cycles_per_op, cycles_per_exit, exits_per_op, mib_s, pps, "
+        "...); repeatable")
+    add("--seed", type=int, default=compare.DEFAULT_SEED,
+        help="bootstrap seed (default %d)" % compare.DEFAULT_SEED)
+    add("--resamples", type=int, default=compare.DEFAULT_RESAMPLES,
+        help="bootstrap resamples (default %d)" % compare.DEFAULT_RESAMPLES)
+    add("--junit", metavar="FILE", help="JUnit XML, one testcase per metric")
+    add("--markdown", metavar="FILE", help="Markdown summary for CI")
+    add("--plot", metavar="FILE.svg", help="REP vs single cycles per unit "
+        "over transfer size, base vs candidate")
+    add("--plot-engine", choices=("auto", "gnuplot", "python"),
+        default="auto", help="gnuplot when installed (auto) or the plain "
+        "Python SVG writer")
+    add("--json", metavar="FILE", help="verdicts as JSON")
+
+
+def parse_thresholds(items):
+    """["10", "cycles_per_op=20"] -> {"*": 0.10, "cycles_per_op": 0.20}."""
+    out = {}
+    for item in items:
+        metric, _, pct = item.rpartition("=")
+        try:
+            value = float(pct)
+        except ValueError:
+            value = -1.0
+        if not 0 < value < 1000 or value != value:
+            raise OptionError("--threshold %r: expected [METRIC=]PERCENT with "
+                              "0 < PERCENT < 1000" % item)
+        out[metric or "*"] = value / 100.0
+    return out
+
+
+def command(args):
+    thresholds = parse_thresholds(args.threshold)
+    if args.resamples < 100 or args.resamples > 1000000:
+        raise OptionError("--resamples must be 100..1000000")
+    for opt in ("junit", "markdown", "plot", "json"):
+        path = getattr(args, opt)
+        if path and not junit.exists_dir(path):
+            raise OptionError("--%s %s: directory does not exist"
+                              % (opt, path))
+    base, cand, rows, warnings = compare_files(args, thresholds)
+    sys.stdout.write(compare.render_table(rows, warnings, args.base,
+                                          args.candidate))
+    sys.stdout.flush()
+    write_compare_outputs(args, rows, warnings, base, cand)
+    return compare.exit_status(rows)
+
+
+def compare_files(args, thresholds):
+    """(base doc, candidate doc, rows, warnings); unusable input is 11."""
+    try:
+        base = compare.read_results(args.base)
+        cand = compare.read_results(args.candidate)
+        if base.get("schema") != cand.get("schema"):
+            raise compare.InputError("different schemas: base %r, "
+                                     "candidate %r" % (base.get("schema"),
+                                                       cand.get("schema")))
+        rows, warnings = compare.compare_docs(base, cand, thresholds,
+                                              args.seed, args.resamples)
+    except compare.InputError as exc:
+        raise TrapmeterError(status.UNUSABLE, "unusable input: %s" % exc)
+    if not rows:
+        raise TrapmeterError(status.UNUSABLE, "unusable input: no case is "
+                             "in both files")
+    return base, cand, rows, warnings
+
+
+def write_compare_outputs(args, rows, warnings, base, cand):
+    try:
+        if args.junit:
+            junit.write(args.junit, junit.to_xml(
+                "trapmeter compare", compare.junit_cases(rows)))
+        if args.markdown:
+            report.write_text_atomic(args.markdown, compare.render_markdown(
+                rows, warnings, args.base, args.candidate))
+        if args.json:
+            report.write_json_atomic(args.json, {
+                "tool": "trapmeter", "kind": "compare", "base": args.base,
+                "candidate": args.candidate, "warnings": warnings,
+                "rows": [r.as_dict() for r in rows]})
+        if args.plot:
+            engine = plot.write_plot(args.plot, compare.boot_results(base),
+                                     compare.boot_results(cand),
+                                     args.plot_engine)
+            say("plot written to %s (%s)" % (args.plot, engine))
+    except plot.PlotError as exc:
+        say("warning: no plot: %s" % exc)
+    except OSError as exc:
+        raise OptionError("cannot write output: %s" % (exc.strerror or exc))

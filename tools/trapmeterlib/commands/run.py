@@ -1,0 +1,445 @@
+"""`trapmeter run`: build the kernel, boot it under QEMU (--repeat times),
+collect and validate the COM1 dump, print the table and write
+results.json, even on failure."""
+
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+
+from .. import exitcount, host, ide, junit, qemu, report, status, virtio
+from ..status import Outcome, decide_boot
+from .common import (OptionError, TrapmeterError, check_words, has_report,
+                     repo_root, report_outcome, say)
+
+NAME = "run"
+
+
+# ---------------------------------------------------------------- arguments
+
+def add_parser(sub, fmt):
+    run = sub.add_parser(
+        NAME, formatter_class=fmt, epilog=status.EXIT_TABLE,
+        help="build, boot under QEMU, collect and report",
+        usage="%(prog)s [options] [-- EXTRA QEMU ARGS]",
+        description="Build the kernel (make), boot it under QEMU, collect "
+        "the COM1 dump, validate it, print a table and write results JSON. "
+        "Arguments after '--' are appended to the QEMU command line.")
+    add = run.add_argument
+    add("--accel", choices=("auto", "kvm", "tcg"), default="auto",
+        help="accelerator (default auto: KVM if a VM can be created)")
+    add("--boot", choices=("iso", "direct"), default="direct",
+        help="direct: -kernel build/trapmeter.elf; iso: -cdrom "
+        "build/trapmeter.iso (default direct)")
+    add("--firmware", choices=("bios", "uefi"), default="bios",
+        help="bios (SeaBIOS) or uefi (OVMF, needs --boot iso)")
+    add("--machine", choices=("pc", "q35"), default="pc",
+        help="QEMU machine type (default pc)")
+    add("--suite", metavar="LIST", help="kernel word suite=LIST")
+    add("--case", metavar="GLOBS", help="kernel word case=GLOBS")
+    add("--cmdline", metavar="WORDS", default="",
+        help="extra kernel words appended raw, e.g. \"samples=7 foo=1\"")
+    add("--repeat", metavar="N", type=int, default=1,
+        help="boot N times; table shows median over boots (default 1)")
+    add("--timeout", metavar="S", type=float,
+        help="wall-clock seconds per boot (default 300 TCG, 1800 KVM)")
+    add("--json", metavar="FILE", default="results.json",
+        help="results file (default results.json in the current directory;"
+        " written even on failure)")
+    add("--log", metavar="FILE", help="save the raw serial output to FILE "
+        "(with --repeat: FILE.bootI per boot)")
+    add("--quick", action="store_true", help="kernel word quick")
+    add("--qemu", metavar="PATH", default="qemu-system-x86_64",
+        help="QEMU binary (default qemu-system-x86_64)")
+    add("--no-build", action="store_true", help="do not run make")
+    add("--count-exits", dest="count_exits", action="store_true",
+        default=None, help="measure VM exits per op from QMP query-stats "
+        "(default on under KVM; adds kernel word sync=on)")
+    add("--no-count-exits", dest="count_exits", action="store_false",
+        help="do not count exits (no QMP, no sync points)")
+    add("--kernel-irqchip", choices=("on", "off"), default="on",
+        help="KVM: -accel kvm,kernel-irqchip=on|off (off: PIC/ELCR ports "
+        "become QEMU round trips; default on)")
+    add("--junit", metavar="FILE", help="also write JUnit XML: one "
+        "testcase per check, skip and boot status")
+    add("-v", "--verbose", action="store_true",
+        help="show every case, the QEMU command line and QEMU's stderr")
+    virtio.add_options(add)
+    add("--ide-disk-size", metavar="SIZE", default="16M",
+        help="suite ide: scratch disk attached as ATA dev0 (default 16M; "
+        "0: no disk)")
+    add("--ide-readonly", action="store_true",
+        help="suite ide: mark no region writable (disk attached with "
+        "snapshot=on; write cases skip)")
+    add("--no-ide-cd", action="store_true",
+        help="suite ide: do not attach the ISO as the ATAPI CD-ROM")
+
+
+def validate_run_options(args):
+    try:
+        args.ide_disk_bytes = ide.parse_size(args.ide_disk_size)
+    except ide.IdeOptionError as exc:
+        raise OptionError(str(exc))
+    if args.repeat < 1:
+        raise OptionError("--repeat must be at least 1 (got %d)" % args.repeat)
+    if args.timeout is not None and not args.timeout > 0:
+        raise OptionError("--timeout must be a positive number of seconds")
+    check_words(args)
+    if args.firmware == "uefi" and args.boot == "direct":
+        raise OptionError("--firmware uefi needs --boot iso (direct -kernel "
+                          "boot under OVMF is unsupported)")
+    if args.firmware == "uefi":
+        for path in (qemu.OVMF_CODE, qemu.OVMF_VARS):
+            if not os.path.isfile(path):
+                raise OptionError("OVMF firmware file %s not found (install "
+                                  "the 'ovmf' package)" % path)
+    problem = virtio.validate(args)
+    if problem:
+        raise OptionError(problem)
+    json_dir = os.path.dirname(os.path.abspath(args.json))
+    if not os.path.isdir(json_dir):
+        raise OptionError("--json %s: directory %s does not exist"
+                          % (args.json, json_dir))
+
+
+# ---------------------------------------------------------------- host steps
+
+def ensure_built(root):
+    """`make -q all`; if out of date `make all` (its output to stderr)."""
+    try:
+        quiet = subprocess.run(["make", "-q", "all"], cwd=root,
+                               stdout=subprocess.DEVNULL,
+                               stderr=subprocess.DEVNULL, check=False)
+    except OSError as exc:
+        raise TrapmeterError(status.QEMU_ERROR, "cannot run make: %s"
+                             % (exc.strerror or exc))
+    if quiet.returncode == 0:
+        return
+    say("kernel out of date: building (make all)")
+    done = subprocess.run(["make", "all"], cwd=root, stdout=sys.stderr,
+                          check=False)
+    if done.returncode != 0:
+        raise TrapmeterError(status.QEMU_ERROR, "build failed: 'make all' "
+                             "exited with status %d" % done.returncode)
+
+
+def choose_accel(requested):
+    """(accel, kvm flavour or None, reason)."""
+    if requested == "tcg":
+        return "tcg", None, "TCG requested with --accel tcg"
+    usable, why = host.kvm_usable()
+    if usable:
+        return "kvm", host.kvm_flavour(), why
+    if requested == "kvm":
+        raise TrapmeterError(status.QEMU_ERROR, "--accel kvm: KVM is not "
+                             "usable: %s" % why)
+    return "tcg", None, "KVM not usable (%s); using TCG" % why
+
+
+def resolve_qemu(path):
+    """Absolute QEMU path; a missing binary is a QEMU start failure."""
+    found = shutil.which(path)
+    if found is None:
+        raise TrapmeterError(status.QEMU_ERROR, "QEMU binary not found: %s"
+                             % path)
+    return found
+
+
+def log_path(base, index, repeat):
+    if base is None or repeat == 1:
+        return base
+    stem, ext = os.path.splitext(base)
+    return "%s.boot%d%s" % (stem, index, ext)
+
+
+# ---------------------------------------------------------------- run
+
+class RunSession:
+    """State of one `trapmeter run`, so results.json can be written from
+    whatever point the run stopped at."""
+
+    def __init__(self, args, extra):
+        self.args = args
+        self.extra = extra
+        self.host = host.host_info(None, None, None)
+        self.config = {"accel": args.accel, "boot": args.boot,
+                       "firmware": args.firmware, "machine": args.machine,
+                       "cmdline": None, "qemu_argv": None,
+                       "repeat": args.repeat,
+                       "kernel_irqchip": args.kernel_irqchip,
+                       "count_exits": None}
+        self.boots = []
+        self.summary = None
+        self.count_exits = False
+        self.ide = None
+        self.detailed = args.verbose or sys.stderr.isatty()
+
+    def write_json(self, code, messages=()):
+        doc = report.results_document(self.host, self.config, self.boots,
+                                      code, messages, self.summary)
+        try:
+            report.write_json_atomic(self.args.json, doc)
+        except OSError as exc:
+            say("error: cannot write %s: %s" % (self.args.json, exc))
+            return False
+        return True
+
+    def on_record(self, rec, elapsed):
+        """Progress on stderr: every case on a tty or with -v, else one
+        line per suite."""
+        kind = rec.get("type")
+        if kind == "suite":
+            print("[%5.1fs] suite %s" % (elapsed, rec.get("suite")),
+                  file=sys.stderr, flush=True)
+        elif kind == "case" and self.detailed:
+            print("[%5.1fs] %s: %s" % (elapsed, rec.get("suite"),
+                                       rec.get("case")),
+                  file=sys.stderr, flush=True)
+
+
+def prepare(session):
+    """Everything before the first boot; returns the RunConfig."""
+    args = session.args
+    validate_run_options(args)
+    root = repo_root()
+    if not args.no_build:
+        ensure_built(root)
+    qemu_bin = resolve_qemu(args.qemu)
+    accel, flavour, why = choose_accel(args.accel)
+    say("accel %s%s: %s" % (accel, " (%s)" % flavour if flavour else "", why))
+    if accel == "kvm" and flavour in host.SOFTWARE_FLAVOURS:
+        say("warning: KVM flavour is %s: absolute cycle counts are not "
+            "representative of hardware-virtualised (VT-x/AMD-V) hosts; "
+            "ratios and exit counts are" % flavour)
+    if args.kernel_irqchip == "off":
+        say("kernel-irqchip=off: the PIC/ELCR ports are handled by QEMU"
+            if accel == "kvm" else "--kernel-irqchip applies to KVM only; "
+            "ignored under TCG")
+    count = decide_count_exits(args, accel)
+    words, notes = qemu.kernel_words(args.suite, args.case, args.quick,
+                                     args.cmdline,
+                                     flavour if accel == "kvm" else None)
+    if count:
+        words.append("sync=on")
+    for note in notes:
+        say(note)
+    cfg = qemu.RunConfig(repo_root=root, accel=accel, boot=args.boot,
+                         firmware=args.firmware, machine=args.machine,
+                         words=words, extra=session.extra, qemu=qemu_bin,
+                         kernel_irqchip=args.kernel_irqchip)
+    session.count_exits = count
+    session.config["count_exits"] = count
+    vconf = virtio.settings(args)
+    cfg.extra = virtio.device_args(vconf) + list(session.extra)
+    session.config["virtio"] = vconf
+    session.host = host.host_info(qemu_bin, accel, flavour)
+    session.config.update(accel=accel, accel_requested=args.accel,
+                          cmdline=cfg.cmdline)
+    image = cfg.iso if cfg.boot == "iso" else cfg.elf
+    if not os.path.exists(image):
+        say("warning: %s does not exist (run make?)"
+            % os.path.relpath(image, root))
+    return cfg
+
+
+def decide_count_exits(args, accel):
+    """Count exits under KVM unless --no-count-exits; under TCG say once
+    that there are none."""
+    if accel != "kvm":
+        if args.count_exits:
+            say("--count-exits: " + exitcount.TCG_NOTE)
+        return False
+    return args.count_exits is not False
+
+
+def command(args, extra):
+    session = RunSession(args, extra)
+    try:
+        if args.virtio_matrix:
+            problem = virtio.validate(args)
+            if problem:
+                raise OptionError(problem)
+            code = virtio.run_matrix(session, prepare, run_boots, say)
+        else:
+            cfg = prepare(session)
+            tmpdir = tempfile.mkdtemp(prefix="trapmeter-")
+            try:
+                code = run_boots(session, cfg, tmpdir)
+            finally:
+                shutil.rmtree(tmpdir, ignore_errors=True)
+    except TrapmeterError as exc:
+        session.write_json(exc.code, [exc.message])
+        raise
+    except KeyboardInterrupt:
+        session.write_json(status.INTERRUPTED, ["interrupted"])
+        raise
+    if not session.write_json(code) and code == status.OK:
+        code = status.BAD_INPUT
+    if args.junit:
+        write_run_junit(args.junit, session)
+    return code
+
+
+def write_run_junit(path, session):
+    try:
+        junit.write(path, junit.run_suite(session.boots, session.config))
+    except OSError as exc:
+        raise OptionError("cannot write --junit %s: %s"
+                          % (path, exc.strerror or exc))
+
+
+def run_boots(session, cfg, tmpdir):
+    """Boot --repeat times; the worst status wins, 2-6 stop early."""
+    args = session.args
+    qemu.prepare_tmpdir(cfg, tmpdir)
+    if session.count_exits:
+        cfg.qmp_path = exitcount.qmp.socket_path(tmpdir)
+    if ide.suite_selected(cfg.words):
+        try:
+            session.ide = ide.prepare(cfg, tmpdir, args.ide_disk_bytes,
+                                      args.ide_readonly, not args.no_ide_cd)
+        except ide.IdeOptionError as exc:
+            raise OptionError(str(exc))
+        cfg.extra = session.ide.qemu_args + list(cfg.extra)
+    argv = qemu.build_argv(cfg, tmpdir)
+    session.config["qemu_argv"] = argv
+    if args.verbose:
+        say("qemu: " + " ".join(_shell_quote(a) for a in argv))
+    timeout = args.timeout or qemu.DEFAULT_TIMEOUT[cfg.accel]
+    worst, dumps = status.OK, []
+    for index in range(args.repeat):
+        if args.repeat > 1:
+            say("boot %d/%d" % (index + 1, args.repeat))
+        outcome, dump, wall = one_boot(session, cfg, argv, tmpdir, index,
+                                       timeout)
+        dumps.append(dump)
+        if args.repeat == 1:
+            print_boot_report(session, cfg, dump, wall)
+        worst = max(worst, outcome.code)
+        if outcome.code >= status.BAD_INPUT:
+            if index + 1 < args.repeat:
+                say("stopping after boot %d/%d (status %s)"
+                    % (index + 1, args.repeat, outcome.name))
+            break
+    if args.repeat > 1:
+        print_repeat_report(session, cfg, [d for d in dumps if d])
+    return worst
+
+
+def one_boot(session, cfg, argv, tmpdir, index, timeout):
+    """Run QEMU once, decide its status, record it and say why."""
+    args = session.args
+    stderr_path = os.path.join(tmpdir, "qemu-stderr-%d.txt" % index)
+    lpath = log_path(args.log, index, args.repeat)
+    try:
+        log = open(lpath, "wb") if lpath else None
+    except OSError as exc:
+        raise OptionError("cannot write --log %s: %s" % (lpath, exc.strerror))
+    counter = None
+    if cfg.qmp_path:
+        _remove_quietly(cfg.qmp_path)
+        counter = exitcount.ExitCounter(cfg.qmp_path, say)
+    try:
+        boot = qemu.run_boot(argv, timeout, stderr_path, log,
+                             session.on_record,
+                             counter.on_sync if counter else None)
+    except qemu.QemuStartError as exc:
+        outcome = Outcome(status.QEMU_ERROR, [str(exc)])
+        session.boots.append(report.boot_entry(index, outcome, None, None,
+                                               None))
+        report_outcome(outcome, None, "")
+        return outcome, None, None
+    finally:
+        if log:
+            log.close()
+        if counter:
+            counter.close()
+    count_boot_exits(counter, cfg, boot.dump)
+    outcome = decide_boot(boot.dump, boot.rc, boot.timed_out, timeout,
+                          boot.fatal)
+    virtio.annotate(boot.dump, session.config.get("virtio"))
+    ide_failure = ide.after_boot(session.ide, boot.dump)
+    if ide_failure and outcome.code == status.OK:
+        outcome = Outcome(status.CHECK_FAILED, [ide_failure])
+    session.boots.append(report.boot_entry(index, outcome, boot.dump,
+                                           boot.wall_s, boot.rc,
+                                           boot.stderr_text))
+    session.boots[-1].update(virtio.boot_fields(
+        boot.dump, session.config.get("virtio")))
+    check_cmdline(boot.dump, cfg)
+    report_outcome(outcome, boot.dump, boot.stderr_text, args.verbose)
+    if args.repeat > 1:
+        say("boot %d/%d: %s (%.1f s)" % (index + 1, args.repeat,
+                                         outcome.name, boot.wall_s))
+    return outcome, boot.dump, boot.wall_s
+
+
+def _remove_quietly(path):
+    try:
+        os.unlink(path)
+    except OSError:
+        pass
+
+
+def count_boot_exits(counter, cfg, dump):
+    """Fill measured exits into the boot's results (null with a reason when
+    not counted)."""
+    if counter is not None:
+        counter.apply(dump.results)
+    elif cfg.accel == "kvm":
+        exitcount.mark_uncounted(dump.results, "--no-count-exits")
+    else:
+        exitcount.mark_uncounted(dump.results, exitcount.TCG_NOTE)
+
+
+def check_cmdline(dump, cfg):
+    """Warn if the guest did not see the words we passed."""
+    run = dump.run or {}
+    seen = run.get("cmdline")
+    if isinstance(seen, str) and seen.split() != cfg.words:
+        say("warning: guest saw cmdline %r (source %s) but runner passed %r"
+            % (seen, run.get("cmdline_source"), cfg.cmdline))
+
+
+def header_info(session, cfg, wall, title=None):
+    return {"accel": cfg.accel, "kvm_flavour": (session.host or {}).get(
+        "kvm_flavour"), "boot": cfg.boot, "firmware": cfg.firmware,
+        "wall_s": wall, "title": title}
+
+
+def print_boot_report(session, cfg, dump, wall):
+    if not has_report(dump):
+        return
+    text = report.render_report(dump.run, header_info(session, cfg, wall),
+                                dump.results, dump.checks, dump.skips)
+    sizes = virtio.render_sizes(dump.results)
+    if sizes:
+        text += "\n" + "\n".join(sizes) + "\n"
+    text += ide.render(dump)
+    sys.stdout.write(text)
+    sys.stdout.flush()
+
+
+def print_repeat_report(session, cfg, dumps):
+    """Median over boots of per-boot medians, per case."""
+    dumps = [d for d in dumps if has_report(d)]
+    if not dumps:
+        return
+    results = report.aggregate_results([d.results for d in dumps])
+    checks = report.aggregate_checks([d.checks for d in dumps])
+    skips = report.aggregate_skips([d.skips for d in dumps])
+    session.summary = {"boots": len(dumps), "results": results}
+    walls = [b["wall_s"] for b in session.boots if b.get("wall_s")]
+    wall = sum(walls) if walls else None
+    title = "median over %d boots" % len(dumps)
+    run = next((d.run for d in dumps if d.run), None)
+    text = report.render_report(run, header_info(session, cfg, wall, title),
+                                results, checks, skips)
+    sys.stdout.write(text)
+    sys.stdout.flush()
+
+
+def _shell_quote(arg):
+    safe = all(c.isalnum() or c in "-_=,./:@+" for c in arg)
+    return arg if arg and safe else "'" + arg.replace("'", "'\\''") + "'"
