@@ -27,7 +27,7 @@ KCFLAGS := -std=gnu11 -O2 -g -ffreestanding -fno-builtin -nostdlib \
            -fno-stack-protector -fno-pic -fno-pie -fno-asynchronous-unwind-tables \
            -fno-omit-frame-pointer $(WARN) -I. -MMD -MP
 HOSTCFLAGS := -std=gnu11 -O1 -g -DTM_HOST -fsanitize=address,undefined \
-           -fno-sanitize-recover=all -Wall -Wextra -Werror -I. -MMD -MP
+           -fno-sanitize-recover=all -Wall -Wextra -Werror -Itests/host/shadow -I. -MMD -MP
 LDFLAGS := -nostdlib -static -z noexecstack -z max-page-size=0x1000 --no-warn-rwx-segments -T linker.ld
 
 ASM_SRCS := \
@@ -52,17 +52,17 @@ C_SRCS := \
 	kernel/bootinfo.c \
 	kernel/cmdline.c \
 	kernel/console.c \
-	kernel/crc32.c \
+	lib/crc32.c \
 	kernel/dump.c \
-	kernel/fmt.c \
+	lib/fmt.c \
 	kernel/idepat.c \
-	kernel/json.c \
+	lib/json.c \
 	kernel/lava.c \
 	kernel/main.c \
 	kernel/model.c \
 	kernel/phase_sync.c \
 	kernel/stats.c \
-	kernel/string.c \
+	lib/string.c \
 	kernel/suites/exits.c \
 	kernel/suites/ide.c \
 	kernel/suites/pio.c \
@@ -74,20 +74,20 @@ ISO  := $(BUILD)/trapmeter.iso
 
 # Host unit tests: test name -> the pure files it links.
 HOST_TESTS := fmt crc32 stats cmdline json dump string bootinfo model lava virtq virtio_pci ata
-HOST_DEPS_fmt      := kernel/fmt.c kernel/string.c
-HOST_DEPS_crc32    := kernel/crc32.c
-HOST_DEPS_stats    := kernel/stats.c kernel/string.c
-HOST_DEPS_cmdline  := kernel/cmdline.c kernel/fmt.c kernel/string.c
-HOST_DEPS_json     := kernel/json.c kernel/fmt.c kernel/string.c
-HOST_DEPS_dump     := kernel/dump.c kernel/crc32.c kernel/fmt.c kernel/string.c
-HOST_DEPS_string   := kernel/string.c
-HOST_DEPS_bootinfo := kernel/bootinfo.c kernel/string.c
+HOST_DEPS_fmt      := lib/fmt.c lib/string.c
+HOST_DEPS_crc32    := lib/crc32.c
+HOST_DEPS_stats    := kernel/stats.c lib/string.c
+HOST_DEPS_cmdline  := kernel/cmdline.c lib/fmt.c lib/string.c
+HOST_DEPS_json     := lib/json.c lib/fmt.c lib/string.c
+HOST_DEPS_dump     := kernel/dump.c lib/crc32.c lib/fmt.c lib/string.c
+HOST_DEPS_string   := lib/string.c
+HOST_DEPS_bootinfo := kernel/bootinfo.c lib/string.c
 HOST_DEPS_model    := kernel/model.c
-HOST_DEPS_lava     := kernel/lava.c kernel/fmt.c kernel/string.c
+HOST_DEPS_lava     := kernel/lava.c lib/fmt.c lib/string.c
 HOST_DEPS_virtq    := drivers/virtq.c
 HOST_DEPS_virtio_pci := drivers/virtio_pci.c drivers/virtq.c drivers/pci.c tests/host/fake_io.c
 HOST_DEPS_ata      := drivers/ata.c drivers/pci.c kernel/idepat.c kernel/model.c \
-                      kernel/fmt.c kernel/string.c tests/host/fake_io.c
+                      lib/fmt.c lib/string.c tests/host/fake_io.c
 HOST_BINS := $(HOST_TESTS:%=$(BUILD)/host/test_%)
 
 .PHONY: all iso elf run bench test lava-test acceptance host-tests deps clean

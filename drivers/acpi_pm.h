@@ -4,7 +4,7 @@
 #ifndef DRIVERS_ACPI_PM_H
 #define DRIVERS_ACPI_PM_H
 
-#include "kernel/types.h"
+#include "lib/types.h"
 
 #define ACPI_PM1_STS      0x00   /* PM1a event status, 16-bit */
 #define ACPI_PM_TMR       0x08   /* 24-bit PM timer at 3.579545 MHz, 32-bit reads */

@@ -17,9 +17,8 @@
 #include "drivers/ata.h"
 #include "drivers/pci.h"
 #include "arch/x86/io.h"
-#include "kernel/fmt.h"
-#include "kernel/model.h"
-#include "kernel/string.h"
+#include "lib/fmt.h"
+#include "lib/string.h"
 
 /* Status polls before a wait gives up.  QEMU completes a PIO block in
  * microseconds; under a software hypervisor one poll is ~10 us, so this
@@ -34,17 +33,11 @@
 /* Register probe values (written then read back to find a drive) */
 #define ATA_PROBE_A           0x55
 #define ATA_PROBE_B           0xaa
-/* PCI: class code register, IDE class and its programming interface */
-#define PCI_REG_VENDOR        0x00
-#define PCI_REG_CLASS         0x08
-#define PCI_REG_HEADER        0x0c
-#define PCI_REG_BAR0          0x10
-#define PCI_CLASS_IDE         0x0101
-#define PCI_HEADER_MULTIFN    0x80
+/* PCI: the IDE class, and the raw I/O BAR bits of a native-mode channel */
+#define PCI_CLASS_STORAGE     0x01
+#define PCI_SUBCLASS_IDE      0x01
 #define PCI_BAR_IO            0x01
 #define PCI_BAR_IO_MASK       0xfffcu
-#define PCI_MAX_DEV           32
-#define PCI_MAX_FN            8
 #define IDE_PROGIF_NATIVE(ch) (1u << ((ch) * 2))
 #define IDE_NATIVE_CTL_OFF    2     /* alt status at control BAR + 2 */
 /* IDENTIFY words (ATA/ATAPI-6 table 26/27) */
@@ -82,6 +75,7 @@ typedef u16 u16_una __attribute__((aligned(1), may_alias));
 typedef u32 u32_una __attribute__((aligned(1), may_alias));
 
 struct ata_counters ata_count;
+ata_string_fn ata_string_seen;
 static char errmsg[ATA_ERRMSG_LEN];
 
 const char *ata_last_error(void)
@@ -376,6 +370,20 @@ static int wait_drq(struct ata_dev *d, const char *what, u64 lba)
 	return 0;
 }
 
+static void count_data(u8 xfer, const void *buf, u32 bytes, bool in)
+{
+	u32 width = ata_xfer_width(xfer);
+
+	if (!ata_xfer_is_rep(xfer)) {
+		ata_count.data_units += bytes / width;
+		return;
+	}
+	ata_count.str_ops++;
+	ata_count.str_bytes += bytes;
+	if (ata_string_seen)
+		ata_string_seen(buf, bytes, width, in);
+}
+
 static void data_in(const struct ata_dev *d, u8 xfer, void *buf, u32 bytes)
 {
 	u16 port = d->ch->cmd + ATA_REG_DATA;
@@ -392,13 +400,10 @@ static void data_in(const struct ata_dev *d, u8 xfer, void *buf, u32 bytes)
 	else
 		for (i = 0; i < units; i++)
 			((u32_una *)buf)[i] = inl(port);
-	if (ata_xfer_is_rep(xfer))
-		ata_count.data += model_rep_in_exits((u64)(uintptr_t)buf, units * width, width);
-	else
-		ata_count.data += units;
+	count_data(xfer, buf, units * width, true);
 	if (bytes % width >= 2) {         /* a 32-bit transfer's odd word */
 		*(u16_una *)tail = inw(port);
-		ata_count.data++;
+		ata_count.data_units++;
 	}
 }
 
@@ -418,10 +423,10 @@ static void data_out(const struct ata_dev *d, u8 xfer, const void *buf, u32 byte
 	else
 		for (i = 0; i < units; i++)
 			outl(((const u32_una *)buf)[i], port);
-	ata_count.data += units;          /* rep outs: no batching (DESIGN.md) */
+	count_data(xfer, buf, units * width, false);
 	if (bytes % width >= 2) {
 		outw(*(const u16_una *)tail, port);
-		ata_count.data++;
+		ata_count.data_units++;
 	}
 }
 
@@ -489,10 +494,10 @@ void ata_channel_legacy(struct ata_channel *ch, u8 index)
 	ch->selected = -1;
 }
 
-static int native_ports(u8 bus, u8 dev, u8 fn, struct ata_channel *ch, u8 index)
+static int native_ports(const struct pci_dev *pd, struct ata_channel *ch, u8 index)
 {
-	u32 bar_cmd = pci_cfg_read32(bus, dev, fn, PCI_REG_BAR0 + 8 * index);
-	u32 bar_ctl = pci_cfg_read32(bus, dev, fn, PCI_REG_BAR0 + 8 * index + 4);
+	u32 bar_cmd = pci_dev_read32(pd, PCI_BAR0 + 8 * index);
+	u32 bar_ctl = pci_dev_read32(pd, PCI_BAR0 + 8 * index + 4);
 
 	if (!(bar_cmd & PCI_BAR_IO) || !(bar_ctl & PCI_BAR_IO) ||
 	    !(bar_cmd & PCI_BAR_IO_MASK) || !(bar_ctl & PCI_BAR_IO_MASK)) {
@@ -508,17 +513,17 @@ static int native_ports(u8 bus, u8 dev, u8 fn, struct ata_channel *ch, u8 index)
 	return 0;
 }
 
-static int setup_controller(u8 bus, u8 dev, u8 fn, u8 progif, struct ata_channel ch[2])
+static int setup_controller(const struct pci_dev *pd, struct ata_channel ch[2])
 {
 	u8 i;
 	int rc;
 
 	for (i = 0; i < 2; i++) {
-		if (!(progif & IDE_PROGIF_NATIVE(i))) {
+		if (!(pd->prog_if & IDE_PROGIF_NATIVE(i))) {
 			ata_channel_legacy(&ch[i], i);
 			continue;
 		}
-		rc = native_ports(bus, dev, fn, &ch[i], i);
+		rc = native_ports(pd, &ch[i], i);
 		if (rc)
 			return rc;
 	}
@@ -527,23 +532,11 @@ static int setup_controller(u8 bus, u8 dev, u8 fn, u8 progif, struct ata_channel
 
 int ata_find_channels(struct ata_channel ch[2])
 {
-	u8 dev, fn, nfn;
-	u32 cls;
+	struct pci_dev pd;
 
-	for (dev = 0; dev < PCI_MAX_DEV; dev++) {
-		if (pci_cfg_read16(0, dev, 0, PCI_REG_VENDOR) == PCI_VENDOR_NONE)
-			continue;
-		nfn = (pci_cfg_read8(0, dev, 0, PCI_REG_HEADER + 2) & PCI_HEADER_MULTIFN) ?
-		      PCI_MAX_FN : 1;
-		for (fn = 0; fn < nfn; fn++) {
-			if (pci_cfg_read16(0, dev, fn, PCI_REG_VENDOR) == PCI_VENDOR_NONE)
-				continue;
-			cls = pci_cfg_read32(0, dev, fn, PCI_REG_CLASS);
-			if ((cls >> 16) == PCI_CLASS_IDE)
-				return setup_controller(0, dev, fn, (u8)(cls >> 8), ch);
-		}
-	}
-	set_error("no PCI IDE controller (class 01:01) on bus 0; q35 has AHCI only: use -M pc");
+	if (pci_find_class(PCI_CLASS_STORAGE, PCI_SUBCLASS_IDE, &pd))
+		return setup_controller(&pd, ch);
+	set_error("no PCI IDE controller (class 01:01); q35 has AHCI only: use -M pc");
 	return -ENODEV;
 }
 

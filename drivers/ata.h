@@ -12,7 +12,7 @@
 #ifndef DRIVERS_ATA_H
 #define DRIVERS_ATA_H
 
-#include "kernel/types.h"
+#include "lib/types.h"
 
 /* Legacy channel ports (ATA/ATAPI-6 annex; PCI IDE Controller spec 1.0
  * section 2.1 "compatibility mode") */
@@ -159,13 +159,22 @@ struct ata_reg_write {
 
 #define ATA_TF_MAX_WRITES 12
 
-/* Port accesses made by the driver, for the exit model: command and status
- * registers one each; data transfers by the model in kernel/model.h. */
+/*
+ * What the driver did, counted as it went: register accesses, single
+ * data-port units, and string instructions with the bytes they moved.  The
+ * driver knows no exit model; a suite turns these into exits (kernel/model.h),
+ * and ata_string_seen, when set, hears of every string instruction with its
+ * buffer, so a model that depends on page offsets can be applied.
+ */
 struct ata_counters {
 	u64 reg;            /* non-data register reads and writes */
-	u64 data;           /* data-port exits by the model */
+	u64 data_units;     /* single in/out on the data port */
+	u64 str_ops;        /* rep ins/outs on the data port */
+	u64 str_bytes;      /* bytes those moved */
 };
 
+typedef void (*ata_string_fn)(const void *buf, u32 bytes, u32 width, bool in);
+extern ata_string_fn ata_string_seen;
 extern struct ata_counters ata_count;
 
 /* ---- pure helpers (host-tested) ------------------------------------- */

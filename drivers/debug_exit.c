@@ -7,7 +7,7 @@
 #include "drivers/debug_exit.h"
 #include "arch/x86/io.h"
 #include "arch/x86/cpu.h"
-#include "kernel/platform.h"
+#include "drivers/platform.h"
 
 void debug_exit(enum tm_status code)
 {

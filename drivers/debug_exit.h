@@ -4,7 +4,7 @@
 #ifndef DRIVERS_DEBUG_EXIT_H
 #define DRIVERS_DEBUG_EXIT_H
 
-#include "kernel/types.h"
+#include "lib/types.h"
 
 /* Guest status codes; QEMU exits with (code << 1) | 1.  README's table. */
 enum tm_status {

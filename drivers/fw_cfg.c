@@ -11,8 +11,8 @@
 #include "drivers/fw_cfg.h"
 #include "arch/x86/io.h"
 #include "arch/x86/cpu.h"
-#include "kernel/platform.h"
-#include "kernel/string.h"
+#include "drivers/platform.h"
+#include "lib/string.h"
 
 #define FW_CFG_ID_DMA        (1u << 1)
 #define FW_CFG_DMA_ERROR     0x01

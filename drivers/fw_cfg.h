@@ -4,7 +4,7 @@
 #ifndef DRIVERS_FW_CFG_H
 #define DRIVERS_FW_CFG_H
 
-#include "kernel/types.h"
+#include "lib/types.h"
 
 #define FW_CFG_SIGNATURE  0x0000
 #define FW_CFG_ID         0x0001

@@ -72,6 +72,11 @@ u8 pci_dev_read8(const struct pci_dev *d, u8 off)
 	return pci_cfg_read8(d->bus, d->dev, d->fn, off);
 }
 
+u16 pci_dev_read16(const struct pci_dev *d, u8 off)
+{
+	return pci_cfg_read16(d->bus, d->dev, d->fn, off);
+}
+
 u32 pci_dev_read32(const struct pci_dev *d, u8 off)
 {
 	return pci_cfg_read32(d->bus, d->dev, d->fn, off);
@@ -191,6 +196,46 @@ u32 pci_scan(struct pci_dev *out, u32 max)
 
 	scan_bus(&s, 0, 0);
 	return s.n < max ? s.n : max;
+}
+
+struct pci_match {
+	bool by_class;
+	u16 a, b;        /* class/subclass, or vendor/device */
+};
+
+static bool matches(const struct pci_dev *d, const struct pci_match *m)
+{
+	if (m->by_class)
+		return d->class_code == m->a && d->subclass == m->b;
+	return d->vendor == m->a && d->device == m->b;
+}
+
+static bool find(const struct pci_match *m, struct pci_dev *out)
+{
+	static struct pci_dev devs[PCI_MAX_DEVICES];
+	u32 n = pci_scan(devs, PCI_MAX_DEVICES), i;
+
+	for (i = 0; i < n; i++) {
+		if (matches(&devs[i], m)) {
+			*out = devs[i];
+			return true;
+		}
+	}
+	return false;
+}
+
+bool pci_find_class(u8 class_code, u8 subclass, struct pci_dev *out)
+{
+	struct pci_match m = { true, class_code, subclass };
+
+	return find(&m, out);
+}
+
+bool pci_find_id(u16 vendor, u16 device, struct pci_dev *out)
+{
+	struct pci_match m = { false, vendor, device };
+
+	return find(&m, out);
 }
 
 u8 pci_cap_find(const struct pci_dev *d, u8 cap_id, u8 from)

@@ -6,7 +6,7 @@
 #ifndef DRIVERS_PCI_H
 #define DRIVERS_PCI_H
 
-#include "kernel/types.h"
+#include "lib/types.h"
 
 #define PCI_VENDOR_NONE 0xffff
 
@@ -63,7 +63,16 @@ u8 pci_cap_find(const struct pci_dev *d, u8 cap_id, u8 from);
 /* Set bits (PCI_COMMAND_*) in the command register. */
 void pci_enable(const struct pci_dev *d, u16 bits);
 
+/*
+ * The one enumeration every driver uses: scan all buses (pci_scan) and
+ * copy out the first function whose class/subclass (pci_find_class) or
+ * vendor/device ids (pci_find_id) match.  False when there is none.
+ */
+bool pci_find_class(u8 class_code, u8 subclass, struct pci_dev *out);
+bool pci_find_id(u16 vendor, u16 device, struct pci_dev *out);
+
 u8 pci_dev_read8(const struct pci_dev *d, u8 off);
+u16 pci_dev_read16(const struct pci_dev *d, u8 off);
 u32 pci_dev_read32(const struct pci_dev *d, u8 off);
 
 #endif

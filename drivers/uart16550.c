@@ -10,7 +10,7 @@
  */
 #include "drivers/uart16550.h"
 #include "arch/x86/io.h"
-#include "kernel/platform.h"
+#include "drivers/platform.h"
 
 #define UART_THR  0   /* transmit holding (write), DLAB=0 */
 #define UART_RBR  0   /* receive buffer (read), DLAB=0 */

@@ -4,7 +4,7 @@
 #ifndef DRIVERS_UART16550_H
 #define DRIVERS_UART16550_H
 
-#include "kernel/types.h"
+#include "lib/types.h"
 
 void uart_init(void);
 void uart_putc(char c);

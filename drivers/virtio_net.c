@@ -8,7 +8,7 @@
  * QEMU: `-netdev hubport,id=n0,hubid=0 -device virtio-net-pci,netdev=n0`.
  */
 #include "drivers/virtio_net.h"
-#include "kernel/string.h"
+#include "lib/string.h"
 
 #define VNET_HDR_LEGACY  10     /* without num_buffers */
 #define VNET_HDR_MODERN  12

@@ -6,7 +6,7 @@
 #ifndef DRIVERS_VIRTIO_NET_H
 #define DRIVERS_VIRTIO_NET_H
 
-#include "kernel/types.h"
+#include "lib/types.h"
 #include "drivers/virtio_pci.h"
 #include "drivers/virtq.h"
 

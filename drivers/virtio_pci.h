@@ -7,7 +7,7 @@
 #ifndef DRIVERS_VIRTIO_PCI_H
 #define DRIVERS_VIRTIO_PCI_H
 
-#include "kernel/types.h"
+#include "lib/types.h"
 #include "drivers/pci.h"
 #include "drivers/virtq.h"
 
@@ -32,7 +32,7 @@
 
 #define VPCI_MAX_QUEUES           4
 
-/* Named errors beyond kernel/types.h (returned negated) */
+/* Named errors beyond lib/types.h (returned negated) */
 #define VPCI_EFEATURES  1001   /* device did not keep FEATURES_OK */
 #define VPCI_ENEEDRESET 1002   /* device set DEVICE_NEEDS_RESET */
 #define VPCI_ENOCAP     1003   /* modern device lacks a required capability */

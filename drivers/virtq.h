@@ -9,7 +9,7 @@
 #ifndef DRIVERS_VIRTQ_H
 #define DRIVERS_VIRTQ_H
 
-#include "kernel/types.h"
+#include "lib/types.h"
 
 #define VIRTQ_DESC_F_NEXT      1   /* chain continues at `next` */
 #define VIRTQ_DESC_F_WRITE     2   /* device writes this buffer */

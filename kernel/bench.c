@@ -9,11 +9,11 @@
  */
 #include "kernel/bench.h"
 #include "kernel/console.h"
-#include "kernel/json.h"
+#include "lib/json.h"
 #include "kernel/lava.h"
-#include "kernel/fmt.h"
+#include "lib/fmt.h"
 #include "kernel/model.h"
-#include "kernel/string.h"
+#include "lib/string.h"
 #include "arch/x86/tsc.h"
 
 #define OVERHEAD_ROUNDS     1001

@@ -6,7 +6,7 @@
 #ifndef KERNEL_BENCH_H
 #define KERNEL_BENCH_H
 
-#include "kernel/types.h"
+#include "lib/types.h"
 #include "kernel/stats.h"
 #include "kernel/cmdline.h"
 #include "kernel/phase_sync.h"

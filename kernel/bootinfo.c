@@ -4,7 +4,7 @@
  * Pure: reads memory only, so the host tests feed it fake structures.
  */
 #include "kernel/bootinfo.h"
-#include "kernel/string.h"
+#include "lib/string.h"
 
 #define MB2_TAG_END       0
 #define MB2_TAG_CMDLINE   1

@@ -5,7 +5,7 @@
 #ifndef KERNEL_BOOTINFO_H
 #define KERNEL_BOOTINFO_H
 
-#include "kernel/types.h"
+#include "lib/types.h"
 
 #define MB1_BOOT_MAGIC 0x2BADB002u
 #define MB2_BOOT_MAGIC 0x36d76289u

@@ -4,8 +4,8 @@
  * line leaves the caller's config untouched.
  */
 #include "kernel/cmdline.h"
-#include "kernel/fmt.h"
-#include "kernel/string.h"
+#include "lib/fmt.h"
+#include "lib/string.h"
 
 /* A (pointer, length) view into the unmodified command line. */
 struct cmdline_tok {

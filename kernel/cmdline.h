@@ -18,7 +18,7 @@
 #ifndef KERNEL_CMDLINE_H
 #define KERNEL_CMDLINE_H
 
-#include "kernel/types.h"
+#include "lib/types.h"
 
 #define CMDLINE_MAX_GLOBS 8
 

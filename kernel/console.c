@@ -3,7 +3,7 @@
  * "\n" sent as "\r\n" for terminals, and the counted "@tm" dump.
  */
 #include "kernel/console.h"
-#include "kernel/fmt.h"
+#include "lib/fmt.h"
 #include "kernel/dump.h"
 #include "drivers/uart16550.h"
 

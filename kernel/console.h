@@ -4,7 +4,7 @@
 #ifndef KERNEL_CONSOLE_H
 #define KERNEL_CONSOLE_H
 
-#include "kernel/types.h"
+#include "lib/types.h"
 
 void console_init(void);
 void console_write(const char *s, size_t n);

@@ -3,9 +3,9 @@
  * (see dump.h for the contract the host runner checks).
  */
 #include "kernel/dump.h"
-#include "kernel/crc32.h"
-#include "kernel/fmt.h"
-#include "kernel/string.h"
+#include "lib/crc32.h"
+#include "lib/fmt.h"
+#include "lib/string.h"
 
 #define DUMP_PREFIX "@tm "
 

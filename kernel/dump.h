@@ -11,7 +11,7 @@
 #ifndef KERNEL_DUMP_H
 #define KERNEL_DUMP_H
 
-#include "kernel/types.h"
+#include "lib/types.h"
 
 typedef void (*dump_write_fn)(const char *s, size_t n);
 

@@ -15,7 +15,7 @@
 #ifndef KERNEL_IDEPAT_H
 #define KERNEL_IDEPAT_H
 
-#include "kernel/types.h"
+#include "lib/types.h"
 
 #define IDEPAT_SECTOR       512
 #define IDEPAT_WORDS        (IDEPAT_SECTOR / 8)

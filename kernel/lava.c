@@ -5,8 +5,8 @@
  * `tools/trapmeter lava-job` jobs and `make lava-test` (lava-run + QEMU).
  */
 #include "kernel/lava.h"
-#include "kernel/fmt.h"
-#include "kernel/string.h"
+#include "lib/fmt.h"
+#include "lib/string.h"
 
 #define LAVA_ID_MAX 96
 #define LAVA_ASCII_FIRST_GRAPH '!'

@@ -11,7 +11,7 @@
 #ifndef KERNEL_LAVA_H
 #define KERNEL_LAVA_H
 
-#include "kernel/types.h"
+#include "lib/types.h"
 
 #define LAVA_LINE_MAX 192
 

@@ -2,15 +2,15 @@
  * kernel/main.c - init order and the run: probe, parse the command line,
  * run the selected suites, end the dump and exit through isa-debug-exit.
  */
-#include "kernel/types.h"
+#include "lib/types.h"
 #include "kernel/console.h"
 #include "kernel/bootinfo.h"
 #include "kernel/cmdline.h"
 #include "kernel/bench.h"
-#include "kernel/json.h"
+#include "lib/json.h"
 #include "kernel/lava.h"
-#include "kernel/fmt.h"
-#include "kernel/string.h"
+#include "lib/fmt.h"
+#include "lib/string.h"
 #include "kernel/version.h"
 #include "kernel/suites/suites.h"
 #include "arch/x86/cpu.h"
@@ -59,6 +59,23 @@ static void emit_error(const char *kind, const char *msg)
 	lava_case("error.", kind, LAVA_FAIL, 0, "none");
 }
 
+static void print_frame(const struct trap_frame *f)
+{
+	kprintf("\nexception %s (vector %lu) error_code=0x%lx\n",
+		trap_name(f->vector), f->vector, f->error_code);
+	kprintf("  rip=%016lx cs=%04lx rflags=%016lx rsp=%016lx ss=%04lx\n",
+		f->rip, f->cs, f->rflags, f->rsp, f->ss);
+	kprintf("  cr0=%016lx cr2=%016lx cr3=%016lx cr4=%016lx\n",
+		read_cr0(), read_cr2(), read_cr3(), read_cr4());
+	kprintf("  rax=%016lx rbx=%016lx rcx=%016lx rdx=%016lx\n",
+		f->rax, f->rbx, f->rcx, f->rdx);
+	kprintf("  rsi=%016lx rdi=%016lx rbp=%016lx r8 =%016lx\n",
+		f->rsi, f->rdi, f->rbp, f->r8);
+	kprintf("  r9 =%016lx r10=%016lx r11=%016lx r12=%016lx\n",
+		f->r9, f->r10, f->r11, f->r12);
+	kprintf("  r13=%016lx r14=%016lx r15=%016lx\n", f->r13, f->r14, f->r15);
+}
+
 static void on_fatal_trap(const struct trap_frame *f)
 {
 	static bool once;
@@ -68,6 +85,7 @@ static void on_fatal_trap(const struct trap_frame *f)
 	if (once)          /* faulted while reporting a fault */
 		debug_exit(TM_STATUS_EXCEPTION);
 	once = true;
+	print_frame(f);
 	jw_init(&w, line, sizeof(line));
 	jw_obj_begin(&w);
 	jw_str(&w, "type", "exception");

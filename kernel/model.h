@@ -6,7 +6,7 @@
 #ifndef KERNEL_MODEL_H
 #define KERNEL_MODEL_H
 
-#include "kernel/types.h"
+#include "lib/types.h"
 
 /* The emulator's PIO read-ahead cache (struct read_cache) holds this much. */
 #define MODEL_PIO_CACHE_BYTES 1024

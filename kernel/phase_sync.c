@@ -13,7 +13,7 @@
  */
 #include "kernel/phase_sync.h"
 #include "kernel/console.h"
-#include "kernel/json.h"
+#include "lib/json.h"
 #include "drivers/uart16550.h"
 #include "arch/x86/tsc.h"
 

@@ -7,7 +7,7 @@
 #ifndef KERNEL_PHASE_SYNC_H
 #define KERNEL_PHASE_SYNC_H
 
-#include "kernel/types.h"
+#include "lib/types.h"
 
 /* The four phase points of one case: measured begin/end, idle begin/end. */
 enum sync_phase { SYNC_M0, SYNC_M1, SYNC_I0, SYNC_I1, SYNC_PHASES };

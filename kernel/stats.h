@@ -5,7 +5,7 @@
 #ifndef KERNEL_STATS_H
 #define KERNEL_STATS_H
 
-#include "kernel/types.h"
+#include "lib/types.h"
 
 struct stats {
 	u32 n;

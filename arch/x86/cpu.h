@@ -4,7 +4,7 @@
 #ifndef ARCH_X86_CPU_H
 #define ARCH_X86_CPU_H
 
-#include "kernel/types.h"
+#include "lib/types.h"
 
 struct cpuid_regs {
 	u32 eax, ebx, ecx, edx;

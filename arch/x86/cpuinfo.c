@@ -4,7 +4,7 @@
  */
 #include "arch/x86/cpuinfo.h"
 #include "arch/x86/cpu.h"
-#include "kernel/string.h"
+#include "lib/string.h"
 
 struct cpu_info cpu;
 struct hv_info hv;

@@ -4,7 +4,7 @@
 #ifndef ARCH_X86_CPUINFO_H
 #define ARCH_X86_CPUINFO_H
 
-#include "kernel/types.h"
+#include "lib/types.h"
 
 struct cpu_info {
 	char vendor[13];      /* CPUID 0 "GenuineIntel", "AuthenticAMD", ... */

@@ -10,11 +10,7 @@
 #ifndef ARCH_X86_IO_H
 #define ARCH_X86_IO_H
 
-#include "kernel/types.h"
-
-#ifdef TM_HOST
-#include "tests/host/fake_io.h"
-#else
+#include "lib/types.h"
 
 static inline u8 inb(u16 port)
 {
@@ -82,5 +78,4 @@ static inline void outsl(u16 port, const void *buf, size_t count)
 	__asm__ volatile("rep outsl" : "+S"(buf), "+c"(count) : "d"(port) : "memory");
 }
 
-#endif /* TM_HOST */
 #endif

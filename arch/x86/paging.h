@@ -5,7 +5,7 @@
 #ifndef ARCH_X86_PAGING_H
 #define ARCH_X86_PAGING_H
 
-#include "kernel/types.h"
+#include "lib/types.h"
 
 /* Identity-map [phys, phys + size) uncached with 2 MiB pages.  Below
  * 4 GiB this is already done (the top GiB uncached) and returns 0;

@@ -5,7 +5,6 @@
  */
 #include "arch/x86/trap.h"
 #include "arch/x86/cpu.h"
-#include "kernel/console.h"
 
 #define IDT_VECTORS       32
 #define GDT_KERNEL_CODE   0x08
@@ -85,23 +84,6 @@ bool trap_caught(void)
 	return hit;
 }
 
-static void dump_frame(const struct trap_frame *f)
-{
-	kprintf("\nexception %s (vector %lu) error_code=0x%lx\n",
-		trap_name(f->vector), f->vector, f->error_code);
-	kprintf("  rip=%016lx cs=%04lx rflags=%016lx rsp=%016lx ss=%04lx\n",
-		f->rip, f->cs, f->rflags, f->rsp, f->ss);
-	kprintf("  cr0=%016lx cr2=%016lx cr3=%016lx cr4=%016lx\n",
-		read_cr0(), read_cr2(), read_cr3(), read_cr4());
-	kprintf("  rax=%016lx rbx=%016lx rcx=%016lx rdx=%016lx\n",
-		f->rax, f->rbx, f->rcx, f->rdx);
-	kprintf("  rsi=%016lx rdi=%016lx rbp=%016lx r8 =%016lx\n",
-		f->rsi, f->rdi, f->rbp, f->r8);
-	kprintf("  r9 =%016lx r10=%016lx r11=%016lx r12=%016lx\n",
-		f->r9, f->r10, f->r11, f->r12);
-	kprintf("  r13=%016lx r14=%016lx r15=%016lx\n", f->r13, f->r14, f->r15);
-}
-
 void trap_handler(struct trap_frame *f);
 void trap_handler(struct trap_frame *f)
 {
@@ -111,8 +93,7 @@ void trap_handler(struct trap_frame *f)
 		f->rip += expect_len;
 		return;
 	}
-	dump_frame(f);
-	if (trap_fatal)
+	if (trap_fatal)      /* the kernel prints and reports it */
 		trap_fatal(f);
 	cpu_halt_forever();
 }

@@ -5,7 +5,7 @@
 #ifndef ARCH_X86_TRAP_H
 #define ARCH_X86_TRAP_H
 
-#include "kernel/types.h"
+#include "lib/types.h"
 
 /* Layout pushed by arch/x86/isr.asm, lowest address first. */
 struct trap_frame {

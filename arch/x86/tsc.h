@@ -9,7 +9,7 @@
 #ifndef ARCH_X86_TSC_H
 #define ARCH_X86_TSC_H
 
-#include "kernel/types.h"
+#include "lib/types.h"
 
 struct tsc_info {
 	u64 khz;            /* TSC ticks per millisecond */

@@ -9,7 +9,7 @@
  */
 #include "kernel/suites/suites.h"
 #include "kernel/bench.h"
-#include "kernel/platform.h"
+#include "drivers/platform.h"
 #include "arch/x86/cpu.h"
 #include "arch/x86/cpuinfo.h"
 #include "arch/x86/io.h"

@@ -2,7 +2,7 @@
  * kernel/suites/pio.c - suite "pio": REP string port I/O against one
  * in/out per unit, per port class, width and size.
  *
- * Targets (kernel/platform.h):
+ * Targets (drivers/platform.h):
  *   fwcfg    0x511 IN, 8-bit only: QEMU answers (userspace exit each unit,
  *            REP batched by KVM's read-ahead); plus the DMA interface
  *   debugcon 0x402 OUT 8-bit: QEMU (isa-debugcon)
@@ -16,9 +16,9 @@
  */
 #include "kernel/suites/suites.h"
 #include "kernel/bench.h"
-#include "kernel/fmt.h"
-#include "kernel/string.h"
-#include "kernel/platform.h"
+#include "lib/fmt.h"
+#include "lib/string.h"
+#include "drivers/platform.h"
 #include "drivers/fw_cfg.h"
 #include "drivers/acpi_pm.h"
 #include "arch/x86/io.h"

@@ -25,9 +25,9 @@
  */
 #include "kernel/suites/suites.h"
 #include "kernel/bench.h"
-#include "kernel/fmt.h"
-#include "kernel/json.h"
-#include "kernel/string.h"
+#include "lib/fmt.h"
+#include "lib/json.h"
+#include "lib/string.h"
 #include "kernel/console.h"
 #include "kernel/stats.h"
 #include "drivers/pci.h"

@@ -8,12 +8,12 @@
  *      tests/host/test_X.c kernel/X.c [deps] -o build/host/test_X
  * with these [deps]:
  *   test_string   (none)
- *   test_fmt      kernel/string.c
+ *   test_fmt      lib/string.c
  *   test_crc32    (none)
  *   test_stats    (none)
- *   test_cmdline  kernel/fmt.c kernel/string.c
- *   test_json     kernel/fmt.c kernel/string.c
- *   test_dump     kernel/crc32.c kernel/fmt.c kernel/string.c
+ *   test_cmdline  lib/fmt.c lib/string.c
+ *   test_json     lib/fmt.c lib/string.c
+ *   test_dump     lib/crc32.c lib/fmt.c lib/string.c
  *
  * Usage: write `static void test_foo(void)` functions using the CHECK
  * macros, and call RUN(test_foo, "module: what") for each from main(),

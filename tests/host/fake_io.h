@@ -1,6 +1,6 @@
 /*
- * tests/host/fake_io.h - host stand-in for arch/x86/io.h (included by it
- * when TM_HOST is defined): every port access is recorded in fake_io_log
+ * tests/host/fake_io.h - host stand-in for arch/x86/io.h (reached through
+ * tests/host/shadow/arch/x86/io.h in host builds): every port access is recorded in fake_io_log
  * and answered by the test's device model (fake_io_read_hook /
  * fake_io_write_hook), so a driver's exact command sequence can be
  * asserted without hardware.  String forms record one access per unit
@@ -9,7 +9,7 @@
 #ifndef TESTS_HOST_FAKE_IO_H
 #define TESTS_HOST_FAKE_IO_H
 
-#include "kernel/types.h"
+#include "lib/types.h"
 #include <string.h>
 
 struct fake_io_access {

@@ -1,9 +1,9 @@
 /*
- * tests/host/test_crc32.c - unit tests for kernel/crc32.c against known
+ * tests/host/test_crc32.c - unit tests for lib/crc32.c against known
  * check values and an independent bit-at-a-time CRC-32.
  */
 #include "tests/host/check.h"
-#include "kernel/crc32.h"
+#include "lib/crc32.h"
 
 /* Reference: one bit per step, straight from the polynomial. */
 static uint32_t crc_bitwise(const uint8_t *p, size_t n)

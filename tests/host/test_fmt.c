@@ -1,11 +1,11 @@
 /*
- * tests/host/test_fmt.c - unit tests for kernel/fmt.c.  Every integer,
+ * tests/host/test_fmt.c - unit tests for lib/fmt.c.  Every integer,
  * string, char and pointer conversion is compared byte for byte against
  * the C library's snprintf over a generated table of flags, widths,
  * precisions, length modifiers and boundary values.
  */
 #include "tests/host/check.h"
-#include "kernel/fmt.h"
+#include "lib/fmt.h"
 
 #include <sys/types.h>
 

@@ -1,10 +1,10 @@
 /*
- * tests/host/test_json.c - unit tests for kernel/json.c: exact output
+ * tests/host/test_json.c - unit tests for lib/json.c: exact output
  * strings, escaping, nesting, overflow handling, plus a small JSON
  * syntax checker run over everything produced.
  */
 #include "tests/host/check.h"
-#include "kernel/json.h"
+#include "lib/json.h"
 
 /* ---- tiny strict JSON syntax checker (objects, strings, numbers, literals) */
 

@@ -1,9 +1,9 @@
 /*
- * tests/host/test_string.c - unit tests for kernel/string.c, compared
+ * tests/host/test_string.c - unit tests for lib/string.c, compared
  * against the C library's equivalents.
  */
 #include "tests/host/check.h"
-#include "kernel/string.h"
+#include "lib/string.h"
 
 static int sign(int v)
 {

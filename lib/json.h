@@ -1,5 +1,5 @@
 /*
- * kernel/json.h - compact JSON object writer into a caller-supplied
+ * lib/json.h - compact JSON object writer into a caller-supplied
  * buffer: no allocation, no floating point.  Output has no whitespace,
  * e.g. {"a":1,"b":{"c":"x"}}, and is pure ASCII: '"', '\\', control
  * characters and bytes >= 0x80 in keys and strings are written as
@@ -9,10 +9,10 @@
  * nesting deeper than JW_MAX_DEPTH) sets overflow and jw_finish() then
  * returns NULL.
  */
-#ifndef KERNEL_JSON_H
-#define KERNEL_JSON_H
+#ifndef LIB_JSON_H
+#define LIB_JSON_H
 
-#include "kernel/types.h"
+#include "lib/types.h"
 
 #define JW_MAX_DEPTH 7		/* open objects; need_comma[0] is top level */
 

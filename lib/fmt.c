@@ -1,9 +1,9 @@
 /*
- * kernel/fmt.c - printf core for the freestanding kernel: parses a format
+ * lib/fmt.c - printf core for the freestanding kernel: parses a format
  * string, pulls arguments from a va_list and emits characters through a
  * callback.  Integer-only; no floating point, no allocation.
  */
-#include "kernel/fmt.h"
+#include "lib/fmt.h"
 
 #define FMT_LEFT  (1u << 0)	/* '-' */
 #define FMT_ZERO  (1u << 1)	/* '0' */

@@ -1,10 +1,10 @@
 /*
- * kernel/string.c - byte-wise string and memory helpers (no libc).
+ * lib/string.c - byte-wise string and memory helpers (no libc).
  *
  * Simple loops: these are used on short strings and small structs, never
  * on hot paths.  The libc-named functions are built only for the kernel.
  */
-#include "kernel/string.h"
+#include "lib/string.h"
 
 /*
  * Stop gcc from recognising the loops below as memset/memcpy idioms and

@@ -1,9 +1,9 @@
 /*
- * kernel/json.c - minimal streaming JSON object writer (see json.h).
+ * lib/json.c - minimal streaming JSON object writer (see json.h).
  * Always keeps one byte free for the terminating NUL.
  */
-#include "kernel/json.h"
-#include "kernel/fmt.h"
+#include "lib/json.h"
+#include "lib/fmt.h"
 
 void jw_init(struct jw *w, char *buf, size_t cap)
 {

@@ -1,9 +1,9 @@
 /*
- * kernel/platform.h - every port, address and id trapmeter relies on, with
+ * drivers/platform.h - every port, address and id trapmeter relies on, with
  * where it comes from.  Machine: QEMU `pc` (i440FX + PIIX3).
  */
-#ifndef KERNEL_PLATFORM_H
-#define KERNEL_PLATFORM_H
+#ifndef DRIVERS_PLATFORM_H
+#define DRIVERS_PLATFORM_H
 
 /* 16550 UART, COM1 (PC/AT convention; QEMU `-serial`) */
 #define COM1_BASE          0x3f8

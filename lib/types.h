@@ -1,9 +1,9 @@
 /*
- * kernel/types.h - fixed-width types for the freestanding kernel and for the
+ * lib/types.h - fixed-width types for the freestanding kernel and for the
  * host unit tests that compile the same pure files.
  */
-#ifndef KERNEL_TYPES_H
-#define KERNEL_TYPES_H
+#ifndef LIB_TYPES_H
+#define LIB_TYPES_H
 
 #include <stdint.h>
 #include <stddef.h>

@@ -1,8 +1,8 @@
 /*
- * kernel/crc32.c - table-driven CRC-32 as used by zlib, gzip and PNG.
+ * lib/crc32.c - table-driven CRC-32 as used by zlib, gzip and PNG.
  * The 256-entry table is computed on first use (single-threaded kernel).
  */
-#include "kernel/crc32.h"
+#include "lib/crc32.h"
 
 #define CRC32_POLY 0xEDB88320u
 

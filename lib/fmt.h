@@ -1,5 +1,5 @@
 /*
- * kernel/fmt.h - printf-style formatting without libc or floating point.
+ * lib/fmt.h - printf-style formatting without libc or floating point.
  *
  * Conversions: %d %i %u %x %X %o %c %s %p %%, length modifiers hh h l ll
  * z j t, flags - 0 + space #, width and precision (both may be '*').
@@ -7,10 +7,10 @@
  * NULL %s and "(nil)" for a NULL %p.  %n and floating point are not
  * supported: an unknown conversion is emitted literally.
  */
-#ifndef KERNEL_FMT_H
-#define KERNEL_FMT_H
+#ifndef LIB_FMT_H
+#define LIB_FMT_H
 
-#include "kernel/types.h"
+#include "lib/types.h"
 
 typedef void (*fmt_put_fn)(char c, void *arg);
 

@@ -1,11 +1,11 @@
 /*
- * kernel/crc32.h - CRC-32 (IEEE 802.3, reflected polynomial 0xEDB88320),
+ * lib/crc32.h - CRC-32 (IEEE 802.3, reflected polynomial 0xEDB88320),
  * bit-for-bit compatible with zlib's crc32().
  */
-#ifndef KERNEL_CRC32_H
-#define KERNEL_CRC32_H
+#ifndef LIB_CRC32_H
+#define LIB_CRC32_H
 
-#include "kernel/types.h"
+#include "lib/types.h"
 
 /*
  * Continue a CRC over len more bytes.  Start with crc = 0; chaining

@@ -1,15 +1,15 @@
 /*
- * kernel/string.h - minimal string and memory helpers for freestanding code.
+ * lib/string.h - minimal string and memory helpers for freestanding code.
  *
  * The k* functions are always available.  The kernel build (TM_HOST not
  * defined) additionally gets real memset/memcpy/memmove/memcmp symbols,
  * because gcc may emit calls to them even with -ffreestanding; host tests
  * use the C library's versions instead.
  */
-#ifndef KERNEL_STRING_H
-#define KERNEL_STRING_H
+#ifndef LIB_STRING_H
+#define LIB_STRING_H
 
-#include "kernel/types.h"
+#include "lib/types.h"
 
 size_t kstrlen(const char *s);
 int kstrcmp(const char *a, const char *b);
