@@ -606,7 +606,7 @@ TABLE_HEAD = ("verdict", "case", "metric", "base", "candidate", "ratio",
 
 
 def fmt_p(value):
-    return "-" if value is None else ("%.4f" % value).rstrip("0")
+    return "-" if value is None else "%.3g" % value
 
 
 def candidate_failures(warnings):
