@@ -29,6 +29,7 @@ SCALE_FLOOR = 1e-4          # log units (0.01 %): boots that agree exactly
 BIMODAL_REL = math.log(1.10)  # a boot >10 % from its side's median ...
 BIMODAL_MADS = 4.0          # ... and >4 MADs of its side is "another mode"
 TIE = 1e-12
+POOLED_SHARE = 0.25        # scale floor: this share of the pooled spread
 
 
 def median(values):
@@ -74,6 +75,11 @@ class Metric:
 
     def __init__(self, values):
         self.items = sorted(values.items())
+        # a floor that the labels do not change: a quarter of the spread of
+        # all boots, so a side whose few boots agree by chance (or repeat)
+        # cannot make an enormous statistic out of noise
+        self.floor = max(POOLED_SHARE * 1.4826 * mad(list(values.values())),
+                         SCALE_FLOOR)
 
     def stat(self, base_set):
         """|Hodges-Lehmann shift| over the spread inside the two sides (the
@@ -85,7 +91,7 @@ class Metric:
             return 0.0
         ma, mb = median(a), median(b)
         spread = median([abs(v - ma) for v in a] + [abs(v - mb) for v in b])
-        return abs(hodges_lehmann(a, b)) / max(1.4826 * spread, SCALE_FLOOR)
+        return abs(hodges_lehmann(a, b)) / max(1.4826 * spread, self.floor)
 
 
 def max_t_pvalues(metrics, n_base, n_cand, rng, resamples):

@@ -42,6 +42,7 @@ DEFAULT_RESAMPLES = 5000    # random label splits when there are too many
 CI_LEVEL = 0.95
 EXITS_CHANGED = 0.10        # relative change of exits/op worth reporting
 EXITS_FLOOR = 0.5           # exits/op below this count as "no exit"
+EXITS_MODEL_SHARE = 0.05    # ... and beyond 5 % of the model's count
 MAX_ABS = 1e300             # larger numbers are refused as corrupt
 MAX_BOOTS = 1000
 KNOWN_SCHEMAS = (1,)
@@ -448,24 +449,28 @@ def _case_rows(key, eb, ec, opts):
         row.base = _median([v for _n, v in obs_b])
         row.cand = _median([v for _n, v in obs_c])
         if metric == "exits_per_op":
-            exits_verdict(row)
+            exits_verdict(row, eb["res"].get("exits_model"))
         else:
             _timing_figures(row, obs_b, obs_c)
         rows.append(row)
     return rows
 
 
-def exits_verdict(row):
-    """Exit counts are counts: a change beyond EXITS_CHANGED of the median
-    (below EXITS_FLOOR counts as "no exit") is an exit-path change,
-    whatever the number of boots."""
+def exits_verdict(row, model):
+    """Exit counts are counts: a move of the median beyond EXITS_CHANGED of
+    it (below EXITS_FLOOR counts as "no exit") and beyond EXITS_MODEL_SHARE
+    of the model's count (the counters' background noise, per op, is a few
+    exits on a case of hundreds) is an exit-path change, whatever the
+    number of boots."""
     b = max(row.base or 0.0, EXITS_FLOOR)
     c = max(row.cand or 0.0, EXITS_FLOOR)
     row.ratio = c / b
     row.lo = row.hi = None
-    if row.ratio > 1.0 + EXITS_CHANGED:
+    model = _num(model) or 0.0
+    tolerance = max(EXITS_CHANGED * b, EXITS_MODEL_SHARE * model)
+    if c - b > tolerance:
         row.verdict = "regression"
-    elif row.ratio < 1.0 / (1.0 + EXITS_CHANGED):
+    elif b - c > tolerance:
         row.verdict = "improvement"
     else:
         row.verdict = "unchanged"

@@ -88,7 +88,7 @@ def elf_imports_ioctl(path):
         refuse("cannot read %s: %s" % (path, exc.strerror or exc))
     if data[:4] != b"\x7fELF":
         return False, False
-    return b"/ld-linux" in data or b"ld.so" in data, b"\x00ioctl\x00" in data
+    return b"/ld-linux" in data or b"ld.so" in data, b"ioctl\x00" in data
 
 
 def check_applicable(args, run_words):
