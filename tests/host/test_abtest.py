@@ -56,3 +56,24 @@ class Simulation(unittest.TestCase):
 
 if __name__ == "__main__":
     unittest.main()
+
+
+class Cli(unittest.TestCase):
+    def run_cli(self, *args):
+        import subprocess
+        return subprocess.run([os.path.join(ROOT, "tools", "trapmeter"), *args],
+                              capture_output=True, text=True, timeout=60, cwd=ROOT)
+
+    def test_bad_side_option_is_bad_input_before_any_boot(self):
+        proc = self.run_cli("ab", "--no-build", "--b-args=--no-such-option")
+        self.assertEqual(proc.returncode, 2, proc.stderr)
+        self.assertIn("side B options", proc.stderr)
+        proc = self.run_cli("ab", "--no-build", "--a-args", "--repeat 3")
+        self.assertEqual(proc.returncode, 2, proc.stderr)
+        self.assertIn("set by ab itself", proc.stderr)
+
+    def test_sensitivity_refuses_tcg_with_status_12(self):
+        proc = self.run_cli("sensitivity", "--no-build", "--accel", "tcg")
+        self.assertEqual(proc.returncode, 12, proc.stderr)
+        self.assertIn("TCG never calls KVM_RUN", proc.stderr)
+        self.assertNotIn("Traceback", proc.stderr)
