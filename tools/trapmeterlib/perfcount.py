@@ -118,17 +118,49 @@ def parse_script(lines):
     return out
 
 
+def _is_write(key):
+    return key.endswith((" out", " write"))
+
+
+def attribute(events):
+    """Pair each exit to QEMU with the access it served and drop it: a
+    read's access event comes right after its exit (the data arrives on
+    re-entry), a write's right before.  Returns [(time, kind, key,
+    reason of the exit to QEMU or None)]; exits left unpaired keep kind
+    "user"."""
+    out, pending = [], None
+    for stamp, kind, key in events:
+        if kind == "user" and key in USER_ACCESS_REASONS:
+            last = out[-1] if out else None
+            if last and last[1] in ("access", "sync") and not last[3] \
+                    and _is_write(last[2]):
+                out[-1] = last[:3] + (key,)
+                continue
+            pending = len(out)
+            out.append((stamp, kind, key, None))
+            continue
+        if kind in ("access", "sync") and not _is_write(key) \
+                and pending == len(out) - 1:
+            out[pending] = (stamp, kind, key, out[pending][2])
+            pending = None
+            continue
+        pending = None
+        out.append((stamp, kind, key, None))
+    return out
+
+
 def empty_window():
-    return {"access": {}, "sync": {}, "user": {}, "exit": {}, "lost": 0}
+    return {"access": {}, "sync": {}, "user": {}, "exit": {}, "lost": 0,
+            "to_qemu": {}}
 
 
 def split_windows(events, windows):
-    """Count events into windows [(t_on, t_off)] (sorted, disjoint); an
-    event outside every window is dropped.  A LOST record marks every
-    window lost (perf cannot say which)."""
+    """Count attributed events into windows [(t_on, t_off)] (sorted,
+    disjoint); an event outside every window is dropped.  A LOST record
+    marks every window lost (perf cannot say which)."""
     counts = [empty_window() for _ in windows]
     starts = [w[0] for w in windows]
-    for stamp, kind, key in events:
+    for stamp, kind, key, to_qemu in attribute(events):
         if kind == "lost":
             for win in counts:
                 win["lost"] += key
@@ -138,25 +170,29 @@ def split_windows(events, windows):
             continue
         bucket = counts[index][kind]
         bucket[key] = bucket.get(key, 0) + 1
+        if to_qemu and kind == "access":
+            bucket = counts[index]["to_qemu"]
+            bucket[to_qemu] = bucket.get(to_qemu, 0) + 1
     return counts
 
 
 def window_exits(win):
     """The figures of one window: exits (trapped accesses without the sync
-    ports), those that went to QEMU, and per-key breakdowns."""
+    ports), those QEMU answered, those KVM answered itself, per-key
+    breakdowns.  An exit to QEMU that served no access counts by itself
+    (HLT, SHUTDOWN, ...), except the host's own kick of the vCPU and an
+    I/O exit whose access lies past the window's end (the last sync poll
+    before the pause)."""
     access = sum(win["access"].values())
-    sync = sum(win["sync"].values())
-    user = {k: v for k, v in win["user"].items()
-            if k not in USER_HOST_REASONS}
-    to_qemu = sum(v for k, v in user.items() if k in USER_ACCESS_REASONS)
-    to_qemu -= sync                 # every COM1 access is an exit to QEMU
-    if "KVM_EXIT_IO" in user:
-        user["KVM_EXIT_IO"] -= sync
-    other = sum(v for k, v in user.items() if k not in USER_ACCESS_REASONS)
-    return {"exits": access + other, "user": max(to_qemu, 0) + other,
-            "kernel": max(access - max(to_qemu, 0), 0),
-            "ports": dict(win["access"]),
-            "reasons": {k: v for k, v in user.items() if v},
+    other = {k: v for k, v in win["user"].items()
+             if k not in USER_HOST_REASONS and k not in USER_ACCESS_REASONS}
+    reasons = dict(win["to_qemu"])
+    for key, value in other.items():
+        reasons[key] = reasons.get(key, 0) + value
+    to_qemu = sum(reasons.values())
+    return {"exits": access + sum(other.values()), "user": to_qemu,
+            "kernel": access - sum(win["to_qemu"].values()),
+            "ports": dict(win["access"]), "reasons": reasons,
             "vm_exits": dict(win["exit"]), "lost": win["lost"]}
 
 
