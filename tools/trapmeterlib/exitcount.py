@@ -48,10 +48,13 @@ POLLED = ("exits", "io_exits")
 MIN_EXITS_FOR_COST = 0.5
 MIN_WINDOW_EXITS_FOR_COST = 64
 MODEL_TOLERANCE = 0.10
-# The two counters "differ" beyond this relative gap (and this many exits
-# per op, so that near-zero counts do not flag).
+# The two counters "differ" beyond this relative gap, and beyond this many
+# exits per op and per timed window (QMP's count is whole exits over the
+# window: over 15 ops one exit is 0.07 per op), so that near-zero counts
+# and short windows do not flag.
 COUNTERS_TOLERANCE = 0.01
 COUNTERS_FLOOR = 0.05
+COUNTERS_WINDOW_FLOOR = 2
 TCG_NOTE = ("TCG has no VM exits: exits_measured and cycles_per_exit stay "
             "null")
 
@@ -301,14 +304,20 @@ def fill_result(res, group, perf=None, boot=None):
     elif window is not None:
         res.update(exits_measured=res["exits_qmp"], exits_source="qmp")
     if window is not None and perf_ok:
-        gap = abs(res["exits_qmp"] - res["exits_perf"])
-        res["exits_counters_differ"] = bool(
-            gap > COUNTERS_FLOOR and gap > COUNTERS_TOLERANCE * max(
-                abs(res["exits_qmp"]), abs(res["exits_perf"])))
+        res["exits_counters_differ"] = counters_differ(
+            res["exits_qmp"], res["exits_perf"], ops)
     if res["exits_measured"] is not None:
         _cost_and_model(res, ops, window, notes)
     res["exits_note"] = "; ".join(notes) if notes else None
     return res
+
+
+def counters_differ(qmp_per_op, perf_per_op, ops):
+    """More than COUNTERS_TOLERANCE apart, and more than the floors."""
+    gap = abs(qmp_per_op - perf_per_op)
+    return bool(gap > COUNTERS_FLOOR and gap * ops > COUNTERS_WINDOW_FLOOR
+                and gap > COUNTERS_TOLERANCE * max(abs(qmp_per_op),
+                                                   abs(perf_per_op)))
 
 
 def _fill_qmp(res, group, boot, ops, notes):

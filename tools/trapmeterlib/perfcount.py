@@ -155,25 +155,31 @@ def empty_window():
 
 
 def split_windows(events, windows):
-    """Count attributed events into windows [(t_on, t_off)] (sorted,
-    disjoint); an event outside every window is dropped.  A LOST record
-    marks every window lost (perf cannot say which)."""
-    counts = [empty_window() for _ in windows]
+    """Count events into windows [(t_on, t_off)] (sorted, disjoint); an
+    event outside every window is dropped, and exits are paired with
+    accesses inside their window only (perf saw nothing in between).  A
+    LOST record marks every window lost (perf cannot say which)."""
+    lists = [[] for _ in windows]
     starts = [w[0] for w in windows]
-    for stamp, kind, key, to_qemu in attribute(events):
-        if kind == "lost":
-            for win in counts:
-                win["lost"] += key
+    lost = 0
+    for event in events:
+        if event[1] == "lost":
+            lost += event[2]
             continue
-        index = bisect.bisect_right(starts, stamp) - 1
-        if index < 0 or stamp > windows[index][1]:
-            continue
-        bucket = counts[index][kind]
-        bucket[key] = bucket.get(key, 0) + 1
+        index = bisect.bisect_right(starts, event[0]) - 1
+        if index >= 0 and event[0] <= windows[index][1]:
+            lists[index].append(event)
+    return [_count(attribute(evs), lost) for evs in lists]
+
+
+def _count(events, lost):
+    win = empty_window()
+    win["lost"] = lost
+    for _stamp, kind, key, to_qemu in events:
+        win[kind][key] = win[kind].get(key, 0) + 1
         if to_qemu and kind == "access":
-            bucket = counts[index]["to_qemu"]
-            bucket[to_qemu] = bucket.get(to_qemu, 0) + 1
-    return counts
+            win["to_qemu"][to_qemu] = win["to_qemu"].get(to_qemu, 0) + 1
+    return win
 
 
 def window_exits(win):

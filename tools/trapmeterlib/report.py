@@ -10,7 +10,7 @@ import statistics
 import tempfile
 import zlib
 
-from .exitcount import COUNTERS_FLOOR, COUNTERS_TOLERANCE
+from .exitcount import counters_differ
 from .status import status_name
 
 PAIRED_METHODS = ("rep", "dma")
@@ -102,7 +102,7 @@ def aggregate_results(boot_results):
         if agg.get("exits_qmp") is not None and \
                 agg.get("exits_perf") is not None:
             agg["exits_counters_differ"] = counters_differ(
-                agg["exits_qmp"], agg["exits_perf"])
+                agg["exits_qmp"], agg["exits_perf"], agg.get("ops") or 1)
         merged.append(agg)
     return add_speedups(merged)
 
@@ -182,13 +182,6 @@ def columns(with_qmp):
 def both_counted(results):
     return any(_number(r.get("exits_qmp")) is not None and
                _number(r.get("exits_perf")) is not None for r in results)
-
-
-def counters_differ(qmp, perf):
-    """The rule of exitcount.COUNTERS_TOLERANCE, for medians over boots."""
-    gap = abs(qmp - perf)
-    return gap > COUNTERS_FLOOR and gap > COUNTERS_TOLERANCE * max(
-        abs(qmp), abs(perf))
 
 
 def fmt_qmp(res):
