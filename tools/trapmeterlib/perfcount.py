@@ -66,7 +66,7 @@ class PerfError(Exception):
 
 # ---------------------------------------------------------------- pure part
 
-_LINE = re.compile(r"^\s*(?:\S+\s+)??(\d+\.\d+):\s+(\S+?):\s+(.*)$")
+_LINE = re.compile(r"^\s*(\d+\.\d+):\s+(\S+?):\s+(.*)$")
 _PIO = re.compile(r"pio_(read|write) at 0x([0-9a-fA-F]+) size (\d+) "
                   r"count (\d+)")
 _MMIO = re.compile(r"mmio (\S+) len \d+ gpa 0x([0-9a-fA-F]+)")

@@ -191,7 +191,7 @@ def fmt_qmp(res):
 
 def fmt_measured(res):
     meas = _number(res.get("exits_measured"))
-    # below the idle window's own count: nothing to tell from background
+    # below the empty sync window: nothing to tell from the sync traffic
     text = "<0" if meas is not None and meas < 0 else fmt_num(res.get("exits_measured"))
     return text + MISMATCH_MARK if model_mismatch(res) else text
 
