@@ -16,6 +16,7 @@ from trapmeterlib import perfcount  # noqa: E402
 USER_CASES = ("fwcfg.in8.single.512", "fwcfg.in8.rep.4096", "fwcfg.in8.dma.4096",
               "debugcon.out8.rep.512", "acpi.tmr.in32.rep.4096")
 KERNEL_CASE = "pic.in8.single.512"
+KERNEL_WRITE = "pic.out8.single.512"
 
 
 class TwoCounters(unittest.TestCase):
@@ -27,7 +28,7 @@ class TwoCounters(unittest.TestCase):
             raise unittest.SkipTest(why)
         need_build(cls, "build/trapmeter.elf")
         cls.b = run("--accel", "kvm", "--boot", "direct", "--suite", "pio",
-                    "--case", ",".join(USER_CASES + (KERNEL_CASE,)),
+                    "--case", ",".join(USER_CASES + (KERNEL_CASE, KERNEL_WRITE)),
                     "--exit-counter", "both", "--cmdline", "samples=5",
                     "--timeout", "300", timeout=400)
 
@@ -53,6 +54,9 @@ class TwoCounters(unittest.TestCase):
         self.assertEqual(r["exits_perf_ports"], {"pio 0x21 in": 512.0}, r)
         self.assertEqual(r["exits_perf_kernel"], 512.0)
         self.assertEqual(r["exits_measured"], 512.0)
+        # a write KVM answers, then the COM1 read QEMU answers: no mix-up
+        r = self.b.result(KERNEL_WRITE)
+        self.assertEqual((r["exits_perf_user"], r["exits_perf_kernel"]), (0, 512.0), r)
 
     def test_background_reported(self):
         r = self.b.result(USER_CASES[0])

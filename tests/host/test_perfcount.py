@@ -75,6 +75,20 @@ class Windows(unittest.TestCase):
         self.assertEqual(fig["reasons"], {"KVM_EXIT_MMIO": 1, "KVM_EXIT_HLT": 1})
         self.assertEqual(fig["kernel"], 1)
 
+    def test_kernel_write_before_a_qemu_read(self):
+        # outb to the PIC (KVM), then the COM1 status read (QEMU): the exit
+        # between them is the read's
+        lines = [" 1.1: kvm:kvm_pio: pio_write at 0x21 size 1 count 1 val 0x0 ",
+                 " 1.2: kvm:kvm_userspace_exit: reason KVM_EXIT_IO (2)",
+                 " 1.3: kvm:kvm_pio: pio_read at 0x511 size 1 count 1 val 0x5a ",
+                 " 1.4: kvm:kvm_pio: pio_write at 0x510 size 2 count 1 val 0x20 ",
+                 " 1.5: kvm:kvm_userspace_exit: reason KVM_EXIT_IO (2)",
+                 " 1.6: kvm:kvm_pio: pio_write at 0x21 size 1 count 1 val 0x0 "]
+        wins = perfcount.split_windows(perfcount.parse_script(lines), [(1.0, 2.0)])
+        fig = perfcount.window_exits(wins[0])
+        self.assertEqual((fig["exits"], fig["user"], fig["kernel"]), (4, 2, 2))
+        self.assertEqual(fig["reasons"], {"KVM_EXIT_IO": 2})
+
     def test_events_outside_windows_are_dropped(self):
         events = perfcount.parse_script(SCRIPT.splitlines())
         wins = perfcount.split_windows(events, [(15.0, 16.0)])

@@ -125,28 +125,37 @@ def _is_write(key):
 def attribute(events):
     """Pair each exit to QEMU with the access it served and drop it: a
     read's access event comes right after its exit (the data arrives on
-    re-entry), a write's right before.  Returns [(time, kind, key,
-    reason of the exit to QEMU or None)]; exits left unpaired keep kind
-    "user"."""
-    out, pending = [], None
+    re-entry), a write's right before; an exit followed by a read is the
+    read's, even after a write KVM answered itself.  Returns [(time, kind,
+    key, reason of the exit to QEMU or None)]; exits left unpaired keep
+    kind "user"."""
+    out, exit_at = [], None
     for stamp, kind, key in events:
-        if kind == "user" and key in USER_ACCESS_REASONS:
-            last = out[-1] if out else None
-            if last and last[1] in ("access", "sync") and not last[3] \
-                    and _is_write(last[2]):
-                out[-1] = last[:3] + (key,)
+        if exit_at is not None:
+            if kind in ("access", "sync") and not _is_write(key):
+                out[exit_at] = (stamp, kind, key, out[exit_at][2])
+                exit_at = None
                 continue
-            pending = len(out)
-            out.append((stamp, kind, key, None))
-            continue
-        if kind in ("access", "sync") and not _is_write(key) \
-                and pending == len(out) - 1:
-            out[pending] = (stamp, kind, key, out[pending][2])
-            pending = None
-            continue
-        pending = None
+            _pair_back(out)
+            exit_at = None
+        if kind == "user" and key in USER_ACCESS_REASONS:
+            exit_at = len(out)
         out.append((stamp, kind, key, None))
+    if exit_at is not None:
+        _pair_back(out)
     return out
+
+
+def _pair_back(out):
+    """The last entry, an exit no read claimed, served the write before it
+    (if that write is unpaired); otherwise it stays."""
+    if len(out) < 2:
+        return
+    write, exit_ = out[-2], out[-1]
+    if write[1] in ("access", "sync") and write[3] is None \
+            and _is_write(write[2]):
+        out[-2] = write[:3] + (exit_[2],)
+        out.pop()
 
 
 def empty_window():
