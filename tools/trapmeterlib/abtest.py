@@ -53,15 +53,17 @@ class Sequential:
         self.level = alpha / looks
         self.metrics = set(metrics)
         self.frozen = {}        # (name, metric) -> (verdict, boots per side)
+        self.look_seconds = {}  # boots per side -> session seconds at it
         self.taken = 0
         self.last_rows = []
 
     def is_look(self, n_per_side):
         return n_per_side in self.schedule and self.taken < self.looks
 
-    def look(self, rows, n_per_side):
+    def look(self, rows, n_per_side, seconds=None):
         """Record one look's rows; returns the undecided selected keys."""
         self.taken += 1
+        self.look_seconds[n_per_side] = seconds
         self.last_rows = rows
         for row in rows:
             key = (row.name, row.metric)
@@ -79,6 +81,9 @@ class Sequential:
         row decided earlier says at how many boots)."""
         for row in rows:
             hit = self.frozen.get((row.name, row.metric))
+            if hit:
+                row.decided_at = {"boots_per_side": hit[1],
+                                  "seconds": self.look_seconds.get(hit[1])}
             if hit and hit[0] != row.verdict:
                 row.notes.append("decided %s at %d boots per side"
                                  % (hit[0], hit[1]))

@@ -304,6 +304,7 @@ class Row:
         self.shift = None           # log cost shift (candidate - base)
         self.logs = None            # ([base log costs], [cand log costs])
         self.boots = None           # ([base boot numbers], [cand ...])
+        self.decided_at = None      # ab: {"boots_per_side", "seconds"}
 
     @property
     def name(self):
@@ -335,7 +336,7 @@ class Row:
                 "boots": [self.n_base, self.n_cand],
                 "threshold": self.threshold, "verdict": self.verdict,
                 "lower_is_better": self.lower_is_better,
-                "notes": list(self.notes)}
+                "notes": list(self.notes), "decided_at": self.decided_at}
 
 
 class Settings:

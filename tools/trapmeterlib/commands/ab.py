@@ -257,7 +257,8 @@ def run_session(session):
         undecided = None
         if looked:
             rows, warnings = session.compare(session.seq.level)
-            undecided = session.seq.look(rows, n)
+            undecided = session.seq.look(rows, n,
+                                         round(session.elapsed(), 1))
         progress(session, r, undecided or [], looked)
         if looked and not undecided:
             say("every selected metric is decided")
@@ -266,7 +267,8 @@ def run_session(session):
                         and session.seq.taken < session.seq.looks):
         # stopped between looks: the boots so far get one last look
         rows, warnings = session.compare(session.seq.level)
-        session.seq.look(rows, min(session.boots("a"), session.boots("b")))
+        session.seq.look(rows, min(session.boots("a"), session.boots("b")),
+                         round(session.elapsed(), 1))
     return session.seq.final_rows(session.seq.last_rows), warnings
 
 

@@ -55,6 +55,13 @@ def add_parser(sub, fmt):
     add("--out", metavar="DIR", default="sensitivity",
         help="every session's results and verdicts (default ./sensitivity)")
     add("--qemu", metavar="PATH", default="qemu-system-x86_64")
+    add("--resume", action="store_true",
+        help="reuse every session already recorded in --out at the same "
+        "delay (so the sessions can run in separate sittings; the table "
+        "covers them all)")
+    add("--max-sessions", type=int, metavar="N",
+        help="run at most N new ab sessions in this sitting (with "
+        "--resume: the rest in later ones)")
     add("--no-build", action="store_true", help="do not run make")
     add("-v", "--verbose", action="store_true")
     compare_cmd.add_verdict_options(add)
@@ -183,9 +190,27 @@ def ab_args(args, name, a_qemu, b_qemu, budget):
     return ns
 
 
+def recorded(args, name, delay_ns):
+    """A session of an earlier sitting (--resume), or None."""
+    path = os.path.join(args.out, name + "-session.json")
+    if not args.resume or not os.path.isfile(path):
+        return None
+    with open(path) as fh:
+        sess = json.load(fh)
+    if sess.get("delay_ns") != delay_ns or not all(
+            os.path.isfile(sess.get(k) or "") for k in ("a_json", "b_json")):
+        return None
+    say("sensitivity: session %s reused from %s" % (name, path))
+    sess["reused"] = True
+    return sess
+
+
 def run_level(args, name, sides, budget, extra):
     """One ab session: (rows, boots, wall seconds, shim ledger)."""
     (a_qemu, a_rep, a_ns), (b_qemu, b_rep, b_ns) = sides
+    again = recorded(args, name, b_ns)
+    if again:
+        return again
     ledger = []
 
     def after_boot(side, doc):
@@ -201,9 +226,12 @@ def run_level(args, name, sides, budget, extra):
         rows = json.load(fh)["rows"]
     boots = [len(compare.boot_results(compare.read_results(p)))
              for p in (ns.a_json, ns.b_json)]
-    return {"name": name, "delay_ns": b_ns, "status": code, "rows": rows,
+    sess = {"name": name, "delay_ns": b_ns, "status": code, "rows": rows,
             "boots": boots, "wall_s": round(time.monotonic() - begin, 1),
             "shim": ledger, "a_json": ns.a_json, "b_json": ns.b_json}
+    report.write_json_atomic(os.path.join(args.out, name + "-session.json"),
+                             sess)
+    return sess
 
 
 def round_trip_ns(a_json):
@@ -242,12 +270,16 @@ def case_table(sessions, levels):
         if row["metric"] == "cycles_per_op":
             name = "%s/%s" % (row["suite"], row["case"])
             table[name] = {"aa": row["verdict"], "levels": {},
-                           "smallest": None, "handler": None}
+                           "smallest": None, "handler": None,
+                           "flagged_s": {}}
     for pct, sess in zip(levels, sessions[1:]):
         for row in sess["rows"]:
             name = "%s/%s" % (row["suite"], row["case"])
             if row["metric"] == "cycles_per_op" and name in table:
                 table[name]["levels"][pct] = row["verdict"]
+                at = row.get("decided_at") or {}
+                if row["verdict"] == "regression" and at.get("seconds"):
+                    table[name]["flagged_s"][pct] = at["seconds"]
                 if row["verdict"] == "regression" and \
                         table[name]["smallest"] is None:
                     table[name]["smallest"] = pct
@@ -264,11 +296,19 @@ def handlers(a_json):
     return out
 
 
+def flag_cell(case, pct):
+    """A level's verdict, with the session time it was flagged at."""
+    cell = short(case["levels"].get(pct))
+    seconds = case["flagged_s"].get(pct)
+    return cell + (" %.0fs" % seconds if seconds else "")
+
+
 def render(table, sessions, levels, rt):
     lines = ["trapmeter sensitivity: QEMU round trip (pio.user, A/A boots) "
              "%.0f cycles = %.0f ns per exit" % rt,
-             "verdicts of cycles_per_op: R regression, I improvement, "
-             "= unchanged, ? inconclusive"]
+             "verdicts of cycles_per_op: R regression (with the ab session "
+             "time it was flagged at), I improvement, = unchanged, "
+             "? inconclusive"]
     head = ["case", "handler", "A/A"] + ["%g%%" % p for p in levels] + [
         "smallest flagged"]
     cells = [head]
@@ -276,7 +316,7 @@ def render(table, sessions, levels, rt):
                                              n)):
         t = table[name]
         cells.append([name, t["handler"] or "-", short(t["aa"])]
-                     + [short(t["levels"].get(p)) for p in levels]
+                     + [flag_cell(t, p) for p in levels]
                      + ["%g %%" % t["smallest"] if t["smallest"] else
                         ("never (control)" if t["handler"] == "kernel"
                          else "none")])
@@ -327,6 +367,8 @@ def command(args, extra=()):
     run_words = list(getattr(args, "run_options", []))
     if args.budget is not None and not args.budget > 0:
         raise OptionError("--budget must be a positive number of seconds")
+    if args.max_sessions is not None and args.max_sessions < 1:
+        raise OptionError("--max-sessions must be at least 1")
     qemu, shim = check_applicable(args, run_words)
     os.makedirs(args.out, exist_ok=True)
     if not args.no_build:
@@ -340,19 +382,34 @@ def command(args, extra=()):
         shutil.rmtree(tmp, ignore_errors=True)
 
 
+def new_session_allowed(args, name, delay_ns, ran):
+    """--max-sessions: may this sitting run session `name` (or reuse it)?"""
+    if args.max_sessions is None or recorded(args, name, delay_ns):
+        return True
+    return ran[0] < args.max_sessions
+
+
 def sessions_and_table(args, levels, qemu, shim, tmp, begin, extra):
     zero = wrapper(tmp, qemu, shim, 0)
+    ran = [0]
     sessions = [run_level(args, "aa", ((zero[0], zero[1], 0),
                                        (zero[0], zero[1], 0)),
                           budget_share(args, begin, len(levels) + 1), extra)]
+    ran[0] += not sessions[0].get("reused")
     rt = round_trip_ns(sessions[0]["a_json"])
     for i, pct in enumerate(levels):
         delay = max(1, int(round(rt[1] * pct / 100.0)))
+        if not new_session_allowed(args, "d%g" % pct, delay, ran):
+            say("sensitivity: --max-sessions %d reached; %d of %d levels "
+                "done: run again with --resume" % (args.max_sessions, i,
+                                                   len(levels)))
+            break
         delayed = wrapper(tmp, qemu, shim, delay)
         sessions.append(run_level(
             args, "d%g" % pct, ((zero[0], zero[1], 0),
                                 (delayed[0], delayed[1], delay)),
             budget_share(args, begin, len(levels) - i), extra))
+        ran[0] += not sessions[-1].get("reused")
     table = case_table(sessions, levels)
     for name, handler in handlers(sessions[0]["a_json"]).items():
         if name in table:
