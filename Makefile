@@ -44,6 +44,7 @@ C_SRCS := \
 	drivers/debug_exit.c \
 	drivers/fw_cfg.c \
 	drivers/pci.c \
+	drivers/pci_testdev.c \
 	drivers/uart16550.c \
 	drivers/virtio_net.c \
 	drivers/virtio_pci.c \
@@ -60,11 +61,13 @@ C_SRCS := \
 	kernel/lava.c \
 	kernel/main.c \
 	kernel/model.c \
+	kernel/model_mmio.c \
 	kernel/phase_sync.c \
 	kernel/stats.c \
 	lib/string.c \
 	kernel/suites/exits.c \
 	kernel/suites/ide.c \
+	kernel/suites/mmio.c \
 	kernel/suites/pio.c \
 	kernel/suites/virtio.c
 
@@ -73,7 +76,7 @@ ELF  := $(BUILD)/trapmeter.elf
 ISO  := $(BUILD)/trapmeter.iso
 
 # Host unit tests: test name -> the pure files it links.
-HOST_TESTS := fmt crc32 stats cmdline json dump string bootinfo model lava virtq virtio_pci ata
+HOST_TESTS := fmt crc32 stats cmdline json dump string bootinfo model lava virtq virtio_pci ata model_mmio
 HOST_DEPS_fmt      := lib/fmt.c lib/string.c
 HOST_DEPS_crc32    := lib/crc32.c
 HOST_DEPS_stats    := kernel/stats.c lib/string.c
@@ -83,6 +86,7 @@ HOST_DEPS_dump     := kernel/dump.c lib/crc32.c lib/fmt.c lib/string.c
 HOST_DEPS_string   := lib/string.c
 HOST_DEPS_bootinfo := kernel/bootinfo.c lib/string.c
 HOST_DEPS_model    := kernel/model.c
+HOST_DEPS_model_mmio := kernel/model_mmio.c
 HOST_DEPS_lava     := kernel/lava.c lib/fmt.c lib/string.c
 HOST_DEPS_virtq    := drivers/virtq.c
 HOST_DEPS_virtio_pci := drivers/virtio_pci.c drivers/virtq.c drivers/pci.c tests/host/fake_io.c

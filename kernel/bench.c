@@ -47,7 +47,12 @@ const char *bench_method_name(u8 method)
 
 static const char *handler_name(u8 h)
 {
-	return h == HANDLER_USER ? "user" : h == HANDLER_KERNEL ? "kernel" : "none";
+	static const char *const names[] = {
+		[HANDLER_NONE] = "none", [HANDLER_USER] = "user", [HANDLER_KERNEL] = "kernel",
+		[HANDLER_COALESCED] = "coalesced", [HANDLER_IOEVENTFD] = "ioeventfd",
+	};
+
+	return h < ARRAY_SIZE(names) ? names[h] : "none";
 }
 
 static const char *dir_name(u8 d)

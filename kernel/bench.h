@@ -11,7 +11,11 @@
 #include "kernel/cmdline.h"
 #include "kernel/phase_sync.h"
 
-enum bench_handler { HANDLER_NONE, HANDLER_USER, HANDLER_KERNEL };
+/* Who answers the access: QEMU (user), KVM itself (kernel), KVM queueing
+ * writes in its coalesced ring for QEMU (coalesced), or KVM signalling an
+ * eventfd QEMU registered (ioeventfd). */
+enum bench_handler { HANDLER_NONE, HANDLER_USER, HANDLER_KERNEL, HANDLER_COALESCED,
+		     HANDLER_IOEVENTFD };
 enum bench_dir { DIR_NONE, DIR_IN, DIR_OUT };
 enum bench_method { METHOD_SINGLE, METHOD_REP, METHOD_DMA };
 

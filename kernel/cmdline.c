@@ -26,7 +26,7 @@ struct cmdline_key {
 	{ #field, NULL, CMDLINE_BOOL_EXPECTED, offsetof(struct tm_config, field) }
 
 static const char *const cmdline_suite_names[] = {
-	"pio", "exits", "ide", "virtio",
+	"pio", "exits", "ide", "virtio", "mmio",
 };
 
 static const char *const cmdline_fault_names[] = {
@@ -124,7 +124,7 @@ static bool cmdline_apply_suite(struct tm_config *cfg, struct cmdline_tok val)
 		u32 bit = 0;
 
 		if (cmdline_tok_eq(item, "all"))
-			bit = SUITE_ALL;
+			bit = SUITE_ALL | SUITE_EXTENDED;
 		for (u32 i = 0; i < ARRAY_SIZE(cmdline_suite_names); i++) {
 			if (cmdline_tok_eq(item, cmdline_suite_names[i]))
 				bit = 1u << i;
@@ -183,7 +183,7 @@ static bool cmdline_apply_fault(struct tm_config *cfg, struct cmdline_tok val)
 }
 
 static const struct cmdline_key cmdline_keys[] = {
-	{ "suite", cmdline_apply_suite, "pio, exits, ide, virtio, all", 0 },
+	{ "suite", cmdline_apply_suite, "pio, exits, ide, virtio, mmio, all", 0 },
 	{ "case", cmdline_apply_case,
 	  "comma list of 1..8 globs, under 256 chars in total", 0 },
 	{ "samples", cmdline_apply_samples, "3..10000", 0 },

@@ -211,6 +211,9 @@ void kmain(u32 magic, u32 info)
 		raise_fault(config.fault);
 	if (config.suites & SUITE_PIO)
 		suite_pio(&config);
+	/* before exits: its last cases leave the local APIC in x2APIC mode */
+	if (config.suites & SUITE_MMIO)
+		suite_mmio(&config);
 	if (config.suites & SUITE_EXITS)
 		suite_exits(&config);
 	if (config.suites & SUITE_IDE)

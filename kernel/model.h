@@ -25,4 +25,35 @@ u32 model_rep_in_exits(u64 addr, u32 bytes, u32 width);
  * iterations.  (To a QEMU port every unit is its own exit.) */
 u32 model_rep_out_kernel_exits(u32 units);
 
+/* ---- MMIO and coalesced I/O (kernel/model_mmio.c) ------------------------
+ * Read from KVM's x86 emulator (arch/x86/kvm/x86.c emulator_read_write,
+ * x86_emulate_instruction; emulate.c decode_operand, x86_emulate_insn):
+ * an access to MMIO nobody in the kernel claims leaves KVM as
+ * KVM_EXIT_MMIO, one exit per fragment of at most 8 bytes that never
+ * crosses a page.  REP MOVS/STOS are emulated one iteration at a time
+ * (their operand count is 1, unlike `rep ins`, which fills a read-ahead
+ * cache), and a pending MMIO exit is taken before the emulator restarts
+ * the next iteration: every unit is its own exit to QEMU.  Accesses the
+ * kernel claims (in-kernel LAPIC/IOAPIC, ioeventfd, coalesced zones)
+ * re-enter the guest only every 1024 iterations, like in-kernel PIO.
+ */
+#define MODEL_MMIO_FRAGMENT     8
+/* virt/kvm/coalesced_mmio.h: (PAGE_SIZE - ring header) / 24-byte entry;
+ * one entry always stays free, so a write finds the ring full once per
+ * this many writes, goes to QEMU as a plain exit, and QEMU drains it. */
+#define MODEL_COALESCED_RING    170
+
+/* Exits to QEMU of one access of `width` bytes at addr (1, or 2 when it
+ * straddles a page end). */
+u32 model_mmio_access_exits(u64 addr, u32 width);
+
+/* VM exits of a REP MOVS/STOS of `units` units: every unit when QEMU
+ * answers (user), one per 1024 iterations when the kernel does. */
+u32 model_mmio_string_exits(u32 units, bool user);
+
+/* Round trips to QEMU per `writes` coalesced writes, in thousandths
+ * (writes * 1000 / MODEL_COALESCED_RING, rounded): each write is still a
+ * VM exit, but only one in MODEL_COALESCED_RING reaches QEMU. */
+u32 model_coalesced_user_exits_milli(u32 writes);
+
 #endif

@@ -43,7 +43,9 @@ static void test_suite(void)
 	CHECK_EQ_S64(parse("suite=virtio"), 0);
 	CHECK_EQ_U64(cfg.suites, SUITE_VIRTIO);
 	CHECK_EQ_S64(parse("suite=all"), 0);
-	CHECK_EQ_U64(cfg.suites, 0xf);
+	CHECK_EQ_U64(cfg.suites, SUITE_ALL | SUITE_EXTENDED);
+	CHECK_EQ_S64(parse("suite=mmio"), 0);
+	CHECK_EQ_U64(cfg.suites, SUITE_MMIO);	/* no extended cases */
 	CHECK_EQ_S64(parse("suite=pio,pio"), 0);
 	CHECK_EQ_U64(cfg.suites, SUITE_PIO);
 	CHECK_EQ_S64(parse("suite=ide suite=pio"), 0);	/* last wins */
@@ -161,9 +163,9 @@ static void test_errors(void)
 		{ "samples=5x", "bad value '5x' for key 'samples'" },
 		{ "samples=-5", "bad value '-5' for key 'samples'" },
 		{ "samples=99999999999999999999999", "for key 'samples'" },
-		{ "suite=pio,foo", "bad value 'pio,foo' for key 'suite' (expected pio, exits, ide, virtio, all)" },
-		{ "suite=", "bad value '' for key 'suite' (expected pio, exits, ide, virtio, all)" },
-		{ "suite=pio,", "for key 'suite' (expected pio, exits, ide, virtio, all)" },
+		{ "suite=pio,foo", "bad value 'pio,foo' for key 'suite' (expected pio, exits, ide, virtio, mmio, all)" },
+		{ "suite=", "bad value '' for key 'suite' (expected pio, exits, ide, virtio, mmio, all)" },
+		{ "suite=pio,", "for key 'suite' (expected pio, exits, ide, virtio, mmio, all)" },
 		{ "suite=,pio", "for key 'suite'" },
 		{ "suite=PIO", "for key 'suite'" },
 		{ "case=", "bad value '' for key 'case' (expected " },

@@ -8,7 +8,7 @@ import subprocess
 import sys
 import tempfile
 
-from .. import exitcount, host, ide, junit, qemu, report, status, virtio
+from .. import exitcount, host, ide, junit, mmio, qemu, report, status, virtio
 from ..status import Outcome, decide_boot
 from .common import (OptionError, TrapmeterError, check_words, has_report,
                      repo_root, report_outcome, say)
@@ -58,14 +58,16 @@ def add_parser(sub, fmt):
         "(default on under KVM; adds kernel word sync=on)")
     add("--no-count-exits", dest="count_exits", action="store_false",
         help="do not count exits (no QMP, no sync points)")
-    add("--kernel-irqchip", choices=("on", "off"), default="on",
-        help="KVM: -accel kvm,kernel-irqchip=on|off (off: PIC/ELCR ports "
-        "become QEMU round trips; default on)")
+    add("--kernel-irqchip", choices=("on", "off", "split"), default="on",
+        help="KVM: -accel kvm,kernel-irqchip=on|off|split (off: PIC/ELCR "
+        "ports become QEMU round trips; split: the local APIC stays in "
+        "KVM, PIC and I/O APIC move to QEMU; default on)")
     add("--junit", metavar="FILE", help="also write JUnit XML: one "
         "testcase per check, skip and boot status")
     add("-v", "--verbose", action="store_true",
         help="show every case, the QEMU command line and QEMU's stderr")
     virtio.add_options(add)
+    mmio.add_options(add)
     add("--ide-disk-size", metavar="SIZE", default="16M",
         help="suite ide: scratch disk attached as ATA dev0 (default 16M; "
         "0: no disk)")
@@ -212,8 +214,10 @@ def prepare(session):
         say("warning: KVM flavour is %s: absolute cycle counts are not "
             "representative of hardware-virtualised (VT-x/AMD-V) hosts; "
             "ratios and exit counts are" % flavour)
-    if args.kernel_irqchip == "off":
-        say("kernel-irqchip=off: the PIC/ELCR ports are handled by QEMU"
+    if args.kernel_irqchip != "on":
+        say({"off": "kernel-irqchip=off: the PIC/ELCR ports are handled by "
+             "QEMU", "split": "kernel-irqchip=split: the local APIC is in "
+             "KVM, the PIC, ELCR and I/O APIC in QEMU"}[args.kernel_irqchip]
             if accel == "kvm" else "--kernel-irqchip applies to KVM only; "
             "ignored under TCG")
     count = decide_count_exits(args, accel)
@@ -231,7 +235,9 @@ def prepare(session):
     session.count_exits = count
     session.config["count_exits"] = count
     vconf = virtio.settings(args)
-    cfg.extra = virtio.device_args(vconf) + list(session.extra)
+    cfg.extra = (virtio.device_args(vconf)
+                 + mmio.device_args(words, args.mmio_devices)
+                 + list(session.extra))
     session.config["virtio"] = vconf
     session.host = host.host_info(qemu_bin, accel, flavour)
     session.config.update(accel=accel, accel_requested=args.accel,
