@@ -55,6 +55,7 @@ C_SRCS := \
 	kernel/console.c \
 	lib/crc32.c \
 	kernel/dump.c \
+	kernel/edk2_fifo.c \
 	lib/fmt.c \
 	kernel/idepat.c \
 	lib/json.c \
