@@ -191,6 +191,7 @@ static const struct cmdline_key cmdline_keys[] = {
 	CMDLINE_BOOL_KEY(verbose),
 	{ "fault", cmdline_apply_fault, "none, ud, gp, pf, de, bp", 0 },
 	CMDLINE_BOOL_KEY(hypercall),
+	CMDLINE_BOOL_KEY(pvm),
 	CMDLINE_BOOL_KEY(rep),
 	CMDLINE_BOOL_KEY(sync),
 	{ "budget_ms", cmdline_apply_budget, "10..600000", 0 },
@@ -266,7 +267,7 @@ static int cmdline_word(struct tm_config *cfg, struct cmdline_tok word,
 		return -EINVAL;
 	}
 	cmdline_error(err, errlen,
-		      "unknown key '%.*s%s' (expected suite, case, samples, quick, verbose, fault, hypercall, rep, sync, budget_ms, lava, fail_check)",
+		      "unknown key '%.*s%s' (expected suite, case, samples, quick, verbose, fault, hypercall, rep, sync, budget_ms, lava, fail_check, pvm)",
 		      cmdline_echo_len(key), key.s, cmdline_echo_more(key));
 	return -EINVAL;
 }

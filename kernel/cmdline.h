@@ -13,6 +13,7 @@
  *   budget_ms=N     10..600000 (default 2000)
  *   lava=B          TM_LAVA lines for a LAVA monitor (kernel/lava.h)
  *   fail_check=B    test hook: report one failing check (hook.fail_check)
+ *   pvm=B           the KVM backend is PVM: skip what stops the VM there
  * Duplicate keys: the last one wins.
  */
 #ifndef KERNEL_CMDLINE_H
@@ -39,6 +40,8 @@ struct tm_config {
 	u32 budget_ms;		/* per-case budget, default 2000, 10..600000 */
 	bool lava;		/* default off; on: TM_LAVA monitor lines */
 	bool fail_check;	/* test hook: one failing check */
+	bool pvm;		/* default off; the runner sets it on a PVM backend: cases
+				 * that stop the VM there (KVM internal error) skip */
 };
 
 #define SUITE_PIO    (1u << 0)

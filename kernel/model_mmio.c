@@ -17,9 +17,9 @@ u32 model_mmio_access_exits(u64 addr, u32 width)
 	return (width + MODEL_MMIO_FRAGMENT - 1) / MODEL_MMIO_FRAGMENT;
 }
 
-u32 model_mmio_string_exits(u32 units, bool user)
+u32 model_mmio_string_exits(u32 units, bool user_write)
 {
-	if (user)
+	if (user_write)
 		return units;
 	return (units + MODEL_REP_ITER_CHUNK - 1) / MODEL_REP_ITER_CHUNK;
 }

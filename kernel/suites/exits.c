@@ -152,6 +152,8 @@ static const char *skip_insn(const struct bench_case *c)
 	case I_RD_CORE_THREADS:
 		return try_insn(I_RD_CORE_THREADS, RDMSR_LEN, "rdmsr 0x35 (core/thread count) raised #GP");
 	case I_XSETBV:
+		if (bench_cfg->pvm)
+			return "pvm=on: xgetbv/xsetbv stop the VM on the PVM backend (KVM internal error)";
 		if (!(cpuid(1, 0).ecx & CPUID1_XSAVE))
 			return "no XSAVE (CPUID 1 ECX[26]): xsetbv is #UD";
 		return NULL;
@@ -249,7 +251,7 @@ static void prepare_ext(void)
 	msr_value[0] = rdmsr(MSR_TSC_ADJUST);
 	trap_caught();
 	msr_value[1] = rdmsr(MSR_KERNEL_GS_BASE);
-	if (cpuid(1, 0).ecx & CPUID1_XSAVE) {
+	if ((cpuid(1, 0).ecx & CPUID1_XSAVE) && !bench_cfg->pvm) {
 		write_cr4(read_cr4() | CR4_OSXSAVE);
 		msr_value[2] = xgetbv(0);
 	}

@@ -154,7 +154,8 @@ static u32 model_mmio(const struct bench_case *c, const u8 *buf)
 
 	(void)buf;
 	if (m->insn != INSN_MOV)
-		return model_mmio_string_exits(units, c->handler == HANDLER_USER);
+		return model_mmio_string_exits(units, c->handler == HANDLER_USER &&
+					       c->dir == DIR_OUT);
 	return units * model_mmio_access_exits(m->addr, c->width);
 }
 
@@ -278,6 +279,7 @@ static void extra_mmio(const struct bench_case *c, const struct bench_result *r,
 	const struct mmio_case *m = mc_of(c);
 	u32 units = bench_units(c);
 
+	(void)r;
 	jw_hex(w, "addr", m->addr);
 	jw_str(w, "insn", insn_name(c, m));
 	jw_str(w, "kut_name", m->kut);
@@ -287,8 +289,8 @@ static void extra_mmio(const struct bench_case *c, const struct bench_result *r,
 	if (c->handler == HANDLER_COALESCED)
 		jw_dec(w, "exits_to_qemu_model", model_coalesced_user_exits_milli(units), 1000, 3);
 	else
-		jw_u64(w, "exits_to_qemu_model",
-		       c->handler == HANDLER_USER ? r->exits_model : 0);
+		jw_u64(w, "exits_to_qemu_model", c->handler == HANDLER_USER ?
+		       units * model_mmio_access_exits(m->addr, m->insn == INSN_MOV ? c->width : 1) : 0);
 }
 
 /* ---- the case table ----------------------------------------------------- */

@@ -16,7 +16,8 @@ static void test_access(void)
 
 static void test_string(void)
 {
-	CHECK_EQ_U64(model_mmio_string_exits(512, true), 512);     /* one per iteration */
+	CHECK_EQ_U64(model_mmio_string_exits(512, true), 512);     /* writes: one per unit */
+	CHECK_EQ_U64(model_mmio_string_exits(512, false), 1);      /* reads, in-kernel */
 	CHECK_EQ_U64(model_mmio_string_exits(1, false), 1);
 	CHECK_EQ_U64(model_mmio_string_exits(1024, false), 1);
 	CHECK_EQ_U64(model_mmio_string_exits(1025, false), 2);
@@ -35,7 +36,7 @@ static void test_coalesced(void)
 int main(void)
 {
 	RUN(test_access, "model_mmio: one exit per <= 8-byte fragment, two across a page");
-	RUN(test_string, "model_mmio: rep movs/stos per iteration (user) or per 1024 (kernel)");
+	RUN(test_string, "model_mmio: rep movs/stos: user writes per unit, else per 1024");
 	RUN(test_coalesced, "model_mmio: one round trip to QEMU per 170 coalesced writes");
 	return check_summary();
 }

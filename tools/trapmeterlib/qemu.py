@@ -86,6 +86,8 @@ def kernel_words(suite=None, case=None, quick=False, cmdline="",
         notes.append("KVM backend is PVM (software): adding hypercall=off "
                      "(vmcall never returns there; override with --cmdline "
                      "hypercall=...)")
+    if flavour == "pvm" and not any(w.startswith("pvm=") for w in user):
+        words.append("pvm=on")     # the guest skips what stops the VM there
     return words + user, notes
 
 

@@ -362,6 +362,7 @@ def one_boot(session, cfg, argv, tmpdir, index, timeout):
         if counter:
             counter.close()
     count_boot_exits(counter, cfg, boot.dump)
+    mmio.annotate(boot.dump.results)
     outcome = decide_boot(boot.dump, boot.rc, boot.timed_out, timeout,
                           boot.fatal)
     virtio.annotate(boot.dump, session.config.get("virtio"))
@@ -423,6 +424,7 @@ def print_boot_report(session, cfg, dump, wall):
     if sizes:
         text += "\n" + "\n".join(sizes) + "\n"
     text += ide.render(dump)
+    text += mmio.render(dump.results)
     sys.stdout.write(text)
     sys.stdout.flush()
 
