@@ -362,8 +362,9 @@ static void extra_ext(const struct bench_case *c, const struct bench_result *r, 
 	if (c->handler == HANDLER_COALESCED)
 		jw_dec(w, "exits_to_qemu_model",
 		       model_coalesced_user_exits_milli(bench_units(c)), 1000, 3);
-	else
-		jw_u64(w, "exits_to_qemu_model", c->handler == HANDLER_USER ? r->exits_model : 0);
+	else    /* the probe's CPUID/RDMSR are answered by KVM */
+		jw_u64(w, "exits_to_qemu_model", c->handler != HANDLER_USER ? 0 :
+		       r->exits_model - (shape == SHAPE_PROBE_REP ? probe_traps : 0));
 	if (c->target[0] == 'p')
 		jw_str(w, "kut_name", "pci-io");
 	if (shape) {
