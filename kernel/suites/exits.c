@@ -9,8 +9,8 @@
  *
  * Extended (suite=all or case=), the rest of kvm-unit-tests' catalogue;
  * every result names its vmexit twin in `kut_name` (null: none):
- *   pio.inl_qemu    inl 0x1234 (unassigned: QEMU)        inl_from_qemu
- *   pio.outb_elcr   outb of ELCR's own value (KVM)       outl_to_kernel
+ *   inl.unassigned  inl 0x1234 (unassigned: QEMU)        inl_from_qemu
+ *   outb.elcr       outb of ELCR's own value (KVM)       outl_to_kernel
  *   pmtimer         inl of the ACPI PM timer (QEMU)      inl_from_pmtimer
  *   cr8.read/write  mov from/to CR8 (TPR): no exit with an in-kernel LAPIC
  *                   on VMX (TPR shadow) or SVM (V_TPR)   mov_from_cr8/mov_to_cr8
@@ -187,8 +187,8 @@ static u32 model_zero(const struct bench_case *c, const u8 *buf)
 static void extra_kut(const struct bench_case *c, const struct bench_result *r, struct jw *w);
 
 static struct bench_case ext_cases[] = {
-	EXTP("pio.inl_qemu", "unassigned", HANDLER_USER, I_INL_QEMU, UNASSIGNED_PORT, DIR_IN, 4),
-	EXTP("pio.outb_elcr", "elcr", HANDLER_KERNEL, I_OUTB_ELCR, ELCR1_PORT, DIR_OUT, 1),
+	EXTP("inl.unassigned", "unassigned", HANDLER_USER, I_INL_QEMU, UNASSIGNED_PORT, DIR_IN, 4),
+	EXTP("outb.elcr", "elcr", HANDLER_KERNEL, I_OUTB_ELCR, ELCR1_PORT, DIR_OUT, 1),
 	EXTP("pmtimer", "acpi.tmr", HANDLER_USER, I_PMTIMER, 0, DIR_IN, 4),
 	EXT("cr8.read", "cpu", HANDLER_KERNEL, I_CR8_READ, model_zero),
 	EXT("cr8.write", "cpu", HANDLER_KERNEL, I_CR8_WRITE, model_zero),
