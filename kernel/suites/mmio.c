@@ -307,24 +307,14 @@ static struct mmio_case *add(u8 kind, const char *target, u64 addr, u8 handler, 
 		     dir == DIR_IN ? "in" : "out", width * 8,
 		     insn == INSN_MOV ? "single" : insn == INSN_MOVS ? "rep" : "stos",
 		     bytes, suffix);
-	kmemset(c, 0, sizeof(*c));
-	kmemset(m, 0, sizeof(*m));
-	m->kind = kind;
-	m->insn = insn;
-	m->addr = addr;
-	c->suite = "mmio";
-	c->name = names[n_cases++];
-	c->target = target;
-	c->handler = handler;
-	c->dir = dir;
-	c->width = width;
-	c->method = insn == INSN_MOV ? METHOD_SINGLE : METHOD_REP;
-	c->bytes = bytes;
-	c->op = op_mmio;
-	c->exits_model = model_mmio;
-	c->skip = skip_mmio;
-	c->verify = verify_mmio;
-	c->extra = extra_mmio;
+	*m = (struct mmio_case){ .kind = kind, .insn = insn, .addr = addr };
+	*c = (struct bench_case){
+		.suite = "mmio", .name = names[n_cases++], .target = target,
+		.handler = handler, .dir = dir, .width = width, .bytes = bytes,
+		.method = insn == INSN_MOV ? METHOD_SINGLE : METHOD_REP,
+		.op = op_mmio, .exits_model = model_mmio, .skip = skip_mmio,
+		.verify = verify_mmio, .extra = extra_mmio,
+	};
 	return m;
 }
 
