@@ -4,8 +4,11 @@ Pure functions over plain dicts (the guest's JSON records) so that pairing,
 aggregation and rendering are testable without QEMU."""
 
 import copy
+import errno
+import fcntl
 import json
 import os
+import stat
 import statistics
 import tempfile
 import zlib
@@ -347,10 +350,55 @@ def seal_boot(boot):
     return boot
 
 
+def open_output(path, mode="wb"):
+    """Open an output the user named, never replacing what is there: a
+    device (/dev/null, /dev/full) or a FIFO is written directly; a FIFO
+    without a reader is an error (ENXIO) instead of a hang; a directory is
+    refused."""
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_NONBLOCK, 0o666)
+    try:
+        if stat.S_ISDIR(os.fstat(fd).st_mode):
+            raise IsADirectoryError(errno.EISDIR, "is a directory")
+        flags = fcntl.fcntl(fd, fcntl.F_GETFL)
+        fcntl.fcntl(fd, fcntl.F_SETFL, flags & ~os.O_NONBLOCK)
+        if stat.S_ISREG(os.fstat(fd).st_mode):
+            os.ftruncate(fd, 0)
+    except BaseException:
+        os.close(fd)
+        raise
+    if "b" in mode:
+        return os.fdopen(fd, mode)
+    return os.fdopen(fd, mode, encoding="utf-8")
+
+
+def _special_target(path):
+    """The existing non-regular file path names (after symlinks), or
+    None.  Such targets are written in place, never renamed over."""
+    try:
+        mode = os.stat(path).st_mode
+    except FileNotFoundError:
+        return None
+    if stat.S_ISDIR(mode):
+        raise IsADirectoryError(errno.EISDIR, "is a directory", path)
+    return None if stat.S_ISREG(mode) else path
+
+
 def _write_atomic(path, fill, suffix):
     """Write through a temp file in the same directory and rename it into
-    place, so readers never see a half-written file.  fill(fh) writes."""
-    directory = os.path.dirname(os.path.abspath(path))
+    place, so readers never see a half-written file.  fill(fh) writes.
+    A symlink stays a symlink (the file it names is replaced); a device
+    or FIFO is written directly (report.open_output)."""
+    try:
+        if _special_target(path):
+            with open_output(path, "w") as fh:
+                fill(fh)
+            return
+    except OSError as exc:
+        if exc.errno == errno.ENXIO:
+            raise OSError(errno.ENXIO, "a FIFO or socket with no reader")
+        raise
+    path = os.path.realpath(path)
+    directory = os.path.dirname(path)
     fd, tmp = tempfile.mkstemp(prefix=".trapmeter-", suffix=suffix,
                                dir=directory)
     umask = os.umask(0o022)

@@ -10,9 +10,8 @@ The guest sends on NIC A and receives on NIC B; nothing leaves the VM:
 
 import shutil
 import sys
-import tempfile
 
-from . import status
+from . import privdir, status
 
 # transport -> virtio-net-pci properties (QEMU 7.2 names)
 TRANSPORTS = {
@@ -256,7 +255,7 @@ def run_matrix(session, prepare, run_boots, say):
                                                           ioeventfd))
         cfg = prepare(session)
         args.no_build = True
-        tmpdir = tempfile.mkdtemp(prefix="trapmeter-")
+        tmpdir = privdir.make()
         try:
             code = run_boots(session, cfg, tmpdir)
         finally:
