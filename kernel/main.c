@@ -27,6 +27,7 @@ static struct bootinfo boot;
 static struct tm_config config;
 static char cmdline[BOOTINFO_CMDLINE_MAX];
 static const char *cmdline_source = "loader";
+static bool cmdline_cut;	/* longer than BOOTINFO_CMDLINE_MAX - 1 */
 
 static const char *const status_names[] = {
 	[TM_STATUS_OK] = "ok",
@@ -35,9 +36,12 @@ static const char *const status_names[] = {
 	[TM_STATUS_EXCEPTION] = "exception",
 };
 
+/* A dropped machine line is lost data: never "ok". */
 static void __attribute__((noreturn)) finish(enum tm_status status)
 {
-	tm_end();
+	if (status == TM_STATUS_OK && tm_lines_dropped())
+		status = TM_STATUS_CHECK_FAILED;
+	tm_end(status_names[status], bench_failed_checks());
 	lava_case("trapmeter.", "status", status == TM_STATUS_OK ? LAVA_PASS :
 		  LAVA_FAIL, status, "status");
 	kprintf("trapmeter END status=%s\n", status_names[status]);
@@ -57,6 +61,13 @@ static void emit_error(const char *kind, const char *msg)
 	jw_obj_end(&w);
 	tm_line(jw_finish(&w));
 	lava_case("error.", kind, LAVA_FAIL, 0, "none");
+}
+
+static void __attribute__((noreturn)) bad_input(const char *msg)
+{
+	kprintf("error: %s\n", msg);
+	emit_error("bad-input", msg);
+	finish(TM_STATUS_BAD_INPUT);
 }
 
 static void print_frame(const struct trap_frame *f)
@@ -109,9 +120,11 @@ static void pick_cmdline(void)
 	u32 len;
 
 	kmemcpy(cmdline, boot.cmdline, sizeof(cmdline));
+	cmdline_cut = boot.truncated;
 	if (fw_cfg_find(CMDLINE_FW_CFG_NAME, &f) != 0)
 		return;
-	len = f.size < sizeof(cmdline) - 1 ? f.size : sizeof(cmdline) - 1;
+	cmdline_cut = f.size > sizeof(cmdline) - 1;
+	len = cmdline_cut ? sizeof(cmdline) - 1 : f.size;
 	fw_cfg_read(f.select, cmdline, len);
 	cmdline[len] = 0;
 	cmdline_source = "fw_cfg";
@@ -186,7 +199,7 @@ static void raise_fault(enum cmdline_fault f)
 void kmain(u32 magic, u32 info);
 void kmain(u32 magic, u32 info)
 {
-	char err[160];
+	char err[320];
 
 	console_init();
 	trap_init(on_fatal_trap);
@@ -198,11 +211,15 @@ void kmain(u32 magic, u32 info)
 	pick_cmdline();
 	lava_init(console_write, cmdline_lava_requested(cmdline));
 	cmdline_defaults(&config);
-	if (cmdline_parse(cmdline, &config, err, sizeof(err)) != 0) {
-		kprintf("error: %s\n", err);
-		emit_error("bad-input", err);
-		finish(TM_STATUS_BAD_INPUT);
+	if (cmdline_cut) {
+		/* the words after the cut were never seen: refuse the line */
+		fmt_snprintf(err, sizeof(err), "command line longer than %u bytes (%s): "
+			     "words past the limit would be lost; shorten it",
+			     (unsigned)(sizeof(cmdline) - 1), cmdline_source);
+		bad_input(err);
 	}
+	if (cmdline_parse(cmdline, &config, err, sizeof(err)) != 0)
+		bad_input(err);
 	tsc_init();
 	bench_init(&config);
 	print_probe();
@@ -217,6 +234,8 @@ void kmain(u32 magic, u32 info)
 		suite_ide(&config);
 	if (config.suites & SUITE_VIRTIO)
 		suite_virtio(&config);
+	if (cmdline_unmatched_globs(&config, err, sizeof(err)))
+		bad_input(err);
 	if (config.fail_check)
 		bench_check("hook.fail_check", false,
 			    "test hook fail_check=on: fails on purpose");

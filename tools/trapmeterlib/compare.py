@@ -42,7 +42,7 @@ EXITS_CHANGED = 0.10        # relative change of exits/op worth reporting
 EXITS_FLOOR = 0.5           # exits/op below this count as "no exit"
 MAX_ABS = 1e300             # larger numbers are refused as corrupt
 MAX_BOOTS = 1000
-KNOWN_SCHEMAS = (1,)
+KNOWN_SCHEMAS = (1, 2)     # 2: status sealed in the dump; same results
 QUANTILE_KEYS = (("min", 0.0), ("p10", 0.1), ("median", 0.5), ("p90", 0.9),
                  ("p99", 0.99), ("max", 1.0))
 # Metrics results may carry from other suites: higher is better.
