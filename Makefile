@@ -62,6 +62,7 @@ C_SRCS := \
 	kernel/model.c \
 	kernel/phase_sync.c \
 	kernel/stats.c \
+	kernel/tsc_check.c \
 	lib/string.c \
 	kernel/suites/exits.c \
 	kernel/suites/ide.c \
@@ -73,7 +74,7 @@ ELF  := $(BUILD)/trapmeter.elf
 ISO  := $(BUILD)/trapmeter.iso
 
 # Host unit tests: test name -> the pure files it links.
-HOST_TESTS := fmt crc32 stats cmdline json dump string bootinfo model lava virtq virtio_pci ata
+HOST_TESTS := fmt crc32 stats cmdline json dump string bootinfo model lava virtq virtio_pci ata tsc
 HOST_DEPS_fmt      := lib/fmt.c lib/string.c
 HOST_DEPS_crc32    := lib/crc32.c
 HOST_DEPS_stats    := kernel/stats.c lib/string.c
@@ -88,6 +89,7 @@ HOST_DEPS_virtq    := drivers/virtq.c
 HOST_DEPS_virtio_pci := drivers/virtio_pci.c drivers/virtq.c drivers/pci.c tests/host/fake_io.c
 HOST_DEPS_ata      := drivers/ata.c drivers/pci.c kernel/idepat.c kernel/model.c \
                       lib/fmt.c lib/string.c tests/host/fake_io.c
+HOST_DEPS_tsc      := arch/x86/tsc.c tests/host/fake_cpu.c tests/host/fake_io.c
 HOST_BINS := $(HOST_TESTS:%=$(BUILD)/host/test_%)
 
 .PHONY: all iso elf run bench test lava-test acceptance host-tests deps clean

@@ -12,6 +12,7 @@
 #include "lib/fmt.h"
 #include "lib/string.h"
 #include "kernel/version.h"
+#include "kernel/tsc_check.h"
 #include "kernel/suites/suites.h"
 #include "arch/x86/cpu.h"
 #include "arch/x86/cpuinfo.h"
@@ -130,6 +131,23 @@ static void pick_cmdline(void)
 	cmdline_source = "fw_cfg";
 }
 
+/* "check": the second opinion from the ACPI PM timer (null: none) */
+static void emit_tsc_check(struct jw *w)
+{
+	if (!tsc_check.done) {
+		jw_null(w, "check");
+		return;
+	}
+	jw_key_obj(w, "check");
+	jw_str(w, "source", "acpi-pm");
+	jw_u64(w, "khz", tsc_check.khz);
+	jw_u64(w, "ms", tsc_check.ms);
+	jw_s64(w, "diff_ppm", tsc_check.diff_ppm);
+	jw_bool(w, "disagree", tsc_check.disagree);
+	jw_bool(w, "replaced_guess", tsc_check.replaced);
+	jw_obj_end(w);
+}
+
 static void emit_run_line(void)
 {
 	char line[RUN_LINE_MAX];
@@ -156,6 +174,8 @@ static void emit_run_line(void)
 	jw_str(&w, "source", tsc.source);
 	jw_bool(&w, "invariant", tsc.invariant);
 	jw_str(&w, "close", tsc.rdtscp ? "rdtscp;lfence" : "lfence;rdtsc;lfence");
+	jw_bool(&w, "guess", tsc.guess);
+	emit_tsc_check(&w);
 	jw_obj_end(&w);
 	jw_u64(&w, "timer_overhead_cycles", bench_timer_overhead);
 	jw_str(&w, "cmdline", cmdline);
@@ -176,8 +196,8 @@ static void print_probe(void)
 	kprintf("hypervisor: %s\n", hv.present ? hv.signature : "(none)");
 	kprintf("boot: %s via %s (%s), firmware %s\n", boot.protocol,
 		boot.loader[0] ? boot.loader : "?", cmdline_source, boot.firmware);
-	kprintf("tsc: %lu kHz from %s, %sinvariant, closed by %s; timer overhead %lu cycles\n",
-		tsc.khz, tsc.source, tsc.invariant ? "" : "not ",
+	kprintf("tsc: %lu kHz from %s%s, %sinvariant, closed by %s; timer overhead %lu cycles\n",
+		tsc.khz, tsc.source, tsc.guess ? " (A GUESS: time figures are marked)" : "", tsc.invariant ? "" : "not ",
 		tsc.rdtscp ? "rdtscp;lfence" : "lfence;rdtsc;lfence", bench_timer_overhead);
 	kprintf("cmdline: \"%s\"\n", cmdline);
 }
@@ -221,6 +241,7 @@ void kmain(u32 magic, u32 info)
 	if (cmdline_parse(cmdline, &config, err, sizeof(err)) != 0)
 		bad_input(err);
 	tsc_init();
+	tsc_check_run();
 	bench_init(&config);
 	print_probe();
 	emit_run_line();

@@ -49,6 +49,39 @@ PROGRESS_TYPES = ("suite", "case")
 SYNC_TYPES = ("sync",)
 
 
+TIME_MARK = "?"          # after a time figure when the TSC kHz is a guess
+TSC_WARN_PPM = 20000     # the guest's tsc.check disagreement bound (2 %)
+
+
+def time_mark(result):
+    """"?" for figures derived from a guessed TSC frequency (ns, MiB/s,
+    packets/s), else ""."""
+    return TIME_MARK if result.get("tsc_guess") else ""
+
+
+def tsc_warnings(run):
+    """Loud words about the TSC frequency the figures were converted with:
+    a guess, or a cross-check (ACPI PM timer) more than 2 % away."""
+    tsc = run.get("tsc") if isinstance(run, dict) else None
+    if not isinstance(tsc, dict):
+        return []
+    warns = []
+    if tsc.get("guess") is True:
+        warns.append("TSC FREQUENCY IS A GUESS (%s, %s kHz): ns, MiB/s and "
+                     "packets/s figures are marked '%s' and mean nothing; "
+                     "cycle figures are exact" % (tsc.get("source"),
+                                                  tsc.get("khz"), TIME_MARK))
+    check = tsc.get("check")
+    if isinstance(check, dict) and isinstance(check.get("diff_ppm"), int) \
+            and abs(check["diff_ppm"]) > TSC_WARN_PPM:
+        warns.append("TSC %s kHz from %s but %s kHz against the ACPI PM timer "
+                     "over %s ms (%.1f %% apart, more than 2 %%): time "
+                     "figures may be off by as much" % (
+                         tsc.get("khz"), tsc.get("source"), check.get("khz"),
+                         check.get("ms"), check["diff_ppm"] / 1e4))
+    return warns
+
+
 def crc_of_lines(json_texts):
     """The guest's end.crc32: zlib.crc32 over each JSON text plus b"\\n"."""
     crc = 0
@@ -327,7 +360,14 @@ class DumpParser:
         self.dump.problems = self._problems()
         self.dump.warnings = self._warnings()
         self._escalate()
+        self._mark_guessed_times()
         return self.dump
+
+    def _mark_guessed_times(self):
+        tsc = (self.dump.run or {}).get("tsc")
+        if isinstance(tsc, dict) and tsc.get("guess") is True:
+            for res in self.dump.results:
+                res["tsc_guess"] = True
 
     def _schema(self):
         run = self.dump.run or {}
@@ -447,6 +487,7 @@ class DumpParser:
             warns.append("run line schema %r (runner knows schemas %s)"
                          % (dump.run.get("schema"),
                             ", ".join(map(str, SCHEMAS))))
+        warns.extend(tsc_warnings(dump.run))
         return warns
 
 

@@ -13,6 +13,7 @@ import statistics
 import tempfile
 import zlib
 
+from .dump import time_mark
 from .status import status_name
 
 PAIRED_METHODS = ("rep", "dma")
@@ -162,7 +163,7 @@ def result_row(res):
             fmt_num(res.get("exits_model")),
             fmt_num(res.get("cycles_per_exit_model")),
             fmt_measured(res), fmt_num(res.get("cycles_per_exit")),
-            fmt_num(res.get("ns_median"))]
+            fmt_num(res.get("ns_median")) + time_mark(res)]
 
 
 def fmt_measured(res):
@@ -239,6 +240,18 @@ def _cpu_text(cpu):
                         (" \"%s\"" % brand) if brand else "")
 
 
+def _tsc_text(tsc):
+    """"tsc SOURCE KHZ kHz", GUESS when it is one, and the PM-timer
+    cross-check's difference."""
+    text = "tsc %s %s kHz" % (tsc.get("source", "?"), tsc.get("khz", "?"))
+    if tsc.get("guess") is True:
+        text += " (GUESS)"
+    check = tsc.get("check")
+    if isinstance(check, dict) and isinstance(check.get("diff_ppm"), int):
+        text += " (pm-timer %+.1f %%)" % (check["diff_ppm"] / 1e4)
+    return text
+
+
 def render_header(run, info):
     """One line describing where and how the numbers were taken."""
     run = run or {}
@@ -253,7 +266,7 @@ def render_header(run, info):
              "firmware %s" % run.get("firmware", info.get("firmware") or "?"),
              "cpu %s" % _cpu_text(run.get("cpu")),
              "hypervisor %s" % (run.get("hypervisor") or "none"),
-             "tsc %s %s kHz" % (tsc.get("source", "?"), tsc.get("khz", "?")),
+             _tsc_text(tsc),
              "timer overhead %s cycles" % fmt_num(
                  run.get("timer_overhead_cycles")),
              "wall %s" % ("%.1f s" % wall if wall is not None else "?")]
@@ -266,6 +279,9 @@ def render_report(run, info, results, checks, skips):
     """The whole terminal report for one boot (or the --repeat median)."""
     lines = [render_header(run, info), ""]
     lines += render_results(results)
+    if any(time_mark(r) for r in results):
+        lines.append("  ?: the TSC frequency is a guess, so ns figures are too "
+                     "(cycles are exact)")
     if any(model_mismatch(r) for r in results):
         lines.append("  ! measured exits differ from the model by more than "
                      "10 % (a finding about the hypervisor, not an error)")

@@ -12,6 +12,7 @@ import shutil
 import sys
 
 from . import privdir, status
+from .dump import time_mark
 
 # transport -> virtio-net-pci properties (QEMU 7.2 names)
 TRANSPORTS = {
@@ -162,7 +163,7 @@ def render_sizes(results):
         row = [str(size)]
         for pol in POLICIES:
             res = cases.get("net.%d.%s" % (size, pol), {})
-            row += [_fmt(res.get("packets_per_s")),
+            row += [_fmt(res.get("packets_per_s")) + time_mark(res),
                     _fmt(res.get("cycles_per_packet")),
                     _fmt(res.get("kicks_per_packet"), 3),
                     _fmt(res.get("cycles_per_kick"))]
