@@ -92,7 +92,7 @@ HOST_DEPS_ata      := drivers/ata.c drivers/pci.c kernel/idepat.c kernel/model.c
 HOST_DEPS_tsc      := arch/x86/tsc.c tests/host/fake_cpu.c tests/host/fake_io.c
 HOST_BINS := $(HOST_TESTS:%=$(BUILD)/host/test_%)
 
-.PHONY: all iso elf run bench test lava-test acceptance host-tests deps clean
+.PHONY: all iso elf run bench test test-deps lava-test acceptance host-tests deps clean
 all: $(ELF) $(ISO)
 elf: $(ELF)
 iso: $(ISO)
@@ -139,10 +139,15 @@ run: deps all
 bench: deps all
 	tools/trapmeter run $(ARGS)
 
-test: deps all host-tests
+test: test-deps all host-tests
 	$(Q)$(PYTHON) tests/run_tests.py
 
-lava-test: deps all host-tests
+# what `make test` needs beyond `make run` (gnuplot, lava-run, ...), so
+# that no test skips: installed as root, else the exact command is named
+test-deps:
+	$(Q)tools/deps test
+
+lava-test: test-deps all host-tests
 	$(Q)$(PYTHON) tests/run_tests.py lava
 
 # KVM acceptance of `trapmeter compare` (A/A, kernel-irqchip off, rep=off;
