@@ -350,6 +350,45 @@ class CorruptedLogs(Cli):
         self.assertIn("\\x1b[2J", proc.stdout)
 
 
+class CompareInputs(Cli):
+    """compare reads schema 1 and 2 (also mixed) and refuses the rest."""
+
+    SCHEMA2 = os.path.join(FIXTURES, "tcg-schema2.json")
+
+    def doc(self):
+        with open(self.SCHEMA2, encoding="utf-8") as fh:
+            return json.load(fh)
+
+    def test_schema_1_against_schema_2(self):
+        proc = self.cli("compare", os.path.join(FIXTURES, "tcg-base.json"),
+                        self.SCHEMA2)
+        self.assertIn(proc.returncode, (0, 10), proc.stderr)
+        self.assertIn("summary:", proc.stdout)
+
+    def test_edited_sealed_status_is_refused(self):
+        doc = self.doc()
+        doc["boots"][0]["dump"]["end"]["status"] = "check-failed"
+        path = self.write("edited.json", json.dumps(doc))
+        proc = self.cli("compare", self.SCHEMA2, path)
+        self.assertEqual(proc.returncode, 11, proc.stderr)
+        self.assertIn("sealed status record", proc.stderr)
+
+    def test_unknown_schema_is_refused(self):
+        doc = self.doc()
+        doc["schema"] = 3
+        path = self.write("s3.json", json.dumps(doc))
+        proc = self.cli("compare", self.SCHEMA2, path)
+        self.assertEqual(proc.returncode, 11, proc.stderr)
+        self.assertIn("schema 3", proc.stderr)
+
+    def test_deep_and_infinite_inputs_are_refused(self):
+        for name, text in (("deep.json", "[" * 5000 + "]" * 5000),
+                           ("inf.json", '{"tool":"trapmeter","x":1e999}')):
+            path = self.write(name, text)
+            proc = self.cli("compare", self.SCHEMA2, path)
+            self.assertEqual(proc.returncode, 11, proc.stderr)
+
+
 # ---------------------------------------------------------------- item 11
 
 class Floods(Cli):

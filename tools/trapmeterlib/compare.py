@@ -184,6 +184,11 @@ def _replay(lines, end, index):
         raise InputError("boot %d: CRC-32 of the stored @tm lines is %s but "
                          "the guest's end line says %r: edited or garbled"
                          % (index, dump.crc_hex, crc))
+    sealed = dump.sealed.get("status") if dump.sealed else None
+    if sealed is not None and end.get("status") != sealed:
+        raise InputError("boot %d: end line says status %r but the sealed "
+                         "status record says %r: edited" % (
+                             index, end.get("status"), sealed))
     return dump.results
 
 
