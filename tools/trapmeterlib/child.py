@@ -102,9 +102,11 @@ def forget(proc):
 
 
 def stop_all():
-    """Kill every child's group (atexit, and for tests)."""
+    """Kill the group of every child still running (atexit).  A child
+    already reaped is left alone: its PID may belong to someone else now."""
     for proc in list(_LIVE):
-        _signal_group(proc, signal.SIGKILL)
+        if proc.poll() is None:
+            _signal_group(proc, signal.SIGKILL)
         try:
             proc.wait(timeout=5.0)
         except subprocess.TimeoutExpired:
