@@ -1,10 +1,11 @@
 """Start helper processes (QEMU, perf, testpmd, a QEMU wrapper) so that they
 never outlive the runner.
 
-    from .child import spawn, stop
+    from .child import die_with_parent, spawn, stop
     proc = spawn(argv, stdin=..., stdout=..., stderr=...)   # a Popen
     ...
     stop(proc)          # SIGTERM the child's process group, SIGKILL later
+    subprocess.run(argv, preexec_fn=die_with_parent)   # short helpers
 
 How a child dies with the runner:
 - The child runs in its own session and process group (so a terminal's
@@ -48,10 +49,16 @@ def _libc():
 _LIBC = _libc()
 
 
-def _in_child(parent_pid):
-    """preexec_fn: runs in the child between fork and exec."""
+def die_with_parent():
+    """A preexec_fn for short subprocess.run() calls: SIGKILL when the
+    parent (thread) dies.  spawn() uses it and more."""
     if _LIBC is not None:
         _LIBC.prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+
+
+def _in_child(parent_pid):
+    """preexec_fn: runs in the child between fork and exec."""
+    die_with_parent()
     if os.getppid() != parent_pid:      # the runner died before prctl
         os._exit(1)
 

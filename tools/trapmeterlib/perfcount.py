@@ -389,7 +389,7 @@ class PerfCounter:
             done = subprocess.run(argv, stdout=subprocess.PIPE,
                                   stderr=subprocess.PIPE, text=True,
                                   errors="replace", timeout=SCRIPT_TIMEOUT_S,
-                                  preexec_fn=_die_with_parent, check=False)
+                                  preexec_fn=child.die_with_parent, check=False)
         except (OSError, subprocess.TimeoutExpired) as exc:
             self.fail("perf script: %s" % exc)
             return []
