@@ -19,7 +19,7 @@ import tempfile
 import time
 import unittest
 
-from tests.boot.common import ROOT, RUNNER, need_build, run
+from tests.boot.common import ROOT, RUNNER, need_build, pid_gone, run
 
 sys.path.insert(0, os.path.join(ROOT, "tools"))
 from trapmeterlib import qemu  # noqa: E402
@@ -166,7 +166,10 @@ class KilledRunner(unittest.TestCase):
             finally:
                 runner.send_signal(signal.SIGKILL)
                 runner.wait()
-            self.assertTrue(self.gone(qemu_pid, 3), "QEMU outlived the runner")
+            gone = pid_gone(qemu_pid, 3)
+            if not gone:
+                os.kill(qemu_pid, signal.SIGKILL)
+            self.assertTrue(gone, "QEMU outlived the runner")
 
     @staticmethod
     def wait_for_child(pid, within_s=20):
@@ -186,20 +189,3 @@ class KilledRunner(unittest.TestCase):
                     pass
             time.sleep(0.05)
         raise AssertionError("the runner started no QEMU")
-
-    @staticmethod
-    def gone(pid, within_s):
-        end = time.monotonic() + within_s
-        while time.monotonic() < end:
-            try:
-                with open("/proc/%d/stat" % pid) as fh:
-                    if fh.read().split(") ")[-1].startswith("Z"):
-                        return True
-            except FileNotFoundError:
-                return True
-            time.sleep(0.05)
-        try:
-            os.kill(pid, signal.SIGKILL)
-        except ProcessLookupError:
-            pass
-        return False

@@ -10,7 +10,6 @@ tests/fixtures/README.md); forged variants recompute the end record's count
 and CRC so that only the property under test is wrong.  Device nodes are
 private copies made with mknod (root); the probes that need root say so."""
 
-import errno
 import json
 import os
 import re
@@ -33,6 +32,7 @@ FAILED_LOG = os.path.join(FIXTURES, "serial-tcg-check-failed.log")
 sys.path.insert(0, os.path.join(ROOT, "tools"))
 
 from trapmeterlib import child, dump as dumpmod, privdir  # noqa: E402
+from tests.boot.common import pid_gone  # noqa: E402
 
 FAKE_HEADER = """\
 import os, sys, time
@@ -65,6 +65,12 @@ def forge(lines):
                 crc = zlib.crc32(text.encode("utf-8") + b"\n", crc)
         out.append(line)
     return "\n".join(out).encode("utf-8")
+
+
+def claim_ok(lines):
+    """The human END line edited to say ok."""
+    return [l.replace("END status=check-failed", "END status=ok")
+            for l in lines]
 
 
 def replace_tm(lines, kind, fn):
@@ -279,17 +285,13 @@ class CorruptedLogs(Cli):
         self.assertNotIn("infG", proc.stdout)
 
     def test_edited_end_line_does_not_make_a_failed_run_ok(self):
-        lines = [l.replace("END status=check-failed", "END status=ok")
-                 for l in read_log(FAILED_LOG)]
-        proc = self.parse("\n".join(lines).encode())
+        proc = self.parse("\n".join(claim_ok(read_log(FAILED_LOG))).encode())
         self.assertEqual(proc.returncode, 6, proc.stderr)
         self.assertIn("sealed status", proc.stderr)
 
     def test_edited_status_record_breaks_the_crc(self):
-        lines = replace_tm(read_log(FAILED_LOG), "status",
-                           lambda r: dict(r, status="ok"))
-        lines = [l.replace("END status=check-failed", "END status=ok")
-                 for l in lines]
+        lines = claim_ok(replace_tm(read_log(FAILED_LOG), "status",
+                                    lambda r: dict(r, status="ok")))
         proc = self.parse("\n".join(lines).encode())
         self.assertEqual(proc.returncode, 6, proc.stderr)
         self.assertIn("CRC32 mismatch", proc.stderr)
@@ -297,9 +299,8 @@ class CorruptedLogs(Cli):
     def test_forged_ok_with_a_failed_check_never_exits_0(self):
         lines = replace_tm(read_log(FAILED_LOG), "status",
                            lambda r: dict(r, status="ok"))
-        lines = replace_tm(lines, "end", lambda r: dict(r, status="ok"))
-        lines = [l.replace("END status=check-failed", "END status=ok")
-                 for l in lines]
+        lines = claim_ok(replace_tm(lines, "end",
+                                    lambda r: dict(r, status="ok")))
         proc = self.parse(forge(lines))
         self.assertEqual(proc.returncode, 1, proc.stderr)
         self.assertIn("hook.fail_check", proc.stderr)
@@ -324,9 +325,7 @@ class CorruptedLogs(Cli):
     def test_schema_1_failed_check_with_end_ok_exits_1(self):
         lines = [l for l in read_log(FAILED_LOG)
                  if not l.startswith('@tm {"type":"status"')]
-        lines = replace_tm(lines, "run", lambda r: dict(r, schema=1))
-        lines = [l.replace("END status=check-failed", "END status=ok")
-                 for l in lines]
+        lines = claim_ok(replace_tm(lines, "run", lambda r: dict(r, schema=1)))
         proc = self.parse(forge(lines))
         self.assertEqual(proc.returncode, 1, proc.stderr)
 
@@ -435,19 +434,6 @@ class Floods(Cli):
 
 
 # ---------------------------------------------------------------- item 8
-
-def pid_gone(pid, within_s):
-    end = time.monotonic() + within_s
-    while time.monotonic() < end:
-        try:
-            with open("/proc/%d/stat" % pid) as fh:
-                if fh.read().split(") ")[-1].startswith("Z"):
-                    return True
-        except FileNotFoundError:
-            return True
-        time.sleep(0.05)
-    return False
-
 
 def kill_quietly(*pids):
     """Cleanup after a failed probe: no process of a test survives it."""

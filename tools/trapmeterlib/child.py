@@ -95,6 +95,10 @@ def stop(proc, grace_s=GRACE_S):
         except subprocess.TimeoutExpired:
             pass
     _signal_group(proc, signal.SIGKILL)
+    _reap(proc)
+
+
+def _reap(proc):
     try:
         proc.wait(timeout=5.0)
     except subprocess.TimeoutExpired:
@@ -114,11 +118,7 @@ def stop_all():
     for proc in list(_LIVE):
         if proc.poll() is None:
             _signal_group(proc, signal.SIGKILL)
-        try:
-            proc.wait(timeout=5.0)
-        except subprocess.TimeoutExpired:
-            pass
-        forget(proc)
+        _reap(proc)
 
 
 atexit.register(stop_all)
