@@ -349,6 +349,35 @@ class CorruptedLogs(Cli):
         self.assertIn("\\x1b[2J", proc.stdout)
 
 
+class TscFigures(Cli):
+    """A guessed TSC frequency is said loudly and marks the time figures;
+    a PM-timer cross-check more than 2 % away is a warning."""
+
+    def tsc_log(self, **tsc):
+        lines = replace_tm(read_log(OK_LOG), "run",
+                           lambda r: dict(r, tsc=dict(r["tsc"], **tsc)))
+        return self.parse(forge(lines))
+
+    def test_guess_is_loud_and_marks_ns(self):
+        proc = self.tsc_log(guess=True, source="assumed-1GHz", khz=1000000)
+        self.assertEqual(proc.returncode, 0, proc.stderr)
+        self.assertIn("TSC FREQUENCY IS A GUESS (assumed-1GHz", proc.stderr)
+        self.assertIn("tsc assumed-1GHz 1000000 kHz (GUESS)", proc.stdout)
+        rows = [l for l in proc.stdout.splitlines() if "fwcfg.in8." in l]
+        self.assertTrue(rows and all(l.rstrip().endswith("?") for l in rows))
+
+    def test_check_disagreement_warns(self):
+        proc = self.tsc_log(check={"source": "acpi-pm", "khz": 1, "ms": 50,
+                                   "diff_ppm": 30000, "disagree": True,
+                                   "replaced_guess": False})
+        self.assertIn("3.0 % apart, more than 2 %", proc.stderr)
+        quiet = self.tsc_log(check={"source": "acpi-pm", "khz": 1, "ms": 50,
+                                    "diff_ppm": 15000, "disagree": False,
+                                    "replaced_guess": False})
+        self.assertNotIn("apart", quiet.stderr)
+        self.assertNotIn("?", quiet.stdout.split("\n", 1)[1])
+
+
 class CompareInputs(Cli):
     """compare reads schema 1 and 2 (also mixed) and refuses the rest."""
 
