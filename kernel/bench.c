@@ -335,6 +335,8 @@ void bench_skip(const char *suite, const char *case_name, const char *reason)
 	jw_str(&w, "case", case_name);
 	jw_str(&w, "reason", reason);
 	jw_obj_end(&w);
+	if (kstrcmp(case_name, "*") == 0)
+		cmdline_note_suite_skipped();
 	kprintf("  %-30s skipped: %s\n", case_name, reason);
 	tm_line(jw_finish(&w));
 	lava_skip(suite, case_name);

@@ -24,7 +24,7 @@ struct bench_result;
 struct jw;
 /* Perform the case's operation `iters` times on `buf`. */
 typedef void (*bench_op_fn)(const struct bench_case *c, u8 *buf, u64 iters);
-/* VM exits one operation takes under KVM by DESIGN.md's model. */
+/* VM exits one operation takes under KVM by the model in docs/design.md. */
 typedef u32 (*bench_model_fn)(const struct bench_case *c, const u8 *buf);
 /* NULL when the case can run, else why not. */
 typedef const char *(*bench_skip_fn)(const struct bench_case *c);

@@ -75,8 +75,21 @@ int cmdline_parse(const char *cmdline, struct tm_config *cfg, char *err,
  */
 bool cmdline_lava_requested(const char *cmdline);
 
-/* True if no case globs were given or any glob matches case_name. */
+/* True if no case globs were given or any glob matches case_name.  Also
+ * notes which globs matched and the names closest to the others. */
 bool cmdline_case_selected(const struct tm_config *cfg, const char *case_name);
+
+/* Forget what cmdline_case_selected() noted (start of a run, tests). */
+void cmdline_case_reset(void);
+/* A whole suite was skipped: its case names were never offered. */
+void cmdline_note_suite_skipped(void);
+/*
+ * After the suites: -EINVAL with "case=GLOB matches no case of the
+ * selected suites (close: a, b, c)" in err for the first glob that
+ * matched no case offered to cmdline_case_selected(), else 0 (also 0
+ * when a whole suite was skipped).
+ */
+int cmdline_unmatched_globs(const struct tm_config *cfg, char *err, size_t errlen);
 
 /*
  * Shell-style match of the whole string: '*' any run, '?' any one char,

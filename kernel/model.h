@@ -1,6 +1,6 @@
 /*
  * kernel/model.h - how many VM exits KVM takes for a port I/O operation,
- * by DESIGN.md's model (read from KVM's x86 emulator).  The host runner's
+ * by the model in docs/design.md (read from KVM's x86 emulator).  The host runner's
  * measured counts are the truth; this is what we expect.
  */
 #ifndef KERNEL_MODEL_H
@@ -17,7 +17,9 @@
 
 /*
  * `rep ins` of `bytes` into a buffer at address `addr` (DF=0): every exit
- * fills at most the read-ahead cache and never crosses a page end.
+ * fills at most the read-ahead cache, and at most as many *units* as there
+ * are *bytes* left in the page (KVM's rule, see model.c): 8-bit chunks end
+ * at a page end, 16/32-bit chunks may run past it.
  */
 u32 model_rep_in_exits(u64 addr, u32 bytes, u32 width);
 

@@ -285,7 +285,7 @@ static void op_ide(const struct bench_case *c, u8 *buf, u64 iters)
 }
 
 /* Exits of one operation: the driver's counted register accesses plus
- * the data-port exits by DESIGN.md's model, averaged over the runs. */
+ * the data-port exits by the model in docs/design.md, averaged over the runs. */
 static u32 model_ide(const struct bench_case *c, const u8 *buf)
 {
 	struct ide_case *s = st_of(c);

@@ -26,6 +26,7 @@
 #include "kernel/suites/suites.h"
 #include "kernel/bench.h"
 #include "lib/fmt.h"
+#include "lib/json.h"
 #include "lib/string.h"
 #include "drivers/platform.h"
 #include "drivers/fw_cfg.h"
@@ -52,6 +53,9 @@ static u16 blob_key;
 static u32 blob_size;
 static u8 elcr_value;
 static u16 pm_base;
+/* String instructions executed by the current case: the result line says
+ * what really ran (rep=off or a loop in their place shows 0). */
+static u64 string_instrs;
 
 /* byte i of the runner's blob; tools/trapmeterlib writes the same */
 static u8 blob_byte(u32 i)
@@ -91,6 +95,7 @@ static void out_loop(u16 port, u8 width, const u8 *buf, u32 units)
 
 static void rep_in(u16 port, u8 width, u8 *buf, u32 units)
 {
+	string_instrs++;
 	if (width == 1)
 		insb(port, buf, units);
 	else if (width == 2)
@@ -101,6 +106,7 @@ static void rep_in(u16 port, u8 width, u8 *buf, u32 units)
 
 static void rep_out(u16 port, u8 width, const u8 *buf, u32 units)
 {
+	string_instrs++;
 	if (width == 1)
 		outsb(port, buf, units);
 	else if (width == 2)
@@ -181,6 +187,14 @@ static u32 verify_fwcfg(const struct bench_case *c, const u8 *buf)
 	return bad;
 }
 
+static void extra_pio(const struct bench_case *c, const struct bench_result *r,
+		      struct jw *w)
+{
+	(void)c;
+	(void)r;
+	jw_u64(w, "string_instrs", string_instrs);
+}
+
 static const char *skip_acpi(const struct bench_case *c)
 {
 	(void)c;
@@ -215,6 +229,7 @@ static struct bench_case *add(const char *target, u16 port, u8 handler, u8 dir,
 	c->bytes = bytes;
 	c->buf_offset = off;
 	c->op = op_port;
+	c->extra = extra_pio;
 	c->rep_as_loop = method == METHOD_REP && !bench_cfg->rep;
 	if (method == METHOD_SINGLE)
 		c->exits_model = bench_model_units;
@@ -590,6 +605,7 @@ void suite_pio(const struct tm_config *cfg)
 		add_extended();
 	for (i = 0; i < n_cases; i++) {
 		prepare_buffer(&cases[i]);
+		string_instrs = 0;
 		if (bench_run(&cases[i], &r) < 0)
 			continue;
 		if (cases[i].extra == extra_ext && cases[i].verify != verify_fwcfg) {

@@ -400,7 +400,7 @@ class ResultsJsonTest(unittest.TestCase):
             back = json.load(fh)
         self.assertEqual(os.listdir(tmp), ["results.json"])
         self.assertEqual((back["schema"], back["tool"], back["version"]),
-                         (1, "trapmeter", "0.1.0"))
+                         (report.RESULTS_SCHEMA, "trapmeter", "0.1.0"))
         self.assertEqual((back["status"], back["exit_code"]), ("ok", 0))
         self.assertEqual(set(back["host"]), set(hostobj))
         b0 = back["boots"][0]
