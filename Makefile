@@ -60,6 +60,7 @@ C_SRCS := \
 	kernel/lava.c \
 	kernel/main.c \
 	kernel/model.c \
+	kernel/netframe.c \
 	kernel/phase_sync.c \
 	kernel/stats.c \
 	lib/string.c \
@@ -73,7 +74,7 @@ ELF  := $(BUILD)/trapmeter.elf
 ISO  := $(BUILD)/trapmeter.iso
 
 # Host unit tests: test name -> the pure files it links.
-HOST_TESTS := fmt crc32 stats cmdline json dump string bootinfo model lava virtq virtio_pci ata
+HOST_TESTS := fmt crc32 stats cmdline json dump string bootinfo model lava virtq virtio_pci ata virtio_net netframe
 HOST_DEPS_fmt      := lib/fmt.c lib/string.c
 HOST_DEPS_crc32    := lib/crc32.c
 HOST_DEPS_stats    := kernel/stats.c lib/string.c
@@ -86,6 +87,9 @@ HOST_DEPS_model    := kernel/model.c
 HOST_DEPS_lava     := kernel/lava.c lib/fmt.c lib/string.c
 HOST_DEPS_virtq    := drivers/virtq.c
 HOST_DEPS_virtio_pci := drivers/virtio_pci.c drivers/virtq.c drivers/pci.c tests/host/fake_io.c
+HOST_DEPS_virtio_net := drivers/virtio_net.c drivers/virtio_pci.c drivers/virtq.c drivers/pci.c \
+                        lib/string.c tests/host/fake_io.c
+HOST_DEPS_netframe := kernel/netframe.c
 HOST_DEPS_ata      := drivers/ata.c drivers/pci.c kernel/idepat.c kernel/model.c \
                       lib/fmt.c lib/string.c tests/host/fake_io.c
 HOST_BINS := $(HOST_TESTS:%=$(BUILD)/host/test_%)

@@ -13,6 +13,8 @@
  *   budget_ms=N     10..600000 (default 2000)
  *   lava=B          TM_LAVA lines for a LAVA monitor (kernel/lava.h)
  *   fail_check=B    test hook: report one failing check (hook.fail_check)
+ *   virtio_path=P   normal (one 2 KiB receive buffer per frame) or
+ *                   mergeable (VIRTIO_NET_F_MRG_RXBUF, 512 B buffers)
  * Duplicate keys: the last one wins.
  */
 #ifndef KERNEL_CMDLINE_H
@@ -39,6 +41,7 @@ struct tm_config {
 	u32 budget_ms;		/* per-case budget, default 2000, 10..600000 */
 	bool lava;		/* default off; on: TM_LAVA monitor lines */
 	bool fail_check;	/* test hook: one failing check */
+	bool virtio_mergeable;	/* virtio_path=mergeable: MRG_RXBUF receive path */
 };
 
 #define SUITE_PIO    (1u << 0)
