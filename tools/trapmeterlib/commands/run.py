@@ -8,7 +8,7 @@ import subprocess
 import sys
 import tempfile
 
-from .. import exitcount, host, ide, junit, qemu, report, status, virtio
+from .. import exitcount, host, ide, junit, qemu, report, status, testpmd, virtio
 from ..status import Outcome, decide_boot
 from .common import (OptionError, TrapmeterError, check_words, has_report,
                      repo_root, report_outcome, say)
@@ -173,6 +173,7 @@ class RunSession:
         self.summary = None
         self.count_exits = False
         self.ide = None
+        self.backend = None             # testpmd.Testpmd with vhost-user
         self.detailed = args.verbose or sys.stderr.isatty()
 
     def write_json(self, code, messages=()):
@@ -231,7 +232,7 @@ def prepare(session):
     session.count_exits = count
     session.config["count_exits"] = count
     vconf = virtio.settings(args)
-    cfg.extra = virtio.device_args(vconf) + list(session.extra)
+    cfg.extra = list(session.extra)     # run_boots adds the NICs
     session.config["virtio"] = vconf
     session.host = host.host_info(qemu_bin, accel, flavour)
     session.config.update(accel=accel, accel_requested=args.accel,
@@ -290,7 +291,37 @@ def write_run_junit(path, session):
 
 
 def run_boots(session, cfg, tmpdir):
-    """Boot --repeat times; the worst status wins, 2-6 stop early."""
+    """Boot --repeat times with the NICs' backend (testpmd for vhost-user)
+    running throughout; it is stopped however the boots end."""
+    vconf = session.config.get("virtio")
+    vdir = os.path.join(tmpdir, "vhost")
+    extra = cfg.extra
+    cfg.extra = virtio.device_args(vconf, vdir) + list(extra)
+    try:
+        if virtio.vhost_user(vconf):
+            start_backend(session, vconf, vdir)
+        return _run_boots(session, cfg, tmpdir)
+    finally:
+        cfg.extra = extra
+        if session.backend is not None:
+            session.backend.stop()
+            session.backend = None
+
+
+def start_backend(session, vconf, vdir):
+    """testpmd with two vhost-user ports, ready before QEMU starts."""
+    backend = testpmd.Testpmd(vconf["testpmd"], vconf["testpmd_args"], vdir,
+                              say)
+    session.backend = backend
+    try:
+        backend.start()
+    except testpmd.TestpmdError as exc:
+        raise TrapmeterError(exc.code, exc.message)
+    session.config["testpmd_argv"] = backend.argv
+
+
+def _run_boots(session, cfg, tmpdir):
+    """Boot --repeat times; the worst status wins, 2-7 stop early."""
     args = session.args
     qemu.prepare_tmpdir(cfg, tmpdir)
     if session.count_exits:
@@ -340,6 +371,7 @@ def one_boot(session, cfg, argv, tmpdir, index, timeout):
     if cfg.qmp_path:
         _remove_quietly(cfg.qmp_path)
         counter = exitcount.ExitCounter(cfg.qmp_path, say)
+    before = backend_stats(session, "before boot %d" % (index + 1))
     try:
         boot = qemu.run_boot(argv, timeout, stderr_path, log,
                              session.on_record,
@@ -362,6 +394,7 @@ def one_boot(session, cfg, argv, tmpdir, index, timeout):
     ide_failure = ide.after_boot(session.ide, boot.dump)
     if ide_failure and outcome.code == status.OK:
         outcome = Outcome(status.CHECK_FAILED, [ide_failure])
+    outcome = backend_after_boot(session, before, boot.dump, outcome, index)
     session.boots.append(report.boot_entry(index, outcome, boot.dump,
                                            boot.wall_s, boot.rc,
                                            boot.stderr_text))
@@ -373,6 +406,38 @@ def one_boot(session, cfg, argv, tmpdir, index, timeout):
         say("boot %d/%d: %s (%.1f s)" % (index + 1, args.repeat,
                                          outcome.name, boot.wall_s))
     return outcome, boot.dump, boot.wall_s
+
+
+def backend_stats(session, when):
+    """testpmd's port counters (None without a backend); a dead testpmd
+    is a backend error."""
+    if session.backend is None:
+        return None
+    try:
+        session.backend.check_alive(when)
+        return session.backend.stats()
+    except testpmd.TestpmdError as exc:
+        raise TrapmeterError(exc.code, exc.message)
+
+
+def backend_after_boot(session, before, dump, outcome, index):
+    """Cross-check testpmd's counters with the guest's; testpmd dying
+    during the boot is the boot's status (backend-error)."""
+    if session.backend is None:
+        return outcome
+    try:
+        session.backend.check_alive("during boot %d" % (index + 1))
+        after = session.backend.stats()
+    except testpmd.TestpmdError as exc:
+        return Outcome(status.BACKEND_ERROR, [exc.message] + outcome.messages)
+    if dump is None or not dump.started:
+        return outcome
+    check = testpmd.boot_check(before, after, dump)
+    dump.checks.append(check)
+    if not check["ok"] and outcome.code == status.OK:
+        return Outcome(status.CHECK_FAILED, ["vhost.testpmd_stats failed: "
+                                             + check["detail"]])
+    return outcome
 
 
 def _remove_quietly(path):
