@@ -251,6 +251,12 @@ def decide_count_exits(args, accel):
         if args.count_exits:
             say("--count-exits: " + exitcount.TCG_NOTE)
         return False
+    if virtio.vhost_user(virtio.settings(args)):
+        if args.count_exits:
+            raise OptionError(virtio.VHOST_NO_SYNC)
+        say("--virtio-backend vhost-user: not counting exits (" +
+            virtio.VHOST_NO_SYNC_WHY + ")")
+        return False
     return args.count_exits is not False
 
 
@@ -433,6 +439,8 @@ def backend_after_boot(session, before, dump, outcome, index):
     if dump is None or not dump.started:
         return outcome
     check = testpmd.boot_check(before, after, dump)
+    if not check["ok"]:
+        check["testpmd_log_tail"] = session.backend.log_text()[-3000:]
     dump.checks.append(check)
     if not check["ok"] and outcome.code == status.OK:
         return Outcome(status.CHECK_FAILED, ["vhost.testpmd_stats failed: "
