@@ -22,11 +22,11 @@ Skipped where KVM cannot create a VM or dpdk-testpmd is missing.
 import json
 import os
 import shutil
-import subprocess
 import tempfile
 import unittest
 
-from tests.boot.common import ROOT, RUNNER, need_build, need_kvm
+from tests.acceptance.test_kvm_compare import REGRESSION, runner
+from tests.boot.common import need_build, need_kvm
 from tests.boot.test_vhost import need_testpmd
 
 CASES = "net.64.*,net.128.*"
@@ -35,12 +35,6 @@ NOISY_RW = 40000
 NOISY = ("--forward-mode=noisy --noisy-lkup-memory=64 "
          "--noisy-lkup-num-reads-writes=%d" % NOISY_RW)
 CONFIGS = {"io": [], "io-again": [], "noisy": ["--testpmd-args=" + NOISY]}
-REGRESSION = 10
-
-
-def runner(*args, timeout=900):
-    return subprocess.run([RUNNER, *args], capture_output=True, text=True,
-                          timeout=timeout, cwd=ROOT)
 
 
 class VhostBackendCompare(unittest.TestCase):
