@@ -11,8 +11,9 @@ vhost-user ports, forwarding NIC A's frames (port 0) to NIC B (port 1).
 testpmd runs in the run's private directory (sockets and its log); its
 EAL runtime directory (/var/run/dpdk/PREFIX as root, else
 $XDG_RUNTIME_DIR/dpdk/PREFIX, pointed into the private directory) is
-removed afterwards.  The process dies with the runner (PR_SET_PDEATHSIG)
-and is stopped ("quit", then SIGTERM, SIGKILL) however the run ends.
+removed afterwards.  The process dies with the runner (child.spawn:
+PR_SET_PDEATHSIG) and is stopped ("quit", then child.stop: SIGTERM,
+SIGKILL) however the run ends.
 Port statistics come from the interactive prompt: "show port stats all"
 and "show fwd stats all".  testpmd's output goes to a pseudo-terminal
 (read into DIR/testpmd.log by a thread): on a pipe or file its printf
@@ -20,17 +21,15 @@ output would sit in stdio's buffer while the prompt is written at once.
 testpmd busy-polls its forwarding lcore.
 """
 
-import ctypes
 import itertools
 import os
 import re
 import shutil
-import signal
 import subprocess
 import threading
 import time
 
-from . import status
+from . import child, status
 
 DEFAULT_BINARY = "dpdk-testpmd"
 MEM_MB = 256                    # testpmd -m and QEMU's shared memory backend
@@ -45,7 +44,6 @@ KILL_GRACE_S = 3.0
 POLL_S = 0.05
 BASE_APP_ARGS = ["-i", "--forward-mode=io", "--auto-start", "--nb-cores=1",
                  "--total-num-mbufs=8192"]
-PR_SET_PDEATHSIG = 1
 _SERIAL = itertools.count()
 
 # testpmd/EAL messages -> what went wrong
@@ -223,12 +221,6 @@ def cross_check(delta, totals):
 
 # ---------------------------------------------------------------- process
 
-def _die_with_parent():
-    """In the child before exec: SIGKILL when the runner's thread exits."""
-    libc = ctypes.CDLL(None, use_errno=True)
-    libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
-
-
 class Testpmd:
     """One testpmd process serving every boot of a run."""
 
@@ -268,10 +260,9 @@ class Testpmd:
         self._log = open(self.log_path, "wb")
         master, slave = os.openpty()
         try:
-            self.proc = subprocess.Popen(
+            self.proc = child.spawn(
                 self.argv, stdin=subprocess.PIPE, stdout=slave,
-                stderr=slave, cwd=self.dir, env=self.env,
-                start_new_session=True, preexec_fn=_die_with_parent)
+                stderr=slave, cwd=self.dir, env=self.env)
         except OSError as exc:
             os.close(master)
             raise TestpmdError("cannot execute %s: %s"
@@ -395,24 +386,15 @@ class Testpmd:
 
 
 def _stop_process(proc):
+    """testpmd's own "quit" first (it stops its ports), then the group."""
     try:
         if proc.poll() is None:
             proc.stdin.write(b"quit\n")
             proc.stdin.flush()
-    except OSError:
+        proc.wait(timeout=QUIT_GRACE_S)
+    except (OSError, subprocess.TimeoutExpired):
         pass
-    for sig, wait_s in ((None, QUIT_GRACE_S), (signal.SIGTERM, KILL_GRACE_S),
-                        (signal.SIGKILL, KILL_GRACE_S)):
-        if sig is not None and proc.poll() is None:
-            try:
-                os.killpg(proc.pid, sig)
-            except (ProcessLookupError, PermissionError):
-                proc.send_signal(sig)
-        try:
-            proc.wait(timeout=wait_s)
-            break
-        except subprocess.TimeoutExpired:
-            continue
+    child.stop(proc, KILL_GRACE_S)
     try:
         proc.stdin.close()
     except OSError:
