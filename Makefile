@@ -63,6 +63,7 @@ C_SRCS := \
 	kernel/main.c \
 	kernel/model.c \
 	kernel/model_mmio.c \
+	kernel/netframe.c \
 	kernel/phase_sync.c \
 	kernel/stats.c \
 	kernel/tsc_check.c \
@@ -80,7 +81,8 @@ ISO  := $(BUILD)/trapmeter.iso
 SHIM := $(BUILD)/kvm_delay.so
 
 # Host unit tests: test name -> the pure files it links.
-HOST_TESTS := fmt crc32 stats cmdline json dump string bootinfo model lava virtq virtio_pci ata model_mmio tsc
+HOST_TESTS := fmt crc32 stats cmdline json dump string bootinfo model lava virtq virtio_pci ata model_mmio tsc \
+              virtio_net netframe
 HOST_DEPS_fmt      := lib/fmt.c lib/string.c
 HOST_DEPS_crc32    := lib/crc32.c
 HOST_DEPS_stats    := kernel/stats.c lib/string.c
@@ -94,6 +96,9 @@ HOST_DEPS_model_mmio := kernel/model_mmio.c
 HOST_DEPS_lava     := kernel/lava.c lib/fmt.c lib/string.c
 HOST_DEPS_virtq    := drivers/virtq.c
 HOST_DEPS_virtio_pci := drivers/virtio_pci.c drivers/virtq.c drivers/pci.c tests/host/fake_io.c
+HOST_DEPS_virtio_net := drivers/virtio_net.c drivers/virtio_pci.c drivers/virtq.c drivers/pci.c \
+                        lib/string.c tests/host/fake_io.c
+HOST_DEPS_netframe := kernel/netframe.c
 HOST_DEPS_ata      := drivers/ata.c drivers/pci.c kernel/idepat.c kernel/model.c \
                       lib/fmt.c lib/string.c tests/host/fake_io.c
 HOST_DEPS_tsc      := arch/x86/tsc.c tests/host/fake_cpu.c tests/host/fake_io.c

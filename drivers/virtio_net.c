@@ -4,8 +4,13 @@
  * configuration (5.1.4), receive buffers (5.1.6.3) and transmission
  * (5.1.6.2) with a zeroed virtio_net_hdr (no offloads), polled.  Header
  * and frame share one descriptor, which needs VIRTIO_F_ANY_LAYOUT on
- * legacy devices (always true for VERSION_1).
- * QEMU: `-netdev hubport,id=n0,hubid=0 -device virtio-net-pci,netdev=n0`.
+ * legacy devices (always true for VERSION_1).  With VIRTIO_NET_F_MRG_RXBUF
+ * (5.1.6.3.1, 5.1.6.4) receive buffers are VNET_MRG_BUF_SIZE bytes and
+ * the first buffer's header says in num_buffers how many used entries,
+ * in order, make up the frame.
+ * QEMU: `-netdev hubport,id=n0,hubid=0 -device virtio-net-pci,netdev=n0`,
+ * or a vhost-user backend: `-netdev vhost-user,chardev=c0` with guest
+ * memory shared (memory-backend-memfd,share=on).
  */
 #include "drivers/virtio_net.h"
 #include "lib/string.h"
@@ -33,6 +38,11 @@ static u8 *buf_at(u8 *base, u16 slot)
 	return base + (size_t)slot * VNET_BUF_SIZE;
 }
 
+static u8 *rx_buf_at(const struct vnet *n, u16 slot)
+{
+	return n->rx_bufs + (size_t)slot * n->rx_buf_size;
+}
+
 static void read_mac(struct vnet *n)
 {
 	u32 i;
@@ -42,19 +52,38 @@ static void read_mac(struct vnet *n)
 			    n->vp.ops->config_read8(&n->vp, i) : 0;
 }
 
+static int rx_add(struct vnet *n, u16 slot)
+{
+	struct virtq_buf b = { rx_buf_at(n, slot), n->rx_buf_size, true };
+
+	return virtq_add(&n->rx, &b, 1, b.addr);
+}
+
 static int rx_fill(struct vnet *n)
 {
 	u16 slot;
 	int err;
 
 	for (slot = 0; slot < n->rx.num; slot++) {
-		struct virtq_buf b = { buf_at(n->rx_bufs, slot), VNET_BUF_SIZE, true };
-		err = virtq_add(&n->rx, &b, 1, b.addr);
+		err = rx_add(n, slot);
 		if (err)
 			return err;
 	}
 	virtq_publish(&n->rx);
 	return 0;
+}
+
+int vnet_rx_init_mem(struct vnet *n, u16 num, void *ring, u8 *bufs, bool mrg)
+{
+	int err = virtq_init(&n->rx, num, ring, false);
+
+	if (err)
+		return err;
+	n->mrg = mrg;
+	n->hdr_len = VNET_HDR_MODERN;
+	n->rx_buf_size = mrg ? VNET_MRG_BUF_SIZE : VNET_BUF_SIZE;
+	n->rx_bufs = bufs;
+	return rx_fill(n);
 }
 
 static int setup_queues(struct vnet *n, u32 which)
@@ -96,8 +125,12 @@ int vnet_init(struct vnet *n, u32 which, const struct pci_dev *pci,
 		vpci_fail(&n->vp);
 		return -VPCI_EFEATURES;
 	}
-	n->hdr_len = n->vp.features & (1ull << VIRTIO_F_VERSION_1) ? VNET_HDR_MODERN
-								  : VNET_HDR_LEGACY;
+	n->mrg = n->vp.features & (1ull << VIRTIO_NET_F_MRG_RXBUF);
+	/* 5.1.6.1: num_buffers is there with VERSION_1 or MRG_RXBUF */
+	n->hdr_len = n->vp.features & ((1ull << VIRTIO_F_VERSION_1) |
+				       (1ull << VIRTIO_NET_F_MRG_RXBUF)) ? VNET_HDR_MODERN
+									: VNET_HDR_LEGACY;
+	n->rx_buf_size = n->mrg ? VNET_MRG_BUF_SIZE : VNET_BUF_SIZE;
 	err = setup_queues(n, which);
 	if (err)
 		goto err_fail;
@@ -129,9 +162,16 @@ int vnet_tx_queue(struct vnet *n, u16 slot, u32 len)
 {
 	struct virtq_buf b = { buf_at(n->tx_bufs, slot), n->hdr_len + len, false };
 
+	int err;
+
 	if (len < VNET_MIN_FRAME || len > VNET_MAX_FRAME || slot >= n->tx.num)
 		return -EINVAL;
-	return virtq_add(&n->tx, &b, 1, (void *)(uintptr_t)(slot + 1));
+	err = virtq_add(&n->tx, &b, 1, (void *)(uintptr_t)(slot + 1));
+	if (!err) {
+		n->tx_frames++;
+		n->tx_bytes += len;
+	}
+	return err;
 }
 
 bool vnet_tx_publish(struct vnet *n)
@@ -157,25 +197,76 @@ u32 vnet_tx_reap(struct vnet *n)
 	return done;
 }
 
-u8 *vnet_rx_poll(struct vnet *n, u32 *len, u16 *slot)
+/* Take one used receive buffer as the next piece of f; false when the
+ * device returned a chain we never posted. */
+static bool rx_take(struct vnet *n, struct vnet_rx_frame *f, u32 skip)
 {
 	u32 written = 0;
 	u8 *buf = virtq_get(&n->rx, &written);
+	u16 i = f->nfrags;
 
 	if (!buf)
-		return NULL;
-	*slot = (u16)((buf - n->rx_bufs) / VNET_BUF_SIZE);
-	*len = written > n->hdr_len ? written - n->hdr_len : 0;
-	return buf + n->hdr_len;
+		return false;
+	f->nfrags++;
+	f->slot[i] = (u16)((buf - n->rx_bufs) / n->rx_buf_size);
+	f->data[i] = buf + skip;
+	f->frag_len[i] = written > skip ? written - skip : 0;
+	f->len += f->frag_len[i];
+	n->rx_bufs_used++;
+	return true;
 }
 
-int vnet_rx_refill(struct vnet *n, u16 slot)
+/* Mergeable: how many used entries the next frame spans (0: none yet). */
+static u32 mrg_buffers(struct vnet *n, bool *bad)
 {
-	struct virtq_buf b = { buf_at(n->rx_bufs, slot), VNET_BUF_SIZE, true };
-	int err = virtq_add(&n->rx, &b, 1, b.addr);
+	u32 written = 0;
+	const struct virtio_net_hdr *h = virtq_peek(&n->rx, &written);
+	u32 num;
 
-	if (err)
-		return err;
+	if (!h)
+		return 0;
+	num = ((const volatile struct virtio_net_hdr *)h)->num_buffers;
+	*bad = num == 0 || num > VNET_MAX_FRAGS || written < n->hdr_len;
+	if (num == 0 || num > VNET_MAX_FRAGS)
+		num = 1;     /* take the head alone; the caller counts it bad */
+	return virtq_used_pending(&n->rx) >= num ? num : 0;
+}
+
+int vnet_rx_poll(struct vnet *n, struct vnet_rx_frame *f)
+{
+	bool bad = false;
+	u32 num = 1, i;
+
+	f->len = 0;
+	f->nfrags = 0;
+	if (n->mrg)
+		num = mrg_buffers(n, &bad);
+	else if (!virtq_used_pending(&n->rx))
+		num = 0;
+	if (!num || !virtq_peek(&n->rx, NULL))
+		return 0;
+	for (i = 0; i < num; i++)
+		if (!rx_take(n, f, i ? 0 : n->hdr_len))
+			bad = true;
+	n->rx_frames++;
+	n->rx_bytes += f->len;
+	if (bad || f->len > VNET_MAX_FRAME) {
+		n->rx_bad++;
+		return -EIO;
+	}
+	return 1;
+}
+
+int vnet_rx_release(struct vnet *n, const struct vnet_rx_frame *f)
+{
+	u16 i;
+	int err;
+
+	for (i = 0; i < f->nfrags; i++) {
+		err = rx_add(n, f->slot[i]);
+		if (err)
+			return err;
+	}
 	if (virtq_publish(&n->rx)) {
 		vpci_notify(&n->vp, VNET_RX_QUEUE);
 		n->rx_kicks++;
@@ -186,4 +277,11 @@ int vnet_rx_refill(struct vnet *n, u16 slot)
 u16 vnet_rx_posted(const struct vnet *n)
 {
 	return n->rx.num - n->rx.num_free;
+}
+
+u32 vnet_rx_bufs_per_frame(const struct vnet *n, u32 len)
+{
+	if (!n->mrg)
+		return 1;
+	return (n->hdr_len + len + n->rx_buf_size - 1) / n->rx_buf_size;
 }

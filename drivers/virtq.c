@@ -159,16 +159,35 @@ static void free_chain(struct virtq *q, u16 head)
 	q->num_free += n;
 }
 
+/* The next used entry, or false when the device returned nothing new. */
+static bool next_used(struct virtq *q, struct virtq_used_elem *e)
+{
+	if (read16(&q->used->idx) == q->last_used)
+		return false;
+	/* 2.7.14: read the ring entry only after seeing the index */
+	virt_rmb();
+	*e = ((volatile struct virtq_used_elem *)q->used->ring)[q->last_used & (q->num - 1)];
+	return true;
+}
+
+void *virtq_peek(struct virtq *q, u32 *len)
+{
+	struct virtq_used_elem e;
+
+	if (!next_used(q, &e) || e.id >= q->num)
+		return NULL;
+	if (len)
+		*len = e.len;
+	return q->token[e.id];
+}
+
 void *virtq_get(struct virtq *q, u32 *len)
 {
 	struct virtq_used_elem e;
 	void *token;
 
-	if (read16(&q->used->idx) == q->last_used)
+	if (!next_used(q, &e))
 		return NULL;
-	/* 2.7.14: read the ring entry only after seeing the index */
-	virt_rmb();
-	e = ((volatile struct virtq_used_elem *)q->used->ring)[q->last_used & (q->num - 1)];
 	q->last_used++;
 	if (e.id >= q->num || !q->token[e.id])
 		return NULL;          /* a device bug: never a wild pointer */

@@ -92,6 +92,11 @@ bool virtq_publish(struct virtq *q);
  * descriptors. */
 void *virtq_get(struct virtq *q, u32 *len);
 
+/* The next used chain's token and length without taking it (NULL when
+ * the used ring has nothing new): lets a driver look at a header before
+ * deciding how many chains belong together (VIRTIO_NET_F_MRG_RXBUF). */
+void *virtq_peek(struct virtq *q, u32 *len);
+
 /* Chains the device has returned that virtq_get has not taken yet. */
 u16 virtq_used_pending(const struct virtq *q);
 

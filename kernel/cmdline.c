@@ -182,6 +182,15 @@ static bool cmdline_apply_fault(struct tm_config *cfg, struct cmdline_tok val)
 	return false;
 }
 
+static bool cmdline_apply_virtio_path(struct tm_config *cfg, struct cmdline_tok val)
+{
+	if (cmdline_tok_eq(val, "normal") || cmdline_tok_eq(val, "mergeable")) {
+		cfg->virtio_mergeable = cmdline_tok_eq(val, "mergeable");
+		return true;
+	}
+	return false;
+}
+
 static const struct cmdline_key cmdline_keys[] = {
 	{ "suite", cmdline_apply_suite, "pio, exits, ide, virtio, mmio, all", 0 },
 	{ "case", cmdline_apply_case,
@@ -197,6 +206,7 @@ static const struct cmdline_key cmdline_keys[] = {
 	{ "budget_ms", cmdline_apply_budget, "10..600000", 0 },
 	CMDLINE_BOOL_KEY(lava),
 	CMDLINE_BOOL_KEY(fail_check),
+	{ "virtio_path", cmdline_apply_virtio_path, "normal, mergeable", 0 },
 };
 
 static void cmdline_error(char *err, size_t errlen, const char *fmt, ...)

@@ -28,10 +28,19 @@ static void test_defaults(void)
 	CHECK(cfg.fault == FAULT_NONE);
 	CHECK(cfg.hypercall && cfg.rep && !cfg.sync);
 	CHECK(!cfg.lava && !cfg.fail_check);
+	CHECK(!cfg.virtio_mergeable);
 	CHECK_EQ_U64(cfg.budget_ms, 2000);
 	CHECK_EQ_S64(parse(NULL), 0);
 	CHECK_EQ_S64(parse("  \t\n "), 0);
 	CHECK_EQ_U64(cfg.samples, 31);
+}
+
+static void test_virtio_path(void)
+{
+	CHECK_EQ_S64(parse("virtio_path=mergeable"), 0);
+	CHECK(cfg.virtio_mergeable);
+	CHECK_EQ_S64(parse("virtio_path=mergeable virtio_path=normal"), 0);
+	CHECK(!cfg.virtio_mergeable);
 }
 
 static void test_suite(void)
@@ -188,6 +197,8 @@ static void test_errors(void)
 		{ "lava=maybe", "bad value 'maybe' for key 'lava' (expected on, off" },
 		{ "fail_check=", "bad value '' for key 'fail_check' (expected on, off" },
 		{ "lava", "unknown flag 'lava'" },
+		{ "virtio_path=vector", "bad value 'vector' for key 'virtio_path' (expected normal, mergeable)" },
+		{ "virtio_path=", "for key 'virtio_path' (expected normal, mergeable)" },
 	};
 
 	for (size_t i = 0; i < ARRAY_SIZE(bad); i++) {
@@ -377,6 +388,7 @@ static void test_unmatched_glob(void)
 int main(void)
 {
 	RUN(test_defaults, "cmdline: defaults and empty lines");
+	RUN(test_virtio_path, "cmdline: virtio_path=normal|mergeable, last wins");
 	RUN(test_suite, "cmdline: suite= lists and suite names");
 	RUN(test_numbers, "cmdline: samples= and budget_ms= ranges");
 	RUN(test_bools, "cmdline: boolean keys and flags");

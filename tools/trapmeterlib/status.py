@@ -10,6 +10,7 @@ EXCEPTION = 3
 TIMEOUT = 4
 QEMU_ERROR = 5
 GARBLED = 6
+BACKEND_ERROR = 7      # the vhost-user backend (testpmd) failed
 REGRESSION = 10         # compare: at least one metric regressed
 UNUSABLE = 11           # compare: an input file cannot be used
 NO_INJECTION = 12       # sensitivity: the delay shim cannot act here
@@ -22,7 +23,8 @@ GUEST_STATUS = {"ok": OK, "check-failed": CHECK_FAILED,
 
 NAMES = {OK: "ok", CHECK_FAILED: "check-failed", BAD_INPUT: "bad-input",
          EXCEPTION: "exception", TIMEOUT: "timeout", QEMU_ERROR: "qemu-error",
-         GARBLED: "garbled", REGRESSION: "regression",
+         GARBLED: "garbled", BACKEND_ERROR: "backend-error",
+         REGRESSION: "regression",
          UNUSABLE: "unusable-input", NO_INJECTION: "no-injection",
          INTERNAL: "internal-error",
          INTERRUPTED: "interrupted"}
@@ -43,6 +45,9 @@ exit status (guest writes code C to isa-debug-exit; QEMU exits (C<<1)|1):
                                  without a guest status (e.g. triple fault)
   6       -             -  -     dump cut or garbled (count/CRC/END/sealed
                                  status mismatch, bad line, output flood)
+  7       -             -  -     vhost-user backend (testpmd) missing, too
+                                 few cores, port start failed, not ready,
+                                 or it died during the run
   10      compare: at least one metric regressed (others: 0 = none)
   11      compare: an input is unusable (unreadable, other schema or
           suites, truncated or edited: CRC/count/seal mismatch)

@@ -6,12 +6,14 @@ per-size table.
 The guest sends on NIC A and receives on NIC B; nothing leaves the VM:
   -netdev hubport,id=tmnet0,hubid=0 -device virtio-net-pci,netdev=tmnet0,...
   -netdev hubport,id=tmnet1,hubid=0 -device virtio-net-pci,netdev=tmnet1,...
+or, with --virtio-backend vhost-user, each NIC is a vhost-user port of DPDK
+testpmd, which forwards port 0 to port 1 (tools/trapmeterlib/testpmd.py).
 """
 
 import shutil
 import sys
 
-from . import privdir, status
+from . import privdir, status, testpmd
 from .dump import time_mark
 
 # transport -> virtio-net-pci properties (QEMU 7.2 names)
@@ -29,6 +31,15 @@ MAC_FMT = "52:54:00:74:6d:%02x"
 SUITE = "virtio"
 SIZES = (64, 128, 260, 520, 1024, 1500)
 POLICIES = ("each", "batch32", "event")
+BACKENDS = ("hub", "vhost-user")
+# Measured here: with sync=on every QMP stop/cont restarts QEMU's vhost-user
+# device (vhost_net_stop/start); testpmd drops the frames it forwards while
+# its port 1 comes back (3 to 6 per run in net.64.each).
+VHOST_NO_SYNC_WHY = ("the exit counter's QMP stop/cont restarts the vhost-user "
+                     "device and testpmd drops frames meanwhile")
+VHOST_NO_SYNC = ("--count-exits cannot be used with --virtio-backend "
+                 "vhost-user: " + VHOST_NO_SYNC_WHY)
+DEFAULT_BACKEND = "hub"
 
 
 def add_options(add):
@@ -43,6 +54,18 @@ def add_options(add):
     add("--virtio-nics", type=int, choices=(0, 1, 2), default=None,
         help="virtio-net NICs to attach with --suite virtio (default 2; "
         "0 or 1 show the suite's skip paths)")
+    add("--virtio-backend", choices=BACKENDS, default=None,
+        help="what connects NIC A to NIC B: hub (QEMU's own virtio-net "
+        "and hub, default) or vhost-user (DPDK testpmd forwards between two "
+        "vhost-user ports; needs root or hugepage-free DPDK, 2 CPUs)")
+    add("--testpmd", metavar="PATH", default=None,
+        help="--virtio-backend vhost-user: the testpmd binary (default "
+        "%s from PATH)" % testpmd.DEFAULT_BINARY)
+    add("--testpmd-args", metavar="ARGS", default=None,
+        help="--virtio-backend vhost-user: extra testpmd application "
+        "options (after its '--'; write --testpmd-args=\"...\" since they "
+        "start with --), e.g. --testpmd-args=\"--forward-mode=noisy "
+        "--noisy-lkup-memory=64 --noisy-lkup-num-reads-writes=4000\"")
     add("--virtio-matrix", action="store_true",
         help="boot six times (3 transports x ioeventfd on/off, suite "
         "virtio unless --suite says otherwise) and print one table")
@@ -58,29 +81,73 @@ def settings(args):
     """The virtio configuration of one boot, or None when the suite is off."""
     if not wanted(args.suite):
         return None
-    return {"transport": args.virtio_transport or DEFAULT_TRANSPORT,
+    conf = {"transport": args.virtio_transport or DEFAULT_TRANSPORT,
             "ioeventfd": args.ioeventfd or DEFAULT_IOEVENTFD,
             "nics": NIC_COUNT if args.virtio_nics is None else args.virtio_nics}
+    backend = getattr(args, "virtio_backend", None) or DEFAULT_BACKEND
+    if backend != DEFAULT_BACKEND:
+        conf.update(backend=backend,
+                    testpmd=getattr(args, "testpmd", None)
+                    or testpmd.DEFAULT_BINARY,
+                    testpmd_args=testpmd.split_args(
+                        getattr(args, "testpmd_args", None)))
+    return conf
 
 
-def device_args(conf):
-    """QEMU arguments for the NICs of one boot (empty without virtio)."""
+def vhost_user(conf):
+    return bool(conf) and conf.get("backend") == "vhost-user"
+
+
+def device_args(conf, private_dir=None):
+    """QEMU arguments for the NICs of one boot (empty without virtio);
+    vhost-user sockets live in private_dir."""
     if not conf:
         return []
     props = "%s,ioeventfd=%s,romfile=" % (TRANSPORTS[conf["transport"]],
                                          conf["ioeventfd"])
-    argv = []
+    argv = testpmd.qemu_args(private_dir) if vhost_user(conf) else []
     for i in range(conf["nics"]):
-        argv += ["-netdev", "hubport,id=tmnet%d,hubid=0" % i,
-                 "-device", "virtio-net-pci,netdev=tmnet%d,mac=%s,%s"
+        if not vhost_user(conf):
+            argv += ["-netdev", "hubport,id=tmnet%d,hubid=0" % i]
+        argv += ["-device", "virtio-net-pci,netdev=tmnet%d,mac=%s,%s"
                  % (i, MAC_FMT % (i + 1), props)]
     return argv
+
+
+def validate_backend(args):
+    """Options of the vhost-user backend; a message or None."""
+    backend = getattr(args, "virtio_backend", None)
+    for name in ("testpmd", "testpmd_args"):
+        if getattr(args, name, None) is not None and backend != "vhost-user":
+            return "--%s needs --virtio-backend vhost-user" % name.replace(
+                "_", "-")
+    if backend != "vhost-user":
+        return None
+    if not wanted(args.suite):
+        return "--virtio-backend needs the virtio suite (--suite virtio)"
+    if args.ioeventfd == "off":
+        return ("--virtio-backend vhost-user needs --ioeventfd on (the "
+                "backend is kicked through an eventfd)")
+    if args.virtio_nics not in (None, NIC_COUNT):
+        return "--virtio-backend vhost-user attaches both NICs (drop --virtio-nics)"
+    if args.virtio_matrix:
+        return ("--virtio-matrix varies ioeventfd, which vhost-user needs "
+                "on; use --virtio-transport with --virtio-backend vhost-user")
+    try:
+        testpmd.forwarding_cores(testpmd.split_args(
+            getattr(args, "testpmd_args", None)))
+    except testpmd.TestpmdError as exc:
+        return exc.message
+    return None
 
 
 def validate(args):
     """Option combinations that make no sense; a message or None."""
     if getattr(args, "matrix_running", False):
         return None
+    problem = validate_backend(args)
+    if problem:
+        return problem
     used = [n for n in ("virtio_transport", "ioeventfd", "virtio_nics")
             if getattr(args, n) is not None]
     if args.virtio_matrix and used:
@@ -107,6 +174,8 @@ def annotate(dump, conf):
     if dump is None or not conf:
         return
     label = {"transport": conf["transport"], "ioeventfd": conf["ioeventfd"]}
+    if vhost_user(conf):
+        label.update(backend="vhost-user", testpmd_args=conf["testpmd_args"])
     pairs = [o for o in dump.other if o.get("type") == "virtio_kicks"]
     for group in (dump.results, dump.checks, dump.skips, pairs):
         for rec in group:

@@ -8,7 +8,7 @@ import subprocess
 import sys
 
 from .. import (exitcount, host, ide, junit, mmio, perfcount, privdir, qemu,
-               report, status, virtio)
+               report, status, testpmd, virtio)
 from ..status import Outcome, decide_boot
 from .common import (OptionError, TrapmeterError, check_words, has_report,
                      repo_root, report_outcome, say)
@@ -181,6 +181,7 @@ class RunSession:
         self.perf_events = []
         self.ide = None
         self.output_errors = []     # outputs that could not be written
+        self.backend = None             # testpmd.Testpmd with vhost-user
         self.detailed = args.verbose or sys.stderr.isatty()
 
     def write_json(self, code, messages=()):
@@ -246,9 +247,8 @@ def prepare(session):
     session.count_exits = count
     session.config["count_exits"] = count
     vconf = virtio.settings(args)
-    cfg.extra = (virtio.device_args(vconf)
-                 + mmio.device_args(words, args.mmio_devices)
-                 + list(session.extra))
+    cfg.extra = (mmio.device_args(words, args.mmio_devices)
+                 + list(session.extra))     # run_boots adds the NICs
     session.config["virtio"] = vconf
     session.host = host.host_info(qemu_bin, accel, flavour)
     session.config.update(accel=accel, accel_requested=args.accel,
@@ -266,6 +266,12 @@ def decide_count_exits(args, accel):
     if accel != "kvm":
         if args.count_exits:
             say("--count-exits: " + exitcount.TCG_NOTE)
+        return False
+    if virtio.vhost_user(virtio.settings(args)):
+        if args.count_exits:
+            raise OptionError(virtio.VHOST_NO_SYNC)
+        say("--virtio-backend vhost-user: not counting exits (" +
+            virtio.VHOST_NO_SYNC_WHY + ")")
         return False
     return args.count_exits is not False
 
@@ -324,7 +330,37 @@ def write_run_junit(path, session):
 
 
 def run_boots(session, cfg, tmpdir):
-    """Boot --repeat times; the worst status wins, 2-6 stop early."""
+    """Boot --repeat times with the NICs' backend (testpmd for vhost-user)
+    running throughout; it is stopped however the boots end."""
+    vconf = session.config.get("virtio")
+    vdir = os.path.join(tmpdir, "vhost")
+    extra = cfg.extra
+    cfg.extra = virtio.device_args(vconf, vdir) + list(extra)
+    try:
+        if virtio.vhost_user(vconf):
+            start_backend(session, vconf, vdir)
+        return _run_boots(session, cfg, tmpdir)
+    finally:
+        cfg.extra = extra
+        if session.backend is not None:
+            session.backend.stop()
+            session.backend = None
+
+
+def start_backend(session, vconf, vdir):
+    """testpmd with two vhost-user ports, ready before QEMU starts."""
+    backend = testpmd.Testpmd(vconf["testpmd"], vconf["testpmd_args"], vdir,
+                              say)
+    session.backend = backend
+    try:
+        backend.start()
+    except testpmd.TestpmdError as exc:
+        raise TrapmeterError(exc.code, exc.message)
+    session.config["testpmd_argv"] = backend.argv
+
+
+def _run_boots(session, cfg, tmpdir):
+    """Boot --repeat times; the worst status wins, 2-7 stop early."""
     args = session.args
     try:
         qemu.prepare_tmpdir(cfg, tmpdir)
@@ -381,6 +417,7 @@ def one_boot(session, cfg, argv, tmpdir, index, timeout):
         perf = perfcount.PerfCounter(tmpdir, session.perf_events, say) \
             if session.perf_events else None
         counter = exitcount.ExitCounter(cfg.qmp_path, say, perf)
+    before = backend_stats(session, "before boot %d" % (index + 1))
     try:
         boot = qemu.run_boot(argv, timeout, stderr_path, log,
                              session.on_record,
@@ -408,6 +445,7 @@ def one_boot(session, cfg, argv, tmpdir, index, timeout):
     ide_failure = ide.after_boot(session.ide, boot.dump)
     if ide_failure and outcome.code == status.OK:
         outcome = Outcome(status.CHECK_FAILED, [ide_failure])
+    outcome = backend_after_boot(session, before, boot.dump, outcome, index)
     session.boots.append(report.boot_entry(index, outcome, boot.dump,
                                            boot.wall_s, boot.rc,
                                            boot.stderr_text))
@@ -419,6 +457,40 @@ def one_boot(session, cfg, argv, tmpdir, index, timeout):
         say("boot %d/%d: %s (%.1f s)" % (index + 1, args.repeat,
                                          outcome.name, boot.wall_s))
     return outcome, boot.dump, boot.wall_s
+
+
+def backend_stats(session, when):
+    """testpmd's port counters (None without a backend); a dead testpmd
+    is a backend error."""
+    if session.backend is None:
+        return None
+    try:
+        session.backend.check_alive(when)
+        return session.backend.stats()
+    except testpmd.TestpmdError as exc:
+        raise TrapmeterError(exc.code, exc.message)
+
+
+def backend_after_boot(session, before, dump, outcome, index):
+    """Cross-check testpmd's counters with the guest's; testpmd dying
+    during the boot is the boot's status (backend-error)."""
+    if session.backend is None:
+        return outcome
+    try:
+        session.backend.check_alive("during boot %d" % (index + 1))
+        after = session.backend.stats()
+    except testpmd.TestpmdError as exc:
+        return Outcome(status.BACKEND_ERROR, [exc.message] + outcome.messages)
+    if dump is None or not dump.started:
+        return outcome
+    check = testpmd.boot_check(before, after, dump)
+    if not check["ok"]:
+        check["testpmd_log_tail"] = session.backend.log_text()[-3000:]
+    dump.checks.append(check)
+    if not check["ok"] and outcome.code == status.OK:
+        return Outcome(status.CHECK_FAILED, ["vhost.testpmd_stats failed: "
+                                             + check["detail"]])
+    return outcome
 
 
 def _remove_quietly(path):
