@@ -61,6 +61,7 @@ C_SRCS := \
 	kernel/main.c \
 	kernel/model.c \
 	kernel/phase_sync.c \
+	kernel/plan.c \
 	kernel/stats.c \
 	lib/string.c \
 	kernel/suites/exits.c \

@@ -205,6 +205,11 @@ void kmain(u32 magic, u32 info)
 	}
 	tsc_init();
 	bench_init(&config);
+	if (bench_load_plan(err, sizeof(err)) != 0) {
+		kprintf("error: %s\n", err);
+		emit_error("bad-input", err);
+		finish(TM_STATUS_BAD_INPUT);
+	}
 	print_probe();
 	emit_run_line();
 	if (config.fault != FAULT_NONE)
@@ -217,6 +222,7 @@ void kmain(u32 magic, u32 info)
 		suite_ide(&config);
 	if (config.suites & SUITE_VIRTIO)
 		suite_virtio(&config);
+	bench_plan_report();
 	if (config.fail_check)
 		bench_check("hook.fail_check", false,
 			    "test hook fail_check=on: fails on purpose");

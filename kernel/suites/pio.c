@@ -22,6 +22,7 @@
 #include "drivers/fw_cfg.h"
 #include "drivers/acpi_pm.h"
 #include "arch/x86/io.h"
+#include "arch/x86/control.h"
 
 #define BLOB_NAME      "opt/trapmeter/blob"
 #define SPLIT_OFFSET   (BENCH_PAGE - 512)   /* 512 B before a page end */
@@ -36,6 +37,11 @@ static u16 blob_key;
 static u32 blob_size;
 static u8 elcr_value;
 static u16 pm_base;
+/* What control ops touch in place of a port: one word for in/out (like a
+ * data register) and a RAM buffer that rep movs reads or writes in place
+ * of the port's side of rep ins/outs. */
+static volatile union { u8 b; u16 w; u32 l; } ctl_port;
+static u8 ctl_ram[BENCH_BUF_SIZE] __attribute__((aligned(BENCH_PAGE)));
 
 /* byte i of the runner's blob; tools/trapmeterlib writes the same */
 static u8 blob_byte(u32 i)
@@ -133,6 +139,82 @@ static void op_fwcfg_dma(const struct bench_case *c, u8 *buf, u64 iters)
 		fw_cfg_dma_read((u16)c->arg, buf, c->bytes);
 }
 
+/* ---- control ops: the same loops with RAM in place of the port -------- */
+
+static void in_loop_ram(u8 width, u8 *dst, u32 units)
+{
+	u32 i;
+
+	for (i = 0; i < units; i++) {
+		if (width == 1)
+			dst[i] = ctl_port.b;
+		else if (width == 2)
+			((u16 *)dst)[i] = ctl_port.w;
+		else
+			((u32 *)dst)[i] = ctl_port.l;
+	}
+}
+
+static void out_loop_ram(u8 width, const u8 *buf, u32 units)
+{
+	u32 i;
+
+	for (i = 0; i < units; i++) {
+		if (width == 1)
+			ctl_port.b = buf[i];
+		else if (width == 2)
+			ctl_port.w = ((const u16 *)buf)[i];
+		else
+			ctl_port.l = ((const u32 *)buf)[i];
+	}
+}
+
+static void rep_ram(u8 width, void *dst, const void *src, u32 units)
+{
+	if (width == 1)
+		ctl_movsb(dst, src, units);
+	else if (width == 2)
+		ctl_movsw(dst, src, units);
+	else
+		ctl_movsl(dst, src, units);
+}
+
+/* transfer()'s twin: IN cases write ctl_ram (at the case's offset), never
+ * buf, so the data check still sees what the port delivered. */
+static void transfer_control(const struct bench_case *c, const u8 *buf)
+{
+	u32 units = bench_units(c);
+	bool rep = c->method == METHOD_REP && !c->rep_as_loop;
+	u8 *dst = ctl_ram + c->buf_offset;
+
+	if (c->dir == DIR_IN) {
+		if (rep)
+			rep_ram(c->width, dst, ctl_ram, units);
+		else
+			in_loop_ram(c->width, dst, units);
+	} else {
+		if (rep)
+			rep_ram(c->width, ctl_ram, buf, units);
+		else
+			out_loop_ram(c->width, buf, units);
+	}
+}
+
+static void op_port_control(const struct bench_case *c, u8 *buf, u64 iters)
+{
+	while (iters--)
+		transfer_control(c, buf);
+}
+
+/* the select is an outw: its twin a 16-bit store */
+static void op_fwcfg_control(const struct bench_case *c, u8 *buf, u64 iters)
+{
+	while (iters--) {
+		ctl_port.w = (u16)c->arg;
+		transfer_control(c, buf);
+	}
+}
+
 /* ---- exit models, skips and checks ----------------------------------- */
 
 static u32 model_fwcfg(const struct bench_case *c, const u8 *buf)
@@ -198,6 +280,7 @@ static struct bench_case *add(const char *target, u16 port, u8 handler, u8 dir,
 	c->bytes = bytes;
 	c->buf_offset = off;
 	c->op = op_port;
+	c->control = op_port_control;
 	c->rep_as_loop = method == METHOD_REP && !bench_cfg->rep;
 	if (method == METHOD_SINGLE)
 		c->exits_model = bench_model_units;
@@ -224,6 +307,8 @@ static void add_fwcfg(u32 bytes, u32 off, bool dma)
 			return;
 		c->arg = blob_key;
 		c->op = methods[m] == METHOD_DMA ? op_fwcfg_dma : op_fwcfg;
+		/* DMA: the guest only writes a descriptor and rings; no control */
+		c->control = methods[m] == METHOD_DMA ? NULL : op_fwcfg_control;
 		c->exits_model = model_fwcfg;
 		c->skip = skip_fwcfg;
 		c->verify = verify_fwcfg;
