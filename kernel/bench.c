@@ -464,7 +464,7 @@ static u32 measure(const struct bench_case *c, u8 *buf, struct bench_result *r,
 	u32 n;
 
 	warm = timed(c->op, c, buf, 1);
-	if (c->control)
+	if (c->control && warm < WARM_AS_SAMPLE)
 		timed(c->control, c, buf, 1);
 	if (sync)
 		sync_point(c->name, SYNC_M0, &r->sync);

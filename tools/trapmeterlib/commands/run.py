@@ -32,8 +32,10 @@ def add_parser(sub, fmt):
     add("--boot", choices=("iso", "direct"), default="direct",
         help="direct: -kernel build/trapmeter.elf; iso: -cdrom "
         "build/trapmeter.iso (default direct)")
-    add("--firmware", choices=("bios", "uefi"), default="bios",
-        help="bios (SeaBIOS) or uefi (OVMF, needs --boot iso)")
+    add("--firmware", choices=("auto", "bios", "qboot", "uefi"),
+        default="auto", help="bios (SeaBIOS), qboot (fast, direct boot "
+        "only), uefi (OVMF, needs --boot iso); default auto: qboot for a "
+        "direct boot when installed and virtio is not selected, else bios")
     add("--machine", choices=("pc", "q35"), default="pc",
         help="QEMU machine type (default pc)")
     add("--suite", metavar="LIST", help="kernel word suite=LIST")
@@ -86,6 +88,9 @@ def validate_run_options(args):
     if args.timeout is not None and not args.timeout > 0:
         raise OptionError("--timeout must be a positive number of seconds")
     check_words(args)
+    if args.firmware == "qboot" and args.boot != "direct":
+        raise OptionError("--firmware qboot needs --boot direct (qboot "
+                          "boots no CD)")
     if args.firmware == "uefi" and args.boot == "direct":
         raise OptionError("--firmware uefi needs --boot iso (direct -kernel "
                           "boot under OVMF is unsupported)")
@@ -220,6 +225,9 @@ def prepare(session):
     words, notes = qemu.kernel_words(args.suite, args.case, args.quick,
                                      args.cmdline,
                                      flavour if accel == "kvm" else None)
+    if args.firmware == "auto":
+        args.firmware = qemu.auto_firmware(args.boot, words)
+        session.config["firmware"] = args.firmware
     if count:
         words.append("sync=on")
     for note in notes:
