@@ -1,6 +1,7 @@
 # trapmeter - build the guest kernel and ISO, run it, test it.
 #   make            build/trapmeter.elf and build/trapmeter.iso
 #   make run        boot it under QEMU (KVM when usable) and print results
+#   make bench      BENCH_BOOTS boots: wall time and per-case precision
 #   make test       host unit tests + boot tests; ends "N passed, N failed, N skipped"
 #   make lava-test  only the LAVA tests (lava-run on the ISO under TCG)
 #   make acceptance KVM acceptance of `trapmeter compare` (minutes)
@@ -135,8 +136,12 @@ deps:
 run: deps all
 	tools/trapmeter run $(ARGS)
 
+# make bench: BENCH_BOOTS boots of the default run, then wall time per boot
+# and every case's boot-to-boot spread (tools/bench-report)
+BENCH_BOOTS ?= 3
 bench: deps all
-	tools/trapmeter run $(ARGS)
+	tools/trapmeter run --no-build --repeat $(BENCH_BOOTS) --json $(BUILD)/bench.json $(ARGS); \
+	rc=$$?; $(PYTHON) tools/bench-report $(BUILD)/bench.json && exit $$rc
 
 test: deps all host-tests
 	$(Q)$(PYTHON) tests/run_tests.py

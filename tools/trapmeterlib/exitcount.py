@@ -206,7 +206,9 @@ def fill_result(res, group, failed=None):
 
 
 def _cost_and_model(res, per_op, window_exits, background):
-    cycles = res.get("cycles")
+    # the cost per exit comes from the net figure (case minus its control)
+    # when the case has a control
+    cycles = res.get("cycles_net", res.get("cycles"))
     median = cycles.get("median") if isinstance(cycles, dict) else None
     res["cycles_per_exit"] = None
     floor = max(MIN_WINDOW_EXITS_FOR_COST, background)
@@ -214,7 +216,8 @@ def _cost_and_model(res, per_op, window_exits, background):
         res["exits_note"] = ("%d exits in the window against %d in the idle "
                              "window: too few to attribute a cost per exit"
                              % (window_exits, background))
-    elif isinstance(median, (int, float)) and per_op >= MIN_EXITS_FOR_COST:
+    elif isinstance(median, (int, float)) and median > 0 and \
+            per_op >= MIN_EXITS_FOR_COST:
         res["cycles_per_exit"] = round(median / per_op, 1)
     model = res.get("exits_model")
     res["exits_model_mismatch"] = None

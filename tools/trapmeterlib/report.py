@@ -14,7 +14,8 @@ from .status import status_name
 
 PAIRED_METHODS = ("rep", "dma")
 COLUMNS = [("case", "<"), ("method", "<"), ("bytes", ">"),
-           ("cycles/op (median)", ">"), ("cycles/unit", ">"),
+           ("cycles/op (median)", ">"), ("control", ">"), ("net", ">"),
+           ("cycles/unit", ">"),
            ("REP speed-up", ">"), ("exits (model)", ">"),
            ("cycles/exit (model)", ">"), ("exits (meas.)", ">"),
            ("cycles/exit (meas.)", ">"), ("ns/op", ">")]
@@ -31,9 +32,16 @@ def _number(value):
     return value
 
 
-def median_cycles(result):
-    cycles = result.get("cycles")
+def median_cycles(result, key="cycles"):
+    cycles = result.get(key)
     return _number(cycles.get("median")) if isinstance(cycles, dict) else None
+
+
+def fmt_net(res):
+    """The net median; "<0" when the control was the slower (on a software
+    hypervisor rep movs is emulated per unit, rep ins is not)."""
+    net = median_cycles(res, "cycles_net")
+    return "<0" if net is not None and net < 0 else fmt_num(net)
 
 
 def pair_key(result):
@@ -88,6 +96,10 @@ def aggregate_results(boot_results):
         group = groups[key]
         agg = copy.deepcopy(group[0])
         agg["cycles"] = {"median": _median(median_cycles(r) for r in group)}
+        for key in ("cycles_control", "cycles_net"):
+            if key in agg:
+                agg[key] = {"median": _median(median_cycles(r, key)
+                                              for r in group)}
         for name in MEDIAN_FIELDS:
             agg[name] = _median(r.get(name) for r in group)
         agg["boots"] = len(group)
@@ -151,6 +163,7 @@ def fmt_speedup(value):
 def result_row(res):
     return [str(res.get("case", "?")), str(res.get("method", "?")),
             fmt_num(res.get("bytes")), fmt_num(median_cycles(res)),
+            fmt_num(median_cycles(res, "cycles_control")), fmt_net(res),
             fmt_num(res.get("cycles_per_unit")),
             fmt_speedup(res.get("speedup")),
             fmt_num(res.get("exits_model")),
@@ -256,6 +269,17 @@ def render_header(run, info):
     return " | ".join(parts)
 
 
+def render_timing(info):
+    """Footer: where the wall time went, per suite (from the runner's
+    clock at each suite line)."""
+    suites = info.get("suite_s")
+    if not suites:
+        return None
+    parts = ["to first suite %.1f s" % (info.get("boot_s") or 0.0)]
+    parts += ["%s %.1f s" % (name, secs) for name, secs in suites]
+    return "  time: " + ", ".join(parts)
+
+
 def render_report(run, info, results, checks, skips):
     """The whole terminal report for one boot (or the --repeat median)."""
     lines = [render_header(run, info), ""]
@@ -267,6 +291,12 @@ def render_report(run, info, results, checks, skips):
         lines.append("  <0: fewer exits than the idle window of the same length (a "
                      "software backend ticks 'exits' with emulated instructions): no "
                      "exits distinguishable from the background")
+    if any((median_cycles(r, "cycles_net") or 0) < 0 for r in results):
+        lines.append("  net <0: the control op (same loop and data movement, "
+                     "no trap) took longer than the case")
+    timing = render_timing(info)
+    if timing:
+        lines.append(timing)
     notes = sorted({r.get("exits_note") for r in results
                     if r.get("exits_note")})
     if len(notes) == 1 and all(r.get("exits_measured") is None
