@@ -75,7 +75,8 @@ ELF  := $(BUILD)/trapmeter.elf
 ISO  := $(BUILD)/trapmeter.iso
 
 # Host unit tests: test name -> the pure files it links.
-HOST_TESTS := fmt crc32 stats cmdline json dump string bootinfo model lava virtq virtio_pci ata
+HOST_TESTS := fmt crc32 stats cmdline json dump string bootinfo model lava virtq virtio_pci ata \
+              bench plan pio tsc
 HOST_DEPS_fmt      := lib/fmt.c lib/string.c
 HOST_DEPS_crc32    := lib/crc32.c
 HOST_DEPS_stats    := kernel/stats.c lib/string.c
@@ -90,6 +91,15 @@ HOST_DEPS_virtq    := drivers/virtq.c
 HOST_DEPS_virtio_pci := drivers/virtio_pci.c drivers/virtq.c drivers/pci.c tests/host/fake_io.c
 HOST_DEPS_ata      := drivers/ata.c drivers/pci.c kernel/idepat.c kernel/model.c \
                       lib/fmt.c lib/string.c tests/host/fake_io.c
+BENCH_CORE := kernel/bench.c kernel/stats.c kernel/plan.c kernel/model.c kernel/cmdline.c \
+              kernel/lava.c kernel/phase_sync.c lib/json.c lib/fmt.c lib/string.c \
+              drivers/fw_cfg.c arch/x86/tsc.c arch/x86/cpuinfo.c tests/host/fake_io.c \
+              tests/host/fake_fw_cfg.c tests/host/fake_tsc.c
+HOST_DEPS_bench    := $(BENCH_CORE)
+HOST_DEPS_plan     := kernel/plan.c lib/fmt.c lib/string.c
+HOST_DEPS_pio      := $(BENCH_CORE) kernel/suites/pio.c drivers/acpi_pm.c drivers/pci.c
+HOST_DEPS_tsc      := arch/x86/tsc.c arch/x86/cpuinfo.c lib/string.c tests/host/fake_io.c \
+                      tests/host/fake_tsc.c
 HOST_BINS := $(HOST_TESTS:%=$(BUILD)/host/test_%)
 
 .PHONY: all iso elf run bench test lava-test acceptance host-tests deps clean
