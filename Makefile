@@ -73,6 +73,8 @@ C_SRCS := \
 OBJS := $(ASM_SRCS:%.asm=$(BUILD)/%.o) $(C_SRCS:%.c=$(BUILD)/%.o)
 ELF  := $(BUILD)/trapmeter.elf
 ISO  := $(BUILD)/trapmeter.iso
+# LD_PRELOAD shim that delays every exit to QEMU (trapmeter sensitivity)
+SHIM := $(BUILD)/kvm_delay.so
 
 # Host unit tests: test name -> the pure files it links.
 HOST_TESTS := fmt crc32 stats cmdline json dump string bootinfo model lava virtq virtio_pci ata \
@@ -103,7 +105,7 @@ HOST_DEPS_tsc      := arch/x86/tsc.c arch/x86/cpuinfo.c lib/string.c tests/host/
 HOST_BINS := $(HOST_TESTS:%=$(BUILD)/host/test_%)
 
 .PHONY: all iso elf run bench test lava-test acceptance host-tests deps clean
-all: $(ELF) $(ISO)
+all: $(ELF) $(ISO) $(SHIM)
 elf: $(ELF)
 iso: $(ISO)
 
@@ -131,6 +133,11 @@ $(ISO): $(ELF) boot/grub.cfg
 	$(Q)cp boot/grub.cfg $(BUILD)/isoroot/boot/grub/grub.cfg
 	$(Q)grub-mkrescue -o $@ $(BUILD)/isoroot >$(BUILD)/grub-mkrescue.log 2>&1 || \
 		{ cat $(BUILD)/grub-mkrescue.log; exit 1; }
+
+$(SHIM): tools/shim/kvm_delay.c
+	@mkdir -p $(dir $@)
+	@$(if $(Q),echo "  SHIM    $@")
+	$(Q)$(CC) -std=gnu11 -O2 -g -shared -fPIC $(WARN) -o $@ $< -ldl
 
 .SECONDEXPANSION:
 $(BUILD)/host/test_%: tests/host/test_%.c $$(HOST_DEPS_$$*)

@@ -353,19 +353,6 @@ static void emit_net(struct jw *w, const struct stats *c, const struct stats *k)
 	jw_obj_end(w);
 }
 
-/* What the host needs to turn its counter snapshots into exits per op. */
-static void emit_sync(struct jw *w, const struct sync_record *s)
-{
-	jw_key_obj(w, "sync");
-	jw_u64(w, "polls_m0", s->polls[SYNC_M0]);
-	jw_u64(w, "polls_m1", s->polls[SYNC_M1]);
-	jw_u64(w, "polls_i0", s->polls[SYNC_I0]);
-	jw_u64(w, "polls_i1", s->polls[SYNC_I1]);
-	jw_u64(w, "timeouts", s->timeouts);
-	jw_u64(w, "idle_cycles", s->idle_cycles);
-	jw_obj_end(w);
-}
-
 static const char *const stop_names[] = {
 	[STOP_STABLE] = "stable", [STOP_BUDGET] = "budget", [STOP_MAX] = "max",
 	[STOP_PLAN] = "plan",
@@ -442,7 +429,7 @@ static void emit_result(const struct bench_case *c, const struct bench_result *r
 	emit_case_fields(&w, c);
 	emit_timing(&w, c, r);
 	if (bench_cfg->sync)
-		emit_sync(&w, &r->sync);
+		sync_emit(&w, &r->sync);
 	if (c->extra)
 		c->extra(c, r, &w);
 	jw_obj_end(&w);
@@ -452,19 +439,12 @@ static void emit_result(const struct bench_case *c, const struct bench_result *r
 	print_result(c, r);
 }
 
-/* With sync=on, an idle phase of the measured window's length and the same
- * sync traffic follows, which the host subtracts (background exits). */
-static void idle_window(const struct bench_case *c, struct bench_result *r, u64 cycles)
-{
-	sync_point(c->name, SYNC_I0, &r->sync);
-	r->sync.idle_cycles = cycles;
-	sync_idle(cycles);
-	sync_point(c->name, SYNC_I1, &r->sync);
-}
-
 /*
  * Warm-up (outside the sync window), then the samples inside it: a fixed
- * plan's, or batch sizing and adaptive sampling.  Returns the sample count.
+ * plan's, or batch sizing and adaptive sampling; with sync=on bracketed by
+ * phase points (an empty window first, for the host to subtract the sync
+ * traffic), and, when the host asks, the case's ops once more untimed for
+ * its tracing counter.  Returns the sample count.
  */
 static u32 measure(const struct bench_case *c, u8 *buf, struct bench_result *r,
 		   const struct plan_entry *e)
@@ -477,7 +457,7 @@ static u32 measure(const struct bench_case *c, u8 *buf, struct bench_result *r,
 	if (c->control && warm < WARM_AS_SAMPLE)
 		timed(c->control, c, buf, 1);
 	if (sync)
-		sync_point(c->name, SYNC_M0, &r->sync);
+		sync_begin(c->name, &r->sync);
 	t0 = tsc_begin();
 	if (e) {
 		n = sample_fixed(c, buf, r, e);
@@ -486,9 +466,11 @@ static u32 measure(const struct bench_case *c, u8 *buf, struct bench_result *r,
 		n = sample_adaptive(c, buf, r, n, start);
 	}
 	t1 = tsc_end();
-	if (sync) {
-		sync_point(c->name, SYNC_M1, &r->sync);
-		idle_window(c, r, t1 - t0);
+	if (sync && sync_end(c->name, &r->sync, t1 - t0)) {
+		sync_point(c->name, SYNC_C0, &r->sync);
+		c->op(c, buf, r->iters);
+		r->sync.count_ops = r->iters;
+		sync_point(c->name, SYNC_C1, &r->sync);
 	}
 	return n;
 }

@@ -7,6 +7,7 @@
 #include "kernel/bootinfo.h"
 #include "kernel/cmdline.h"
 #include "kernel/bench.h"
+#include "kernel/phase_sync.h"
 #include "lib/json.h"
 #include "kernel/lava.h"
 #include "lib/fmt.h"
@@ -212,6 +213,8 @@ void kmain(u32 magic, u32 info)
 	}
 	print_probe();
 	emit_run_line();
+	if (config.sync)
+		sync_background();
 	if (config.fault != FAULT_NONE)
 		raise_fault(config.fault);
 	if (config.suites & SUITE_PIO)

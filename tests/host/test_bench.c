@@ -28,6 +28,7 @@ static u32 n_lines;
 static u64 op_calls, op_cost;
 static s64 op_extra[8];
 static u32 polls_left[8], poll_phase;
+static char reply[8];           /* the host's byte at each sync point */
 static struct tm_config cfg;
 
 /* ---- what bench.c calls besides the framework ----------------------- */
@@ -54,10 +55,8 @@ void tm_line(const char *json)
 int uart_getc_timeout(u64 spins)
 {
 	(void)spins;
-	if (--polls_left[poll_phase] == 0) {
-		poll_phase++;
-		return 's';
-	}
+	if (--polls_left[poll_phase] == 0)
+		return reply[poll_phase++];
 	return -1;
 }
 
@@ -266,20 +265,23 @@ static void test_huge_op(void)
 
 static void test_sync_polls_reported(void)
 {
-	static const u32 polls[4] = { 3, 7, 2, 5 };
+	static const u32 polls[5] = { 3, 7, 2, 4, 6 };     /* e0 m0 m1 c0 c1 */
 	struct bench_result r;
 	const char *l;
 
 	setup(OP_COST, "sync=on");
 	memcpy(polls_left, polls, sizeof(polls));
+	memcpy(reply, "ssccc", 5);         /* at m1 the host asks for the c window */
 	poll_phase = 0;
 	bench_run(&the_case, &r);
 	l = result_line();
-	CHECK_EQ_S64(field(l, "sync", "polls_m0"), 3);
-	CHECK_EQ_S64(field(l, "sync", "polls_m1"), 7);
-	CHECK_EQ_S64(field(l, "sync", "polls_i0"), 2);
-	CHECK_EQ_S64(field(l, "sync", "polls_i1"), 5);
+	CHECK_EQ_S64(field(l, "sync", "polls_e0"), 3);
+	CHECK_EQ_S64(field(l, "sync", "polls_m0"), 7);
+	CHECK_EQ_S64(field(l, "sync", "polls_m1"), 2);
+	CHECK_EQ_S64(field(l, "sync", "polls_c0"), 4);
+	CHECK_EQ_S64(field(l, "sync", "polls_c1"), 6);
 	CHECK_EQ_S64(field(l, "sync", "timeouts"), 0);
+	CHECK_EQ_S64(field(l, "sync", "count_ops"), 80);
 	/* window ops: three probes at one op, then samples of 80 */
 	CHECK_EQ_S64(field(l, NULL, "ops"), 3 + 5 * 80);
 }

@@ -10,6 +10,7 @@ import statistics
 import tempfile
 import zlib
 
+from .exitcount import counters_differ
 from .status import status_name
 
 PAIRED_METHODS = ("rep", "dma")
@@ -20,7 +21,14 @@ COLUMNS = [("case", "<"), ("method", "<"), ("bytes", ">"),
            ("cycles/exit (model)", ">"), ("exits (meas.)", ">"),
            ("cycles/exit (meas.)", ">"), ("ns/op", ">")]
 MEDIAN_FIELDS = ("cycles_per_unit", "ns_median", "cycles_per_exit_model",
-                 "exits_measured", "cycles_per_exit")
+                 "exits_measured", "cycles_per_exit", "exits_qmp",
+                 "exits_perf")
+# Shown after "exits (meas.)" when a run counted with both counters.
+QMP_COLUMN = ("exits (qmp)", ">")
+# after "exits (meas.)" (index 10: the control and net columns come first)
+QMP_AT = 11
+# Marks a QMP count more than 1 % away from the perf count.
+DIFFER_MARK = " ~"
 # Marks a measured exit count more than 10 % away from the model.
 MISMATCH_MARK = " !"
 
@@ -105,6 +113,10 @@ def aggregate_results(boot_results):
         agg["boots"] = len(group)
         if agg.get("exits_measured") is not None:
             agg["exits_model_mismatch"] = model_mismatch(agg)
+        if agg.get("exits_qmp") is not None and \
+                agg.get("exits_perf") is not None:
+            agg["exits_counters_differ"] = counters_differ(
+                agg["exits_qmp"], agg["exits_perf"], agg.get("ops") or 1)
         merged.append(agg)
     return add_speedups(merged)
 
@@ -160,21 +172,41 @@ def fmt_speedup(value):
     return "" if value is None else "%.1fx" % value
 
 
-def result_row(res):
-    return [str(res.get("case", "?")), str(res.get("method", "?")),
-            fmt_num(res.get("bytes")), fmt_num(median_cycles(res)),
-            fmt_num(median_cycles(res, "cycles_control")), fmt_net(res),
-            fmt_num(res.get("cycles_per_unit")),
-            fmt_speedup(res.get("speedup")),
-            fmt_num(res.get("exits_model")),
-            fmt_num(res.get("cycles_per_exit_model")),
-            fmt_measured(res), fmt_num(res.get("cycles_per_exit")),
-            fmt_num(res.get("ns_median"))]
+def result_row(res, with_qmp=False):
+    row = [str(res.get("case", "?")), str(res.get("method", "?")),
+           fmt_num(res.get("bytes")), fmt_num(median_cycles(res)),
+           fmt_num(median_cycles(res, "cycles_control")), fmt_net(res),
+           fmt_num(res.get("cycles_per_unit")),
+           fmt_speedup(res.get("speedup")),
+           fmt_num(res.get("exits_model")),
+           fmt_num(res.get("cycles_per_exit_model")),
+           fmt_measured(res), fmt_num(res.get("cycles_per_exit")),
+           fmt_num(res.get("ns_median"))]
+    if with_qmp:
+        row.insert(QMP_AT, fmt_qmp(res))
+    return row
+
+
+def columns(with_qmp):
+    cols = list(COLUMNS)
+    if with_qmp:
+        cols.insert(QMP_AT, QMP_COLUMN)
+    return cols
+
+
+def both_counted(results):
+    return any(_number(r.get("exits_qmp")) is not None and
+               _number(r.get("exits_perf")) is not None for r in results)
+
+
+def fmt_qmp(res):
+    text = fmt_num(res.get("exits_qmp"))
+    return text + DIFFER_MARK if res.get("exits_counters_differ") else text
 
 
 def fmt_measured(res):
     meas = _number(res.get("exits_measured"))
-    # below the idle window's own count: nothing to tell from background
+    # below the empty sync window: nothing to tell from the sync traffic
     text = "<0" if meas is not None and meas < 0 else fmt_num(res.get("exits_measured"))
     return text + MISMATCH_MARK if model_mismatch(res) else text
 
@@ -191,9 +223,9 @@ def model_mismatch(res):
     return abs(meas - model) > 0.1 * model
 
 
-def _align(cells, widths):
+def _align(cells, widths, cols=COLUMNS):
     parts = []
-    for cell, width, (_name, side) in zip(cells, widths, COLUMNS):
+    for cell, width, (_name, side) in zip(cells, widths, cols):
         parts.append(cell.ljust(width) if side == "<" else cell.rjust(width))
     return "  ".join(parts).rstrip()
 
@@ -202,19 +234,22 @@ def render_results(results):
     """Result rows grouped per suite, columns aligned across all suites."""
     if not results:
         return ["(no results)"]
-    rows = [(res.get("suite", "?"), result_row(res)) for res in results]
-    widths = [len(name) for name, _side in COLUMNS]
+    with_qmp = both_counted(results)
+    cols = columns(with_qmp)
+    rows = [(res.get("suite", "?"), result_row(res, with_qmp))
+            for res in results]
+    widths = [len(name) for name, _side in cols]
     for _suite, cells in rows:
         widths = [max(w, len(c)) for w, c in zip(widths, cells)]
-    lines = ["  " + _align([name for name, _s in COLUMNS], widths),
-             "  " + _align(["-" * w for w in widths], widths)]
+    lines = ["  " + _align([name for name, _s in cols], widths, cols),
+             "  " + _align(["-" * w for w in widths], widths, cols)]
     suites = []
     for suite, _cells in rows:
         if suite not in suites:
             suites.append(suite)
     for suite in suites:
         lines.append("[suite %s]" % suite)
-        lines.extend("  " + _align(cells, widths)
+        lines.extend("  " + _align(cells, widths, cols)
                      for s, cells in rows if s == suite)
     return lines
 
@@ -288,9 +323,9 @@ def render_report(run, info, results, checks, skips):
         lines.append("  ! measured exits differ from the model by more than "
                      "10 % (a finding about the hypervisor, not an error)")
     if any((_number(r.get("exits_measured")) or 0) < 0 for r in results):
-        lines.append("  <0: fewer exits than the idle window of the same length (a "
-                     "software backend ticks 'exits' with emulated instructions): no "
-                     "exits distinguishable from the background")
+        lines.append("  <0: fewer exits than the empty sync window: none "
+                     "distinguishable from the sync traffic")
+    lines += exit_counter_notes(results)
     if any((median_cycles(r, "cycles_net") or 0) < 0 for r in results):
         lines.append("  net <0: the control op (same loop and data movement, "
                      "no trap) took longer than the case")
@@ -306,6 +341,28 @@ def render_report(run, info, results, checks, skips):
     if extra:
         lines += [""] + extra
     return "\n".join(lines) + "\n"
+
+
+def exit_counter_notes(results):
+    """Legend lines: which counter the measured column shows, the ~ mark,
+    and the QMP background rate (reported, not subtracted)."""
+    lines = []
+    if both_counted(results):
+        lines.append("  exits (meas.): perf (KVM tracepoints, untimed "
+                     "window); exits (qmp): QMP query-stats over the timed "
+                     "samples")
+    if any(r.get("exits_counters_differ") for r in results):
+        lines.append("  ~ the QMP count differs from the perf count by "
+                     "more than 1 % (QMP misses exits KVM answers itself "
+                     "on some backends)")
+    rates = [r.get("exits_background_per_s") for r in results
+             if _number(r.get("exits_background_per_s")) is not None]
+    if rates:
+        lines.append("  QMP 'exits' collects %s/s in an idle spin here "
+                     "(not subtracted; per case at most "
+                     "exits_background_max per op in results.json)"
+                     % fmt_num(statistics.median(rates)))
+    return lines
 
 
 def guest_problem_lines(errors, exceptions):

@@ -12,6 +12,7 @@ QEMU_ERROR = 5
 GARBLED = 6
 REGRESSION = 10         # compare: at least one metric regressed
 UNUSABLE = 11           # compare: an input file cannot be used
+NO_INJECTION = 12       # sensitivity: the delay shim cannot act here
 INTERNAL = 70
 INTERRUPTED = 130
 
@@ -22,7 +23,8 @@ GUEST_STATUS = {"ok": OK, "check-failed": CHECK_FAILED,
 NAMES = {OK: "ok", CHECK_FAILED: "check-failed", BAD_INPUT: "bad-input",
          EXCEPTION: "exception", TIMEOUT: "timeout", QEMU_ERROR: "qemu-error",
          GARBLED: "garbled", REGRESSION: "regression",
-         UNUSABLE: "unusable-input", INTERNAL: "internal-error",
+         UNUSABLE: "unusable-input", NO_INJECTION: "no-injection",
+         INTERNAL: "internal-error",
          INTERRUPTED: "interrupted"}
 
 EXIT_TABLE = """\
@@ -42,6 +44,9 @@ exit status (guest writes code C to isa-debug-exit; QEMU exits (C<<1)|1):
   10      compare: at least one metric regressed (others: 0 = none)
   11      compare: an input is unusable (unreadable, other schema or
           suites, truncated or edited: CRC/count/seal mismatch)
+  12      sensitivity: the delay shim cannot act (TCG, KVM unusable, QEMU
+          static or not calling ioctl through libc, shim not built, or its
+          count of delayed exits disagrees with the measured exits)
   70      internal error in the runner; 130 interrupted (Ctrl-C)
 If the END line and QEMU's exit code disagree, both are reported and the
 worse status is used. With --repeat the worst status over boots is returned."""

@@ -8,7 +8,8 @@ import subprocess
 import sys
 import tempfile
 
-from .. import exitcount, host, ide, junit, plan, qemu, report, status, virtio
+from .. import (exitcount, host, ide, junit, perfcount, plan, qemu, report,
+               status, virtio)
 from ..status import Outcome, decide_boot
 from .common import (OptionError, TrapmeterError, check_words, has_report,
                      repo_root, report_outcome, say)
@@ -63,6 +64,10 @@ def add_parser(sub, fmt):
         "(default on under KVM; adds kernel word sync=on)")
     add("--no-count-exits", dest="count_exits", action="store_false",
         help="do not count exits (no QMP, no sync points)")
+    add("--exit-counter", choices=exitcount.COUNTERS, default="qmp",
+        help="qmp: QMP query-stats over the timed samples; perf: the "
+        "host's KVM tracepoints (linux-perf, root) over one untimed sample "
+        "per case; both (default qmp)")
     add("--kernel-irqchip", choices=("on", "off"), default="on",
         help="KVM: -accel kvm,kernel-irqchip=on|off (off: PIC/ELCR ports "
         "become QEMU round trips; default on)")
@@ -188,6 +193,7 @@ class RunSession:
         self.boots = []
         self.summary = None
         self.count_exits = False
+        self.perf_events = []
         self.ide = None
         self.detailed = args.verbose or sys.stderr.isatty()
         self.suite_marks = []       # (suite, seconds since QEMU started)
@@ -235,6 +241,8 @@ def prepare(session):
             if accel == "kvm" else "--kernel-irqchip applies to KVM only; "
             "ignored under TCG")
     count = decide_count_exits(args, accel)
+    session.config["exit_counter"], session.perf_events = (
+        decide_perf(args) if count else (None, []))
     words, notes = qemu.kernel_words(args.suite, args.case, args.quick,
                                      args.cmdline,
                                      flavour if accel == "kvm" else None)
@@ -273,6 +281,19 @@ def decide_count_exits(args, accel):
             say("--count-exits: " + exitcount.TCG_NOTE)
         return False
     return args.count_exits is not False
+
+
+def decide_perf(args):
+    """(counter in use, tracepoints perf records): without perf, its
+    tracepoints or the permission, QMP alone, said once."""
+    if args.exit_counter == "qmp":
+        return "qmp", []
+    events, why = perfcount.available()
+    if not events:
+        say("--exit-counter %s: %s; counting with QMP alone"
+            % (args.exit_counter, why))
+        return "qmp", []
+    return args.exit_counter, events
 
 
 def command(args, extra):
@@ -315,7 +336,7 @@ def run_boots(session, cfg, tmpdir):
     """Boot --repeat times; the worst status wins, 2-6 stop early."""
     args = session.args
     qemu.prepare_tmpdir(cfg, tmpdir)
-    if session.count_exits:
+    if session.count_exits and session.config["exit_counter"] != "perf":
         cfg.qmp_path = exitcount.qmp.socket_path(tmpdir)
     if ide.suite_selected(cfg.words):
         try:
@@ -362,9 +383,12 @@ def one_boot(session, cfg, argv, tmpdir, index, timeout):
         raise OptionError("cannot write --log %s: %s" % (lpath, exc.strerror))
     counter = None
     session.suite_marks = []
-    if cfg.qmp_path:
-        _remove_quietly(cfg.qmp_path)
-        counter = exitcount.ExitCounter(cfg.qmp_path, say)
+    if session.count_exits:
+        if cfg.qmp_path:
+            _remove_quietly(cfg.qmp_path)
+        perf = perfcount.PerfCounter(tmpdir, session.perf_events, say) \
+            if session.perf_events else None
+        counter = exitcount.ExitCounter(cfg.qmp_path, say, perf)
     try:
         boot = qemu.run_boot(argv, timeout, stderr_path, log,
                              session.on_record,
@@ -414,7 +438,7 @@ def count_boot_exits(counter, cfg, dump):
     """Fill measured exits into the boot's results (null with a reason when
     not counted)."""
     if counter is not None:
-        counter.apply(dump.results)
+        counter.apply(dump.results, dump.run)
     elif cfg.accel == "kvm":
         exitcount.mark_uncounted(dump.results, "--no-count-exits")
     else:
