@@ -175,14 +175,28 @@ static u64 timed(bench_op_fn op, const struct bench_case *c, u8 *buf, u64 iters)
 static void take_sample(const struct bench_case *c, u8 *buf, struct bench_result *r,
 			u64 iters, u32 i)
 {
-	bool ctl_first = c->control && (i & 1);
+	bool ctl = c->control && !bench_cfg->sync, ctl_first = ctl && (i & 1);
 
 	if (ctl_first)
 		ctl_samples[i] = timed(c->control, c, buf, iters) / iters;
 	samples[i] = timed(c->op, c, buf, iters) / iters;
-	if (c->control && !ctl_first)
+	if (ctl && !ctl_first)
 		ctl_samples[i] = timed(c->control, c, buf, iters) / iters;
 	r->ops += iters;
+}
+
+/*
+ * With exit counting (sync=on) the counted window must hold the case's
+ * exits only: a software backend's exit counter also ticks with emulated
+ * instructions, which a control is made of.  The control's samples, as
+ * many and as long, then follow the window instead of interleaving.
+ */
+static void control_after_window(const struct bench_case *c, u8 *buf, u64 iters, u32 n)
+{
+	u32 i;
+
+	for (i = 0; c->control && i < n; i++)
+		ctl_samples[i] = timed(c->control, c, buf, iters) / iters;
 }
 
 static u64 sample_goal(void)
@@ -217,7 +231,7 @@ static u32 plan_batch(const struct bench_case *c, u8 *buf, struct bench_result *
 
 	if (warm >= WARM_AS_SAMPLE) {
 		samples[0] = warm;
-		if (c->control)
+		if (c->control && !bench_cfg->sync)
 			ctl_samples[0] = timed(c->control, c, buf, 1);
 		k = 1;
 	}
@@ -246,7 +260,7 @@ static void low_stats(const struct bench_case *c, u32 n, struct low_stats *l)
 	l->min = samples[0];
 	l->p10 = stats_percentile(samples, n, 100);
 	l->ctl_min = l->ctl_p10 = 0;
-	if (c->control) {
+	if (c->control && !bench_cfg->sync) {
 		stats_sort(ctl_samples, n);
 		l->ctl_min = ctl_samples[0];
 		l->ctl_p10 = stats_percentile(ctl_samples, n, 100);
@@ -472,6 +486,11 @@ static u32 measure(const struct bench_case *c, u8 *buf, struct bench_result *r,
 		r->sync.count_ops = r->iters;
 		sync_point(c->name, SYNC_C1, &r->sync);
 	}
+	if (sync)
+		control_after_window(c, buf, r->iters, n);
+	if (bench_cfg->verbose)
+		kprintf("  [%s: warm op %lu cycles, %lu ops/sample, %u samples, stop %s]\n",
+			c->name, warm, r->iters, n, stop_names[r->stop]);
 	return n;
 }
 
