@@ -96,7 +96,7 @@ HOST_DEPS_ata      := drivers/ata.c drivers/pci.c kernel/idepat.c kernel/model.c
 BENCH_CORE := kernel/bench.c kernel/stats.c kernel/plan.c kernel/model.c kernel/cmdline.c \
               kernel/lava.c kernel/phase_sync.c lib/json.c lib/fmt.c lib/string.c \
               drivers/fw_cfg.c arch/x86/tsc.c arch/x86/cpuinfo.c tests/host/fake_io.c \
-              tests/host/fake_fw_cfg.c tests/host/fake_tsc.c
+              tests/host/fake_fw_cfg.c tests/host/fake_tsc.c tests/host/fake_console.c
 HOST_DEPS_bench    := $(BENCH_CORE)
 HOST_DEPS_plan     := kernel/plan.c lib/fmt.c lib/string.c
 HOST_DEPS_pio      := $(BENCH_CORE) kernel/suites/pio.c drivers/acpi_pm.c drivers/pci.c

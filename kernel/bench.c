@@ -41,6 +41,7 @@
  * (cache and TLB misses, first-touch faults) is far below 0.5 % of it. */
 #define WARM_AS_SAMPLE      (1ull << 26)
 #define JSON_LINE_MAX       1536
+#define CTL_AFTER_MAX       8          /* control samples after a counted window */
 #define PLAN_FW_CFG_NAME    "opt/trapmeter/plan"
 #define PLAN_TEXT_MAX       (PLAN_MAX_ENTRIES * 80)
 
@@ -188,15 +189,20 @@ static void take_sample(const struct bench_case *c, u8 *buf, struct bench_result
 /*
  * With exit counting (sync=on) the counted window must hold the case's
  * exits only: a software backend's exit counter also ticks with emulated
- * instructions, which a control is made of.  The control's samples, as
- * many and as long, then follow the window instead of interleaving.
+ * instructions, which a control is made of.  The control's samples, of
+ * the same batch, then follow the window instead of interleaving: up to
+ * CTL_AFTER_MAX of them (a control has no exits to average over, and
+ * rep movs alone can cost ten times its REP case here).  Returns how many.
  */
-static void control_after_window(const struct bench_case *c, u8 *buf, u64 iters, u32 n)
+static u32 control_after_window(const struct bench_case *c, u8 *buf, u64 iters, u32 n)
 {
 	u32 i;
 
+	if (n > CTL_AFTER_MAX)
+		n = CTL_AFTER_MAX;
 	for (i = 0; c->control && i < n; i++)
 		ctl_samples[i] = timed(c->control, c, buf, iters) / iters;
+	return n;
 }
 
 static u64 sample_goal(void)
@@ -486,8 +492,7 @@ static u32 measure(const struct bench_case *c, u8 *buf, struct bench_result *r,
 		r->sync.count_ops = r->iters;
 		sync_point(c->name, SYNC_C1, &r->sync);
 	}
-	if (sync)
-		control_after_window(c, buf, r->iters, n);
+	r->control_n = sync ? control_after_window(c, buf, r->iters, n) : n;
 	if (bench_cfg->verbose)
 		kprintf("  [%s: warm op %lu cycles, %lu ops/sample, %u samples, stop %s]\n",
 			c->name, warm, r->iters, n, stop_names[r->stop]);
@@ -526,7 +531,7 @@ int bench_run(const struct bench_case *c, struct bench_result *r)
 	n = measure(c, buf, r, e);
 	stats_compute(samples, n, &r->cycles);
 	if (c->control)
-		stats_compute(ctl_samples, n, &r->control);
+		stats_compute(ctl_samples, r->control_n, &r->control);
 	r->exits_model = c->exits_model ? c->exits_model(c, buf) : 0;
 	if (c->verify)
 		r->mismatches = c->verify(c, buf);

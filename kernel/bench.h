@@ -65,6 +65,7 @@ struct bench_result {
 	u64 iters;               /* operations per sample */
 	u64 ops;                 /* case ops inside the sync window */
 	u64 case_cycles;         /* TSC from the case's start to its result */
+	u32 control_n;           /* control samples taken */
 	u32 exits_model;         /* per operation */
 	u32 mismatches;          /* from verify, 0 when none */
 	u8 stop;                 /* enum bench_stop */

@@ -47,7 +47,7 @@ void cmdline_defaults(struct tm_config *cfg)
 	cfg->fault = FAULT_NONE;
 	cfg->hypercall = true;
 	cfg->rep = true;
-	cfg->budget_ms = 100;
+	cfg->budget_ms = 60;
 }
 
 static bool cmdline_tok_eq(struct cmdline_tok t, const char *lit)

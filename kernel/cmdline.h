@@ -10,7 +10,7 @@
  *   quick=B verbose=B hypercall=B rep=B sync=B
  *                   B is on/off, 1/0, yes/no, true/false
  *   fault=F         none, ud, gp, pf, de, bp (test hook)
- *   budget_ms=N     10..600000: per-case budget (default 100)
+ *   budget_ms=N     10..600000: per-case budget (default 60)
  *   lava=B          TM_LAVA lines for a LAVA monitor (kernel/lava.h)
  *   fail_check=B    test hook: report one failing check (hook.fail_check)
  * Duplicate keys: the last one wins.
@@ -36,7 +36,7 @@ struct tm_config {
 	bool hypercall;		/* default on */
 	bool rep;		/* default on; off: REP cases use unrolled loop */
 	bool sync;		/* default off; on: phase sync with the host (exit counting) */
-	u32 budget_ms;		/* per-case budget, default 100, 10..600000 */
+	u32 budget_ms;		/* per-case budget, default 60, 10..600000 */
 	bool lava;		/* default off; on: TM_LAVA monitor lines */
 	bool fail_check;	/* test hook: one failing check */
 };

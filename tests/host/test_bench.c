@@ -9,6 +9,7 @@
 #include "tests/host/check.h"
 #include "tests/host/fake_io.h"
 #include "tests/host/fake_fw_cfg.h"
+#include "tests/host/fake_console.h"
 #include "tests/host/fake_tsc.h"
 #include "kernel/bench.h"
 #include "kernel/console.h"
@@ -21,10 +22,7 @@
 #define OP_COST     1000u       /* so a sample is 80 ops */
 #define CTL_COST    300u
 #define KHZ         2000000u    /* 2 GHz: 1000 cycles = 500 ns */
-#define LINES       64
 
-static char lines[LINES][2048];
-static u32 n_lines;
 static u64 op_calls, op_cost;
 static s64 op_extra[8];
 static u32 polls_left[8], poll_phase;
@@ -33,24 +31,6 @@ static struct tm_config cfg;
 
 /* ---- what bench.c calls besides the framework ----------------------- */
 
-int kprintf(const char *fmt, ...)
-{
-	(void)fmt;
-	return 0;
-}
-
-void console_write(const char *s, size_t n)
-{
-	(void)s;
-	(void)n;
-}
-
-void tm_line(const char *json)
-{
-	if (n_lines < LINES)
-		snprintf(lines[n_lines++], sizeof(lines[0]), "%s", json ? json : "(null)");
-}
-
 /* COM1 RX for phase sync: the byte comes after polls_left[point] polls */
 int uart_getc_timeout(u64 spins)
 {
@@ -58,19 +38,6 @@ int uart_getc_timeout(u64 spins)
 	if (--polls_left[poll_phase] == 0)
 		return reply[poll_phase++];
 	return -1;
-}
-
-static u32 io_read(u16 port, u8 width)
-{
-	u32 v = 0xffffffffu;
-
-	fake_fw_cfg_in(port, width, &v);
-	return v;
-}
-
-static void io_write(u16 port, u8 width, u32 value)
-{
-	fake_fw_cfg_out(port, width, value);
 }
 
 /* ---- fake ops -------------------------------------------------------- */
@@ -99,7 +66,7 @@ static void setup(u64 cost, const char *words)
 {
 	char err[160];
 
-	n_lines = 0;
+	fake_console_n = 0;
 	op_calls = 0;
 	op_cost = cost;
 	memset(op_extra, 0, sizeof(op_extra));
@@ -115,11 +82,11 @@ static void setup(u64 cost, const char *words)
 /* The last result line. */
 static const char *result_line(void)
 {
-	u32 i = n_lines;
+	u32 i = fake_console_n;
 
 	while (i--)
-		if (strstr(lines[i], "\"type\":\"result\""))
-			return lines[i];
+		if (strstr(fake_console_lines[i], "\"type\":\"result\""))
+			return fake_console_lines[i];
 	return "";
 }
 
@@ -292,8 +259,8 @@ static void load_plan(const char *text, int want)
 
 	fake_io_reset();
 	fake_fw_cfg_reset();
-	fake_io_read_hook = io_read;
-	fake_io_write_hook = io_write;
+	fake_io_read_hook = fake_console_fw_cfg_read;
+	fake_io_write_hook = fake_console_fw_cfg_write;
 	fake_fw_cfg_add("opt/trapmeter/plan", text, (u32)strlen(text));
 	CHECK(fw_cfg_init());
 	CHECK_EQ_S64(bench_load_plan(err, sizeof(err)), want);
@@ -317,9 +284,9 @@ static void test_fixed_plan(void)
 	CHECK_EQ_S64(field(result_line(), "cycles", "median"), OP_COST);
 	other.name = "case.b";            /* not planned: does not run */
 	CHECK_EQ_S64(bench_run(&other, &r), -1);
-	n_lines = 0;
+	fake_console_n = 0;
 	bench_plan_report();
-	CHECK_EQ_U64(n_lines, 0);
+	CHECK_EQ_U64(fake_console_n, 0);
 	load_plan("t case.a 7 4\nt case.b 0 4\n", -EINVAL);
 }
 

@@ -28,7 +28,7 @@ static void test_defaults(void)
 	CHECK(cfg.fault == FAULT_NONE);
 	CHECK(cfg.hypercall && cfg.rep && !cfg.sync);
 	CHECK(!cfg.lava && !cfg.fail_check);
-	CHECK_EQ_U64(cfg.budget_ms, 100);
+	CHECK_EQ_U64(cfg.budget_ms, 60);
 	CHECK_EQ_S64(parse(NULL), 0);
 	CHECK_EQ_S64(parse("  \t\n "), 0);
 	CHECK_EQ_U64(cfg.samples, 63);

@@ -7,6 +7,7 @@
 #include "tests/host/check.h"
 #include "tests/host/fake_io.h"
 #include "tests/host/fake_fw_cfg.h"
+#include "tests/host/fake_console.h"
 #include "tests/host/fake_tsc.h"
 #include "kernel/bench.h"
 #include "kernel/console.h"
@@ -17,47 +18,13 @@
 #include <stdio.h>
 
 #define BLOB_SIZE 65536
-#define LINES     256
 
-static char lines[LINES][2048];
-static u32 n_lines;
 static u8 blob[BLOB_SIZE];
-
-int kprintf(const char *fmt, ...)
-{
-	(void)fmt;
-	return 0;
-}
-
-void console_write(const char *s, size_t n)
-{
-	(void)s;
-	(void)n;
-}
-
-void tm_line(const char *json)
-{
-	if (n_lines < LINES)
-		snprintf(lines[n_lines++], sizeof(lines[0]), "%s", json ? json : "(null)");
-}
 
 int uart_getc_timeout(u64 spins)
 {
 	(void)spins;
 	return 's';
-}
-
-static u32 io_read(u16 port, u8 width)
-{
-	u32 v = 0xffffffffu;
-
-	fake_fw_cfg_in(port, width, &v);
-	return v;
-}
-
-static void io_write(u16 port, u8 width, u32 value)
-{
-	fake_fw_cfg_out(port, width, value);
 }
 
 static const char *check_line(const char *name)
@@ -66,9 +33,9 @@ static const char *check_line(const char *name)
 	u32 i;
 
 	snprintf(pat, sizeof(pat), "\"name\":\"%s\"", name);
-	for (i = 0; i < n_lines; i++)
-		if (strstr(lines[i], "\"type\":\"check\"") && strstr(lines[i], pat))
-			return lines[i];
+	for (i = 0; i < fake_console_n; i++)
+		if (strstr(fake_console_lines[i], "\"type\":\"check\"") && strstr(fake_console_lines[i], pat))
+			return fake_console_lines[i];
 	return "";
 }
 
@@ -83,12 +50,12 @@ static void run_suite(int bad)
 		blob[i] = (u8)(i * 7 + (i >> 8) + 0x5a);
 	if (bad >= 0)
 		blob[bad] ^= 0x40;
-	n_lines = 0;
+	fake_console_n = 0;
 	fake_io_reset();
 	fake_fw_cfg_reset();
 	fake_fw_cfg_read_cycles = 1000;
-	fake_io_read_hook = io_read;
-	fake_io_write_hook = io_write;
+	fake_io_read_hook = fake_console_fw_cfg_read;
+	fake_io_write_hook = fake_console_fw_cfg_write;
 	fake_fw_cfg_add("opt/trapmeter/blob", blob, BLOB_SIZE);
 	fake_tsc_now = 1;
 	fake_tsc_read_cost = 400;
