@@ -45,6 +45,7 @@ C_SRCS := \
 	drivers/debug_exit.c \
 	drivers/fw_cfg.c \
 	drivers/pci.c \
+	drivers/pci_testdev.c \
 	drivers/uart16550.c \
 	drivers/virtio_net.c \
 	drivers/virtio_pci.c \
@@ -55,18 +56,22 @@ C_SRCS := \
 	kernel/console.c \
 	lib/crc32.c \
 	kernel/dump.c \
+	kernel/edk2_fifo.c \
 	lib/fmt.c \
 	kernel/idepat.c \
 	lib/json.c \
 	kernel/lava.c \
 	kernel/main.c \
 	kernel/model.c \
+	kernel/model_mmio.c \
 	kernel/phase_sync.c \
 	kernel/plan.c \
 	kernel/stats.c \
+	kernel/tsc_check.c \
 	lib/string.c \
 	kernel/suites/exits.c \
 	kernel/suites/ide.c \
+	kernel/suites/mmio.c \
 	kernel/suites/pio.c \
 	kernel/suites/virtio.c
 
@@ -77,8 +82,8 @@ ISO  := $(BUILD)/trapmeter.iso
 SHIM := $(BUILD)/kvm_delay.so
 
 # Host unit tests: test name -> the pure files it links.
-HOST_TESTS := fmt crc32 stats cmdline json dump string bootinfo model lava virtq virtio_pci ata \
-              bench plan pio tsc
+HOST_TESTS := fmt crc32 stats cmdline json dump string bootinfo model lava virtq virtio_pci ata model_mmio tsc \
+              bench plan pio pit
 HOST_DEPS_fmt      := lib/fmt.c lib/string.c
 HOST_DEPS_crc32    := lib/crc32.c
 HOST_DEPS_stats    := kernel/stats.c lib/string.c
@@ -88,6 +93,7 @@ HOST_DEPS_dump     := kernel/dump.c lib/crc32.c lib/fmt.c lib/string.c
 HOST_DEPS_string   := lib/string.c
 HOST_DEPS_bootinfo := kernel/bootinfo.c lib/string.c
 HOST_DEPS_model    := kernel/model.c
+HOST_DEPS_model_mmio := kernel/model_mmio.c
 HOST_DEPS_lava     := kernel/lava.c lib/fmt.c lib/string.c
 HOST_DEPS_virtq    := drivers/virtq.c
 HOST_DEPS_virtio_pci := drivers/virtio_pci.c drivers/virtq.c drivers/pci.c tests/host/fake_io.c
@@ -95,16 +101,17 @@ HOST_DEPS_ata      := drivers/ata.c drivers/pci.c kernel/idepat.c kernel/model.c
                       lib/fmt.c lib/string.c tests/host/fake_io.c
 BENCH_CORE := kernel/bench.c kernel/stats.c kernel/plan.c kernel/model.c kernel/cmdline.c \
               kernel/lava.c kernel/phase_sync.c lib/json.c lib/fmt.c lib/string.c \
-              drivers/fw_cfg.c arch/x86/tsc.c arch/x86/cpuinfo.c tests/host/fake_io.c \
+              drivers/fw_cfg.c arch/x86/tsc.c arch/x86/cpuinfo.c tests/host/fake_cpu.c tests/host/fake_io.c \
               tests/host/fake_fw_cfg.c tests/host/fake_tsc.c tests/host/fake_console.c
 HOST_DEPS_bench    := $(BENCH_CORE)
 HOST_DEPS_plan     := kernel/plan.c lib/fmt.c lib/string.c
-HOST_DEPS_pio      := $(BENCH_CORE) kernel/suites/pio.c drivers/acpi_pm.c drivers/pci.c
-HOST_DEPS_tsc      := arch/x86/tsc.c arch/x86/cpuinfo.c lib/string.c tests/host/fake_io.c \
-                      tests/host/fake_tsc.c
+HOST_DEPS_pio      := $(BENCH_CORE) kernel/suites/pio.c drivers/acpi_pm.c drivers/pci.c \
+                      kernel/edk2_fifo.c kernel/model_mmio.c drivers/pci_testdev.c
+HOST_DEPS_tsc      := arch/x86/tsc.c tests/host/fake_cpu.c tests/host/fake_io.c tests/host/fake_tsc.c
+HOST_DEPS_pit      := arch/x86/tsc.c tests/host/fake_cpu.c tests/host/fake_io.c tests/host/fake_tsc.c
 HOST_BINS := $(HOST_TESTS:%=$(BUILD)/host/test_%)
 
-.PHONY: all iso elf run bench test lava-test acceptance host-tests deps clean
+.PHONY: all iso elf run bench test test-deps lava-test acceptance host-tests deps clean
 all: $(ELF) $(ISO) $(SHIM)
 elf: $(ELF)
 iso: $(ISO)
@@ -160,10 +167,15 @@ bench: deps all
 	tools/trapmeter run --no-build --repeat $(BENCH_BOOTS) --json $(BUILD)/bench.json $(ARGS); \
 	rc=$$?; $(PYTHON) tools/bench-report $(BUILD)/bench.json && exit $$rc
 
-test: deps all host-tests
+test: test-deps all host-tests
 	$(Q)$(PYTHON) tests/run_tests.py
 
-lava-test: deps all host-tests
+# what `make test` needs beyond `make run` (gnuplot, lava-run, ...), so
+# that no test skips: installed as root, else the exact command is named
+test-deps:
+	$(Q)tools/deps test
+
+lava-test: test-deps all host-tests
 	$(Q)$(PYTHON) tests/run_tests.py lava
 
 # KVM acceptance of `trapmeter compare` (A/A, kernel-irqchip off, rep=off;

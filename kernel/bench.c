@@ -72,7 +72,12 @@ const char *bench_method_name(u8 method)
 
 static const char *handler_name(u8 h)
 {
-	return h == HANDLER_USER ? "user" : h == HANDLER_KERNEL ? "kernel" : "none";
+	static const char *const names[] = {
+		[HANDLER_NONE] = "none", [HANDLER_USER] = "user", [HANDLER_KERNEL] = "kernel",
+		[HANDLER_COALESCED] = "coalesced", [HANDLER_IOEVENTFD] = "ioeventfd",
+	};
+
+	return h < ARRAY_SIZE(names) ? names[h] : "none";
 }
 
 static const char *dir_name(u8 d)
@@ -613,6 +618,8 @@ void bench_skip(const char *suite, const char *case_name, const char *reason)
 	jw_str(&w, "case", case_name);
 	jw_str(&w, "reason", reason);
 	jw_obj_end(&w);
+	if (kstrcmp(case_name, "*") == 0)
+		cmdline_note_suite_skipped();
 	kprintf("  %-30s skipped: %s\n", case_name, reason);
 	tm_line(jw_finish(&w));
 	lava_skip(suite, case_name);

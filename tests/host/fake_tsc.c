@@ -3,5 +3,6 @@
  */
 #include "tests/host/fake_tsc.h"
 
+bool fake_tsc_on;
 u64 fake_tsc_now;
 u64 fake_tsc_read_cost;

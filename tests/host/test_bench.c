@@ -71,6 +71,7 @@ static void setup(u64 cost, const char *words)
 	op_cost = cost;
 	memset(op_extra, 0, sizeof(op_extra));
 	fake_tsc_now = 1000000;
+	fake_tsc_on = true;
 	fake_tsc_read_cost = READ_COST;
 	tsc.khz = KHZ;
 	cmdline_defaults(&cfg);

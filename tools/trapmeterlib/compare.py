@@ -45,7 +45,7 @@ EXITS_FLOOR = 0.5           # exits/op below this count as "no exit"
 EXITS_MODEL_SHARE = 0.05    # ... and beyond 5 % of the model's count
 MAX_ABS = 1e300             # larger numbers are refused as corrupt
 MAX_BOOTS = 1000
-KNOWN_SCHEMAS = (1,)
+KNOWN_SCHEMAS = (1, 2)     # 2: status sealed in the dump; same results
 # Metrics results may carry from other suites: higher is better.
 GENERIC_RE = re.compile(r"(^|_)(mib_s|mb_s|gib_s|pps|kpps|mpps|gbps|mbps|packets_per_s)$")
 # Fields that identify what a result measured; any change = hand edit.
@@ -185,6 +185,11 @@ def _replay(lines, end, index):
         raise InputError("boot %d: CRC-32 of the stored @tm lines is %s but "
                          "the guest's end line says %r: edited or garbled"
                          % (index, dump.crc_hex, crc))
+    sealed = dump.sealed.get("status") if dump.sealed else None
+    if sealed is not None and end.get("status") != sealed:
+        raise InputError("boot %d: end line says status %r but the sealed "
+                         "status record says %r: edited" % (
+                             index, end.get("status"), sealed))
     return dump.results
 
 

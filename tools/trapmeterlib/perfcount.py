@@ -26,8 +26,6 @@ The parsing and the window arithmetic are pure (text in, counts out) so they
 are tested without perf."""
 
 import bisect
-import ctypes
-import ctypes.util
 import os
 import re
 import select
@@ -35,6 +33,8 @@ import shutil
 import signal
 import subprocess
 import time
+
+from . import child
 
 PERF = "perf"
 TRACEFS = ("/sys/kernel/tracing", "/sys/kernel/debug/tracing")
@@ -57,7 +57,6 @@ READY_TIMEOUT_S = 4.0           # below the guest's 5 s sync-wait bound
 ACK_TIMEOUT_S = 5.0
 EXIT_TIMEOUT_S = 10.0
 SCRIPT_TIMEOUT_S = 300.0
-PR_SET_PDEATHSIG = 1
 
 
 class PerfError(Exception):
@@ -258,15 +257,6 @@ def _paranoid():
         return 2
 
 
-def _die_with_parent():
-    """preexec_fn: SIGKILL when the runner dies (PR_SET_PDEATHSIG)."""
-    try:
-        libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6")
-        libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
-    except (OSError, AttributeError):
-        pass
-
-
 def record_argv(events, pid, ctl, ack, data, perf=PERF):
     argv = [perf, "record", "-D", "-1", "--control",
             "fifo:%s,%s" % (ctl, ack), "-k", "CLOCK_MONOTONIC", "-m", BUFFER,
@@ -312,9 +302,10 @@ class PerfCounter:
                 os.mkfifo(path, 0o600)
         argv = record_argv(self.events, pid, ctl, ack, self.data, self.perf)
         with open(self.stderr_path, "wb") as err:
-            self.proc = subprocess.Popen(
+            # dies with the runner (PR_SET_PDEATHSIG, see child.py)
+            self.proc = child.spawn(
                 argv, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
-                stderr=err, preexec_fn=_die_with_parent)
+                stderr=err)
         self.ack = os.open(ack, os.O_RDONLY | os.O_NONBLOCK)
         deadline = time.monotonic() + READY_TIMEOUT_S
         while self.ctl is None:
@@ -398,7 +389,7 @@ class PerfCounter:
             done = subprocess.run(argv, stdout=subprocess.PIPE,
                                   stderr=subprocess.PIPE, text=True,
                                   errors="replace", timeout=SCRIPT_TIMEOUT_S,
-                                  preexec_fn=_die_with_parent, check=False)
+                                  preexec_fn=child.die_with_parent, check=False)
         except (OSError, subprocess.TimeoutExpired) as exc:
             self.fail("perf script: %s" % exc)
             return []

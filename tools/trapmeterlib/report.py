@@ -4,16 +4,23 @@ Pure functions over plain dicts (the guest's JSON records) so that pairing,
 aggregation and rendering are testable without QEMU."""
 
 import copy
+import errno
+import fcntl
 import json
 import os
+import stat
 import statistics
 import tempfile
 import zlib
 
+from .dump import time_mark
 from .exitcount import counters_differ
 from .status import status_name
 
 PAIRED_METHODS = ("rep", "dma")
+# results.json schema: 2 since the guest's status is sealed in its dump
+# (the status record); compare reads 1 and 2.
+RESULTS_SCHEMA = 2
 COLUMNS = [("case", "<"), ("method", "<"), ("bytes", ">"),
            ("cycles/op (median)", ">"), ("control", ">"), ("net", ">"),
            ("cycles/unit", ">"),
@@ -181,7 +188,7 @@ def result_row(res, with_qmp=False):
            fmt_num(res.get("exits_model")),
            fmt_num(res.get("cycles_per_exit_model")),
            fmt_measured(res), fmt_num(res.get("cycles_per_exit")),
-           fmt_num(res.get("ns_median"))]
+           fmt_num(res.get("ns_median")) + time_mark(res)]
     if with_qmp:
         row.insert(QMP_AT, fmt_qmp(res))
     return row
@@ -281,6 +288,18 @@ def _cpu_text(cpu):
                         (" \"%s\"" % brand) if brand else "")
 
 
+def _tsc_text(tsc):
+    """"tsc SOURCE KHZ kHz", GUESS when it is one, and the PM-timer
+    cross-check's difference."""
+    text = "tsc %s %s kHz" % (tsc.get("source", "?"), tsc.get("khz", "?"))
+    if tsc.get("guess") is True:
+        text += " (GUESS)"
+    check = tsc.get("check")
+    if isinstance(check, dict) and isinstance(check.get("diff_ppm"), int):
+        text += " (pm-timer %+.1f %%)" % (check["diff_ppm"] / 1e4)
+    return text
+
+
 def render_header(run, info):
     """One line describing where and how the numbers were taken."""
     run = run or {}
@@ -295,7 +314,7 @@ def render_header(run, info):
              "firmware %s" % run.get("firmware", info.get("firmware") or "?"),
              "cpu %s" % _cpu_text(run.get("cpu")),
              "hypervisor %s" % (run.get("hypervisor") or "none"),
-             "tsc %s %s kHz" % (tsc.get("source", "?"), tsc.get("khz", "?")),
+             _tsc_text(tsc),
              "timer overhead %s cycles" % fmt_num(
                  run.get("timer_overhead_cycles")),
              "wall %s" % ("%.1f s" % wall if wall is not None else "?")]
@@ -319,6 +338,9 @@ def render_report(run, info, results, checks, skips):
     """The whole terminal report for one boot (or the --repeat median)."""
     lines = [render_header(run, info), ""]
     lines += render_results(results)
+    if any(time_mark(r) for r in results):
+        lines.append("  ?: the TSC frequency is a guess, so ns figures are too "
+                     "(cycles are exact)")
     if any(model_mismatch(r) for r in results):
         lines.append("  ! measured exits differ from the model by more than "
                      "10 % (a finding about the hypervisor, not an error)")
@@ -409,7 +431,7 @@ def results_document(host, config, boots, code, messages=(), summary=None):
                     if isinstance(b.get("run"), dict)), None)
     for boot in boots:
         seal_boot(boot)
-    doc = {"schema": 1, "tool": "trapmeter", "version": version,
+    doc = {"schema": RESULTS_SCHEMA, "tool": "trapmeter", "version": version,
            "host": host, "config": config, "boots": boots,
            "status": status_name(code), "exit_code": code}
     if messages:
@@ -434,10 +456,55 @@ def seal_boot(boot):
     return boot
 
 
+def open_output(path, mode="wb"):
+    """Open an output the user named, never replacing what is there: a
+    device (/dev/null, /dev/full) or a FIFO is written directly; a FIFO
+    without a reader is an error (ENXIO) instead of a hang; a directory is
+    refused."""
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_NONBLOCK, 0o666)
+    try:
+        if stat.S_ISDIR(os.fstat(fd).st_mode):
+            raise IsADirectoryError(errno.EISDIR, "is a directory")
+        flags = fcntl.fcntl(fd, fcntl.F_GETFL)
+        fcntl.fcntl(fd, fcntl.F_SETFL, flags & ~os.O_NONBLOCK)
+        if stat.S_ISREG(os.fstat(fd).st_mode):
+            os.ftruncate(fd, 0)
+    except BaseException:
+        os.close(fd)
+        raise
+    if "b" in mode:
+        return os.fdopen(fd, mode)
+    return os.fdopen(fd, mode, encoding="utf-8")
+
+
+def _special_target(path):
+    """The existing non-regular file path names (after symlinks), or
+    None.  Such targets are written in place, never renamed over."""
+    try:
+        mode = os.stat(path).st_mode
+    except FileNotFoundError:
+        return None
+    if stat.S_ISDIR(mode):
+        raise IsADirectoryError(errno.EISDIR, "is a directory", path)
+    return None if stat.S_ISREG(mode) else path
+
+
 def _write_atomic(path, fill, suffix):
     """Write through a temp file in the same directory and rename it into
-    place, so readers never see a half-written file.  fill(fh) writes."""
-    directory = os.path.dirname(os.path.abspath(path))
+    place, so readers never see a half-written file.  fill(fh) writes.
+    A symlink stays a symlink (the file it names is replaced); a device
+    or FIFO is written directly (report.open_output)."""
+    try:
+        if _special_target(path):
+            with open_output(path, "w") as fh:
+                fill(fh)
+            return
+    except OSError as exc:
+        if exc.errno == errno.ENXIO:
+            raise OSError(errno.ENXIO, "a FIFO or socket with no reader")
+        raise
+    path = os.path.realpath(path)
+    directory = os.path.dirname(path)
     fd, tmp = tempfile.mkstemp(prefix=".trapmeter-", suffix=suffix,
                                dir=directory)
     umask = os.umask(0o022)

@@ -37,10 +37,12 @@ exit status (guest writes code C to isa-debug-exit; QEMU exits (C<<1)|1):
                                  runner option
   3       exception     3  7     guest CPU exception (register dump on COM1)
   4       -             -  -     timeout: runner killed QEMU
-  5       -             -  -     QEMU could not start, build failed, KVM
-                                 requested but unusable, or QEMU exited
+  5       -             -  -     QEMU could not start (or its files could
+                                 not be prepared: disk full), build failed,
+                                 KVM requested but unusable, or QEMU exited
                                  without a guest status (e.g. triple fault)
-  6       -             -  -     dump cut or garbled (count/CRC/END mismatch)
+  6       -             -  -     dump cut or garbled (count/CRC/END/sealed
+                                 status mismatch, bad line, output flood)
   10      compare: at least one metric regressed (others: 0 = none)
   11      compare: an input is unusable (unreadable, other schema or
           suites, truncated or edited: CRC/count/seal mismatch)
@@ -120,6 +122,10 @@ def decide_boot(dump, qemu_rc, timed_out, timeout_s=None, fatal=None):
                                     "case started: %s"
                                     % (fatal, _last_case_text(dump))],
                        True)
+    if getattr(dump, "flood", None):
+        return Outcome(GARBLED, ["%s; the runner stopped QEMU (last case "
+                                 "started: %s)" % (dump.flood,
+                                                   _last_case_text(dump))])
     if timed_out:
         return Outcome(TIMEOUT, ["timeout after %s s; last case started: %s"
                                  % (_fmt_seconds(timeout_s),

@@ -106,7 +106,8 @@ def compare_files(args, thresholds):
     try:
         base = compare.read_results(args.base)
         cand = compare.read_results(args.candidate)
-        if base.get("schema") != cand.get("schema"):
+        if not {base.get("schema"), cand.get("schema")} <= set(
+                compare.KNOWN_SCHEMAS):
             raise compare.InputError("different schemas: base %r, "
                                      "candidate %r" % (base.get("schema"),
                                                        cand.get("schema")))

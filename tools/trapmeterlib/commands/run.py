@@ -6,10 +6,9 @@ import os
 import shutil
 import subprocess
 import sys
-import tempfile
 
-from .. import (exitcount, host, ide, junit, perfcount, plan, qemu, report,
-               status, virtio)
+from .. import (exitcount, host, ide, junit, mmio, perfcount, plan, privdir,
+               qemu, report, status, virtio)
 from ..status import Outcome, decide_boot
 from .common import (OptionError, TrapmeterError, check_words, has_report,
                      repo_root, report_outcome, say)
@@ -68,14 +67,16 @@ def add_parser(sub, fmt):
         help="qmp: QMP query-stats over the timed samples; perf: the "
         "host's KVM tracepoints (linux-perf, root) over one untimed sample "
         "per case; both (default qmp)")
-    add("--kernel-irqchip", choices=("on", "off"), default="on",
-        help="KVM: -accel kvm,kernel-irqchip=on|off (off: PIC/ELCR ports "
-        "become QEMU round trips; default on)")
+    add("--kernel-irqchip", choices=("on", "off", "split"), default="on",
+        help="KVM: -accel kvm,kernel-irqchip=on|off|split (off: PIC/ELCR "
+        "ports become QEMU round trips; split: the local APIC stays in "
+        "KVM, PIC and I/O APIC move to QEMU; default on)")
     add("--junit", metavar="FILE", help="also write JUnit XML: one "
         "testcase per check, skip and boot status")
     add("-v", "--verbose", action="store_true",
         help="show every case, the QEMU command line and QEMU's stderr")
     virtio.add_options(add)
+    mmio.add_options(add)
     add("--ide-disk-size", metavar="SIZE", default="16M",
         help="suite ide: scratch disk attached as ATA dev0 (default 16M; "
         "0: no disk)")
@@ -195,6 +196,7 @@ class RunSession:
         self.count_exits = False
         self.perf_events = []
         self.ide = None
+        self.output_errors = []     # outputs that could not be written
         self.detailed = args.verbose or sys.stderr.isatty()
         self.suite_marks = []       # (suite, seconds since QEMU started)
 
@@ -236,8 +238,10 @@ def prepare(session):
         say("warning: KVM flavour is %s: absolute cycle counts are not "
             "representative of hardware-virtualised (VT-x/AMD-V) hosts; "
             "ratios and exit counts are" % flavour)
-    if args.kernel_irqchip == "off":
-        say("kernel-irqchip=off: the PIC/ELCR ports are handled by QEMU"
+    if args.kernel_irqchip != "on":
+        say({"off": "kernel-irqchip=off: the PIC/ELCR ports are handled by "
+             "QEMU", "split": "kernel-irqchip=split: the local APIC is in "
+             "KVM, the PIC, ELCR and I/O APIC in QEMU"}[args.kernel_irqchip]
             if accel == "kvm" else "--kernel-irqchip applies to KVM only; "
             "ignored under TCG")
     count = decide_count_exits(args, accel)
@@ -251,6 +255,9 @@ def prepare(session):
         session.config["firmware"] = args.firmware
     if count:
         words.append("sync=on")
+    problem = qemu.cmdline_problem(words)
+    if problem:
+        raise OptionError(problem)
     for note in notes:
         say(note)
     cfg = qemu.RunConfig(repo_root=root, accel=accel, boot=args.boot,
@@ -261,7 +268,9 @@ def prepare(session):
     session.config["count_exits"] = count
     session.config["plan"] = args.plan
     vconf = virtio.settings(args)
-    cfg.extra = virtio.device_args(vconf) + list(session.extra)
+    cfg.extra = (virtio.device_args(vconf)
+                 + mmio.device_args(words, args.mmio_devices)
+                 + list(session.extra))
     session.config["virtio"] = vconf
     session.host = host.host_info(qemu_bin, accel, flavour)
     session.config.update(accel=accel, accel_requested=args.accel,
@@ -306,7 +315,9 @@ def command(args, extra):
             code = virtio.run_matrix(session, prepare, run_boots, say)
         else:
             cfg = prepare(session)
-            tmpdir = tempfile.mkdtemp(prefix="trapmeter-")
+            for gone in privdir.remove_stale():
+                say("removed %s, left by a dead run" % gone)
+            tmpdir = privdir.make()
             try:
                 code = run_boots(session, cfg, tmpdir)
             finally:
@@ -318,6 +329,8 @@ def command(args, extra):
         session.write_json(status.INTERRUPTED, ["interrupted"])
         raise
     if not session.write_json(code) and code == status.OK:
+        code = status.BAD_INPUT
+    if session.output_errors and code == status.OK:
         code = status.BAD_INPUT
     if args.junit:
         write_run_junit(args.junit, session)
@@ -335,15 +348,19 @@ def write_run_junit(path, session):
 def run_boots(session, cfg, tmpdir):
     """Boot --repeat times; the worst status wins, 2-6 stop early."""
     args = session.args
-    qemu.prepare_tmpdir(cfg, tmpdir)
+    try:
+        qemu.prepare_tmpdir(cfg, tmpdir)
+        if ide.suite_selected(cfg.words):
+            session.ide = ide.prepare(cfg, tmpdir, args.ide_disk_bytes,
+                                      args.ide_readonly, not args.no_ide_cd)
+    except ide.IdeOptionError as exc:
+        raise OptionError(str(exc))
+    except OSError as exc:
+        raise TrapmeterError(status.QEMU_ERROR, "cannot prepare QEMU's files "
+                             "in %s: %s" % (tmpdir, exc.strerror or exc))
     if session.count_exits and session.config["exit_counter"] != "perf":
         cfg.qmp_path = exitcount.qmp.socket_path(tmpdir)
     if ide.suite_selected(cfg.words):
-        try:
-            session.ide = ide.prepare(cfg, tmpdir, args.ide_disk_bytes,
-                                      args.ide_readonly, not args.no_ide_cd)
-        except ide.IdeOptionError as exc:
-            raise OptionError(str(exc))
         cfg.extra = session.ide.qemu_args + list(cfg.extra)
     if args.plan_entries:
         cfg.extra = plan.qemu_args(args.plan_entries, tmpdir) + list(cfg.extra)
@@ -378,7 +395,7 @@ def one_boot(session, cfg, argv, tmpdir, index, timeout):
     stderr_path = os.path.join(tmpdir, "qemu-stderr-%d.txt" % index)
     lpath = log_path(args.log, index, args.repeat)
     try:
-        log = open(lpath, "wb") if lpath else None
+        log = report.open_output(lpath) if lpath else None
     except OSError as exc:
         raise OptionError("cannot write --log %s: %s" % (lpath, exc.strerror))
     counter = None
@@ -404,7 +421,12 @@ def one_boot(session, cfg, argv, tmpdir, index, timeout):
             log.close()
         if counter:
             counter.close()
+    if boot.log_error:
+        session.output_errors.append(lpath)
+        say("error: cannot write --log %s: %s (logging stopped; the run "
+            "went on and its results are kept)" % (lpath, boot.log_error))
     count_boot_exits(counter, cfg, boot.dump)
+    mmio.annotate(boot.dump.results)
     outcome = decide_boot(boot.dump, boot.rc, boot.timed_out, timeout,
                           boot.fatal)
     virtio.annotate(boot.dump, session.config.get("virtio"))
@@ -482,6 +504,7 @@ def print_boot_report(session, cfg, dump, wall):
     if sizes:
         text += "\n" + "\n".join(sizes) + "\n"
     text += ide.render(dump)
+    text += mmio.render(dump.results)
     sys.stdout.write(text)
     sys.stdout.flush()
 

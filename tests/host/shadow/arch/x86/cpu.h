@@ -1,23 +1,17 @@
 /*
  * tests/host/shadow/arch/x86/cpu.h - what "arch/x86/cpu.h" means in host
- * unit tests: the real header, with CPUID answered by the test
- * (fake_cpuid_hook; all zeros, "no leaves", when the test sets none) so
- * that code probing the CPU sees a known machine, not the build host.
+ * unit tests (see shadow/arch/x86/io.h): CPUID and MSR accesses go to the
+ * test's fake CPU (tests/host/fake_cpu.h), fences and pause are no-ops.
+ * A host test that links a file including arch/x86/cpu.h links
+ * tests/host/fake_cpu.c too.
  */
-#ifndef TESTS_HOST_SHADOW_CPU_H
-#define TESTS_HOST_SHADOW_CPU_H
+#ifndef ARCH_X86_CPU_H
+#define ARCH_X86_CPU_H
 
-#define cpuid cpuid_hw
-#include "../../../../../arch/x86/cpu.h"
-#undef cpuid
+#include "tests/host/fake_cpu.h"
 
-__attribute__((weak)) struct cpuid_regs (*fake_cpuid_hook)(u32 leaf, u32 subleaf);
-
-static inline struct cpuid_regs cpuid(u32 leaf, u32 subleaf)
-{
-	struct cpuid_regs none = { 0, 0, 0, 0 };
-
-	return fake_cpuid_hook ? fake_cpuid_hook(leaf, subleaf) : none;
-}
+static inline void cpu_relax(void) { }
+static inline void barrier(void) { __asm__ volatile("" ::: "memory"); }
+static inline void mfence(void) { }
 
 #endif

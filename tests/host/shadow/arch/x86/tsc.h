@@ -15,4 +15,21 @@
 
 #include "tests/host/fake_tsc.h"
 
+static inline u64 tsc_begin(void)
+{
+	if (!fake_tsc_on)
+		return tsc_begin_hw();
+	fake_tsc_now += fake_tsc_read_cost;
+	return fake_tsc_now;
+}
+
+static inline u64 tsc_end(void)
+{
+	if (!fake_tsc_on)
+		return tsc_end_hw();
+	fake_tsc_now += fake_tsc_read_cost;
+	return fake_tsc_now;
+}
+
+
 #endif
