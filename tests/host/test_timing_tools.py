@@ -126,7 +126,11 @@ class Report(unittest.TestCase):
                                                 rom.name), "bios")
             self.assertEqual(qemu.auto_firmware("direct", ["suite=all"],
                                                 rom.name), "bios")
+            self.assertEqual(qemu.auto_firmware("direct", ["suite=pio,mmio"],
+                                                rom.name), "bios")
             self.assertEqual(qemu.auto_firmware("iso", [], rom.name), "bios")
+            self.assertEqual(qemu.auto_firmware("direct", [], rom.name,
+                                                pci_devices=True), "bios")
         self.assertEqual(qemu.auto_firmware("direct", [], "/nonexistent"), "bios")
 
 

@@ -164,13 +164,15 @@ def boot_args(cfg):
     return ["-kernel", cfg.elf, "-append", cfg.cmdline]
 
 
-def auto_firmware(boot, words, qboot=QBOOT):
+def auto_firmware(boot, words, qboot=QBOOT, pci_devices=False):
     """--firmware auto: qboot for a direct boot when it is installed and no
-    suite needs what only SeaBIOS sets up (virtio: qboot leaves the
-    virtio-pci BARs the guest driver needs unassigned), else SeaBIOS."""
+    suite needs what only SeaBIOS sets up (virtio and mmio, and the mmio
+    suite's test devices when attached (pci_devices): qboot leaves the PCI
+    BARs they need unassigned), else SeaBIOS."""
     suites = [w.split("=", 1)[1] for w in words if w.startswith("suite=")]
     wanted = ",".join(suites[-1:]).split(",") if suites else []
-    needs_bios = any(s in ("virtio", "all") for s in wanted)
+    needs_bios = pci_devices or any(s in ("virtio", "mmio", "all")
+                                    for s in wanted)
     if boot == "direct" and not needs_bios and os.path.isfile(qboot):
         return "qboot"
     return "bios"

@@ -251,7 +251,9 @@ def prepare(session):
                                      args.cmdline,
                                      flavour if accel == "kvm" else None)
     if args.firmware == "auto":
-        args.firmware = qemu.auto_firmware(args.boot, words)
+        args.firmware = qemu.auto_firmware(
+            args.boot, words,
+            pci_devices=bool(mmio.wanted(words, args.mmio_devices)))
         session.config["firmware"] = args.firmware
     if count:
         words.append("sync=on")
