@@ -1,6 +1,7 @@
 # trapmeter - build the guest kernel and ISO, run it, test it.
 #   make            build/trapmeter.elf and build/trapmeter.iso
 #   make run        boot it under QEMU (KVM when usable) and print results
+#   make bench      BENCH_BOOTS boots: wall time and per-case precision
 #   make test       host unit tests + boot tests; ends "N passed, N failed, N skipped"
 #   make lava-test  only the LAVA tests (lava-run on the ISO under TCG)
 #   make acceptance KVM acceptance of `trapmeter compare` (minutes)
@@ -65,6 +66,7 @@ C_SRCS := \
 	kernel/model_mmio.c \
 	kernel/netframe.c \
 	kernel/phase_sync.c \
+	kernel/plan.c \
 	kernel/stats.c \
 	kernel/tsc_check.c \
 	lib/string.c \
@@ -82,7 +84,7 @@ SHIM := $(BUILD)/kvm_delay.so
 
 # Host unit tests: test name -> the pure files it links.
 HOST_TESTS := fmt crc32 stats cmdline json dump string bootinfo model lava virtq virtio_pci ata model_mmio tsc \
-              virtio_net netframe
+              virtio_net netframe bench plan pio pit
 HOST_DEPS_fmt      := lib/fmt.c lib/string.c
 HOST_DEPS_crc32    := lib/crc32.c
 HOST_DEPS_stats    := kernel/stats.c lib/string.c
@@ -101,7 +103,16 @@ HOST_DEPS_virtio_net := drivers/virtio_net.c drivers/virtio_pci.c drivers/virtq.
 HOST_DEPS_netframe := kernel/netframe.c
 HOST_DEPS_ata      := drivers/ata.c drivers/pci.c kernel/idepat.c kernel/model.c \
                       lib/fmt.c lib/string.c tests/host/fake_io.c
-HOST_DEPS_tsc      := arch/x86/tsc.c tests/host/fake_cpu.c tests/host/fake_io.c
+BENCH_CORE := kernel/bench.c kernel/stats.c kernel/plan.c kernel/model.c kernel/cmdline.c \
+              kernel/lava.c kernel/phase_sync.c lib/json.c lib/fmt.c lib/string.c \
+              drivers/fw_cfg.c arch/x86/tsc.c arch/x86/cpuinfo.c tests/host/fake_cpu.c tests/host/fake_io.c \
+              tests/host/fake_fw_cfg.c tests/host/fake_tsc.c tests/host/fake_console.c
+HOST_DEPS_bench    := $(BENCH_CORE)
+HOST_DEPS_plan     := kernel/plan.c lib/fmt.c lib/string.c
+HOST_DEPS_pio      := $(BENCH_CORE) kernel/suites/pio.c drivers/acpi_pm.c drivers/pci.c \
+                      kernel/edk2_fifo.c kernel/model_mmio.c drivers/pci_testdev.c
+HOST_DEPS_tsc      := arch/x86/tsc.c tests/host/fake_cpu.c tests/host/fake_io.c tests/host/fake_tsc.c
+HOST_DEPS_pit      := arch/x86/tsc.c tests/host/fake_cpu.c tests/host/fake_io.c tests/host/fake_tsc.c
 HOST_BINS := $(HOST_TESTS:%=$(BUILD)/host/test_%)
 
 .PHONY: all iso elf run bench test test-deps lava-test acceptance host-tests deps clean
@@ -153,8 +164,12 @@ deps:
 run: deps all
 	tools/trapmeter run $(ARGS)
 
+# make bench: BENCH_BOOTS boots of the default run, then wall time per boot
+# and every case's boot-to-boot spread (tools/bench-report)
+BENCH_BOOTS ?= 3
 bench: deps all
-	tools/trapmeter run $(ARGS)
+	tools/trapmeter run --no-build --repeat $(BENCH_BOOTS) --json $(BUILD)/bench.json $(ARGS); \
+	rc=$$?; $(PYTHON) tools/bench-report $(BUILD)/bench.json && exit $$rc
 
 test: test-deps all host-tests
 	$(Q)$(PYTHON) tests/run_tests.py

@@ -30,8 +30,10 @@
 #define LSR_THRE  0x20  /* transmit holding register empty */
 #define UART_CLOCK_DIV_115200 1
 #define TX_SPIN_LIMIT 100000
+#define TX_FIFO_DEPTH 16    /* 16550A transmit FIFO, enabled by uart_init */
 
 static bool uart_dead;
+static u32 tx_room;         /* bytes the TX FIFO takes without a status poll */
 
 void uart_init(void)
 {
@@ -44,7 +46,9 @@ void uart_init(void)
 	outb(MCR_DTR_RTS_OUT2, COM1_BASE + UART_MCR);
 }
 
-void uart_putc(char c)
+/* THRE in FIFO mode means the whole TX FIFO is empty: poll once per
+ * TX_FIFO_DEPTH bytes, not per byte (each poll is a VM exit). */
+static void wait_tx_empty(void)
 {
 	u32 spins = 0;
 
@@ -52,7 +56,33 @@ void uart_putc(char c)
 		if (++spins > TX_SPIN_LIMIT)
 			uart_dead = true;
 	}
+	tx_room = TX_FIFO_DEPTH;
+}
+
+void uart_putc(char c)
+{
+	if (!tx_room)
+		wait_tx_empty();
+	tx_room--;
 	outb((u8)c, COM1_BASE + UART_THR);
+}
+
+/* Bytes as they are, a FIFO's worth per rep outsb: under a software
+ * hypervisor each guest instruction costs microseconds, so a per-byte
+ * loop would cost more than the exits themselves. */
+void uart_write(const char *s, size_t n)
+{
+	size_t k;
+
+	while (n) {
+		if (!tx_room)
+			wait_tx_empty();
+		k = n < tx_room ? n : tx_room;
+		outsb(COM1_BASE + UART_THR, s, k);
+		s += k;
+		n -= k;
+		tx_room -= (u32)k;
+	}
 }
 
 int uart_getc_timeout(u64 spins)

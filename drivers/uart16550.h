@@ -8,6 +8,8 @@
 
 void uart_init(void);
 void uart_putc(char c);
+/* Write n bytes untranslated. */
+void uart_write(const char *s, size_t n);
 /* Next received byte, or -ETIMEDOUT after `spins` empty polls. */
 int uart_getc_timeout(u64 spins);
 

@@ -1,33 +1,58 @@
 /*
- * kernel/bench.c - the benchmark framework (see kernel/bench.h).
+ * kernel/bench.c - the benchmark framework (see kernel/bench.h and
+ * docs/design.md, "Timing").
  *
  * One sample = one fenced timed region around `iters` back-to-back
- * operations.  `iters` is sized so a sample is long against the timer
- * overhead; the number of samples is cut when the case would overrun its
- * time budget (budget_ms), never below BENCH_MIN_SAMPLES.  The empty
- * region's median cost is subtracted from every sample.
+ * operations; the empty region's median cost is subtracted once per sample
+ * and the rest divided by iters.  A case with a control op times the
+ * control in the same way, interleaved sample by sample (the order
+ * alternates), and reports both and their difference (cycles_net).
+ *
+ * Adaptive sampling (the default): after a warm-up, probes of single ops
+ * size the batch (median of three, so one disturbed op cannot move it), then
+ * samples are added until the low-order statistics a verdict uses (minimum
+ * and p10, of the case and of its control) moved by at most 0.5 % while the
+ * sample count grew by half, or the case's budget (budget_ms) or the
+ * sample cap (samples=) is reached.  A fixed plan from the runner
+ * (kernel/plan.h) instead gives every case its iters and sample count.
  */
 #include "kernel/bench.h"
 #include "kernel/console.h"
+#include "kernel/plan.h"
 #include "lib/json.h"
 #include "kernel/lava.h"
 #include "lib/fmt.h"
 #include "kernel/model.h"
 #include "lib/string.h"
+#include "drivers/fw_cfg.h"
 #include "arch/x86/tsc.h"
 
 #define OVERHEAD_ROUNDS     1001
-#define BENCH_MIN_SAMPLES   3
+#define BENCH_MIN_SAMPLES   3          /* a budget stop leaves at least this, */
+#define HUGE_MIN_SAMPLES    2          /* ... or this for ops over HUGE_OP */
+#define HUGE_OP             (1ull << 28)
 #define BENCH_MAX_SAMPLES   10000
+#define FIRST_CHECK         3          /* first stability checkpoint */
+#define STABLE_PER          200        /* stable: moved by <= 1/200 = 0.5 % */
 #define GOAL_MIN_CYCLES     50000ull   /* a sample lasts at least this */
 #define GOAL_OVERHEAD_X     200ull     /* ... and this many timer overheads */
 #define MAX_ITERS           1000000ull
-#define JSON_LINE_MAX       1024
+/* A warm-up op this long is itself a sample: whatever a cold start costs
+ * (cache and TLB misses, first-touch faults) is far below 0.5 % of it. */
+#define WARM_AS_SAMPLE      (1ull << 26)
+#define JSON_LINE_MAX       1536
+#define CTL_AFTER_MAX       8          /* control samples after a counted window */
+#define PLAN_FW_CFG_NAME    "opt/trapmeter/plan"
+#define PLAN_TEXT_MAX       (PLAN_MAX_ENTRIES * 80)
 
 const struct tm_config *bench_cfg;
 u64 bench_timer_overhead;
 
 static u64 samples[BENCH_MAX_SAMPLES];
+static u64 ctl_samples[BENCH_MAX_SAMPLES];
+static struct plan plan;
+static bool plan_loaded;
+static char plan_text[PLAN_TEXT_MAX];
 static u8 buffer[BENCH_BUF_SIZE] __attribute__((aligned(BENCH_PAGE)));
 static u32 failed_checks;
 
@@ -120,8 +145,9 @@ void bench_suite_begin(const char *suite)
 	jw_str(&w, "suite", suite);
 	jw_obj_end(&w);
 	kprintf("\n== suite %s ==\n", suite);
-	kprintf("  %-30s %-6s %8s %14s %11s %7s %12s\n", "case", "method", "bytes",
-		"cycles/op", "cycles/unit", "exits*", "cycles/exit*");
+	kprintf("  %-30s %-6s %8s %14s %12s %11s %7s %12s %5s %s\n", "case", "method",
+		"bytes", "cycles/op", "control", "cycles/unit", "exits*", "net/exit*",
+		"n", "stop");
 	tm_line(jw_finish(&w));
 }
 
@@ -139,94 +165,294 @@ static void emit_case_start(const struct bench_case *c)
 	tm_line(jw_finish(&w));
 }
 
-static u64 timed(const struct bench_case *c, u8 *buf, u64 iters)
+static u64 timed(bench_op_fn op, const struct bench_case *c, u8 *buf, u64 iters)
 {
 	u64 t0, t1, d;
 
 	t0 = tsc_begin();
-	c->op(c, buf, iters);
+	op(c, buf, iters);
 	t1 = tsc_end();
 	d = t1 - t0;
 	return d > bench_timer_overhead ? d - bench_timer_overhead : 0;
 }
 
-/* Pick operations per sample and the sample count; warms up on the way. */
-static u32 plan(const struct bench_case *c, u8 *buf, u64 *iters_out)
+/* Sample i of the case and of its control, per op; odd samples time the
+ * control first so that neither side always follows the other. */
+static void take_sample(const struct bench_case *c, u8 *buf, struct bench_result *r,
+			u64 iters, u32 i)
 {
-	u64 one, two, goal, iters, budget, per_sample;
-	u32 n = bench_cfg->samples;
+	bool ctl = c->control && !bench_cfg->sync, ctl_first = ctl && (i & 1);
 
-	one = timed(c, buf, 1);          /* cold: warm-up */
-	two = timed(c, buf, 1);
-	if (two < one)
-		one = two;
-	if (!one)
-		one = 1;
-	goal = bench_timer_overhead * GOAL_OVERHEAD_X;
-	if (goal < GOAL_MIN_CYCLES)
-		goal = GOAL_MIN_CYCLES;
-	iters = one >= goal ? 1 : (goal + one - 1) / one;
-	if (iters > MAX_ITERS)
-		iters = MAX_ITERS;
-	budget = (u64)bench_cfg->budget_ms * tsc.khz;
-	per_sample = iters * one;
-	if ((u64)n * per_sample > budget)
-		n = budget / per_sample;
-	if (n < BENCH_MIN_SAMPLES)
-		n = BENCH_MIN_SAMPLES;
-	if (n > BENCH_MAX_SAMPLES)
-		n = BENCH_MAX_SAMPLES;
-	if (bench_cfg->verbose)
-		kprintf("  [%s: warm op %lu cycles, %lu ops/sample, %u samples, budget %u ms]\n",
-			c->name, one, iters, n, bench_cfg->budget_ms);
-	*iters_out = iters;
+	if (ctl_first)
+		ctl_samples[i] = timed(c->control, c, buf, iters) / iters;
+	samples[i] = timed(c->op, c, buf, iters) / iters;
+	if (ctl && !ctl_first)
+		ctl_samples[i] = timed(c->control, c, buf, iters) / iters;
+	r->ops += iters;
+}
+
+/*
+ * With exit counting (sync=on) the counted window must hold the case's
+ * exits only: a software backend's exit counter also ticks with emulated
+ * instructions, which a control is made of.  The control's samples, of
+ * the same batch, then follow the window instead of interleaving: up to
+ * CTL_AFTER_MAX of them (a control has no exits to average over, and
+ * rep movs alone can cost ten times its REP case here).  Returns how many.
+ */
+static u32 control_after_window(const struct bench_case *c, u8 *buf, u64 iters, u32 n)
+{
+	u32 i;
+
+	if (n > CTL_AFTER_MAX)
+		n = CTL_AFTER_MAX;
+	for (i = 0; c->control && i < n; i++)
+		ctl_samples[i] = timed(c->control, c, buf, iters) / iters;
 	return n;
 }
 
-static void emit_cycles(struct jw *w, const struct stats *s)
+static u64 sample_goal(void)
 {
-	jw_key_obj(w, "cycles");
+	u64 goal = bench_timer_overhead * GOAL_OVERHEAD_X;
+
+	return goal < GOAL_MIN_CYCLES ? GOAL_MIN_CYCLES : goal;
+}
+
+static u64 median3(u64 a, u64 b, u64 c)
+{
+	if (a > b) {
+		u64 t = a;
+		a = b;
+		b = t;
+	}
+	return c < a ? a : c > b ? b : c;
+}
+
+/*
+ * Size the batch from single-op probes, robust to one outlier: two probes
+ * that both reach the goal mean one op per sample (at most one of them is
+ * disturbed, so the op really is that long); otherwise the median of three
+ * decides.  Probes of one op per sample are kept as samples when the batch
+ * is one op.  warm: the warm-up op, a probe itself when it is long.
+ * Returns the samples kept.
+ */
+static u32 plan_batch(const struct bench_case *c, u8 *buf, struct bench_result *r, u64 warm)
+{
+	u64 goal = sample_goal(), est;
+	u32 k = 0;
+
+	if (warm >= WARM_AS_SAMPLE) {
+		samples[0] = warm;
+		if (c->control && !bench_cfg->sync)
+			ctl_samples[0] = timed(c->control, c, buf, 1);
+		k = 1;
+	}
+	while (k < 2)
+		take_sample(c, buf, r, 1, k++);
+	if (samples[0] >= goal && samples[1] >= goal) {
+		r->iters = 1;
+		return k;
+	}
+	take_sample(c, buf, r, 1, k++);
+	est = median3(samples[0], samples[1], samples[2]);
+	r->iters = est >= goal ? 1 : (goal + est - 1) / (est ? est : 1);
+	if (r->iters > MAX_ITERS)
+		r->iters = MAX_ITERS;
+	return r->iters == 1 ? k : 0;
+}
+
+/* The statistics a verdict may use: minimum and p10, case and control. */
+struct low_stats {
+	u64 min, p10, ctl_min, ctl_p10;
+};
+
+static void low_stats(const struct bench_case *c, u32 n, struct low_stats *l)
+{
+	stats_sort(samples, n);
+	l->min = samples[0];
+	l->p10 = stats_percentile(samples, n, 100);
+	l->ctl_min = l->ctl_p10 = 0;
+	if (c->control && !bench_cfg->sync) {
+		stats_sort(ctl_samples, n);
+		l->ctl_min = ctl_samples[0];
+		l->ctl_p10 = stats_percentile(ctl_samples, n, 100);
+	}
+}
+
+/* a and b within 0.5 % of ref (or one cycle, the figures' resolution) */
+static bool close_to(u64 a, u64 b, u64 ref)
+{
+	u64 d = a > b ? a - b : b - a;
+
+	return d <= 1 || d * STABLE_PER <= ref;
+}
+
+/* The control's moves are judged against the case's figure: that is what
+ * they shift cycles_net by. */
+static bool low_stable(const struct low_stats *prev, const struct low_stats *now)
+{
+	return close_to(prev->min, now->min, now->min) &&
+	       close_to(prev->p10, now->p10, now->p10) &&
+	       close_to(prev->ctl_min, now->ctl_min, now->min) &&
+	       close_to(prev->ctl_p10, now->ctl_p10, now->p10);
+}
+
+/*
+ * Add samples until stable, the cap or the budget.  Stability is judged
+ * at checkpoints n = 3, 5, 8, 12, ... (each half again the last): stable
+ * when no statistic moved by more than 0.5 % since the last checkpoint.
+ */
+static u32 sample_adaptive(const struct bench_case *c, u8 *buf, struct bench_result *r,
+			   u32 n, u64 start)
+{
+	u64 budget = (u64)bench_cfg->budget_ms * tsc.khz;
+	u32 max = bench_cfg->samples, check = FIRST_CHECK, floor = BENCH_MIN_SAMPLES;
+	struct low_stats prev, now;
+	bool have_prev = false;
+
+	/* a huge op averages its own units: two samples show its stability */
+	if (r->iters == 1 && n && samples[0] >= HUGE_OP)
+		floor = HUGE_MIN_SAMPLES;
+	for (;;) {
+		if (n >= check) {
+			low_stats(c, n, &now);
+			if (have_prev && low_stable(&prev, &now)) {
+				r->stop = STOP_STABLE;
+				return n;
+			}
+			prev = now;
+			have_prev = true;
+			check = n + (n + 1) / 2;
+		}
+		if (n >= max) {
+			r->stop = STOP_MAX;
+			return n;
+		}
+		if (n >= floor && tsc_begin() - start >= budget) {
+			r->stop = STOP_BUDGET;
+			return n;
+		}
+		take_sample(c, buf, r, r->iters, n++);
+	}
+}
+
+static u32 sample_fixed(const struct bench_case *c, u8 *buf, struct bench_result *r,
+			const struct plan_entry *e)
+{
+	u32 i;
+
+	r->fixed = true;
+	r->stop = STOP_PLAN;
+	r->iters = e->iters;
+	for (i = 0; i < e->samples; i++)
+		take_sample(c, buf, r, r->iters, i);
+	return e->samples;
+}
+
+/* all: the case's full set; else the quantiles (every byte on COM1 costs
+ * tens of microseconds under a software hypervisor) */
+static void emit_stats(struct jw *w, const char *key, const struct stats *s, bool all)
+{
+	jw_key_obj(w, key);
 	jw_u64(w, "min", s->min);
 	jw_u64(w, "p10", s->p10);
 	jw_u64(w, "median", s->median);
 	jw_u64(w, "p90", s->p90);
-	jw_u64(w, "p99", s->p99);
+	if (all)
+		jw_u64(w, "p99", s->p99);
 	jw_u64(w, "max", s->max);
-	jw_u64(w, "mean", s->mean);
-	jw_u64(w, "stddev", s->stddev);
+	if (all) {
+		jw_u64(w, "mean", s->mean);
+		jw_u64(w, "stddev", s->stddev);
+	}
 	jw_obj_end(w);
+}
+
+/* Case minus control, statistic by statistic (the same location statistic
+ * on both sides); negative when the control was the slower. */
+static void emit_net(struct jw *w, const struct stats *c, const struct stats *k)
+{
+	jw_key_obj(w, "cycles_net");
+	jw_s64(w, "min", (s64)(c->min - k->min));
+	jw_s64(w, "p10", (s64)(c->p10 - k->p10));
+	jw_s64(w, "median", (s64)(c->median - k->median));
+	jw_obj_end(w);
+}
+
+static const char *const stop_names[] = {
+	[STOP_STABLE] = "stable", [STOP_BUDGET] = "budget", [STOP_MAX] = "max",
+	[STOP_PLAN] = "plan",
+};
+
+/* The median a cost per exit divides: net of the control when there is one. */
+static u64 net_median(const struct bench_result *r)
+{
+	if (!r->control.n || r->control.median >= r->cycles.median)
+		return r->control.n ? 0 : r->cycles.median;
+	return r->cycles.median - r->control.median;
+}
+
+static void emit_case_fields(struct jw *w, const struct bench_case *c)
+{
+	jw_str(w, "type", "result");
+	jw_str(w, "suite", c->suite);
+	jw_str(w, "case", c->name);
+	jw_str(w, "target", c->target);
+	jw_hex(w, "port", c->port);
+	jw_str(w, "handler", handler_name(c->handler));
+	jw_str(w, "dir", dir_name(c->dir));
+	jw_u64(w, "width", c->width);
+	jw_str(w, "method", bench_method_name(c->method));
+	if (c->method == METHOD_REP)
+		jw_str(w, "rep_impl", c->rep_as_loop ? "loop" : "rep");
+	jw_u64(w, "bytes", c->bytes);
+	jw_u64(w, "units", bench_units(c));
+	jw_u64(w, "buf_offset", c->buf_offset);
+}
+
+static void emit_timing(struct jw *w, const struct bench_case *c, const struct bench_result *r)
+{
+	jw_u64(w, "samples", r->cycles.n);
+	jw_u64(w, "iters", r->iters);
+	jw_str(w, "plan", r->fixed ? "fixed" : "adaptive");
+	jw_str(w, "stop", stop_names[r->stop]);
+	emit_stats(w, "cycles", &r->cycles, true);
+	if (r->control.n) {
+		emit_stats(w, "cycles_control", &r->control, false);
+		emit_net(w, &r->cycles, &r->control);
+	}
+	jw_dec(w, "cycles_per_unit", r->cycles.median, bench_units(c), 2);
+	jw_dec(w, "ns_median", tsc_cycles_to_ps(r->cycles.median), 1000, 1);
+	jw_u64(w, "exits_model", r->exits_model);
+	jw_dec(w, "cycles_per_exit_model", net_median(r), r->exits_model, 1);
+	jw_u64(w, "ops", r->ops);
+	jw_dec(w, "case_ms", r->case_cycles, tsc.khz, 1);
+}
+
+static void print_result(const struct bench_case *c, const struct bench_result *r)
+{
+	char per_unit[32], per_exit[32], ctl[24];
+
+	fmt_decimal(per_unit, sizeof(per_unit), r->cycles.median, bench_units(c), 2);
+	fmt_decimal(per_exit, sizeof(per_exit), net_median(r), r->exits_model, 1);
+	if (r->control.n)
+		fmt_snprintf(ctl, sizeof(ctl), "%lu", r->control.median);
+	else
+		fmt_snprintf(ctl, sizeof(ctl), "-");
+	kprintf("  %-30s %-6s %8u %14lu %12s %11s %7u %12s %5u %s\n", c->name,
+		c->rep_as_loop ? "rep=lp" : bench_method_name(c->method), c->bytes,
+		r->cycles.median, ctl, per_unit, r->exits_model, per_exit, r->cycles.n,
+		stop_names[r->stop]);
 }
 
 static void emit_result(const struct bench_case *c, const struct bench_result *r)
 {
-	char line[JSON_LINE_MAX], per_unit[32], per_exit[32];
-	u32 units = bench_units(c);
+	char line[JSON_LINE_MAX];
 	struct jw w;
 
 	jw_init(&w, line, sizeof(line));
 	jw_obj_begin(&w);
-	jw_str(&w, "type", "result");
-	jw_str(&w, "suite", c->suite);
-	jw_str(&w, "case", c->name);
-	jw_str(&w, "target", c->target);
-	jw_hex(&w, "port", c->port);
-	jw_str(&w, "handler", handler_name(c->handler));
-	jw_str(&w, "dir", dir_name(c->dir));
-	jw_u64(&w, "width", c->width);
-	jw_str(&w, "method", bench_method_name(c->method));
-	if (c->method == METHOD_REP)
-		jw_str(&w, "rep_impl", c->rep_as_loop ? "loop" : "rep");
-	jw_u64(&w, "bytes", c->bytes);
-	jw_u64(&w, "units", units);
-	jw_u64(&w, "buf_offset", c->buf_offset);
-	jw_u64(&w, "samples", r->cycles.n);
-	jw_u64(&w, "iters", r->iters);
-	emit_cycles(&w, &r->cycles);
-	jw_dec(&w, "cycles_per_unit", r->cycles.median, units, 2);
-	jw_dec(&w, "ns_median", tsc_cycles_to_ps(r->cycles.median), 1000, 1);
-	jw_u64(&w, "exits_model", r->exits_model);
-	jw_dec(&w, "cycles_per_exit_model", r->cycles.median, r->exits_model, 1);
-	jw_u64(&w, "ops", (u64)r->cycles.n * r->iters);
+	emit_case_fields(&w, c);
+	emit_timing(&w, c, r);
 	if (bench_cfg->sync)
 		sync_emit(&w, &r->sync);
 	if (c->extra)
@@ -235,30 +461,35 @@ static void emit_result(const struct bench_case *c, const struct bench_result *r
 	tm_line(jw_finish(&w));
 	lava_case("", c->name, r->mismatches ? LAVA_FAIL : LAVA_PASS,
 		  r->cycles.median, "cycles");
-
-	fmt_decimal(per_unit, sizeof(per_unit), r->cycles.median, units, 2);
-	fmt_decimal(per_exit, sizeof(per_exit), r->cycles.median, r->exits_model, 1);
-	kprintf("  %-30s %-6s %8u %14lu %11s %7u %12s\n", c->name,
-		c->rep_as_loop ? "rep=lp" : bench_method_name(c->method), c->bytes,
-		r->cycles.median, per_unit, r->exits_model, per_exit);
+	print_result(c, r);
 }
 
 /*
- * The timed samples; with sync=on bracketed by phase points (an empty
- * window first, for the host to subtract the sync traffic), and, when the
- * host asks, the same ops once more untimed for its tracing counter.
+ * Warm-up (outside the sync window), then the samples inside it: a fixed
+ * plan's, or batch sizing and adaptive sampling; with sync=on bracketed by
+ * phase points (an empty window first, for the host to subtract the sync
+ * traffic), and, when the host asks, the case's ops once more untimed for
+ * its tracing counter.  Returns the sample count.
  */
-static void measure(const struct bench_case *c, u8 *buf, struct bench_result *r, u32 n)
+static u32 measure(const struct bench_case *c, u8 *buf, struct bench_result *r,
+		   const struct plan_entry *e)
 {
 	bool sync = bench_cfg->sync;
-	u64 t0, t1;
-	u32 i;
+	u64 start = tsc_begin(), warm, t0, t1;
+	u32 n;
 
+	warm = timed(c->op, c, buf, 1);
+	if (c->control && warm < WARM_AS_SAMPLE)
+		timed(c->control, c, buf, 1);
 	if (sync)
 		sync_begin(c->name, &r->sync);
 	t0 = tsc_begin();
-	for (i = 0; i < n; i++)
-		samples[i] = timed(c, buf, r->iters) / r->iters;
+	if (e) {
+		n = sample_fixed(c, buf, r, e);
+	} else {
+		n = plan_batch(c, buf, r, warm);
+		n = sample_adaptive(c, buf, r, n, start);
+	}
 	t1 = tsc_end();
 	if (sync && sync_end(c->name, &r->sync, t1 - t0)) {
 		sync_point(c->name, SYNC_C0, &r->sync);
@@ -266,30 +497,82 @@ static void measure(const struct bench_case *c, u8 *buf, struct bench_result *r,
 		r->sync.count_ops = r->iters;
 		sync_point(c->name, SYNC_C1, &r->sync);
 	}
+	r->control_n = sync ? control_after_window(c, buf, r->iters, n) : n;
+	if (bench_cfg->verbose)
+		kprintf("  [%s: warm op %lu cycles, %lu ops/sample, %u samples, stop %s]\n",
+			c->name, warm, r->iters, n, stop_names[r->stop]);
+	return n;
+}
+
+/* With a plan, only planned cases run; NULL entry means adaptive. */
+static bool planned(const struct bench_case *c, struct plan_entry **e)
+{
+	*e = NULL;
+	if (!plan_loaded)
+		return true;
+	*e = plan_find(&plan, c->suite, c->name);
+	return *e != NULL;
 }
 
 int bench_run(const struct bench_case *c, struct bench_result *r)
 {
 	u8 *buf = buffer + c->buf_offset;
+	struct plan_entry *e;
 	const char *why;
+	u64 start;
 	u32 n;
 
-	if (!cmdline_case_selected(bench_cfg, c->name))
+	if (!cmdline_case_selected(bench_cfg, c->name) || !planned(c, &e))
 		return -1;
+	if (e)
+		e->used = true;
 	if (c->skip && (why = c->skip(c))) {
 		bench_skip(c->suite, c->name, why);
 		return -1;
 	}
 	emit_case_start(c);
 	kmemset(r, 0, sizeof(*r));
-	n = plan(c, buf, &r->iters);
-	measure(c, buf, r, n);
+	start = tsc_begin();
+	n = measure(c, buf, r, e);
 	stats_compute(samples, n, &r->cycles);
+	if (c->control)
+		stats_compute(ctl_samples, r->control_n, &r->control);
 	r->exits_model = c->exits_model ? c->exits_model(c, buf) : 0;
 	if (c->verify)
 		r->mismatches = c->verify(c, buf);
+	r->case_cycles = tsc_end() - start;
 	emit_result(c, r);
 	return r->mismatches ? 1 : 0;
+}
+
+int bench_load_plan(char *err, size_t errlen)
+{
+	struct fw_cfg_file f;
+
+	if (fw_cfg_find(PLAN_FW_CFG_NAME, &f) != 0)
+		return 0;
+	if (f.size > sizeof(plan_text)) {
+		fmt_snprintf(err, errlen, "%s: %u bytes, more than %u", PLAN_FW_CFG_NAME,
+			     f.size, (u32)sizeof(plan_text));
+		return -EINVAL;
+	}
+	fw_cfg_read(f.select, plan_text, f.size);
+	if (plan_parse(plan_text, f.size, &plan, err, errlen))
+		return -EINVAL;
+	plan_loaded = true;
+	kprintf("plan: %u cases with fixed iters and samples (%s)\n", plan.n,
+		PLAN_FW_CFG_NAME);
+	return 0;
+}
+
+void bench_plan_report(void)
+{
+	u32 i;
+
+	for (i = 0; plan_loaded && i < plan.n; i++)
+		if (!plan.entries[i].used)
+			bench_skip(plan.entries[i].suite, plan.entries[i].name,
+				   "planned, but no such case ran (not in this kernel's tables, not selected, or skipped)");
 }
 
 void bench_check(const char *name, bool ok, const char *detail)

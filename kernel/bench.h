@@ -1,7 +1,8 @@
 /*
  * kernel/bench.h - the benchmark framework.  A suite is a table of cases;
  * the framework, not the case, does warm-up, batch sizing, fenced TSC
- * reads, overhead subtraction, statistics and output.
+ * reads, overhead subtraction, the control op, adaptive sampling (or a
+ * fixed plan from the runner), statistics and output.
  */
 #ifndef KERNEL_BENCH_H
 #define KERNEL_BENCH_H
@@ -48,17 +49,31 @@ struct bench_case {
 	u32 arg;                 /* case-private (fw_cfg item, ...) */
 	bool rep_as_loop;        /* rep=off: REP case runs the single loop */
 	bench_op_fn op;
+	/* Optional control: the same loop and data movement as op with no
+	 * trapping instruction (a RAM load/store in place of in/out, ...);
+	 * timed interleaved with op, subtracted for cycles_net.  It must not
+	 * write buf (verify reads what op left there). */
+	bench_op_fn control;
 	bench_model_fn exits_model;
 	bench_skip_fn skip;
 	bench_verify_fn verify;
 	bench_extra_fn extra;
 };
 
+/* Why a case stopped taking samples. */
+enum bench_stop { STOP_STABLE, STOP_BUDGET, STOP_MAX, STOP_PLAN };
+
 struct bench_result {
 	struct stats cycles;     /* per operation, overhead subtracted */
+	struct stats control;    /* the control op's, n == 0 without one */
 	u64 iters;               /* operations per sample */
+	u64 ops;                 /* case ops inside the sync window */
+	u64 case_cycles;         /* TSC from the case's start to its result */
+	u32 control_n;           /* control samples taken */
 	u32 exits_model;         /* per operation */
 	u32 mismatches;          /* from verify, 0 when none */
+	u8 stop;                 /* enum bench_stop */
+	bool fixed;              /* iters and samples came from the plan */
 	struct sync_record sync; /* sync=on: phase points for exit counting */
 };
 
@@ -70,6 +85,16 @@ extern u64 bench_timer_overhead;
 
 /* Measure the empty timed region; must run after tsc_init(). */
 void bench_init(const struct tm_config *cfg);
+
+/*
+ * Load the runner's fixed sample plan (fw_cfg opt/trapmeter/plan, see
+ * kernel/plan.h) if there is one.  0, or -EINVAL with a message naming the
+ * bad line in err.  With a plan only the planned cases run.
+ */
+int bench_load_plan(char *err, size_t errlen);
+
+/* Skip lines for planned cases that never ran (call after the suites). */
+void bench_plan_report(void);
 
 /* Emit the suite header line. */
 void bench_suite_begin(const char *suite);

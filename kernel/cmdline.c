@@ -43,11 +43,11 @@ void cmdline_defaults(struct tm_config *cfg)
 {
 	kmemset(cfg, 0, sizeof(*cfg));
 	cfg->suites = SUITE_DEFAULT;
-	cfg->samples = 31;
+	cfg->samples = 63;
 	cfg->fault = FAULT_NONE;
 	cfg->hypercall = true;
 	cfg->rep = true;
-	cfg->budget_ms = 2000;
+	cfg->budget_ms = 60;
 }
 
 static bool cmdline_tok_eq(struct cmdline_tok t, const char *lit)

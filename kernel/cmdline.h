@@ -6,11 +6,11 @@
  * flag (quick, verbose) or key=value:
  *   suite=LIST      comma list of pio, exits, ide, virtio, mmio, all
  *   case=GLOBS      comma list of up to 8 globs (* ? [abc] [a-z] [!a])
- *   samples=N       3..10000 (default 31)
+ *   samples=N       3..10000: the cap on adaptive samples (default 63)
  *   quick=B verbose=B hypercall=B rep=B sync=B
  *                   B is on/off, 1/0, yes/no, true/false
  *   fault=F         none, ud, gp, pf, de, bp (test hook)
- *   budget_ms=N     10..600000 (default 2000)
+ *   budget_ms=N     10..600000: per-case budget (default 60)
  *   lava=B          TM_LAVA lines for a LAVA monitor (kernel/lava.h)
  *   fail_check=B    test hook: report one failing check (hook.fail_check)
  *   pvm=B           the KVM backend is PVM: skip what stops the VM there
@@ -32,14 +32,14 @@ struct tm_config {
 	const char *case_globs[CMDLINE_MAX_GLOBS];	/* point into case_buf */
 	u32 n_case_globs;
 	char case_buf[256];
-	u32 samples;		/* default 31; valid 3..10000 */
+	u32 samples;		/* adaptive cap, default 63; valid 3..10000 */
 	bool quick;
 	bool verbose;
 	enum cmdline_fault fault;	/* exception-raising test hook */
 	bool hypercall;		/* default on */
 	bool rep;		/* default on; off: REP cases use unrolled loop */
 	bool sync;		/* default off; on: phase sync with the host (exit counting) */
-	u32 budget_ms;		/* per-case budget, default 2000, 10..600000 */
+	u32 budget_ms;		/* per-case budget, default 60, 10..600000 */
 	bool lava;		/* default off; on: TM_LAVA monitor lines */
 	bool fail_check;	/* test hook: one failing check */
 	bool pvm;		/* default off; the runner sets it on a PVM backend: cases

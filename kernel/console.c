@@ -9,15 +9,19 @@
 
 static struct tm_dump dump;
 
+/* Runs between newlines go out in one piece (see uart_write). */
 void console_write(const char *s, size_t n)
 {
-	size_t i;
+	size_t i, start = 0;
 
 	for (i = 0; i < n; i++) {
-		if (s[i] == '\n')
-			uart_putc('\r');
-		uart_putc(s[i]);
+		if (s[i] != '\n')
+			continue;
+		uart_write(s + start, i - start);
+		uart_write("\r\n", 2);
+		start = i + 1;
 	}
+	uart_write(s + start, n - start);
 }
 
 static void put_char(char c, void *arg)

@@ -244,6 +244,11 @@ void kmain(u32 magic, u32 info)
 	tsc_init();
 	tsc_check_run();
 	bench_init(&config);
+	if (bench_load_plan(err, sizeof(err)) != 0) {
+		kprintf("error: %s\n", err);
+		emit_error("bad-input", err);
+		finish(TM_STATUS_BAD_INPUT);
+	}
 	print_probe();
 	emit_run_line();
 	if (config.sync)
@@ -261,6 +266,7 @@ void kmain(u32 magic, u32 info)
 		suite_ide(&config);
 	if (config.suites & SUITE_VIRTIO)
 		suite_virtio(&config);
+	bench_plan_report();
 	if (cmdline_unmatched_globs(&config, err, sizeof(err)))
 		bad_input(err);
 	if (config.fail_check)

@@ -34,6 +34,7 @@
 #include "arch/x86/cpu.h"
 #include "arch/x86/cpuinfo.h"
 #include "arch/x86/io.h"
+#include "arch/x86/control.h"
 #include "lib/fmt.h"
 #include "arch/x86/trap.h"
 #include "drivers/acpi_pm.h"
@@ -71,6 +72,43 @@ static void op_out_user(const struct bench_case *c, u8 *buf, u64 iters)
 {
 	while (iters--)
 		outb(buf[0], c->port);
+}
+
+/* Controls: the same loops with a nop in place of cpuid or the hypercall
+ * and a RAM byte in place of the port (docs/design.md, "Timing"). */
+static volatile u8 ctl_port;
+
+static void ctl_cpuid_loop(const struct bench_case *c, u8 *buf, u64 iters)
+{
+	(void)c;
+	(void)buf;
+	while (iters--)
+		ctl_cpuid(0, 0);
+}
+
+static void ctl_hypercall_loop(const struct bench_case *c, u8 *buf, u64 iters)
+{
+	(void)c;
+	(void)buf;
+	while (iters--)
+		ctl_hypercall(HC_UNKNOWN);
+}
+
+static void ctl_in_loop(const struct bench_case *c, u8 *buf, u64 iters)
+{
+	static u8 sink;
+
+	(void)c;
+	(void)buf;
+	while (iters--)
+		*(volatile u8 *)&sink = ctl_port;
+}
+
+static void ctl_out_loop(const struct bench_case *c, u8 *buf, u64 iters)
+{
+	(void)c;
+	while (iters--)
+		ctl_port = buf[0];
 }
 
 static const char *skip_vmcall(const struct bench_case *c)
@@ -214,18 +252,22 @@ static const char *const base_kut[] = { "cpuid", "vmcall", "inl_from_kernel", NU
 
 static struct bench_case cases[] = {
 	{ .suite = "exits", .name = "cpuid", .target = "cpu", .handler = HANDLER_KERNEL,
-	  .method = METHOD_SINGLE, .op = op_cpuid, .exits_model = bench_model_one,
+	  .method = METHOD_SINGLE, .op = op_cpuid,
+	  .control = ctl_cpuid_loop, .exits_model = bench_model_one,
 	  .extra = extra_kut },
 	{ .suite = "exits", .name = "vmcall", .target = "cpu", .handler = HANDLER_KERNEL,
-	  .method = METHOD_SINGLE, .op = op_vmcall, .exits_model = bench_model_one,
+	  .method = METHOD_SINGLE, .op = op_vmcall,
+	  .control = ctl_hypercall_loop, .exits_model = bench_model_one,
 	  .skip = skip_vmcall, .extra = extra_kut },
 	{ .suite = "exits", .name = "pio.kernel", .target = "pic", .port = PIC1_DATA_PORT,
 	  .handler = HANDLER_KERNEL, .dir = DIR_IN, .width = 1, .bytes = 1,
-	  .method = METHOD_SINGLE, .op = op_in_kernel, .exits_model = bench_model_one,
+	  .method = METHOD_SINGLE, .op = op_in_kernel,
+	  .control = ctl_in_loop, .exits_model = bench_model_one,
 	  .extra = extra_kut },
 	{ .suite = "exits", .name = "pio.user", .target = "port80", .port = POST_PORT,
 	  .handler = HANDLER_USER, .dir = DIR_OUT, .width = 1, .bytes = 1,
-	  .method = METHOD_SINGLE, .op = op_out_user, .exits_model = bench_model_one,
+	  .method = METHOD_SINGLE, .op = op_out_user,
+	  .control = ctl_out_loop, .exits_model = bench_model_one,
 	  .extra = extra_kut },
 };
 _Static_assert(ARRAY_SIZE(base_kut) == ARRAY_SIZE(cases), "one kut name per case");

@@ -25,7 +25,7 @@ sys.path.insert(0, os.path.join(ROOT, "tools"))
 from trapmeterlib import qemu  # noqa: E402
 
 QUICK = ("--accel", "tcg", "--quick")
-REP_CASES = "port80.out16.*.512,acpi.tmr.in32.*.512,fwcfg.in8.*.512"
+REP_CASES = "port80.out16.*.512,acpi.tmr.in32.*.512,fwcfg.in8.*.4096"
 
 
 class CaseGlobs(unittest.TestCase):

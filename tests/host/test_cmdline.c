@@ -23,16 +23,16 @@ static void test_defaults(void)
 	CHECK_EQ_U64(cfg.suites, SUITE_PIO | SUITE_EXITS);
 	CHECK_EQ_U64(cfg.suites, SUITE_DEFAULT);
 	CHECK_EQ_U64(cfg.n_case_globs, 0);
-	CHECK_EQ_U64(cfg.samples, 31);
+	CHECK_EQ_U64(cfg.samples, 63);
 	CHECK(!cfg.quick && !cfg.verbose);
 	CHECK(cfg.fault == FAULT_NONE);
 	CHECK(cfg.hypercall && cfg.rep && !cfg.sync);
 	CHECK(!cfg.lava && !cfg.fail_check);
 	CHECK(!cfg.virtio_mergeable);
-	CHECK_EQ_U64(cfg.budget_ms, 2000);
+	CHECK_EQ_U64(cfg.budget_ms, 60);
 	CHECK_EQ_S64(parse(NULL), 0);
 	CHECK_EQ_S64(parse("  \t\n "), 0);
-	CHECK_EQ_U64(cfg.samples, 31);
+	CHECK_EQ_U64(cfg.samples, 63);
 }
 
 static void test_virtio_path(void)

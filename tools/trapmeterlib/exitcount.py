@@ -374,7 +374,9 @@ def _fill_background(res, boot, window_cycles, ops):
 
 def _cost_and_model(res, ops, window, notes):
     per_op = res["exits_measured"]
-    cycles = res.get("cycles")
+    # the cost per exit comes from the net figure (case minus its control)
+    # when the case has a control
+    cycles = res.get("cycles_net", res.get("cycles"))
     median = cycles.get("median") if isinstance(cycles, dict) else None
     background = (res.get("exits_background_max") or 0) * ops
     if res["exits_source"] == "qmp" and per_op >= MIN_EXITS_FOR_COST and \
@@ -382,7 +384,8 @@ def _cost_and_model(res, ops, window, notes):
         notes.append("%d exits in the window against up to %d of "
                      "background: too few to attribute a cost per exit"
                      % (window, background))
-    elif isinstance(median, (int, float)) and per_op >= MIN_EXITS_FOR_COST:
+    elif isinstance(median, (int, float)) and median > 0 and \
+            per_op >= MIN_EXITS_FOR_COST:
         res["cycles_per_exit"] = round(median / per_op, 1)
     model = res.get("exits_model")
     if isinstance(model, (int, float)) and not isinstance(model, bool):

@@ -21,6 +21,9 @@ OVMF_CODE = os.environ.get("TRAPMETER_OVMF_CODE",
                            "/usr/share/OVMF/OVMF_CODE.fd")
 OVMF_VARS = os.environ.get("TRAPMETER_OVMF_VARS",
                            "/usr/share/OVMF/OVMF_VARS.fd")
+# qboot: a minimal BIOS that starts a -kernel in a fraction of SeaBIOS's
+# time (0.5 s against 4.2 s to the kernel under KVM on PVM here).
+QBOOT = os.environ.get("TRAPMETER_QBOOT", "/usr/share/qemu/qboot.rom")
 BLOB_NAME = "blob.bin"
 BLOB_SIZE = 65536
 VARS_NAME = "OVMF_VARS.fd"
@@ -161,7 +164,23 @@ def boot_args(cfg):
     return ["-kernel", cfg.elf, "-append", cfg.cmdline]
 
 
+def auto_firmware(boot, words, qboot=QBOOT, pci_devices=False):
+    """--firmware auto: qboot for a direct boot when it is installed and no
+    suite needs what only SeaBIOS sets up (virtio and mmio, and the mmio
+    suite's test devices when attached (pci_devices): qboot leaves the PCI
+    BARs they need unassigned), else SeaBIOS."""
+    suites = [w.split("=", 1)[1] for w in words if w.startswith("suite=")]
+    wanted = ",".join(suites[-1:]).split(",") if suites else []
+    needs_bios = pci_devices or any(s in ("virtio", "mmio", "all")
+                                    for s in wanted)
+    if boot == "direct" and not needs_bios and os.path.isfile(qboot):
+        return "qboot"
+    return "bios"
+
+
 def firmware_args(cfg, tmpdir):
+    if cfg.firmware == "qboot":
+        return ["-bios", QBOOT]
     if cfg.firmware != "uefi":
         return []
     return ["-drive", "if=pflash,format=raw,unit=0,readonly=on,file="

@@ -22,7 +22,8 @@ PAIRED_METHODS = ("rep", "dma")
 # (the status record); compare reads 1 and 2.
 RESULTS_SCHEMA = 2
 COLUMNS = [("case", "<"), ("method", "<"), ("bytes", ">"),
-           ("cycles/op (median)", ">"), ("cycles/unit", ">"),
+           ("cycles/op (median)", ">"), ("control", ">"), ("net", ">"),
+           ("cycles/unit", ">"),
            ("REP speed-up", ">"), ("exits (model)", ">"),
            ("cycles/exit (model)", ">"), ("exits (meas.)", ">"),
            ("cycles/exit (meas.)", ">"), ("ns/op", ">")]
@@ -31,6 +32,8 @@ MEDIAN_FIELDS = ("cycles_per_unit", "ns_median", "cycles_per_exit_model",
                  "exits_perf")
 # Shown after "exits (meas.)" when a run counted with both counters.
 QMP_COLUMN = ("exits (qmp)", ">")
+# after "exits (meas.)" (index 10: the control and net columns come first)
+QMP_AT = 11
 # Marks a QMP count more than 1 % away from the perf count.
 DIFFER_MARK = " ~"
 # Marks a measured exit count more than 10 % away from the model.
@@ -44,9 +47,16 @@ def _number(value):
     return value
 
 
-def median_cycles(result):
-    cycles = result.get("cycles")
+def median_cycles(result, key="cycles"):
+    cycles = result.get(key)
     return _number(cycles.get("median")) if isinstance(cycles, dict) else None
+
+
+def fmt_net(res):
+    """The net median; "<0" when the control was the slower (on a software
+    hypervisor rep movs is emulated per unit, rep ins is not)."""
+    net = median_cycles(res, "cycles_net")
+    return "<0" if net is not None and net < 0 else fmt_num(net)
 
 
 def pair_key(result):
@@ -101,6 +111,10 @@ def aggregate_results(boot_results):
         group = groups[key]
         agg = copy.deepcopy(group[0])
         agg["cycles"] = {"median": _median(median_cycles(r) for r in group)}
+        for key in ("cycles_control", "cycles_net"):
+            if key in agg:
+                agg[key] = {"median": _median(median_cycles(r, key)
+                                              for r in group)}
         for name in MEDIAN_FIELDS:
             agg[name] = _median(r.get(name) for r in group)
         agg["boots"] = len(group)
@@ -168,6 +182,7 @@ def fmt_speedup(value):
 def result_row(res, with_qmp=False):
     row = [str(res.get("case", "?")), str(res.get("method", "?")),
            fmt_num(res.get("bytes")), fmt_num(median_cycles(res)),
+           fmt_num(median_cycles(res, "cycles_control")), fmt_net(res),
            fmt_num(res.get("cycles_per_unit")),
            fmt_speedup(res.get("speedup")),
            fmt_num(res.get("exits_model")),
@@ -175,14 +190,14 @@ def result_row(res, with_qmp=False):
            fmt_measured(res), fmt_num(res.get("cycles_per_exit")),
            fmt_num(res.get("ns_median")) + time_mark(res)]
     if with_qmp:
-        row.insert(9, fmt_qmp(res))
+        row.insert(QMP_AT, fmt_qmp(res))
     return row
 
 
 def columns(with_qmp):
     cols = list(COLUMNS)
     if with_qmp:
-        cols.insert(9, QMP_COLUMN)
+        cols.insert(QMP_AT, QMP_COLUMN)
     return cols
 
 
@@ -308,6 +323,17 @@ def render_header(run, info):
     return " | ".join(parts)
 
 
+def render_timing(info):
+    """Footer: where the wall time went, per suite (from the runner's
+    clock at each suite line)."""
+    suites = info.get("suite_s")
+    if not suites:
+        return None
+    parts = ["to first suite %.1f s" % (info.get("boot_s") or 0.0)]
+    parts += ["%s %.1f s" % (name, secs) for name, secs in suites]
+    return "  time: " + ", ".join(parts)
+
+
 def render_report(run, info, results, checks, skips):
     """The whole terminal report for one boot (or the --repeat median)."""
     lines = [render_header(run, info), ""]
@@ -322,6 +348,12 @@ def render_report(run, info, results, checks, skips):
         lines.append("  <0: fewer exits than the empty sync window: none "
                      "distinguishable from the sync traffic")
     lines += exit_counter_notes(results)
+    if any((median_cycles(r, "cycles_net") or 0) < 0 for r in results):
+        lines.append("  net <0: the control op (same loop and data movement, "
+                     "no trap) took longer than the case")
+    timing = render_timing(info)
+    if timing:
+        lines.append(timing)
     notes = sorted({r.get("exits_note") for r in results
                     if r.get("exits_note")})
     if len(notes) == 1 and all(r.get("exits_measured") is None

@@ -7,8 +7,8 @@ import shutil
 import subprocess
 import sys
 
-from .. import (exitcount, host, ide, junit, mmio, perfcount, privdir, qemu,
-               report, status, testpmd, virtio)
+from .. import (exitcount, host, ide, junit, mmio, perfcount, plan, privdir,
+               qemu, report, status, testpmd, virtio)
 from ..status import Outcome, decide_boot
 from .common import (OptionError, TrapmeterError, check_words, has_report,
                      repo_root, report_outcome, say)
@@ -32,8 +32,10 @@ def add_parser(sub, fmt):
     add("--boot", choices=("iso", "direct"), default="direct",
         help="direct: -kernel build/trapmeter.elf; iso: -cdrom "
         "build/trapmeter.iso (default direct)")
-    add("--firmware", choices=("bios", "uefi"), default="bios",
-        help="bios (SeaBIOS) or uefi (OVMF, needs --boot iso)")
+    add("--firmware", choices=("auto", "bios", "qboot", "uefi"),
+        default="auto", help="bios (SeaBIOS), qboot (fast, direct boot "
+        "only), uefi (OVMF, needs --boot iso); default auto: qboot for a "
+        "direct boot when installed and virtio is not selected, else bios")
     add("--machine", choices=("pc", "q35"), default="pc",
         help="QEMU machine type (default pc)")
     add("--suite", metavar="LIST", help="kernel word suite=LIST")
@@ -50,6 +52,9 @@ def add_parser(sub, fmt):
     add("--log", metavar="FILE", help="save the raw serial output to FILE "
         "(with --repeat: FILE.bootI per boot)")
     add("--quick", action="store_true", help="kernel word quick")
+    add("--plan", metavar="FILE.json", help="fixed sample plan: run the "
+        "cases of FILE.json (an earlier results.json, its first boot) with "
+        "exactly their iters and samples; no adaptive sampling")
     add("--qemu", metavar="PATH", default="qemu-system-x86_64",
         help="QEMU binary (default qemu-system-x86_64)")
     add("--no-build", action="store_true", help="do not run make")
@@ -92,6 +97,17 @@ def validate_run_options(args):
     if args.timeout is not None and not args.timeout > 0:
         raise OptionError("--timeout must be a positive number of seconds")
     check_words(args)
+    args.plan_entries = None
+    if args.plan:
+        try:
+            args.plan_entries = plan.load(args.plan)
+        except plan.PlanError as exc:
+            raise OptionError(str(exc))
+        if not args.suite:
+            args.suite = ",".join(plan.suites(args.plan_entries))
+    if args.firmware == "qboot" and args.boot != "direct":
+        raise OptionError("--firmware qboot needs --boot direct (qboot "
+                          "boots no CD)")
     if args.firmware == "uefi" and args.boot == "direct":
         raise OptionError("--firmware uefi needs --boot iso (direct -kernel "
                           "boot under OVMF is unsupported)")
@@ -183,6 +199,7 @@ class RunSession:
         self.output_errors = []     # outputs that could not be written
         self.backend = None             # testpmd.Testpmd with vhost-user
         self.detailed = args.verbose or sys.stderr.isatty()
+        self.suite_marks = []       # (suite, seconds since QEMU started)
 
     def write_json(self, code, messages=()):
         doc = report.results_document(self.host, self.config, self.boots,
@@ -199,6 +216,7 @@ class RunSession:
         line per suite."""
         kind = rec.get("type")
         if kind == "suite":
+            self.suite_marks.append((str(rec.get("suite")), elapsed))
             print("[%5.1fs] suite %s" % (elapsed, rec.get("suite")),
                   file=sys.stderr, flush=True)
         elif kind == "case" and self.detailed:
@@ -233,6 +251,11 @@ def prepare(session):
     words, notes = qemu.kernel_words(args.suite, args.case, args.quick,
                                      args.cmdline,
                                      flavour if accel == "kvm" else None)
+    if args.firmware == "auto":
+        args.firmware = qemu.auto_firmware(
+            args.boot, words,
+            pci_devices=bool(mmio.wanted(words, args.mmio_devices)))
+        session.config["firmware"] = args.firmware
     if count:
         words.append("sync=on")
     problem = qemu.cmdline_problem(words)
@@ -246,6 +269,7 @@ def prepare(session):
                          kernel_irqchip=args.kernel_irqchip)
     session.count_exits = count
     session.config["count_exits"] = count
+    session.config["plan"] = args.plan
     vconf = virtio.settings(args)
     cfg.extra = (mmio.device_args(words, args.mmio_devices)
                  + list(session.extra))     # run_boots adds the NICs
@@ -376,6 +400,8 @@ def _run_boots(session, cfg, tmpdir):
         cfg.qmp_path = exitcount.qmp.socket_path(tmpdir)
     if ide.suite_selected(cfg.words):
         cfg.extra = session.ide.qemu_args + list(cfg.extra)
+    if args.plan_entries:
+        cfg.extra = plan.qemu_args(args.plan_entries, tmpdir) + list(cfg.extra)
     argv = qemu.build_argv(cfg, tmpdir)
     session.config["qemu_argv"] = argv
     if args.verbose:
@@ -411,6 +437,7 @@ def one_boot(session, cfg, argv, tmpdir, index, timeout):
     except OSError as exc:
         raise OptionError("cannot write --log %s: %s" % (lpath, exc.strerror))
     counter = None
+    session.suite_marks = []
     if session.count_exits:
         if cfg.qmp_path:
             _remove_quietly(cfg.qmp_path)
@@ -451,7 +478,10 @@ def one_boot(session, cfg, argv, tmpdir, index, timeout):
                                            boot.stderr_text))
     session.boots[-1].update(virtio.boot_fields(
         boot.dump, session.config.get("virtio")))
+    session.boots[-1].update(suite_times(session.suite_marks, boot.wall_s))
     check_cmdline(boot.dump, cfg)
+    for problem in plan.deviations(args.plan_entries or [], boot.dump.results):
+        say("warning: plan not followed: " + problem)
     report_outcome(outcome, boot.dump, boot.stderr_text, args.verbose)
     if args.repeat > 1:
         say("boot %d/%d: %s (%.1f s)" % (index + 1, args.repeat,
@@ -520,10 +550,23 @@ def check_cmdline(dump, cfg):
             % (seen, run.get("cmdline_source"), cfg.cmdline))
 
 
+def suite_times(marks, wall):
+    """{"boot_s": QEMU start to the first suite line, "suite_s": [[suite,
+    seconds to the next suite line or QEMU's exit]]}."""
+    if not marks or wall is None:
+        return {}
+    ends = [t for _name, t in marks[1:]] + [wall]
+    return {"boot_s": round(marks[0][1], 3),
+            "suite_s": [[name, round(end - start, 3)]
+                        for (name, start), end in zip(marks, ends)]}
+
+
 def header_info(session, cfg, wall, title=None):
+    last = session.boots[-1] if session.boots and title is None else {}
     return {"accel": cfg.accel, "kvm_flavour": (session.host or {}).get(
         "kvm_flavour"), "boot": cfg.boot, "firmware": cfg.firmware,
-        "wall_s": wall, "title": title}
+        "wall_s": wall, "title": title, "boot_s": last.get("boot_s"),
+        "suite_s": last.get("suite_s")}
 
 
 def print_boot_report(session, cfg, dump, wall):

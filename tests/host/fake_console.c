@@ -1,0 +1,42 @@
+/*
+ * tests/host/fake_console.c - see fake_console.h.
+ */
+#include "tests/host/fake_console.h"
+#include "tests/host/fake_fw_cfg.h"
+#include "kernel/console.h"
+#include <stdio.h>
+
+char fake_console_lines[FAKE_CONSOLE_LINES][FAKE_CONSOLE_LINE_MAX];
+u32 fake_console_n;
+
+int kprintf(const char *fmt, ...)
+{
+	(void)fmt;
+	return 0;
+}
+
+void console_write(const char *s, size_t n)
+{
+	(void)s;
+	(void)n;
+}
+
+void tm_line(const char *json)
+{
+	if (fake_console_n < FAKE_CONSOLE_LINES)
+		snprintf(fake_console_lines[fake_console_n++], FAKE_CONSOLE_LINE_MAX, "%s",
+			 json ? json : "(null)");
+}
+
+u32 fake_console_fw_cfg_read(u16 port, u8 width)
+{
+	u32 v = 0xffffffffu;
+
+	fake_fw_cfg_in(port, width, &v);
+	return v;
+}
+
+void fake_console_fw_cfg_write(u16 port, u8 width, u32 value)
+{
+	fake_fw_cfg_out(port, width, value);
+}

@@ -1,0 +1,306 @@
+/*
+ * tests/host/test_bench.c - the bench framework (kernel/bench.c) against a
+ * fake TSC (every read costs fake_tsc_read_cost) and fake ops that take a
+ * known number of cycles, so every figure it prints is known exactly:
+ * overhead subtracted once per sample, divided by the batch, the batch
+ * sized to the goal and robust to an outlier, adaptive stops, the control
+ * and net figures, ns, the sync poll counts and the fixed plan.
+ */
+#include "tests/host/check.h"
+#include "tests/host/fake_io.h"
+#include "tests/host/fake_fw_cfg.h"
+#include "tests/host/fake_console.h"
+#include "tests/host/fake_tsc.h"
+#include "kernel/bench.h"
+#include "kernel/console.h"
+#include "drivers/fw_cfg.h"
+#include "drivers/uart16550.h"
+#include "arch/x86/tsc.h"
+#include <stdio.h>
+
+#define READ_COST   400u        /* the empty timed region: goal 200 x 400 */
+#define OP_COST     1000u       /* so a sample is 80 ops */
+#define CTL_COST    300u
+#define KHZ         2000000u    /* 2 GHz: 1000 cycles = 500 ns */
+
+static u64 op_calls, op_cost;
+static s64 op_extra[8];
+static u32 polls_left[8], poll_phase;
+static char reply[8];           /* the host's byte at each sync point */
+static struct tm_config cfg;
+
+/* ---- what bench.c calls besides the framework ----------------------- */
+
+/* COM1 RX for phase sync: the byte comes after polls_left[point] polls */
+int uart_getc_timeout(u64 spins)
+{
+	(void)spins;
+	if (--polls_left[poll_phase] == 0)
+		return reply[poll_phase++];
+	return -1;
+}
+
+/* ---- fake ops -------------------------------------------------------- */
+
+static void fake_op(const struct bench_case *c, u8 *buf, u64 iters)
+{
+	(void)c;
+	(void)buf;
+	fake_tsc_now += iters * op_cost + (u64)(op_calls < 8 ? op_extra[op_calls] : 0);
+	op_calls++;
+}
+
+static void fake_control(const struct bench_case *c, u8 *buf, u64 iters)
+{
+	(void)c;
+	(void)buf;
+	fake_tsc_now += iters * CTL_COST;
+}
+
+static struct bench_case the_case = {
+	.suite = "t", .name = "case.a", .target = "fake", .method = METHOD_SINGLE,
+	.op = fake_op, .control = fake_control, .exits_model = bench_model_one,
+};
+
+static void setup(u64 cost, const char *words)
+{
+	char err[160];
+
+	fake_console_n = 0;
+	op_calls = 0;
+	op_cost = cost;
+	memset(op_extra, 0, sizeof(op_extra));
+	fake_tsc_now = 1000000;
+	fake_tsc_on = true;
+	fake_tsc_read_cost = READ_COST;
+	tsc.khz = KHZ;
+	cmdline_defaults(&cfg);
+	if (cmdline_parse(words, &cfg, err, sizeof(err)))
+		printf("#   bad words %s: %s\n", words, err);
+	bench_init(&cfg);
+}
+
+/* The last result line. */
+static const char *result_line(void)
+{
+	u32 i = fake_console_n;
+
+	while (i--)
+		if (strstr(fake_console_lines[i], "\"type\":\"result\""))
+			return fake_console_lines[i];
+	return "";
+}
+
+/* Integer after "key": inside the object "obj" (NULL: anywhere). */
+static s64 field(const char *line, const char *obj, const char *key)
+{
+	char pat[64];
+	const char *p = line;
+
+	if (obj) {
+		snprintf(pat, sizeof(pat), "\"%s\":{", obj);
+		p = strstr(p, pat);
+		if (!p)
+			return -999999;
+	}
+	snprintf(pat, sizeof(pat), "\"%s\":", key);
+	p = strstr(p, pat);
+	return p ? strtoll(p + strlen(pat), NULL, 10) : -999999;
+}
+
+/* ---- tests ------------------------------------------------------------ */
+
+static void test_overhead_and_batch(void)
+{
+	struct bench_result r;
+	const char *l;
+
+	setup(OP_COST, "");
+	CHECK_EQ_U64(bench_timer_overhead, READ_COST);
+	CHECK_EQ_S64(bench_run(&the_case, &r), 0);
+	l = result_line();
+	/* one overhead per sample, then / iters: exactly the op's cost */
+	CHECK_EQ_S64(field(l, "cycles", "min"), OP_COST);
+	CHECK_EQ_S64(field(l, "cycles", "median"), OP_COST);
+	CHECK_EQ_S64(field(l, "cycles", "max"), OP_COST);
+	/* batch: the goal (200 overheads) over the op */
+	CHECK_EQ_S64(field(l, NULL, "iters"), 200 * READ_COST / OP_COST);
+	CHECK_EQ_U64(r.iters, 80);
+}
+
+static void test_control_and_net(void)
+{
+	struct bench_result r;
+	const char *l;
+
+	setup(OP_COST, "");
+	bench_run(&the_case, &r);
+	l = result_line();
+	CHECK_EQ_S64(field(l, "cycles_control", "median"), CTL_COST);
+	CHECK_EQ_S64(field(l, "cycles_control", "min"), CTL_COST);
+	CHECK_EQ_S64(field(l, "cycles_net", "median"), OP_COST - CTL_COST);
+	CHECK_EQ_S64(field(l, "cycles_net", "min"), OP_COST - CTL_COST);
+	/* the cost per (model) exit divides the net figure */
+	CHECK_CONTAINS(l, "\"cycles_per_exit_model\":700.0");
+	/* a case without a control reports neither */
+	the_case.control = NULL;
+	bench_run(&the_case, &r);
+	the_case.control = fake_control;
+	CHECK(!strstr(result_line(), "cycles_control"));
+	CHECK_CONTAINS(result_line(), "\"cycles_per_exit_model\":1000.0");
+}
+
+static void test_ns(void)
+{
+	struct bench_result r;
+
+	setup(OP_COST, "");
+	bench_run(&the_case, &r);
+	CHECK_CONTAINS(result_line(), "\"ns_median\":500.0");   /* 1000 cycles at 2 GHz */
+}
+
+/* A disturbed warm-up and a disturbed first probe (the "pair" that once
+ * gave iters 17 instead of 43) must not move the batch. */
+static void test_plan_robust_to_outlier(void)
+{
+	struct bench_result r;
+
+	setup(OP_COST, "");
+	op_extra[0] = 150000;          /* warm-up */
+	op_extra[1] = 150000;          /* first probe: above the goal */
+	bench_run(&the_case, &r);
+	CHECK_EQ_U64(r.iters, 80);
+	setup(OP_COST, "");
+	op_extra[2] = 40000;           /* second probe */
+	bench_run(&the_case, &r);
+	CHECK_EQ_U64(r.iters, 80);
+	setup(OP_COST, "");
+	op_extra[1] = -900;            /* a probe that reads too short */
+	bench_run(&the_case, &r);
+	CHECK_EQ_U64(r.iters, 80);
+}
+
+static void test_adaptive_stops_when_stable(void)
+{
+	struct bench_result r;
+
+	setup(OP_COST, "");
+	bench_run(&the_case, &r);
+	/* checkpoints 3 and 5 agree: stable after 5 samples */
+	CHECK_EQ_U64(r.cycles.n, 5);
+	CHECK_CONTAINS(result_line(), "\"stop\":\"stable\"");
+	CHECK_CONTAINS(result_line(), "\"plan\":\"adaptive\"");
+}
+
+/* Each op 2 % cheaper than the last: never stable, so the cap stops it. */
+static void drifting_op(const struct bench_case *c, u8 *buf, u64 iters)
+{
+	(void)c;
+	(void)buf;
+	fake_tsc_now += iters * op_cost;
+	op_cost -= op_cost / 50;
+}
+
+static void test_unstable_hits_cap_or_budget(void)
+{
+	struct bench_case c = the_case;
+	struct bench_result r;
+
+	c.op = drifting_op;
+	setup(1000000, "samples=12");
+	bench_run(&c, &r);
+	CHECK_EQ_U64(r.cycles.n, 12);
+	CHECK_CONTAINS(result_line(), "\"stop\":\"max\"");
+	setup(1000000, "budget_ms=10");        /* 2e7 cycles: a few samples */
+	bench_run(&c, &r);
+	CHECK(r.cycles.n >= 2 && r.cycles.n < 63);
+	CHECK_CONTAINS(result_line(), "\"stop\":\"budget\"");
+}
+
+/* A warm-up longer than 2^26 cycles is a sample itself (and over 2^28 two samples suffice); it runs before
+ * the sync window, so "ops" counts only the ops inside. */
+static void test_huge_op(void)
+{
+	struct bench_result r;
+
+	setup(1ull << 29, "");
+	bench_run(&the_case, &r);
+	CHECK_EQ_U64(r.iters, 1);
+	CHECK_EQ_U64(r.cycles.n, 2);
+	CHECK_EQ_S64(field(result_line(), NULL, "ops"), 1);
+	CHECK_EQ_S64(field(result_line(), "cycles", "min"), 1ll << 29);
+}
+
+static void test_sync_polls_reported(void)
+{
+	static const u32 polls[5] = { 3, 7, 2, 4, 6 };     /* e0 m0 m1 c0 c1 */
+	struct bench_result r;
+	const char *l;
+
+	setup(OP_COST, "sync=on");
+	memcpy(polls_left, polls, sizeof(polls));
+	memcpy(reply, "ssccc", 5);         /* at m1 the host asks for the c window */
+	poll_phase = 0;
+	bench_run(&the_case, &r);
+	l = result_line();
+	CHECK_EQ_S64(field(l, "sync", "polls_e0"), 3);
+	CHECK_EQ_S64(field(l, "sync", "polls_m0"), 7);
+	CHECK_EQ_S64(field(l, "sync", "polls_m1"), 2);
+	CHECK_EQ_S64(field(l, "sync", "polls_c0"), 4);
+	CHECK_EQ_S64(field(l, "sync", "polls_c1"), 6);
+	CHECK_EQ_S64(field(l, "sync", "timeouts"), 0);
+	CHECK_EQ_S64(field(l, "sync", "count_ops"), 80);
+	/* window ops: three probes at one op, then samples of 80 */
+	CHECK_EQ_S64(field(l, NULL, "ops"), 3 + 5 * 80);
+}
+
+static void load_plan(const char *text, int want)
+{
+	char err[160] = "";
+
+	fake_io_reset();
+	fake_fw_cfg_reset();
+	fake_io_read_hook = fake_console_fw_cfg_read;
+	fake_io_write_hook = fake_console_fw_cfg_write;
+	fake_fw_cfg_add("opt/trapmeter/plan", text, (u32)strlen(text));
+	CHECK(fw_cfg_init());
+	CHECK_EQ_S64(bench_load_plan(err, sizeof(err)), want);
+	if (want)
+		CHECK_CONTAINS(err, "plan line 2");
+}
+
+static void test_fixed_plan(void)
+{
+	struct bench_case other = the_case;
+	struct bench_result r;
+
+	setup(OP_COST, "");
+	load_plan("t case.a 7 4\n", 0);
+	CHECK_EQ_S64(bench_run(&the_case, &r), 0);
+	CHECK_EQ_U64(r.iters, 7);
+	CHECK_EQ_U64(r.cycles.n, 4);
+	CHECK_EQ_S64(field(result_line(), NULL, "iters"), 7);
+	CHECK_EQ_S64(field(result_line(), NULL, "samples"), 4);
+	CHECK_CONTAINS(result_line(), "\"plan\":\"fixed\"");
+	CHECK_EQ_S64(field(result_line(), "cycles", "median"), OP_COST);
+	other.name = "case.b";            /* not planned: does not run */
+	CHECK_EQ_S64(bench_run(&other, &r), -1);
+	fake_console_n = 0;
+	bench_plan_report();
+	CHECK_EQ_U64(fake_console_n, 0);
+	load_plan("t case.a 7 4\nt case.b 0 4\n", -EINVAL);
+}
+
+int main(void)
+{
+	RUN(test_overhead_and_batch, "bench: overhead once per sample, divided by the batch, batch to the goal");
+	RUN(test_control_and_net, "bench: control and net figures, cost per exit from net");
+	RUN(test_ns, "bench: ns from the TSC frequency");
+	RUN(test_plan_robust_to_outlier, "bench: batch size robust to a disturbed warm-up and probe");
+	RUN(test_adaptive_stops_when_stable, "bench: adaptive sampling stops when min and p10 are stable");
+	RUN(test_unstable_hits_cap_or_budget, "bench: an unstable case stops at the cap or the budget");
+	RUN(test_huge_op, "bench: a huge warm-up op is a sample, outside the sync window");
+	RUN(test_sync_polls_reported, "bench: sync poll counts as they happened");
+	RUN(test_fixed_plan, "bench: fixed plan: exact iters and samples, unplanned cases skipped");
+	return check_summary();
+}

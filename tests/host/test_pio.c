@@ -1,0 +1,120 @@
+/*
+ * tests/host/test_pio.c - suite pio's data checks on a fake fw_cfg device
+ * (tests/host/fake_fw_cfg.c) with the real driver, framework and suite:
+ * every fw_cfg case checks the bytes it read against the blob, so one bad
+ * byte in the device's blob fails the fwcfg.cases check (and fwcfg.blob).
+ */
+#include "tests/host/check.h"
+#include "tests/host/fake_io.h"
+#include "tests/host/fake_fw_cfg.h"
+#include "tests/host/fake_console.h"
+#include "tests/host/fake_tsc.h"
+#include "kernel/bench.h"
+#include "kernel/console.h"
+#include "kernel/suites/suites.h"
+#include "drivers/fw_cfg.h"
+#include "drivers/uart16550.h"
+#include "arch/x86/tsc.h"
+#include "arch/x86/trap.h"
+#include "arch/x86/paging.h"
+#include <stdio.h>
+
+#define BLOB_SIZE 65536
+
+static u8 blob[BLOB_SIZE];
+
+/* What the suite's other cases probe with (none of them runs here). */
+void trap_expect(u32 vector, u32 insn_len)
+{
+	(void)vector;
+	(void)insn_len;
+}
+
+bool trap_caught(void)
+{
+	return true;
+}
+
+int paging_map_mmio(u64 phys, u64 size)
+{
+	(void)phys;
+	(void)size;
+	return -ENODEV;
+}
+
+int uart_getc_timeout(u64 spins)
+{
+	(void)spins;
+	return 's';
+}
+
+static const char *check_line(const char *name)
+{
+	char pat[64];
+	u32 i;
+
+	snprintf(pat, sizeof(pat), "\"name\":\"%s\"", name);
+	for (i = 0; i < fake_console_n; i++)
+		if (strstr(fake_console_lines[i], "\"type\":\"check\"") && strstr(fake_console_lines[i], pat))
+			return fake_console_lines[i];
+	return "";
+}
+
+/* Boot the suite on a blob whose byte `bad` (or none, -1) is wrong. */
+static void run_suite(int bad)
+{
+	static struct tm_config cfg;
+	char err[160];
+	u32 i;
+
+	for (i = 0; i < BLOB_SIZE; i++)        /* tools/trapmeterlib/qemu.py make_blob */
+		blob[i] = (u8)(i * 7 + (i >> 8) + 0x5a);
+	if (bad >= 0)
+		blob[bad] ^= 0x40;
+	fake_console_n = 0;
+	fake_io_reset();
+	fake_fw_cfg_reset();
+	fake_fw_cfg_read_cycles = 1000;
+	fake_io_read_hook = fake_console_fw_cfg_read;
+	fake_io_write_hook = fake_console_fw_cfg_write;
+	fake_fw_cfg_add("opt/trapmeter/blob", blob, BLOB_SIZE);
+	fake_tsc_now = 1;
+	fake_tsc_on = true;
+	fake_tsc_read_cost = 400;
+	tsc.khz = 2000000;
+	CHECK(fw_cfg_init());
+	cmdline_defaults(&cfg);
+	CHECK_EQ_S64(cmdline_parse("case=fwcfg.in8.*.512,fwcfg.in8.*.4096.split", &cfg, err,
+				   sizeof(err)), 0);
+	bench_init(&cfg);
+	suite_pio(&cfg);
+}
+
+static void test_good_blob(void)
+{
+	run_suite(-1);
+	CHECK_CONTAINS(check_line("fwcfg.cases"), "\"ok\":true");
+	CHECK_CONTAINS(check_line("fwcfg.cases"), "4 fw_cfg cases, 0 with wrong data");
+	CHECK_CONTAINS(check_line("fwcfg.blob"), "\"ok\":true");
+}
+
+/* Byte 300: inside every 512-byte read; 4000: only the 4096-byte split
+ * cases (and the blob check) see it. */
+static void test_bad_byte_fails_cases(void)
+{
+	run_suite(300);
+	CHECK_CONTAINS(check_line("fwcfg.cases"), "\"ok\":false");
+	CHECK_CONTAINS(check_line("fwcfg.cases"), "4 fw_cfg cases, 4 with wrong data");
+	CHECK_CONTAINS(check_line("fwcfg.blob"), "\"ok\":false");
+	run_suite(4000);
+	CHECK_CONTAINS(check_line("fwcfg.cases"), "4 fw_cfg cases, 2 with wrong data");
+	run_suite(4095);                       /* the last byte of the split reads */
+	CHECK_CONTAINS(check_line("fwcfg.cases"), "4 fw_cfg cases, 2 with wrong data");
+}
+
+int main(void)
+{
+	RUN(test_good_blob, "pio: fw_cfg cases read the blob right, checks pass");
+	RUN(test_bad_byte_fails_cases, "pio: one wrong blob byte fails the per-case data check");
+	return check_summary();
+}

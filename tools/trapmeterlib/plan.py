@@ -1,0 +1,136 @@
+"""The fixed sample plan (`trapmeter run --plan FILE.json`).
+
+FILE.json is an earlier results.json.  Its first boot with results gives,
+per case, the suite, the case name, `iters` (operations per sample) and
+`samples`; the runner writes them to fw_cfg `opt/trapmeter/plan`, one line
+"SUITE CASE ITERS SAMPLES" per case (kernel/plan.h), and the guest runs
+exactly the listed cases with exactly those figures: no batch sizing, no
+adaptive stopping.  Every result then carries "plan": "fixed".  Two builds
+timed with one plan take identical samples, which is what an A/B verdict
+needs."""
+
+import json
+import os
+
+FWCFG_PLAN = "opt/trapmeter/plan"
+PLAN_FILE = "plan.txt"
+# Limits the guest enforces too (kernel/plan.h).
+MAX_ENTRIES = 512
+MAX_ITERS = 1000000
+MAX_SAMPLES = 10000
+SUITE_LEN = 16
+CASE_LEN = 48
+
+
+class PlanError(Exception):
+    """A --plan file that cannot be used; the message names the problem."""
+
+
+def _read(path):
+    try:
+        with open(path, encoding="utf-8") as fh:
+            return json.load(fh)
+    except OSError as exc:
+        raise PlanError("--plan %s: cannot read: %s"
+                        % (path, exc.strerror or exc))
+    except (ValueError, RecursionError) as exc:
+        raise PlanError("--plan %s: not a results.json (invalid JSON: %s)"
+                        % (path, exc))
+
+
+def _count(res, key, top, where):
+    value = res.get(key)
+    if isinstance(value, bool) or not isinstance(value, int) or \
+            not 1 <= value <= top:
+        raise PlanError("%s: '%s' must be an integer 1..%d (got %r)"
+                        % (where, key, top, value))
+    return value
+
+
+def _name(res, key, cap, where):
+    value = res.get(key)
+    if not isinstance(value, str) or not value or len(value) >= cap or \
+            any(not "!" <= c <= "~" for c in value):
+        raise PlanError("%s: '%s' must be a printable word shorter than %d "
+                        "characters (got %r)" % (where, key, cap, value))
+    return value
+
+
+def entry(res, where):
+    """(suite, case, iters, samples) of one result record."""
+    if not isinstance(res, dict):
+        raise PlanError("%s: not an object" % where)
+    return (_name(res, "suite", SUITE_LEN, where),
+            _name(res, "case", CASE_LEN, where),
+            _count(res, "iters", MAX_ITERS, where),
+            _count(res, "samples", MAX_SAMPLES, where))
+
+
+def _first_results(doc, path):
+    boots = doc.get("boots") if isinstance(doc, dict) else None
+    if not isinstance(boots, list):
+        raise PlanError("--plan %s: not a results.json (no 'boots' list)"
+                        % path)
+    for index, boot in enumerate(boots):
+        results = boot.get("results") if isinstance(boot, dict) else None
+        if isinstance(results, list) and results:
+            return index, results
+    raise PlanError("--plan %s: no boot has results to plan" % path)
+
+
+def from_document(doc, path="FILE"):
+    """The plan entries of a parsed results.json (pure)."""
+    index, results = _first_results(doc, path)
+    entries, seen = [], set()
+    for number, res in enumerate(results):
+        where = "--plan %s: boot %d result %d" % (path, index, number)
+        item = entry(res, where)
+        if item[:2] in seen:
+            raise PlanError("%s: case %s/%s is listed twice"
+                            % (where, item[0], item[1]))
+        seen.add(item[:2])
+        entries.append(item)
+    if len(entries) > MAX_ENTRIES:
+        raise PlanError("--plan %s: %d cases, more than the guest's %d"
+                        % (path, len(entries), MAX_ENTRIES))
+    return entries
+
+
+def load(path):
+    return from_document(_read(path), path)
+
+
+def text(entries):
+    return "".join("%s %s %d %d\n" % e for e in entries)
+
+
+def suites(entries):
+    """The plan's suites in first-seen order (the runner's suite= word)."""
+    out = []
+    for suite, _case, _iters, _samples in entries:
+        if suite not in out:
+            out.append(suite)
+    return out
+
+
+def qemu_args(entries, tmpdir):
+    """Write the plan file and return the -fw_cfg option that carries it."""
+    path = os.path.join(tmpdir, PLAN_FILE)
+    with open(path, "w", encoding="ascii") as fh:
+        fh.write(text(entries))
+    return ["-fw_cfg", "name=%s,file=%s" % (FWCFG_PLAN,
+                                            path.replace(",", ",,"))]
+
+
+def deviations(entries, results):
+    """Planned cases whose result did not take exactly the planned iters
+    and samples (the guest honours the plan; this is the runner's check)."""
+    planned = {(s, c): (i, n) for s, c, i, n in entries}
+    out = []
+    for res in results:
+        want = planned.get((res.get("suite"), res.get("case")))
+        if want and (res.get("iters"), res.get("samples")) != want:
+            out.append("%s: planned iters %d samples %d, got %r %r"
+                       % (res.get("case"), want[0], want[1],
+                          res.get("iters"), res.get("samples")))
+    return out
