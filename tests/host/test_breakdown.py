@@ -60,9 +60,19 @@ class Fit(unittest.TestCase):
         self.assertIsNone(coef["per_unit"])
         self.assertAlmostEqual(coef["per_exit"], 23000.0, delta=1.0)
 
-    def test_a_bad_point_makes_the_fit_poor(self):
+    def test_one_row_in_a_slow_mode_is_left_out_and_named(self):
         rows = sweep()
         rows[5]["cycles_net"] *= 1.5          # rep 1024 B off by 50 %
+        coef = bd.fit_class(bd.sweep_points(rows)["fwcfg.in"])
+        self.assertEqual(coef["dropped"], [rows[5]["case"]])
+        self.assertAlmostEqual(coef["per_unit"], 150.0, delta=0.01)
+        self.assertFalse(coef["poor"])
+
+    def test_a_sweep_the_model_does_not_fit_is_poor(self):
+        # cost quadratic in size: no linear model predicts held-out rows
+        rows = sweep()
+        for r in rows:
+            r["cycles_net"] = 1000.0 + 0.05 * r["bytes"] ** 2
         coef = bd.fit_class(bd.sweep_points(rows)["fwcfg.in"])
         self.assertTrue(coef["poor"])
 

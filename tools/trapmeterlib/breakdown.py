@@ -3,9 +3,11 @@
 For every port class (target and direction) the per-op cost of the size
 sweep is fitted as
 
-    cost = fixed + per_exit * exits + per_unit * units
+    cost = fixed + per_exit * exits + per_unit * units + per_iteration * iters
 
-by least squares on relative error (weights 1/cost^2, so a 64 KiB row does
+(iters: the guest's own loop iterations, one per unit in a single loop, none
+in a string instruction; ~0 when the figures are net of a control op) by
+least squares on relative error (weights 1/cost^2, so a 64 KiB row does
 not drown a 512 B one).  In single loops and in `rep outs` exits equal units
 (one exit per unit), so those rows alone cannot separate the two slopes;
 `rep ins` batches its exits (about one per 1 KiB, more at page splits), and
@@ -39,6 +41,8 @@ T95 = {1: 12.706, 2: 4.303, 3: 3.182, 4: 2.776, 5: 2.571, 6: 2.447,
        30: 2.042}
 POOR_FIT = 0.05          # a leave-one-out prediction off by more: poor
 MIN_POINTS = 4
+OUTLIER = 0.10          # a row this far off the fit may be left out
+MAX_DROPPED = 2
 COMPONENTS = ("vm_exit", "kvm_pio", "qemu_round_trip", "device_model")
 LOOP_METHODS = ("single", "rep")
 
@@ -132,58 +136,83 @@ def sweep_points(results):
         if cost is None or not exits or not units:
             continue
         key = f"{r.get('target')}.{r.get('dir')}"
-        classes.setdefault(key, []).append((exits, units, cost, r.get("case")))
+        iters = units if r.get("method") == "single" else 0
+        classes.setdefault(key, []).append((exits, units, cost, r.get("case"), iters))
     return classes
 
 
+# design columns: name -> value for a point (exits, units, cost, case, iters)
+FULL = {"fixed": lambda p: 1.0, "per_exit": lambda p: p[0],
+        "per_unit": lambda p: p[1], "per_iteration": lambda p: p[4]}
+ONE_SLOPE = {"fixed": lambda p: 1.0, "per_exit": lambda p: p[0],
+             "per_iteration": lambda p: p[4]}
+
+
 def fit_class(points):
-    """Fit one class; per_unit is None where the rows cannot separate it."""
+    """Fit one class; per_unit is None where the rows cannot separate it.
+
+    A boot can run one row in a slower mode (noise here only adds time):
+    up to MAX_DROPPED rows whose residual exceeds OUTLIER (relative) and 3x
+    the median residual are left out and named in `dropped`."""
     if len(points) < MIN_POINTS:
         return None
-    coef = fit_class_core(points)
+    kept, dropped = list(points), []
+    coef = fit_class_core(kept)
+    while coef is not None and len(dropped) < MAX_DROPPED and len(kept) > MIN_POINTS + 1:
+        worst = max(kept, key=lambda p: rel_error(coef, p))
+        res = sorted(rel_error(coef, p) for p in kept)
+        if rel_error(coef, worst) <= max(OUTLIER, 3 * res[len(res) // 2]):
+            break
+        kept.remove(worst)
+        dropped.append(worst[3])
+        coef = fit_class_core(kept)
     if coef is None:
         return None
-    coef["points"] = len(points)
-    coef["max_rel_residual"] = max_residual(coef, points)
-    coef["loo_max_rel_error"] = leave_one_out(points)
+    coef["points"] = len(kept)
+    coef["dropped"] = dropped
+    coef["max_rel_residual"] = max(rel_error(coef, p) for p in kept)
+    coef["loo_max_rel_error"] = leave_one_out(kept)
     coef["poor"] = (coef["loo_max_rel_error"] is None or
                     coef["loo_max_rel_error"] > POOR_FIT)
     return coef
 
 
-def predict(coef, exits, units):
+def rel_error(coef, point):
+    return abs(predict(coef, point) - point[2]) / point[2]
+
+
+def predict(coef, point):
+    exits, units, _cost, _case, iters = point
     return (coef["fixed"] + coef["per_exit"] * exits +
-            (coef["per_unit"] or 0.0) * units)
-
-
-def max_residual(coef, points):
-    return max(abs(predict(coef, e, u) - c) / c for e, u, c, _ in points)
+            (coef["per_unit"] or 0.0) * units + coef["per_iteration"] * iters)
 
 
 def leave_one_out(points):
     """Largest relative error predicting a row from a fit without it."""
     worst = 0.0
-    for i, (e, u, c, _name) in enumerate(points):
+    for i, point in enumerate(points):
         rest = points[:i] + points[i + 1:]
         if len(rest) < MIN_POINTS - 1:
             return None
         sub = fit_class_core(rest)
         if sub is None:
             return None
-        worst = max(worst, abs(predict(sub, e, u) - c) / c)
+        worst = max(worst, rel_error(sub, point))
     return worst
 
 
 def fit_class_core(points):
-    """Both slopes where the rows separate them, else one for both."""
+    """Both slopes where the rows separate them, else one for both; the
+    guest's own loop (one iteration per unit in single loops, none in a
+    string instruction) gets a term of its own, ~0 on net figures."""
     ys = [p[2] for p in points]
-    full = wls([(1.0, p[0], p[1]) for p in points], ys)
-    if full is not None:
-        return {"fixed": full[0], "per_exit": full[1], "per_unit": full[2]}
-    part = wls([(1.0, p[0]) for p in points], ys)
-    if part is None:
-        return None
-    return {"fixed": part[0], "per_exit": part[1], "per_unit": None}
+    for cols in (FULL, ONE_SLOPE):
+        sol = wls([[col(p) for col in cols.values()] for p in points], ys)
+        if sol is not None:
+            coef = dict(zip(cols, sol))
+            coef.setdefault("per_unit", None)
+            return coef
+    return None
 
 
 def fit_dma(results):
@@ -296,7 +325,7 @@ def combine_components(rows):
 
 def combine_fit(rows):
     fit = {}
-    for name in ("fixed", "per_exit", "per_unit", "per_op", "per_byte"):
+    for name in ("fixed", "per_exit", "per_unit", "per_iteration", "per_op", "per_byte"):
         vals = [r["fit"].get(name) for r in rows]
         if vals and all(v is not None for v in vals):
             fit[name], fit[name + "_ci"] = interval(vals)
