@@ -43,6 +43,7 @@ POOR_FIT = 0.05          # a leave-one-out prediction off by more: poor
 MIN_POINTS = 4
 OUTLIER = 0.10          # a row this far off the fit may be left out
 MAX_DROPPED = 2
+SPARE_POINTS = 2        # rows beyond the number of terms, to judge the fit
 COMPONENTS = ("vm_exit", "kvm_pio", "qemu_round_trip", "device_model")
 LOOP_METHODS = ("single", "rep")
 
@@ -207,6 +208,8 @@ def fit_class_core(points):
     string instruction) gets a term of its own, ~0 on net figures."""
     ys = [p[2] for p in points]
     for cols in (FULL, ONE_SLOPE):
+        if len(points) < len(cols) + SPARE_POINTS:
+            continue
         sol = wls([[col(p) for col in cols.values()] for p in points], ys)
         if sol is not None:
             coef = dict(zip(cols, sol))
@@ -386,3 +389,51 @@ def diff_interval(a, b):
     df = se2 ** 2 / ((va / len(a)) ** 2 / (len(a) - 1) + (vb / len(b)) ** 2 / (len(b) - 1))
     half = t95(max(1, int(df))) * math.sqrt(se2)
     return mb - ma, [mb - ma - half, mb - ma + half]
+
+
+# ---- the table ------------------------------------------------------------
+
+LABELS = {
+    "vm_exit": "VM exit+entry (cpuid)",
+    "kvm_pio": "KVM PIO emulation",
+    "qemu_round_trip": "round trip to QEMU",
+    "device_model": "device model / unit",
+}
+
+
+def _cell(comp):
+    if comp is None or comp.get("cycles") is None:
+        return "-"
+    text = f"{comp['cycles']:,.0f}"
+    if comp.get("ci"):
+        lo, hi = comp["ci"]
+        text += f" [{lo:,.0f}..{hi:,.0f}]"
+    return text
+
+
+def format_table(entries, software_backend=False):
+    """'Where the time goes' lines: one row per QEMU-port class."""
+    rows = [e for e in entries if e.get("components")]
+    if not rows:
+        return []
+    vm_label = "PVM exit+entry (cpuid)" if software_backend else LABELS["vm_exit"]
+    lines = ["where the time goes (cycles per single-unit access; "
+             "95 % interval across boots):"]
+    for e in rows:
+        fit = e["fit"]
+        note = []
+        if fit.get("poor"):
+            note.append("poor fit")
+        if not e.get("net"):
+            note.append("gross: no control op")
+        lines.append(f"  {e['class']:<14} {e['measured']:>10,.0f} total"
+                     + (f"  ({', '.join(note)})" if note else ""))
+        for name in COMPONENTS:
+            label = vm_label if name == "vm_exit" else LABELS[name]
+            lines.append(f"      {label:<26} {_cell(e['components'][name])}")
+    dma = [e for e in entries if e["class"] == "fwcfg.dma"]
+    for e in dma:
+        f = e["fit"]
+        lines.append(f"  fwcfg.dma      {f.get('per_op', 0):>10,.0f} per op, "
+                     f"{f.get('per_byte', 0):,.2f} per byte (device writing guest memory)")
+    return lines
