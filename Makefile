@@ -44,6 +44,7 @@ C_SRCS := \
 	drivers/debug_exit.c \
 	drivers/fw_cfg.c \
 	drivers/pci.c \
+	drivers/pci_testdev.c \
 	drivers/uart16550.c \
 	drivers/virtio_net.c \
 	drivers/virtio_pci.c \
@@ -54,26 +55,32 @@ C_SRCS := \
 	kernel/console.c \
 	lib/crc32.c \
 	kernel/dump.c \
+	kernel/edk2_fifo.c \
 	lib/fmt.c \
 	kernel/idepat.c \
 	lib/json.c \
 	kernel/lava.c \
 	kernel/main.c \
 	kernel/model.c \
+	kernel/model_mmio.c \
 	kernel/phase_sync.c \
 	kernel/stats.c \
+	kernel/tsc_check.c \
 	lib/string.c \
 	kernel/suites/exits.c \
 	kernel/suites/ide.c \
+	kernel/suites/mmio.c \
 	kernel/suites/pio.c \
 	kernel/suites/virtio.c
 
 OBJS := $(ASM_SRCS:%.asm=$(BUILD)/%.o) $(C_SRCS:%.c=$(BUILD)/%.o)
 ELF  := $(BUILD)/trapmeter.elf
 ISO  := $(BUILD)/trapmeter.iso
+# LD_PRELOAD shim that delays every exit to QEMU (trapmeter sensitivity)
+SHIM := $(BUILD)/kvm_delay.so
 
 # Host unit tests: test name -> the pure files it links.
-HOST_TESTS := fmt crc32 stats cmdline json dump string bootinfo model lava virtq virtio_pci ata
+HOST_TESTS := fmt crc32 stats cmdline json dump string bootinfo model lava virtq virtio_pci ata model_mmio tsc
 HOST_DEPS_fmt      := lib/fmt.c lib/string.c
 HOST_DEPS_crc32    := lib/crc32.c
 HOST_DEPS_stats    := kernel/stats.c lib/string.c
@@ -83,15 +90,17 @@ HOST_DEPS_dump     := kernel/dump.c lib/crc32.c lib/fmt.c lib/string.c
 HOST_DEPS_string   := lib/string.c
 HOST_DEPS_bootinfo := kernel/bootinfo.c lib/string.c
 HOST_DEPS_model    := kernel/model.c
+HOST_DEPS_model_mmio := kernel/model_mmio.c
 HOST_DEPS_lava     := kernel/lava.c lib/fmt.c lib/string.c
 HOST_DEPS_virtq    := drivers/virtq.c
 HOST_DEPS_virtio_pci := drivers/virtio_pci.c drivers/virtq.c drivers/pci.c tests/host/fake_io.c
 HOST_DEPS_ata      := drivers/ata.c drivers/pci.c kernel/idepat.c kernel/model.c \
                       lib/fmt.c lib/string.c tests/host/fake_io.c
+HOST_DEPS_tsc      := arch/x86/tsc.c tests/host/fake_cpu.c tests/host/fake_io.c
 HOST_BINS := $(HOST_TESTS:%=$(BUILD)/host/test_%)
 
-.PHONY: all iso elf run bench test lava-test acceptance host-tests deps clean
-all: $(ELF) $(ISO)
+.PHONY: all iso elf run bench test test-deps lava-test acceptance host-tests deps clean
+all: $(ELF) $(ISO) $(SHIM)
 elf: $(ELF)
 iso: $(ISO)
 
@@ -120,6 +129,11 @@ $(ISO): $(ELF) boot/grub.cfg
 	$(Q)grub-mkrescue -o $@ $(BUILD)/isoroot >$(BUILD)/grub-mkrescue.log 2>&1 || \
 		{ cat $(BUILD)/grub-mkrescue.log; exit 1; }
 
+$(SHIM): tools/shim/kvm_delay.c
+	@mkdir -p $(dir $@)
+	@$(if $(Q),echo "  SHIM    $@")
+	$(Q)$(CC) -std=gnu11 -O2 -g -shared -fPIC $(WARN) -o $@ $< -ldl
+
 .SECONDEXPANSION:
 $(BUILD)/host/test_%: tests/host/test_%.c $$(HOST_DEPS_$$*)
 	@mkdir -p $(dir $@)
@@ -137,10 +151,15 @@ run: deps all
 bench: deps all
 	tools/trapmeter run $(ARGS)
 
-test: deps all host-tests
+test: test-deps all host-tests
 	$(Q)$(PYTHON) tests/run_tests.py
 
-lava-test: deps all host-tests
+# what `make test` needs beyond `make run` (gnuplot, lava-run, ...), so
+# that no test skips: installed as root, else the exact command is named
+test-deps:
+	$(Q)tools/deps test
+
+lava-test: test-deps all host-tests
 	$(Q)$(PYTHON) tests/run_tests.py lava
 
 # KVM acceptance of `trapmeter compare` (A/A, kernel-irqchip off, rep=off;

@@ -2,7 +2,7 @@
  * drivers/pci.c - PCI configuration mechanism #1 (PCI Local Bus spec 3.0,
  * section 3.2.2.3.2): write the address to 0xcf8, move data through 0xcfc.
  * QEMU's i440FX and Q35 host bridges both implement it.  Used only for
- * set-up, never timed: QEMU coalesces 0xcf8 writes (DESIGN.md).
+ * set-up, never timed: QEMU coalesces 0xcf8 writes (docs/design.md).
  *
  * Enumeration walks bus 0 and recurses through PCI-PCI bridges (class
  * 06/04, type 1 header); BARs are sized by writing all ones with decoding

@@ -35,6 +35,36 @@
  * PIC */
 #define ELCR1_PORT         0x4d0
 
+/* MC146818 RTC/CMOS index and data (PC/AT); QEMU registers the index
+ * port as coalesced PIO (hw/rtc/mc146818rtc.c) when KVM offers
+ * KVM_CAP_COALESCED_PIO */
+#define RTC_INDEX_PORT     0x70
+#define RTC_DATA_PORT      0x71
+
+/* PCI configuration mechanism #1 address register; i440FX registers its 4
+ * bytes as coalesced PIO (hw/pci-host/i440fx.c) */
+#define PCI_CONFIG_ADDR_PORT 0xcf8
+
+/* An unassigned port: QEMU answers reads with all ones (kvm-unit-tests'
+ * inl_from_qemu reads it) */
+#define UNASSIGNED_PORT    0x1234
+
+/* QEMU pc-testdev (`-device pc-testdev`, hw/misc/pc-testdev.c): 64 KiB
+ * of MMIO at this address that QEMU answers and that stores what is
+ * written, at every access width */
+#define PC_TESTDEV_IOMEM   0xff000000ull
+#define PC_TESTDEV_IOMEM_LEN 0x10000u
+
+/* I/O APIC (82093AA) and the local APIC's xAPIC window: KVM emulates both
+ * in the kernel with kernel-irqchip=on (split: the I/O APIC moves to QEMU) */
+#define IOAPIC_BASE        0xfec00000ull
+#define LAPIC_BASE         0xfee00000ull
+
+/* Intel 82540EM (`-device e1000`): QEMU registers most of BAR0 as
+ * coalesced MMIO (hw/net/e1000.c e1000_mmio_setup) */
+#define E1000_VENDOR       0x8086
+#define E1000_DEVICE       0x100e
+
 /* IDE (PIIX3 function 1, PCI class 01:01): legacy channels 0x1f0/0x3f6
  * and 0x170/0x376, defined with their sources in drivers/ata.h */
 

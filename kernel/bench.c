@@ -47,7 +47,12 @@ const char *bench_method_name(u8 method)
 
 static const char *handler_name(u8 h)
 {
-	return h == HANDLER_USER ? "user" : h == HANDLER_KERNEL ? "kernel" : "none";
+	static const char *const names[] = {
+		[HANDLER_NONE] = "none", [HANDLER_USER] = "user", [HANDLER_KERNEL] = "kernel",
+		[HANDLER_COALESCED] = "coalesced", [HANDLER_IOEVENTFD] = "ioeventfd",
+	};
+
+	return h < ARRAY_SIZE(names) ? names[h] : "none";
 }
 
 static const char *dir_name(u8 d)
@@ -192,19 +197,6 @@ static void emit_cycles(struct jw *w, const struct stats *s)
 	jw_obj_end(w);
 }
 
-/* What the host needs to turn its counter snapshots into exits per op. */
-static void emit_sync(struct jw *w, const struct sync_record *s)
-{
-	jw_key_obj(w, "sync");
-	jw_u64(w, "polls_m0", s->polls[SYNC_M0]);
-	jw_u64(w, "polls_m1", s->polls[SYNC_M1]);
-	jw_u64(w, "polls_i0", s->polls[SYNC_I0]);
-	jw_u64(w, "polls_i1", s->polls[SYNC_I1]);
-	jw_u64(w, "timeouts", s->timeouts);
-	jw_u64(w, "idle_cycles", s->idle_cycles);
-	jw_obj_end(w);
-}
-
 static void emit_result(const struct bench_case *c, const struct bench_result *r)
 {
 	char line[JSON_LINE_MAX], per_unit[32], per_exit[32];
@@ -236,7 +228,7 @@ static void emit_result(const struct bench_case *c, const struct bench_result *r
 	jw_dec(&w, "cycles_per_exit_model", r->cycles.median, r->exits_model, 1);
 	jw_u64(&w, "ops", (u64)r->cycles.n * r->iters);
 	if (bench_cfg->sync)
-		emit_sync(&w, &r->sync);
+		sync_emit(&w, &r->sync);
 	if (c->extra)
 		c->extra(c, r, &w);
 	jw_obj_end(&w);
@@ -252,9 +244,9 @@ static void emit_result(const struct bench_case *c, const struct bench_result *r
 }
 
 /*
- * The timed samples; with sync=on bracketed by phase points, followed by
- * an idle phase of the same length and the same sync traffic that the host
- * subtracts (background exits, sync lines).
+ * The timed samples; with sync=on bracketed by phase points (an empty
+ * window first, for the host to subtract the sync traffic), and, when the
+ * host asks, the same ops once more untimed for its tracing counter.
  */
 static void measure(const struct bench_case *c, u8 *buf, struct bench_result *r, u32 n)
 {
@@ -263,18 +255,17 @@ static void measure(const struct bench_case *c, u8 *buf, struct bench_result *r,
 	u32 i;
 
 	if (sync)
-		sync_point(c->name, SYNC_M0, &r->sync);
+		sync_begin(c->name, &r->sync);
 	t0 = tsc_begin();
 	for (i = 0; i < n; i++)
 		samples[i] = timed(c, buf, r->iters) / r->iters;
 	t1 = tsc_end();
-	if (!sync)
-		return;
-	sync_point(c->name, SYNC_M1, &r->sync);
-	sync_point(c->name, SYNC_I0, &r->sync);
-	r->sync.idle_cycles = t1 - t0;
-	sync_idle(t1 - t0);
-	sync_point(c->name, SYNC_I1, &r->sync);
+	if (sync && sync_end(c->name, &r->sync, t1 - t0)) {
+		sync_point(c->name, SYNC_C0, &r->sync);
+		c->op(c, buf, r->iters);
+		r->sync.count_ops = r->iters;
+		sync_point(c->name, SYNC_C1, &r->sync);
+	}
 }
 
 int bench_run(const struct bench_case *c, struct bench_result *r)
@@ -344,6 +335,8 @@ void bench_skip(const char *suite, const char *case_name, const char *reason)
 	jw_str(&w, "case", case_name);
 	jw_str(&w, "reason", reason);
 	jw_obj_end(&w);
+	if (kstrcmp(case_name, "*") == 0)
+		cmdline_note_suite_skipped();
 	kprintf("  %-30s skipped: %s\n", case_name, reason);
 	tm_line(jw_finish(&w));
 	lava_skip(suite, case_name);

@@ -11,7 +11,11 @@
 #include "kernel/cmdline.h"
 #include "kernel/phase_sync.h"
 
-enum bench_handler { HANDLER_NONE, HANDLER_USER, HANDLER_KERNEL };
+/* Who answers the access: QEMU (user), KVM itself (kernel), KVM queueing
+ * writes in its coalesced ring for QEMU (coalesced), or KVM signalling an
+ * eventfd QEMU registered (ioeventfd). */
+enum bench_handler { HANDLER_NONE, HANDLER_USER, HANDLER_KERNEL, HANDLER_COALESCED,
+		     HANDLER_IOEVENTFD };
 enum bench_dir { DIR_NONE, DIR_IN, DIR_OUT };
 enum bench_method { METHOD_SINGLE, METHOD_REP, METHOD_DMA };
 
@@ -20,7 +24,7 @@ struct bench_result;
 struct jw;
 /* Perform the case's operation `iters` times on `buf`. */
 typedef void (*bench_op_fn)(const struct bench_case *c, u8 *buf, u64 iters);
-/* VM exits one operation takes under KVM by DESIGN.md's model. */
+/* VM exits one operation takes under KVM by the model in docs/design.md. */
 typedef u32 (*bench_model_fn)(const struct bench_case *c, const u8 *buf);
 /* NULL when the case can run, else why not. */
 typedef const char *(*bench_skip_fn)(const struct bench_case *c);

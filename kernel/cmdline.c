@@ -26,7 +26,7 @@ struct cmdline_key {
 	{ #field, NULL, CMDLINE_BOOL_EXPECTED, offsetof(struct tm_config, field) }
 
 static const char *const cmdline_suite_names[] = {
-	"pio", "exits", "ide", "virtio",
+	"pio", "exits", "ide", "virtio", "mmio",
 };
 
 static const char *const cmdline_fault_names[] = {
@@ -124,7 +124,7 @@ static bool cmdline_apply_suite(struct tm_config *cfg, struct cmdline_tok val)
 		u32 bit = 0;
 
 		if (cmdline_tok_eq(item, "all"))
-			bit = SUITE_ALL;
+			bit = SUITE_ALL | SUITE_EXTENDED;
 		for (u32 i = 0; i < ARRAY_SIZE(cmdline_suite_names); i++) {
 			if (cmdline_tok_eq(item, cmdline_suite_names[i]))
 				bit = 1u << i;
@@ -183,7 +183,7 @@ static bool cmdline_apply_fault(struct tm_config *cfg, struct cmdline_tok val)
 }
 
 static const struct cmdline_key cmdline_keys[] = {
-	{ "suite", cmdline_apply_suite, "pio, exits, ide, virtio, all", 0 },
+	{ "suite", cmdline_apply_suite, "pio, exits, ide, virtio, mmio, all", 0 },
 	{ "case", cmdline_apply_case,
 	  "comma list of 1..8 globs, under 256 chars in total", 0 },
 	{ "samples", cmdline_apply_samples, "3..10000", 0 },
@@ -191,6 +191,7 @@ static const struct cmdline_key cmdline_keys[] = {
 	CMDLINE_BOOL_KEY(verbose),
 	{ "fault", cmdline_apply_fault, "none, ud, gp, pf, de, bp", 0 },
 	CMDLINE_BOOL_KEY(hypercall),
+	CMDLINE_BOOL_KEY(pvm),
 	CMDLINE_BOOL_KEY(rep),
 	CMDLINE_BOOL_KEY(sync),
 	{ "budget_ms", cmdline_apply_budget, "10..600000", 0 },
@@ -266,7 +267,7 @@ static int cmdline_word(struct tm_config *cfg, struct cmdline_tok word,
 		return -EINVAL;
 	}
 	cmdline_error(err, errlen,
-		      "unknown key '%.*s%s' (expected suite, case, samples, quick, verbose, fault, hypercall, rep, sync, budget_ms, lava, fail_check)",
+		      "unknown key '%.*s%s' (expected suite, case, samples, quick, verbose, fault, hypercall, rep, sync, budget_ms, lava, fail_check, pvm)",
 		      cmdline_echo_len(key), key.s, cmdline_echo_more(key));
 	return -EINVAL;
 }
@@ -405,13 +406,92 @@ bool cmdline_glob_match(const char *pattern, const char *s)
 	return *p == '\0';
 }
 
+/*
+ * What the globs met: which matched a case, and per glob the case names
+ * closest to it (longest common prefix), for the error that names a glob
+ * that matched nothing.
+ */
+#define CLOSE_NAMES 3
+#define CLOSE_LEN   48
+
+static u32 glob_hits;
+static bool suite_skipped;
+static struct {
+	char name[CLOSE_LEN];
+	u32 score;
+} close_names[CMDLINE_MAX_GLOBS][CLOSE_NAMES];
+
+void cmdline_case_reset(void)
+{
+	glob_hits = 0;
+	suite_skipped = false;
+	kmemset(close_names, 0, sizeof(close_names));
+}
+
+void cmdline_note_suite_skipped(void)
+{
+	suite_skipped = true;
+}
+
+static u32 common_prefix(const char *a, const char *b)
+{
+	u32 n = 0;
+
+	while (a[n] && a[n] == b[n] && a[n] != '*' && a[n] != '?' && a[n] != '[')
+		n++;
+	return n;
+}
+
+static void note_close(u32 glob, const char *pattern, const char *name)
+{
+	u32 score = common_prefix(pattern, name) + 1, k, j;
+
+	for (k = 0; k < CLOSE_NAMES; k++)
+		if (score > close_names[glob][k].score)
+			break;
+	if (k == CLOSE_NAMES)
+		return;
+	for (j = CLOSE_NAMES - 1; j > k; j--)
+		close_names[glob][j] = close_names[glob][j - 1];
+	fmt_snprintf(close_names[glob][k].name, CLOSE_LEN, "%s", name);
+	close_names[glob][k].score = score;
+}
+
 bool cmdline_case_selected(const struct tm_config *cfg, const char *case_name)
 {
+	bool hit = false;
+
 	if (!cfg->n_case_globs)
 		return true;
 	for (u32 i = 0; i < cfg->n_case_globs; i++) {
-		if (cmdline_glob_match(cfg->case_globs[i], case_name))
-			return true;
+		if (cmdline_glob_match(cfg->case_globs[i], case_name)) {
+			glob_hits |= 1u << i;
+			hit = true;
+		} else {
+			note_close(i, cfg->case_globs[i], case_name);
+		}
 	}
-	return false;
+	return hit;
+}
+
+int cmdline_unmatched_globs(const struct tm_config *cfg, char *err, size_t errlen)
+{
+	size_t n;
+	u32 i, k;
+
+	if (suite_skipped)
+		return 0;	/* the skipped suite's cases were never named */
+	for (i = 0; i < cfg->n_case_globs; i++) {
+		if (glob_hits & (1u << i))
+			continue;
+		n = (size_t)fmt_snprintf(err, errlen, "case=%s matches no case of the selected suites",
+					 cfg->case_globs[i]);
+		for (k = 0; k < CLOSE_NAMES && close_names[i][k].score && n < errlen; k++)
+			n += (size_t)fmt_snprintf(err + n, errlen - n, "%s%s", k ? ", " : " (close: ",
+						  close_names[i][k].name);
+		if (k && n < errlen)
+			fmt_snprintf(err + n, errlen - n, ")");
+		return -EINVAL;
+	}
+	return 0;
 }

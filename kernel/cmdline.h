@@ -4,7 +4,7 @@
  *
  * Syntax: words separated by spaces, tabs or newlines; each word is a
  * flag (quick, verbose) or key=value:
- *   suite=LIST      comma list of pio, exits, ide, virtio, all
+ *   suite=LIST      comma list of pio, exits, ide, virtio, mmio, all
  *   case=GLOBS      comma list of up to 8 globs (* ? [abc] [a-z] [!a])
  *   samples=N       3..10000 (default 31)
  *   quick=B verbose=B hypercall=B rep=B sync=B
@@ -13,6 +13,7 @@
  *   budget_ms=N     10..600000 (default 2000)
  *   lava=B          TM_LAVA lines for a LAVA monitor (kernel/lava.h)
  *   fail_check=B    test hook: report one failing check (hook.fail_check)
+ *   pvm=B           the KVM backend is PVM: skip what stops the VM there
  * Duplicate keys: the last one wins.
  */
 #ifndef KERNEL_CMDLINE_H
@@ -39,13 +40,21 @@ struct tm_config {
 	u32 budget_ms;		/* per-case budget, default 2000, 10..600000 */
 	bool lava;		/* default off; on: TM_LAVA monitor lines */
 	bool fail_check;	/* test hook: one failing check */
+	bool pvm;		/* default off; the runner sets it on a PVM backend: cases
+				 * that stop the VM there (KVM internal error) skip */
 };
 
 #define SUITE_PIO    (1u << 0)
 #define SUITE_EXITS  (1u << 1)
 #define SUITE_IDE    (1u << 2)
 #define SUITE_VIRTIO (1u << 3)
-#define SUITE_ALL    (SUITE_PIO | SUITE_EXITS | SUITE_IDE | SUITE_VIRTIO)
+#define SUITE_MMIO   (1u << 4)
+#define SUITE_ALL    (SUITE_PIO | SUITE_EXITS | SUITE_IDE | SUITE_VIRTIO | SUITE_MMIO)
+/* Not a suite: set by suite=all.  The suites' extended cases (handler
+ * classes beyond user/kernel, edk2's FIFO shapes, the classic exits past
+ * the first four) run with it or when case= names them; the default run
+ * stays within its time budget. */
+#define SUITE_EXTENDED (1u << 31)
 #define SUITE_DEFAULT (SUITE_PIO | SUITE_EXITS)
 
 void cmdline_defaults(struct tm_config *cfg);
@@ -66,8 +75,21 @@ int cmdline_parse(const char *cmdline, struct tm_config *cfg, char *err,
  */
 bool cmdline_lava_requested(const char *cmdline);
 
-/* True if no case globs were given or any glob matches case_name. */
+/* True if no case globs were given or any glob matches case_name.  Also
+ * notes which globs matched and the names closest to the others. */
 bool cmdline_case_selected(const struct tm_config *cfg, const char *case_name);
+
+/* Forget what cmdline_case_selected() noted (start of a run, tests). */
+void cmdline_case_reset(void);
+/* A whole suite was skipped: its case names were never offered. */
+void cmdline_note_suite_skipped(void);
+/*
+ * After the suites: -EINVAL with "case=GLOB matches no case of the
+ * selected suites (close: a, b, c)" in err for the first glob that
+ * matched no case offered to cmdline_case_selected(), else 0 (also 0
+ * when a whole suite was skipped).
+ */
+int cmdline_unmatched_globs(const struct tm_config *cfg, char *err, size_t errlen);
 
 /*
  * Shell-style match of the whole string: '*' any run, '?' any one char,

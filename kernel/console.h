@@ -12,7 +12,10 @@ int kprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 /* Emit one "@tm <json>" line, counted into the END line's count and CRC. */
 void tm_line(const char *json);
-/* Emit the end line with the count and CRC of all earlier "@tm" lines. */
-void tm_end(void);
+/* Machine lines dropped so far because they did not fit their buffer. */
+u32 tm_lines_dropped(void);
+/* Seal status in the counted status line, then the end line with the
+ * count and CRC of all earlier "@tm" lines (kernel/dump.h). */
+void tm_end(const char *status, u32 checks_failed);
 
 #endif

@@ -14,14 +14,17 @@ void tm_dump_init(struct tm_dump *d, dump_write_fn write)
 	d->write = write;
 	d->lines = 0;
 	d->crc = 0;
+	d->dropped = 0;
 }
 
 void tm_dump_line(struct tm_dump *d, const char *json)
 {
 	size_t len;
 
-	if (!json)
-		json = "null";
+	if (!json) {
+		json = TM_DUMP_DROPPED;
+		d->dropped++;
+	}
 	len = kstrlen(json);
 	d->write(DUMP_PREFIX, sizeof(DUMP_PREFIX) - 1);
 	d->write(json, len);
@@ -31,13 +34,17 @@ void tm_dump_line(struct tm_dump *d, const char *json)
 	d->crc = crc32_update(d->crc, "\n", 1);
 }
 
-void tm_dump_end(struct tm_dump *d)
+void tm_dump_end(struct tm_dump *d, const char *status, u32 checks_failed)
 {
-	char line[96];
+	char line[160];
 	int n;
 
+	fmt_snprintf(line, sizeof(line),
+		     "{\"type\":\"status\",\"status\":\"%s\",\"checks_failed\":%u,\"lines_dropped\":%u}",
+		     status, (unsigned)checks_failed, (unsigned)d->dropped);
+	tm_dump_line(d, line);
 	n = fmt_snprintf(line, sizeof(line),
-			 DUMP_PREFIX "{\"type\":\"end\",\"lines\":%u,\"crc32\":\"%08x\"}\n",
-			 (unsigned)d->lines, (unsigned)d->crc);
+			 DUMP_PREFIX "{\"type\":\"end\",\"lines\":%u,\"crc32\":\"%08x\",\"status\":\"%s\"}\n",
+			 (unsigned)d->lines, (unsigned)d->crc, status);
 	d->write(line, (size_t)n);
 }

@@ -19,17 +19,29 @@ struct tm_dump {
 	dump_write_fn write;
 	u32 lines;
 	u32 crc;
+	u32 dropped;		/* lines that did not fit (json NULL) */
 };
 
 void tm_dump_init(struct tm_dump *d, dump_write_fn write);
 
-/* Write "@tm " json "\n" and account for it (NULL json writes "null"). */
+/*
+ * Write "@tm " json "\n" and account for it.  NULL json (jw_finish() of a
+ * line that overflowed its buffer) writes TM_DUMP_DROPPED instead and
+ * counts a dropped line.
+ */
 void tm_dump_line(struct tm_dump *d, const char *json);
 
+#define TM_DUMP_DROPPED \
+	"{\"type\":\"error\",\"kind\":\"internal\",\"message\":\"machine line too long: dropped\"}"
+
 /*
- * Write @tm {"type":"end","lines":N,"crc32":"xxxxxxxx"} covering all
- * earlier lines.  The end line itself is not counted; d is unchanged.
+ * Schema 2: seal the run's status.  Writes the counted line
+ *   @tm {"type":"status","status":S,"checks_failed":N,"lines_dropped":N}
+ * and then the end line covering it and every earlier line:
+ *   @tm {"type":"end","lines":N,"crc32":"xxxxxxxx","status":S}
+ * The end line itself is not counted.  status is a plain word (no
+ * quotes or backslashes).
  */
-void tm_dump_end(struct tm_dump *d);
+void tm_dump_end(struct tm_dump *d, const char *status, u32 checks_failed);
 
 #endif

@@ -7,11 +7,13 @@
 #include "kernel/bootinfo.h"
 #include "kernel/cmdline.h"
 #include "kernel/bench.h"
+#include "kernel/phase_sync.h"
 #include "lib/json.h"
 #include "kernel/lava.h"
 #include "lib/fmt.h"
 #include "lib/string.h"
 #include "kernel/version.h"
+#include "kernel/tsc_check.h"
 #include "kernel/suites/suites.h"
 #include "arch/x86/cpu.h"
 #include "arch/x86/cpuinfo.h"
@@ -27,6 +29,7 @@ static struct bootinfo boot;
 static struct tm_config config;
 static char cmdline[BOOTINFO_CMDLINE_MAX];
 static const char *cmdline_source = "loader";
+static bool cmdline_cut;	/* longer than BOOTINFO_CMDLINE_MAX - 1 */
 
 static const char *const status_names[] = {
 	[TM_STATUS_OK] = "ok",
@@ -35,9 +38,12 @@ static const char *const status_names[] = {
 	[TM_STATUS_EXCEPTION] = "exception",
 };
 
+/* A dropped machine line is lost data: never "ok". */
 static void __attribute__((noreturn)) finish(enum tm_status status)
 {
-	tm_end();
+	if (status == TM_STATUS_OK && tm_lines_dropped())
+		status = TM_STATUS_CHECK_FAILED;
+	tm_end(status_names[status], bench_failed_checks());
 	lava_case("trapmeter.", "status", status == TM_STATUS_OK ? LAVA_PASS :
 		  LAVA_FAIL, status, "status");
 	kprintf("trapmeter END status=%s\n", status_names[status]);
@@ -57,6 +63,13 @@ static void emit_error(const char *kind, const char *msg)
 	jw_obj_end(&w);
 	tm_line(jw_finish(&w));
 	lava_case("error.", kind, LAVA_FAIL, 0, "none");
+}
+
+static void __attribute__((noreturn)) bad_input(const char *msg)
+{
+	kprintf("error: %s\n", msg);
+	emit_error("bad-input", msg);
+	finish(TM_STATUS_BAD_INPUT);
 }
 
 static void print_frame(const struct trap_frame *f)
@@ -109,12 +122,31 @@ static void pick_cmdline(void)
 	u32 len;
 
 	kmemcpy(cmdline, boot.cmdline, sizeof(cmdline));
+	cmdline_cut = boot.truncated;
 	if (fw_cfg_find(CMDLINE_FW_CFG_NAME, &f) != 0)
 		return;
-	len = f.size < sizeof(cmdline) - 1 ? f.size : sizeof(cmdline) - 1;
+	cmdline_cut = f.size > sizeof(cmdline) - 1;
+	len = cmdline_cut ? sizeof(cmdline) - 1 : f.size;
 	fw_cfg_read(f.select, cmdline, len);
 	cmdline[len] = 0;
 	cmdline_source = "fw_cfg";
+}
+
+/* "check": the second opinion from the ACPI PM timer (null: none) */
+static void emit_tsc_check(struct jw *w)
+{
+	if (!tsc_check.done) {
+		jw_null(w, "check");
+		return;
+	}
+	jw_key_obj(w, "check");
+	jw_str(w, "source", "acpi-pm");
+	jw_u64(w, "khz", tsc_check.khz);
+	jw_u64(w, "ms", tsc_check.ms);
+	jw_s64(w, "diff_ppm", tsc_check.diff_ppm);
+	jw_bool(w, "disagree", tsc_check.disagree);
+	jw_bool(w, "replaced_guess", tsc_check.replaced);
+	jw_obj_end(w);
 }
 
 static void emit_run_line(void)
@@ -143,6 +175,8 @@ static void emit_run_line(void)
 	jw_str(&w, "source", tsc.source);
 	jw_bool(&w, "invariant", tsc.invariant);
 	jw_str(&w, "close", tsc.rdtscp ? "rdtscp;lfence" : "lfence;rdtsc;lfence");
+	jw_bool(&w, "guess", tsc.guess);
+	emit_tsc_check(&w);
 	jw_obj_end(&w);
 	jw_u64(&w, "timer_overhead_cycles", bench_timer_overhead);
 	jw_str(&w, "cmdline", cmdline);
@@ -163,8 +197,8 @@ static void print_probe(void)
 	kprintf("hypervisor: %s\n", hv.present ? hv.signature : "(none)");
 	kprintf("boot: %s via %s (%s), firmware %s\n", boot.protocol,
 		boot.loader[0] ? boot.loader : "?", cmdline_source, boot.firmware);
-	kprintf("tsc: %lu kHz from %s, %sinvariant, closed by %s; timer overhead %lu cycles\n",
-		tsc.khz, tsc.source, tsc.invariant ? "" : "not ",
+	kprintf("tsc: %lu kHz from %s%s, %sinvariant, closed by %s; timer overhead %lu cycles\n",
+		tsc.khz, tsc.source, tsc.guess ? " (A GUESS: time figures are marked)" : "", tsc.invariant ? "" : "not ",
 		tsc.rdtscp ? "rdtscp;lfence" : "lfence;rdtsc;lfence", bench_timer_overhead);
 	kprintf("cmdline: \"%s\"\n", cmdline);
 }
@@ -186,7 +220,7 @@ static void raise_fault(enum cmdline_fault f)
 void kmain(u32 magic, u32 info);
 void kmain(u32 magic, u32 info)
 {
-	char err[160];
+	char err[320];
 
 	console_init();
 	trap_init(on_fatal_trap);
@@ -198,25 +232,37 @@ void kmain(u32 magic, u32 info)
 	pick_cmdline();
 	lava_init(console_write, cmdline_lava_requested(cmdline));
 	cmdline_defaults(&config);
-	if (cmdline_parse(cmdline, &config, err, sizeof(err)) != 0) {
-		kprintf("error: %s\n", err);
-		emit_error("bad-input", err);
-		finish(TM_STATUS_BAD_INPUT);
+	if (cmdline_cut) {
+		/* the words after the cut were never seen: refuse the line */
+		fmt_snprintf(err, sizeof(err), "command line longer than %u bytes (%s): "
+			     "words past the limit would be lost; shorten it",
+			     (unsigned)(sizeof(cmdline) - 1), cmdline_source);
+		bad_input(err);
 	}
+	if (cmdline_parse(cmdline, &config, err, sizeof(err)) != 0)
+		bad_input(err);
 	tsc_init();
+	tsc_check_run();
 	bench_init(&config);
 	print_probe();
 	emit_run_line();
+	if (config.sync)
+		sync_background();
 	if (config.fault != FAULT_NONE)
 		raise_fault(config.fault);
 	if (config.suites & SUITE_PIO)
 		suite_pio(&config);
+	/* before exits: its last cases leave the local APIC in x2APIC mode */
+	if (config.suites & SUITE_MMIO)
+		suite_mmio(&config);
 	if (config.suites & SUITE_EXITS)
 		suite_exits(&config);
 	if (config.suites & SUITE_IDE)
 		suite_ide(&config);
 	if (config.suites & SUITE_VIRTIO)
 		suite_virtio(&config);
+	if (cmdline_unmatched_globs(&config, err, sizeof(err)))
+		bad_input(err);
 	if (config.fail_check)
 		bench_check("hook.fail_check", false,
 			    "test hook fail_check=on: fails on purpose");

@@ -3,6 +3,6 @@
 #define KERNEL_VERSION_H
 
 #define TM_VERSION "0.1.0"
-#define TM_SCHEMA 1
+#define TM_SCHEMA 2	/* 2: the status is sealed in a counted record */
 
 #endif

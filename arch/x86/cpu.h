@@ -96,4 +96,45 @@ static inline u64 cpu_vmmcall(u64 nr)
 	return nr;
 }
 
+static inline void write_cr4(u64 v)
+{
+	__asm__ volatile("mov %0, %%cr4" : : "r"(v) : "memory");
+}
+
+/* CR8: the task-priority register in 64-bit mode */
+static inline u64 read_cr8(void)
+{
+	u64 v;
+	__asm__ volatile("mov %%cr8, %0" : "=r"(v));
+	return v;
+}
+
+static inline void write_cr8(u64 v)
+{
+	__asm__ volatile("mov %0, %%cr8" : : "r"(v) : "memory");
+}
+
+static inline void write_dr7(u64 v)
+{
+	__asm__ volatile("mov %0, %%dr7" : : "r"(v) : "memory");
+}
+
+static inline void wbinvd(void)
+{
+	__asm__ volatile("wbinvd" ::: "memory");
+}
+
+/* XCR0 (needs CR4.OSXSAVE) */
+static inline u64 xgetbv(u32 xcr)
+{
+	u32 lo, hi;
+	__asm__ volatile("xgetbv" : "=a"(lo), "=d"(hi) : "c"(xcr));
+	return ((u64)hi << 32) | lo;
+}
+
+static inline void xsetbv(u32 xcr, u64 v)
+{
+	__asm__ volatile("xsetbv" : : "c"(xcr), "a"((u32)v), "d"((u32)(v >> 32)) : "memory");
+}
+
 #endif

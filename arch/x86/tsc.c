@@ -1,10 +1,19 @@
 /*
  * arch/x86/tsc.c - TSC frequency discovery.
  *
- * Sources, best first: CPUID 0x15 (crystal ratio), CPUID 0x16 (base MHz),
- * the hypervisor timing leaf 0x40000010 (EAX = TSC kHz; QEMU/KVM with
- * invtsc), kvmclock's pvclock scale (KVM), and last a PIT channel 2
- * one-shot of known length (works under TCG and on any PC).
+ * Sources in order of trust:
+ *   cpuid15   CPUID 0x15 with an enumerated crystal (ECX != 0): the TSC is
+ *             defined as crystal * EBX / EAX (Intel SDM vol. 3, 19.7.3);
+ *   hv-leaf   the hypervisor timing leaf 0x40000010 (EAX = TSC kHz; QEMU/KVM
+ *             with invtsc, VMware);
+ *   kvmclock  the pvclock scale KVM computes from its own TSC frequency;
+ *   pit       a PIT channel 2 one-shot of known length, measured (TCG, any
+ *             PC; a loaded host moves it: kernel/tsc_check.c cross-checks
+ *             it with the ACPI PM timer, which can also replace a guess).
+ * Guesses, flagged tsc.guess so every time figure gets a mark:
+ *   cpuid16-base  CPUID 0x16 EAX, the processor *base* frequency, which is
+ *                 not the TSC's on many parts;
+ *   assumed-1GHz  nothing answered.
  */
 #include "arch/x86/tsc.h"
 #include "arch/x86/cpu.h"
@@ -56,26 +65,24 @@ _Static_assert(sizeof(struct pvclock_time_info) == 32, "pvclock record is 32 byt
 
 static struct pvclock_time_info pvclock __attribute__((aligned(64)));
 
-static u64 khz_from_cpuid(const char **source)
+static u64 khz_from_crystal(void)
 {
-	u32 max = cpuid(0, 0).eax;
 	struct cpuid_regs r;
 
-	if (max >= CPUID_TSC_CRYSTAL) {
-		r = cpuid(CPUID_TSC_CRYSTAL, 0);
-		if (r.eax && r.ebx && r.ecx) {
-			*source = "cpuid15";
-			return (u64)r.ecx * r.ebx / r.eax / 1000;
-		}
-	}
-	if (max >= CPUID_FREQ) {
-		r = cpuid(CPUID_FREQ, 0);
-		if (r.eax & 0xffff) {
-			*source = "cpuid16";
-			return (u64)(r.eax & 0xffff) * 1000;
-		}
-	}
-	return 0;
+	if (cpuid(0, 0).eax < CPUID_TSC_CRYSTAL)
+		return 0;
+	r = cpuid(CPUID_TSC_CRYSTAL, 0);
+	if (!r.eax || !r.ebx || !r.ecx)     /* ECX 0: crystal not enumerated */
+		return 0;
+	return (u64)r.ecx * r.ebx / r.eax / 1000;
+}
+
+/* The base frequency: only a guess at the TSC's. */
+static u64 khz_from_base_freq(void)
+{
+	if (cpuid(0, 0).eax < CPUID_FREQ)
+		return 0;
+	return (u64)(cpuid(CPUID_FREQ, 0).eax & 0xffff) * 1000;
 }
 
 static u64 khz_from_hv_leaf(void)
@@ -159,15 +166,19 @@ void tsc_init(void)
 	if (ext_max >= CPUID_EXT_POWER)
 		tsc.invariant = cpuid(CPUID_EXT_POWER, 0).edx & POWER_EDX_INVTSC;
 
-	khz = khz_from_cpuid(&src);
+	if ((khz = khz_from_crystal()))
+		src = "cpuid15";
 	if (!khz && (khz = khz_from_hv_leaf()))
 		src = "hv-leaf";
 	if (!khz && (khz = khz_from_kvmclock()))
 		src = "kvmclock";
 	if (!khz && (khz = khz_from_pit()))
 		src = "pit";
+	tsc.guess = !khz;
+	if (!khz && (khz = khz_from_base_freq()))
+		src = "cpuid16-base";
 	if (!khz) {
-		khz = 1000000;   /* assume 1 GHz so that ns figures stay finite */
+		khz = 1000000;   /* a guess so that ns figures stay finite */
 		src = "assumed-1GHz";
 	}
 	tsc.khz = khz;

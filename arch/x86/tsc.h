@@ -13,7 +13,9 @@
 
 struct tsc_info {
 	u64 khz;            /* TSC ticks per millisecond */
-	const char *source; /* cpuid15, cpuid16, hv-leaf, kvmclock, pit */
+	const char *source; /* cpuid15, hv-leaf, kvmclock, pit, acpi-pm;
+			       guesses: cpuid16-base, assumed-1GHz */
+	bool guess;         /* source is a guess: time figures get a mark */
 	bool invariant;     /* CPUID 0x80000007 EDX[8] */
 	bool rdtscp;        /* close timed regions with RDTSCP */
 };

@@ -6,6 +6,27 @@
  *               an unknown call number; #UD without a hypervisor (TCG)
  *   pio.kernel  inb from the PIC IMR (0x21): KVM's in-kernel PIC
  *   pio.user    outb to port 0x80: a round trip to QEMU
+ *
+ * Extended (suite=all or case=), the rest of kvm-unit-tests' catalogue;
+ * every result names its vmexit twin in `kut_name` (null: none):
+ *   inl.unassigned  inl 0x1234 (unassigned: QEMU)        inl_from_qemu
+ *   outb.elcr       outb of ELCR's own value (KVM)       outl_to_kernel
+ *   pmtimer         inl of the ACPI PM timer (QEMU)      inl_from_pmtimer
+ *   cr8.read/write  mov from/to CR8 (TPR): no exit with an in-kernel LAPIC
+ *                   on VMX (TPR shadow) or SVM (V_TPR)   mov_from_cr8/mov_to_cr8
+ *   dr7.write       mov to DR7: the first exits, then KVM stops intercepting
+ *                   debug registers until the next exit (vmx handle_dr,
+ *                   KVM_DEBUGREG_WONT_EXIT): ~0 per op       mov_dr
+ *   rdmsr.apic_base MSR 0x1b: always intercepted, KVM answers
+ *   rdmsr/wrmsr.tsc_adjust MSR 0x3b: intercepted (KVM emulates the offset)
+ *                                             rd/wr_tsc_adjust_msr
+ *   wrmsr.kernel_gs_base MSR 0xc0000102: passed through on VMX/SVM (0
+ *                   exits), a reference for "no exit"    wr_kernel_gs_base
+ *   rdmsr.core_threads MSR 0x35: KVM hands it to QEMU through QEMU's MSR
+ *                   filter (target/i386/kvm/kvm.c): a userspace MSR
+ *   wbinvd          always exits (KVM emulates it; a no-op without
+ *                   non-coherent DMA)
+ *   xsetbv          XCR0 written with its own value: always exits
  */
 #include "kernel/suites/suites.h"
 #include "kernel/bench.h"
@@ -13,7 +34,10 @@
 #include "arch/x86/cpu.h"
 #include "arch/x86/cpuinfo.h"
 #include "arch/x86/io.h"
+#include "lib/fmt.h"
 #include "arch/x86/trap.h"
+#include "drivers/acpi_pm.h"
+#include "lib/json.h"
 
 #define HC_UNKNOWN       0xffffffffull  /* KVM returns -KVM_ENOSYS */
 #define HYPERCALL_LEN    3              /* 0f 01 c1 / 0f 01 d9 */
@@ -61,29 +85,206 @@ static const char *skip_vmcall(const struct bench_case *c)
 	return NULL;
 }
 
+/* ---- the extended catalogue ------------------------------------------ */
+
+enum insn { I_INL_QEMU, I_OUTB_ELCR, I_PMTIMER, I_CR8_READ, I_CR8_WRITE, I_DR7, I_RD_APICBASE,
+	    I_RD_TSC_ADJUST, I_WR_TSC_ADJUST, I_WR_KGSBASE, I_RD_CORE_THREADS, I_WBINVD,
+	    I_XSETBV };
+
+#define MSR_APIC_BASE      0x1b
+#define MSR_TSC_ADJUST     0x3b
+#define MSR_CORE_THREADS   0x35       /* cores << 16 | threads */
+#define MSR_KERNEL_GS_BASE 0xc0000102
+#define DR7_DEFAULT        0x400      /* reserved bit 10 set, nothing armed */
+#define RDMSR_LEN          2
+#define XSETBV_LEN         3
+#define CPUID1_XSAVE       (1u << 26)
+#define CR4_OSXSAVE        (1ull << 18)
+#define CORE_THREADS_SMP1  0x10001    /* -smp 1: one core, one thread */
+
+static u64 msr_value[3];              /* what the MSR writes write back */
+static u64 msr_seen;                  /* last rdmsr.core_threads value */
+static u8 elcr_now;
+static u16 pm_timer;
+
+static void insn_once(u32 id)
+{
+	switch (id) {
+	case I_INL_QEMU: (void)inl(UNASSIGNED_PORT); break;
+	case I_OUTB_ELCR: outb(elcr_now, ELCR1_PORT); break;
+	case I_PMTIMER: (void)inl(pm_timer); break;
+	case I_CR8_READ: (void)read_cr8(); break;
+	case I_CR8_WRITE: write_cr8(0); break;
+	case I_DR7: write_dr7(DR7_DEFAULT); break;
+	case I_RD_APICBASE: (void)rdmsr(MSR_APIC_BASE); break;
+	case I_RD_TSC_ADJUST: (void)rdmsr(MSR_TSC_ADJUST); break;
+	case I_WR_TSC_ADJUST: wrmsr(MSR_TSC_ADJUST, msr_value[0]); break;
+	case I_WR_KGSBASE: wrmsr(MSR_KERNEL_GS_BASE, msr_value[1]); break;
+	case I_RD_CORE_THREADS: msr_seen = rdmsr(MSR_CORE_THREADS); break;
+	case I_WBINVD: wbinvd(); break;
+	default: xsetbv(0, msr_value[2]); break;
+	}
+}
+
+static void op_insn(const struct bench_case *c, u8 *buf, u64 iters)
+{
+	(void)buf;
+	while (iters--)
+		insn_once(c->arg);
+}
+
+/* One try with #GP armed (an MSR or XCR the backend does not offer). */
+static const char *try_insn(u32 id, u32 len, const char *why)
+{
+	trap_expect(TRAP_GP, len);
+	insn_once(id);
+	return trap_caught() ? why : NULL;
+}
+
+static const char *skip_insn(const struct bench_case *c)
+{
+	switch (c->arg) {
+	case I_PMTIMER:
+		return pm_timer ? NULL : "no ACPI PM timer (chipset unknown or block disabled)";
+	case I_RD_TSC_ADJUST:
+	case I_WR_TSC_ADJUST:
+		return try_insn(I_RD_TSC_ADJUST, RDMSR_LEN, "rdmsr 0x3b (TSC_ADJUST) raised #GP");
+	case I_RD_CORE_THREADS:
+		return try_insn(I_RD_CORE_THREADS, RDMSR_LEN, "rdmsr 0x35 (core/thread count) raised #GP");
+	case I_XSETBV:
+		if (bench_cfg->pvm)
+			return "pvm=on: xgetbv/xsetbv stop the VM on the PVM backend (KVM internal error)";
+		if (!(cpuid(1, 0).ecx & CPUID1_XSAVE))
+			return "no XSAVE (CPUID 1 ECX[26]): xsetbv is #UD";
+		return NULL;
+	default:
+		return NULL;
+	}
+}
+
+static u32 verify_insn(const struct bench_case *c, const u8 *buf)
+{
+	(void)buf;
+	return c->arg == I_RD_CORE_THREADS && msr_seen != CORE_THREADS_SMP1;
+}
+
+static u32 model_zero(const struct bench_case *c, const u8 *buf)
+{
+	(void)c;
+	(void)buf;
+	return 0;
+}
+
+#define EXT(n, t, h, a, m) { .suite = "exits", .name = n, .target = t, .handler = h, \
+	.method = METHOD_SINGLE, .op = op_insn, .exits_model = m, .skip = skip_insn, \
+	.verify = verify_insn, .extra = extra_kut, .arg = a }
+/* the same, for a port access: port, direction, width */
+#define EXTP(n, t, h, a, p, d, wd) { .suite = "exits", .name = n, .target = t, .handler = h, \
+	.method = METHOD_SINGLE, .op = op_insn, .exits_model = bench_model_one, \
+	.skip = skip_insn, .extra = extra_kut, .arg = a, .port = p, .dir = d, .width = wd, \
+	.bytes = wd }
+
+static void extra_kut(const struct bench_case *c, const struct bench_result *r, struct jw *w);
+
+static struct bench_case ext_cases[] = {
+	EXTP("inl.unassigned", "unassigned", HANDLER_USER, I_INL_QEMU, UNASSIGNED_PORT, DIR_IN, 4),
+	EXTP("outb.elcr", "elcr", HANDLER_KERNEL, I_OUTB_ELCR, ELCR1_PORT, DIR_OUT, 1),
+	EXTP("pmtimer", "acpi.tmr", HANDLER_USER, I_PMTIMER, 0, DIR_IN, 4),
+	EXT("cr8.read", "cpu", HANDLER_KERNEL, I_CR8_READ, model_zero),
+	EXT("cr8.write", "cpu", HANDLER_KERNEL, I_CR8_WRITE, model_zero),
+	EXT("dr7.write", "cpu", HANDLER_KERNEL, I_DR7, model_zero),
+	EXT("rdmsr.apic_base", "msr", HANDLER_KERNEL, I_RD_APICBASE, bench_model_one),
+	EXT("rdmsr.tsc_adjust", "msr", HANDLER_KERNEL, I_RD_TSC_ADJUST, bench_model_one),
+	EXT("wrmsr.tsc_adjust", "msr", HANDLER_KERNEL, I_WR_TSC_ADJUST, bench_model_one),
+	EXT("wrmsr.kernel_gs_base", "msr", HANDLER_KERNEL, I_WR_KGSBASE, model_zero),
+	EXT("rdmsr.core_threads", "msr", HANDLER_USER, I_RD_CORE_THREADS, bench_model_one),
+	EXT("wbinvd", "cpu", HANDLER_KERNEL, I_WBINVD, bench_model_one),
+	EXT("xsetbv", "cpu", HANDLER_KERNEL, I_XSETBV, bench_model_one),
+};
+
+/* kvm-unit-tests x86/vmexit names, by case (NULL: no twin) */
+static const char *const ext_kut[] = {
+	"inl_from_qemu", "outl_to_kernel", "inl_from_pmtimer", "mov_from_cr8", "mov_to_cr8",
+	"mov_dr", NULL, "rd_tsc_adjust_msr", "wr_tsc_adjust_msr", "wr_kernel_gs_base", NULL,
+	NULL, NULL,
+};
+_Static_assert(ARRAY_SIZE(ext_kut) == ARRAY_SIZE(ext_cases), "one kut name per case");
+
+static const char *const base_kut[] = { "cpuid", "vmcall", "inl_from_kernel", NULL };
+
 static struct bench_case cases[] = {
 	{ .suite = "exits", .name = "cpuid", .target = "cpu", .handler = HANDLER_KERNEL,
-	  .method = METHOD_SINGLE, .op = op_cpuid, .exits_model = bench_model_one },
+	  .method = METHOD_SINGLE, .op = op_cpuid, .exits_model = bench_model_one,
+	  .extra = extra_kut },
 	{ .suite = "exits", .name = "vmcall", .target = "cpu", .handler = HANDLER_KERNEL,
 	  .method = METHOD_SINGLE, .op = op_vmcall, .exits_model = bench_model_one,
-	  .skip = skip_vmcall },
+	  .skip = skip_vmcall, .extra = extra_kut },
 	{ .suite = "exits", .name = "pio.kernel", .target = "pic", .port = PIC1_DATA_PORT,
 	  .handler = HANDLER_KERNEL, .dir = DIR_IN, .width = 1, .bytes = 1,
-	  .method = METHOD_SINGLE, .op = op_in_kernel, .exits_model = bench_model_one },
+	  .method = METHOD_SINGLE, .op = op_in_kernel, .exits_model = bench_model_one,
+	  .extra = extra_kut },
 	{ .suite = "exits", .name = "pio.user", .target = "port80", .port = POST_PORT,
 	  .handler = HANDLER_USER, .dir = DIR_OUT, .width = 1, .bytes = 1,
-	  .method = METHOD_SINGLE, .op = op_out_user, .exits_model = bench_model_one },
+	  .method = METHOD_SINGLE, .op = op_out_user, .exits_model = bench_model_one,
+	  .extra = extra_kut },
 };
+_Static_assert(ARRAY_SIZE(base_kut) == ARRAY_SIZE(cases), "one kut name per case");
+
+static void extra_kut(const struct bench_case *c, const struct bench_result *r, struct jw *w)
+{
+	(void)r;
+	if (c >= cases && c < cases + ARRAY_SIZE(cases))
+		jw_str(w, "kut_name", base_kut[c - cases]);
+	else
+		jw_str(w, "kut_name", ext_kut[c - ext_cases]);
+}
+
+/* Values the write cases write back, and XCR0 writable (CR4.OSXSAVE). */
+static void prepare_ext(void)
+{
+	elcr_now = inb(ELCR1_PORT);
+	pm_timer = acpi_pm_base();
+	if (pm_timer)
+		pm_timer += ACPI_PM_TMR;
+	ext_cases[I_PMTIMER].port = pm_timer;
+	trap_expect(TRAP_GP, RDMSR_LEN);
+	msr_value[0] = rdmsr(MSR_TSC_ADJUST);
+	trap_caught();
+	msr_value[1] = rdmsr(MSR_KERNEL_GS_BASE);
+	if ((cpuid(1, 0).ecx & CPUID1_XSAVE) && !bench_cfg->pvm) {
+		write_cr4(read_cr4() | CR4_OSXSAVE);
+		msr_value[2] = xgetbv(0);
+	}
+}
+
+static void run_extended(void)
+{
+	struct bench_result r;
+	char detail[96];
+	int rc;
+	u32 i;
+
+	prepare_ext();
+	for (i = 0; i < ARRAY_SIZE(ext_cases); i++) {
+		rc = bench_run(&ext_cases[i], &r);
+		if (rc < 0 || ext_cases[i].arg != I_RD_CORE_THREADS)
+			continue;
+		fmt_snprintf(detail, sizeof(detail), "rdmsr 0x35 read 0x%lx, want 0x%x (-smp 1)",
+			     msr_seen, CORE_THREADS_SMP1);
+		bench_check("exits.msr_core_threads", rc == 0, detail);
+	}
+}
 
 void suite_exits(const struct tm_config *cfg)
 {
 	struct bench_result r;
 	u32 i;
 
-	(void)cfg;
 	bench_suite_begin("exits");
 	cases[1].name = cpu.amd ? "vmmcall" : "vmcall";
 	cases[1].arg = cpu.amd;
 	for (i = 0; i < ARRAY_SIZE(cases); i++)
 		bench_run(&cases[i], &r);
+	if (suite_extended(cfg))
+		run_extended();
 }

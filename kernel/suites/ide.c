@@ -17,10 +17,17 @@
  * SECTORS (EXT) on the writable region), cd.read1 (READ(12)) and cd.seq
  * (READ(10), 2048-byte sectors).  After the timed runs each case repeats
  * its operation once with every sector checked (writes: read back).
+ *
+ * Extended (suite=all or case=): edk2's FIFO code shapes on one READ
+ * SECTORS of 512 B (kernel/edk2_fifo.h): disk.fifo.loop.in16 (IoLibFifo.c:
+ * an inw loop), disk.fifo.rep.in16 (IoFifo.nasm: rep insw) and
+ * disk.fifo.probe_rep.in16 (IoFifoSev.nasm: its CPUID/RDMSR checks, then
+ * rep insw) - edk2 makes one FIFO call per DRQ block, here one sector.
  */
 #include "kernel/suites/suites.h"
 #include "kernel/bench.h"
 #include "kernel/console.h"
+#include "kernel/edk2_fifo.h"
 #include "lib/fmt.h"
 #include "kernel/idepat.h"
 #include "kernel/model.h"
@@ -50,7 +57,8 @@
 #define CD_READ1_LBA       16               /* ISO 9660 primary volume descriptor */
 #define CD_SUMS_MAX        (SEQ_BYTES / ATAPI_SECTOR_SIZE)
 #define WBUF_SECTORS       (WSEQ_BYTES / ATA_SECTOR_SIZE)
-#define MAX_CASES          (7 * ATA_XFER_COUNT)
+#define FIFO_SHAPES        3
+#define MAX_CASES          (7 * ATA_XFER_COUNT + FIFO_SHAPES)
 #define NAME_LEN           40
 #define PS_PER_MS          1000000000ull
 #define MS_PER_S           1000
@@ -81,7 +89,11 @@ struct ide_case {
 	u64 median;
 	bool failed;
 	u64 checked, bad, first_bad;
+	u8 fifo;            /* edk2 shape: 0 none, 1 loop, 2 rep, 3 probe_rep */
+	u32 probe_traps;    /* CPUID/RDMSR of one probe_rep call */
 };
+
+enum { FIFO_NONE, FIFO_LOOP, FIFO_REP, FIFO_PROBE_REP };
 
 static const char *const kind_names[K_COUNT] = {
 	"disk.read1", "disk.seq", "disk.mult16", "disk.write1", "disk.wseq",
@@ -259,6 +271,10 @@ static void op_ide(const struct bench_case *c, u8 *buf, u64 iters)
 	while (iters-- && !s->failed) {
 		reg0 = ata_count.reg;
 		data0 = data_exits_now();
+		if (s->fifo == FIFO_PROBE_REP) {   /* edk2 decides per call */
+			edk2_fifo_no_rep(&s->probe_traps);
+			s->exits += s->probe_traps;
+		}
 		if (run_once(s, buf, false))
 			fail(s);
 		s->exits += ata_count.reg - reg0 + data_exits_now() - data0;
@@ -269,7 +285,7 @@ static void op_ide(const struct bench_case *c, u8 *buf, u64 iters)
 }
 
 /* Exits of one operation: the driver's counted register accesses plus
- * the data-port exits by DESIGN.md's model, averaged over the runs. */
+ * the data-port exits by the model in docs/design.md, averaged over the runs. */
 static u32 model_ide(const struct bench_case *c, const u8 *buf)
 {
 	struct ide_case *s = st_of(c);
@@ -322,8 +338,16 @@ static void extra_ide(const struct bench_case *c, const struct bench_result *r, 
 	jw_dec(w, "exits_per_sector", r->exits_model, s->sectors, 2);
 	/* data-port exits alone: deterministic (status polls are not) */
 	jw_dec(w, "data_exits_per_sector", s->data_exits, s->ops * s->sectors, 2);
-	/* the loop twin ran just before: table order is loop, rep per width */
-	if (ata_xfer_is_rep(s->xfer) && s > state && s[-1].median)
+	/* the loop twin ran just before: table order is loop, rep per width
+	 * (edk2 shapes: loop, rep, probe_rep) */
+	if (s->fifo) {
+		jw_str(w, "fifo_shape", s->fifo == FIFO_LOOP ? "loop" :
+		       s->fifo == FIFO_REP ? "rep" : "probe_rep");
+		jw_u64(w, "edk2_probe_traps", s->probe_traps);
+	}
+	if (s->fifo == FIFO_PROBE_REP && s[-2].median)
+		jw_dec(w, "rep_loop_ratio", s[-2].median, med, 2);
+	else if (ata_xfer_is_rep(s->xfer) && s > state && s[-1].median)
 		jw_dec(w, "rep_loop_ratio", s[-1].median, med, 2);
 }
 
@@ -361,6 +385,24 @@ static void add_case(u8 kind, u8 xfer, struct ata_dev *dev, u64 lba, u32 sectors
 	c->verify = verify_ide;
 	c->extra = extra_ide;
 	n_cases++;
+}
+
+/* edk2's shapes on one sector; an edk2 that would unroll (TDX, SEV
+ * without ES) runs the loop after its probe, as the firmware does. */
+static void add_fifo_cases(void)
+{
+	static const char *const shape_names[] = { "", "loop", "rep", "probe_rep" };
+	u32 traps, f;
+	bool unroll = edk2_fifo_no_rep(&traps);
+
+	for (f = FIFO_LOOP; f <= FIFO_PROBE_REP; f++) {
+		u8 xfer = f == FIFO_LOOP || (f == FIFO_PROBE_REP && unroll) ?
+			  ATA_XFER_LOOP16 : ATA_XFER_REP16;
+
+		add_case(K_READ1, xfer, disk, READ1_LBA, 1);
+		state[n_cases - 1].fifo = (u8)f;
+		fmt_snprintf(names[n_cases - 1], NAME_LEN, "disk.fifo.%s.in16", shape_names[f]);
+	}
 }
 
 static u32 clamp(u64 want, u64 room)
@@ -619,6 +661,8 @@ void suite_ide(const struct tm_config *cfg)
 	if (disk && have_runner && runner.write_sectors)
 		fill_wbuf();
 	build_table(cfg->quick);
+	if (suite_extended(cfg))
+		add_fifo_cases();
 	for (i = 0; i < n_cases; i++)
 		bench_run(&cases[i], &r);
 	report();

@@ -13,14 +13,28 @@
  *   acpi.tmr PM timer (PM base + 8) IN 32-bit: QEMU
  * fw_cfg reads the runner's blob (opt/trapmeter/blob) so that what every
  * method read can be checked against the known pattern.
+ *
+ * Extended cases (suite=all, or named by case=; see suite_extended()):
+ *   rtc      0x70 OUT 8-bit: coalesced PIO (QEMU's RTC index port): each
+ *            write a VM exit, one in 170 a round trip to QEMU
+ *   cf8      0xcf8 OUT 32-bit: coalesced PIO (i440FX config address)
+ *   ptd.io   pci-testdev's I/O BAR test ports: no-eventfd (QEMU) and
+ *            wildcard / datamatch (an ioeventfd KVM answers)
+ *   fwcfg.fifo.{loop,rep,probe_rep}.512  edk2's FIFO code shapes
+ *            (kernel/edk2_fifo.h) reading 512 B of the blob
  */
 #include "kernel/suites/suites.h"
 #include "kernel/bench.h"
 #include "lib/fmt.h"
+#include "lib/json.h"
 #include "lib/string.h"
 #include "drivers/platform.h"
 #include "drivers/fw_cfg.h"
 #include "drivers/acpi_pm.h"
+#include "drivers/pci_testdev.h"
+#include "kernel/edk2_fifo.h"
+#include "kernel/model.h"
+#include "lib/json.h"
 #include "arch/x86/io.h"
 
 #define BLOB_NAME      "opt/trapmeter/blob"
@@ -29,13 +43,19 @@
 #define NAME_LEN       48
 #define PIC_IMR_ALL    0xff
 
+enum fifo_shape { SHAPE_NONE, SHAPE_LOOP, SHAPE_REP, SHAPE_PROBE_REP };
+
 static struct bench_case cases[MAX_CASES];
+static u8 shapes[MAX_CASES];
 static char names[MAX_CASES][NAME_LEN];
 static u32 n_cases;
 static u16 blob_key;
 static u32 blob_size;
 static u8 elcr_value;
 static u16 pm_base;
+/* String instructions executed by the current case: the result line says
+ * what really ran (rep=off or a loop in their place shows 0). */
+static u64 string_instrs;
 
 /* byte i of the runner's blob; tools/trapmeterlib writes the same */
 static u8 blob_byte(u32 i)
@@ -75,6 +95,7 @@ static void out_loop(u16 port, u8 width, const u8 *buf, u32 units)
 
 static void rep_in(u16 port, u8 width, u8 *buf, u32 units)
 {
+	string_instrs++;
 	if (width == 1)
 		insb(port, buf, units);
 	else if (width == 2)
@@ -85,6 +106,7 @@ static void rep_in(u16 port, u8 width, u8 *buf, u32 units)
 
 static void rep_out(u16 port, u8 width, const u8 *buf, u32 units)
 {
+	string_instrs++;
 	if (width == 1)
 		outsb(port, buf, units);
 	else if (width == 2)
@@ -165,6 +187,14 @@ static u32 verify_fwcfg(const struct bench_case *c, const u8 *buf)
 	return bad;
 }
 
+static void extra_pio(const struct bench_case *c, const struct bench_result *r,
+		      struct jw *w)
+{
+	(void)c;
+	(void)r;
+	jw_u64(w, "string_instrs", string_instrs);
+}
+
 static const char *skip_acpi(const struct bench_case *c)
 {
 	(void)c;
@@ -182,6 +212,7 @@ static struct bench_case *add(const char *target, u16 port, u8 handler, u8 dir,
 	if (n_cases == MAX_CASES)
 		return NULL;
 	c = &cases[n_cases];
+	shapes[n_cases] = SHAPE_NONE;
 	name = names[n_cases++];
 	fmt_snprintf(name, NAME_LEN, "%s.%s%u.%s.%u%s", target,
 		     dir == DIR_IN ? "in" : "out", width * 8, bench_method_name(method),
@@ -198,6 +229,7 @@ static struct bench_case *add(const char *target, u16 port, u8 handler, u8 dir,
 	c->bytes = bytes;
 	c->buf_offset = off;
 	c->op = op_port;
+	c->extra = extra_pio;
 	c->rep_as_loop = method == METHOD_REP && !bench_cfg->rep;
 	if (method == METHOD_SINGLE)
 		c->exits_model = bench_model_units;
@@ -292,6 +324,191 @@ static void build_table(bool quick)
 	}
 }
 
+/* ---- extended cases: coalesced and ioeventfd PIO, edk2's FIFO shapes --- */
+
+#define EXT_UNITS          512
+#define CMOS_SCRATCH       0x7e        /* CMOS RAM byte nothing else uses */
+#define CMOS_SCRATCH_VAL   0xa7
+#define PCI_ADDR_HOST      0x80000000u /* enable, bus 0 dev 0 fn 0, reg 0 */
+#define PCI_VENDOR_INTEL   0x8086      /* i440FX / Q35 host bridge */
+#define PTD_IO_VALUE       0xfa        /* pci-testdev's datamatch value */
+
+static struct pci_testdev ptd;
+static const char *ptd_why;
+static u64 ptd_written;
+static u32 probe_traps;
+
+static const char *skip_ptd(const struct bench_case *c)
+{
+	(void)c;
+	return ptd_why;
+}
+
+static void op_ptd(const struct bench_case *c, u8 *buf, u64 iters)
+{
+	op_port(c, buf, iters);
+	ptd_written += iters * bench_units(c);
+}
+
+/* The writes QEMU's handler saw: all of no-eventfd's, none of the
+ * ioeventfd tests' (KVM, or QEMU under TCG, signals the eventfd). */
+static u32 verify_ptd(const struct bench_case *c, const u8 *buf)
+{
+	(void)buf;
+	return ptd_count(&ptd, false) == (c->handler == HANDLER_USER ? ptd_written : 0) ? 0 : 1;
+}
+
+/* The coalesced writes must all have landed by the time a read (never
+ * coalesced) reaches QEMU: the CMOS byte the last index selects, the host
+ * bridge's vendor id behind the last config address. */
+static u32 verify_coalesced(const struct bench_case *c, const u8 *buf)
+{
+	(void)buf;
+	if (c->port == RTC_INDEX_PORT)
+		return inb(RTC_DATA_PORT) != CMOS_SCRATCH_VAL;
+	return (inl(PCI_CONFIG_ADDR_PORT + 4) & 0xffff) != PCI_VENDOR_INTEL;
+}
+
+/* Round trips to QEMU by the model, beside exits_model's VM exits. */
+static void extra_ext(const struct bench_case *c, const struct bench_result *r, struct jw *w)
+{
+	u8 shape = shapes[c - cases];
+
+	if (c->handler == HANDLER_COALESCED)
+		jw_dec(w, "exits_to_qemu_model",
+		       model_coalesced_user_exits_milli(bench_units(c)), 1000, 3);
+	else    /* the probe's CPUID/RDMSR are answered by KVM */
+		jw_u64(w, "exits_to_qemu_model", c->handler != HANDLER_USER ? 0 :
+		       r->exits_model - (shape == SHAPE_PROBE_REP ? probe_traps : 0));
+	if (c->target[0] == 'p')
+		jw_str(w, "kut_name", "pci-io");
+	if (shape) {
+		jw_str(w, "fifo_shape", shape == SHAPE_LOOP ? "loop" :
+		       shape == SHAPE_REP ? "rep" : "probe_rep");
+		jw_u64(w, "edk2_probe_traps", shape == SHAPE_PROBE_REP ? probe_traps : 0);
+	}
+}
+
+/* fw_cfg read in one of edk2's shapes: select, then the FIFO call. */
+static void op_fifo(const struct bench_case *c, u8 *buf, u64 iters)
+{
+	u8 shape = shapes[c - cases];
+	u32 traps;
+
+	while (iters--) {
+		bool loop = shape == SHAPE_LOOP;
+
+		fw_cfg_select((u16)c->arg);
+		if (shape == SHAPE_PROBE_REP)
+			loop = edk2_fifo_no_rep(&traps);
+		if (loop)
+			in_loop(c->port, c->width, buf, bench_units(c));
+		else
+			rep_in(c->port, c->width, buf, bench_units(c));
+	}
+}
+
+static u32 model_fifo(const struct bench_case *c, const u8 *buf)
+{
+	u8 shape = shapes[c - cases];
+	u32 traps = 0;
+	bool loop = shape == SHAPE_LOOP;
+
+	if (shape == SHAPE_PROBE_REP)
+		loop = edk2_fifo_no_rep(&traps);
+	return 1 + traps + (loop ? bench_units(c) :
+			    model_rep_in_exits((u64)(uintptr_t)buf, c->bytes, c->width));
+}
+
+static void add_fifo(u8 shape)
+{
+	static const char *const shape_names[] = { "", "loop", "rep", "probe_rep" };
+	struct bench_case *c = add("fwcfg", FW_CFG_PORT_DATA, HANDLER_USER, DIR_IN, 1,
+				   shape == SHAPE_LOOP ? METHOD_SINGLE : METHOD_REP, EXT_UNITS, 0);
+
+	if (!c)
+		return;
+	fmt_snprintf(names[c - cases], NAME_LEN, "fwcfg.fifo.%s.%u", shape_names[shape],
+		     EXT_UNITS);
+	shapes[c - cases] = shape;
+	c->arg = blob_key;
+	c->op = op_fifo;
+	c->exits_model = model_fifo;
+	c->skip = skip_fwcfg;
+	c->verify = verify_fwcfg;
+	c->extra = extra_ext;
+}
+
+static void add_ext_pair(const char *target, u16 port, u8 handler, u8 width, u32 arg)
+{
+	struct bench_case *c;
+	u32 m;
+
+	for (m = 0; m < 2; m++) {
+		c = add(target, port, handler, DIR_OUT, width, m ? METHOD_REP : METHOD_SINGLE,
+			EXT_UNITS * width, 0);
+		if (!c)
+			return;
+		c->extra = extra_ext;
+		c->arg = arg;
+		/* in-kernel claim (coalesced ring, eventfd): re-entry per 1024 */
+		if (m && handler != HANDLER_USER)
+			c->exits_model = bench_model_rep_kernel_out;
+		if (target[0] == 'p') {
+			c->op = op_ptd;
+			c->skip = skip_ptd;
+			c->verify = verify_ptd;
+		} else {
+			c->verify = verify_coalesced;
+		}
+	}
+}
+
+static void add_extended(void)
+{
+	static const char *const ptd_targets[] = { "ptd.io.nofd", "ptd.io.wildcard",
+						   "ptd.io.datamatch" };
+	u32 t;
+
+	edk2_fifo_no_rep(&probe_traps);
+	add_fifo(SHAPE_LOOP);
+	add_fifo(SHAPE_REP);
+	add_fifo(SHAPE_PROBE_REP);
+	add_ext_pair("rtc", RTC_INDEX_PORT, HANDLER_COALESCED, 1, 0);
+	add_ext_pair("cf8", PCI_CONFIG_ADDR_PORT, HANDLER_COALESCED, 4, 0);
+	ptd_why = NULL;
+	if (ptd_find(&ptd, &ptd_why))
+		ptd_why = ptd_why ? ptd_why : "pci-testdev unusable";
+	for (t = 0; t < PTD_TESTS; t++)
+		add_ext_pair(ptd_targets[t], 0, t ? HANDLER_IOEVENTFD : HANDLER_USER, 1, t);
+}
+
+/* Set-up of an extended OUT case before it runs; true when it filled the
+ * buffer (the values the port must see). */
+static bool ext_fill(const struct bench_case *c, u8 *buf, u32 len)
+{
+	struct ptd_test hdr;
+	u32 i;
+
+	if (c->extra != extra_ext || c->dir != DIR_OUT)
+		return false;
+	if (c->port == RTC_INDEX_PORT) {
+		outb(CMOS_SCRATCH, RTC_INDEX_PORT);
+		outb(CMOS_SCRATCH_VAL, RTC_DATA_PORT);
+		kmemset(buf, CMOS_SCRATCH, len);
+	} else if (c->port == PCI_CONFIG_ADDR_PORT) {
+		for (i = 0; i + 4 <= len; i += 4)
+			*(u32 *)(buf + i) = PCI_ADDR_HOST;
+	} else if (!ptd_why) {
+		kmemset(buf, PTD_IO_VALUE, len);
+		if (ptd_select(&ptd, false, c->arg, &hdr))
+			ptd_why = "pci-testdev header unreadable after selecting a test";
+		cases[c - cases].port = (u16)(ptd.io + hdr.offset);   /* known now */
+		ptd_written = 0;
+	}
+	return true;
+}
+
 /* Fill the buffer with what an OUT case writes: the pattern for QEMU
  * ports, values that leave the PIC as it was for the in-kernel ones.
  * Refilled only when the kind or length changes: under a software
@@ -304,8 +521,8 @@ static void prepare_buffer(const struct bench_case *c)
 	u8 *buf = bench_buffer();
 	u16 kind;
 
-	if (c->dir != DIR_OUT) {
-		last_len = 0;       /* an IN case overwrites the buffer */
+	if (c->dir != DIR_OUT || ext_fill(c, buf, len)) {
+		last_len = 0;       /* the next case refills */
 		return;
 	}
 	kind = (c->port == PIC1_DATA_PORT || c->port == ELCR1_PORT) ? c->port : 0;
@@ -370,7 +587,7 @@ static void find_blob(void)
 
 void suite_pio(const struct tm_config *cfg)
 {
-	u32 i, cases_bad = 0, verified = 0;
+	u32 i, cases_bad = 0, verified = 0, ext_checked = 0, ext_bad = 0;
 	struct bench_result r;
 	char detail[160];
 
@@ -384,11 +601,17 @@ void suite_pio(const struct tm_config *cfg)
 			   "no fw_cfg file " BLOB_NAME " (boot through tools/trapmeter); fw_cfg cases read the signature item, unchecked");
 	else
 		check_blob();
+	if (suite_extended(cfg))
+		add_extended();
 	for (i = 0; i < n_cases; i++) {
 		prepare_buffer(&cases[i]);
+		string_instrs = 0;
 		if (bench_run(&cases[i], &r) < 0)
 			continue;
-		if (cases[i].verify && blob_size) {
+		if (cases[i].extra == extra_ext && cases[i].verify != verify_fwcfg) {
+			ext_checked++;
+			ext_bad += r.mismatches != 0;
+		} else if (cases[i].verify && blob_size) {
 			verified++;
 			if (r.mismatches)
 				cases_bad++;
@@ -398,5 +621,11 @@ void suite_pio(const struct tm_config *cfg)
 		fmt_snprintf(detail, sizeof(detail), "%u fw_cfg cases, %u with wrong data",
 			     verified, cases_bad);
 		bench_check("fwcfg.cases", cases_bad == 0, detail);
+	}
+	if (ext_checked) {
+		fmt_snprintf(detail, sizeof(detail),
+			     "%u coalesced/ioeventfd cases, %u with wrong data or counts",
+			     ext_checked, ext_bad);
+		bench_check("pio.handlers", ext_bad == 0, detail);
 	}
 }

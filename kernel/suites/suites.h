@@ -10,5 +10,13 @@ void suite_pio(const struct tm_config *cfg);
 void suite_exits(const struct tm_config *cfg);
 void suite_virtio(const struct tm_config *cfg);
 void suite_ide(const struct tm_config *cfg);
+void suite_mmio(const struct tm_config *cfg);
+
+/* The extended cases run under suite=all or when case= selects cases by
+ * name (SUITE_EXTENDED); the default run leaves them out. */
+static inline bool suite_extended(const struct tm_config *cfg)
+{
+	return (cfg->suites & SUITE_EXTENDED) || cfg->n_case_globs;
+}
 
 #endif

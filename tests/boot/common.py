@@ -7,6 +7,7 @@ import json
 import os
 import subprocess
 import tempfile
+import time
 import unittest
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
@@ -57,6 +58,21 @@ def run(*args, timeout=300):
             with open(log, errors="replace") as f:
                 boot.serial = f.read()
         return boot
+
+
+def pid_gone(pid, within_s):
+    """True once pid has exited (a zombie awaiting init counts) within
+    within_s seconds."""
+    end = time.monotonic() + within_s
+    while time.monotonic() < end:
+        try:
+            with open("/proc/%d/stat" % pid) as fh:
+                if fh.read().split(") ")[-1].startswith("Z"):
+                    return True
+        except FileNotFoundError:
+            return True
+        time.sleep(0.05)
+    return False
 
 
 def kvm_usable():

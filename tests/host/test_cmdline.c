@@ -43,7 +43,9 @@ static void test_suite(void)
 	CHECK_EQ_S64(parse("suite=virtio"), 0);
 	CHECK_EQ_U64(cfg.suites, SUITE_VIRTIO);
 	CHECK_EQ_S64(parse("suite=all"), 0);
-	CHECK_EQ_U64(cfg.suites, 0xf);
+	CHECK_EQ_U64(cfg.suites, SUITE_ALL | SUITE_EXTENDED);
+	CHECK_EQ_S64(parse("suite=mmio"), 0);
+	CHECK_EQ_U64(cfg.suites, SUITE_MMIO);	/* no extended cases */
 	CHECK_EQ_S64(parse("suite=pio,pio"), 0);
 	CHECK_EQ_U64(cfg.suites, SUITE_PIO);
 	CHECK_EQ_S64(parse("suite=ide suite=pio"), 0);	/* last wins */
@@ -161,9 +163,9 @@ static void test_errors(void)
 		{ "samples=5x", "bad value '5x' for key 'samples'" },
 		{ "samples=-5", "bad value '-5' for key 'samples'" },
 		{ "samples=99999999999999999999999", "for key 'samples'" },
-		{ "suite=pio,foo", "bad value 'pio,foo' for key 'suite' (expected pio, exits, ide, virtio, all)" },
-		{ "suite=", "bad value '' for key 'suite' (expected pio, exits, ide, virtio, all)" },
-		{ "suite=pio,", "for key 'suite' (expected pio, exits, ide, virtio, all)" },
+		{ "suite=pio,foo", "bad value 'pio,foo' for key 'suite' (expected pio, exits, ide, virtio, mmio, all)" },
+		{ "suite=", "bad value '' for key 'suite' (expected pio, exits, ide, virtio, mmio, all)" },
+		{ "suite=pio,", "for key 'suite' (expected pio, exits, ide, virtio, mmio, all)" },
 		{ "suite=,pio", "for key 'suite'" },
 		{ "suite=PIO", "for key 'suite'" },
 		{ "case=", "bad value '' for key 'case' (expected " },
@@ -344,6 +346,34 @@ static void test_glob_long(void)
 	CHECK(cmdline_glob_match(p, s));
 }
 
+/* A glob that matches no offered case is named, with the closest names. */
+static void test_unmatched_glob(void)
+{
+	static const char *const offered[] = {
+		"fwcfg.in8.single.512", "fwcfg.in8.rep.512", "debugcon.out8.rep.512", "cpuid",
+	};
+
+	CHECK_EQ_S64(parse("case=fwcfg.in8.*,fwcfg.in9.*"), 0);
+	cmdline_case_reset();
+	for (size_t i = 0; i < ARRAY_SIZE(offered); i++)
+		cmdline_case_selected(&cfg, offered[i]);
+	CHECK_EQ_S64(cmdline_unmatched_globs(&cfg, err, sizeof(err)), -EINVAL);
+	CHECK_CONTAINS(err, "case=fwcfg.in9.* matches no case");
+	CHECK_CONTAINS(err, "(close: fwcfg.in8.single.512, fwcfg.in8.rep.512");
+	/* every glob met a case: fine */
+	CHECK_EQ_S64(parse("case=fwcfg.in8.*,cpu?d"), 0);
+	cmdline_case_reset();
+	for (size_t i = 0; i < ARRAY_SIZE(offered); i++)
+		cmdline_case_selected(&cfg, offered[i]);
+	CHECK_EQ_S64(cmdline_unmatched_globs(&cfg, err, sizeof(err)), 0);
+	/* a whole suite skipped: its names were never offered, no verdict */
+	CHECK_EQ_S64(parse("case=kick.*"), 0);
+	cmdline_case_reset();
+	cmdline_case_selected(&cfg, "cpuid");
+	cmdline_note_suite_skipped();
+	CHECK_EQ_S64(cmdline_unmatched_globs(&cfg, err, sizeof(err)), 0);
+}
+
 int main(void)
 {
 	RUN(test_defaults, "cmdline: defaults and empty lines");
@@ -360,5 +390,6 @@ int main(void)
 	RUN(test_glob, "cmdline: glob matching table");
 	RUN(test_glob_long, "cmdline: glob backtracking stays linear-ish");
 	RUN(test_lava_requested, "cmdline: lava= found even in a bad line");
+	RUN(test_unmatched_glob, "cmdline: a glob matching no case is named with close names");
 	return check_summary();
 }

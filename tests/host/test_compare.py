@@ -90,6 +90,11 @@ class Fixtures(unittest.TestCase):
                                thresholds={"cycles_per_op": 5.0})
         self.assertTrue(all(r.verdict in ("unchanged", "inconclusive") for r in rows))
         self.assertTrue(all(r.threshold == 5.0 for r in rows))
+        # 3+3 boots: the interval covers only 90 %, never "unchanged"
+        _t, rows, _w = rows_of("tcg-base.json", "tcg-aa.json",
+                               thresholds={"*": 3.0})
+        self.assertEqual({r.verdict for r in rows}, {"inconclusive"})
+        self.assertTrue(all(abs(r.coverage - 0.9) < 1e-9 for r in rows))
 
     def test_kvm_irqchip_off_flags_in_kernel_ports(self):
         table, rows, _w = rows_of("kvm-base.json", "kvm-irqchip-off.json")
@@ -106,13 +111,17 @@ class Fixtures(unittest.TestCase):
             self.assertIn(table[(case, "cycles_per_op")].verdict,
                           ("unchanged", "inconclusive"))
 
-    def test_kvm_rep_off_flags_rep_cases_with_slowdown(self):
+    def test_kvm_rep_off_flags_rep_cases_by_exits(self):
+        """3 boots per side cannot make a timing verdict significant (an
+        exact permutation test of 3+3 boots cannot go below p = 0.1); the
+        exit path change is still a regression and the slowdown is named."""
         table, _rows, _w = rows_of("kvm-base.json", "kvm-rep-off.json")
         row = table[("pio/fwcfg.in8.rep.512", "cycles_per_op")]
-        self.assertEqual(row.verdict, "regression")
+        self.assertEqual(row.verdict, "inconclusive")
         self.assertGreater(row.slowdown, 5.0)
-        self.assertTrue(any(n.endswith("x slower") for n in row.notes))
+        self.assertTrue(any(n.startswith("every candidate boot slower") for n in row.notes))
         exits = table[("pio/fwcfg.in8.rep.512", "exits_per_op")]
+        self.assertEqual(exits.verdict, "regression")
         self.assertTrue(any(n.startswith("exit path changed") for n in exits.notes))
 
     def test_kvm_exit_fields(self):
@@ -234,8 +243,8 @@ class Refusals(unittest.TestCase):
                      ["different suites"])
 
     def test_different_schema(self):
-        path = self.edited("tcg-aa.json", lambda d: d.update(schema=2))
-        self.refused(fixture("tcg-base.json"), path, ["schema 2"])
+        path = self.edited("tcg-aa.json", lambda d: d.update(schema=3))
+        self.refused(fixture("tcg-base.json"), path, ["schema 3"])
 
     def test_hand_edited_median(self):
         def edit(d):
@@ -384,25 +393,51 @@ class Fuzz(unittest.TestCase):
 
 
 class Verdicts(unittest.TestCase):
+    def row(self, a, b, lower=True, t=0.005):
+        row = compare.Row("s", "c", "cycles_per_op", lower)
+        row.threshold = t
+        row.n_base, row.n_cand = len(a), len(b)
+        compare._timing_figures(row, list(enumerate(a, 1)), list(enumerate(b, 1)))
+        return row
+
     def test_rule(self):
-        v = compare.verdict
-        self.assertEqual(v(1.10, 1.30, 0.05, True), "regression")
-        self.assertEqual(v(0.70, 0.90, 0.05, True), "improvement")
-        self.assertEqual(v(0.97, 1.04, 0.05, True), "unchanged")
-        self.assertEqual(v(0.99, 1.20, 0.05, True), "inconclusive")
-        self.assertEqual(v(None, None, 0.05, True), "inconclusive")
+        v = compare.timing_verdict
+        up = self.row([100, 100.1, 99.9, 100.05], [102, 102.1, 101.9, 102.05])
+        up.p = 0.01
+        self.assertEqual(v(up, 0.05), "regression")
+        up.p = 0.2          # not significant for the run as a whole
+        self.assertEqual(v(up, 0.05), "inconclusive")
+        down = self.row([102, 102.1, 101.9, 102.05], [100, 100.1, 99.9, 100.05])
+        down.p = 0.01
+        self.assertEqual(v(down, 0.05), "improvement")
+        same = self.row([100, 100.1, 99.9, 100.05], [100.02, 100.1, 99.95, 100.0])
+        same.p = 1.0
+        self.assertEqual(v(same, 0.05), "unchanged")
+        # significant but smaller than t: unchanged, not a regression
+        tiny = self.row([100, 100.01, 99.99, 100.0], [100.2, 100.21, 100.19, 100.2])
+        tiny.p = 0.01
+        self.assertEqual(v(tiny, 0.05), "unchanged")
         # MiB/s halves: a regression although the ratio is below 1
-        self.assertEqual(v(0.45, 0.55, 0.05, False), "regression")
+        mib = self.row([100, 101, 99, 100.5], [50, 50.5, 49.5, 50.2], lower=False)
+        mib.p = 0.01
+        self.assertLess(mib.ratio, 1.0)
+        self.assertEqual(v(mib, 0.05), "regression")
+        one = self.row([100], [200])
+        one.p = 0.0
+        self.assertEqual(v(one, 0.05), "inconclusive")
 
     def test_generic_throughput_metrics(self):
         res = {"suite": "ide", "case": "x", "cycles": {"median": 10}, "mib_s": 5.0,
                "pps": 7, "mbps_note": "no"}
-        obs = compare.observations(res)
+        obs = compare.observations(dict(res, cycles={"min": 9, "median": 10}))
         self.assertEqual(set(obs), {"cycles_per_op", "mib_s", "pps"})
+        self.assertEqual(obs["cycles_per_op"][0], 9)     # the minimum
+        self.assertEqual(compare.observations(dict(res, cycles={"min": 9, "median": 10}),
+                                              "median")["cycles_per_op"][0], 10)
         self.assertFalse(obs["mib_s"][1])
         # the virtio suite's packet rate (its result lines carry packets_per_s)
         obs = compare.observations({"suite": "virtio", "case": "net.64.each",
-                                    "cycles": {"median": 10}, "packets_per_s": 1400})
+                                    "cycles": {"min": 10}, "packets_per_s": 1400})
         self.assertIn("packets_per_s", obs)
         self.assertFalse(obs["packets_per_s"][1])
 
@@ -414,6 +449,114 @@ class Verdicts(unittest.TestCase):
         for bad in ("0", "x", "a=", "nan", "-5"):
             with self.assertRaises(common.OptionError):
                 cmd_compare.parse_thresholds([bad])
+
+
+def single_boot(doc, i):
+    out = copy.deepcopy(doc)
+    out["boots"] = [copy.deepcopy(doc["boots"][i])]
+    return out
+
+
+class BootRules(unittest.TestCase):
+    """The boot is the unit: one boot per side decides no timing metric;
+    a boot in another mode is named; sides of unequal size are said."""
+
+    def test_single_boot_pairs_give_no_timing_regression(self):
+        base, aa = load("kvm-base.json"), load("kvm-aa.json")
+        pairs = 0
+        for i in range(3):
+            for j in range(3):
+                rows, _w = compare.compare_docs(single_boot(base, i), single_boot(aa, j))
+                timing = [r for r in rows if r.timing]
+                self.assertTrue(timing)
+                self.assertEqual({r.verdict for r in timing}, {"inconclusive"})
+                self.assertTrue(all("inconclusive (one boot per side)" in r.notes
+                                    for r in timing))
+                bad = [r.as_dict() for r in rows if r.verdict == "regression"]
+                self.assertEqual(bad, [])
+                pairs += 1
+        self.assertEqual(pairs, 9)
+
+    def test_single_boot_still_reports_exit_path_changes(self):
+        rows, _w = compare.compare_docs(single_boot(load("kvm-base.json"), 0),
+                                        single_boot(load("kvm-irqchip-off.json"), 0))
+        table = {(r.name, r.metric): r for r in rows}
+        row = table[("pio/pic.in8.single.512", "exits_per_op")]
+        self.assertEqual(row.verdict, "regression")
+        self.assertEqual(compare.exit_status(rows), compare.REGRESSION)
+
+    def test_bimodal_boot_is_named_and_kept(self):
+        # kvm-base boot 1 ran pic.in8.rep.512 14 % faster than boots 2, 3
+        table, _rows, _w = rows_of("kvm-base.json", "kvm-rep-off.json")
+        row = table[("pio/pic.in8.rep.512", "cycles_per_op")]
+        self.assertIn("bimodal: base boot 1", "; ".join(row.notes))
+        self.assertEqual(row.n_base, 3)          # kept, not dropped
+        self.assertEqual(compare.bootstats.other_mode([0.0, 0.001, 0.3]), [2])
+        self.assertEqual(compare.bootstats.other_mode([0.0, 0.2, 0.4]), [])
+
+    def test_different_boot_counts_are_said(self):
+        rows, warnings = compare.compare_docs(load("kvm-base.json"),
+                                              single_boot(load("kvm-aa.json"), 0))
+        self.assertIn("the sides have different boot counts: base 3, candidate 1",
+                      warnings)
+
+    def test_failed_candidate_check_is_named(self):
+        cand = load("kvm-aa.json")
+        cand["boots"][1]["checks"][0].update(ok=False, detail="3 mismatches")
+        rows, warnings = compare.compare_docs(load("kvm-base.json"), cand)
+        name = cand["boots"][1]["checks"][0]["name"]
+        self.assertIn("candidate boot 2: data check %s FAILED: 3 mismatches" % name,
+                      warnings)
+        text = compare.render_table(rows, warnings, "a", "b")
+        self.assertIn("candidate FAILED data checks: %s" % name, text.splitlines()[-1])
+        xml = ET.fromstring(compare_junit_w(rows, warnings))
+        fails = [c for c in xml.findall(".//testcase") if c.find("failure") is not None]
+        self.assertTrue(any(name in c.get("name") or name in
+                            c.find("failure").get("message") for c in fails))
+
+
+def compare_junit_w(rows, warnings):
+    from trapmeterlib import junit
+    return junit.to_xml("t", compare.junit_cases(rows, warnings))
+
+
+class BootStats(unittest.TestCase):
+    def test_mann_whitney_null(self):
+        cdf = compare.bootstats.mann_whitney_cdf(4, 5)
+        self.assertAlmostEqual(cdf[-1], 1.0)
+        self.assertAlmostEqual(cdf[0], 1 / 126)          # C(9, 4)
+        self.assertEqual(len(cdf), 21)
+
+    def test_moses_interval_coverage_and_order(self):
+        lo, hi, cov = compare.bootstats.moses_interval([0, .01, .02, .03, .04],
+                                                       [.1, .11, .12, .13, .14], 0.95)
+        self.assertGreaterEqual(cov, 0.95)
+        self.assertLess(lo, 0.1)
+        self.assertGreater(hi, 0.1)
+        _lo, _hi, cov3 = compare.bootstats.moses_interval([0, 1, 2], [3, 4, 5], 0.95)
+        self.assertAlmostEqual(cov3, 0.9)                # 3+3 cannot give 95 %
+
+    def test_max_t_finds_the_shifted_metric_only(self):
+        rng = random.Random(3)
+        base = [rng.gauss(0, 0.002) for _ in range(12)]
+        shifted = compare.bootstats.Metric({i: v + (0.02 if i >= 6 else 0)
+                                            for i, v in enumerate(base)})
+        noise = [compare.bootstats.Metric({i: rng.gauss(0, 0.002) for i in range(12)})
+                 for _ in range(8)]
+        ps = compare.bootstats.max_t_pvalues([shifted] + noise, 6, 6, rng, 1000)
+        self.assertLessEqual(ps[0], 0.05)
+        self.assertTrue(all(p > 0.05 for p in ps[1:]), ps)
+
+    def test_max_t_false_alarms_under_null(self):
+        """Nothing changed: the family-wise p of the smallest metric is below
+        alpha in no more than about alpha of the runs."""
+        rng = random.Random(4)
+        alarms = 0
+        for _ in range(60):
+            metrics = [compare.bootstats.Metric({i: rng.gauss(0, 0.01) for i in range(10)})
+                       for _ in range(6)]
+            alarms += min(compare.bootstats.max_t_pvalues(metrics, 5, 5, rng, 500)) <= 0.05
+        self.assertLessEqual(alarms, 8)      # 3 expected at alpha 0.05
 
 
 if __name__ == "__main__":

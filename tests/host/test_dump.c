@@ -6,6 +6,8 @@
 #include "tests/host/check.h"
 #include "kernel/dump.h"
 
+#define STATUS_OK "{\"type\":\"status\",\"status\":\"ok\",\"checks_failed\":0,\"lines_dropped\":0}"
+
 static char wire[8192];
 static size_t wire_len;
 static int write_calls;
@@ -80,14 +82,52 @@ static void test_lines_and_end(void)
 		CHECK_EQ_U64(d.lines, i + 1);
 		CHECK_EQ_U64(d.crc, crc);
 	}
-	tm_dump_end(&d);
+	tm_dump_end(&d, "ok", 0);
+	strcat(expect, "@tm " STATUS_OK "\n");
+	crc = ref_crc(crc, STATUS_OK "\n", strlen(STATUS_OK) + 1);
 	snprintf(endline, sizeof(endline),
-		 "@tm {\"type\":\"end\",\"lines\":4,\"crc32\":\"%08x\"}\n", crc);
+		 "@tm {\"type\":\"end\",\"lines\":5,\"crc32\":\"%08x\",\"status\":\"ok\"}\n", crc);
 	strcat(expect, endline);
 	CHECK_EQ_U64(wire_len, strlen(expect));
 	CHECK_STR(wire, expect);
-	CHECK_EQ_U64(d.lines, 4);		/* end line is not counted */
+	CHECK_EQ_U64(d.lines, 5);	/* status line counted, end line not */
 	CHECK_EQ_U64(d.crc, crc);
+}
+
+/* Schema 2: the status is a counted line, so the CRC covers it. */
+static void test_status_is_sealed(void)
+{
+	struct tm_dump d;
+	uint32_t ok_crc;
+
+	capture_reset();
+	tm_dump_init(&d, capture);
+	tm_dump_line(&d, "{}");
+	tm_dump_end(&d, "ok", 0);
+	ok_crc = d.crc;
+	capture_reset();
+	tm_dump_init(&d, capture);
+	tm_dump_line(&d, "{}");
+	tm_dump_end(&d, "check-failed", 1);
+	CHECK(d.crc != ok_crc);
+	CHECK_CONTAINS(wire, "@tm {\"type\":\"status\",\"status\":\"check-failed\",\"checks_failed\":1,\"lines_dropped\":0}\n");
+	CHECK_CONTAINS(wire, "\"status\":\"check-failed\"}\n");
+}
+
+/* A line that did not fit (NULL) is replaced by a named error and counted
+ * as dropped in the sealed status line. */
+static void test_dropped_line_counted(void)
+{
+	struct tm_dump d;
+
+	capture_reset();
+	tm_dump_init(&d, capture);
+	tm_dump_line(&d, NULL);
+	CHECK_EQ_U64(d.dropped, 1);
+	CHECK_CONTAINS(wire, "@tm " TM_DUMP_DROPPED "\n");
+	tm_dump_end(&d, "check-failed", 0);
+	CHECK_CONTAINS(wire, "\"lines_dropped\":1}");
+	CHECK_CONTAINS(wire, "\"lines\":2,");
 }
 
 static void test_empty_dump(void)
@@ -96,8 +136,8 @@ static void test_empty_dump(void)
 
 	capture_reset();
 	tm_dump_init(&d, capture);
-	tm_dump_end(&d);
-	CHECK_STR(wire, "@tm {\"type\":\"end\",\"lines\":0,\"crc32\":\"00000000\"}\n");
+	tm_dump_end(&d, "ok", 0);
+	CHECK_CONTAINS(wire, "@tm " STATUS_OK "\n@tm {\"type\":\"end\",\"lines\":1,\"crc32\":\"");
 }
 
 static void test_known_crc(void)
@@ -113,8 +153,8 @@ static void test_known_crc(void)
 	tm_dump_line(&d, "");
 	CHECK_EQ_U64(d.crc, ref_crc(0, "a\n\n", 3));
 	CHECK_EQ_U64(d.crc, 0xac6e7991u);
-	tm_dump_end(&d);
-	CHECK_CONTAINS(wire, "\"lines\":2,");
+	tm_dump_end(&d, "ok", 0);
+	CHECK_CONTAINS(wire, "\"lines\":3,");
 }
 
 int main(void)
@@ -122,6 +162,8 @@ int main(void)
 	RUN(test_check_value, "dump: CRC core check value and first line");
 	RUN(test_lines_and_end, "dump: exact wire bytes, count, running CRC, end line");
 	RUN(test_empty_dump, "dump: end line with no earlier lines");
+	RUN(test_status_is_sealed, "dump: the status line is counted into the end CRC");
+	RUN(test_dropped_line_counted, "dump: a line that did not fit is named and counted as dropped");
 	RUN(test_known_crc, "dump: CRC of known lines vs constants");
 	return check_summary();
 }

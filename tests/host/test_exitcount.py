@@ -1,5 +1,6 @@
 """tests/host/test_exitcount.py - the arithmetic that turns QMP counter
-snapshots at the guest's sync points into exits per op (no QEMU)."""
+snapshots at the guest's sync points, and perf's count-window figures, into
+exits per op (no QEMU)."""
 import os
 import sys
 import unittest
@@ -7,71 +8,101 @@ import unittest
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 sys.path.insert(0, os.path.join(ROOT, "tools"))
 
-from trapmeterlib import exitcount, qemu  # noqa: E402
+from trapmeterlib import exitcount, qemu, report  # noqa: E402
+from trapmeterlib.exitcount import BootCounting  # noqa: E402
 from trapmeterlib.qmp import sum_vcpu_stats  # noqa: E402
 
+KHZ = 2445406
 
-def snaps(m0, m1, i0, i1, io=(0, 0, 0, 0)):
+
+def snaps(e0, m0, m1, io=(0, 0, 0)):
     return {p: {"exits": e, "io_exits": i} for p, e, i in
-            zip(exitcount.PHASES, (m0, m1, i0, i1), io)}
+            zip(exitcount.PHASES, (e0, m0, m1), io)}
 
 
-def result(polls_m1=1, polls_i1=1, timeouts=0, model=1, ops=375, median=24000,
-           method="single"):
+def result(polls_m0=1, polls_m1=1, timeouts=0, model=1, ops=375, median=24000,
+           method="single", count_ops=0, window_cycles=KHZ * 100):
     return {"case": "pio.user", "dir": "out", "method": method, "samples": 5,
             "iters": ops // 5, "ops": ops, "cycles": {"median": median},
             "exits_model": model,
-            "sync": {"polls_m0": 1, "polls_m1": polls_m1, "polls_i0": 1,
-                     "polls_i1": polls_i1, "timeouts": timeouts, "idle_cycles": 1}}
+            "sync": {"polls_e0": 1, "polls_m0": polls_m0, "polls_m1": polls_m1,
+                     "polls_c0": 1, "polls_c1": 1, "timeouts": timeouts,
+                     "window_cycles": window_cycles, "count_ops": count_ops}}
 
 
-class Arithmetic(unittest.TestCase):
-    def test_idle_window_is_subtracted(self):
-        # snapshots seen under KVM (PVM) for exits/pio.user, 375 outb
-        # (window deltas 482 and 112, as seen under KVM on PVM)
-        res = exitcount.fill_result(result(), snaps(10000, 10482, 11000, 11112))
-        self.assertAlmostEqual(res["exits_measured"], (482 - 112) / 375, places=3)
+def perf_fig(exits, user=None, ports=None, lost=0):
+    return {"exits": exits, "user": exits if user is None else user,
+            "kernel": exits - (exits if user is None else user),
+            "ports": ports or {}, "reasons": {}, "vm_exits": {}, "lost": lost}
+
+
+class QmpArithmetic(unittest.TestCase):
+    def test_empty_window_is_subtracted(self):
+        # fwcfg.in8.single.4096 under KVM on PVM: 31 ops, raw window
+        # 127,147 exits, the empty window (sync traffic) 140
+        res = exitcount.fill_result(result(model=4097, ops=31, polls_m1=3),
+                                    snaps(1000, 1140, 1140 + 127147))
+        self.assertAlmostEqual(res["exits_qmp"], (127147 - 2 - 140) / 31, places=3)
+        self.assertEqual(res["exits_measured"], res["exits_qmp"])
+        self.assertEqual(res["exits_source"], "qmp")
         self.assertEqual(res["exits_counter"], "exits")
         self.assertFalse(res["exits_model_mismatch"])
-        self.assertAlmostEqual(res["cycles_per_exit"], 24000 * 375 / 370, delta=1)
 
     def test_polls_before_the_pause_are_taken_out(self):
-        # 137 status polls at m1 before the host paused the VM
-        res = exitcount.fill_result(result(polls_m1=137, model=1),
-                                    snaps(1000, 1251, 2000, 2114))
+        # 137 status polls at m1 and 12 at m0 before the host paused
+        res = exitcount.fill_result(result(polls_m0=12, polls_m1=137),
+                                    snaps(1000, 1151, 1151 + 140 + 136))
         self.assertAlmostEqual(res["exits_measured"], 0.0, places=2)
         self.assertIsNone(res["cycles_per_exit"])   # < 0.5 exits/op
         self.assertTrue(res["exits_model_mismatch"])
 
     def test_io_exits_preferred_when_reported(self):
-        res = exitcount.fill_result(result(), snaps(0, 900, 0, 100, (0, 500, 0, 100)))
+        res = exitcount.fill_result(result(), snaps(0, 100, 600, (0, 100, 600)))
         self.assertEqual(res["exits_counter"], "io_exits")
         self.assertAlmostEqual(res["exits_measured"], 400 / 375, places=3)
         # a counter that never moved gets no poll correction (PVM io_exits)
-        res = exitcount.fill_result(result(polls_i1=20), snaps(0, 900, 0, 100))
+        res = exitcount.fill_result(result(polls_m1=20), snaps(0, 100, 600))
         self.assertEqual(res["exit_stats_per_op"]["io_exits"], 0)
+
+    def test_background_is_reported_not_subtracted(self):
+        boot = BootCounting(background=1200.0, khz=KHZ)
+        res = exitcount.fill_result(result(ops=300), snaps(0, 100, 1400), boot=boot)
+        self.assertAlmostEqual(res["exits_measured"], 4.0, places=3)
+        self.assertEqual(res["exits_background_per_s"], 1200.0)
+        # an idle window of the timed window's 100 ms holds 120 ticks
+        self.assertAlmostEqual(res["exits_background_max"], 120 / 300, places=3)
+
+    def test_background_rate_from_the_pseudo_case(self):
+        group = dict(snaps(0, 140, 140 + 140 + 120 + 4),
+                     sync={"polls_m0": 1, "polls_m1": 5, "timeouts": 0},
+                     spin_cycles=KHZ * 100)
+        self.assertEqual(exitcount.background_rate(group, KHZ), 1200.0)
+        self.assertIsNone(exitcount.background_rate(group, None))
+        self.assertIsNone(exitcount.background_rate(None, KHZ))
 
     def test_too_few_exits_for_a_cost(self):
         # 4 exits over 3 ops (elcr.out8.single.4096 on PVM): noise, no cost
-        res = exitcount.fill_result(result(ops=3), snaps(0, 104, 0, 100))
+        res = exitcount.fill_result(result(ops=3), snaps(0, 100, 204))
         self.assertAlmostEqual(res["exits_measured"], 4 / 3, places=3)
         self.assertIsNone(res["cycles_per_exit"])
         self.assertIn("too few", res["exits_note"])
-        # 400 exits but 700 background ticks in the idle window: noise too
-        res = exitcount.fill_result(result(ops=300), snaps(0, 1100, 0, 700))
+        # 400 exits where an idle window of that length collects 700
+        boot = BootCounting(background=7000.0, khz=KHZ)
+        res = exitcount.fill_result(result(ops=300), snaps(0, 100, 600), boot=boot)
         self.assertIsNone(res["cycles_per_exit"])
-        self.assertEqual(res["exits_background"], 700)
 
     def test_invalid_counts_are_null_with_a_reason(self):
-        res = exitcount.fill_result(result(timeouts=2), snaps(0, 1, 2, 3))
+        res = exitcount.fill_result(result(timeouts=2), snaps(0, 1, 2))
         self.assertIsNone(res["exits_measured"])
         self.assertIn("timed out", res["exits_note"])
         res = exitcount.fill_result(result(), None)
-        self.assertIn("no counter snapshots", res["exits_note"])
-        res = exitcount.fill_result({"case": "x"}, snaps(0, 1, 2, 3))
+        self.assertIn("no QMP counter snapshots", res["exits_note"])
+        res = exitcount.fill_result({"case": "x"}, snaps(0, 1, 2))
         self.assertIn("no sync record", res["exits_note"])
-        res = exitcount.fill_result(result(), snaps(0, 1, 2, 3), failed="gone")
+        res = exitcount.fill_result(result(), snaps(0, 1, 2),
+                                    boot=BootCounting(qmp_failed="gone"))
         self.assertIn("gone", res["exits_note"])
+        self.assertIsNone(res["exits_measured"])
 
     def test_counter_groups_follow_cases(self):
         counter = exitcount.ExitCounter("/nonexistent")
@@ -90,6 +121,72 @@ class Arithmetic(unittest.TestCase):
                {"stats": [{"name": "exits", "value": 1}, {"name": "exits", "value": True}]}]
         self.assertEqual(sum_vcpu_stats(ret), {"exits": 6, "io_exits": 2})
         self.assertEqual(sum_vcpu_stats(None), {})
+
+
+class TwoCounters(unittest.TestCase):
+    def test_perf_is_the_headline_when_counted(self):
+        # pic.in8.single.4096 on PVM: QMP misses in-kernel exits
+        res = exitcount.fill_result(
+            result(model=4096, ops=31, count_ops=1), snaps(0, 140, 140 + 140 + 626),
+            perf=perf_fig(4096, user=0, ports={"pio 0x21 in": 4096}))
+        self.assertEqual(res["exits_measured"], 4096.0)
+        self.assertEqual(res["exits_source"], "perf")
+        self.assertEqual(res["exits_perf_kernel"], 4096.0)
+        self.assertEqual(res["exits_perf_ports"], {"pio 0x21 in": 4096.0})
+        self.assertAlmostEqual(res["exits_qmp"], 626 / 31, places=3)
+        self.assertTrue(res["exits_counters_differ"])
+        self.assertFalse(res["exits_model_mismatch"])
+        self.assertAlmostEqual(res["cycles_per_exit"], 24000 / 4096, places=1)
+
+    def test_counters_agree_within_one_percent(self):
+        res = exitcount.fill_result(result(model=4097, ops=31, count_ops=1),
+                                    snaps(0, 140, 140 + 140 + 31 * 4097 + 7),
+                                    perf=perf_fig(4097))
+        self.assertFalse(res["exits_counters_differ"])
+        res = exitcount.fill_result(result(model=4097, ops=31, count_ops=1),
+                                    snaps(0, 140, 140 + 140 + 31 * 4010),
+                                    perf=perf_fig(4097))
+        self.assertTrue(res["exits_counters_differ"])
+
+    def test_perf_counts_per_op_of_the_count_window(self):
+        res = exitcount.fill_result(result(model=5, ops=93, count_ops=3), None,
+                                    perf=perf_fig(15), boot=BootCounting(use_qmp=False))
+        self.assertEqual(res["exits_perf"], 5.0)
+        self.assertEqual(res["exits_measured"], 5.0)
+        self.assertIsNone(res["exits_qmp"])
+        self.assertIsNone(res["exits_counters_differ"])
+        self.assertIsNone(res["exits_note"])
+
+    def test_lost_events_leave_qmp_alone(self):
+        res = exitcount.fill_result(result(ops=300, count_ops=60), snaps(0, 100, 1300),
+                                    perf=perf_fig(240, lost=12))
+        self.assertEqual(res["exits_source"], "qmp")
+        self.assertIsNone(res["exits_perf"])
+        self.assertIn("lost 12", res["exits_note"])
+
+    def test_reply_asks_for_the_count_window_only_with_perf(self):
+        counter = exitcount.ExitCounter(None)
+        self.assertEqual(counter.reply("x", "m1"), exitcount.SYNC_BYTE)
+
+        class Perf:
+            active = True
+        counter = exitcount.ExitCounter(None, perf=Perf())
+        self.assertEqual(counter.reply("x", "m1"), exitcount.COUNT_BYTE)
+        self.assertEqual(counter.reply("x", "m0"), exitcount.SYNC_BYTE)
+        self.assertEqual(counter.reply(exitcount.BACKGROUND_CASE, "m1"),
+                         exitcount.SYNC_BYTE)
+        Perf.active = False
+        self.assertEqual(counter.reply("x", "m1"), exitcount.SYNC_BYTE)
+
+    def test_table_shows_both_counters_and_marks_a_gap(self):
+        res = exitcount.fill_result(
+            dict(result(model=4096, ops=31, count_ops=1), suite="pio"),
+            snaps(0, 140, 140 + 140 + 626), perf=perf_fig(4096, user=0))
+        lines = report.render_results([res])
+        self.assertIn("exits (qmp)", lines[0])
+        self.assertIn("20.2 ~", lines[-1])
+        agg = report.aggregate_results([[res], [dict(res)]])
+        self.assertTrue(agg[0]["exits_counters_differ"])
 
 
 class QemuArgs(unittest.TestCase):

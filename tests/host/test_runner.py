@@ -400,7 +400,7 @@ class ResultsJsonTest(unittest.TestCase):
             back = json.load(fh)
         self.assertEqual(os.listdir(tmp), ["results.json"])
         self.assertEqual((back["schema"], back["tool"], back["version"]),
-                         (1, "trapmeter", "0.1.0"))
+                         (report.RESULTS_SCHEMA, "trapmeter", "0.1.0"))
         self.assertEqual((back["status"], back["exit_code"]), ("ok", 0))
         self.assertEqual(set(back["host"]), set(hostobj))
         b0 = back["boots"][0]
@@ -498,11 +498,11 @@ class ArgvTest(unittest.TestCase):
         words, notes = qemu.kernel_words("pio", "fwcfg.*", True, "x=1 y=2",
                                          "pvm")
         self.assertEqual(words, ["suite=pio", "case=fwcfg.*", "quick",
-                                 "hypercall=off", "x=1", "y=2"])
+                                 "hypercall=off", "pvm=on", "x=1", "y=2"])
         self.assertIn("hypercall=off", notes[0])
         words, notes = qemu.kernel_words(None, None, False, "hypercall=on",
                                          "pvm")
-        self.assertEqual((words, notes), (["hypercall=on"], []))
+        self.assertEqual((words, notes), (["pvm=on", "hypercall=on"], []))
         for flavour in ("vt-x", "amd-v", None):
             self.assertEqual(qemu.kernel_words(flavour=flavour), ([], []))
 

@@ -12,11 +12,14 @@ import sys
 import traceback
 
 from . import status
-from .commands import compare, import_lava, lava_job, parse, run
+from .commands import (ab, compare, import_lava, lava_job, parse, run,
+                       sensitivity)
 from .commands.common import PROG, OptionError, Parser, TrapmeterError, say
 
 # in `trapmeter --help` order
-COMMANDS = (run, parse, lava_job, import_lava, compare)
+COMMANDS = (run, parse, lava_job, import_lava, compare, ab, sensitivity)
+# commands that take run options of their own and QEMU arguments after --
+PASSTHROUGH = (ab, sensitivity)
 
 
 def build_parser():
@@ -45,16 +48,25 @@ def _raise_interrupt(_signum, _frame):
 
 def dispatch(argv):
     argv, extra = split_extra(list(argv))
-    args = build_parser().parse_args(argv)
+    parser = build_parser()
+    args, unknown = parser.parse_known_args(argv)
+    for module in PASSTHROUGH:
+        if args.command == module.NAME:
+            args.run_options = unknown
+            return module.command(args, extra)
+    if unknown:
+        parser.parse_args(argv)         # names the unknown option
     if args.command == run.NAME:
         return run.command(args, extra)
     if extra:
-        raise OptionError("'--' QEMU arguments are only accepted by 'run'")
+        raise OptionError("'--' QEMU arguments are only accepted by 'run', "
+                          "'ab' and 'sensitivity'")
     for module in COMMANDS:
         if args.command == module.NAME:
             return module.command(args)
-    raise OptionError("a command is required: run, parse, compare, lava-job "
-                      "or import-lava (see '%s --help')" % PROG)
+    raise OptionError("a command is required: run, parse, compare, ab, "
+                      "sensitivity, lava-job or import-lava (see '%s --help')"
+                      % PROG)
 
 
 def main(argv=None):

@@ -7,44 +7,45 @@ result records must be the ones those lines carry, and the CRC of the
 results (with the runner's additions) must match the seal written with
 them; a cut or hand-edited file is refused.
 
-Statistics, per case and metric: the point estimate is the ratio of the
-medians over boots (candidate / base).  Its 95 % confidence interval is a
-seeded bootstrap: each replicate resamples the boots of each side with
-replacement and, for cycle-based metrics, replaces each chosen boot's
-median by a draw of the median of `samples` values from that boot's
-distribution (the guest's min/p10/median/p90/p99/max, linearly
-interpolated; the sample median's quantile is Beta(k, n+1-k)).  So both the
-spread between boots and the sampling error inside a boot widen the
-interval.  Verdict against a threshold t (default 5 %), in "cost" terms
-(for higher-is-better metrics such as MiB/s the ratio is inverted):
-regression when the whole CI lies above 1+t, improvement when it lies below
-1/(1+t), unchanged when it lies within both, inconclusive otherwise."""
+Statistics (docs/design.md, "Statistics and verdicts"): the boot is the
+unit of replication.  Per boot and case, one figure: the minimum of the
+samples' cycles/op (--stat min; p10 or median on request), divided by the
+boot's measured exits for cycles/exit.  Per metric, the shift of the log
+figures (candidate - base) is the Hodges-Lehmann estimate with a
+distribution-free (Moses) interval; one permutation test of the boot
+labels for all timing metrics of the run together (max-T) gives each a
+family-wise p-value.  A timing metric is a regression (improvement) when
+p <= alpha (default 0.05) and the shift exceeds +t (-t), t = 0.5 % by
+default; unchanged when the interval (95 %) lies inside +-t; inconclusive
+otherwise -- always with one boot per side.  Exit counts are compared as
+counts: a move beyond 10 % is an exit-path change with any boot count."""
 
-import bisect
 import json
 import math
 import random
 import re
 import statistics
 
-from . import report
+from . import bootstats, report
 from .dump import DumpParser
 
 OK = 0
 REGRESSION = 10
 UNUSABLE = 11
 
-DEFAULT_THRESHOLD = 0.05
+DEFAULT_THRESHOLD = 0.005   # t: 0.5 %, so that +1 % can be flagged
+DEFAULT_ALPHA = 0.05        # false alarms, for all metrics of a run together
+DEFAULT_STAT = "min"        # per-boot location (see docs/design.md)
+STATS = ("min", "p10", "median")
 DEFAULT_SEED = 1
-DEFAULT_RESAMPLES = 2000
+DEFAULT_RESAMPLES = 5000    # random label splits when there are too many
 CI_LEVEL = 0.95
 EXITS_CHANGED = 0.10        # relative change of exits/op worth reporting
 EXITS_FLOOR = 0.5           # exits/op below this count as "no exit"
+EXITS_MODEL_SHARE = 0.05    # ... and beyond 5 % of the model's count
 MAX_ABS = 1e300             # larger numbers are refused as corrupt
 MAX_BOOTS = 1000
-KNOWN_SCHEMAS = (1,)
-QUANTILE_KEYS = (("min", 0.0), ("p10", 0.1), ("median", 0.5), ("p90", 0.9),
-                 ("p99", 0.99), ("max", 1.0))
+KNOWN_SCHEMAS = (1, 2)     # 2: status sealed in the dump; same results
 # Metrics results may carry from other suites: higher is better.
 GENERIC_RE = re.compile(r"(^|_)(mib_s|mb_s|gib_s|pps|kpps|mpps|gbps|mbps|packets_per_s)$")
 # Fields that identify what a result measured; any change = hand edit.
@@ -184,6 +185,11 @@ def _replay(lines, end, index):
         raise InputError("boot %d: CRC-32 of the stored @tm lines is %s but "
                          "the guest's end line says %r: edited or garbled"
                          % (index, dump.crc_hex, crc))
+    sealed = dump.sealed.get("status") if dump.sealed else None
+    if sealed is not None and end.get("status") != sealed:
+        raise InputError("boot %d: end line says status %r but the sealed "
+                         "status record says %r: edited" % (
+                             index, end.get("status"), sealed))
     return dump.results
 
 
@@ -211,149 +217,39 @@ def _num(value):
     return float(value)
 
 
-class Obs:
-    """One boot's figure for a metric: a value, and optionally the
-    distribution of the samples its median came from."""
-
-    def __init__(self, value, quantiles=None, n=1):
-        self.value = value
-        self.quantiles = quantiles      # [(p, v)] ascending, or None
-        self.ps = [p for p, _v in quantiles] if quantiles else None
-        self.n = n
-
-    def draw(self, rng):
-        if not self.quantiles or self.n < 2:
-            return self.value
-        return _interp(self.quantiles, median_quantile(rng, self.n),
-                       self.ps)
-
-
-BETA_POOL = 4096
-
-
-def median_quantile(rng, n):
-    """The quantile at which the median of n samples falls: Beta(k,
-    n+1-k), k = (n+1)//2.  Drawn from a pool per n (filled from the same
-    seeded generator), because betavariate is slow in Python.  The pools
-    live on the generator itself: a cache keyed by id(rng) could hand a
-    new generator the pool of a dead one that had the same id, and the
-    seeded bootstrap would no longer repeat."""
-    pools = rng.__dict__.setdefault("_tm_beta_pools", {})
-    pool = pools.get(n)
-    if pool is None:
-        k = (n + 1) // 2
-        pool = [rng.betavariate(k, n + 1 - k) for _ in range(BETA_POOL)]
-        pools[n] = pool
-    return pool[int(rng.random() * BETA_POOL)]
-
-
-def _interp(points, u, ps=None):
-    if ps is None:
-        ps = [p for p, _v in points]
-    i = bisect.bisect_left(ps, u)
-    if i <= 0:
-        return points[0][1]
-    if i >= len(points):
-        return points[-1][1]
-    (p0, v0), (p1, v1) = points[i - 1], points[i]
-    return v0 + (v1 - v0) * ((u - p0) / (p1 - p0) if p1 > p0 else 0.0)
-
-
-def cycle_quantiles(res, scale=1.0):
+def location(res, stat):
+    """The boot's figure for one case: the `stat` (min, p10, median) of
+    its samples' cycles/op.  Interference only adds time, so the minimum
+    is the figure least moved by it (docs/design.md)."""
     cycles = res.get("cycles")
     if not isinstance(cycles, dict):
         return None
-    points = []
-    for key, p in QUANTILE_KEYS:
-        v = _num(cycles.get(key))
-        if v is not None:
-            points.append((p, v * scale))
-    if len(points) < 2 or any(b[1] < a[1] for a, b in zip(points,
-                                                          points[1:])):
-        return None
-    return points
+    value = _num(cycles.get(stat))
+    return value if value is not None and value > 0 else None
 
 
-def observations(res):
-    """{metric: (Obs, lower_is_better)} for one result of one boot."""
+def observations(res, stat=DEFAULT_STAT):
+    """{metric: (value, lower_is_better)} for one result of one boot."""
     out = {}
-    median = _num((res.get("cycles") or {}).get("median")) \
-        if isinstance(res.get("cycles"), dict) else None
-    samples = res.get("samples")
-    n = samples if isinstance(samples, int) and not isinstance(
-        samples, bool) and samples > 0 else 1
-    if median is not None:
-        out["cycles_per_op"] = (Obs(median, cycle_quantiles(res), n), True)
+    loc = location(res, stat)
+    if loc is not None:
+        out["cycles_per_op"] = (loc, True)
     exits = _num(res.get("exits_measured"))
     if exits is not None:
-        out["exits_per_op"] = (Obs(exits), True)
+        out["exits_per_op"] = (exits, True)
         # the runner leaves cycles_per_exit null when the count is noise
-        if median is not None and exits >= EXITS_FLOOR and \
+        if loc is not None and exits >= EXITS_FLOOR and \
                 _num(res.get("cycles_per_exit")) is not None:
-            out["cycles_per_exit"] = (Obs(median / exits, cycle_quantiles(
-                res, 1.0 / exits), n), True)
+            out["cycles_per_exit"] = (loc / exits, True)
     for key, value in res.items():
-        if GENERIC_RE.search(key) and _num(value) is not None:
-            out[key] = (Obs(_num(value)), False)
+        if GENERIC_RE.search(key) and _num(value) is not None \
+                and _num(value) > 0:
+            out[key] = (_num(value), False)
     return out
 
 
 def _median(values):
     return statistics.median(values) if values else None
-
-
-def bootstrap_ci(base, cand, rng, resamples, floor=None):
-    """(point ratio, lo, hi) of median(cand) / median(base)."""
-    def med(obs_list, draw):
-        if draw:
-            m = len(obs_list)
-            picks = [obs_list[int(rng.random() * m)] for _ in obs_list]
-            vals = [o.draw(rng) for o in picks]
-        else:
-            vals = [o.value for o in obs_list]
-        v = statistics.median(vals)
-        return max(v, floor) if floor is not None else v
-
-    b0, c0 = med(base, False), med(cand, False)
-    point = _ratio(c0, b0)
-    if point is None:
-        return None, None, None
-    ratios = []
-    for _ in range(resamples):
-        r = _ratio(med(cand, True), med(base, True))
-        if r is not None:
-            ratios.append(r)
-    if len(ratios) < resamples // 2:
-        return point, None, None
-    ratios.sort()
-    tail = (1.0 - CI_LEVEL) / 2
-    lo = ratios[int(tail * (len(ratios) - 1))]
-    hi = ratios[int(math.ceil((1 - tail) * (len(ratios) - 1)))]
-    return point, lo, hi
-
-
-def _ratio(num, den):
-    if num is None or den is None or den <= 0 or num < 0:
-        return None
-    return num / den
-
-
-def verdict(lo, hi, threshold, lower_is_better):
-    """Verdict from the CI of cand/base; for higher-is-better metrics the
-    CI is inverted first (a drop in MiB/s is a cost increase)."""
-    if lo is None or hi is None:
-        return "inconclusive"
-    if not lower_is_better:
-        lo, hi = (1.0 / hi if hi > 0 else math.inf,
-                  1.0 / lo if lo > 0 else math.inf)
-    up, down = 1.0 + threshold, 1.0 / (1.0 + threshold)
-    if lo > up:
-        return "regression"
-    if hi < down:
-        return "improvement"
-    if lo >= down and hi <= up:
-        return "unchanged"
-    return "inconclusive"
 
 
 # ---------------------------------------------------------------- compare
@@ -368,22 +264,23 @@ def _key(res):
     return (str(res.get("suite")), str(res.get("case")))
 
 
-def collect(doc):
-    """{(suite, case): {"res": first result, metric: [Obs per boot]}}."""
+def collect(doc, stat=DEFAULT_STAT):
+    """{(suite, case): {"res": first result, "metrics": {metric:
+    ([(boot number, value)], lower_is_better)}}} and the case order.  Boot
+    numbers count the boots with results, from 1."""
     table, order = {}, []
-    for results in boot_results(doc):
+    for number, results in enumerate(boot_results(doc), 1):
         for res in results:
             if not isinstance(res, dict):
                 continue
             key = _key(res)
             if key not in table:
-                table[key] = {"res": res, "metrics": {}, "boots": []}
+                table[key] = {"res": res, "metrics": {}}
                 order.append(key)
-            entry = table[key]
-            entry["boots"].append(res)
-            for metric, (obs, lower) in observations(res).items():
-                entry["metrics"].setdefault(metric, ([], lower))[0].append(
-                    obs)
+            metrics = table[key]["metrics"]
+            for metric, (value, lower) in observations(res, stat).items():
+                metrics.setdefault(metric, ([], lower))[0].append(
+                    (number, value))
     return table, order
 
 
@@ -403,14 +300,23 @@ class Row:
         self.lower_is_better = lower_is_better
         self.base = self.cand = None
         self.ratio = self.lo = self.hi = None
+        self.coverage = None
+        self.p = None
         self.n_base = self.n_cand = 0
         self.verdict = "inconclusive"
         self.notes = []
         self.threshold = DEFAULT_THRESHOLD
+        self.shift = None           # log cost shift (candidate - base)
+        self.logs = None            # ([base log costs], [cand log costs])
+        self.boots = None           # ([base boot numbers], [cand ...])
 
     @property
     def name(self):
         return "%s/%s" % (self.suite, self.case)
+
+    @property
+    def timing(self):
+        return self.metric != "exits_per_op"
 
     @property
     def effect(self):
@@ -429,27 +335,45 @@ class Row:
         return {"suite": self.suite, "case": self.case,
                 "metric": self.metric, "base": self.base,
                 "candidate": self.cand, "ratio": self.ratio,
-                "ci95": [self.lo, self.hi], "boots": [self.n_base,
-                                                      self.n_cand],
+                "ci95": [self.lo, self.hi], "ci_coverage": self.coverage,
+                "p_familywise": self.p,
+                "boots": [self.n_base, self.n_cand],
                 "threshold": self.threshold, "verdict": self.verdict,
                 "lower_is_better": self.lower_is_better,
                 "notes": list(self.notes)}
 
 
+class Settings:
+    """What a comparison is run with (compare's options; ab spends alpha
+    over its looks)."""
+
+    def __init__(self, thresholds=None, seed=DEFAULT_SEED,
+                 resamples=DEFAULT_RESAMPLES, stat=DEFAULT_STAT,
+                 alpha=DEFAULT_ALPHA):
+        self.thresholds = thresholds or {}
+        self.seed, self.resamples = seed, resamples
+        self.stat, self.alpha = stat, alpha
+
+    def threshold(self, metric):
+        return self.thresholds.get(metric, self.thresholds.get(
+            "*", DEFAULT_THRESHOLD))
+
+
 def compare_docs(base, cand, thresholds=None, seed=DEFAULT_SEED,
-                 resamples=DEFAULT_RESAMPLES):
+                 resamples=DEFAULT_RESAMPLES, stat=DEFAULT_STAT,
+                 alpha=DEFAULT_ALPHA):
     """Rows (sorted by effect size) and warnings.  Refuses (InputError)
     files that measured different suites."""
-    thresholds = thresholds or {}
+    opts = Settings(thresholds, seed, resamples, stat, alpha)
     sb, sc = suites_of(base), suites_of(cand)
     if sb != sc:
         raise InputError("the files measured different suites: base has "
                          "%s, candidate has %s" % (
                              ", ".join(sorted(sb)) or "none",
                              ", ".join(sorted(sc)) or "none"))
-    tb, order = collect(base)
-    tc, _ = collect(cand)
-    warnings = _config_warnings(base, cand)
+    tb, order = collect(base, stat)
+    tc, _ = collect(cand, stat)
+    warnings = _config_warnings(base, cand) + _boot_warnings(base, cand)
     only_b = [k for k in order if k not in tc]
     only_c = [k for k in tc if k not in tb]
     for label, keys in (("base", only_b), ("candidate", only_c)):
@@ -458,12 +382,16 @@ def compare_docs(base, cand, thresholds=None, seed=DEFAULT_SEED,
                             "%s" % (len(keys), label, ", ".join(
                                 "%s/%s" % k for k in keys[:6])
                                 + (" ..." if len(keys) > 6 else "")))
-    rng = random.Random(seed)
     rows = []
     for key in order:
         if key in tc:
-            rows.extend(_case_rows(key, tb[key], tc[key], thresholds, rng,
-                                   resamples))
+            rows.extend(_case_rows(key, tb[key], tc[key], opts))
+    n_base, n_cand = len(boot_results(base)), len(boot_results(cand))
+    decide_timing(rows, n_base, n_cand, opts)
+    for key in order:
+        if key in tc:
+            _annotate([r for r in rows if (r.suite, r.case) == key],
+                      tb[key], tc[key])
     rows.sort(key=lambda r: (-r.effect, r.name, r.metric))
     return rows, warnings
 
@@ -481,57 +409,191 @@ def _config_warnings(base, cand):
     return out
 
 
-def _case_rows(key, eb, ec, thresholds, rng, resamples):
+def _boot_warnings(base, cand):
+    """Different boot counts, boots without results, and every failed data
+    check, named (a candidate that read wrong data is not "faster")."""
+    out = []
+    counts = []
+    for label, doc in (("base", base), ("candidate", cand)):
+        boots = [b for b in doc["boots"] if isinstance(b, dict)]
+        used = len(boot_results(doc))
+        counts.append(used)
+        if used < len(boots):
+            out.append("%s: %d of %d boots have no results (failed boots "
+                       "are left out)" % (label, len(boots) - used,
+                                          len(boots)))
+        out.extend(failed_checks(doc, label))
+    if counts[0] != counts[1]:
+        out.append("the sides have different boot counts: base %d, "
+                   "candidate %d" % tuple(counts))
+    return out
+
+
+def failed_checks(doc, label):
+    """["candidate boot 2: data check fwcfg.cases FAILED: detail"]."""
+    out = []
+    for number, boot in enumerate(doc["boots"], 1):
+        checks = boot.get("checks") if isinstance(boot, dict) else None
+        for check in checks if isinstance(checks, list) else ():
+            if isinstance(check, dict) and check.get("ok") is False:
+                out.append("%s boot %d: data check %s FAILED: %s"
+                           % (label, number, check.get("name"),
+                              check.get("detail", "")))
+    return out
+
+
+def _case_rows(key, eb, ec, opts):
     rows = []
-    exits_changed = None
     for metric, (obs_b, lower) in eb["metrics"].items():
         if metric not in ec["metrics"]:
             continue
         obs_c = ec["metrics"][metric][0]
         row = Row(key[0], key[1], metric, lower)
-        row.threshold = thresholds.get(metric, thresholds.get(
-            "*", DEFAULT_THRESHOLD))
+        row.threshold = opts.threshold(metric)
         row.n_base, row.n_cand = len(obs_b), len(obs_c)
-        row.base = _median([o.value for o in obs_b])
-        row.cand = _median([o.value for o in obs_c])
-        floor = EXITS_FLOOR if metric == "exits_per_op" else None
-        row.ratio, row.lo, row.hi = bootstrap_ci(obs_b, obs_c, rng,
-                                                 resamples, floor)
-        row.verdict = verdict(row.lo, row.hi, row.threshold, lower)
+        row.base = _median([v for _n, v in obs_b])
+        row.cand = _median([v for _n, v in obs_c])
         if metric == "exits_per_op":
-            exits_changed = _exits_note(row)
+            exits_verdict(row, eb["res"].get("exits_model"))
+        else:
+            _timing_figures(row, obs_b, obs_c)
         rows.append(row)
-    _annotate(rows, eb, ec, exits_changed)
     return rows
 
 
-def _exits_note(row):
-    """"exits/op a -> b" when the exit count moved: always reported."""
+def exits_verdict(row, model):
+    """Exit counts are counts: a move of the median beyond EXITS_CHANGED of
+    it (below EXITS_FLOOR counts as "no exit") and beyond EXITS_MODEL_SHARE
+    of the model's count (the counters' background noise, per op, is a few
+    exits on a case of hundreds) is an exit-path change, whatever the
+    number of boots."""
     b = max(row.base or 0.0, EXITS_FLOOR)
     c = max(row.cand or 0.0, EXITS_FLOOR)
-    if abs(c - b) > EXITS_CHANGED * b:
-        return "exit path changed: %s -> %s exits/op" % (
-            report.fmt_num(row.base), report.fmt_num(row.cand))
+    row.ratio = c / b
+    row.lo = row.hi = None
+    model = _num(model) or 0.0
+    tolerance = max(EXITS_CHANGED * b, EXITS_MODEL_SHARE * model)
+    if c - b > tolerance:
+        row.verdict = "regression"
+    elif b - c > tolerance:
+        row.verdict = "improvement"
+    else:
+        row.verdict = "unchanged"
+
+
+def _cost_log(value, lower):
+    return math.log(value) if lower else -math.log(value)
+
+
+def _timing_figures(row, obs_b, obs_c):
+    """Shift (Hodges-Lehmann) and its Moses interval, in log cost."""
+    a = [_cost_log(v, row.lower_is_better) for _n, v in obs_b]
+    b = [_cost_log(v, row.lower_is_better) for _n, v in obs_c]
+    row.logs = (a, b)
+    row.boots = ([n for n, _v in obs_b], [n for n, _v in obs_c])
+    row.shift = bootstats.hodges_lehmann(a, b)
+    lo, hi, row.coverage = bootstats.moses_interval(a, b, CI_LEVEL)
+    sign = 1.0 if row.lower_is_better else -1.0
+    row.ratio = math.exp(sign * row.shift)
+    ends = sorted((math.exp(sign * lo), math.exp(sign * hi)))
+    row.lo, row.hi = ends
+
+
+def decide_timing(rows, n_base, n_cand, opts):
+    """The family-wise permutation test over boots for every timing row of
+    the run together, then each row's verdict."""
+    timing = [r for r in rows if r.timing and r.logs]
+    metrics = [bootstats.Metric(dict(
+        [(n - 1, v) for n, v in zip(r.boots[0], r.logs[0])]
+        + [(n_base + n - 1, v) for n, v in zip(r.boots[1], r.logs[1])]))
+        for r in timing]
+    rng = random.Random(opts.seed)
+    ps = bootstats.max_t_pvalues(metrics, n_base, n_cand, rng,
+                                 opts.resamples)
+    for row, p in zip(timing, ps):
+        row.p = p
+        row.verdict = timing_verdict(row, opts.alpha)
+
+
+def timing_verdict(row, alpha):
+    """regression / improvement: family-wise p <= alpha and the shift
+    beyond the threshold t; unchanged: the interval (at least 95 %) inside
+    +-t; else inconclusive."""
+    if row.n_base < 2 or row.n_cand < 2 or row.p is None:
+        return "inconclusive"
+    t = math.log(1.0 + row.threshold)
+    if row.p <= alpha and row.shift >= t:
+        return "regression"
+    if row.p <= alpha and row.shift <= -t:
+        return "improvement"
+    lo = _cost_log(row.lo, row.lower_is_better)
+    hi = _cost_log(row.hi, row.lower_is_better)
+    if row.coverage >= CI_LEVEL - 1e-9 and min(lo, hi) >= -t and \
+            max(lo, hi) <= t:
+        return "unchanged"
+    return "inconclusive"
+
+
+def _exits_note(rows):
+    """"exits/op a -> b" when the exit count moved: always reported."""
+    for row in rows:
+        if row.metric == "exits_per_op" and row.verdict != "unchanged":
+            return "exit path changed: %s -> %s exits/op" % (
+                report.fmt_num(row.base), report.fmt_num(row.cand))
     return None
 
 
-def _annotate(rows, eb, ec, exits_changed):
+def _annotate(rows, eb, ec):
     rb, rc = eb["res"], ec["res"]
     impl = (rb.get("rep_impl"), rc.get("rep_impl"))
+    exits_changed = _exits_note(rows)
     for row in rows:
         if exits_changed:
             row.notes.append(exits_changed)
         if impl[0] != impl[1]:
             row.notes.append("REP implementation %s -> %s" % impl)
-        if row.metric == "exits_per_op":
-            pass        # the exit-path note says it
-        elif row.verdict == "regression" and row.slowdown:
-            row.notes.append("%.2fx slower" % row.slowdown)
-        elif row.verdict == "improvement" and row.slowdown:
-            row.notes.append("%.2fx faster" % (1.0 / row.slowdown))
-        if row.n_base < 2 and row.n_cand < 2 and row.metric not in (
-                "cycles_per_op", "cycles_per_exit"):
-            row.notes.append("1 boot per side: no spread (use --repeat)")
+        if row.timing:
+            row.notes.extend(timing_notes(row))
+
+
+def timing_notes(row):
+    notes = []
+    if row.verdict == "regression":
+        notes.append("%.3fx slower" % row.slowdown)
+    elif row.verdict == "improvement":
+        notes.append("%.3fx faster" % (1.0 / row.slowdown))
+    if row.n_base < 2 and row.n_cand < 2:
+        notes.append("inconclusive (one boot per side)")
+    elif row.verdict == "inconclusive" and row.logs:
+        a, b = row.logs
+        floor = bootstats.min_p(len(a), len(b))
+        if floor > DEFAULT_ALPHA and min(b) > max(a):
+            notes.append("every candidate boot slower (%d/%d boots cannot "
+                         "reach p<=%g)" % (len(a), len(b), DEFAULT_ALPHA))
+        elif floor > DEFAULT_ALPHA and max(b) < min(a):
+            notes.append("every candidate boot faster (%d/%d boots cannot "
+                         "reach p<=%g)" % (len(a), len(b), DEFAULT_ALPHA))
+    notes.extend(mode_notes(row))
+    return notes
+
+
+def mode_notes(row):
+    """Name the boots whose figure sits in another mode than the rest of
+    their side.  They stay in: the median-based shift resists them."""
+    out = []
+    if not row.logs:
+        return out
+    for label, vals, numbers in (("base", row.logs[0], row.boots[0]),
+                                 ("candidate", row.logs[1], row.boots[1])):
+        odd = bootstats.other_mode(vals)
+        if odd:
+            centre = bootstats.median(vals)
+            out.append("bimodal: %s boot %s (%s; kept, the shift is "
+                       "median-based)" % (label, ", ".join(
+                           str(numbers[i]) for i in odd), ", ".join(
+                           "%+.0f %%" % (100 * (math.exp(vals[i] - centre)
+                                                - 1)) for i in odd)))
+    return out
 
 
 def summarize(rows):
@@ -550,7 +612,17 @@ def exit_status(rows):
 # ---------------------------------------------------------------- output
 
 TABLE_HEAD = ("verdict", "case", "metric", "base", "candidate", "ratio",
-              "95% CI", "notes")
+              "95% CI", "p (run)", "notes")
+
+
+def fmt_p(value):
+    return "-" if value is None else "%.3g" % value
+
+
+def candidate_failures(warnings):
+    """The candidate's failed data checks, as compare_docs named them."""
+    return [w for w in warnings if w.startswith("candidate boot ")
+            and " data check " in w]
 
 
 def fmt_ratio(value):
@@ -562,7 +634,7 @@ def row_cells(row):
                                                 fmt_ratio(row.hi))
     return [row.verdict, row.name, row.metric, report.fmt_num(row.base),
             report.fmt_num(row.cand), fmt_ratio(row.ratio), ci,
-            "; ".join(row.notes)]
+            fmt_p(row.p), "; ".join(row.notes)]
 
 
 def render_table(rows, warnings, base_path, cand_path):
@@ -579,12 +651,16 @@ def render_table(rows, warnings, base_path, cand_path):
         lines.append("  " + "  ".join(parts) + "  " + c[-1])
         if i == 0:
             lines.append("  " + "  ".join("-" * w for w in widths) + "  -----")
-    lines.append(summary_line(counts, changed))
+    lines.append(summary_line(counts, changed, candidate_failures(warnings)))
     return "\n".join(lines) + "\n"
 
 
-def summary_line(counts, changed):
+def summary_line(counts, changed, failed=()):
     text = ", ".join("%s %d" % (v, counts[v]) for v in VERDICTS)
+    if failed:
+        names = sorted({w.split(" data check ")[1].split(" FAILED")[0]
+                        for w in failed})
+        text += "; candidate FAILED data checks: %s" % ", ".join(names)
     if changed:
         text += "; exit counts changed in %d case(s): %s" % (
             len(changed), ", ".join(changed[:8]) + (
@@ -596,12 +672,13 @@ def render_markdown(rows, warnings, base_path, cand_path):
     counts, changed = summarize(rows)
     out = ["## trapmeter compare", "",
            "Base `%s`, candidate `%s`." % (base_path, cand_path), "",
-           "**%s**" % summary_line(counts, changed)[len("summary: "):], ""]
+           "**%s**" % summary_line(counts, changed, candidate_failures(
+               warnings))[len("summary: "):], ""]
     out += ["> warning: %s" % w for w in warnings]
     if warnings:
         out.append("")
     out.append("| " + " | ".join(TABLE_HEAD) + " |")
-    out.append("|" + "|".join(["---"] * 3 + ["---:"] * 4 + ["---"]) + "|")
+    out.append("|" + "|".join(["---"] * 3 + ["---:"] * 5 + ["---"]) + "|")
     for row in rows:
         cells = row_cells(row)
         cells[0] = "**%s**" % cells[0] if row.verdict == "regression" \
@@ -611,16 +688,19 @@ def render_markdown(rows, warnings, base_path, cand_path):
     return "\n".join(out) + "\n"
 
 
-def junit_cases(rows):
+def junit_cases(rows, warnings=()):
+    """One testcase per metric (regressions fail) and one failing testcase
+    per failed data check of the candidate."""
     from .junit import Case
-    cases = []
+    cases = [Case("trapmeter.compare.checks", w.split(": ")[0], w, text=w)
+             for w in candidate_failures(warnings)]
     for row in rows:
         detail = ("base %s, candidate %s, ratio %s, 95%% CI %s..%s, "
-                  "threshold %g%%, boots %d/%d%s" % (
+                  "p (run) %s, threshold %g%%, boots %d/%d%s" % (
                       report.fmt_num(row.base), report.fmt_num(row.cand),
                       fmt_ratio(row.ratio), fmt_ratio(row.lo),
-                      fmt_ratio(row.hi), row.threshold * 100, row.n_base,
-                      row.n_cand, ("; " + "; ".join(row.notes))
+                      fmt_ratio(row.hi), fmt_p(row.p), row.threshold * 100,
+                      row.n_base, row.n_cand, ("; " + "; ".join(row.notes))
                       if row.notes else ""))
         failure = ("regression: %s %s %s" % (row.name, row.metric, detail)
                    if row.verdict == "regression" else None)

@@ -1,52 +1,81 @@
-"""Measured VM exits per operation (`run --count-exits`, default under KVM).
+"""Measured VM exits per operation (`run --count-exits`, default under KVM;
+`--exit-counter qmp|perf|both` picks the counter).
 
-The guest (kernel word sync=on) brackets each case's measured samples, and
-an idle phase of the same length, with sync lines and waits for one byte on
-COM1 after each (kernel/phase_sync.c).  At every sync line the runner pauses
-the VM over QMP, reads the vCPU counters (query-stats), queues the byte and
-resumes.  Per case:
+The guest (kernel word sync=on) marks phase points with sync lines and waits
+for one byte on COM1 after each (kernel/phase_sync.h): e0, m0, the timed
+samples, m1, and, when the runner answers m1 with "c", an untimed count
+window c0, one sample's worth of ops, c1.  At every point the runner pauses
+the VM over QMP, reads the vCPU counters (query-stats), steers perf, queues
+the byte and resumes.
 
-  measured = (M - (polls_m1 - 1)) - (I - (polls_i1 - 1))
+QMP, per case, over the timed window:
 
-where M and I are the counter deltas over the measured (m0..m1) and idle
-(i0..i1) windows and polls_* the guest's status-register polls at the end
-point of each window that happened before the pause (each is itself an
-exit).  Sync lines of one case have the same length, so their traffic and
-any background ticks cancel in M - I.  The counting itself is pure
-(snapshots in, fields out) so it is tested without QEMU."""
+  exits = (M - (polls_m1 - 1)) - (E - (polls_m0 - 1))
+
+where M and E are the counter deltas over m0..m1 and over the empty window
+e0..m0, and polls_* the guest's status-register polls at each window's end
+point that happened before the pause (each is itself an exit).  Both windows
+begin with reading the byte and end with a sync line of the same length, so
+E is exactly the sync traffic of M.  A software backend's `exits` also ticks
+with emulated instructions; that background is not subtracted: a 100 ms idle
+spin per boot (pseudo case "background") measures its rate, and each result
+says how much it could at most have added (`exits_background_max`).
+
+perf (tools/trapmeterlib/perfcount.py), per case, over the count window:
+the trapped accesses the host's KVM tracepoints saw, without the COM1 sync
+ports, divided by the window's ops.
+
+The counting itself is pure (snapshots in, fields out) so it is tested
+without QEMU."""
+
+from dataclasses import dataclass
 
 from . import qmp
+from .perfcount import PerfError, per_op
 
+COUNTERS = ("qmp", "perf", "both")
 SYNC_BYTE = b"s"
-PHASES = ("m0", "m1", "i0", "i1")
+COUNT_BYTE = b"c"
+PHASES = ("e0", "m0", "m1")
+BACKGROUND_CASE = "background"
+REPORT_PHASE = "report"
 # Counters that also count the guest's polls of the UART status register.
 POLLED = ("exits", "io_exits")
 # Below this many exits per op, or fewer exits in the whole window than
-# this or than the idle window's background (on a software backend that
-# ticks with emulated instructions, hundreds per second), a cycles/exit
+# this or than an idle window of its length collects (on a software backend
+# that ticks with emulated instructions, ~1.5 k per second), a cycles/exit
 # figure means nothing.
 MIN_EXITS_FOR_COST = 0.5
 MIN_WINDOW_EXITS_FOR_COST = 64
 MODEL_TOLERANCE = 0.10
+# The two counters "differ" beyond this relative gap, and beyond this many
+# exits per op and per timed window (QMP's count is whole exits over the
+# window: over 15 ops one exit is 0.07 per op), so that near-zero counts
+# and short windows do not flag.
+COUNTERS_TOLERANCE = 0.01
+COUNTERS_FLOOR = 0.05
+COUNTERS_WINDOW_FLOOR = 2
 TCG_NOTE = ("TCG has no VM exits: exits_measured and cycles_per_exit stay "
             "null")
 
 
 class ExitCounter:
     """Answers the guest's sync lines during one boot and keeps the
-    counter snapshots of every case."""
+    counter snapshots of every case.  sock_path None: no QMP; perf None:
+    no perf."""
 
-    def __init__(self, sock_path, say=None):
+    def __init__(self, sock_path, say=None, perf=None):
         self.sock_path = sock_path
         self.say = say or (lambda _msg: None)
         self.conn = None
-        self.failed = None          # why counting stopped, once
-        self.groups = {}            # case name -> [ {phase: stats} ]
+        self.failed = None          # why QMP counting stopped, once
+        self.perf = perf
+        self._perf_started = False
+        self.groups = {}            # case name -> [ {phase: stats, ...} ]
         self._current = None
-        self.offered = None         # counter names the host offers
 
     def _connect(self, proc):
-        if self.conn is None and self.failed is None:
+        if self.sock_path and self.conn is None and self.failed is None:
             try:
                 self.conn = qmp.Qmp(self.sock_path,
                                     alive=lambda: proc.poll() is None)
@@ -62,55 +91,98 @@ class ExitCounter:
             self.conn.close()
             self.conn = None
 
+    def _qmp(self, call):
+        """call(conn) on the open QMP connection, None when there is none
+        or it failed (then counting stops, once, with the reason)."""
+        if self.conn is None:
+            return None
+        try:
+            return call(self.conn)
+        except qmp.QmpError as exc:
+            self._fail(str(exc))
+            return None
+
+    def _perf_step(self, case, phase, pid):
+        """Attach perf at the first point; enable at c0, disable at c1."""
+        perf = self.perf
+        if perf is None or not perf.active:
+            return None
+        try:
+            if not self._perf_started:
+                self._perf_started = True
+                perf.start(pid)
+            if phase == "c0":
+                perf.enable()
+            elif phase == "c1":
+                return perf.disable()
+        except (PerfError, OSError) as exc:
+            perf.fail(str(exc))
+        return None
+
+    def reply(self, case, phase):
+        """The byte for this point: "c" asks for the count window."""
+        wants = (self.perf is not None and self.perf.active
+                 and case != BACKGROUND_CASE)
+        return COUNT_BYTE if phase == "m1" and wants else SYNC_BYTE
+
     def on_sync(self, rec, qp):
         """Snapshot the counters for this sync point, then release the
         guest (always, even when counting failed: it must not wait)."""
-        conn = self._connect(qp.proc)
-        stats = None
+        case, phase = rec.get("case"), rec.get("phase")
+        self._connect(qp.proc)
+        self._qmp(lambda conn: conn.command("stop"))
+        window = self._perf_step(case, phase, qp.proc.pid)
         try:
-            if conn is not None:
-                conn.command("stop")
-        except qmp.QmpError as exc:
-            self._fail(str(exc))
-            conn = None
-        try:
-            qp.send(SYNC_BYTE)
+            qp.send(self.reply(case, phase))
         except OSError:
             pass
-        if conn is not None:
-            try:
-                stats = conn.vcpu_stats()
-                conn.command("cont")
-            except qmp.QmpError as exc:
-                self._fail(str(exc))
-        self._record(rec.get("case"), rec.get("phase"), stats)
+        stats = self._qmp(lambda conn: conn.vcpu_stats())
+        self._qmp(lambda conn: conn.command("cont"))
+        self._record(case, phase, stats, rec, window)
 
-    def _record(self, case, phase, stats):
-        if stats is not None and self.offered is None:
-            self.offered = sorted(stats)
-        if phase == "m0" or self._current is None:
+    def _record(self, case, phase, stats, rec=None, window=None):
+        if phase == "e0" or self._current is None \
+                or self._current.get("case") != case:
             self._current = {"case": case}
-        if self._current.get("case") != case:
-            self._current = {"case": case}
-        self._current[phase] = stats
-        if phase == "i1":
             self.groups.setdefault(case, []).append(self._current)
-            self._current = None
+        if phase in PHASES:
+            self._current[phase] = stats
+        elif phase == "c1" and window is not None:
+            self._current["perf_window"] = window
+        elif phase == REPORT_PHASE and rec is not None:
+            self._current.update(sync=rec.get("sync"),
+                                 spin_cycles=rec.get("spin_cycles"))
 
     def close(self):
         if self.conn is not None:
             self.conn.close()
             self.conn = None
+        if self.perf is not None:
+            self.perf.stop()
 
-    def apply(self, results):
-        """Fill exits_measured etc. into the boot's result records."""
+    def apply(self, results, run=None):
+        """Fill exits_measured etc. into the boot's result records (after
+        QEMU ended: perf's data is read here)."""
+        windows = self.perf.counts() if self.perf is not None else []
+        khz = tsc_khz(run)
+        boot = BootCounting(
+            use_qmp=bool(self.sock_path), qmp_failed=self.failed,
+            perf_failed=self.perf.failed if self.perf is not None else None,
+            background=background_rate(
+                (self.groups.get(BACKGROUND_CASE) or [None])[0], khz),
+            khz=khz)
         taken = {}
         for res in results:
             name = res.get("case")
             index = taken.get(name, 0)
             group = (self.groups.get(name) or [])[index:index + 1]
             taken[name] = index + 1
-            fill_result(res, group[0] if group else None, self.failed)
+            group = group[0] if group else None
+            fig = None
+            if group and group.get("perf_window") is not None \
+                    and group["perf_window"] < len(windows):
+                fig = windows[group["perf_window"]]
+            fill_result(res, group, fig, boot)
         return results
 
 
@@ -128,27 +200,43 @@ def _ops(res):
     return ops if ops and ops > 0 else None
 
 
+def tsc_khz(run):
+    tsc = run.get("tsc") if isinstance(run, dict) else None
+    khz = _int(tsc.get("khz")) if isinstance(tsc, dict) else None
+    return khz if khz and khz > 0 else None
+
+
 def window_deltas(group, sync):
-    """({counter: exits over the whole measured phase}, {counter: exits of
-    the idle window: the background the result is measured against})."""
+    """{counter: exits of the timed window without its sync traffic}."""
     snaps = [group.get(p) for p in PHASES]
     if any(not isinstance(s, dict) for s in snaps):
-        return None, None
-    m0, m1, i0, i1 = snaps
-    deltas, idle = {}, {}
+        return None
+    e0, m0, m1 = snaps
+    deltas = {}
     for name in m0:
         vals = [_int(s.get(name)) for s in snaps]
         if None in vals:
             continue
-        moved = (m1[name] - m0[name]) + (i1[name] - i0[name])
-        busy, rest = m1[name] - m0[name], i1[name] - i0[name]
+        busy, empty = m1[name] - m0[name], m0[name] - e0[name]
         # a counter that never moved (io_exits on PVM) counted no polls
-        if name in POLLED and moved:
+        if name in POLLED and m1[name] != e0[name]:
             busy -= sync["polls_m1"] - 1
-            rest -= sync["polls_i1"] - 1
-        deltas[name] = busy - rest
-        idle[name] = rest
-    return deltas, idle
+            empty -= sync["polls_m0"] - 1
+        deltas[name] = busy - empty
+    return deltas
+
+
+def background_rate(group, khz):
+    """Exits per second the QMP 'exits' counter collects in an idle spin
+    (the boot's "background" pseudo case), or None."""
+    sync = _sync_fields(group.get("sync")) if group else None
+    spin = _int(group.get("spin_cycles")) if group else None
+    if sync is None or sync["timeouts"] or not spin or not khz:
+        return None
+    deltas = window_deltas(group, sync)
+    if not deltas or "exits" not in deltas:
+        return None
+    return round(max(deltas["exits"], 0) / (spin / (khz * 1000.0)), 1)
 
 
 def choose_counter(res, deltas):
@@ -159,71 +247,153 @@ def choose_counter(res, deltas):
     return "exits" if "exits" in deltas else None
 
 
+EMPTY_FIELDS = ("exits_measured", "exits_source", "cycles_per_exit",
+                "exits_counter", "exit_stats_per_op", "exits_model_mismatch",
+                "exits_qmp", "exits_perf", "exits_perf_user",
+                "exits_perf_kernel", "exits_perf_ports", "exits_perf_reasons",
+                "exits_perf_vm_exits", "exits_counters_differ",
+                "exits_background_per_s", "exits_background_max")
+
+
 def _empty(res, why):
-    res.update(exits_measured=None, cycles_per_exit=None, exits_counter=None,
-               exit_stats_per_op=None, exits_model_mismatch=None,
-               exits_background=None, exits_note=why)
+    res.update({name: None for name in EMPTY_FIELDS})
+    res["exits_note"] = why
     return res
 
 
 def _sync_fields(sync):
-    need = ("polls_m1", "polls_i1", "timeouts")
+    need = ("polls_m0", "polls_m1", "timeouts")
     if not isinstance(sync, dict) or any(_int(sync.get(k)) is None
                                          for k in need):
         return None
     return sync
 
 
-def fill_result(res, group, failed=None):
-    """Set the measured-exit fields of one result record (pure)."""
+@dataclass
+class BootCounting:
+    """What holds for every result of one boot."""
+    use_qmp: bool = True
+    qmp_failed: str = None          # why QMP counting stopped
+    perf_failed: str = None         # why perf counting stopped
+    background: float = None        # QMP idle rate, exits per second
+    khz: int = None                 # guest TSC
+
+
+def fill_result(res, group, perf=None, boot=None):
+    """Set the measured-exit fields of one result record (pure).  group:
+    the case's QMP snapshots; perf: its count-window figures
+    (perfcount.window_exits) or None."""
+    boot = boot or BootCounting()
     sync = _sync_fields(res.get("sync"))
-    if failed:
-        return _empty(res, "exit counting failed: %s" % failed)
     if sync is None:
         return _empty(res, "no sync record from the guest (sync=on?)")
     if sync["timeouts"]:
         return _empty(res, "guest timed out waiting at %d sync point(s): "
                       "count invalid" % sync["timeouts"])
     ops = _ops(res)
-    deltas, idle = window_deltas(group, sync) if group else (None, None)
-    if ops is None or not deltas:
-        return _empty(res, "no counter snapshots for this case (host "
-                      "offers no vCPU stats?)")
-    counter = choose_counter(res, deltas)
-    if counter is None:
-        return _empty(res, "the host reports no 'exits' counter")
-    per_op = deltas[counter] / ops
-    res.update(exits_measured=round(per_op, 3), exits_counter=counter,
-               exit_stats_per_op={k: round(v / ops, 3)
-                                  for k, v in sorted(deltas.items())},
-               exits_note=None)
-    res["exits_background"] = idle[counter]
-    _cost_and_model(res, per_op, deltas[counter], idle[counter])
-    if per_op < 0:
-        res["exits_note"] = ("fewer exits than the idle window of the same "
-                             "length: none distinguishable from the background")
+    if ops is None:
+        return _empty(res, "no op count in the result")
+    _empty(res, None)
+    notes = []
+    window = _fill_qmp(res, group, boot, ops, notes)
+    perf_ok = _fill_perf(res, perf, _int(sync.get("count_ops")),
+                         boot.perf_failed, notes)
+    _fill_background(res, boot, _int(sync.get("window_cycles")), ops)
+    if perf_ok:
+        res.update(exits_measured=res["exits_perf"], exits_source="perf")
+    elif window is not None:
+        res.update(exits_measured=res["exits_qmp"], exits_source="qmp")
+    if window is not None and perf_ok:
+        res["exits_counters_differ"] = counters_differ(
+            res["exits_qmp"], res["exits_perf"], ops)
+    if res["exits_measured"] is not None:
+        _cost_and_model(res, ops, window, notes)
+    res["exits_note"] = "; ".join(notes) if notes else None
     return res
 
 
-def _cost_and_model(res, per_op, window_exits, background):
+def counters_differ(qmp_per_op, perf_per_op, ops):
+    """More than COUNTERS_TOLERANCE apart, and more than the floors."""
+    gap = abs(qmp_per_op - perf_per_op)
+    return bool(gap > COUNTERS_FLOOR and gap * ops > COUNTERS_WINDOW_FLOOR
+                and gap > COUNTERS_TOLERANCE * max(abs(qmp_per_op),
+                                                   abs(perf_per_op)))
+
+
+def _fill_qmp(res, group, boot, ops, notes):
+    """The QMP figures; returns the window's exit count or None."""
+    if not boot.use_qmp:
+        return None
+    if boot.qmp_failed:
+        notes.append("QMP exit counting failed: %s" % boot.qmp_failed)
+        return None
+    deltas = window_deltas(group, res["sync"]) if group else None
+    if not deltas:
+        notes.append("no QMP counter snapshots for this case (host offers "
+                     "no vCPU stats?)")
+        return None
+    counter = choose_counter(res, deltas)
+    if counter is None:
+        notes.append("the host reports no 'exits' counter")
+        return None
+    res.update(exits_qmp=round(deltas[counter] / ops, 3),
+               exits_counter=counter,
+               exit_stats_per_op={k: round(v / ops, 3)
+                                  for k, v in sorted(deltas.items())})
+    return deltas[counter]
+
+
+def _fill_perf(res, fig, count_ops, perf_failed, notes):
+    if fig is None or not count_ops:
+        if perf_failed:
+            notes.append("perf exit counting failed: %s" % perf_failed)
+        return False
+    if fig["lost"]:
+        notes.append("perf lost %d events: no perf count" % fig["lost"])
+        return False
+    figs = per_op(fig, count_ops)
+    res.update(exits_perf=figs["exits"], exits_perf_user=figs["user"],
+               exits_perf_kernel=figs["kernel"],
+               exits_perf_ports=figs["ports"],
+               exits_perf_reasons=figs["reasons"],
+               exits_perf_vm_exits=figs["vm_exits"] or None)
+    return True
+
+
+def _fill_background(res, boot, window_cycles, ops):
+    """The idle rate, and what it could at most have added per op to the
+    QMP count (an idle window of the timed window's length); reported,
+    never subtracted."""
+    rate = boot.background
+    res["exits_background_per_s"] = rate
+    if rate is None or not boot.khz or window_cycles is None:
+        return
+    res["exits_background_max"] = round(
+        rate * window_cycles / (boot.khz * 1000.0) / ops, 3)
+
+
+def _cost_and_model(res, ops, window, notes):
+    per_op = res["exits_measured"]
     cycles = res.get("cycles")
     median = cycles.get("median") if isinstance(cycles, dict) else None
-    res["cycles_per_exit"] = None
-    floor = max(MIN_WINDOW_EXITS_FOR_COST, background)
-    if per_op >= MIN_EXITS_FOR_COST and window_exits < floor:
-        res["exits_note"] = ("%d exits in the window against %d in the idle "
-                             "window: too few to attribute a cost per exit"
-                             % (window_exits, background))
+    background = (res.get("exits_background_max") or 0) * ops
+    if res["exits_source"] == "qmp" and per_op >= MIN_EXITS_FOR_COST and \
+            window < max(MIN_WINDOW_EXITS_FOR_COST, background):
+        notes.append("%d exits in the window against up to %d of "
+                     "background: too few to attribute a cost per exit"
+                     % (window, background))
     elif isinstance(median, (int, float)) and per_op >= MIN_EXITS_FOR_COST:
         res["cycles_per_exit"] = round(median / per_op, 1)
     model = res.get("exits_model")
-    res["exits_model_mismatch"] = None
     if isinstance(model, (int, float)) and not isinstance(model, bool):
         if model > 0:
             res["exits_model_mismatch"] = bool(
                 abs(per_op - model) > MODEL_TOLERANCE * model)
         else:
             res["exits_model_mismatch"] = per_op >= MIN_EXITS_FOR_COST
+    if per_op < 0:
+        notes.append("fewer exits than the empty window: none "
+                     "distinguishable from the sync traffic")
 
 
 def mark_uncounted(results, why):

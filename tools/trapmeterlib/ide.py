@@ -14,6 +14,8 @@ import shutil
 import struct
 from dataclasses import dataclass
 
+from .dump import time_mark
+
 MASK = (1 << 64) - 1
 SECTOR = 512
 CD_SECTOR = 2048
@@ -270,7 +272,7 @@ def render(dump):
     for r in rows:
         table.append((r.get("case", "?"), r.get("device", "?"),
                       r.get("xfer", "?"), _fmt(r.get("cycles_per_sector"), 0),
-                      _fmt(r.get("mib_s"), 2), _fmt(r.get("exits_per_sector"), 2),
+                      _fmt(r.get("mib_s"), 2) + time_mark(r), _fmt(r.get("exits_per_sector"), 2),
                       _fmt(r.get("cycles_per_exit_model"), 0),
                       _fmt(r.get("rep_loop_ratio"), 1) + "x"
                       if r.get("rep_loop_ratio") is not None else ""))

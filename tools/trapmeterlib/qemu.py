@@ -8,11 +8,11 @@ when QEMU has to be killed."""
 import os
 import selectors
 import shutil
-import signal
 import subprocess
 import time
 from dataclasses import dataclass, field
 
+from . import child
 from .dump import DumpParser
 
 ELF_REL = os.path.join("build", "trapmeter.elf")
@@ -86,7 +86,23 @@ def kernel_words(suite=None, case=None, quick=False, cmdline="",
         notes.append("KVM backend is PVM (software): adding hypercall=off "
                      "(vmcall never returns there; override with --cmdline "
                      "hypercall=...)")
+    if flavour == "pvm" and not any(w.startswith("pvm=") for w in user):
+        words.append("pvm=on")     # the guest skips what stops the VM there
     return words + user, notes
+
+
+# The guest keeps BOOTINFO_CMDLINE_MAX - 1 bytes (kernel/bootinfo.h).
+CMDLINE_MAX = 511
+
+
+def cmdline_problem(words):
+    """Why the kernel command line cannot be passed whole, or None."""
+    size = len(" ".join(words).encode("utf-8"))
+    if size > CMDLINE_MAX:
+        return ("kernel command line is %d bytes; the guest keeps at most %d "
+                "(kernel/bootinfo.h BOOTINFO_CMDLINE_MAX): shorten --cmdline "
+                "/ --case" % (size, CMDLINE_MAX))
+    return None
 
 
 def qemu_opt_escape(value):
@@ -171,8 +187,10 @@ def build_argv(cfg, tmpdir):
 class BootRun:
     """Outcome of running QEMU once: parsed dump, exit status, timing."""
 
-    def __init__(self, dump, rc, timed_out, wall_s, stderr_text, fatal=None):
+    def __init__(self, dump, rc, timed_out, wall_s, stderr_text, fatal=None,
+                 log_error=None):
         self.dump = dump
+        self.log_error = log_error
         self.rc = rc
         self.timed_out = timed_out
         self.fatal = fatal
@@ -194,12 +212,13 @@ class QemuProcess:
         self.on_sync = on_sync
         self.stderr_path = stderr_path
         self.fatal = None
+        self.log_error = None
         self._next_stderr_check = 0.0
         with open(stderr_path, "wb") as err:
             try:
-                self.proc = subprocess.Popen(
+                self.proc = child.spawn(
                     argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                    stderr=err, start_new_session=True)
+                    stderr=err)
             except OSError as exc:
                 raise QemuStartError("cannot execute %s: %s"
                                      % (argv[0], exc.strerror or exc))
@@ -215,13 +234,26 @@ class QemuProcess:
 
     def _take(self, chunk):
         if self.log is not None:
-            self.log.write(chunk)
-            self.log.flush()
+            self._log(chunk)
         for rec in self.parser.feed(chunk):
             if rec.get("type") == "sync" and self.on_sync is not None:
                 self.on_sync(rec, self)
             if self.on_record is not None:
                 self.on_record(rec, self.elapsed())
+
+    def _log(self, chunk):
+        """A log that cannot be written (disk full, /dev/full) stops
+        logging, not the run; the runner reports it after the boot."""
+        try:
+            self.log.write(chunk)
+            self.log.flush()
+        except OSError as exc:
+            self.log_error = exc.strerror or str(exc)
+            self.log = None
+
+    def flooded(self):
+        """The guest floods COM1 (dump.py's caps): stop QEMU early."""
+        return self.parser.dump.flood is not None
 
     def pump(self, deadline):
         """Read COM1 until EOF/exit (False) or the deadline (True)."""
@@ -237,6 +269,8 @@ class QemuProcess:
                     if not chunk:
                         break
                     self._take(chunk)
+                    if self.flooded():
+                        return False
                 elif self.proc.poll() is not None:
                     self.drain(DRAIN_S)
                     return False
@@ -282,18 +316,7 @@ class QemuProcess:
 
     def kill(self):
         """SIGTERM the QEMU process group, SIGKILL after a grace period."""
-        for sig, wait_s in ((signal.SIGTERM, KILL_GRACE_S),
-                            (signal.SIGKILL, 5.0)):
-            if self.proc.poll() is not None:
-                return
-            try:
-                os.killpg(self.proc.pid, sig)
-            except (ProcessLookupError, PermissionError):
-                self.proc.send_signal(sig)
-            try:
-                self.proc.wait(timeout=wait_s)
-            except subprocess.TimeoutExpired:
-                continue
+        child.stop(self.proc, KILL_GRACE_S)
 
     def close(self):
         for pipe in (self.proc.stdin, self.proc.stdout):
@@ -309,16 +332,19 @@ def run_boot(argv, timeout, stderr_path, log=None, on_record=None,
     qp = QemuProcess(argv, stderr_path, log, on_record, on_sync)
     try:
         timed_out = qp.pump(qp.t0 + timeout)
-        if timed_out or qp.fatal:
+        if timed_out or qp.fatal or qp.flooded():
             qp.kill()
-            qp.drain(DRAIN_S)
+            if not qp.flooded():
+                qp.drain(DRAIN_S)
         rc = qp.proc.wait()
     except BaseException:
         qp.kill()
         raise
     finally:
         qp.close()
+        child.stop(qp.proc, 0.0)
     wall = qp.elapsed()
     with open(stderr_path, "rb") as fh:
         err = fh.read().decode("utf-8", "replace")
-    return BootRun(qp.parser.finish(), rc, timed_out, wall, err, qp.fatal)
+    return BootRun(qp.parser.finish(), rc, timed_out, wall, err, qp.fatal,
+                   qp.log_error)

@@ -4,22 +4,35 @@ Pure functions over plain dicts (the guest's JSON records) so that pairing,
 aggregation and rendering are testable without QEMU."""
 
 import copy
+import errno
+import fcntl
 import json
 import os
+import stat
 import statistics
 import tempfile
 import zlib
 
+from .dump import time_mark
+from .exitcount import counters_differ
 from .status import status_name
 
 PAIRED_METHODS = ("rep", "dma")
+# results.json schema: 2 since the guest's status is sealed in its dump
+# (the status record); compare reads 1 and 2.
+RESULTS_SCHEMA = 2
 COLUMNS = [("case", "<"), ("method", "<"), ("bytes", ">"),
            ("cycles/op (median)", ">"), ("cycles/unit", ">"),
            ("REP speed-up", ">"), ("exits (model)", ">"),
            ("cycles/exit (model)", ">"), ("exits (meas.)", ">"),
            ("cycles/exit (meas.)", ">"), ("ns/op", ">")]
 MEDIAN_FIELDS = ("cycles_per_unit", "ns_median", "cycles_per_exit_model",
-                 "exits_measured", "cycles_per_exit")
+                 "exits_measured", "cycles_per_exit", "exits_qmp",
+                 "exits_perf")
+# Shown after "exits (meas.)" when a run counted with both counters.
+QMP_COLUMN = ("exits (qmp)", ">")
+# Marks a QMP count more than 1 % away from the perf count.
+DIFFER_MARK = " ~"
 # Marks a measured exit count more than 10 % away from the model.
 MISMATCH_MARK = " !"
 
@@ -93,6 +106,10 @@ def aggregate_results(boot_results):
         agg["boots"] = len(group)
         if agg.get("exits_measured") is not None:
             agg["exits_model_mismatch"] = model_mismatch(agg)
+        if agg.get("exits_qmp") is not None and \
+                agg.get("exits_perf") is not None:
+            agg["exits_counters_differ"] = counters_differ(
+                agg["exits_qmp"], agg["exits_perf"], agg.get("ops") or 1)
         merged.append(agg)
     return add_speedups(merged)
 
@@ -148,20 +165,40 @@ def fmt_speedup(value):
     return "" if value is None else "%.1fx" % value
 
 
-def result_row(res):
-    return [str(res.get("case", "?")), str(res.get("method", "?")),
-            fmt_num(res.get("bytes")), fmt_num(median_cycles(res)),
-            fmt_num(res.get("cycles_per_unit")),
-            fmt_speedup(res.get("speedup")),
-            fmt_num(res.get("exits_model")),
-            fmt_num(res.get("cycles_per_exit_model")),
-            fmt_measured(res), fmt_num(res.get("cycles_per_exit")),
-            fmt_num(res.get("ns_median"))]
+def result_row(res, with_qmp=False):
+    row = [str(res.get("case", "?")), str(res.get("method", "?")),
+           fmt_num(res.get("bytes")), fmt_num(median_cycles(res)),
+           fmt_num(res.get("cycles_per_unit")),
+           fmt_speedup(res.get("speedup")),
+           fmt_num(res.get("exits_model")),
+           fmt_num(res.get("cycles_per_exit_model")),
+           fmt_measured(res), fmt_num(res.get("cycles_per_exit")),
+           fmt_num(res.get("ns_median")) + time_mark(res)]
+    if with_qmp:
+        row.insert(9, fmt_qmp(res))
+    return row
+
+
+def columns(with_qmp):
+    cols = list(COLUMNS)
+    if with_qmp:
+        cols.insert(9, QMP_COLUMN)
+    return cols
+
+
+def both_counted(results):
+    return any(_number(r.get("exits_qmp")) is not None and
+               _number(r.get("exits_perf")) is not None for r in results)
+
+
+def fmt_qmp(res):
+    text = fmt_num(res.get("exits_qmp"))
+    return text + DIFFER_MARK if res.get("exits_counters_differ") else text
 
 
 def fmt_measured(res):
     meas = _number(res.get("exits_measured"))
-    # below the idle window's own count: nothing to tell from background
+    # below the empty sync window: nothing to tell from the sync traffic
     text = "<0" if meas is not None and meas < 0 else fmt_num(res.get("exits_measured"))
     return text + MISMATCH_MARK if model_mismatch(res) else text
 
@@ -178,9 +215,9 @@ def model_mismatch(res):
     return abs(meas - model) > 0.1 * model
 
 
-def _align(cells, widths):
+def _align(cells, widths, cols=COLUMNS):
     parts = []
-    for cell, width, (_name, side) in zip(cells, widths, COLUMNS):
+    for cell, width, (_name, side) in zip(cells, widths, cols):
         parts.append(cell.ljust(width) if side == "<" else cell.rjust(width))
     return "  ".join(parts).rstrip()
 
@@ -189,19 +226,22 @@ def render_results(results):
     """Result rows grouped per suite, columns aligned across all suites."""
     if not results:
         return ["(no results)"]
-    rows = [(res.get("suite", "?"), result_row(res)) for res in results]
-    widths = [len(name) for name, _side in COLUMNS]
+    with_qmp = both_counted(results)
+    cols = columns(with_qmp)
+    rows = [(res.get("suite", "?"), result_row(res, with_qmp))
+            for res in results]
+    widths = [len(name) for name, _side in cols]
     for _suite, cells in rows:
         widths = [max(w, len(c)) for w, c in zip(widths, cells)]
-    lines = ["  " + _align([name for name, _s in COLUMNS], widths),
-             "  " + _align(["-" * w for w in widths], widths)]
+    lines = ["  " + _align([name for name, _s in cols], widths, cols),
+             "  " + _align(["-" * w for w in widths], widths, cols)]
     suites = []
     for suite, _cells in rows:
         if suite not in suites:
             suites.append(suite)
     for suite in suites:
         lines.append("[suite %s]" % suite)
-        lines.extend("  " + _align(cells, widths)
+        lines.extend("  " + _align(cells, widths, cols)
                      for s, cells in rows if s == suite)
     return lines
 
@@ -233,6 +273,18 @@ def _cpu_text(cpu):
                         (" \"%s\"" % brand) if brand else "")
 
 
+def _tsc_text(tsc):
+    """"tsc SOURCE KHZ kHz", GUESS when it is one, and the PM-timer
+    cross-check's difference."""
+    text = "tsc %s %s kHz" % (tsc.get("source", "?"), tsc.get("khz", "?"))
+    if tsc.get("guess") is True:
+        text += " (GUESS)"
+    check = tsc.get("check")
+    if isinstance(check, dict) and isinstance(check.get("diff_ppm"), int):
+        text += " (pm-timer %+.1f %%)" % (check["diff_ppm"] / 1e4)
+    return text
+
+
 def render_header(run, info):
     """One line describing where and how the numbers were taken."""
     run = run or {}
@@ -247,7 +299,7 @@ def render_header(run, info):
              "firmware %s" % run.get("firmware", info.get("firmware") or "?"),
              "cpu %s" % _cpu_text(run.get("cpu")),
              "hypervisor %s" % (run.get("hypervisor") or "none"),
-             "tsc %s %s kHz" % (tsc.get("source", "?"), tsc.get("khz", "?")),
+             _tsc_text(tsc),
              "timer overhead %s cycles" % fmt_num(
                  run.get("timer_overhead_cycles")),
              "wall %s" % ("%.1f s" % wall if wall is not None else "?")]
@@ -260,13 +312,16 @@ def render_report(run, info, results, checks, skips):
     """The whole terminal report for one boot (or the --repeat median)."""
     lines = [render_header(run, info), ""]
     lines += render_results(results)
+    if any(time_mark(r) for r in results):
+        lines.append("  ?: the TSC frequency is a guess, so ns figures are too "
+                     "(cycles are exact)")
     if any(model_mismatch(r) for r in results):
         lines.append("  ! measured exits differ from the model by more than "
                      "10 % (a finding about the hypervisor, not an error)")
     if any((_number(r.get("exits_measured")) or 0) < 0 for r in results):
-        lines.append("  <0: fewer exits than the idle window of the same length (a "
-                     "software backend ticks 'exits' with emulated instructions): no "
-                     "exits distinguishable from the background")
+        lines.append("  <0: fewer exits than the empty sync window: none "
+                     "distinguishable from the sync traffic")
+    lines += exit_counter_notes(results)
     notes = sorted({r.get("exits_note") for r in results
                     if r.get("exits_note")})
     if len(notes) == 1 and all(r.get("exits_measured") is None
@@ -276,6 +331,28 @@ def render_report(run, info, results, checks, skips):
     if extra:
         lines += [""] + extra
     return "\n".join(lines) + "\n"
+
+
+def exit_counter_notes(results):
+    """Legend lines: which counter the measured column shows, the ~ mark,
+    and the QMP background rate (reported, not subtracted)."""
+    lines = []
+    if both_counted(results):
+        lines.append("  exits (meas.): perf (KVM tracepoints, untimed "
+                     "window); exits (qmp): QMP query-stats over the timed "
+                     "samples")
+    if any(r.get("exits_counters_differ") for r in results):
+        lines.append("  ~ the QMP count differs from the perf count by "
+                     "more than 1 % (QMP misses exits KVM answers itself "
+                     "on some backends)")
+    rates = [r.get("exits_background_per_s") for r in results
+             if _number(r.get("exits_background_per_s")) is not None]
+    if rates:
+        lines.append("  QMP 'exits' collects %s/s in an idle spin here "
+                     "(not subtracted; per case at most "
+                     "exits_background_max per op in results.json)"
+                     % fmt_num(statistics.median(rates)))
+    return lines
 
 
 def guest_problem_lines(errors, exceptions):
@@ -322,7 +399,7 @@ def results_document(host, config, boots, code, messages=(), summary=None):
                     if isinstance(b.get("run"), dict)), None)
     for boot in boots:
         seal_boot(boot)
-    doc = {"schema": 1, "tool": "trapmeter", "version": version,
+    doc = {"schema": RESULTS_SCHEMA, "tool": "trapmeter", "version": version,
            "host": host, "config": config, "boots": boots,
            "status": status_name(code), "exit_code": code}
     if messages:
@@ -347,10 +424,55 @@ def seal_boot(boot):
     return boot
 
 
+def open_output(path, mode="wb"):
+    """Open an output the user named, never replacing what is there: a
+    device (/dev/null, /dev/full) or a FIFO is written directly; a FIFO
+    without a reader is an error (ENXIO) instead of a hang; a directory is
+    refused."""
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_NONBLOCK, 0o666)
+    try:
+        if stat.S_ISDIR(os.fstat(fd).st_mode):
+            raise IsADirectoryError(errno.EISDIR, "is a directory")
+        flags = fcntl.fcntl(fd, fcntl.F_GETFL)
+        fcntl.fcntl(fd, fcntl.F_SETFL, flags & ~os.O_NONBLOCK)
+        if stat.S_ISREG(os.fstat(fd).st_mode):
+            os.ftruncate(fd, 0)
+    except BaseException:
+        os.close(fd)
+        raise
+    if "b" in mode:
+        return os.fdopen(fd, mode)
+    return os.fdopen(fd, mode, encoding="utf-8")
+
+
+def _special_target(path):
+    """The existing non-regular file path names (after symlinks), or
+    None.  Such targets are written in place, never renamed over."""
+    try:
+        mode = os.stat(path).st_mode
+    except FileNotFoundError:
+        return None
+    if stat.S_ISDIR(mode):
+        raise IsADirectoryError(errno.EISDIR, "is a directory", path)
+    return None if stat.S_ISREG(mode) else path
+
+
 def _write_atomic(path, fill, suffix):
     """Write through a temp file in the same directory and rename it into
-    place, so readers never see a half-written file.  fill(fh) writes."""
-    directory = os.path.dirname(os.path.abspath(path))
+    place, so readers never see a half-written file.  fill(fh) writes.
+    A symlink stays a symlink (the file it names is replaced); a device
+    or FIFO is written directly (report.open_output)."""
+    try:
+        if _special_target(path):
+            with open_output(path, "w") as fh:
+                fill(fh)
+            return
+    except OSError as exc:
+        if exc.errno == errno.ENXIO:
+            raise OSError(errno.ENXIO, "a FIFO or socket with no reader")
+        raise
+    path = os.path.realpath(path)
+    directory = os.path.dirname(path)
     fd, tmp = tempfile.mkstemp(prefix=".trapmeter-", suffix=suffix,
                                dir=directory)
     umask = os.umask(0o022)

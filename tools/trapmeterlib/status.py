@@ -12,6 +12,7 @@ QEMU_ERROR = 5
 GARBLED = 6
 REGRESSION = 10         # compare: at least one metric regressed
 UNUSABLE = 11           # compare: an input file cannot be used
+NO_INJECTION = 12       # sensitivity: the delay shim cannot act here
 INTERNAL = 70
 INTERRUPTED = 130
 
@@ -22,7 +23,8 @@ GUEST_STATUS = {"ok": OK, "check-failed": CHECK_FAILED,
 NAMES = {OK: "ok", CHECK_FAILED: "check-failed", BAD_INPUT: "bad-input",
          EXCEPTION: "exception", TIMEOUT: "timeout", QEMU_ERROR: "qemu-error",
          GARBLED: "garbled", REGRESSION: "regression",
-         UNUSABLE: "unusable-input", INTERNAL: "internal-error",
+         UNUSABLE: "unusable-input", NO_INJECTION: "no-injection",
+         INTERNAL: "internal-error",
          INTERRUPTED: "interrupted"}
 
 EXIT_TABLE = """\
@@ -35,13 +37,18 @@ exit status (guest writes code C to isa-debug-exit; QEMU exits (C<<1)|1):
                                  runner option
   3       exception     3  7     guest CPU exception (register dump on COM1)
   4       -             -  -     timeout: runner killed QEMU
-  5       -             -  -     QEMU could not start, build failed, KVM
-                                 requested but unusable, or QEMU exited
+  5       -             -  -     QEMU could not start (or its files could
+                                 not be prepared: disk full), build failed,
+                                 KVM requested but unusable, or QEMU exited
                                  without a guest status (e.g. triple fault)
-  6       -             -  -     dump cut or garbled (count/CRC/END mismatch)
+  6       -             -  -     dump cut or garbled (count/CRC/END/sealed
+                                 status mismatch, bad line, output flood)
   10      compare: at least one metric regressed (others: 0 = none)
   11      compare: an input is unusable (unreadable, other schema or
           suites, truncated or edited: CRC/count/seal mismatch)
+  12      sensitivity: the delay shim cannot act (TCG, KVM unusable, QEMU
+          static or not calling ioctl through libc, shim not built, or its
+          count of delayed exits disagrees with the measured exits)
   70      internal error in the runner; 130 interrupted (Ctrl-C)
 If the END line and QEMU's exit code disagree, both are reported and the
 worse status is used. With --repeat the worst status over boots is returned."""
@@ -115,6 +122,10 @@ def decide_boot(dump, qemu_rc, timed_out, timeout_s=None, fatal=None):
                                     "case started: %s"
                                     % (fatal, _last_case_text(dump))],
                        True)
+    if getattr(dump, "flood", None):
+        return Outcome(GARBLED, ["%s; the runner stopped QEMU (last case "
+                                 "started: %s)" % (dump.flood,
+                                                   _last_case_text(dump))])
     if timed_out:
         return Outcome(TIMEOUT, ["timeout after %s s; last case started: %s"
                                  % (_fmt_seconds(timeout_s),

@@ -10,9 +10,9 @@ The guest sends on NIC A and receives on NIC B; nothing leaves the VM:
 
 import shutil
 import sys
-import tempfile
 
-from . import status
+from . import privdir, status
+from .dump import time_mark
 
 # transport -> virtio-net-pci properties (QEMU 7.2 names)
 TRANSPORTS = {
@@ -163,7 +163,7 @@ def render_sizes(results):
         row = [str(size)]
         for pol in POLICIES:
             res = cases.get("net.%d.%s" % (size, pol), {})
-            row += [_fmt(res.get("packets_per_s")),
+            row += [_fmt(res.get("packets_per_s")) + time_mark(res),
                     _fmt(res.get("cycles_per_packet")),
                     _fmt(res.get("kicks_per_packet"), 3),
                     _fmt(res.get("cycles_per_kick"))]
@@ -256,7 +256,7 @@ def run_matrix(session, prepare, run_boots, say):
                                                           ioeventfd))
         cfg = prepare(session)
         args.no_build = True
-        tmpdir = tempfile.mkdtemp(prefix="trapmeter-")
+        tmpdir = privdir.make()
         try:
             code = run_boots(session, cfg, tmpdir)
         finally:

@@ -14,22 +14,40 @@ def add_parser(sub, fmt):
         NAME, formatter_class=fmt, epilog=status.EXIT_TABLE,
         help="regression verdicts: candidate results.json against a base",
         description="Compare two results.json files (each one or more "
-        "boots, run --repeat N) metric by metric: ratio of medians "
-        "(candidate/base) with a seeded bootstrap 95%% CI, and a verdict "
-        "(regression, improvement, unchanged, inconclusive) against a "
-        "threshold. Exit status 0: no regression; 10: regression; 11: "
+        "boots, run --repeat N) metric by metric. The boot is the unit: "
+        "per boot the minimum of a case's samples; the shift candidate/base "
+        "is the Hodges-Lehmann estimate over boots with a distribution-free "
+        "95%% interval, and one permutation test of the boot labels over all "
+        "metrics of the run gives family-wise p-values. Verdicts: "
+        "regression, improvement, unchanged, inconclusive (always with one "
+        "boot per side). Exit status 0: no regression; 10: regression; 11: "
         "unusable input.")
     add = cmp_.add_argument
     add("base", metavar="BASE.json")
     add("candidate", metavar="CAND.json")
+    add_verdict_options(add)
+
+
+def add_verdict_options(add):
+    """The options of a verdict, shared by compare, ab and sensitivity."""
     add("--threshold", metavar="[METRIC=]PCT", action="append", default=[],
-        help="verdict threshold in percent (default 5); METRIC=PCT for one "
-        "metric (cycles_per_op, cycles_per_exit, exits_per_op, mib_s, pps, "
-        "...); repeatable")
+        help="threshold t in percent (default %g): a significant change "
+        "must exceed it, an interval inside +-t is 'unchanged'; "
+        "METRIC=PCT for one metric (cycles_per_op, cycles_per_exit, "
+        "exits_per_op, mib_s, pps, ...); repeatable"
+        % (compare.DEFAULT_THRESHOLD * 100))
+    add("--alpha", type=float, default=compare.DEFAULT_ALPHA,
+        help="false-alarm level for all metrics of the run together "
+        "(default %g)" % compare.DEFAULT_ALPHA)
+    add("--stat", choices=compare.STATS, default=compare.DEFAULT_STAT,
+        help="per-boot figure of a case: the minimum (default), p10 or "
+        "median of its samples")
     add("--seed", type=int, default=compare.DEFAULT_SEED,
-        help="bootstrap seed (default %d)" % compare.DEFAULT_SEED)
+        help="seed of the random label splits (default %d)"
+        % compare.DEFAULT_SEED)
     add("--resamples", type=int, default=compare.DEFAULT_RESAMPLES,
-        help="bootstrap resamples (default %d)" % compare.DEFAULT_RESAMPLES)
+        help="random label splits when there are more than %d (default "
+        "%d)" % (compare.bootstats.EXACT_MAX, compare.DEFAULT_RESAMPLES))
     add("--junit", metavar="FILE", help="JUnit XML, one testcase per metric")
     add("--markdown", metavar="FILE", help="Markdown summary for CI")
     add("--plot", metavar="FILE.svg", help="REP vs single cycles per unit "
@@ -38,6 +56,23 @@ def add_parser(sub, fmt):
         default="auto", help="gnuplot when installed (auto) or the plain "
         "Python SVG writer")
     add("--json", metavar="FILE", help="verdicts as JSON")
+
+
+def check_verdict_options(args):
+    """Thresholds as fractions; bad values and missing output directories
+    are bad input."""
+    thresholds = parse_thresholds(args.threshold)
+    if args.resamples < 100 or args.resamples > 1000000:
+        raise OptionError("--resamples must be 100..1000000")
+    if not 0 < args.alpha < 0.5:
+        raise OptionError("--alpha must be between 0 and 0.5 (got %g)"
+                          % args.alpha)
+    for opt in ("junit", "markdown", "plot", "json"):
+        path = getattr(args, opt)
+        if path and not junit.exists_dir(path):
+            raise OptionError("--%s %s: directory does not exist"
+                              % (opt, path))
+    return thresholds
 
 
 def parse_thresholds(items):
@@ -57,14 +92,7 @@ def parse_thresholds(items):
 
 
 def command(args):
-    thresholds = parse_thresholds(args.threshold)
-    if args.resamples < 100 or args.resamples > 1000000:
-        raise OptionError("--resamples must be 100..1000000")
-    for opt in ("junit", "markdown", "plot", "json"):
-        path = getattr(args, opt)
-        if path and not junit.exists_dir(path):
-            raise OptionError("--%s %s: directory does not exist"
-                              % (opt, path))
+    thresholds = check_verdict_options(args)
     base, cand, rows, warnings = compare_files(args, thresholds)
     sys.stdout.write(compare.render_table(rows, warnings, args.base,
                                           args.candidate))
@@ -78,12 +106,14 @@ def compare_files(args, thresholds):
     try:
         base = compare.read_results(args.base)
         cand = compare.read_results(args.candidate)
-        if base.get("schema") != cand.get("schema"):
+        if not {base.get("schema"), cand.get("schema")} <= set(
+                compare.KNOWN_SCHEMAS):
             raise compare.InputError("different schemas: base %r, "
                                      "candidate %r" % (base.get("schema"),
                                                        cand.get("schema")))
         rows, warnings = compare.compare_docs(base, cand, thresholds,
-                                              args.seed, args.resamples)
+                                              args.seed, args.resamples,
+                                              args.stat, args.alpha)
     except compare.InputError as exc:
         raise TrapmeterError(status.UNUSABLE, "unusable input: %s" % exc)
     if not rows:
@@ -96,7 +126,7 @@ def write_compare_outputs(args, rows, warnings, base, cand):
     try:
         if args.junit:
             junit.write(args.junit, junit.to_xml(
-                "trapmeter compare", compare.junit_cases(rows)))
+                "trapmeter compare", compare.junit_cases(rows, warnings)))
         if args.markdown:
             report.write_text_atomic(args.markdown, compare.render_markdown(
                 rows, warnings, args.base, args.candidate))

@@ -6,9 +6,9 @@ import os
 import shutil
 import subprocess
 import sys
-import tempfile
 
-from .. import exitcount, host, ide, junit, qemu, report, status, virtio
+from .. import (exitcount, host, ide, junit, mmio, perfcount, privdir, qemu,
+               report, status, virtio)
 from ..status import Outcome, decide_boot
 from .common import (OptionError, TrapmeterError, check_words, has_report,
                      repo_root, report_outcome, say)
@@ -58,14 +58,20 @@ def add_parser(sub, fmt):
         "(default on under KVM; adds kernel word sync=on)")
     add("--no-count-exits", dest="count_exits", action="store_false",
         help="do not count exits (no QMP, no sync points)")
-    add("--kernel-irqchip", choices=("on", "off"), default="on",
-        help="KVM: -accel kvm,kernel-irqchip=on|off (off: PIC/ELCR ports "
-        "become QEMU round trips; default on)")
+    add("--exit-counter", choices=exitcount.COUNTERS, default="qmp",
+        help="qmp: QMP query-stats over the timed samples; perf: the "
+        "host's KVM tracepoints (linux-perf, root) over one untimed sample "
+        "per case; both (default qmp)")
+    add("--kernel-irqchip", choices=("on", "off", "split"), default="on",
+        help="KVM: -accel kvm,kernel-irqchip=on|off|split (off: PIC/ELCR "
+        "ports become QEMU round trips; split: the local APIC stays in "
+        "KVM, PIC and I/O APIC move to QEMU; default on)")
     add("--junit", metavar="FILE", help="also write JUnit XML: one "
         "testcase per check, skip and boot status")
     add("-v", "--verbose", action="store_true",
         help="show every case, the QEMU command line and QEMU's stderr")
     virtio.add_options(add)
+    mmio.add_options(add)
     add("--ide-disk-size", metavar="SIZE", default="16M",
         help="suite ide: scratch disk attached as ATA dev0 (default 16M; "
         "0: no disk)")
@@ -172,7 +178,9 @@ class RunSession:
         self.boots = []
         self.summary = None
         self.count_exits = False
+        self.perf_events = []
         self.ide = None
+        self.output_errors = []     # outputs that could not be written
         self.detailed = args.verbose or sys.stderr.isatty()
 
     def write_json(self, code, messages=()):
@@ -212,16 +220,23 @@ def prepare(session):
         say("warning: KVM flavour is %s: absolute cycle counts are not "
             "representative of hardware-virtualised (VT-x/AMD-V) hosts; "
             "ratios and exit counts are" % flavour)
-    if args.kernel_irqchip == "off":
-        say("kernel-irqchip=off: the PIC/ELCR ports are handled by QEMU"
+    if args.kernel_irqchip != "on":
+        say({"off": "kernel-irqchip=off: the PIC/ELCR ports are handled by "
+             "QEMU", "split": "kernel-irqchip=split: the local APIC is in "
+             "KVM, the PIC, ELCR and I/O APIC in QEMU"}[args.kernel_irqchip]
             if accel == "kvm" else "--kernel-irqchip applies to KVM only; "
             "ignored under TCG")
     count = decide_count_exits(args, accel)
+    session.config["exit_counter"], session.perf_events = (
+        decide_perf(args) if count else (None, []))
     words, notes = qemu.kernel_words(args.suite, args.case, args.quick,
                                      args.cmdline,
                                      flavour if accel == "kvm" else None)
     if count:
         words.append("sync=on")
+    problem = qemu.cmdline_problem(words)
+    if problem:
+        raise OptionError(problem)
     for note in notes:
         say(note)
     cfg = qemu.RunConfig(repo_root=root, accel=accel, boot=args.boot,
@@ -231,7 +246,9 @@ def prepare(session):
     session.count_exits = count
     session.config["count_exits"] = count
     vconf = virtio.settings(args)
-    cfg.extra = virtio.device_args(vconf) + list(session.extra)
+    cfg.extra = (virtio.device_args(vconf)
+                 + mmio.device_args(words, args.mmio_devices)
+                 + list(session.extra))
     session.config["virtio"] = vconf
     session.host = host.host_info(qemu_bin, accel, flavour)
     session.config.update(accel=accel, accel_requested=args.accel,
@@ -253,6 +270,19 @@ def decide_count_exits(args, accel):
     return args.count_exits is not False
 
 
+def decide_perf(args):
+    """(counter in use, tracepoints perf records): without perf, its
+    tracepoints or the permission, QMP alone, said once."""
+    if args.exit_counter == "qmp":
+        return "qmp", []
+    events, why = perfcount.available()
+    if not events:
+        say("--exit-counter %s: %s; counting with QMP alone"
+            % (args.exit_counter, why))
+        return "qmp", []
+    return args.exit_counter, events
+
+
 def command(args, extra):
     session = RunSession(args, extra)
     try:
@@ -263,7 +293,9 @@ def command(args, extra):
             code = virtio.run_matrix(session, prepare, run_boots, say)
         else:
             cfg = prepare(session)
-            tmpdir = tempfile.mkdtemp(prefix="trapmeter-")
+            for gone in privdir.remove_stale():
+                say("removed %s, left by a dead run" % gone)
+            tmpdir = privdir.make()
             try:
                 code = run_boots(session, cfg, tmpdir)
             finally:
@@ -275,6 +307,8 @@ def command(args, extra):
         session.write_json(status.INTERRUPTED, ["interrupted"])
         raise
     if not session.write_json(code) and code == status.OK:
+        code = status.BAD_INPUT
+    if session.output_errors and code == status.OK:
         code = status.BAD_INPUT
     if args.junit:
         write_run_junit(args.junit, session)
@@ -292,15 +326,19 @@ def write_run_junit(path, session):
 def run_boots(session, cfg, tmpdir):
     """Boot --repeat times; the worst status wins, 2-6 stop early."""
     args = session.args
-    qemu.prepare_tmpdir(cfg, tmpdir)
-    if session.count_exits:
-        cfg.qmp_path = exitcount.qmp.socket_path(tmpdir)
-    if ide.suite_selected(cfg.words):
-        try:
+    try:
+        qemu.prepare_tmpdir(cfg, tmpdir)
+        if ide.suite_selected(cfg.words):
             session.ide = ide.prepare(cfg, tmpdir, args.ide_disk_bytes,
                                       args.ide_readonly, not args.no_ide_cd)
-        except ide.IdeOptionError as exc:
-            raise OptionError(str(exc))
+    except ide.IdeOptionError as exc:
+        raise OptionError(str(exc))
+    except OSError as exc:
+        raise TrapmeterError(status.QEMU_ERROR, "cannot prepare QEMU's files "
+                             "in %s: %s" % (tmpdir, exc.strerror or exc))
+    if session.count_exits and session.config["exit_counter"] != "perf":
+        cfg.qmp_path = exitcount.qmp.socket_path(tmpdir)
+    if ide.suite_selected(cfg.words):
         cfg.extra = session.ide.qemu_args + list(cfg.extra)
     argv = qemu.build_argv(cfg, tmpdir)
     session.config["qemu_argv"] = argv
@@ -333,13 +371,16 @@ def one_boot(session, cfg, argv, tmpdir, index, timeout):
     stderr_path = os.path.join(tmpdir, "qemu-stderr-%d.txt" % index)
     lpath = log_path(args.log, index, args.repeat)
     try:
-        log = open(lpath, "wb") if lpath else None
+        log = report.open_output(lpath) if lpath else None
     except OSError as exc:
         raise OptionError("cannot write --log %s: %s" % (lpath, exc.strerror))
     counter = None
-    if cfg.qmp_path:
-        _remove_quietly(cfg.qmp_path)
-        counter = exitcount.ExitCounter(cfg.qmp_path, say)
+    if session.count_exits:
+        if cfg.qmp_path:
+            _remove_quietly(cfg.qmp_path)
+        perf = perfcount.PerfCounter(tmpdir, session.perf_events, say) \
+            if session.perf_events else None
+        counter = exitcount.ExitCounter(cfg.qmp_path, say, perf)
     try:
         boot = qemu.run_boot(argv, timeout, stderr_path, log,
                              session.on_record,
@@ -355,7 +396,12 @@ def one_boot(session, cfg, argv, tmpdir, index, timeout):
             log.close()
         if counter:
             counter.close()
+    if boot.log_error:
+        session.output_errors.append(lpath)
+        say("error: cannot write --log %s: %s (logging stopped; the run "
+            "went on and its results are kept)" % (lpath, boot.log_error))
     count_boot_exits(counter, cfg, boot.dump)
+    mmio.annotate(boot.dump.results)
     outcome = decide_boot(boot.dump, boot.rc, boot.timed_out, timeout,
                           boot.fatal)
     virtio.annotate(boot.dump, session.config.get("virtio"))
@@ -386,7 +432,7 @@ def count_boot_exits(counter, cfg, dump):
     """Fill measured exits into the boot's results (null with a reason when
     not counted)."""
     if counter is not None:
-        counter.apply(dump.results)
+        counter.apply(dump.results, dump.run)
     elif cfg.accel == "kvm":
         exitcount.mark_uncounted(dump.results, "--no-count-exits")
     else:
@@ -417,6 +463,7 @@ def print_boot_report(session, cfg, dump, wall):
     if sizes:
         text += "\n" + "\n".join(sizes) + "\n"
     text += ide.render(dump)
+    text += mmio.render(dump.results)
     sys.stdout.write(text)
     sys.stdout.flush()
 

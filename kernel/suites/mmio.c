@@ -1,0 +1,498 @@
+/*
+ * kernel/suites/mmio.c - suite "mmio": what a memory-mapped access costs
+ * per handler class, single accesses of 1, 2, 4 and 8 bytes against the
+ * string forms (rep movs, rep stos) wherever the device accepts them.
+ *
+ * Targets (drivers/platform.h; the runner adds the devices, see
+ * tools/trapmeterlib/mmio.py):
+ *   testdev  pc-testdev's 64 KiB iomem at 0xff000000 (`-device pc-testdev`):
+ *            QEMU answers and stores what is written, so every width and
+ *            string form is checked byte for byte            handler user
+ *   ptd      pci-testdev BAR0 (`-device pci-testdev`): the test register
+ *            after selecting no-eventfd (QEMU), wildcard or datamatch
+ *            (an ioeventfd KVM answers); its `count` says how many writes
+ *            reached QEMU                                  user / ioeventfd
+ *   ioapic   IOWIN/IOREGSEL at 0xfec00000, 4-byte only       handler kernel
+ *   lapic    version (read) and TPR (write) at 0xfee00000    handler kernel
+ *   e1000    RDBAL and the multicast table in BAR0 (`-device e1000`):
+ *            coalesced writes (each a VM exit, one in 170 a round trip to
+ *            QEMU); reads are not coalesced               coalesced / user
+ * Exit models: kernel/model.h (MMIO part).  String forms are left out
+ * where the target is one register (rep movs/stos walk the address).
+ */
+#include "kernel/suites/suites.h"
+#include "kernel/bench.h"
+#include "kernel/console.h"
+#include "kernel/model.h"
+#include "lib/fmt.h"
+#include "lib/json.h"
+#include "lib/string.h"
+#include "drivers/platform.h"
+#include "drivers/pci.h"
+#include "drivers/pci_testdev.h"
+#include "arch/x86/mmio.h"
+#include "arch/x86/paging.h"
+
+#define MAX_CASES        64
+#define NAME_LEN         48
+#define REGION_BYTES     512        /* data moved by a testdev / MTA op */
+#define REG_WRITES       64         /* accesses per op to one register */
+#define IOAPIC_IOREGSEL  0x00
+#define IOAPIC_IOWIN     0x10
+#define IOAPIC_REG_VER   0x01
+#define IOAPIC_REDIR_MAX 23         /* 24 entries on the PIIX I/O APIC */
+#define LAPIC_REG_VER    0x30
+#define LAPIC_REG_TPR    0x80
+#define E1000_RDBAL      0x2800     /* receive descriptor base, low/high */
+#define E1000_MTA        0x5200     /* multicast table: 128 x 32 bits */
+#define E1000_BAR        0
+#define PTD_NOMATCH_VAL  0x5a       /* != the datamatch value 0xfa */
+
+enum mmio_insn { INSN_MOV, INSN_MOVS, INSN_STOS };
+enum mmio_kind { K_TESTDEV, K_PTD, K_IOAPIC, K_LAPIC, K_E1000 };
+
+struct mmio_case {
+	u8 kind;               /* enum mmio_kind */
+	u8 insn;               /* enum mmio_insn */
+	bool fixed;            /* every access to one register */
+	u8 ptd_test;           /* pci-testdev test index */
+	u64 addr;              /* physical (identity-mapped) address */
+	u64 value;             /* what single writes and stos store */
+	u64 written;           /* writes made by all operations */
+	const char *kut;       /* kvm-unit-tests vmexit name, or NULL */
+};
+
+static struct bench_case cases[MAX_CASES];
+static struct mmio_case state[MAX_CASES];
+static char names[MAX_CASES][NAME_LEN];
+static u32 n_cases;
+static struct pci_testdev ptd;
+static const char *ptd_why;
+static struct ptd_test ptd_hdr;
+static struct pci_dev e1000;
+static bool have_e1000, have_testdev;
+
+static struct mmio_case *mc_of(const struct bench_case *c)
+{
+	return &state[c - cases];
+}
+
+static volatile void *va(u64 addr)
+{
+	return (volatile void *)(uintptr_t)addr;
+}
+
+/* byte i of what testdev reads expect and writes store */
+static u8 pat_byte(u32 i)
+{
+	return (u8)(i * 13 + (i >> 7) + 0x3c);
+}
+
+/* ---- operations ------------------------------------------------------ */
+
+static void put(volatile void *a, u32 width, const u8 *src)
+{
+	switch (width) {
+	case 1: mmio_write8(a, src[0]); break;
+	case 2: mmio_write16(a, *(const u16 *)src); break;
+	case 4: mmio_write32(a, *(const u32 *)src); break;
+	default: mmio_write64(a, *(const u64 *)src); break;
+	}
+}
+
+static void get(const volatile void *a, u32 width, u8 *dst)
+{
+	switch (width) {
+	case 1: dst[0] = mmio_read8(a); break;
+	case 2: *(u16 *)dst = mmio_read16(a); break;
+	case 4: *(u32 *)dst = mmio_read32(a); break;
+	default: *(u64 *)dst = mmio_read64(a); break;
+	}
+}
+
+/* One operation: `units` accesses by the case's instruction. */
+static void transfer(const struct bench_case *c, struct mmio_case *m, u8 *buf)
+{
+	u32 units = bench_units(c), w = c->width, i;
+	u8 *a = (u8 *)(uintptr_t)m->addr;
+
+	if (m->insn == INSN_MOVS) {
+		if (c->dir == DIR_IN)
+			mmio_rep_movs(buf, a, units, w);
+		else
+			mmio_rep_movs(a, buf, units, w);
+	} else if (m->insn == INSN_STOS) {
+		mmio_rep_stos(a, (u32)m->value, units, w);
+	} else {
+		for (i = 0; i < units; i++) {
+			u8 *reg = m->fixed ? a : a + i * w;
+
+			if (c->dir == DIR_IN)
+				get(reg, w, buf + i * w);
+			else
+				put(reg, w, m->fixed ? (const u8 *)&m->value : buf + i * w);
+		}
+	}
+	if (c->dir == DIR_OUT)
+		m->written += units;
+}
+
+static void op_mmio(const struct bench_case *c, u8 *buf, u64 iters)
+{
+	struct mmio_case *m = mc_of(c);
+
+	while (iters--)
+		transfer(c, m, buf);
+}
+
+/* ---- exit models ------------------------------------------------------ */
+
+static u32 model_mmio(const struct bench_case *c, const u8 *buf)
+{
+	const struct mmio_case *m = mc_of(c);
+	u32 units = bench_units(c);
+
+	(void)buf;
+	if (m->insn != INSN_MOV)
+		return model_mmio_string_exits(units, c->handler == HANDLER_USER &&
+					       c->dir == DIR_OUT);
+	return units * model_mmio_access_exits(m->addr, c->width);
+}
+
+/* ---- checks ------------------------------------------------------------ */
+
+static u32 verify_testdev(const struct bench_case *c, const struct mmio_case *m,
+			  const u8 *buf)
+{
+	u32 i, bad = 0;
+	u8 want, got;
+
+	for (i = 0; i < c->bytes; i++) {
+		want = m->insn == INSN_STOS ? (u8)(m->value >> (8 * (i % c->width))) :
+		       c->dir == DIR_IN ? pat_byte(i) : buf[i];
+		got = c->dir == DIR_IN ? buf[i] : mmio_read8((u8 *)va(m->addr) + i);
+		bad += got != want;
+	}
+	return bad;
+}
+
+/* pci-testdev counts the writes its handler saw at the test register:
+ * every one QEMU answers (no-eventfd with the match value), none that
+ * KVM's ioeventfd took (under TCG QEMU signals the eventfd itself: the
+ * same), none of a datamatch test's other values (QEMU checks the value
+ * too), and none wider than a byte: the registers sit at odd offsets
+ * (2048 + test index) and QEMU's memory core refuses unaligned accesses
+ * to this device, after the exit that brought them there. */
+static u32 verify_ptd(const struct bench_case *c, const struct mmio_case *m)
+{
+	u32 got = ptd_count(&ptd, true);
+	bool counted = c->handler == HANDLER_USER && m->ptd_test != PTD_DATAMATCH &&
+		       c->width == 1;
+
+	return got == (counted ? (u32)m->written : 0) ? 0 : 1;
+}
+
+static u32 verify_words(const struct bench_case *c, const struct mmio_case *m,
+			const u8 *buf)
+{
+	u32 i, bad = 0, v;
+
+	for (i = 0; c->dir == DIR_IN && i < bench_units(c); i++) {
+		v = ((const u32 *)buf)[i];
+		if (m->kind == K_IOAPIC)
+			bad += ((v & 0xff) != 0x11 && (v & 0xff) != 0x20) ||
+			       ((v >> 16) & 0xff) != IOAPIC_REDIR_MAX;
+		else if (m->kind == K_LAPIC)
+			bad += (v & 0xf0) != 0x10;      /* integrated APIC */
+		else
+			bad += v != m->value;
+	}
+	return bad;
+}
+
+static u64 width_mask(u32 width)
+{
+	return width >= 8 ? ~0ull : (1ull << (8 * width)) - 1;
+}
+
+static u32 verify_e1000(const struct bench_case *c, const struct mmio_case *m,
+			const u8 *buf)
+{
+	volatile u8 *a = (volatile u8 *)va(m->addr);
+	u32 i, bad = 0, want;
+
+	if (c->dir == DIR_IN)
+		return verify_words(c, m, buf);
+	if (m->insn == INSN_MOV)       /* zero-extended into the register */
+		return mmio_read32(a) != (u32)(m->value & width_mask(c->width));
+	for (i = 0; i < bench_units(c); i++) {
+		want = m->insn == INSN_STOS ? m->value : ((const u32 *)buf)[i];
+		bad += mmio_read32(a + 4 * i) != want;
+	}
+	return bad;
+}
+
+static u32 verify_mmio(const struct bench_case *c, const u8 *buf)
+{
+	const struct mmio_case *m = mc_of(c);
+
+	switch (m->kind) {
+	case K_TESTDEV: return verify_testdev(c, m, buf);
+	case K_PTD: return verify_ptd(c, m);
+	case K_E1000: return verify_e1000(c, m, buf);
+	default: return verify_words(c, m, buf);
+	}
+}
+
+/* ---- skips and result fields -------------------------------------------- */
+
+static const char *skip_mmio(const struct bench_case *c)
+{
+	switch (mc_of(c)->kind) {
+	case K_TESTDEV:
+		return have_testdev ? NULL :
+		       "no pc-testdev iomem at 0xff000000 (QEMU -device pc-testdev; the runner adds it for suite mmio)";
+	case K_PTD:
+		return ptd_why;
+	case K_E1000:
+		return have_e1000 ? NULL :
+		       "no e1000 NIC (QEMU -device e1000; the runner adds it for suite mmio)";
+	default:
+		return NULL;
+	}
+}
+
+static const char *insn_name(const struct bench_case *c, const struct mmio_case *m)
+{
+	static const char *const movs[] = { "rep movsb", "rep movsw", "", "rep movsl",
+					    "", "", "", "rep movsq" };
+
+	if (m->insn == INSN_MOVS)
+		return movs[c->width - 1];
+	if (m->insn == INSN_STOS)
+		return c->width == 1 ? "rep stosb" : "rep stosl";
+	return "mov";
+}
+
+static void extra_mmio(const struct bench_case *c, const struct bench_result *r, struct jw *w)
+{
+	const struct mmio_case *m = mc_of(c);
+	u32 units = bench_units(c);
+
+	(void)r;
+	jw_hex(w, "addr", m->addr);
+	jw_str(w, "insn", insn_name(c, m));
+	jw_str(w, "kut_name", m->kut);
+	if (m->kind == K_PTD)
+		jw_str(w, "ptd_test", ptd_hdr.name);
+	/* round trips to QEMU by the model, beside exits_model's VM exits */
+	if (c->handler == HANDLER_COALESCED)
+		jw_dec(w, "exits_to_qemu_model", model_coalesced_user_exits_milli(units), 1000, 3);
+	else
+		jw_u64(w, "exits_to_qemu_model", c->handler == HANDLER_USER ?
+		       units * model_mmio_access_exits(m->addr, m->insn == INSN_MOV ? c->width : 1) : 0);
+}
+
+/* ---- the case table ----------------------------------------------------- */
+
+static struct mmio_case *add(u8 kind, const char *target, u64 addr, u8 handler, u8 dir,
+			     u8 width, u8 insn, u32 bytes, const char *suffix)
+{
+	struct bench_case *c = &cases[n_cases];
+	struct mmio_case *m = &state[n_cases];
+
+	if (n_cases == MAX_CASES)
+		return NULL;
+	fmt_snprintf(names[n_cases], NAME_LEN, "%s.%s%u.%s.%u%s", target,
+		     dir == DIR_IN ? "in" : "out", width * 8,
+		     insn == INSN_MOV ? "single" : insn == INSN_MOVS ? "rep" : "stos",
+		     bytes, suffix);
+	*m = (struct mmio_case){ .kind = kind, .insn = insn, .addr = addr };
+	*c = (struct bench_case){
+		.suite = "mmio", .name = names[n_cases++], .target = target,
+		.handler = handler, .dir = dir, .width = width, .bytes = bytes,
+		.method = insn == INSN_MOV ? METHOD_SINGLE : METHOD_REP,
+		.op = op_mmio, .exits_model = model_mmio, .skip = skip_mmio,
+		.verify = verify_mmio, .extra = extra_mmio,
+	};
+	return m;
+}
+
+static void add_testdev(void)
+{
+	u8 w, d;
+
+	for (d = DIR_IN; d <= DIR_OUT; d++)
+		for (w = 1; w <= 8; w *= 2) {
+			add(K_TESTDEV, "testdev", PC_TESTDEV_IOMEM, HANDLER_USER, d, w, INSN_MOV,
+			    REGION_BYTES, "");
+			add(K_TESTDEV, "testdev", PC_TESTDEV_IOMEM, HANDLER_USER, d, w, INSN_MOVS,
+			    REGION_BYTES, "");
+		}
+	for (w = 1; w <= 4; w *= 4)
+		add(K_TESTDEV, "testdev", PC_TESTDEV_IOMEM, HANDLER_USER, DIR_OUT, w, INSN_STOS,
+		    REGION_BYTES, "")->value = 0xc3a5963cu;
+}
+
+static void add_ptd_case(const char *target, u8 test, u8 handler, u8 width, u32 value,
+			 const char *suffix)
+{
+	struct mmio_case *m = add(K_PTD, target, 0, handler, DIR_OUT, width, INSN_MOV,
+				  REG_WRITES * width, suffix);
+
+	if (!m)
+		return;
+	m->fixed = true;
+	m->ptd_test = test;
+	m->value = value;
+	m->kut = "pci-mem";
+}
+
+/* The test register's address is known only once the test is selected
+ * (its header names it): resolved in prepare(). */
+static void add_ptd(void)
+{
+	u8 w;
+
+	add_ptd_case("ptd.nofd", PTD_NO_EVENTFD, HANDLER_USER, 1, 0xfa, "");
+	add_ptd_case("ptd.wildcard", PTD_WILDCARD, HANDLER_IOEVENTFD, 1, 0xfa, "");
+	add_ptd_case("ptd.datamatch", PTD_DATAMATCH, HANDLER_IOEVENTFD, 1, 0xfa, "");
+	add_ptd_case("ptd.datamatch", PTD_DATAMATCH, HANDLER_USER, 1, PTD_NOMATCH_VAL, ".nomatch");
+	/* the eventfd matches 1-byte writes only: wider ones go to QEMU */
+	for (w = 2; w <= 8; w *= 2)
+		add_ptd_case("ptd.wildcard", PTD_WILDCARD, HANDLER_USER, w, 0xfa, "");
+}
+
+static void add_reg(u8 kind, const char *target, u64 addr, u8 handler, u8 dir, u8 width,
+		    u32 value)
+{
+	struct mmio_case *m = add(kind, target, addr, handler, dir, width, INSN_MOV,
+				  REG_WRITES * width, "");
+
+	if (m) {
+		m->fixed = true;
+		m->value = value;
+	}
+}
+
+static void add_apics(void)
+{
+	add_reg(K_IOAPIC, "ioapic", IOAPIC_BASE + IOAPIC_IOWIN, HANDLER_KERNEL, DIR_IN, 4, 0);
+	add_reg(K_IOAPIC, "ioapic", IOAPIC_BASE + IOAPIC_IOREGSEL, HANDLER_KERNEL, DIR_OUT, 4,
+		IOAPIC_REG_VER);
+	add_reg(K_LAPIC, "lapic", LAPIC_BASE + LAPIC_REG_VER, HANDLER_KERNEL, DIR_IN, 4, 0);
+	add_reg(K_LAPIC, "lapic", LAPIC_BASE + LAPIC_REG_TPR, HANDLER_KERNEL, DIR_OUT, 4, 0);
+}
+
+static void add_e1000(u64 bar)
+{
+	struct mmio_case *m;
+	u8 w;
+
+	for (w = 1; w <= 8; w *= 2)
+		add_reg(K_E1000, "e1000", bar + E1000_RDBAL, HANDLER_COALESCED, DIR_OUT, w,
+			0x12345670u);
+	add_reg(K_E1000, "e1000", bar + E1000_RDBAL, HANDLER_USER, DIR_IN, 4, 0x12345670u);
+	add(K_E1000, "e1000", bar + E1000_MTA, HANDLER_COALESCED, DIR_OUT, 4, INSN_MOVS,
+	    REGION_BYTES, "");
+	m = add(K_E1000, "e1000", bar + E1000_MTA, HANDLER_COALESCED, DIR_OUT, 4, INSN_STOS,
+		REGION_BYTES, "");
+	if (m)
+		m->value = 0x9e3779b9u;
+}
+
+/* ---- set-up ------------------------------------------------------------- */
+
+/* pc-testdev stores what is written; unassigned MMIO does not. */
+static bool probe_testdev(void)
+{
+	volatile u8 *last = (volatile u8 *)va(PC_TESTDEV_IOMEM + PC_TESTDEV_IOMEM_LEN - 1);
+
+	mmio_write8(last, 0xa5);
+	if (mmio_read8(last) != 0xa5)
+		return false;
+	mmio_write8(last, 0x5a);
+	return mmio_read8(last) == 0x5a;
+}
+
+static void probe_devices(void)
+{
+	const struct pci_bar *b;
+
+	have_testdev = probe_testdev();
+	ptd_why = NULL;
+	if (ptd_find(&ptd, &ptd_why))
+		ptd_why = ptd_why ? ptd_why : "pci-testdev unusable";
+	have_e1000 = pci_find_id(E1000_VENDOR, E1000_DEVICE, &e1000);
+	b = &e1000.bar[E1000_BAR];
+	if (have_e1000 && (b->io || !b->addr || paging_map_mmio(b->addr, b->size)))
+		have_e1000 = false;
+	if (have_e1000)
+		pci_enable(&e1000, PCI_COMMAND_MEMORY);
+}
+
+/* Per case, before it runs: testdev reads get the pattern, OUT buffers
+ * get it too, pci-testdev gets the case's test selected. */
+static void prepare(struct bench_case *c, struct mmio_case *m)
+{
+	u8 *buf = bench_buffer();
+	u32 i;
+
+	for (i = 0; i < c->bytes; i++)
+		buf[i] = pat_byte(i);
+	if (m->kind == K_TESTDEV && c->dir == DIR_IN && have_testdev)
+		for (i = 0; i < c->bytes; i += 4)
+			mmio_write32((u8 *)va(m->addr) + i, *(const u32 *)(buf + i));
+	if (m->kind == K_IOAPIC && c->dir == DIR_IN)
+		mmio_write32(va(IOAPIC_BASE + IOAPIC_IOREGSEL), IOAPIC_REG_VER);
+	if (m->kind == K_E1000 && c->dir == DIR_IN && have_e1000)
+		mmio_write32(va(m->addr), m->value);
+	if (m->kind == K_PTD && !ptd_why) {
+		if (ptd_select(&ptd, true, m->ptd_test, &ptd_hdr))
+			ptd_why = "pci-testdev header unreadable after selecting a test";
+		m->addr = (u64)(uintptr_t)ptd.mem + ptd_hdr.offset;
+	}
+	m->written = 0;
+}
+
+/* One check over every case that ran: the data each read and wrote. */
+static void check_cases(u32 ran, u32 bad, const char *first_bad)
+{
+	char detail[160];
+
+	if (!ran)
+		return;
+	fmt_snprintf(detail, sizeof(detail), "%u mmio cases, %u with wrong data or counts%s%s",
+		     ran, bad, bad ? "; first: " : "", bad ? first_bad : "");
+	bench_check("mmio.data", bad == 0, detail);
+}
+
+void suite_mmio(const struct tm_config *cfg)
+{
+	const char *first_bad = "";
+	struct bench_result r;
+	u32 i, ran = 0, bad = 0;
+
+	bench_suite_begin("mmio");
+	probe_devices();
+	n_cases = 0;
+	add_testdev();
+	add_ptd();
+	add_apics();
+	if (have_e1000)
+		add_e1000(e1000.bar[E1000_BAR].addr);
+	else
+		bench_skip("mmio", "e1000.*",
+			   "no e1000 NIC (QEMU -device e1000; the runner adds it for suite mmio)");
+	for (i = 0; i < n_cases; i++) {
+		if (!cmdline_case_selected(cfg, cases[i].name))
+			continue;
+		prepare(&cases[i], &state[i]);
+		if (bench_run(&cases[i], &r) < 0)
+			continue;
+		ran++;
+		if (r.mismatches && !bad++)
+			first_bad = cases[i].name;
+	}
+	check_cases(ran, bad, first_bad);
+}

@@ -1,0 +1,62 @@
+"""tests/acceptance/test_kvm_sensitivity.py - `make acceptance`: ab A/A and
+an injected +2 % per exit to QEMU, through `trapmeter sensitivity`
+(about 6 minutes under KVM; skipped where KVM cannot create a VM).
+
+A/A: no regression, no improvement.  +2 %: at least one QEMU-port loop
+flagged, no in-kernel control flagged, and the shim's count of delayed
+exits covers the measured exits of every boot."""
+import json
+import os
+import shutil
+import subprocess
+import tempfile
+import unittest
+
+from tests.boot.common import ROOT, RUNNER, need_build, need_kvm
+
+CASES = ("fwcfg.in8.single.512,debugcon.out8.*.512,port80.out8.*.512,"
+         "pic.in8.single.512,elcr.in8.single.512,pio.*,cpuid")
+
+
+class KvmSensitivity(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        need_kvm()
+        need_build(cls, "build/kvm_delay.so")
+        keep = os.environ.get("TRAPMETER_ACCEPTANCE_OUT")
+        cls.dir = os.path.join(keep, "sensitivity") if keep else \
+            tempfile.mkdtemp(prefix="tm-accept-sens-")
+        cls.proc = subprocess.run(
+            [RUNNER, "sensitivity", "--no-build", "--accel", "kvm",
+             "--suite", "pio,exits", "--case", CASES, "--levels", "2",
+             "--max-boots", "16", "--out", cls.dir],
+            capture_output=True, text=True, timeout=1200, cwd=ROOT)
+        with open(os.path.join(cls.dir, "sensitivity.json")) as fh:
+            cls.doc = json.load(fh)
+        if not keep:
+            cls.addClassCleanup(shutil.rmtree, cls.dir, True)
+
+    def test_no_false_alarm(self):
+        self.assertEqual(self.proc.returncode, 0, self.proc.stdout + self.proc.stderr)
+        self.assertEqual(self.doc["false_alarms"], [])
+        for name, case in self.doc["cases"].items():
+            self.assertNotIn(case["aa"], ("regression", "improvement"), name)
+
+    def test_two_percent_flagged_on_qemu_ports_only(self):
+        flagged = [n for n, c in self.doc["cases"].items() if c["smallest"] == 2]
+        self.assertTrue(any(c["handler"] == "user" for n, c in
+                            self.doc["cases"].items() if n in flagged), self.proc.stdout)
+        for name, case in self.doc["cases"].items():
+            if case["handler"] == "kernel":
+                self.assertIsNone(case["smallest"], (name, self.proc.stdout))
+
+    def test_shim_acted_in_every_boot(self):
+        for sess in self.doc["sessions"]:
+            self.assertEqual(len(sess["shim"]), sum(sess["boots"]))
+            for boot in sess["shim"]:
+                self.assertGreaterEqual(boot["delayed"], 0.9 * boot["measured_in_windows"])
+                self.assertGreater(boot["measured_in_windows"], 0)
+
+
+if __name__ == "__main__":
+    unittest.main()

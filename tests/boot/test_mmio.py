@@ -1,0 +1,144 @@
+"""tests/boot/test_mmio.py - suite mmio and the extended cases of pio,
+exits and ide (handler classes, the classic exits, edk2's FIFO shapes):
+under TCG every case runs with its data or count check and every skip is
+named; one short KVM boot checks round trips to QEMU per handler class
+against the model.  No absolute cycle counts."""
+import unittest
+
+from tests.boot.common import need_build, need_kvm, run
+
+TCG = ("--accel", "tcg")
+FAST = "samples=3 budget_ms=30"
+
+
+def checks(b):
+    return {c["name"]: c for c in b.boot["checks"]}
+
+
+class MmioTcg(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        need_build(cls, "build/trapmeter.elf")
+        cls.b = run(*TCG, "--suite", "mmio", "--cmdline", FAST)
+
+    def test_status_and_data(self):
+        self.assertEqual(self.b.status, 0, self.b.describe())
+        c = checks(self.b)["mmio.data"]
+        self.assertTrue(c["ok"], c)
+        self.assertIn("36 mmio cases, 0 with wrong data", c["detail"])
+
+    def test_every_class_and_form(self):
+        want = {"testdev.in8.single.512": "user", "testdev.in64.rep.512": "user",
+                "testdev.out16.rep.512": "user", "testdev.out32.stos.512": "user",
+                "ptd.nofd.out8.single.64": "user",
+                "ptd.wildcard.out8.single.64": "ioeventfd",
+                "ptd.datamatch.out8.single.64": "ioeventfd",
+                "ptd.wildcard.out64.single.512": "user",
+                "ioapic.in32.single.256": "kernel", "lapic.out32.single.256": "kernel",
+                "e1000.out32.single.256": "coalesced", "e1000.in32.single.256": "user",
+                "e1000.out32.stos.512": "coalesced"}
+        for case, handler in want.items():
+            self.assertEqual(self.b.result(case)["handler"], handler, case)
+
+    def test_models(self):
+        r = self.b.result
+        self.assertEqual(r("testdev.out8.rep.512")["exits_model"], 512)   # writes: per unit
+        self.assertEqual(r("testdev.in8.rep.512")["exits_model"], 1)      # reads: emulator resumes
+        self.assertEqual(r("testdev.in8.rep.512")["exits_to_qemu_model"], 512)
+        self.assertEqual(r("ptd.wildcard.out8.single.64")["exits_to_qemu_model"], 0)
+        self.assertAlmostEqual(r("e1000.out32.single.256")["exits_to_qemu_model"], 0.376)
+        self.assertEqual(r("ptd.nofd.out8.single.64")["kut_name"], "pci-mem")
+        self.assertEqual(r("ptd.datamatch.out8.single.64")["ptd_test"],
+                         "mmio-datamatch-eventfd")
+
+
+class MmioSkips(unittest.TestCase):
+    def test_devices_off(self):
+        need_build(self, "build/trapmeter.elf")
+        b = run(*TCG, "--suite", "mmio", "--mmio-devices", "off", "--cmdline", FAST)
+        self.assertEqual(b.status, 0, b.describe())
+        reasons = {s["case"]: s["reason"] for s in b.boot["skips"]}
+        self.assertIn("-device pc-testdev", reasons["testdev.out8.rep.512"])
+        self.assertIn("-device pci-testdev", reasons["ptd.wildcard.out8.single.64"])
+        self.assertIn("-device e1000", reasons["e1000.*"])
+        self.assertEqual(b.result("lapic.in32.single.256")["handler"], "kernel")
+
+
+class ExtendedTcg(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        need_build(cls, "build/trapmeter.elf")
+        cls.b = run(*TCG, "--suite", "pio,exits,ide", "--case",
+                    "rtc.*,cf8.*,ptd.*,*fifo*,[!fdc]*[!0-9],c[pr]*,dr7.*", "--cmdline", FAST)
+
+    def test_checks(self):
+        self.assertEqual(self.b.status, 0, self.b.describe())
+        c = checks(self.b)
+        self.assertIn("10 coalesced/ioeventfd cases, 0 with wrong", c["pio.handlers"]["detail"])
+        self.assertTrue(c["exits.msr_core_threads"]["ok"], c)
+        self.assertTrue(c["ide.disk.read"]["ok"], c)
+        self.assertTrue(c["fwcfg.cases"]["ok"], c)
+
+    def test_handler_classes(self):
+        r = self.b.result
+        self.assertEqual(r("rtc.out8.rep.512")["handler"], "coalesced")
+        self.assertEqual(r("cf8.out32.single.2048")["handler"], "coalesced")
+        self.assertEqual(r("ptd.io.wildcard.out8.rep.512")["handler"], "ioeventfd")
+        self.assertEqual(r("ptd.io.wildcard.out8.rep.512")["exits_model"], 1)
+        self.assertEqual(r("ptd.io.nofd.out8.rep.512")["exits_model"], 512)
+
+    def test_fifo_shapes(self):
+        r = self.b.result
+        for suite_case in ("fwcfg.fifo.%s.512", "disk.fifo.%s.in16"):
+            probe = r(suite_case % "probe_rep")
+            self.assertEqual(probe["fifo_shape"], "probe_rep")
+            self.assertGreaterEqual(probe["edk2_probe_traps"], 2)   # CPUID 0, CPUID 1 at least
+            self.assertEqual(r(suite_case % "loop")["fifo_shape"], "loop")
+        self.assertEqual(r("fwcfg.fifo.loop.512")["exits_model"], 513)
+        self.assertEqual(r("fwcfg.fifo.rep.512")["exits_model"], 2)
+        self.assertEqual(r("fwcfg.fifo.probe_rep.512")["exits_model"],
+                         2 + r("fwcfg.fifo.probe_rep.512")["edk2_probe_traps"])
+
+    def test_kut_names(self):
+        r = self.b.result
+        for case, kut in (("cpuid", "cpuid"), ("inl.unassigned", "inl_from_qemu"),
+                          ("cr8.write", "mov_to_cr8"), ("dr7.write", "mov_dr"),
+                          ("wrmsr.tsc_adjust", "wr_tsc_adjust_msr"),
+                          ("rdmsr.core_threads", None), ("wbinvd", None)):
+            self.assertIn("kut_name", r(case), case)
+            self.assertEqual(r(case)["kut_name"], kut, case)
+        self.assertEqual(r("dr7.write")["exits_model"], 0)
+
+    def test_hypercall_skip_named(self):
+        skips = {s["case"]: s["reason"] for s in self.b.boot["skips"]}
+        self.assertIn("#UD", skips.get("vmcall", skips.get("vmmcall", "")))
+
+
+class MmioKvm(unittest.TestCase):
+    """Round trips to QEMU per handler class (QMP mmio_exits / exits)."""
+
+    @classmethod
+    def setUpClass(cls):
+        need_kvm()
+        need_build(cls, "build/trapmeter.elf")
+        cls.b = run("--accel", "kvm", "--suite", "mmio", "--case",
+                    "testdev.out8.single.512,testdev.in8.rep.512,"
+                    "ptd.datamatch.out8.single.64,e1000.out32.stos.512",
+                    "--cmdline", "samples=5 budget_ms=300", "--timeout", "300", timeout=400)
+
+    def test_round_trips_match_the_model(self):
+        self.assertEqual(self.b.status, 0, self.b.describe())
+        for case in ("testdev.out8.single.512", "testdev.in8.rep.512",
+                     "e1000.out32.stos.512", "ptd.datamatch.out8.single.64"):
+            r = self.b.result(case)
+            self.assertIsNotNone(r.get("exits_to_qemu_measured"), r.get("exits_note"))
+            self.assertFalse(r["exits_to_qemu_mismatch"], r)
+
+    def test_rep_read_resumes_in_kernel(self):
+        # 512 round trips to QEMU, but the guest is not re-entered per unit
+        r = self.b.result("testdev.in8.rep.512")
+        self.assertLess(r["exits_measured"], 512 / 10, r)
+
+
+if __name__ == "__main__":
+    unittest.main()

@@ -1,0 +1,51 @@
+"""tests/host/test_deps.py - `make test` names (or, as root, installs)
+everything its tests need, so that a fresh Debian machine skips nothing:
+tools/deps is run with a PATH that hides some tools and an `id` that says
+"not root", and must name their packages and the exact command."""
+
+import os
+import shutil
+import subprocess
+import tempfile
+import unittest
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+DEPS = os.path.join(ROOT, "tools", "deps")
+# tools the tests would otherwise skip or fail without -> Debian package
+TEST_TOOLS = {"gnuplot": "gnuplot-nox", "lava-run": "lava-dispatcher",
+              "objdump": "binutils", "pgrep": "procps"}
+BASE_TOOLS = ("qemu-system-x86_64", "grub-mkrescue", "xorriso", "mformat",
+              "nasm", "gcc", "make", "python3", "sh", "tr", "sort", "echo",
+              "cat")
+
+
+class MakeTestDeps(unittest.TestCase):
+
+    def run_deps(self, hide, *args):
+        with tempfile.TemporaryDirectory(prefix="tm-deps-") as tmp:
+            for tool in BASE_TOOLS + tuple(TEST_TOOLS):
+                found = shutil.which(tool)
+                if found and tool not in hide:
+                    os.symlink(found, os.path.join(tmp, tool))
+            with open(os.path.join(tmp, "id"), "w") as fh:
+                fh.write("#!/bin/sh\necho 1000\n")
+            os.chmod(os.path.join(tmp, "id"), 0o755)
+            return subprocess.run(["sh", DEPS, *args], capture_output=True,
+                                  text=True, env={"PATH": tmp}, timeout=60)
+
+    def test_test_mode_names_what_the_tests_need(self):
+        proc = self.run_deps(tuple(TEST_TOOLS), "test")
+        self.assertEqual(proc.returncode, 1, proc.stderr)
+        for package in TEST_TOOLS.values():
+            self.assertIn(package, proc.stderr)
+        self.assertIn("sudo apt-get install --no-install-recommends",
+                      proc.stderr)
+
+    def test_run_mode_does_not_need_them(self):
+        proc = self.run_deps(tuple(TEST_TOOLS))
+        self.assertNotIn("lava-dispatcher", proc.stderr)
+
+    def test_make_test_uses_test_mode(self):
+        out = subprocess.run(["make", "-n", "test"], cwd=ROOT,
+                             capture_output=True, text=True).stdout
+        self.assertIn("tools/deps test", out)

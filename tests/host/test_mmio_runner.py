@@ -1,0 +1,61 @@
+"""tests/host/test_mmio_runner.py - the mmio suite's runner side
+(tools/trapmeterlib/mmio.py): when devices are attached, and round trips
+to QEMU against the model."""
+import os
+import sys
+import unittest
+
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..", "tools"))
+from trapmeterlib import mmio  # noqa: E402
+
+
+class Devices(unittest.TestCase):
+    def test_wanted(self):
+        self.assertTrue(mmio.wanted(["suite=mmio"]))
+        self.assertTrue(mmio.wanted(["suite=all"]))
+        self.assertTrue(mmio.wanted(["suite=pio", "case=ptd.*"]))
+        self.assertFalse(mmio.wanted(["suite=pio,exits"]))
+        self.assertFalse(mmio.wanted([]))
+        self.assertFalse(mmio.wanted(["suite=mmio"], "off"))
+        self.assertTrue(mmio.wanted([], "on"))
+
+    def test_args(self):
+        argv = mmio.device_args(["suite=mmio"])
+        for dev in ("pc-testdev", "pci-testdev"):
+            self.assertIn(dev, argv)
+        self.assertTrue(any(a.startswith("e1000,netdev=tme1000") for a in argv))
+        self.assertEqual(mmio.device_args(["suite=pio"]), [])
+
+
+class Annotate(unittest.TestCase):
+    def row(self, model, **stats):
+        return {"case": "c", "addr": "0xff000000", "handler": "coalesced",
+                "exits_to_qemu_model": model, "exit_stats_per_op": stats}
+
+    def test_mmio_uses_mmio_exits(self):
+        res = mmio.annotate([self.row(0.376, exits=0.1, mmio_exits=0.389)])[0]
+        self.assertEqual(res["exits_to_qemu_counter"], "mmio_exits")
+        self.assertFalse(res["exits_to_qemu_mismatch"])
+        res = mmio.annotate([self.row(0.376, mmio_exits=64.0)])[0]
+        self.assertTrue(res["exits_to_qemu_mismatch"])
+
+    def test_zero_model(self):
+        self.assertFalse(mmio.annotate([self.row(0, mmio_exits=0.2)])[0]["exits_to_qemu_mismatch"])
+        self.assertTrue(mmio.annotate([self.row(0, mmio_exits=0.6)])[0]["exits_to_qemu_mismatch"])
+
+    def test_ports_fall_back_to_exits(self):
+        row = {"case": "p", "exits_to_qemu_model": 512,
+               "exit_stats_per_op": {"exits": 507.0, "io_exits": 0.0}}
+        res = mmio.annotate([row])[0]
+        self.assertEqual(res["exits_to_qemu_counter"], "exits")
+        self.assertFalse(res["exits_to_qemu_mismatch"])
+
+    def test_uncounted_rows_untouched_and_render(self):
+        row = {"case": "t", "exits_to_qemu_model": 3, "exit_stats_per_op": None}
+        self.assertNotIn("exits_to_qemu_measured", mmio.annotate([row])[0])
+        self.assertIn("handler classes", mmio.render([row]))
+        self.assertEqual(mmio.render([{"case": "x"}]), "")
+
+
+if __name__ == "__main__":
+    unittest.main()

@@ -1,0 +1,108 @@
+/*
+ * tests/host/test_tsc.c - arch/x86/tsc.c's choice of TSC frequency source,
+ * on a fake CPU (tests/host/fake_cpu.h) and fake ports: the sources in
+ * order of trust, CPUID 0x16 (the base frequency) only as a flagged guess.
+ */
+#include "tests/host/check.h"
+#include "tests/host/fake_cpu.h"
+#include "tests/host/fake_io.h"
+#include "arch/x86/tsc.h"
+#include "arch/x86/cpuinfo.h"
+
+struct hv_info hv;
+
+#define PVCLOCK_MUL_OFF   24     /* tsc_to_system_mul in the 32-byte record */
+#define PORT_NMI_SC       0x61
+#define NMI_SC_OUT2       0x20
+
+/* Plays KVM: the pvclock record at the written address gets a scale of
+ * 1 GHz * 2^32 / mul, i.e. mul 2^31 = a 2 GHz TSC. */
+static void kvm_wrmsr(u32 msr, u64 value)
+{
+	u8 *rec = (u8 *)(uintptr_t)(value & ~1ull);
+
+	(void)msr;
+	if (value & 1) {
+		u32 mul = 1u << 31;
+		memcpy(rec + PVCLOCK_MUL_OFF, &mul, sizeof(mul));
+		rec[PVCLOCK_MUL_OFF + 4] = 0;
+	}
+}
+
+/* The PIT's OUT2 rises after a few polls. */
+static u32 pit_reads;
+static u32 pit_port(u16 port, u8 width)
+{
+	(void)width;
+	return port == PORT_NMI_SC && ++pit_reads % 50 == 0 ? NMI_SC_OUT2 : 0;
+}
+
+static void cpu_with(u32 max_leaf, bool kvm)
+{
+	fake_cpu_reset();
+	fake_io_reset();
+	fake_io_read_hook = pit_port;
+	memset(&hv, 0, sizeof(hv));
+	memset(&tsc, 0, sizeof(tsc));
+	fake_cpuid_set(0, max_leaf, 0, 0, 0);
+	fake_cpuid_set(0x16, 2100, 2100, 100, 0);	/* base 2.1 GHz */
+	if (kvm) {
+		hv.present = hv.kvm = true;
+		hv.max_leaf = 0x40000001;
+		fake_cpuid_set(0x40000001, 1u << 3, 0, 0, 0);	/* CLOCKSOURCE2 */
+		fake_wrmsr_hook = kvm_wrmsr;
+	}
+}
+
+static void test_crystal_first(void)
+{
+	cpu_with(0x16, false);
+	fake_cpuid_set(0x15, 2, 166, 24000000, 0);	/* 24 MHz * 166/2 */
+	tsc_init();
+	CHECK_STR(tsc.source, "cpuid15");
+	CHECK_EQ_U64(tsc.khz, 1992000);
+	CHECK(!tsc.guess);
+}
+
+/* CPUID 0x15 without a crystal, 0x16 present: the hypervisor leaf wins. */
+static void test_hv_leaf_over_base_frequency(void)
+{
+	cpu_with(0x16, false);
+	fake_cpuid_set(0x15, 2, 166, 0, 0);
+	hv.present = true;
+	hv.max_leaf = 0x40000010;
+	fake_cpuid_set(0x40000010, 2445406, 1000000, 0, 0);
+	tsc_init();
+	CHECK_STR(tsc.source, "hv-leaf");
+	CHECK_EQ_U64(tsc.khz, 2445406);
+	CHECK(!tsc.guess);
+}
+
+static void test_kvmclock_over_base_frequency(void)
+{
+	cpu_with(0x16, true);
+	tsc_init();
+	CHECK_STR(tsc.source, "kvmclock");
+	CHECK_EQ_U64(tsc.khz, 2000000);
+	CHECK(!tsc.guess);
+}
+
+/* A measured PIT calibration beats the base frequency too. */
+static void test_pit_over_base_frequency(void)
+{
+	cpu_with(0x16, false);
+	tsc_init();
+	CHECK_STR(tsc.source, "pit");
+	CHECK(tsc.khz > 0);
+	CHECK(!tsc.guess);
+	CHECK(pit_reads >= 3 * 50);
+}
+
+int main(void)
+{
+	RUN(test_crystal_first, "tsc: CPUID 0x15 with a crystal comes first");
+	RUN(test_hv_leaf_over_base_frequency, "tsc: hypervisor leaf beats CPUID 0x16 (base frequency)");
+	RUN(test_kvmclock_over_base_frequency, "tsc: kvmclock beats CPUID 0x16");
+	RUN(test_pit_over_base_frequency, "tsc: a PIT calibration beats CPUID 0x16");
+	return check_summary();
+}

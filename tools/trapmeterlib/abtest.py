@@ -1,0 +1,152 @@
+"""Interleaved A/B with early stopping (`trapmeter ab`), the pure part.
+
+Boots alternate A B B A A B ... (each round a pair, the order swapped
+every round, so a slow drift of the host lands on both sides alike).  The
+sequential method: a capped number K of looks (default 4) at fixed boot
+counts, with alpha spent evenly over them (alpha/K per look, Bonferroni
+over looks; each look's test is compare's family-wise permutation test at
+that level).  Any metric flagged at any look is a false alarm under A/A
+with probability at most alpha/K per look, so the whole session keeps
+alpha whatever the looks see and however early it stops.  A metric's
+verdict is final at the look that decides it (regression, improvement or
+unchanged); the session stops when every selected metric is decided, or
+at --max-boots / --budget (then the current boots get one last look, which
+takes one of the K).  `simulate` replays this rule on recorded boots."""
+
+import math
+import random
+
+from . import bootstats, compare
+
+DEFAULT_LOOKS = 4
+DEFAULT_MAX_BOOTS = 24
+DECIDED = ("regression", "improvement", "unchanged")
+
+
+def order(round_index):
+    """("a", "b") on even rounds, ("b", "a") on odd ones: A B B A A B ..."""
+    return ("a", "b") if round_index % 2 == 0 else ("b", "a")
+
+
+def look_schedule(max_boots, looks=DEFAULT_LOOKS, alpha=compare.DEFAULT_ALPHA):
+    """Boots per side at which to look: `looks` points from the first count
+    at which an exact permutation test can reach alpha/looks, to
+    max_boots/2, evenly spaced.  Fewer when the range is short."""
+    n_max = max(1, max_boots // 2)
+    level = alpha / looks
+    n_first = 2
+    while bootstats.min_p(n_first, n_first) > level and n_first < n_max:
+        n_first += 1
+    if looks <= 1 or n_first >= n_max:
+        return [n_max]
+    step = (n_max - n_first) / float(looks - 1)
+    points = sorted({int(round(n_first + i * step)) for i in range(looks)})
+    return points
+
+
+class Sequential:
+    """The decisions of one ab session: looks taken, verdicts frozen."""
+
+    def __init__(self, schedule, alpha, looks, metrics):
+        self.schedule = list(schedule)
+        self.looks = looks
+        self.level = alpha / looks
+        self.metrics = set(metrics)
+        self.frozen = {}        # (name, metric) -> (verdict, boots per side)
+        self.taken = 0
+        self.last_rows = []
+
+    def is_look(self, n_per_side):
+        return n_per_side in self.schedule and self.taken < self.looks
+
+    def look(self, rows, n_per_side):
+        """Record one look's rows; returns the undecided selected keys."""
+        self.taken += 1
+        self.last_rows = rows
+        for row in rows:
+            key = (row.name, row.metric)
+            if key not in self.frozen and row.verdict in DECIDED:
+                self.frozen[key] = (row.verdict, n_per_side)
+        return self.undecided(rows)
+
+    def undecided(self, rows):
+        return sorted({(r.name, r.metric) for r in rows
+                       if r.metric in self.metrics
+                       and (r.name, r.metric) not in self.frozen})
+
+    def final_rows(self, rows):
+        """The last look's figures with every frozen verdict put back (a
+        row decided earlier says at how many boots)."""
+        for row in rows:
+            hit = self.frozen.get((row.name, row.metric))
+            if hit and hit[0] != row.verdict:
+                row.notes.append("decided %s at %d boots per side"
+                                 % (hit[0], hit[1]))
+                row.verdict = hit[0]
+        return rows
+
+
+# ---------------------------------------------------------------- simulation
+
+def _resampled_doc(doc, boots):
+    out = dict(doc)
+    out["boots"] = boots
+    return out
+
+
+def simulate_session(pool, rng, max_boots, looks, alpha, metrics,
+                     resamples=1000, shift=None):
+    """One simulated A/A session: both sides drawn (with replacement) from
+    the same pool of recorded boots, so nothing changed.  `shift` (a
+    function result -> result copy) may alter side B to measure power.
+    Returns the set of (name, metric) flagged regression or improvement."""
+    schedule = look_schedule(max_boots, looks, alpha)
+    seq = Sequential(schedule, alpha, looks, metrics)
+    side = {"a": [], "b": []}
+    for round_index in range(max_boots // 2):
+        for name in order(round_index):
+            boot = pool[int(rng.random() * len(pool))]
+            if name == "b" and shift:
+                boot = shift(boot)
+            side[name].append(boot)
+        n = len(side["a"])
+        if not seq.is_look(n):
+            continue
+        rows, _w = compare.compare_docs(
+            _resampled_doc(pool_doc(pool), side["a"]),
+            _resampled_doc(pool_doc(pool), side["b"]),
+            seed=rng.randrange(1 << 30), resamples=resamples,
+            alpha=seq.level)
+        if not seq.look(rows, n):
+            break
+    return {k for k, (v, _n) in seq.frozen.items()
+            if v in ("regression", "improvement") and k[1] != "exits_per_op"}
+
+
+def pool_doc(pool):
+    return {"schema": 1, "tool": "trapmeter", "host": {}, "boots": pool}
+
+
+def simulate(pool, sessions, seed, max_boots, looks, alpha,
+             metrics=("cycles_per_op",), resamples=1000):
+    """False-alarm rate of the whole procedure on recorded A/A boots:
+    (sessions with any timing alarm, sessions, alarms per metric)."""
+    rng = random.Random(seed)
+    bad, per_metric = 0, {}
+    for _ in range(sessions):
+        alarms = simulate_session(pool, rng, max_boots, looks, alpha,
+                                  metrics, resamples)
+        bad += bool(alarms)
+        for key in alarms:
+            per_metric[key] = per_metric.get(key, 0) + 1
+    return bad, sessions, per_metric
+
+
+def wilson_upper(k, n, z=1.96):
+    """Upper 95 % bound of a binomial rate k/n."""
+    if n == 0:
+        return 1.0
+    p = k / float(n)
+    centre = p + z * z / (2 * n)
+    rad = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n))
+    return min(1.0, (centre + rad) / (1 + z * z / n))

@@ -1,0 +1,179 @@
+"""Statistics over boots: the boot is the unit of replication.
+
+Pure functions (no I/O), used by compare.py and abtest.py:
+
+- a per-boot location of a cycle metric: the minimum (default), p10 or the
+  median of the boot's samples;
+- a family-wise permutation test over boots (Westfall-Young single-step
+  max-T): the boot labels (base / candidate) are permuted jointly for all
+  metrics of the run, the largest standardised shift over metrics is taken
+  per permutation, and a metric's adjusted p-value is the share of
+  permutations whose largest shift reaches that metric's observed one.  It
+  holds the false-alarm level for all metrics of a run together, however
+  the metrics are correlated, and assumes only that the boots of the two
+  sides are exchangeable when nothing changed.  A metric's shift is the
+  Hodges-Lehmann estimate (robust to a boot in another mode, nearly as
+  efficient as a difference of means) divided by the spread of the boots
+  inside their sides;
+- the Hodges-Lehmann shift of log values (candidate - base) with its
+  distribution-free Moses interval (ranks from the exact Mann-Whitney null);
+- the rule that calls a boot "in another mode" than the rest of its side.
+
+All shifts are of natural logarithms: exp(shift) is the cost ratio."""
+
+import itertools
+import math
+
+EXACT_MAX = 20000           # enumerate every split up to this many
+SCALE_FLOOR = 1e-4          # log units (0.01 %): boots that agree exactly
+BIMODAL_REL = math.log(1.10)  # a boot >10 % from its side's median ...
+BIMODAL_MADS = 4.0          # ... and >4 MADs of its side is "another mode"
+TIE = 1e-12
+POOLED_SHARE = 0.25        # scale floor: this share of the pooled spread
+
+
+def median(values):
+    s = sorted(values)
+    n = len(s)
+    if not n:
+        return None
+    mid = n // 2
+    return s[mid] if n % 2 else 0.5 * (s[mid - 1] + s[mid])
+
+
+def mad(values, centre=None):
+    if not values:
+        return 0.0
+    c = median(values) if centre is None else centre
+    return median([abs(v - c) for v in values])
+
+
+def splits(n, n_a, rng, resamples):
+    """Label splits: tuples of the indices called "base".  Every split when
+    there are at most EXACT_MAX (exact test; the observed one included),
+    else the observed split plus `resamples` random ones.  Returns
+    (iterable, exact)."""
+    if math.comb(n, n_a) <= EXACT_MAX:
+        return itertools.combinations(range(n), n_a), True
+    first = [tuple(range(n_a))]
+    rand = (tuple(sorted(rng.sample(range(n), n_a)))
+            for _ in range(resamples))
+    return itertools.chain(first, rand), False
+
+
+def min_p(n_a, n_b):
+    """The smallest two-sided p-value an exact permutation test of n_a and
+    n_b boots can give (the observed split and, for equal sides, its
+    mirror)."""
+    total = math.comb(n_a + n_b, n_a)
+    return (2.0 if n_a == n_b else 1.0) / total
+
+
+class Metric:
+    """One metric's log values per boot: {boot index: log value}, boots
+    0..n_base-1 being the base side."""
+
+    def __init__(self, values):
+        self.items = sorted(values.items())
+        # a floor that the labels do not change: a quarter of the spread of
+        # all boots, so a side whose few boots agree by chance (or repeat)
+        # cannot make an enormous statistic out of noise
+        self.floor = max(POOLED_SHARE * 1.4826 * mad(list(values.values())),
+                         SCALE_FLOOR)
+
+    def stat(self, base_set):
+        """|Hodges-Lehmann shift| over the spread inside the two sides (the
+        MAD of each boot's distance to its own side's median, both sides
+        pooled; recomputed for every split, so the test is studentised)."""
+        a = [v for i, v in self.items if i in base_set]
+        b = [v for i, v in self.items if i not in base_set]
+        if not a or not b:
+            return 0.0
+        ma, mb = median(a), median(b)
+        spread = median([abs(v - ma) for v in a] + [abs(v - mb) for v in b])
+        return abs(hodges_lehmann(a, b)) / max(1.4826 * spread, self.floor)
+
+
+def max_t_pvalues(metrics, n_base, n_cand, rng, resamples):
+    """Family-wise adjusted two-sided p-values, one per metric (same
+    order).  Metrics need not cover every boot (a failed boot, a null
+    figure): the labels are permuted over all boots; a metric is scored on
+    the boots it has."""
+    if not metrics:
+        return []
+    observed_set = frozenset(range(n_base))
+    observed = [m.stat(observed_set) for m in metrics]
+    counts = [0] * len(metrics)
+    total = 0
+    it, _exact = splits(n_base + n_cand, n_base, rng, resamples)
+    for split in it:
+        s = frozenset(split)
+        top = max(m.stat(s) for m in metrics)
+        total += 1
+        for k, obs in enumerate(observed):
+            if top >= obs - TIE * max(1.0, obs):
+                counts[k] += 1
+    # exact: every split once; random: the observed split plus the draws,
+    # so p = (1 + hits) / (1 + resamples) -- never 0
+    return [c / total for c in counts]
+
+
+def hodges_lehmann(a, b):
+    """Median of all pairwise differences b_j - a_i."""
+    return median([y - x for x in a for y in b])
+
+
+def mann_whitney_cdf(n_a, n_b):
+    """[P(U <= u) for u in 0..n_a*n_b] under the null, exact: c(m, n, u),
+    the arrangements of m and n values with statistic u, obeys
+    c(m, n, u) = c(m-1, n, u-n) + c(m, n-1, u)."""
+    # rows[n] = counts for the current m and every n' <= n_b
+    rows = [[1] for _ in range(n_b + 1)]         # m = 0: U = 0 only
+    for m in range(1, n_a + 1):
+        new = [[1]]                               # n = 0: U = 0 only
+        for n in range(1, n_b + 1):
+            size = m * n + 1
+            row = [0] * size
+            for u, w in enumerate(rows[n]):       # c(m-1, n, u-n)
+                row[u + n] += w
+            for u, w in enumerate(new[n - 1]):    # c(m, n-1, u)
+                row[u] += w
+            new.append(row)
+        rows = new
+    dist = rows[n_b]
+    total = float(sum(dist))
+    out, acc = [], 0
+    for w in dist:
+        acc += w
+        out.append(acc / total)
+    return out
+
+
+def moses_interval(a, b, level):
+    """(lo, hi, coverage) for the shift of b against a: [d(k), d(N+1-k)]
+    of the N sorted pairwise differences, with the largest k whose
+    coverage 1 - 2 P(U <= k-1) is still at least `level`.  With too few
+    boots for `level`: every difference, and its actual coverage."""
+    diffs = sorted(y - x for x in a for y in b)
+    n = len(diffs)
+    if not n:
+        return None, None, 0.0
+    cdf = mann_whitney_cdf(len(a), len(b))
+    tail = (1.0 - level) / 2.0
+    k = 1
+    while k < len(cdf) and cdf[k] <= tail and k + 1 <= (n + 1) // 2:
+        k += 1
+    return diffs[k - 1], diffs[n - k], max(0.0, 1.0 - 2.0 * cdf[k - 1])
+
+
+def other_mode(values):
+    """Indices (into `values`, one side's log figures) of boots that sit in
+    another mode: more than 10 % from the side's median and more than 4
+    MADs of the side.  Needs 3 boots."""
+    if len(values) < 3:
+        return []
+    centre = median(values)
+    spread = mad(values, centre)
+    return [i for i, v in enumerate(values)
+            if abs(v - centre) > BIMODAL_REL
+            and abs(v - centre) > BIMODAL_MADS * spread]

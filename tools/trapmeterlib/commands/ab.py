@@ -1,0 +1,313 @@
+"""`trapmeter ab`: boot two run configurations alternately (A B B A ...),
+re-evaluate after each round and stop when every selected metric is
+decided (the sequential method lives in trapmeterlib/abtest.py, the
+statistics in trapmeterlib/compare.py)."""
+
+import argparse
+import os
+import shlex
+import subprocess
+import sys
+import tempfile
+import time
+
+from .. import abtest, compare, report, status
+from . import compare as compare_cmd
+from . import run as run_cmd
+from .common import (PROG, OptionError, Parser, TrapmeterError, repo_root,
+                     say)
+
+NAME = "ab"
+# run options ab sets itself, per boot
+OWN_RUN_OPTIONS = ("--repeat", "--json", "--log", "--junit", "--plan",
+                   "--no-build")
+
+
+def add_parser(sub, fmt):
+    ab = sub.add_parser(
+        NAME, formatter_class=fmt, epilog=status.EXIT_TABLE,
+        allow_abbrev=False,
+        help="interleaved A/B runs that stop when decided",
+        usage="%(prog)s [RUN OPTIONS...] [--a-qemu PATH] [--b-qemu PATH] "
+        "[--a-args \"RUN OPTIONS\"] [--b-args \"RUN OPTIONS\"] "
+        "[--max-boots N] [--budget S] [--json FILE] [--junit FILE] "
+        "[--markdown FILE] [--plot FILE.svg] [-- QEMU ARGS FOR BOTH]",
+        description="Boot configuration A and B alternately (A B B A A B "
+        "...) with every other run option shared, and the same sample plan "
+        "on both sides (run --plan, when run offers it). After each round "
+        "the rounds so far are compared; at the looks (a capped number, "
+        "alpha spent evenly over them) decided metrics are frozen, and the "
+        "session stops when every selected metric is a regression, an "
+        "improvement or unchanged, or --max-boots / --budget runs out. "
+        "Unknown options are run options for both sides.")
+    add_ab_options(ab.add_argument)
+    compare_cmd.add_verdict_options(ab.add_argument)
+
+
+def add_ab_options(add):
+    add("--a-qemu", metavar="PATH", help="QEMU binary of side A")
+    add("--b-qemu", metavar="PATH", help="QEMU binary of side B")
+    add("--a-args", metavar="\"RUN OPTIONS\"", default="",
+        help="run options of side A only (shell words; after a '--' in "
+        "them: QEMU arguments of side A)")
+    add("--b-args", metavar="\"RUN OPTIONS\"", default="",
+        help="run options of side B only")
+    add("--max-boots", type=int, default=abtest.DEFAULT_MAX_BOOTS,
+        help="boots of both sides together (default %d)"
+        % abtest.DEFAULT_MAX_BOOTS)
+    add("--budget", type=float, metavar="SECONDS",
+        help="stop before a round that would end after this many seconds")
+    add("--looks", type=int, default=abtest.DEFAULT_LOOKS,
+        help="looks at which verdicts may be decided (default %d; alpha is "
+        "split evenly over them)" % abtest.DEFAULT_LOOKS)
+    add("--metrics", default="cycles_per_op,exits_per_op",
+        help="metrics that must be decided before the session stops "
+        "(default cycles_per_op,exits_per_op; every metric is reported)")
+    add("--a-json", metavar="FILE", default="ab-a.json",
+        help="results of side A, all its boots (default ab-a.json)")
+    add("--b-json", metavar="FILE", default="ab-b.json",
+        help="results of side B (default ab-b.json)")
+    add("--no-build", action="store_true", help="do not run make")
+    add("-v", "--verbose", action="store_true",
+        help="show each run's stderr")
+
+
+# ---------------------------------------------------------------- options
+
+def split_side(text, what):
+    """Shell words of --a-args/--b-args: (run options, QEMU args)."""
+    try:
+        words = shlex.split(text)
+    except ValueError as exc:
+        raise OptionError("%s %r: %s" % (what, text, exc))
+    if "--" in words:
+        cut = words.index("--")
+        return words[:cut], words[cut + 1:]
+    return words, []
+
+
+def check_run_options(words, what):
+    """Parse them as `run` would, so a typo fails before the first boot."""
+    for word in words:
+        if word.split("=")[0] in OWN_RUN_OPTIONS:
+            raise OptionError("%s: %s is set by ab itself" % (what, word))
+    top = Parser(prog="%s run" % PROG)
+    run_cmd.add_parser(top.add_subparsers(dest="command"),
+                       argparse.RawDescriptionHelpFormatter)
+    try:
+        top.parse_args(["run"] + words)
+    except OptionError as exc:
+        raise OptionError("%s: %s" % (what, exc.message))
+
+
+def side_words(args, shared, extra):
+    """{"a": (run words, qemu args), "b": ...}, validated."""
+    sides = {}
+    for name in ("a", "b"):
+        words, qemu_args = split_side(getattr(args, name + "_args"),
+                                      "--%s-args" % name)
+        binary = getattr(args, name + "_qemu")
+        if binary:
+            words = ["--qemu", binary] + words
+        check_run_options(shared + words, "side %s options" % name.upper())
+        sides[name] = (shared + words, list(extra) + qemu_args)
+    return sides
+
+
+def validate(args):
+    thresholds = compare_cmd.check_verdict_options(args)
+    if args.max_boots < 2 or args.max_boots > compare.MAX_BOOTS:
+        raise OptionError("--max-boots must be 2..%d" % compare.MAX_BOOTS)
+    if args.budget is not None and not args.budget > 0:
+        raise OptionError("--budget must be a positive number of seconds")
+    if not 1 <= args.looks <= 50:
+        raise OptionError("--looks must be 1..50")
+    for path in (args.a_json, args.b_json):
+        if not os.path.isdir(os.path.dirname(os.path.abspath(path))):
+            raise OptionError("%s: directory does not exist" % path)
+    args.metric_list = [m for m in args.metrics.split(",") if m]
+    if not args.metric_list:
+        raise OptionError("--metrics: name at least one metric")
+    return thresholds
+
+
+def plan_supported():
+    """Does this tree's `run` take --plan (a fixed sample plan)?"""
+    proc = subprocess.run([os.path.join(repo_root(), "tools", "trapmeter"),
+                           "run", "--help"], capture_output=True, text=True,
+                          check=False)
+    return "--plan" in proc.stdout
+
+
+# ---------------------------------------------------------------- session
+
+class Session:
+    """The boots of one ab session, both sides."""
+
+    def __init__(self, args, sides, thresholds, after_boot=None):
+        self.args, self.sides = args, sides
+        self.thresholds = thresholds
+        self.after_boot = after_boot
+        self.docs = {"a": None, "b": None}
+        self.paths = {"a": args.a_json, "b": args.b_json}
+        self.walls = []
+        self.started = time.monotonic()
+        self.plan = None            # results.json of the first boot
+        self.use_plan = plan_supported()
+        self.tmp = tempfile.mkdtemp(prefix="trapmeter-ab-")
+        schedule = abtest.look_schedule(args.max_boots, args.looks,
+                                        args.alpha)
+        self.seq = abtest.Sequential(schedule, args.alpha, args.looks,
+                                     args.metric_list)
+
+    def boots(self, name):
+        doc = self.docs[name]
+        return len(compare.boot_results(doc)) if doc else 0
+
+    def elapsed(self):
+        return time.monotonic() - self.started
+
+    def run_boot(self, name, number):
+        """One `trapmeter run` of side `name`; its boot joins the side."""
+        words, qemu_args = self.sides[name]
+        out = os.path.join(self.tmp, "%s-%d.json" % (name, number))
+        argv = [os.path.join(repo_root(), "tools", "trapmeter"), "run",
+                "--no-build", "--repeat", "1", "--json", out] + words
+        if self.plan and self.use_plan:
+            argv += ["--plan", self.plan]
+        argv += ["--"] + qemu_args
+        begin = time.monotonic()
+        proc = subprocess.run(argv, stdout=subprocess.DEVNULL,
+                              stderr=None if self.args.verbose
+                              else subprocess.PIPE, text=True, check=False)
+        self.walls.append(time.monotonic() - begin)
+        if proc.returncode >= status.BAD_INPUT or not os.path.exists(out):
+            tail = (proc.stderr or "").strip().splitlines()[-6:]
+            raise TrapmeterError(proc.returncode or status.INTERNAL,
+                                 "side %s boot %d failed (status %d)%s"
+                                 % (name.upper(), number, proc.returncode,
+                                    "".join("\n  " + t for t in tail)))
+        if self.plan is None:
+            self.plan = out
+        self.add(name, out)
+
+    def add(self, name, path):
+        try:
+            doc = compare.read_results(path)
+        except compare.InputError as exc:
+            raise TrapmeterError(status.UNUSABLE, "unusable boot: %s" % exc)
+        if self.after_boot:
+            self.after_boot(name, doc)
+        if self.docs[name] is None:
+            self.docs[name] = doc
+        else:
+            merged = self.docs[name]
+            for boot in doc["boots"]:
+                boot["index"] = len(merged["boots"])
+                merged["boots"].append(boot)
+            merged["exit_code"] = max(merged.get("exit_code", 0),
+                                      doc.get("exit_code", 0))
+            merged["status"] = status.status_name(merged["exit_code"])
+        report.write_json_atomic(self.paths[name], self.docs[name])
+
+    def compare(self, alpha):
+        return compare.compare_docs(
+            self.docs["a"], self.docs["b"], self.thresholds, self.args.seed,
+            self.args.resamples, self.args.stat, alpha)
+
+
+def progress(session, round_index, undecided, looked):
+    left = ""
+    if session.args.budget:
+        left = ", %.0f s of budget left" % max(
+            0.0, session.args.budget - session.elapsed())
+    n = session.boots("a")
+    text = "round %d: %d+%d boots, %.0f s%s" % (
+        round_index + 1, n, session.boots("b"), session.elapsed(), left)
+    if looked:
+        text += "; look %d/%d (alpha %.4g): %d decided, %d undecided" % (
+            session.seq.taken, session.seq.looks, session.seq.level,
+            len(session.seq.frozen), len(undecided))
+        if undecided:
+            text += ": " + ", ".join("%s %s" % k for k in undecided[:4]) + (
+                " ..." if len(undecided) > 4 else "")
+    say(text)
+
+
+def out_of_time(session):
+    if session.args.budget is None or not session.walls:
+        return False
+    pair = 2.0 * sum(session.walls) / len(session.walls)
+    return session.elapsed() + pair > session.args.budget
+
+
+def run_session(session):
+    """Rounds until decided or out of boots/time; returns the final rows
+    and warnings."""
+    rows = warnings = None
+    rounds = session.args.max_boots // 2
+    for r in range(rounds):
+        if r and out_of_time(session):
+            say("budget: no time for another round")
+            break
+        for name in abtest.order(r):
+            session.run_boot(name, session.boots(name) + 1)
+        n = min(session.boots("a"), session.boots("b"))
+        looked = session.seq.is_look(n)
+        undecided = None
+        if looked:
+            rows, warnings = session.compare(session.seq.level)
+            undecided = session.seq.look(rows, n)
+        progress(session, r, undecided or [], looked)
+        if looked and not undecided:
+            say("every selected metric is decided")
+            return session.seq.final_rows(rows), warnings
+    if rows is None or (session.seq.last_rows is not rows
+                        and session.seq.taken < session.seq.looks):
+        # stopped between looks: the boots so far get one last look
+        rows, warnings = session.compare(session.seq.level)
+        session.seq.look(rows, min(session.boots("a"), session.boots("b")))
+    return session.seq.final_rows(session.seq.last_rows), warnings
+
+
+def finish(args, session, rows, warnings):
+    """Table on stdout, compare's outputs, compare's exit status."""
+    args.base, args.candidate = args.a_json, args.b_json
+    warnings = list(warnings) + [
+        "ab: %d looks at %s boots per side, alpha %g per look (%g over the "
+        "session); %d+%d boots in %.0f s" % (
+            session.seq.taken, "/".join(map(str, session.seq.schedule)),
+            session.seq.level, args.alpha, session.boots("a"),
+            session.boots("b"), session.elapsed())]
+    if not session.use_plan:
+        warnings.append("ab: this run has no --plan: each boot chose its "
+                        "own samples and iterations")
+    sys.stdout.write(compare.render_table(rows, warnings, args.a_json,
+                                          args.b_json))
+    sys.stdout.flush()
+    compare_cmd.write_compare_outputs(args, rows, warnings,
+                                      session.docs["a"], session.docs["b"])
+    return compare.exit_status(rows)
+
+
+def build_once(args):
+    if not args.no_build:
+        run_cmd.ensure_built(repo_root())
+
+
+def command(args, extra=(), after_boot=None):
+    thresholds = validate(args)
+    sides = side_words(args, list(getattr(args, "run_options", [])), extra)
+    build_once(args)
+    session = Session(args, sides, thresholds, after_boot)
+    try:
+        rows, warnings = run_session(session)
+        return finish(args, session, rows, warnings)
+    finally:
+        _cleanup(session.tmp)
+
+
+def _cleanup(path):
+    for name in os.listdir(path):
+        os.unlink(os.path.join(path, name))
+    os.rmdir(path)

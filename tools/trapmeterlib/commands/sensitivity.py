@@ -1,0 +1,371 @@
+"""`trapmeter sensitivity`: the smallest slowdown of an exit to QEMU that
+`ab` detects on this host.  The LD_PRELOAD shim build/kvm_delay.so
+(tools/shim/kvm_delay.c) spins a chosen number of nanoseconds after every
+KVM_RUN return whose exit reason is I/O or MMIO; exits KVM answers itself
+are untouched.  First an A/A session (shim loaded at 0 ns on both sides)
+measures the QEMU round trip (pio.user: per-boot minimum cycles / measured
+exits) and the false alarms; then one ab session per level (a percentage
+of that round trip) against the undelayed side."""
+
+import argparse
+import json
+import os
+import shutil
+import sys
+import tempfile
+import time
+
+from .. import compare, host, report, status
+from . import ab as ab_cmd
+from . import compare as compare_cmd
+from .common import OptionError, TrapmeterError, repo_root, say
+
+NAME = "sensitivity"
+SHIM = os.path.join("build", "kvm_delay.so")
+DEFAULT_LEVELS = (0.5, 1.0, 2.0, 5.0, 10.0)
+ROUND_TRIP_CASE = ("exits", "pio.user")
+COUNT_SLACK = 0.9           # delayed >= 90 % of the exits measured
+
+
+def add_parser(sub, fmt):
+    sen = sub.add_parser(
+        NAME, formatter_class=fmt, epilog=status.EXIT_TABLE,
+        allow_abbrev=False,
+        help="detection limit of ab on this host, by injected delays",
+        usage="%(prog)s [--case GLOBS] [--budget S] [--levels LIST] "
+        "[RUN OPTIONS...] [-- QEMU ARGS]",
+        description="Run ab for A/A and for delays of --levels percent of "
+        "the QEMU round trip (measured in the A/A boots) added to every "
+        "exit to QEMU by an LD_PRELOAD shim; print per case the smallest "
+        "delay flagged, the A/A false alarms and the verdicts of in-kernel "
+        "controls. Needs KVM and a dynamically linked QEMU (status 12 "
+        "otherwise). Unknown options are run options (--case, --suite, "
+        "--cmdline, ...).")
+    add = sen.add_argument
+    add("--levels", default=",".join("%g" % x for x in DEFAULT_LEVELS),
+        help="delays in percent of the round trip (default %s)"
+        % ",".join("%g" % x for x in DEFAULT_LEVELS))
+    add("--budget", type=float, metavar="SECONDS",
+        help="wall time for everything, shared out over the sessions")
+    add("--max-boots", type=int, default=ab_cmd.abtest.DEFAULT_MAX_BOOTS,
+        help="boots per ab session, both sides (default %d)"
+        % ab_cmd.abtest.DEFAULT_MAX_BOOTS)
+    add("--looks", type=int, default=ab_cmd.abtest.DEFAULT_LOOKS)
+    add("--metrics", default="cycles_per_op,exits_per_op")
+    add("--out", metavar="DIR", default="sensitivity",
+        help="every session's results and verdicts (default ./sensitivity)")
+    add("--qemu", metavar="PATH", default="qemu-system-x86_64")
+    add("--no-build", action="store_true", help="do not run make")
+    add("-v", "--verbose", action="store_true")
+    compare_cmd.add_verdict_options(add)
+
+
+def parse_levels(text):
+    try:
+        levels = [float(x) for x in text.split(",") if x.strip()]
+    except ValueError:
+        levels = []
+    if not levels or any(not 0 < x <= 100 for x in levels):
+        raise OptionError("--levels %r: expected a comma list of percentages "
+                          "in (0, 100]" % text)
+    return sorted(levels)
+
+
+# ---------------------------------------------------------------- can it act
+
+def refuse(message):
+    raise TrapmeterError(status.NO_INJECTION, "cannot inject delays: "
+                         + message)
+
+
+def elf_imports_ioctl(path):
+    """(dynamic, imports ioctl) read from the ELF: a PT_INTERP segment and
+    the name "ioctl" in the file's strings."""
+    try:
+        with open(path, "rb") as fh:
+            data = fh.read()
+    except OSError as exc:
+        refuse("cannot read %s: %s" % (path, exc.strerror or exc))
+    if data[:4] != b"\x7fELF":
+        return False, False
+    return b"/ld-linux" in data or b"ld.so" in data, b"ioctl\x00" in data
+
+
+def check_applicable(args, run_words):
+    """Refuse (status 12) where the shim cannot act."""
+    for i, word in enumerate(run_words):
+        value = word.split("=", 1)[1] if word.startswith("--accel=") else (
+            run_words[i + 1] if word == "--accel" and i + 1 < len(run_words)
+            else None)
+        if value == "tcg":
+            refuse("--accel tcg: TCG never calls KVM_RUN")
+    usable, why = host.kvm_usable()
+    if not usable:
+        refuse("KVM is not usable: %s" % why)
+    qemu = shutil.which(args.qemu)
+    if not qemu:
+        refuse("QEMU binary not found: %s" % args.qemu)
+    dynamic, ioctl = elf_imports_ioctl(os.path.realpath(qemu))
+    if not dynamic:
+        refuse("%s is not a dynamically linked ELF: LD_PRELOAD cannot "
+               "reach its ioctl" % qemu)
+    if not ioctl:
+        refuse("%s does not import ioctl from libc" % qemu)
+    shim = os.path.join(repo_root(), SHIM)
+    if not os.path.isfile(shim):
+        refuse("%s is not built (run make)" % SHIM)
+    return qemu, shim
+
+
+def wrapper(tmp, qemu, shim, delay_ns):
+    """A QEMU wrapper script that preloads the shim at delay_ns."""
+    path = os.path.join(tmp, "qemu-delay-%d" % delay_ns)
+    rep = os.path.join(tmp, "shim-%d.json" % delay_ns)
+    with open(path, "w") as fh:
+        fh.write("#!/bin/sh\n"
+                 "LD_PRELOAD='%s'${LD_PRELOAD:+:$LD_PRELOAD}\n"
+                 "TRAPMETER_DELAY_NS=%d\nTRAPMETER_DELAY_REPORT='%s'\n"
+                 "export LD_PRELOAD TRAPMETER_DELAY_NS TRAPMETER_DELAY_REPORT\n"
+                 "exec '%s' \"$@\"\n" % (shim, delay_ns, rep, qemu))
+    os.chmod(path, 0o755)
+    return path, rep
+
+
+# ---------------------------------------------------------------- proof
+
+def exits_to_qemu(doc):
+    """Exits to QEMU the runner measured inside the cases' windows."""
+    total = 0.0
+    for results in compare.boot_results(doc):
+        for res in results:
+            ex, ops = res.get("exits_measured"), res.get("ops")
+            if res.get("handler") == "user" and isinstance(ex, (int, float)) \
+                    and isinstance(ops, (int, float)) and ex > 0:
+                total += ex * ops
+    return total
+
+
+def check_shim(report_path, doc, delay_ns, ledger):
+    """The shim must have acted: its count of delayed exits covers the
+    exits measured in the windows."""
+    try:
+        with open(report_path) as fh:
+            rep = json.load(fh)
+        os.unlink(report_path)
+    except (OSError, ValueError):
+        refuse("the shim wrote no report (%s): QEMU did not load it or "
+               "died before exit" % report_path)
+    if not rep.get("final") or not rep.get("vcpus"):
+        refuse("the shim was loaded but saw no KVM vCPU (TCG, or a QEMU "
+               "that does not call ioctl through libc)")
+    delayed = rep.get("delayed_io", 0) + rep.get("delayed_mmio", 0)
+    measured = exits_to_qemu(doc)
+    if delayed < COUNT_SLACK * measured or rep.get("delay_ns") != delay_ns:
+        refuse("the shim delayed %d exits at %s ns, but %.0f exits to QEMU "
+               "were measured" % (delayed, rep.get("delay_ns"), measured))
+    ledger.append({"delay_ns": delay_ns, "delayed": delayed,
+                   "measured_in_windows": round(measured, 1),
+                   "kvm_run_returns": rep.get("kvm_run_returns"),
+                   "spun_ns": rep.get("spun_ns")})
+
+
+# ---------------------------------------------------------------- sessions
+
+def ab_args(args, name, a_qemu, b_qemu, budget):
+    ns = argparse.Namespace(**vars(args))
+    stem = os.path.join(args.out, name)
+    ns.a_qemu, ns.b_qemu = a_qemu, b_qemu
+    ns.a_args = ns.b_args = ""
+    ns.a_json, ns.b_json = stem + "-a.json", stem + "-b.json"
+    ns.json, ns.markdown = stem + "-verdicts.json", stem + "-verdicts.md"
+    ns.junit = ns.plot = None
+    ns.budget, ns.no_build = budget, True
+    return ns
+
+
+def run_level(args, name, sides, budget, extra):
+    """One ab session: (rows, boots, wall seconds, shim ledger)."""
+    (a_qemu, a_rep, a_ns), (b_qemu, b_rep, b_ns) = sides
+    ledger = []
+
+    def after_boot(side, doc):
+        rep, ns = (a_rep, a_ns) if side == "a" else (b_rep, b_ns)
+        check_shim(rep, doc, ns, ledger)
+
+    ns = ab_args(args, name, a_qemu, b_qemu, budget)
+    say("sensitivity: session %s (A %d ns, B %d ns per exit to QEMU)"
+        % (name, a_ns, b_ns))
+    begin = time.monotonic()
+    code = ab_cmd.command(ns, extra, after_boot)
+    with open(ns.json) as fh:
+        rows = json.load(fh)["rows"]
+    boots = [len(compare.boot_results(compare.read_results(p)))
+             for p in (ns.a_json, ns.b_json)]
+    return {"name": name, "delay_ns": b_ns, "status": code, "rows": rows,
+            "boots": boots, "wall_s": round(time.monotonic() - begin, 1),
+            "shim": ledger, "a_json": ns.a_json, "b_json": ns.b_json}
+
+
+def round_trip_ns(a_json):
+    """QEMU round trip from the A/A boots: pio.user per-boot minimum
+    cycles over its measured exits, median over boots, in ns."""
+    doc = compare.read_results(a_json)
+    figures = []
+    for boot in doc["boots"]:
+        khz = ((boot.get("run") or {}).get("tsc") or {}).get("khz")
+        for res in boot.get("results") or []:
+            if (res.get("suite"), res.get("case")) != ROUND_TRIP_CASE:
+                continue
+            loc = compare.location(res, "min")
+            ex = res.get("exits_measured")
+            if loc and isinstance(ex, (int, float)) and ex >= 0.5 and khz:
+                figures.append((loc / ex, loc / ex * 1e6 / khz))
+    if not figures:
+        refuse("no pio.user figure with measured exits in the A/A boots "
+               "(select --suite exits and --case pio.*)")
+    figures.sort()
+    return figures[len(figures) // 2]
+
+
+# ---------------------------------------------------------------- table
+
+def short(verdict):
+    return {"regression": "R", "improvement": "I", "unchanged": "=",
+            "inconclusive": "?"}.get(verdict, "-")
+
+
+def case_table(sessions, levels):
+    """{case: {"handler", "aa", "levels": {pct: verdict}, "smallest"}}."""
+    aa = sessions[0]
+    table = {}
+    for row in aa["rows"]:
+        if row["metric"] == "cycles_per_op":
+            name = "%s/%s" % (row["suite"], row["case"])
+            table[name] = {"aa": row["verdict"], "levels": {},
+                           "smallest": None, "handler": None}
+    for pct, sess in zip(levels, sessions[1:]):
+        for row in sess["rows"]:
+            name = "%s/%s" % (row["suite"], row["case"])
+            if row["metric"] == "cycles_per_op" and name in table:
+                table[name]["levels"][pct] = row["verdict"]
+                if row["verdict"] == "regression" and \
+                        table[name]["smallest"] is None:
+                    table[name]["smallest"] = pct
+    return table
+
+
+def handlers(a_json):
+    doc = compare.read_results(a_json)
+    out = {}
+    for results in compare.boot_results(doc):
+        for res in results:
+            out["%s/%s" % (res.get("suite"), res.get("case"))] = \
+                res.get("handler")
+    return out
+
+
+def render(table, sessions, levels, rt):
+    lines = ["trapmeter sensitivity: QEMU round trip (pio.user, A/A boots) "
+             "%.0f cycles = %.0f ns per exit" % rt,
+             "verdicts of cycles_per_op: R regression, I improvement, "
+             "= unchanged, ? inconclusive"]
+    head = ["case", "handler", "A/A"] + ["%g%%" % p for p in levels] + [
+        "smallest flagged"]
+    cells = [head]
+    for name in sorted(table, key=lambda n: (table[n]["handler"] != "user",
+                                             n)):
+        t = table[name]
+        cells.append([name, t["handler"] or "-", short(t["aa"])]
+                     + [short(t["levels"].get(p)) for p in levels]
+                     + ["%g %%" % t["smallest"] if t["smallest"] else
+                        ("never (control)" if t["handler"] == "kernel"
+                         else "none")])
+    widths = [max(len(c[i]) for c in cells) for i in range(len(head))]
+    for c in cells:
+        lines.append("  " + "  ".join(x.ljust(w) for x, w in zip(c, widths)))
+    lines.append("")
+    lines.append("  session  delay ns  boots A+B  wall s  shim delayed / "
+                 "measured exits to QEMU (per boot, min)")
+    for sess in sessions:
+        ratio = min((x["delayed"] / x["measured_in_windows"]
+                     for x in sess["shim"] if x["measured_in_windows"]),
+                    default=None)
+        lines.append("  %-7s  %8d  %4d+%-4d  %6.0f  %s" % (
+            sess["name"], sess["delay_ns"], sess["boots"][0],
+            sess["boots"][1], sess["wall_s"],
+            "-" if ratio is None else "%.2fx" % ratio))
+    return "\n".join(lines) + "\n"
+
+
+def false_alarms(table):
+    """A/A alarms, and in-kernel controls flagged at any level."""
+    out = []
+    for name, t in table.items():
+        if t["aa"] in ("regression", "improvement"):
+            out.append("A/A: %s %s" % (name, t["aa"]))
+        if t["handler"] == "kernel":
+            out += ["%g %%: in-kernel %s %s" % (p, name, v)
+                    for p, v in t["levels"].items()
+                    if v in ("regression", "improvement")]
+    return out
+
+
+# ---------------------------------------------------------------- command
+
+def budget_share(args, begin, left):
+    if args.budget is None:
+        return None
+    remaining = args.budget - (time.monotonic() - begin)
+    if remaining <= 0:
+        return None if left == 0 else 1.0
+    return remaining / max(1, left)
+
+
+def command(args, extra=()):
+    levels = parse_levels(args.levels)
+    compare_cmd.check_verdict_options(args)
+    run_words = list(getattr(args, "run_options", []))
+    if args.budget is not None and not args.budget > 0:
+        raise OptionError("--budget must be a positive number of seconds")
+    qemu, shim = check_applicable(args, run_words)
+    os.makedirs(args.out, exist_ok=True)
+    if not args.no_build:
+        ab_cmd.run_cmd.ensure_built(repo_root())
+    args.run_options = run_words
+    tmp = tempfile.mkdtemp(prefix="trapmeter-sens-")
+    begin = time.monotonic()
+    try:
+        return sessions_and_table(args, levels, qemu, shim, tmp, begin, extra)
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+def sessions_and_table(args, levels, qemu, shim, tmp, begin, extra):
+    zero = wrapper(tmp, qemu, shim, 0)
+    sessions = [run_level(args, "aa", ((zero[0], zero[1], 0),
+                                       (zero[0], zero[1], 0)),
+                          budget_share(args, begin, len(levels) + 1), extra)]
+    rt = round_trip_ns(sessions[0]["a_json"])
+    for i, pct in enumerate(levels):
+        delay = max(1, int(round(rt[1] * pct / 100.0)))
+        delayed = wrapper(tmp, qemu, shim, delay)
+        sessions.append(run_level(
+            args, "d%g" % pct, ((zero[0], zero[1], 0),
+                                (delayed[0], delayed[1], delay)),
+            budget_share(args, begin, len(levels) - i), extra))
+    table = case_table(sessions, levels)
+    for name, handler in handlers(sessions[0]["a_json"]).items():
+        if name in table:
+            table[name]["handler"] = handler
+    text = render(table, sessions, levels, rt)
+    alarms = false_alarms(table)
+    text += "".join("false alarm: %s\n" % a for a in alarms)
+    sys.stdout.write(text)
+    doc = {"tool": "trapmeter", "kind": "sensitivity", "levels_pct": levels,
+           "round_trip": {"cycles": rt[0], "ns": rt[1]}, "cases": table,
+           "sessions": sessions, "false_alarms": alarms,
+           "wall_s": round(time.monotonic() - begin, 1)}
+    for path in filter(None, (os.path.join(args.out, "sensitivity.json"),
+                              args.json)):
+        report.write_json_atomic(path, doc)
+    return status.REGRESSION if alarms else status.OK

@@ -1,0 +1,126 @@
+"""The mmio suite's side of the runner: the QEMU devices whose MMIO (and
+I/O BARs) the guest measures, per handler class:
+
+  -device pc-testdev      64 KiB at 0xff000000 that QEMU answers and that
+                          stores what is written (handler user)
+  -device pci-testdev     the ioeventfd test registers kvm-unit-tests'
+                          vmexit uses: BAR0 (MMIO) and BAR1 (I/O ports)
+  -device e1000           most of BAR0 is coalesced MMIO (hw/net/e1000.c),
+                          on its own hub with nothing else on it
+
+They are attached when the selected suites need them: suite mmio (or
+all), or suite pio with --case (its extended cases use pci-testdev's I/O
+BAR).  `--mmio-devices off` leaves them out, so the guest's skip paths
+can be seen; `on` attaches them whatever the suites."""
+
+SUITE = "mmio"
+CHOICES = ("auto", "on", "off")
+E1000_MAC = "52:54:00:74:6d:e1"
+E1000_HUB = 7            # not the virtio suite's hub 0
+
+
+def add_options(add):
+    """Runner options (called from commands.run.add_parser)."""
+    add("--mmio-devices", choices=CHOICES, default="auto",
+        help="attach pc-testdev, pci-testdev and an e1000 for the mmio "
+        "suite (auto: when suite mmio/all, or pio with --case, is "
+        "selected; off: never, to see the skips; on: always)")
+
+
+def _suites(words):
+    chosen = []
+    for word in words:
+        if word.startswith("suite="):
+            chosen = word[len("suite="):].split(",")
+    return chosen
+
+
+def wanted(words, mode="auto"):
+    """Do the kernel words (or the mode) ask for the mmio devices?"""
+    if mode != "auto":
+        return mode == "on"
+    suites = _suites(words)
+    if SUITE in suites or "all" in suites:
+        return True
+    has_case = any(w.startswith("case=") for w in words)
+    return has_case and "pio" in suites
+
+
+def device_args(words, mode="auto"):
+    """QEMU arguments for the mmio suite's devices (empty when unwanted)."""
+    if not wanted(words, mode):
+        return []
+    return ["-device", "pc-testdev",
+            "-device", "pci-testdev",
+            "-netdev", "hubport,id=tme1000,hubid=%d" % E1000_HUB,
+            "-device", "e1000,netdev=tme1000,mac=%s,romfile=" % E1000_MAC]
+
+
+# ---------------------------------------------------------------- afterwards
+
+TOLERANCE = 0.10
+MIN_PER_OP = 0.5
+
+
+def _to_qemu_counter(res, stats):
+    """mmio_exits for MMIO rows; for ports io_exits when the host counts
+    them, else exits (on PVM the latter counts the QEMU round trips)."""
+    if "addr" in res:
+        return "mmio_exits" if "mmio_exits" in stats else None
+    if stats.get("io_exits"):
+        return "io_exits"
+    return "exits" if "exits" in stats else None
+
+
+def annotate(results):
+    """Beside exits_measured (VM exits), the round trips to QEMU that the
+    model predicts in exits_to_qemu_model: exits_to_qemu_measured, its
+    counter, and exits_to_qemu_mismatch (10 %; a model of 0 must measure
+    under half a round trip per op)."""
+    for res in results:
+        model = res.get("exits_to_qemu_model")
+        stats = res.get("exit_stats_per_op")
+        if not isinstance(model, (int, float)) or not isinstance(stats, dict):
+            continue
+        name = _to_qemu_counter(res, stats)
+        if name is None:
+            continue
+        got = stats[name]
+        res["exits_to_qemu_measured"] = got
+        res["exits_to_qemu_counter"] = name
+        res["exits_to_qemu_mismatch"] = bool(
+            abs(got - model) > TOLERANCE * model if model > 0
+            else got >= MIN_PER_OP)
+    return results
+
+
+def render(results):
+    """The handler-class view: VM exits and round trips to QEMU, model
+    against measured, for every row that carries both."""
+    rows = [r for r in results if "exits_to_qemu_model" in r]
+    if not rows:
+        return ""
+    head = ("case", "handler", "exits model", "exits meas.", "to QEMU model",
+            "to QEMU meas.", "cycles/op")
+    table = [head]
+    for r in rows:
+        meas = r.get("exits_to_qemu_measured")
+        table.append((r.get("case", "?"), r.get("handler", "?"),
+                      _num(r.get("exits_model")), _num(r.get("exits_measured")),
+                      _num(r.get("exits_to_qemu_model")),
+                      _num(meas) + (" !" if r.get("exits_to_qemu_mismatch") else ""),
+                      _num((r.get("cycles") or {}).get("median"))))
+    widths = [max(len(str(row[i])) for row in table) for i in range(len(head))]
+    lines = ["", "handler classes (per op; ! = round trips to QEMU differ from "
+             "the model by more than 10 %):"]
+    for row in table:
+        lines.append("  " + "  ".join(
+            str(c).ljust(w) if i < 2 else str(c).rjust(w)
+            for i, (c, w) in enumerate(zip(row, widths))).rstrip())
+    return "\n".join(lines) + "\n"
+
+
+def _num(value):
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return "-"
+    return "%.3g" % value if abs(value) < 100 else "%d" % round(value)
