@@ -57,6 +57,13 @@ def t95(df):
     return T95[1]
 
 
+def has_exits(results):
+    """A boot with VM exits (not TCG): only there does a breakdown mean
+    anything."""
+    return any(r.get("exits_measured") is not None for r in results
+               if r.get("suite") == "pio")
+
+
 def cost_of(result):
     """Per-op cost the fit uses, and whether it is net of a control."""
     net = result.get("cycles_net")
@@ -418,7 +425,7 @@ def format_table(entries, software_backend=False):
         return []
     vm_label = "PVM exit+entry (cpuid)" if software_backend else LABELS["vm_exit"]
     lines = ["where the time goes (cycles per single-unit access; "
-             "95 % interval across boots):"]
+             "95 % interval across boots, with --repeat):"]
     for e in rows:
         fit = e["fit"]
         note = []
