@@ -7,8 +7,8 @@ import shutil
 import subprocess
 import sys
 
-from .. import (exitcount, host, ide, junit, mmio, perfcount, plan, privdir,
-               qemu, report, status, testpmd, virtio)
+from .. import (breakdown, exitcount, host, ide, junit, mmio, perfcount,
+               plan, privdir, qemu, report, status, testpmd, virtio)
 from ..status import Outcome, decide_boot
 from .common import (OptionError, TrapmeterError, check_words, has_report,
                      repo_root, report_outcome, say)
@@ -204,6 +204,7 @@ class RunSession:
     def write_json(self, code, messages=()):
         doc = report.results_document(self.host, self.config, self.boots,
                                       code, messages, self.summary)
+        add_breakdown(doc)
         try:
             report.write_json_atomic(self.args.json, doc)
         except OSError as exc:
@@ -569,6 +570,25 @@ def header_info(session, cfg, wall, title=None):
         "suite_s": last.get("suite_s")}
 
 
+def add_breakdown(doc):
+    """Where the time goes: per boot its own fit, across boots intervals."""
+    per_boot = []
+    for boot in doc["boots"]:
+        if breakdown.has_exits(boot.get("results") or []):
+            one = breakdown.boot_breakdown(boot["results"])
+            boot["breakdown"] = breakdown.combine([one])
+            per_boot.append(one)
+    if len(per_boot) > 1:
+        doc["breakdown"] = breakdown.combine(per_boot)
+
+
+def breakdown_text(session, results_per_boot):
+    pvm = (session.host or {}).get("kvm_flavour") == "pvm"
+    entries = breakdown.breakdown(results_per_boot)
+    lines = breakdown.format_table(entries, software_backend=pvm)
+    return "\n".join(lines) + "\n" if lines else ""
+
+
 def print_boot_report(session, cfg, dump, wall):
     if not has_report(dump):
         return
@@ -579,6 +599,8 @@ def print_boot_report(session, cfg, dump, wall):
         text += "\n" + "\n".join(sizes) + "\n"
     text += ide.render(dump)
     text += mmio.render(dump.results)
+    if breakdown.has_exits(dump.results):
+        text += breakdown_text(session, [dump.results])
     sys.stdout.write(text)
     sys.stdout.flush()
 
@@ -598,6 +620,8 @@ def print_repeat_report(session, cfg, dumps):
     run = next((d.run for d in dumps if d.run), None)
     text = report.render_report(run, header_info(session, cfg, wall, title),
                                 results, checks, skips)
+    if all(breakdown.has_exits(d.results) for d in dumps):
+        text += breakdown_text(session, [d.results for d in dumps])
     sys.stdout.write(text)
     sys.stdout.flush()
 
