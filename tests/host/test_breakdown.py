@@ -76,6 +76,13 @@ class Fit(unittest.TestCase):
         coef = bd.fit_class(bd.sweep_points(rows)["fwcfg.in"])
         self.assertTrue(coef["poor"])
 
+    def test_net_figures_as_the_dump_writes_them(self):
+        rows = sweep()
+        for r in rows:
+            r["cycles_net"] = {"min": r["cycles_net"], "p10": 0, "median": 0}
+        coef = bd.fit_class(bd.sweep_points(rows)["fwcfg.in"])
+        self.assertAlmostEqual(coef["per_unit"], 150.0, delta=0.01)
+
     def test_gross_figures_are_used_without_controls(self):
         rows = sweep()
         for r in rows:

@@ -67,6 +67,8 @@ def has_exits(results):
 def cost_of(result):
     """Per-op cost the fit uses, and whether it is net of a control."""
     net = result.get("cycles_net")
+    if isinstance(net, dict):        # the dump's net min/p10/median
+        net = net.get("min")
     if isinstance(net, (int, float)) and net > 0:
         return float(net), True
     cyc = result.get("cycles") or {}
@@ -268,7 +270,8 @@ def layers(coef, anchors):
 def boot_breakdown(results):
     """One boot: {class: {"measured", "components", "fit", "net"}}."""
     anchors = exit_costs(results)
-    net = all(cost_of(r)[1] for r in results if r.get("suite") in ("pio", "exits"))
+    net = all(cost_of(r)[1] for r in results if r.get("suite") in ("pio", "exits")
+              and r.get("method") != "dma")
     out = {}
     for key, pts in sorted(sweep_points(results).items()):
         coef = fit_class(pts)
