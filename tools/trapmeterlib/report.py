@@ -123,7 +123,8 @@ def aggregate_results(boot_results):
         if agg.get("exits_qmp") is not None and \
                 agg.get("exits_perf") is not None:
             agg["exits_counters_differ"] = counters_differ(
-                agg["exits_qmp"], agg["exits_perf"], agg.get("ops") or 1)
+                agg["exits_qmp"], agg["exits_perf"], agg.get("ops") or 1,
+                agg.get("exits_background_max"))
         merged.append(agg)
     return add_speedups(merged)
 
