@@ -33,17 +33,22 @@ LDFLAGS := -nostdlib -static -z noexecstack -z max-page-size=0x1000 --no-warn-rw
 
 ASM_SRCS := \
 	boot/boot.asm \
-	arch/x86/isr.asm
+	arch/x86/irq_entry.asm \
+	arch/x86/isr.asm \
+	arch/x86/trampoline.asm
 
 C_SRCS := \
 	arch/x86/cpuinfo.c \
+	arch/x86/irq.c \
 	arch/x86/paging.c \
+	arch/x86/smp.c \
 	arch/x86/trap.c \
 	arch/x86/tsc.c \
 	drivers/acpi_pm.c \
 	drivers/ata.c \
 	drivers/debug_exit.c \
 	drivers/fw_cfg.c \
+	drivers/lapic.c \
 	drivers/pci.c \
 	drivers/pci_testdev.c \
 	drivers/uart16550.c \
@@ -72,6 +77,7 @@ C_SRCS := \
 	lib/string.c \
 	kernel/suites/exits.c \
 	kernel/suites/ide.c \
+	kernel/suites/irq.c \
 	kernel/suites/mmio.c \
 	kernel/suites/pio.c \
 	kernel/suites/virtio.c

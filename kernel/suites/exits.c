@@ -315,6 +315,7 @@ static void run_extended(void)
 			     msr_seen, CORE_THREADS_SMP1);
 		bench_check("exits.msr_core_threads", rc == 0, detail);
 	}
+	exits_irq_run();
 }
 
 void suite_exits(const struct tm_config *cfg)
