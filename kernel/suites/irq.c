@@ -15,10 +15,13 @@
  *   tscdeadline         deadline now + 3000 cycles, spin until the
  *                       interrupt: wrmsr, the timer's own exit
  *                       (preemption timer or host hrtimer IRQ), EOI 3
- *   self_ipi.xapic      ICR "self" write with IF=0, `sti; nop`: ICR,
- *                       the interrupt-window exit, EOI               3
- *   self_ipi.x2apic.icr the same through the x2APIC ICR (MSR 0x830)  3
- *   self_ipi.x2apic     through x2APIC SELF_IPI (MSR 0x83f)          3
+ *   self_ipi.xapic      ICR "self" write with IF=1: the interrupt is
+ *                       injected on the way back in; ICR, EOI        2
+ *   self_ipi.x2apic.icr the same through the x2APIC ICR (MSR 0x830)  2
+ *   self_ipi.x2apic     through x2APIC SELF_IPI (MSR 0x83f)          2
+ *   *.sti_nop           kvm-unit-tests' shape: the write with IF=0,
+ *                       then `sti; nop`: one more exit, the
+ *                       interrupt window KVM opens for it            3
  *   eoi.xapic/.x2apic   an EOI write with nothing in service         1
  *   ipi                 fixed IPI to the halted second vCPU and wait
  *                       for its handler: ICR high + low (xAPIC), the
@@ -52,7 +55,8 @@
 #define FW_CFG_NB_CPUS  0x0005   /* u16 vCPU count */
 
 enum irq_op { I_HLT_TIMER, I_DEADLINE_IMMED, I_DEADLINE, I_SELF_XAPIC, I_SELF_X2_ICR,
-	      I_SELF_X2_REG, I_EOI_XAPIC, I_EOI_X2APIC, I_IPI };
+	      I_SELF_X2_REG, I_EOI_XAPIC, I_EOI_X2APIC, I_IPI, I_SELF_XAPIC_STI,
+	      I_SELF_X2_ICR_STI, I_SELF_X2_REG_STI, I_COUNT };
 
 static volatile u64 isr_count;     /* BSP's interrupts */
 static volatile u64 ap_count;      /* the AP's */
@@ -125,22 +129,40 @@ static void op_deadline(const struct bench_case *c, u8 *buf, u64 iters)
 	irq_disable();
 }
 
+static bool sti_nop(u32 id)
+{
+	return id == I_SELF_XAPIC_STI || id == I_SELF_X2_ICR_STI || id == I_SELF_X2_REG_STI;
+}
+
 static void self_ipi(u32 id)
 {
-	if (id == I_SELF_X2_REG)
+	if (id == I_SELF_X2_REG || id == I_SELF_X2_REG_STI)
 		wrmsr(LAPIC_MSR_SELF_IPI, VEC_SELF);
 	else
 		lapic_self_ipi(VEC_SELF);
 }
 
+/* IF=1: the interrupt arrives before the next instruction (bounded wait
+ * in case it does not); sti_nop: IF=0 and one `sti; nop` window. */
 static void op_self_ipi(const struct bench_case *c, u8 *buf, u64 iters)
 {
+	u64 want = isr_count;
+
 	(void)buf;
 	ops_done += iters;
+	if (sti_nop(c->arg)) {
+		while (iters--) {
+			self_ipi(c->arg);
+			irq_window();
+		}
+		return;
+	}
+	irq_enable();
 	while (iters--) {
 		self_ipi(c->arg);
-		irq_window();
+		wait_count(&isr_count, ++want);
 	}
+	irq_disable();
 }
 
 static void op_eoi(const struct bench_case *c, u8 *buf, u64 iters)
@@ -213,7 +235,8 @@ static u64 isr_base;
 
 static bool wants_x2apic(u32 id)
 {
-	return id == I_SELF_X2_ICR || id == I_SELF_X2_REG || id == I_EOI_X2APIC;
+	return id == I_SELF_X2_ICR || id == I_SELF_X2_REG || id == I_EOI_X2APIC ||
+	       id == I_SELF_X2_ICR_STI || id == I_SELF_X2_REG_STI;
 }
 
 /* The APIC mode and timer the case needs; NULL or why not. */
@@ -243,6 +266,8 @@ static const char *skip_irq(const struct bench_case *c)
 
 	if (!lapic_ok)
 		return "no usable local APIC (CPUID 1 EDX[9] or IA32_APIC_BASE.EN clear)";
+	if (sti_nop(c->arg) && bench_cfg->pvm)
+		return "pvm=on: an interrupt left pending with IF=0 is not delivered at `sti; nop` on the PVM backend (measured: 2 of 1012 self-IPIs arrived)";
 	why = setup(c->arg);
 	ops_done = timeouts = 0;
 	isr_base = c->arg == I_IPI ? ap_count : isr_count;
@@ -260,10 +285,10 @@ static u32 verify_irq(const struct bench_case *c, const u8 *buf)
 	return bad > 0xffffffffull ? 0xffffffffu : (u32)bad;
 }
 
-static const u8 model[] = {
-	[I_HLT_TIMER] = 3, [I_DEADLINE_IMMED] = 2, [I_DEADLINE] = 3, [I_SELF_XAPIC] = 3,
-	[I_SELF_X2_ICR] = 3, [I_SELF_X2_REG] = 3, [I_EOI_XAPIC] = 1, [I_EOI_X2APIC] = 1,
-	[I_IPI] = 4,
+static const u8 model[I_COUNT] = {
+	[I_HLT_TIMER] = 3, [I_DEADLINE_IMMED] = 2, [I_DEADLINE] = 3, [I_SELF_XAPIC] = 2,
+	[I_SELF_X2_ICR] = 2, [I_SELF_X2_REG] = 2, [I_EOI_XAPIC] = 1, [I_EOI_X2APIC] = 1,
+	[I_IPI] = 4, [I_SELF_XAPIC_STI] = 3, [I_SELF_X2_ICR_STI] = 3, [I_SELF_X2_REG_STI] = 3,
 };
 
 static u32 model_irq(const struct bench_case *c, const u8 *buf)
@@ -272,11 +297,10 @@ static u32 model_irq(const struct bench_case *c, const u8 *buf)
 	return model[c->arg];
 }
 
-static const char *const kut[] = {
-	[I_HLT_TIMER] = NULL, [I_DEADLINE_IMMED] = "tscdeadline_immed",
-	[I_DEADLINE] = "tscdeadline", [I_SELF_XAPIC] = "self_ipi_sti_nop",
-	[I_SELF_X2_ICR] = NULL, [I_SELF_X2_REG] = "x2apic_self_ipi_sti_nop",
-	[I_EOI_XAPIC] = NULL, [I_EOI_X2APIC] = NULL, [I_IPI] = "ipi",
+static const char *const kut[I_COUNT] = {
+	[I_DEADLINE_IMMED] = "tscdeadline_immed", [I_DEADLINE] = "tscdeadline",
+	[I_IPI] = "ipi", [I_SELF_XAPIC_STI] = "self_ipi_sti_nop",
+	[I_SELF_X2_REG_STI] = "x2apic_self_ipi_sti_nop",
 };
 
 static void extra_irq(const struct bench_case *c, const struct bench_result *r, struct jw *w)
@@ -303,9 +327,12 @@ static const struct bench_case cases[] = {
 	IRQ("tscdeadline.immed", I_DEADLINE_IMMED, op_deadline),
 	IRQ("tscdeadline", I_DEADLINE, op_deadline),
 	IRQ("self_ipi.xapic", I_SELF_XAPIC, op_self_ipi),
+	IRQ("self_ipi.xapic.sti_nop", I_SELF_XAPIC_STI, op_self_ipi),
 	IRQ("eoi.xapic", I_EOI_XAPIC, op_eoi),
 	IRQ("self_ipi.x2apic.icr", I_SELF_X2_ICR, op_self_ipi),
+	IRQ("self_ipi.x2apic.icr.sti_nop", I_SELF_X2_ICR_STI, op_self_ipi),
 	IRQ("self_ipi.x2apic", I_SELF_X2_REG, op_self_ipi),
+	IRQ("self_ipi.x2apic.sti_nop", I_SELF_X2_REG_STI, op_self_ipi),
 	IRQ("eoi.x2apic", I_EOI_X2APIC, op_eoi),
 	IRQ("ipi", I_IPI, op_ipi),
 };
