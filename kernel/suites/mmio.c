@@ -17,6 +17,10 @@
  *   e1000    RDBAL and the multicast table in BAR0 (`-device e1000`):
  *            coalesced writes (each a VM exit, one in 170 a round trip to
  *            QEMU); reads are not coalesced               coalesced / user
+ *   vga      the text buffer at 0xb8000 in VGA's coalesced window
+ *            (`-vga std`): writes of each width and string form are
+ *            coalesced, read back byte for byte (QEMU flushes the ring
+ *            before the read); reads exit                coalesced / user
  * Exit models: kernel/model.h (MMIO part).  String forms are left out
  * where the target is one register (rep movs/stos walk the address).
  */
@@ -49,7 +53,7 @@
 #define PTD_NOMATCH_VAL  0x5a       /* != the datamatch value 0xfa */
 
 enum mmio_insn { INSN_MOV, INSN_MOVS, INSN_STOS };
-enum mmio_kind { K_TESTDEV, K_PTD, K_IOAPIC, K_LAPIC, K_E1000 };
+enum mmio_kind { K_TESTDEV, K_PTD, K_IOAPIC, K_LAPIC, K_E1000, K_VGA };
 
 struct mmio_case {
 	u8 kind;               /* enum mmio_kind */
@@ -70,7 +74,7 @@ static struct pci_testdev ptd;
 static const char *ptd_why;
 static struct ptd_test ptd_hdr;
 static struct pci_dev e1000;
-static bool have_e1000, have_testdev;
+static bool have_e1000, have_testdev, have_vga;
 
 static struct mmio_case *mc_of(const struct bench_case *c)
 {
@@ -237,7 +241,8 @@ static u32 verify_mmio(const struct bench_case *c, const u8 *buf)
 	const struct mmio_case *m = mc_of(c);
 
 	switch (m->kind) {
-	case K_TESTDEV: return verify_testdev(c, m, buf);
+	case K_TESTDEV:
+	case K_VGA: return verify_testdev(c, m, buf);
 	case K_PTD: return verify_ptd(c, m);
 	case K_E1000: return verify_e1000(c, m, buf);
 	default: return verify_words(c, m, buf);
@@ -257,6 +262,9 @@ static const char *skip_mmio(const struct bench_case *c)
 	case K_E1000:
 		return have_e1000 ? NULL :
 		       "no e1000 NIC (QEMU -device e1000; the runner adds it for suite mmio)";
+	case K_VGA:
+		return have_vga ? NULL :
+		       "no VGA text buffer at 0xb8000 (QEMU -vga std; the runner adds it for suite mmio)";
 	default:
 		return NULL;
 	}
@@ -401,12 +409,32 @@ static void add_e1000(u64 bar)
 		m->value = 0x9e3779b9u;
 }
 
+/* Coalesced writes of every width and string form to the text buffer,
+ * and the reads that still exit. */
+static void add_vga(void)
+{
+	u8 w;
+
+	for (w = 1; w <= 8; w *= 2) {
+		add(K_VGA, "vga", VGA_TEXT_BASE, HANDLER_COALESCED, DIR_OUT, w, INSN_MOV,
+		    REGION_BYTES, "");
+		add(K_VGA, "vga", VGA_TEXT_BASE, HANDLER_COALESCED, DIR_OUT, w, INSN_MOVS,
+		    REGION_BYTES, "");
+	}
+	for (w = 1; w <= 4; w *= 4)
+		add(K_VGA, "vga", VGA_TEXT_BASE, HANDLER_COALESCED, DIR_OUT, w, INSN_STOS,
+		    REGION_BYTES, "")->value = 0x1e2d3c4bu;
+	add(K_VGA, "vga", VGA_TEXT_BASE, HANDLER_USER, DIR_IN, 1, INSN_MOV, REGION_BYTES, "");
+	add(K_VGA, "vga", VGA_TEXT_BASE, HANDLER_USER, DIR_IN, 4, INSN_MOVS, REGION_BYTES, "");
+}
+
 /* ---- set-up ------------------------------------------------------------- */
 
-/* pc-testdev stores what is written; unassigned MMIO does not. */
-static bool probe_testdev(void)
+/* A region that stores what is written (pc-testdev, VGA's text buffer);
+ * unassigned MMIO does not. */
+static bool probe_store(u64 addr)
 {
-	volatile u8 *last = (volatile u8 *)va(PC_TESTDEV_IOMEM + PC_TESTDEV_IOMEM_LEN - 1);
+	volatile u8 *last = (volatile u8 *)va(addr);
 
 	mmio_write8(last, 0xa5);
 	if (mmio_read8(last) != 0xa5)
@@ -419,7 +447,8 @@ static void probe_devices(void)
 {
 	const struct pci_bar *b;
 
-	have_testdev = probe_testdev();
+	have_testdev = probe_store(PC_TESTDEV_IOMEM + PC_TESTDEV_IOMEM_LEN - 1);
+	have_vga = probe_store(VGA_TEXT_BASE + VGA_TEXT_LEN - 1);
 	ptd_why = NULL;
 	if (ptd_find(&ptd, &ptd_why))
 		ptd_why = ptd_why ? ptd_why : "pci-testdev unusable";
@@ -440,7 +469,8 @@ static void prepare(struct bench_case *c, struct mmio_case *m)
 
 	for (i = 0; i < c->bytes; i++)
 		buf[i] = pat_byte(i);
-	if (m->kind == K_TESTDEV && c->dir == DIR_IN && have_testdev)
+	if ((m->kind == K_TESTDEV && c->dir == DIR_IN && have_testdev) ||
+	    (m->kind == K_VGA && c->dir == DIR_IN && have_vga))
 		for (i = 0; i < c->bytes; i += 4)
 			mmio_write32((u8 *)va(m->addr) + i, *(const u32 *)(buf + i));
 	if (m->kind == K_IOAPIC && c->dir == DIR_IN)
@@ -479,6 +509,7 @@ void suite_mmio(const struct tm_config *cfg)
 	add_testdev();
 	add_ptd();
 	add_apics();
+	add_vga();
 	if (have_e1000)
 		add_e1000(e1000.bar[E1000_BAR].addr);
 	else

@@ -7,6 +7,9 @@ I/O BARs) the guest measures, per handler class:
                           vmexit uses: BAR0 (MMIO) and BAR1 (I/O ports)
   -device e1000           most of BAR0 is coalesced MMIO (hw/net/e1000.c),
                           on its own hub with nothing else on it
+  -vga std                VGA's legacy window 0xa0000-0xbffff is coalesced
+                          MMIO (hw/display/vga.c); the guest writes the
+                          text buffer at 0xb8000
 
 They are attached when the selected suites need them: suite mmio (or
 all), or suite pio with --case (its extended cases use pci-testdev's I/O
@@ -22,7 +25,7 @@ E1000_HUB = 7            # not the virtio suite's hub 0
 def add_options(add):
     """Runner options (called from commands.run.add_parser)."""
     add("--mmio-devices", choices=CHOICES, default="auto",
-        help="attach pc-testdev, pci-testdev and an e1000 for the mmio "
+        help="attach pc-testdev, pci-testdev, an e1000 and -vga std for the mmio "
         "suite (auto: when suite mmio/all, or pio with --case, is "
         "selected; off: never, to see the skips; on: always)")
 
@@ -52,6 +55,7 @@ def device_args(words, mode="auto"):
         return []
     return ["-device", "pc-testdev",
             "-device", "pci-testdev",
+            "-vga", "std",
             "-netdev", "hubport,id=tme1000,hubid=%d" % E1000_HUB,
             "-device", "e1000,netdev=tme1000,mac=%s,romfile=" % E1000_MAC]
 
