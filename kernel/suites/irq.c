@@ -52,7 +52,6 @@
 #define DEADLINE_DELTA  3000     /* kvm-unit-tests' tscdeadline */
 #define AP_START_US     200000
 #define AP_STACK_SIZE   16384
-#define FW_CFG_NB_CPUS  0x0005   /* u16 vCPU count */
 
 enum irq_op { I_HLT_TIMER, I_DEADLINE_IMMED, I_DEADLINE, I_SELF_XAPIC, I_SELF_X2_ICR,
 	      I_SELF_X2_REG, I_EOI_XAPIC, I_EOI_X2APIC, I_IPI, I_SELF_XAPIC_STI,
@@ -199,7 +198,7 @@ static void ap_main(void)
 		irq_enable_and_halt();     /* woken by each IPI, back to sleep */
 }
 
-static u32 vcpu_count(void)
+u32 exits_vcpu_count(void)
 {
 	u16 n = 0;
 
@@ -214,9 +213,9 @@ static const char *start_ap(void)
 	if (ap_tried)
 		return ap_why;
 	ap_tried = true;
-	if (vcpu_count() < 2)
+	if (exits_vcpu_count() < 2)
 		return ap_why = "one vCPU: ipi needs -smp 2 (the runner passes it when case= selects ipi, or with --smp 2)";
-	if (vcpu_count() > 2)
+	if (exits_vcpu_count() > 2)
 		return ap_why = "more than two vCPUs: the trampoline has one AP stack (-smp 2)";
 	if (lapic_x2apic_on() && lapic_set_x2apic(false))
 		return ap_why = "cannot return the BSP's local APIC to xAPIC mode";

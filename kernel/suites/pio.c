@@ -771,7 +771,7 @@ void suite_pio(const struct tm_config *cfg)
 		string_instrs = 0;
 		if (bench_run(&cases[i], &r) < 0)
 			continue;
-		if (cases[i].extra == extra_ext && cases[i].verify != verify_fwcfg) {
+		if (cases[i].extra == extra_ext && cases[i].verify && cases[i].verify != verify_fwcfg) {
 			ext_checked++;
 			ext_bad += r.mismatches != 0;
 		} else if (cases[i].verify && blob_size) {

@@ -24,6 +24,7 @@ class Devices(unittest.TestCase):
         for dev in ("pc-testdev", "pci-testdev"):
             self.assertIn(dev, argv)
         self.assertTrue(any(a.startswith("e1000,netdev=tme1000") for a in argv))
+        self.assertEqual(argv[argv.index("-vga") + 1], "std")
         self.assertEqual(mmio.device_args(["suite=pio"]), [])
 
 
