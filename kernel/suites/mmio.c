@@ -114,11 +114,10 @@ static void get(const volatile void *a, u32 width, u8 *dst)
 	}
 }
 
-/* One operation: `units` accesses by the case's instruction. */
-static void transfer(const struct bench_case *c, struct mmio_case *m, u8 *buf)
+/* One operation at `a`: `units` accesses by the case's instruction. */
+static void transfer_at(const struct bench_case *c, const struct mmio_case *m, u8 *a, u8 *buf)
 {
 	u32 units = bench_units(c), w = c->width, i;
-	u8 *a = (u8 *)(uintptr_t)m->addr;
 
 	if (m->insn == INSN_MOVS) {
 		if (c->dir == DIR_IN)
@@ -137,16 +136,33 @@ static void transfer(const struct bench_case *c, struct mmio_case *m, u8 *buf)
 				put(reg, w, m->fixed ? (const u8 *)&m->value : buf + i * w);
 		}
 	}
-	if (c->dir == DIR_OUT)
-		m->written += units;
 }
 
 static void op_mmio(const struct bench_case *c, u8 *buf, u64 iters)
 {
 	struct mmio_case *m = mc_of(c);
+	u8 *a = (u8 *)(uintptr_t)m->addr;
+
+	while (iters--) {
+		transfer_at(c, m, a, buf);
+		if (c->dir == DIR_OUT)
+			m->written += bench_units(c);
+	}
+}
+
+/* Control: the same instruction, width and count against RAM (reads into
+ * a sink: a control must not write buf), so cycles_net is what the
+ * device's trap adds (docs/design.md, "Timing"). */
+static u8 ctl_ram[REGION_BYTES] __attribute__((aligned(64)));
+static u8 ctl_sink[REGION_BYTES] __attribute__((aligned(64)));
+_Static_assert(REGION_BYTES >= REG_WRITES * 8, "control RAM holds the largest op");
+
+static void ctl_mmio(const struct bench_case *c, u8 *buf, u64 iters)
+{
+	const struct mmio_case *m = mc_of(c);
 
 	while (iters--)
-		transfer(c, m, buf);
+		transfer_at(c, m, ctl_ram, c->dir == DIR_IN ? ctl_sink : buf);
 }
 
 /* ---- exit models ------------------------------------------------------ */
@@ -320,7 +336,7 @@ static struct mmio_case *add(u8 kind, const char *target, u64 addr, u8 handler, 
 		.suite = "mmio", .name = names[n_cases++], .target = target,
 		.handler = handler, .dir = dir, .width = width, .bytes = bytes,
 		.method = insn == INSN_MOV ? METHOD_SINGLE : METHOD_REP,
-		.op = op_mmio, .exits_model = model_mmio, .skip = skip_mmio,
+		.op = op_mmio, .control = ctl_mmio, .exits_model = model_mmio, .skip = skip_mmio,
 		.verify = verify_mmio, .extra = extra_mmio,
 	};
 	return m;
