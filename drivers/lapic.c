@@ -14,7 +14,7 @@
 #define MSR_APIC_BASE       0x1b
 #define APIC_BASE_EXTD      (1ull << 10)   /* x2APIC mode */
 #define APIC_BASE_EN        (1ull << 11)   /* globally enabled */
-#define APIC_BASE_ADDR      0xfffff000ull
+#define APIC_BASE_ADDR      0x000ffffffffff000ull  /* bits 12..51 */
 #define CPUID1_EDX_APIC     (1u << 9)
 #define CPUID1_ECX_X2APIC   (1u << 21)
 #define CPUID1_ECX_DEADLINE (1u << 24)
