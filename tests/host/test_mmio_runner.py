@@ -51,6 +51,17 @@ class Annotate(unittest.TestCase):
         self.assertEqual(res["exits_to_qemu_counter"], "exits")
         self.assertFalse(res["exits_to_qemu_mismatch"])
 
+    def test_perf_user_preferred(self):
+        # QMP's window holds background exits; perf's untimed sample does not
+        row = self.row(3.01, exits=4.0, mmio_exits=4.0)
+        row["exits_perf_user"] = 3.0
+        res = mmio.annotate([row])[0]
+        self.assertEqual(res["exits_to_qemu_counter"], "perf_user")
+        self.assertEqual(res["exits_to_qemu_measured"], 3.0)
+        self.assertFalse(res["exits_to_qemu_mismatch"])
+        row = {"case": "p", "exits_to_qemu_model": 0, "exits_perf_user": 64.0}
+        self.assertTrue(mmio.annotate([row])[0]["exits_to_qemu_mismatch"])
+
     def test_uncounted_rows_untouched_and_render(self):
         row = {"case": "t", "exits_to_qemu_model": 3, "exit_stats_per_op": None}
         self.assertNotIn("exits_to_qemu_measured", mmio.annotate([row])[0])
