@@ -61,6 +61,12 @@ class Annotate(unittest.TestCase):
         self.assertFalse(res["exits_to_qemu_mismatch"])
         row = {"case": "p", "exits_to_qemu_model": 0, "exits_perf_user": 64.0}
         self.assertTrue(mmio.annotate([row])[0]["exits_to_qemu_mismatch"])
+        # one op of 64 coalesced writes cannot show 0.376 round trips
+        row = self.row(0.376, mmio_exits=0.4)
+        row["exits_perf_user"] = 0.0
+        res = mmio.annotate([row])[0]
+        self.assertEqual(res["exits_to_qemu_counter"], "mmio_exits")
+        self.assertFalse(res["exits_to_qemu_mismatch"])
 
     def test_uncounted_rows_untouched_and_render(self):
         row = {"case": "t", "exits_to_qemu_model": 3, "exit_stats_per_op": None}
