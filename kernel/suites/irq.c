@@ -251,6 +251,23 @@ static bool wants_x2apic(u32 id)
 	       id == I_SELF_X2_ICR_STI || id == I_SELF_X2_REG_STI;
 }
 
+/* hlt cannot be bounded: prove first, with a bounded spin, that the
+ * timer's interrupt arrives. */
+static bool timer_fires(void)
+{
+	u64 before = isr_count, left = timeouts;
+
+	irq_enable();
+	lapic_timer_arm(1);
+	wait_count(&isr_count, before + 1);
+	irq_disable();
+	if (timeouts != left) {
+		timeouts = left;
+		return false;
+	}
+	return true;
+}
+
 /* The APIC mode and timer the case needs; NULL or why not. */
 static const char *setup(u32 id)
 {
@@ -265,8 +282,11 @@ static const char *setup(u32 id)
 	if (ap_ready && wants_x2apic(id))
 		return "the AP runs in xAPIC mode: x2APIC cases must run before ipi";
 	lapic_timer_stop();
-	if (id == I_HLT_TIMER)
+	if (id == I_HLT_TIMER) {
 		lapic_timer_oneshot_mode(VEC_TIMER);
+		if (!timer_fires())
+			return "the one-shot LAPIC timer interrupt did not arrive within 10 ms: `hlt` would never wake";
+	}
 	if (id == I_DEADLINE || id == I_DEADLINE_IMMED)
 		lapic_deadline_mode(VEC_TIMER);
 	return NULL;
