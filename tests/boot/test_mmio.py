@@ -25,7 +25,7 @@ class MmioTcg(unittest.TestCase):
         self.assertEqual(self.b.status, 0, self.b.describe())
         c = checks(self.b)["mmio.data"]
         self.assertTrue(c["ok"], c)
-        self.assertIn("48 mmio cases, 0 with wrong data", c["detail"])
+        self.assertIn("51 mmio cases, 0 with wrong data", c["detail"])
 
     def test_every_class_and_form(self):
         want = {"testdev.in8.single.512": "user", "testdev.in64.rep.512": "user",
