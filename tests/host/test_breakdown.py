@@ -239,6 +239,38 @@ class Layers(unittest.TestCase):
         self.assertIsNone(out["pic.in"]["components"])
 
 
+class Envelope(unittest.TestCase):
+    def test_each_case_from_the_boot_where_it_ran_fastest(self):
+        fast, slow = gross_sweep(), gross_sweep(noise=lambda i: 1.5)
+        mixed_a = [f if i % 2 else s for i, (f, s) in enumerate(zip(fast, slow))]
+        mixed_b = [s if i % 2 else f for i, (f, s) in enumerate(zip(fast, slow))]
+        env = bd.envelope([mixed_a, mixed_b])
+        self.assertEqual(sorted((r["case"], r["cycles"]["min"]) for r in env),
+                         sorted((r["case"], r["cycles"]["min"]) for r in fast))
+
+    def test_the_judged_fit_is_the_envelope_s(self):
+        fast, slow = gross_sweep(), gross_sweep(noise=lambda i: 1.5 if i % 3 == 0 else 1.0)
+        boots = [fast + anchors(), slow + anchors(), slow + anchors()]
+        entry = [e for e in bd.breakdown(boots) if e["class"] == "fwcfg.in"][0]
+        self.assertFalse(entry["envelope"]["fit"]["poor"])
+        self.assertIn("ok (", bd.fit_cell(entry))
+
+
+class Table(unittest.TestCase):
+    def test_one_line_per_class_with_intervals(self):
+        boots = [sweep(noise=lambda i, b=b: 1.0 + 0.001 * ((i + b) % 3)) + anchors()
+                 for b in range(3)]
+        lines = bd.format_table(bd.breakdown(boots), software_backend=True)
+        self.assertIn("over 3 boots", lines[0])
+        self.assertIn("PVM exit", lines[1])
+        rows = [l for l in lines if l.startswith("  fwcfg.in ")]
+        self.assertEqual(len(rows), 1)
+        self.assertRegex(rows[0], r"fwcfg\.in +[\d,]+\u00b1[\d,]+ .* ok \(\d+\.\d %\)")
+
+    def test_nothing_without_layers(self):
+        self.assertEqual(bd.format_table([]), [])
+
+
 class AcrossBoots(unittest.TestCase):
     def boots(self, delay=0.0, n=4):
         out = []

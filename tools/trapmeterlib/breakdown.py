@@ -4,30 +4,41 @@ For every port class (target and direction) the per-op cost of the size
 sweep (single loops and string instructions) is fitted as
 
     cost = fixed + per_exit * exits + per_iteration * iters
-           + per_string * strings + per_unit * units + per_byte * bytes
+           + rep_fixed * rep + per_unit * units + per_byte * bytes
+           + rep_unit * rep_units
 
-by least squares on relative error (weights 1/cost^2, so a 64 KiB row does
-not drown a 512 B one).  iters: the guest's own loop iterations, one per
-unit in a single loop; strings: string instructions, one per op of a REP
-row (their set-up).  A term enters only where the rows can tell it from the
-terms before it (in that order): in single loops and in `rep outs` to QEMU
-exits equal units, so per_unit stays out (null) and per_exit carries one
-unit of device work; `rep ins` batches its exits (one per 1 KiB of KVM's
-read-ahead, one more at a page split), and rows of several sizes, the split
-rows and the widths are what separate the terms.
+by least squares on relative error (each row weighted by its gross per-op
+time, so a 64 KiB row does not drown a 512 B one).  iters: guest loop
+iterations left in a gross single row; rep: 1 for a REP row (its op's own
+fixed part); rep_units: a REP row's units (the string instruction restarted
+per unit, where every unit is an exit).  A term enters only where the rows
+can tell it from the terms before it (in that order): in single loops and
+in `rep outs` to QEMU exits equal units, so per_unit stays out (null) and
+per_exit carries one unit of device work; `rep ins` batches its exits (one
+per 1 KiB of KVM's read-ahead, one more at a page split), and the rows of
+several sizes, the split rows and the widths are what separate the terms.
+Of those, per_exit and the loop term are always fitted, fixed where no row
+is net, rep_fixed where net and gross rows meet; each further term only if
+it predicts held-out rows better (select_terms).
 
-Figures.  Per boot, when every sweep row has a positive net figure (net of
-its control op) the fit uses those, and the loop term stays out.  Otherwise
-the controls are not twins on this backend (a software KVM emulates the
-`rep movs` control per unit, slower than the `rep ins` it stands for) and
-every row is fitted on its gross minimum, with the loop term: mixing net
-and gross rows would mix two different things.
+Figures.  When every sweep row of the boot has a positive net figure (net
+of its control op) the fit uses those.  Otherwise a REP control is not a
+twin on this backend (a software KVM emulates the `rep movs` control per
+unit, slower than the `rep ins` it stands for): single loops keep their
+net figure (their control is the same loop over RAM), REP rows their gross
+one, and rep_fixed takes the REP op's own work.  A single loop whose net is
+not positive has no usable figure: it is left out and named (`no_figure`).
 
-Noise only adds time.  A boot can run rows in a slower host phase; up to a
-quarter of the rows (at least MAX_DROPPED) that are slower than the fit by
-more than OUTLIER and 3x the median residual are left out, one at a time,
-and named in `dropped`.  The fit is "poor" when leaving any kept row out and
-refitting predicts it worse than POOR_FIT (5 %), or cannot refit.
+Noise.  A boot can run rows in a slower host phase.  Up to a quarter of the
+rows (at least MAX_DROPPED) that are off the fit by more than OUTLIER and
+3x the median residual are left out, one at a time, and named in
+`dropped`: only rows slower than the fit when gross (noise only adds time),
+either way when net (a control op in a slower phase takes too much away).
+The fit is "poor" when leaving any kept row out and refitting predicts it
+worse than POOR_FIT (5 % of the row's gross time), or cannot refit.
+Across boots the fit that is judged is the one of the boots' lower envelope
+(each case from the boot where it ran fastest), which a slow phase of one
+boot does not reach; the components' intervals come from the per-boot fits.
 
 One exit to a QEMU port is then laid out in layers, so that none is counted
 twice (the round trip to QEMU already contains one unit of device work):
@@ -57,7 +68,7 @@ T95 = {1: 12.706, 2: 4.303, 3: 3.182, 4: 2.776, 5: 2.571, 6: 2.447,
        30: 2.042}
 POOR_FIT = 0.05          # a leave-one-out prediction off by more: poor
 MIN_POINTS = 4
-OUTLIER = 0.05           # a row this much slower than the fit may be left out
+OUTLIER = 0.05           # a row this far off the fit may be left out
 MAX_DROPPED = 2          # ... at least this many, at most a quarter of the rows
 SPARE_POINTS = 2         # rows beyond the number of terms, to judge the fit
 COMPONENTS = ("vm_exit", "kvm_pio", "qemu_round_trip", "device_model")
@@ -102,14 +113,6 @@ def net_of(result):
 def gross_of(result):
     low = _number(result.get("cycles"))
     return low if low is not None and low > 0 else None
-
-
-def cost_of(result, net=True):
-    """(per-op cost, is it net): net when asked for and positive."""
-    value = net_of(result) if net else None
-    if value is not None and value > 0:
-        return value, True
-    return gross_of(result), False
 
 
 # ---- least squares ----------------------------------------------------
@@ -392,7 +395,7 @@ def fit_dma(results):
     pts = []
     for r in results:
         if r.get("suite") == "pio" and r.get("method") == "dma":
-            cost, _ = cost_of(r, False)
+            cost = gross_of(r)
             if cost and r.get("bytes"):
                 pts.append((r["bytes"], cost))
     if len(pts) < 3:
