@@ -567,30 +567,64 @@ def breakdown(boots_results):
 
 # ---- attribution ---------------------------------------------------------
 
-def component_moves(base, cand):
+ALPHA = 0.05             # false-alarm level over all components of all classes
+
+
+def t_tail(x, df):
+    """P(T > x) of Student's t with df degrees of freedom (x >= 0), by
+    Simpson's rule on the density (stdlib only; enough for a quantile)."""
+    c = math.exp(math.lgamma((df + 1) / 2) - math.lgamma(df / 2)) / math.sqrt(df * math.pi)
+    steps = 2000
+    h = x / steps
+    total = 0.0
+    for i in range(steps + 1):
+        w = 1 if i in (0, steps) else (4 if i % 2 else 2)
+        total += w * (1 + (i * h) ** 2 / df) ** (-(df + 1) / 2)
+    return 0.5 - c * total * h / 3
+
+
+def t_quantile(alpha, df):
+    """x with P(|T| > x) = alpha (two-sided), by bisection."""
+    lo, hi = 0.0, 1.0
+    while t_tail(hi, df) > alpha / 2:
+        lo, hi = hi, hi * 2
+    for _ in range(50):
+        mid = (lo + hi) / 2
+        if t_tail(mid, df) > alpha / 2:
+            lo = mid
+        else:
+            hi = mid
+    return hi
+
+
+def component_moves(base, cand, alpha=0.05):
     """{class: {component: (delta, ci)}}: per component the Welch interval
-    of mean(cand) - mean(base), where both sides have two boots or more.
-    `base` and `cand` are lists of per-boot breakdowns (boot_breakdown)."""
+    (level 1 - alpha) of mean(cand) - mean(base), where both sides have two
+    boots or more.  `base` and `cand` are lists of per-boot breakdowns."""
     out = {}
     for key in sorted({k for b in base for k in b} & {k for b in cand for k in b}):
         moves = {}
         for name in COMPONENTS:
             a, b = _values(base, key, name), _values(cand, key, name)
             if len(a) >= 2 and len(b) >= 2:
-                moves[name] = diff_interval(a, b)
+                moves[name] = diff_interval(a, b, alpha)
         if moves:
             out[key] = moves
     return out
 
 
-def attribute(base, cand):
+def attribute(base, cand, alpha=ALPHA):
     """Which component moved, per class: {class: (name, delta, ci) or None}.
 
     A component moved when the interval of the difference of its means
-    excludes 0; the one with the largest such move is named."""
+    excludes 0, at level alpha over all the components of all classes
+    compared (Bonferroni); the one with the largest such move is named,
+    with its interval at that level."""
+    tests = sum(len(m) for m in component_moves(base, cand).values())
+    moves = component_moves(base, cand, alpha / max(1, tests))
     out = {}
-    for key, moves in component_moves(base, cand).items():
-        moved = [(abs(d), name, d, ci) for name, (d, ci) in moves.items()
+    for key, per in moves.items():
+        moved = [(abs(d), name, d, ci) for name, (d, ci) in per.items()
                  if ci[0] > 0 or ci[1] < 0]
         out[key] = max(moved)[1:] if moved else None
     return out
@@ -605,8 +639,8 @@ def _values(boots, key, name):
     return vals
 
 
-def diff_interval(a, b):
-    """Welch interval of mean(b) - mean(a)."""
+def diff_interval(a, b, alpha=0.05):
+    """Welch interval (level 1 - alpha) of mean(b) - mean(a)."""
     ma, mb = sum(a) / len(a), sum(b) / len(b)
     va = sum((x - ma) ** 2 for x in a) / (len(a) - 1)
     vb = sum((x - mb) ** 2 for x in b) / (len(b) - 1)
@@ -614,7 +648,8 @@ def diff_interval(a, b):
     if se2 == 0:
         return mb - ma, [mb - ma, mb - ma]
     df = se2 ** 2 / ((va / len(a)) ** 2 / (len(a) - 1) + (vb / len(b)) ** 2 / (len(b) - 1))
-    half = t95(max(1, int(df))) * math.sqrt(se2)
+    t = t95(max(1, int(df))) if alpha == 0.05 else t_quantile(alpha, max(1.0, df))
+    half = t * math.sqrt(se2)
     return mb - ma, [mb - ma - half, mb - ma + half]
 
 
