@@ -7,6 +7,7 @@ import unittest
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..", "tools"))
 from trapmeterlib import attribution  # noqa: E402
+from trapmeterlib import breakdown as bd  # noqa: E402
 from trapmeterlib.commands import compare as compare_cmd  # noqa: E402
 from tests.host.test_breakdown import anchors, sweep  # noqa: E402
 
@@ -60,6 +61,26 @@ class Attribution(unittest.TestCase):
         self.assertEqual(compare_cmd.attribution_text(
             doc(with_exits=False), doc(with_exits=False)), "")
         self.assertEqual(attribution.attribution({"boots": [{"results": None}]}, {}), {})
+
+
+class Level(unittest.TestCase):
+    def boots(self, shift):
+        comps = lambda v: {"vm_exit": v, "kvm_pio": 50.0 + v % 2,  # noqa: E731
+                           "qemu_round_trip": 7.0 + v % 3, "device_model": 1.0}
+        return [{"x.in": {"components": comps(100.0 + i + shift)}} for i in range(4)]
+
+    def test_t_quantiles(self):
+        self.assertAlmostEqual(bd.t_quantile(0.05, 2), 4.303, places=2)
+        self.assertAlmostEqual(bd.t_quantile(0.0025, 2), 19.96, places=1)
+        self.assertAlmostEqual(bd.t_quantile(0.01, 6), 3.707, places=2)
+
+    def test_a_move_only_plain_95_percent_sees_is_not_named(self):
+        moves = bd.component_moves(self.boots(0.0), self.boots(3.0))
+        lo, _ = moves["x.in"]["vm_exit"][1]
+        self.assertGreater(lo, 0.0)                  # plain 95 %: excludes 0
+        self.assertIsNone(bd.attribute(self.boots(0.0), self.boots(3.0))["x.in"])
+        self.assertEqual(bd.attribute(self.boots(0.0), self.boots(8.0))["x.in"][0],
+                         "vm_exit")
 
 
 if __name__ == "__main__":
