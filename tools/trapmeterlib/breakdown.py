@@ -529,10 +529,12 @@ def combine_fit(rows):
     loo = [r["fit"].get("loo_max_rel_error") for r in rows]
     fit["loo_max_rel_error"] = max(loo) if loo and None not in loo else None
     fit["poor"] = any(r["fit"].get("poor") for r in rows)
-    for name in ("terms", "rows"):
-        fit[name] = rows[0]["fit"].get(name)
+    used = {t for r in rows for t in r["fit"].get("terms") or ()}
+    fit["terms"] = [t for t in COEFS if t in used]      # in any boot's fit
+    fit["rows"] = rows[0]["fit"].get("rows")
     fit["points"] = min(r["fit"].get("points") or 0 for r in rows)
-    fit["dropped"] = sorted({c for r in rows for c in r["fit"].get("dropped") or ()})
+    for name in ("dropped", "no_figure"):
+        fit[name] = sorted({c for r in rows for c in r["fit"].get(name) or ()})
     return fit
 
 
