@@ -109,6 +109,15 @@ class Fit(unittest.TestCase):
         coef = bd.fit_class(bd.sweep_points(rows)["fwcfg.in"])
         self.assertAlmostEqual(coef["per_unit"], 150.0, delta=0.01)
 
+    def test_edk2_fifo_shapes_and_coalesced_ports_are_not_sweep_rows(self):
+        rows = sweep()
+        probe = row("fwcfg", "rep", 512, 40, 9e6)
+        probe["case"], probe["fifo_shape"] = "fwcfg.fifo.probe_rep.512", "probe_rep"
+        rtc = row("rtc", "single", 512, 512, 1e5, handler="coalesced", dir_="out")
+        pts = bd.sweep_points(rows + [probe, rtc])
+        self.assertNotIn("rtc.out", pts)
+        self.assertEqual(len(pts["fwcfg.in"]), len(rows))
+
     def test_gross_figures_are_used_without_controls(self):
         rows = sweep()
         for r in rows:

@@ -190,9 +190,17 @@ def _det(m):
 def boot_uses_net(results):
     """Net figures for every row only when every sweep row has a positive
     one (see the module comment)."""
-    rows = [r for r in results if r.get("suite") == "pio"
-            and r.get("method") in LOOP_METHODS]
+    rows = [r for r in results if is_sweep_row(r)]
     return bool(rows) and all((net_of(r) or 0) > 0 for r in rows)
+
+
+def is_sweep_row(result):
+    """A row of the size sweep: pio's loops and string instructions to a
+    port QEMU or KVM answers, not edk2's FIFO shapes (their probe traps
+    are exits of another kind) nor coalesced or ioeventfd ports."""
+    return (result.get("suite") == "pio" and result.get("method") in LOOP_METHODS
+            and result.get("handler") in ("user", "kernel")
+            and not result.get("fifo_shape"))
 
 
 def is_single(result):
@@ -221,7 +229,7 @@ def sweep_points(results, net=None):
         net = boot_uses_net(results)
     classes, unusable = {}, {}
     for r in results:
-        if r.get("suite") != "pio" or r.get("method") not in LOOP_METHODS:
+        if not is_sweep_row(r):
             continue
         cost, kind = figure(r, net)
         exits, units = r.get("exits_model"), r.get("units")
