@@ -32,6 +32,8 @@ void jw_key_obj(struct jw *w, const char *key);	/* "key":{ */
 void jw_str(struct jw *w, const char *key, const char *val); /* NULL -> null */
 void jw_u64(struct jw *w, const char *key, u64 v);
 void jw_s64(struct jw *w, const char *key, s64 v);
+/* "key":[v0,v1,...]: n unsigned integers (an empty array when n is 0). */
+void jw_u64s(struct jw *w, const char *key, const u64 *v, size_t n);
 void jw_bool(struct jw *w, const char *key, bool v);
 void jw_null(struct jw *w, const char *key);
 void jw_hex(struct jw *w, const char *key, u64 v);	/* "0x1f0" */
