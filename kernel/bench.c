@@ -142,9 +142,7 @@ void bench_suite_begin(const char *suite)
 	char line[128];
 	struct jw w;
 
-	jw_init(&w, line, sizeof(line));
-	jw_obj_begin(&w);
-	jw_str(&w, "type", "suite");
+	jw_record(&w, line, sizeof(line), "suite");
 	jw_str(&w, "suite", suite);
 	jw_obj_end(&w);
 	kprintf("\n== suite %s ==\n", suite);
@@ -158,9 +156,7 @@ static void emit_case_start(const struct bench_case *c)
 	char line[160];
 	struct jw w;
 
-	jw_init(&w, line, sizeof(line));
-	jw_obj_begin(&w);
-	jw_str(&w, "type", "case");
+	jw_record(&w, line, sizeof(line), "case");
 	jw_str(&w, "suite", c->suite);
 	jw_str(&w, "case", c->name);
 	jw_obj_end(&w);
@@ -418,7 +414,6 @@ static const char *const stop_names[] = {
 
 static void emit_case_fields(struct jw *w, const struct bench_case *c)
 {
-	jw_str(w, "type", "result");
 	jw_str(w, "suite", c->suite);
 	jw_str(w, "case", c->name);
 	jw_str(w, "target", c->target);
@@ -471,8 +466,7 @@ static void emit_result(const struct bench_case *c, const struct bench_result *r
 	char line[JSON_LINE_MAX];
 	struct jw w;
 
-	jw_init(&w, line, sizeof(line));
-	jw_obj_begin(&w);
+	jw_record(&w, line, sizeof(line), "result");
 	emit_case_fields(&w, c);
 	emit_timing(&w, r);
 	if (bench_cfg->sync)
@@ -604,9 +598,7 @@ void bench_check(const char *name, bool ok, const char *detail)
 
 	if (!ok)
 		failed_checks++;
-	jw_init(&w, line, sizeof(line));
-	jw_obj_begin(&w);
-	jw_str(&w, "type", "check");
+	jw_record(&w, line, sizeof(line), "check");
 	jw_str(&w, "name", name);
 	jw_bool(&w, "ok", ok);
 	jw_str(&w, "detail", detail);
@@ -633,9 +625,7 @@ void bench_skip(const char *suite, const char *case_name, const char *reason)
 	char line[512];
 	struct jw w;
 
-	jw_init(&w, line, sizeof(line));
-	jw_obj_begin(&w);
-	jw_str(&w, "type", "skip");
+	jw_record(&w, line, sizeof(line), "skip");
 	jw_str(&w, "suite", suite);
 	jw_str(&w, "case", case_name);
 	jw_str(&w, "reason", reason);

@@ -100,6 +100,13 @@ static void jw_open(struct jw *w)
 	w->need_comma[++w->depth] = false;
 }
 
+void jw_record(struct jw *w, char *buf, size_t cap, const char *type)
+{
+	jw_init(w, buf, cap);
+	jw_obj_begin(w);
+	jw_str(w, "type", type);
+}
+
 void jw_obj_begin(struct jw *w)
 {
 	if (w->depth && w->need_comma[w->depth])

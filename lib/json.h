@@ -26,6 +26,8 @@ struct jw {
 };
 
 void jw_init(struct jw *w, char *buf, size_t cap);	/* writes nothing yet */
+/* jw_init, the top-level '{' and "type":type: how every record starts. */
+void jw_record(struct jw *w, char *buf, size_t cap, const char *type);
 void jw_obj_begin(struct jw *w);	/* top-level '{'; nested: jw_key_obj */
 void jw_obj_end(struct jw *w);				/* '}' */
 void jw_key_obj(struct jw *w, const char *key);	/* "key":{ */

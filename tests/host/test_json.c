@@ -236,6 +236,14 @@ static void test_dec_matches_fmt(void)
 	CHECK_STR(jw_finish(&w), "{\"a\":\"0x0\",\"b\":\"0x511\",\"c\":\"0xffffffffffffffff\"}");
 }
 
+static void test_record(void)
+{
+	jw_record(&w, buf, sizeof(buf), "case");
+	jw_str(&w, "suite", "pio");
+	jw_obj_end(&w);
+	CHECK_STR(jw_finish(&w), "{\"type\":\"case\",\"suite\":\"pio\"}");
+}
+
 static void test_u64s(void)
 {
 	static const u64 v[] = { 0, 7, UINT64_MAX };
@@ -322,6 +330,7 @@ int main(void)
 	RUN(test_decimals, "json: jw_dec numbers and null");
 	RUN(test_dec_matches_fmt, "json: jw_dec and jw_hex by hand agree with fmt");
 	RUN(test_u64s, "json: arrays of unsigned integers");
+	RUN(test_record, "json: jw_record starts a record with its type");
 	RUN(test_overflow, "json: overflow at every capacity");
 	RUN(test_misuse, "json: unbalanced and too-deep nesting");
 	RUN(test_init_writes_nothing, "json: jw_init writes nothing");
