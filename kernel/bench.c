@@ -27,10 +27,13 @@
 #include "drivers/fw_cfg.h"
 #include "arch/x86/tsc.h"
 
-#define OVERHEAD_ROUNDS     1001
-#define BENCH_MIN_SAMPLES   3          /* a budget stop leaves at least this, */
-#define HUGE_MIN_SAMPLES    2          /* ... or this for ops over HUGE_OP */
-#define HUGE_OP             (1ull << 28)
+/* The empty region's median: 101 tries pin it well below what a sample's
+ * 0.5 % could notice (one overhead in >= 200), and sorting 1001 took a
+ * quarter of a second under a software hypervisor. */
+#define OVERHEAD_ROUNDS     101
+#define BENCH_MIN_SAMPLES   5          /* a budget stop leaves at least this, */
+#define LONG_CASE_MS        250        /* ... unless they would take longer: */
+#define LONG_MIN_SAMPLES    2          /* then what fits, and at least this */
 #define BENCH_MAX_SAMPLES   10000
 #define FIRST_CHECK         3          /* first stability checkpoint */
 #define STABLE_PER          200        /* stable: moved by <= 1/200 = 0.5 % */
@@ -139,15 +142,12 @@ void bench_suite_begin(const char *suite)
 	char line[128];
 	struct jw w;
 
-	jw_init(&w, line, sizeof(line));
-	jw_obj_begin(&w);
-	jw_str(&w, "type", "suite");
+	jw_record(&w, line, sizeof(line), "suite");
 	jw_str(&w, "suite", suite);
 	jw_obj_end(&w);
 	kprintf("\n== suite %s ==\n", suite);
-	kprintf("  %-30s %-6s %8s %14s %12s %11s %7s %12s %5s %s\n", "case", "method",
-		"bytes", "cycles/op", "control", "cycles/unit", "exits*", "net/exit*",
-		"n", "stop");
+	kprintf("  %-30s %-6s %6s %12s %12s %12s %6s %3s %s\n", "case", "method",
+		"bytes", "cycles/op", "control", "net", "exits*", "n", "stop");
 	tm_line(jw_finish(&w));
 }
 
@@ -156,9 +156,7 @@ static void emit_case_start(const struct bench_case *c)
 	char line[160];
 	struct jw w;
 
-	jw_init(&w, line, sizeof(line));
-	jw_obj_begin(&w);
-	jw_str(&w, "type", "case");
+	jw_record(&w, line, sizeof(line), "case");
 	jw_str(&w, "suite", c->suite);
 	jw_str(&w, "case", c->name);
 	jw_obj_end(&w);
@@ -296,6 +294,37 @@ static bool low_stable(const struct low_stats *prev, const struct low_stats *now
 	       close_to(prev->ctl_p10, now->ctl_p10, now->p10);
 }
 
+/* The cheapest of the n samples kept so far (one op each when n > 0):
+ * a disturbed one must not lower the floor below. */
+static u64 kept_min(u32 n)
+{
+	u64 m = samples[0];
+
+	while (n--)
+		if (samples[n] < m)
+			m = samples[n];
+	return m;
+}
+
+/*
+ * The fewest samples a budget stop may leave, from what one sample costs:
+ * BENCH_MIN_SAMPLES (the second stability checkpoint, so a cheap case is
+ * judged at least once), unless that many would take longer than
+ * LONG_CASE_MS: then as many as fit, at least LONG_MIN_SAMPLES (such a
+ * sample averages thousands of exits itself).  0 cost: not known yet.
+ */
+u32 bench_min_samples(u64 sample_cycles, u64 khz)
+{
+	u64 fit;
+
+	if (!sample_cycles)
+		return BENCH_MIN_SAMPLES;
+	fit = (u64)LONG_CASE_MS * khz / sample_cycles;
+	if (fit >= BENCH_MIN_SAMPLES)
+		return BENCH_MIN_SAMPLES;
+	return fit > LONG_MIN_SAMPLES ? (u32)fit : LONG_MIN_SAMPLES;
+}
+
 /*
  * Add samples until stable, the cap or the budget.  Stability is judged
  * at checkpoints n = 3, 5, 8, 12, ... (each half again the last): stable
@@ -305,13 +334,11 @@ static u32 sample_adaptive(const struct bench_case *c, u8 *buf, struct bench_res
 			   u32 n, u64 start)
 {
 	u64 budget = (u64)bench_cfg->budget_ms * tsc.khz;
-	u32 max = bench_cfg->samples, check = FIRST_CHECK, floor = BENCH_MIN_SAMPLES;
+	u32 max = bench_cfg->samples, check = FIRST_CHECK;
+	u32 floor = bench_min_samples(n ? kept_min(n) : 0, tsc.khz);
 	struct low_stats prev, now;
 	bool have_prev = false;
 
-	/* a huge op averages its own units: two samples show its stability */
-	if (r->iters == 1 && n && samples[0] >= HUGE_OP)
-		floor = HUGE_MIN_SAMPLES;
 	for (;;) {
 		if (n >= check) {
 			low_stats(c, n, &now);
@@ -348,34 +375,36 @@ static u32 sample_fixed(const struct bench_case *c, u8 *buf, struct bench_result
 	return e->samples;
 }
 
-/* all: the case's full set; else the quantiles (every byte on COM1 costs
- * tens of microseconds under a software hypervisor) */
+/*
+ * Schema 3 sends statistics as arrays in a fixed order (docs/design.md,
+ * "The dump"): the cycles of the case {min, p10, median, p90, p99, max,
+ * mean, stddev}, of its control {min, p10, median, p90, max}.  Every byte
+ * on COM1 costs tens of microseconds under a software hypervisor; the
+ * host names them again and derives the rest (net, per unit, ns).
+ */
 static void emit_stats(struct jw *w, const char *key, const struct stats *s, bool all)
 {
-	jw_key_obj(w, key);
-	jw_u64(w, "min", s->min);
-	jw_u64(w, "p10", s->p10);
-	jw_u64(w, "median", s->median);
-	jw_u64(w, "p90", s->p90);
-	if (all)
-		jw_u64(w, "p99", s->p99);
-	jw_u64(w, "max", s->max);
-	if (all) {
-		jw_u64(w, "mean", s->mean);
-		jw_u64(w, "stddev", s->stddev);
+	u64 v[8] = { s->min, s->p10, s->median, s->p90, s->p99, s->max, s->mean, s->stddev };
+
+	if (!all) {
+		v[3] = s->p90;
+		v[4] = s->max;
 	}
-	jw_obj_end(w);
+	jw_u64s(w, key, v, all ? 8 : 5);
 }
 
-/* Case minus control, statistic by statistic (the same location statistic
- * on both sides); negative when the control was the slower. */
-static void emit_net(struct jw *w, const struct stats *c, const struct stats *k)
+/* {polls e0 m0 m1 c0 c1, timeouts, window_cycles, count_ops} */
+static void emit_sync(struct jw *w, const struct sync_record *y)
 {
-	jw_key_obj(w, "cycles_net");
-	jw_s64(w, "min", (s64)(c->min - k->min));
-	jw_s64(w, "p10", (s64)(c->p10 - k->p10));
-	jw_s64(w, "median", (s64)(c->median - k->median));
-	jw_obj_end(w);
+	u64 v[SYNC_PHASES + 3];
+	u32 i;
+
+	for (i = 0; i < SYNC_PHASES; i++)
+		v[i] = y->polls[i];
+	v[i++] = y->timeouts;
+	v[i++] = y->window_cycles;
+	v[i++] = y->count_ops;
+	jw_u64s(w, "sync", v, i);
 }
 
 static const char *const stop_names[] = {
@@ -383,17 +412,8 @@ static const char *const stop_names[] = {
 	[STOP_PLAN] = "plan",
 };
 
-/* The median a cost per exit divides: net of the control when there is one. */
-static u64 net_median(const struct bench_result *r)
-{
-	if (!r->control.n || r->control.median >= r->cycles.median)
-		return r->control.n ? 0 : r->cycles.median;
-	return r->cycles.median - r->control.median;
-}
-
 static void emit_case_fields(struct jw *w, const struct bench_case *c)
 {
-	jw_str(w, "type", "result");
 	jw_str(w, "suite", c->suite);
 	jw_str(w, "case", c->name);
 	jw_str(w, "target", c->target);
@@ -405,42 +425,39 @@ static void emit_case_fields(struct jw *w, const struct bench_case *c)
 	if (c->method == METHOD_REP)
 		jw_str(w, "rep_impl", c->rep_as_loop ? "loop" : "rep");
 	jw_u64(w, "bytes", c->bytes);
-	jw_u64(w, "units", bench_units(c));
 	jw_u64(w, "buf_offset", c->buf_offset);
 }
 
-static void emit_timing(struct jw *w, const struct bench_case *c, const struct bench_result *r)
+static void emit_timing(struct jw *w, const struct bench_result *r)
 {
 	jw_u64(w, "samples", r->cycles.n);
 	jw_u64(w, "iters", r->iters);
-	jw_str(w, "plan", r->fixed ? "fixed" : "adaptive");
 	jw_str(w, "stop", stop_names[r->stop]);
 	emit_stats(w, "cycles", &r->cycles, true);
-	if (r->control.n) {
+	if (r->control.n)
 		emit_stats(w, "cycles_control", &r->control, false);
-		emit_net(w, &r->cycles, &r->control);
-	}
-	jw_dec(w, "cycles_per_unit", r->cycles.median, bench_units(c), 2);
-	jw_dec(w, "ns_median", tsc_cycles_to_ps(r->cycles.median), 1000, 1);
 	jw_u64(w, "exits_model", r->exits_model);
-	jw_dec(w, "cycles_per_exit_model", net_median(r), r->exits_model, 1);
 	jw_u64(w, "ops", r->ops);
 	jw_dec(w, "case_ms", r->case_cycles, tsc.khz, 1);
 }
 
+/* The console's table: what a person watching the serial line needs, in
+ * as few bytes and instructions as it can be (each costs microseconds
+ * under a software hypervisor); the runner's table adds the derived
+ * columns from the result line. */
 static void print_result(const struct bench_case *c, const struct bench_result *r)
 {
-	char per_unit[32], per_exit[32], ctl[24];
+	const char *method = c->rep_as_loop ? "rep=lp" : bench_method_name(c->method);
 
-	fmt_decimal(per_unit, sizeof(per_unit), r->cycles.median, bench_units(c), 2);
-	fmt_decimal(per_exit, sizeof(per_exit), net_median(r), r->exits_model, 1);
-	if (r->control.n)
-		fmt_snprintf(ctl, sizeof(ctl), "%lu", r->control.median);
-	else
-		fmt_snprintf(ctl, sizeof(ctl), "-");
-	kprintf("  %-30s %-6s %8u %14lu %12s %11s %7u %12s %5u %s\n", c->name,
-		c->rep_as_loop ? "rep=lp" : bench_method_name(c->method), c->bytes,
-		r->cycles.median, ctl, per_unit, r->exits_model, per_exit, r->cycles.n,
+	if (!r->control.n) {
+		kprintf("  %-30s %-6s %6u %12lu %12s %12s %6u %3u %s\n", c->name, method,
+			c->bytes, r->cycles.median, "-", "-", r->exits_model, r->cycles.n,
+			stop_names[r->stop]);
+		return;
+	}
+	kprintf("  %-30s %-6s %6u %12lu %12lu %12ld %6u %3u %s\n", c->name, method,
+		c->bytes, r->cycles.median, r->control.median,
+		(s64)(r->cycles.median - r->control.median), r->exits_model, r->cycles.n,
 		stop_names[r->stop]);
 }
 
@@ -449,12 +466,11 @@ static void emit_result(const struct bench_case *c, const struct bench_result *r
 	char line[JSON_LINE_MAX];
 	struct jw w;
 
-	jw_init(&w, line, sizeof(line));
-	jw_obj_begin(&w);
+	jw_record(&w, line, sizeof(line), "result");
 	emit_case_fields(&w, c);
-	emit_timing(&w, c, r);
+	emit_timing(&w, r);
 	if (bench_cfg->sync)
-		sync_emit(&w, &r->sync);
+		emit_sync(&w, &r->sync);
 	if (c->extra)
 		c->extra(c, r, &w);
 	jw_obj_end(&w);
@@ -582,9 +598,7 @@ void bench_check(const char *name, bool ok, const char *detail)
 
 	if (!ok)
 		failed_checks++;
-	jw_init(&w, line, sizeof(line));
-	jw_obj_begin(&w);
-	jw_str(&w, "type", "check");
+	jw_record(&w, line, sizeof(line), "check");
 	jw_str(&w, "name", name);
 	jw_bool(&w, "ok", ok);
 	jw_str(&w, "detail", detail);
@@ -611,9 +625,7 @@ void bench_skip(const char *suite, const char *case_name, const char *reason)
 	char line[512];
 	struct jw w;
 
-	jw_init(&w, line, sizeof(line));
-	jw_obj_begin(&w);
-	jw_str(&w, "type", "skip");
+	jw_record(&w, line, sizeof(line), "skip");
 	jw_str(&w, "suite", suite);
 	jw_str(&w, "case", case_name);
 	jw_str(&w, "reason", reason);

@@ -109,6 +109,10 @@ void bench_check(const char *name, bool ok, const char *detail);
 void bench_skip(const char *suite, const char *case_name, const char *reason);
 u32 bench_failed_checks(void);
 
+/* The fewest samples a budget stop leaves when one sample costs
+ * sample_cycles (0: not known yet) at khz; see kernel/bench.c. */
+u32 bench_min_samples(u64 sample_cycles, u64 khz);
+
 /* Model helpers shared by suites. */
 u32 bench_model_units(const struct bench_case *c, const u8 *buf);
 u32 bench_model_rep_in(const struct bench_case *c, const u8 *buf);

@@ -44,7 +44,8 @@ void tm_dump_end(struct tm_dump *d, const char *status, u32 checks_failed)
 		     status, (unsigned)checks_failed, (unsigned)d->dropped);
 	tm_dump_line(d, line);
 	n = fmt_snprintf(line, sizeof(line),
-			 DUMP_PREFIX "{\"type\":\"end\",\"lines\":%u,\"crc32\":\"%08x\",\"status\":\"%s\"}\n",
+			 DUMP_PREFIX "{\"type\":\"end\",\"lines\":%u,\"crc32\":\"%08x\",\"status\":\"%s\"}",
 			 (unsigned)d->lines, (unsigned)d->crc, status);
 	d->write(line, (size_t)n);
+	d->write("\n", 1);
 }

@@ -13,6 +13,8 @@
 
 #include "lib/types.h"
 
+/* Every line's closing "\n" is written by itself (a writer may send it as
+ * "\r\n"); no other piece holds a newline. */
 typedef void (*dump_write_fn)(const char *s, size_t n);
 
 struct tm_dump {

@@ -55,9 +55,7 @@ static void emit_error(const char *kind, const char *msg)
 	char line[512];
 	struct jw w;
 
-	jw_init(&w, line, sizeof(line));
-	jw_obj_begin(&w);
-	jw_str(&w, "type", "error");
+	jw_record(&w, line, sizeof(line), "error");
 	jw_str(&w, "kind", kind);
 	jw_str(&w, "message", msg);
 	jw_obj_end(&w);
@@ -99,9 +97,7 @@ static void on_fatal_trap(const struct trap_frame *f)
 		debug_exit(TM_STATUS_EXCEPTION);
 	once = true;
 	print_frame(f);
-	jw_init(&w, line, sizeof(line));
-	jw_obj_begin(&w);
-	jw_str(&w, "type", "exception");
+	jw_record(&w, line, sizeof(line), "exception");
 	jw_u64(&w, "vector", f->vector);
 	jw_str(&w, "name", trap_name(f->vector));
 	jw_hex(&w, "error_code", f->error_code);
@@ -154,9 +150,7 @@ static void emit_run_line(void)
 	char line[RUN_LINE_MAX];
 	struct jw w;
 
-	jw_init(&w, line, sizeof(line));
-	jw_obj_begin(&w);
-	jw_str(&w, "type", "run");
+	jw_record(&w, line, sizeof(line), "run");
 	jw_u64(&w, "schema", TM_SCHEMA);
 	jw_str(&w, "version", TM_VERSION);
 	jw_key_obj(&w, "cpu");

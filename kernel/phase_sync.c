@@ -61,9 +61,7 @@ static int sync_line(const char *case_name, const char *phase,
 	struct jw w;
 	int byte;
 
-	jw_init(&w, line, sizeof(line));
-	jw_obj_begin(&w);
-	jw_str(&w, "type", "sync");
+	jw_record(&w, line, sizeof(line), "sync");
 	jw_str(&w, "case", case_name);
 	jw_str(&w, "phase", phase);
 	if (report) {

@@ -3,6 +3,6 @@
 #define KERNEL_VERSION_H
 
 #define TM_VERSION "0.1.0"
-#define TM_SCHEMA 2	/* 2: the status is sealed in a counted record */
+#define TM_SCHEMA 3	/* 2: the status is sealed in a counted record; 3: compact result lines */
 
 #endif

@@ -26,12 +26,16 @@ struct jw {
 };
 
 void jw_init(struct jw *w, char *buf, size_t cap);	/* writes nothing yet */
+/* jw_init, the top-level '{' and "type":type: how every record starts. */
+void jw_record(struct jw *w, char *buf, size_t cap, const char *type);
 void jw_obj_begin(struct jw *w);	/* top-level '{'; nested: jw_key_obj */
 void jw_obj_end(struct jw *w);				/* '}' */
 void jw_key_obj(struct jw *w, const char *key);	/* "key":{ */
 void jw_str(struct jw *w, const char *key, const char *val); /* NULL -> null */
 void jw_u64(struct jw *w, const char *key, u64 v);
 void jw_s64(struct jw *w, const char *key, s64 v);
+/* "key":[v0,v1,...]: n unsigned integers (an empty array when n is 0). */
+void jw_u64s(struct jw *w, const char *key, const u64 *v, size_t n);
 void jw_bool(struct jw *w, const char *key, bool v);
 void jw_null(struct jw *w, const char *key);
 void jw_hex(struct jw *w, const char *key, u64 v);	/* "0x1f0" */

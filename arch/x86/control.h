@@ -11,7 +11,8 @@
 
 #include "lib/types.h"
 
-/* rep movs{b,w,l}: the string twin of rep ins/outs, RAM to RAM, same units. */
+/* rep movs{b,w,l}, RAM to RAM: the string twin of rep ins/outs (the REP
+ * controls run it with n = 0, see kernel/suites/pio.c). */
 static inline void ctl_movsb(void *dst, const void *src, size_t n)
 {
 	__asm__ volatile("rep movsb" : "+D"(dst), "+S"(src), "+c"(n) : : "memory");

@@ -605,9 +605,7 @@ static void emit_view(u8 kind, const char *what)
 	fmt_decimal(ratio, sizeof(ratio), loop->median, rep->median, 1);
 	kprintf("  regression view: %s %s: reading 4 MiB takes %lu ms with rep insw, %lu ms with the inw loop: loop/rep %sx (OVMF: 28 s vs 464 s = 16.6x)\n",
 		what, rep->dev->name, (unsigned long)view_ms(rep), (unsigned long)view_ms(loop), ratio);
-	jw_init(&w, line, sizeof(line));
-	jw_obj_begin(&w);
-	jw_str(&w, "type", "view");
+	jw_record(&w, line, sizeof(line), "view");
 	jw_str(&w, "suite", "ide");
 	jw_str(&w, "device", rep->dev->name);
 	jw_str(&w, "what", what);
@@ -626,9 +624,7 @@ static void emit_written(void)
 
 	if (!written_hi)
 		return;
-	jw_init(&w, line, sizeof(line));
-	jw_obj_begin(&w);
-	jw_str(&w, "type", "ide_written");
+	jw_record(&w, line, sizeof(line), "ide_written");
 	jw_str(&w, "device", disk->name);
 	jw_u64(&w, "lba", runner.write_lba);
 	jw_u64(&w, "sectors", written_hi);

@@ -456,9 +456,7 @@ static void kick_interleaved(void)
 	}
 	stats_compute(pair_cycles[0], PAIR_ROUNDS, &st[0]);
 	stats_compute(pair_cycles[1], PAIR_ROUNDS, &st[1]);
-	jw_init(&w, line, sizeof(line));
-	jw_obj_begin(&w);
-	jw_str(&w, "type", "virtio_kicks");
+	jw_record(&w, line, sizeof(line), "virtio_kicks");
 	jw_str(&w, "suite", SUITE);
 	jw_str(&w, "case", PAIR_CASE);
 	jw_u64(&w, "rounds", PAIR_ROUNDS);
@@ -504,9 +502,7 @@ static void emit_info(void)
 	char line[512];
 	struct jw w;
 
-	jw_init(&w, line, sizeof(line));
-	jw_obj_begin(&w);
-	jw_str(&w, "type", "virtio");
+	jw_record(&w, line, sizeof(line), "virtio");
 	jw_str(&w, "transport", nic_a.vp.ops->name);
 	jw_str(&w, "notify", vpci_notify_name(&nic_a.vp, VNET_TX_QUEUE));
 	jw_hex(&w, "features", nic_a.vp.features);
@@ -652,9 +648,7 @@ static void emit_totals(void)
 	char line[400];
 	struct jw w;
 
-	jw_init(&w, line, sizeof(line));
-	jw_obj_begin(&w);
-	jw_str(&w, "type", "virtio_totals");
+	jw_record(&w, line, sizeof(line), "virtio_totals");
 	jw_str(&w, "suite", SUITE);
 	jw_str(&w, "path", path_name());
 	jw_u64(&w, "nic_a_tx_frames", nic_a.tx_frames);

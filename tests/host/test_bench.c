@@ -91,21 +91,46 @@ static const char *result_line(void)
 	return "";
 }
 
-/* Integer after "key": inside the object "obj" (NULL: anywhere). */
+/* Schema 3's arrays: the names of their places (docs/design.md). */
+static const char *const cycles_keys[] = { "min", "p10", "median", "p90", "p99", "max",
+					   "mean", "stddev", NULL };
+static const char *const control_keys[] = { "min", "p10", "median", "p90", "max", NULL };
+static const char *const sync_keys[] = { "polls_e0", "polls_m0", "polls_m1", "polls_c0",
+					 "polls_c1", "timeouts", "window_cycles", "count_ops",
+					 NULL };
+
+static int place(const char *obj, const char *key)
+{
+	const char *const *keys = !strcmp(obj, "sync") ? sync_keys :
+				  !strcmp(obj, "cycles") ? cycles_keys : control_keys;
+	int i;
+
+	for (i = 0; keys[i]; i++)
+		if (!strcmp(keys[i], key))
+			return i;
+	return -1;
+}
+
+/* Integer after "key": at top level (obj NULL), or the place named key
+ * of the array "obj". */
 static s64 field(const char *line, const char *obj, const char *key)
 {
 	char pat[64];
 	const char *p = line;
+	int i = obj ? place(obj, key) : 0;
 
-	if (obj) {
-		snprintf(pat, sizeof(pat), "\"%s\":{", obj);
-		p = strstr(p, pat);
+	snprintf(pat, sizeof(pat), "\"%s\":%s", obj ? obj : key, obj ? "[" : "");
+	p = strstr(p, pat);
+	if (!p || i < 0)
+		return -999999;
+	p += strlen(pat);
+	while (i-- > 0) {
+		p = strchr(p, ',');
 		if (!p)
 			return -999999;
+		p++;
 	}
-	snprintf(pat, sizeof(pat), "\"%s\":", key);
-	p = strstr(p, pat);
-	return p ? strtoll(p + strlen(pat), NULL, 10) : -999999;
+	return strtoll(p, NULL, 10);
 }
 
 /* ---- tests ------------------------------------------------------------ */
@@ -138,25 +163,33 @@ static void test_control_and_net(void)
 	l = result_line();
 	CHECK_EQ_S64(field(l, "cycles_control", "median"), CTL_COST);
 	CHECK_EQ_S64(field(l, "cycles_control", "min"), CTL_COST);
-	CHECK_EQ_S64(field(l, "cycles_net", "median"), OP_COST - CTL_COST);
-	CHECK_EQ_S64(field(l, "cycles_net", "min"), OP_COST - CTL_COST);
-	/* the cost per (model) exit divides the net figure */
-	CHECK_CONTAINS(l, "\"cycles_per_exit_model\":700.0");
-	/* a case without a control reports neither */
+	CHECK_EQ_S64(field(l, "cycles_control", "max"), CTL_COST);
+	CHECK_EQ_U64(r.control.n, r.cycles.n);
+	/* the host derives net, per unit, ns and per exit (schema 3) */
+	CHECK(!strstr(l, "cycles_net"));
+	CHECK(!strstr(l, "ns_median"));
+	/* a case without a control reports none */
 	the_case.control = NULL;
 	bench_run(&the_case, &r);
 	the_case.control = fake_control;
 	CHECK(!strstr(result_line(), "cycles_control"));
-	CHECK_CONTAINS(result_line(), "\"cycles_per_exit_model\":1000.0");
 }
 
-static void test_ns(void)
+/* Schema 3: the statistics as arrays in their documented order. */
+static void test_compact_line(void)
 {
 	struct bench_result r;
+	char want[160];
 
 	setup(OP_COST, "");
 	bench_run(&the_case, &r);
-	CHECK_CONTAINS(result_line(), "\"ns_median\":500.0");   /* 1000 cycles at 2 GHz */
+	snprintf(want, sizeof(want), "\"cycles\":[%u,%u,%u,%u,%u,%u,%u,0]", OP_COST, OP_COST,
+		 OP_COST, OP_COST, OP_COST, OP_COST, OP_COST);
+	CHECK_CONTAINS(result_line(), want);
+	snprintf(want, sizeof(want), "\"cycles_control\":[%u,%u,%u,%u,%u]", CTL_COST, CTL_COST,
+		 CTL_COST, CTL_COST, CTL_COST);
+	CHECK_CONTAINS(result_line(), want);
+	CHECK(!strstr(result_line(), "\"sync\""));    /* sync=off */
 }
 
 /* A disturbed warm-up and a disturbed first probe (the "pair" that once
@@ -189,7 +222,7 @@ static void test_adaptive_stops_when_stable(void)
 	/* checkpoints 3 and 5 agree: stable after 5 samples */
 	CHECK_EQ_U64(r.cycles.n, 5);
 	CHECK_CONTAINS(result_line(), "\"stop\":\"stable\"");
-	CHECK_CONTAINS(result_line(), "\"plan\":\"adaptive\"");
+	CHECK(!strstr(result_line(), "\"plan\""));    /* the host derives it from stop */
 }
 
 /* Each op 2 % cheaper than the last: never stable, so the cap stops it. */
@@ -215,6 +248,35 @@ static void test_unstable_hits_cap_or_budget(void)
 	bench_run(&c, &r);
 	CHECK(r.cycles.n >= 2 && r.cycles.n < 63);
 	CHECK_CONTAINS(result_line(), "\"stop\":\"budget\"");
+}
+
+static void test_min_samples(void)
+{
+	/* 1 ms at 1 GHz (khz 1e6): five fit in 250 ms */
+	CHECK_EQ_U64(bench_min_samples(1000000, 1000000), 5);
+	CHECK_EQ_U64(bench_min_samples(0, 1000000), 5);          /* not known yet */
+	CHECK_EQ_U64(bench_min_samples(50000000, 1000000), 5);   /* 50 ms: 5 fit */
+	CHECK_EQ_U64(bench_min_samples(60000000, 1000000), 4);   /* 60 ms: 4 fit */
+	CHECK_EQ_U64(bench_min_samples(100000000, 1000000), 2);  /* 100 ms: 2 fit */
+	CHECK_EQ_U64(bench_min_samples(400000000, 1000000), 2);  /* never below 2 */
+}
+
+/* Long ops under the default 60 ms budget: a 40 ms op used to stop at 3
+ * samples (too few for a stable median); 5 fit in LONG_CASE_MS.  A
+ * 150 ms op stops at 2. */
+static void test_long_case_floor(void)
+{
+	struct bench_case c = the_case;
+	struct bench_result r;
+
+	c.op = drifting_op;                     /* never stable: the budget stops */
+	setup(80000000, "");                    /* 40 ms at 2 GHz */
+	bench_run(&c, &r);
+	CHECK_EQ_U64(r.cycles.n, 5);
+	CHECK_CONTAINS(result_line(), "\"stop\":\"budget\"");
+	setup(300000000, "");                   /* 150 ms */
+	bench_run(&c, &r);
+	CHECK_EQ_U64(r.cycles.n, 2);
 }
 
 /* A warm-up longer than 2^26 cycles is a sample itself (and over 2^28 two samples suffice); it runs before
@@ -281,7 +343,7 @@ static void test_fixed_plan(void)
 	CHECK_EQ_U64(r.cycles.n, 4);
 	CHECK_EQ_S64(field(result_line(), NULL, "iters"), 7);
 	CHECK_EQ_S64(field(result_line(), NULL, "samples"), 4);
-	CHECK_CONTAINS(result_line(), "\"plan\":\"fixed\"");
+	CHECK_CONTAINS(result_line(), "\"stop\":\"plan\"");
 	CHECK_EQ_S64(field(result_line(), "cycles", "median"), OP_COST);
 	other.name = "case.b";            /* not planned: does not run */
 	CHECK_EQ_S64(bench_run(&other, &r), -1);
@@ -295,7 +357,9 @@ int main(void)
 {
 	RUN(test_overhead_and_batch, "bench: overhead once per sample, divided by the batch, batch to the goal");
 	RUN(test_control_and_net, "bench: control and net figures, cost per exit from net");
-	RUN(test_ns, "bench: ns from the TSC frequency");
+	RUN(test_compact_line, "bench: schema 3 statistics arrays in their order");
+	RUN(test_min_samples, "bench: the sample floor from the cost of a sample");
+	RUN(test_long_case_floor, "bench: a 40 ms op gets 5 samples, a 150 ms op 2");
 	RUN(test_plan_robust_to_outlier, "bench: batch size robust to a disturbed warm-up and probe");
 	RUN(test_adaptive_stops_when_stable, "bench: adaptive sampling stops when min and p10 are stable");
 	RUN(test_unstable_hits_cap_or_budget, "bench: an unstable case stops at the cap or the budget");

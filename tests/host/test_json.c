@@ -5,6 +5,7 @@
  */
 #include "tests/host/check.h"
 #include "lib/json.h"
+#include "lib/fmt.h"
 
 /* ---- tiny strict JSON syntax checker (objects, strings, numbers, literals) */
 
@@ -202,6 +203,59 @@ static void test_decimals(void)
 	CHECK(json_valid(buf));
 }
 
+/* jw_dec writes its digits by hand: it must print what fmt_decimal does,
+ * rounding included, over awkward numerators, denominators and places. */
+static void test_dec_matches_fmt(void)
+{
+	static const u64 nums[] = { 0, 1, 5, 9, 10, 15, 95, 99, 995, 999, 1049, 1050, 123456789,
+				    2445406, 92468194, 1755721683, UINT64_MAX / 7, UINT64_MAX };
+	static const u64 dens[] = { 1, 2, 3, 7, 10, 1000, 2445406, 4097, 1ull << 40,
+				    UINT64_MAX / 10, UINT64_MAX / 9, UINT64_MAX };
+	char want[64], key[8] = "k";
+	unsigned places;
+	size_t i, j;
+
+	for (i = 0; i < ARRAY_SIZE(nums); i++)
+		for (j = 0; j < ARRAY_SIZE(dens); j++)
+			for (places = 0; places < 5; places++) {
+				jw_init(&w, buf, sizeof(buf));
+				jw_obj_begin(&w);
+				jw_dec(&w, key, nums[i], dens[j], places);
+				jw_obj_end(&w);
+				fmt_decimal(want, sizeof(want), nums[i], dens[j], places);
+				char line[96];
+				snprintf(line, sizeof(line), "{\"k\":%s}", want);
+				CHECK_STR(jw_finish(&w), line);
+			}
+	jw_init(&w, buf, sizeof(buf));
+	jw_obj_begin(&w);
+	jw_hex(&w, "a", 0);
+	jw_hex(&w, "b", 0x511);
+	jw_hex(&w, "c", UINT64_MAX);
+	jw_obj_end(&w);
+	CHECK_STR(jw_finish(&w), "{\"a\":\"0x0\",\"b\":\"0x511\",\"c\":\"0xffffffffffffffff\"}");
+}
+
+static void test_record(void)
+{
+	jw_record(&w, buf, sizeof(buf), "case");
+	jw_str(&w, "suite", "pio");
+	jw_obj_end(&w);
+	CHECK_STR(jw_finish(&w), "{\"type\":\"case\",\"suite\":\"pio\"}");
+}
+
+static void test_u64s(void)
+{
+	static const u64 v[] = { 0, 7, UINT64_MAX };
+
+	jw_init(&w, buf, sizeof(buf));
+	jw_obj_begin(&w);
+	jw_u64s(&w, "a", v, 3);
+	jw_u64s(&w, "b", v, 0);
+	jw_obj_end(&w);
+	CHECK_STR(jw_finish(&w), "{\"a\":[0,7,18446744073709551615],\"b\":[]}");
+}
+
 static void test_overflow(void)
 {
 	static const char *const full = "{\"key\":\"value\",\"n\":12345}";
@@ -274,6 +328,9 @@ int main(void)
 	RUN(test_empty_and_nested, "json: empty and nested objects");
 	RUN(test_escaping, "json: escaping of quotes, backslash, control and high bytes");
 	RUN(test_decimals, "json: jw_dec numbers and null");
+	RUN(test_dec_matches_fmt, "json: jw_dec and jw_hex by hand agree with fmt");
+	RUN(test_u64s, "json: arrays of unsigned integers");
+	RUN(test_record, "json: jw_record starts a record with its type");
 	RUN(test_overflow, "json: overflow at every capacity");
 	RUN(test_misuse, "json: unbalanced and too-deep nesting");
 	RUN(test_init_writes_nothing, "json: jw_init writes nothing");

@@ -14,13 +14,17 @@ than MAX_LINE or console text beyond HUMAN_KEEP_BYTES is a named problem
 Schema 2 (docs/design.md, "The dump"): the last counted @tm line is
 {"type":"status","status":...}, so the run's status lies inside the end
 record's count and CRC; the human END line must agree with it.  Schema-1
-dumps (no status record) take the status from the END line."""
+dumps (no status record) take the status from the END line.  Schema 3
+sends result lines in a compact form (tools/trapmeterlib/resultform.py),
+expanded here to the schema-2 record as each line arrives, so every
+reader (and compare's replay of the stored lines) sees the same record."""
 
 import json
 import math
 import re
 import zlib
 
+from . import resultform
 from .status import GUEST_STATUS
 
 TM_PREFIX = b"@tm "
@@ -30,7 +34,7 @@ END_RE = re.compile(rb"^trapmeter END status=(\S*)")
 CRC_RE = re.compile(r"^[0-9a-f]{8}$")
 HUMAN_CONTEXT = 40      # human lines kept before an exception record
 EXCERPT = 60
-SCHEMAS = (1, 2)        # dump schemas this parser reads
+SCHEMAS = (1, 2, 3)     # dump schemas this parser reads
 SEALED_SCHEMA = 2       # from this schema on the status is a counted record
 MAX_LINE = 65536        # bytes per line; the guest's longest is ~1 KiB
 MAX_DEPTH = 16          # nesting of a @tm object; the guest writes <= 7
@@ -320,11 +324,25 @@ class DumpParser:
             self._flood("more than %d @tm lines" % MAX_TM_LINES)
             return None
         dump.tm_texts.append(text.decode("utf-8", "surrogateescape"))
-        if obj is None:
+        if obj is not None:
+            why = self._expand(obj)
+        if why is not None:
             self._bad_lines.append((dump.tm_count, why, _excerpt(text)))
             return None
         self._collect(obj)
         return obj
+
+    def _expand(self, obj):
+        """Schema 3: a result line back in the schema-2 form; None, or
+        why the line is refused."""
+        if obj.get("type") != "result" or \
+                (self._schema() or 0) < resultform.COMPACT_SCHEMA:
+            return None
+        try:
+            resultform.expand(obj, self.dump.run)
+        except resultform.FormError as exc:
+            return str(exc)
+        return None
 
     def _collect(self, obj):
         dump = self.dump

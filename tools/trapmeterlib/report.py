@@ -349,9 +349,14 @@ def render_report(run, info, results, checks, skips):
         lines.append("  <0: fewer exits than the empty sync window: none "
                      "distinguishable from the sync traffic")
     lines += exit_counter_notes(results)
+    if any(r.get("method") == "rep" and isinstance(r.get("cycles_control"),
+                                                   dict) for r in results):
+        lines.append("  control of a REP row: the same loop and set-up with "
+                     "the string instruction at zero units (what it moves, "
+                     "the trap's handler moves)")
     if any((median_cycles(r, "cycles_net") or 0) < 0 for r in results):
-        lines.append("  net <0: the control op (same loop and data movement, "
-                     "no trap) took longer than the case")
+        lines.append("  net <0: the control op (the same loop and set-up "
+                     "without the trap) took longer than the case")
     timing = render_timing(info)
     if timing:
         lines.append(timing)
