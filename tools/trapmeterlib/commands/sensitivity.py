@@ -52,6 +52,9 @@ def add_parser(sub, fmt):
         % ab_cmd.abtest.DEFAULT_MAX_BOOTS)
     add("--looks", type=int, default=ab_cmd.abtest.DEFAULT_LOOKS)
     add("--metrics", default="cycles_per_op,exits_per_op")
+    add("--min-samples", type=int, default=ab_cmd.plan.MIN_SAMPLES,
+        metavar="N", help="ab's floor of samples per case (default %d)"
+        % ab_cmd.plan.MIN_SAMPLES)
     add("--out", metavar="DIR", default="sensitivity",
         help="every session's results and verdicts (default ./sensitivity)")
     add("--qemu", metavar="PATH", default="qemu-system-x86_64")
