@@ -269,6 +269,23 @@ class ImportTests(unittest.TestCase):
             self.assertIn("not a lava-run log", proc.stderr)
             self.assertNotIn("Traceback", proc.stderr)
 
+    def test_absurd_nesting_is_bad_input(self):
+        # a fuzz of import-lava found both: status 70 (RecursionError)
+        with tempfile.TemporaryDirectory() as tmp:
+            inputs = {"deep.json": "[" * 5000 + "]" * 5000,
+                      "deep.log": '{"dt": "x", "lvl": "results", "msg": '
+                                  + '{"a": ' * 3000 + "1" + "}" * 3001 + "\n"}
+            for name, text in inputs.items():
+                path = os.path.join(tmp, name)
+                with open(path, "w") as fh:
+                    fh.write(text)
+                proc = subprocess.run([TOOL, "import-lava", path, "--json",
+                                       os.path.join(tmp, "r.json")],
+                                      capture_output=True, text=True)
+                self.assertEqual(proc.returncode, status.BAD_INPUT, proc.stderr)
+                self.assertIn("nest", proc.stderr)
+                self.assertNotIn("Traceback", proc.stderr)
+
 
 if __name__ == "__main__":
     unittest.main()

@@ -262,6 +262,7 @@ _ESCAPES = {"0": "\0", "a": "\a", "b": "\b", "t": "\t", "\t": "\t",
             " ": " ", '"': '"', "/": "/", "\\": "\\", "N": "\x85",
             "_": "\xa0", "L": "\u2028", "P": "\u2029"}
 _HEX_LEN = {"x": 2, "u": 4, "U": 8}
+MAX_FLOW_DEPTH = 32
 _INT = re.compile(r"^[-+]?(0|[1-9][0-9]*)$")
 _FLOAT = re.compile(r"^[-+]?(\.[0-9]+|[0-9]+(\.[0-9]*)?)([eE][-+]?[0-9]+)?$")
 
@@ -274,9 +275,21 @@ class _Flow:
     def __init__(self, text):
         self.s = text
         self.i = 0
+        self.depth = 0
 
     def fail(self, what):
         raise FlowError("%s at column %d" % (what, self.i + 1))
+
+    def nest(self, reader):
+        """A nested collection, refused beyond MAX_FLOW_DEPTH (LAVA's own
+        lines nest 3 deep) so that no input can exhaust the stack."""
+        if self.depth >= MAX_FLOW_DEPTH:
+            self.fail("nesting deeper than %d" % MAX_FLOW_DEPTH)
+        self.depth += 1
+        try:
+            return reader()
+        finally:
+            self.depth -= 1
 
     def ws(self):
         while self.i < len(self.s) and self.s[self.i] in " \t":
@@ -301,9 +314,9 @@ class _Flow:
             tag = self.s[start:self.i]
             char = self.peek()
         if char == "{":
-            return self.mapping()
+            return self.nest(self.mapping)
         if char == "[":
-            return self.sequence()
+            return self.nest(self.sequence)
         if char == '"':
             return _tagged(tag, self.double(), True)
         if char == "'":
@@ -576,6 +589,9 @@ def load(path):
                                                               "{dt")):
         try:
             doc = json.loads(text)
+        except RecursionError:
+            raise LavaError("%s: JSON nested too deep to be a LAVA results "
+                            "export" % path)
         except ValueError:
             doc = None
         if doc is not None:
