@@ -265,8 +265,14 @@ def progress(session, round_index, undecided, looked):
         text += "; look %d/%d (alpha %.4g): %d decided, %d undecided" % (
             session.seq.taken, session.seq.looks, session.seq.level,
             len(session.seq.frozen), len(undecided))
+        flagged = sorted("%s %s %s" % (v[0], k[0], k[1]) for k, v in
+                         session.seq.frozen.items()
+                         if v[0] in ("regression", "improvement"))
+        if flagged:
+            text += "; " + ", ".join(flagged)
         if undecided:
-            text += ": " + ", ".join("%s %s" % k for k in undecided[:4]) + (
+            text += "; undecided: " + ", ".join(
+                "%s %s" % k for k in undecided[:4]) + (
                 " ..." if len(undecided) > 4 else "")
     say(text)
 
