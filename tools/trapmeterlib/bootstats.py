@@ -139,25 +139,27 @@ def max_t_pvalues(metrics, n_base, n_cand, rng, resamples):
     """Family-wise adjusted two-sided p-values, one per metric (same
     order).  Metrics need not cover every boot (a failed boot, a null
     figure): the labels are permuted over all boots; a metric is scored on
-    the boots it has."""
-    if not metrics:
-        return []
+    the boots it has.  The family is the metrics that are testable on the
+    observed split; the others get None."""
     observed_set = frozenset(range(n_base))
-    observed = [m.stat(observed_set) for m in metrics]
-    tested = [m.testable(observed_set) for m in metrics]
-    counts = [0] * len(metrics)
+    family = [m for m in metrics if m.testable(observed_set)]
+    if not family:
+        return [None] * len(metrics)
+    observed = [m.stat(observed_set) for m in family]
+    counts = [0] * len(family)
     total = 0
     it, _exact = splits(n_base + n_cand, n_base, rng, resamples)
     for split in it:
         s = frozenset(split)
-        top = max(m.stat(s) for m in metrics)
+        top = max(m.stat(s) for m in family)
         total += 1
         for k, obs in enumerate(observed):
             if top >= obs - TIE * max(1.0, obs):
                 counts[k] += 1
     # exact: every split once; random: the observed split plus the draws,
-    # so p = (1 + hits) / (1 + resamples) -- never 0.  None: not tested.
-    return [c / total if ok else None for c, ok in zip(counts, tested)]
+    # so p = (1 + hits) / (1 + resamples) -- never 0
+    p = dict(zip(map(id, family), (c / total for c in counts)))
+    return [p.get(id(m)) for m in metrics]
 
 
 def hodges_lehmann(a, b):
