@@ -33,17 +33,22 @@ LDFLAGS := -nostdlib -static -z noexecstack -z max-page-size=0x1000 --no-warn-rw
 
 ASM_SRCS := \
 	boot/boot.asm \
-	arch/x86/isr.asm
+	arch/x86/irq_entry.asm \
+	arch/x86/isr.asm \
+	arch/x86/trampoline.asm
 
 C_SRCS := \
 	arch/x86/cpuinfo.c \
+	arch/x86/irq.c \
 	arch/x86/paging.c \
+	arch/x86/smp.c \
 	arch/x86/trap.c \
 	arch/x86/tsc.c \
 	drivers/acpi_pm.c \
 	drivers/ata.c \
 	drivers/debug_exit.c \
 	drivers/fw_cfg.c \
+	drivers/lapic.c \
 	drivers/pci.c \
 	drivers/pci_testdev.c \
 	drivers/uart16550.c \
@@ -72,6 +77,7 @@ C_SRCS := \
 	lib/string.c \
 	kernel/suites/exits.c \
 	kernel/suites/ide.c \
+	kernel/suites/irq.c \
 	kernel/suites/mmio.c \
 	kernel/suites/pio.c \
 	kernel/suites/virtio.c
@@ -84,7 +90,7 @@ SHIM := $(BUILD)/kvm_delay.so
 
 # Host unit tests: test name -> the pure files it links.
 HOST_TESTS := fmt crc32 stats cmdline json dump string bootinfo model lava virtq virtio_pci ata model_mmio tsc \
-              virtio_net netframe bench plan pio pit
+              virtio_net netframe bench plan pio pit lapic
 HOST_DEPS_fmt      := lib/fmt.c lib/string.c
 HOST_DEPS_crc32    := lib/crc32.c
 HOST_DEPS_stats    := kernel/stats.c lib/string.c
@@ -113,6 +119,8 @@ HOST_DEPS_pio      := $(BENCH_CORE) kernel/suites/pio.c drivers/acpi_pm.c driver
                       kernel/edk2_fifo.c kernel/model_mmio.c drivers/pci_testdev.c
 HOST_DEPS_tsc      := arch/x86/tsc.c tests/host/fake_cpu.c tests/host/fake_io.c tests/host/fake_tsc.c
 HOST_DEPS_pit      := arch/x86/tsc.c tests/host/fake_cpu.c tests/host/fake_io.c tests/host/fake_tsc.c
+HOST_DEPS_lapic    := drivers/lapic.c arch/x86/tsc.c arch/x86/cpuinfo.c tests/host/fake_cpu.c tests/host/fake_io.c \
+                      tests/host/fake_tsc.c lib/string.c
 HOST_BINS := $(HOST_TESTS:%=$(BUILD)/host/test_%)
 
 .PHONY: all iso elf run bench test test-deps lava-test acceptance host-tests deps clean

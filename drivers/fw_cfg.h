@@ -8,6 +8,7 @@
 
 #define FW_CFG_SIGNATURE  0x0000
 #define FW_CFG_ID         0x0001
+#define FW_CFG_NB_CPUS    0x0005   /* u16: vCPUs at boot (-smp) */
 #define FW_CFG_FILE_DIR   0x0019
 
 struct fw_cfg_file {

@@ -65,6 +65,13 @@
 #define E1000_VENDOR       0x8086
 #define E1000_DEVICE       0x100e
 
+/* VGA (`-vga std`): QEMU registers the legacy window 0xa0000-0xbffff as
+ * coalesced MMIO (hw/display/vga.c vga_init) and flushes the ring before
+ * any access it handles there; after the VGA BIOS sets text mode 3 the
+ * window's live part is the text buffer at 0xb8000 (32 KiB) */
+#define VGA_TEXT_BASE      0xb8000ull
+#define VGA_TEXT_LEN       0x8000u
+
 /* IDE (PIIX3 function 1, PCI class 01:01): legacy channels 0x1f0/0x3f6
  * and 0x170/0x376, defined with their sources in drivers/ata.h */
 

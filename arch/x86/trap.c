@@ -1,12 +1,15 @@
 /*
  * arch/x86/trap.c - the interrupt descriptor table and the C side of the
- * exception stubs.  Interrupts stay disabled for the whole run: only CPU
- * exceptions arrive here.
+ * exception stubs.  Vectors 0-31 are CPU exceptions (arch/x86/isr.asm);
+ * 32-255 go to arch/x86/irq.c's handlers (arch/x86/irq_entry.asm).  Interrupts
+ * stay disabled except inside the irq cases, which enable them around the
+ * interrupt they measure.
  */
 #include "arch/x86/trap.h"
 #include "arch/x86/cpu.h"
 
-#define IDT_VECTORS       32
+#define IDT_VECTORS       32     /* exceptions */
+#define IDT_ENTRIES       256
 #define GDT_KERNEL_CODE   0x08
 #define IDT_TYPE_INTGATE  0x8e   /* present, DPL0, 64-bit interrupt gate */
 #define NO_EXPECTATION    0xffffffffu
@@ -28,8 +31,9 @@ struct idt_ptr {
 } __attribute__((packed));
 
 extern const u64 isr_table[IDT_VECTORS];
+extern const u64 irq_stub_table[IDT_ENTRIES - IDT_VECTORS];
 
-static struct idt_entry idt[IDT_VECTORS] __attribute__((aligned(16)));
+static struct idt_entry idt[IDT_ENTRIES] __attribute__((aligned(16)));
 static trap_fatal_fn trap_fatal;
 static volatile u32 expect_vector = NO_EXPECTATION;
 static volatile u32 expect_len;
@@ -47,14 +51,20 @@ const char *trap_name(u32 vector)
 	return vector < IDT_VECTORS ? names[vector] : "?";
 }
 
-void trap_init(trap_fatal_fn fatal)
+void trap_load_idt(void)
 {
 	struct idt_ptr p = { sizeof(idt) - 1, (u64)(uintptr_t)idt };
+
+	__asm__ volatile("lidt %0" : : "m"(p));
+}
+
+void trap_init(trap_fatal_fn fatal)
+{
 	u32 i;
 
 	trap_fatal = fatal;
-	for (i = 0; i < IDT_VECTORS; i++) {
-		u64 h = isr_table[i];
+	for (i = 0; i < IDT_ENTRIES; i++) {
+		u64 h = i < IDT_VECTORS ? isr_table[i] : irq_stub_table[i - IDT_VECTORS];
 
 		idt[i].offset_lo = h & 0xffff;
 		idt[i].selector = GDT_KERNEL_CODE;
@@ -64,7 +74,7 @@ void trap_init(trap_fatal_fn fatal)
 		idt[i].offset_hi = h >> 32;
 		idt[i].reserved = 0;
 	}
-	__asm__ volatile("lidt %0" : : "m"(p));
+	trap_load_idt();
 }
 
 void trap_expect(u32 vector, u32 insn_len)

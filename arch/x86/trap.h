@@ -1,5 +1,6 @@
 /*
- * arch/x86/trap.h - IDT for CPU exceptions 0-31, register dumps, and a way
+ * arch/x86/trap.h - the IDT (CPU exceptions 0-31, interrupts 32-255 via
+ * arch/x86/irq.h), register dumps, and a way
  * for a case to expect one fault (e.g. #UD from vmcall under TCG).
  */
 #ifndef ARCH_X86_TRAP_H
@@ -26,6 +27,8 @@ _Static_assert(sizeof(struct trap_frame) == 22 * 8, "trap frame layout");
 typedef void (*trap_fatal_fn)(const struct trap_frame *f);
 
 void trap_init(trap_fatal_fn fatal);
+/* Load the IDT trap_init() built (an application processor's start). */
+void trap_load_idt(void);
 
 /*
  * Arm a one-shot expectation: if `vector` is raised next, skip `insn_len`

@@ -138,7 +138,8 @@ enum insn { I_INL_QEMU, I_OUTB_ELCR, I_PMTIMER, I_CR8_READ, I_CR8_WRITE, I_DR7, 
 #define XSETBV_LEN         3
 #define CPUID1_XSAVE       (1u << 26)
 #define CR4_OSXSAVE        (1ull << 18)
-#define CORE_THREADS_SMP1  0x10001    /* -smp 1: one core, one thread */
+/* -smp N: QEMU makes N cores of one thread each in one package */
+#define CORE_THREADS(n)    ((u64)(n) << 16 | (n))
 
 static u64 msr_value[3];              /* what the MSR writes write back */
 static u64 msr_seen;                  /* last rdmsr.core_threads value */
@@ -200,10 +201,17 @@ static const char *skip_insn(const struct bench_case *c)
 	}
 }
 
+static u32 vcpus(void)
+{
+	u32 n = exits_vcpu_count();
+
+	return n ? n : 1;
+}
+
 static u32 verify_insn(const struct bench_case *c, const u8 *buf)
 {
 	(void)buf;
-	return c->arg == I_RD_CORE_THREADS && msr_seen != CORE_THREADS_SMP1;
+	return c->arg == I_RD_CORE_THREADS && msr_seen != CORE_THREADS(vcpus());
 }
 
 static u32 model_zero(const struct bench_case *c, const u8 *buf)
@@ -311,10 +319,11 @@ static void run_extended(void)
 		rc = bench_run(&ext_cases[i], &r);
 		if (rc < 0 || ext_cases[i].arg != I_RD_CORE_THREADS)
 			continue;
-		fmt_snprintf(detail, sizeof(detail), "rdmsr 0x35 read 0x%lx, want 0x%x (-smp 1)",
-			     msr_seen, CORE_THREADS_SMP1);
+		fmt_snprintf(detail, sizeof(detail), "rdmsr 0x35 read 0x%lx, want 0x%lx (-smp %u)",
+			     msr_seen, CORE_THREADS(vcpus()), vcpus());
 		bench_check("exits.msr_core_threads", rc == 0, detail);
 	}
+	exits_irq_run();
 }
 
 void suite_exits(const struct tm_config *cfg)

@@ -22,7 +22,9 @@
  * SECTORS of 512 B (kernel/edk2_fifo.h): disk.fifo.loop.in16 (IoLibFifo.c:
  * an inw loop), disk.fifo.rep.in16 (IoFifo.nasm: rep insw) and
  * disk.fifo.probe_rep.in16 (IoFifoSev.nasm: its CPUID/RDMSR checks, then
- * rep insw) - edk2 makes one FIFO call per DRQ block, here one sector.
+ * rep insw) - edk2 makes one FIFO call per DRQ block, here one sector -
+ * and the same three on one WRITE SECTORS to the first writable sector
+ * (disk.fifo.*.out16: outw loop, rep outsw), read back like disk.write1.
  */
 #include "kernel/suites/suites.h"
 #include "kernel/bench.h"
@@ -58,7 +60,7 @@
 #define CD_SUMS_MAX        (SEQ_BYTES / ATAPI_SECTOR_SIZE)
 #define WBUF_SECTORS       (WSEQ_BYTES / ATA_SECTOR_SIZE)
 #define FIFO_SHAPES        3
-#define MAX_CASES          (7 * ATA_XFER_COUNT + FIFO_SHAPES)
+#define MAX_CASES          (7 * ATA_XFER_COUNT + 2 * FIFO_SHAPES)
 #define NAME_LEN           40
 #define PS_PER_MS          1000000000ull
 #define MS_PER_S           1000
@@ -117,6 +119,7 @@ static const char *cd_sums_source;
 static bool cd_sums_runner;      /* else learnt from the first read */
 static u8 wbuf[WSEQ_BYTES] __attribute__((aligned(BENCH_PAGE)));
 static u64 written_hi;           /* sectors written from write_lba */
+static u64 write_room;           /* sectors the runner lets us write */
 static char first_error[ATA_ERRMSG_LEN];
 
 static struct ide_case *st_of(const struct bench_case *c)
@@ -387,21 +390,28 @@ static void add_case(u8 kind, u8 xfer, struct ata_dev *dev, u64 lba, u32 sectors
 	n_cases++;
 }
 
-/* edk2's shapes on one sector; an edk2 that would unroll (TDX, SEV
- * without ES) runs the loop after its probe, as the firmware does. */
+/* edk2's shapes on one sector, read (IoReadFifo16) and written
+ * (IoWriteFifo16); an edk2 that would unroll (TDX, SEV without ES) runs
+ * the loop after its probe, as the firmware does. */
 static void add_fifo_cases(void)
 {
 	static const char *const shape_names[] = { "", "loop", "rep", "probe_rep" };
-	u32 traps, f;
+	u32 traps, f, k;
 	bool unroll = edk2_fifo_no_rep(&traps);
 
-	for (f = FIFO_LOOP; f <= FIFO_PROBE_REP; f++) {
-		u8 xfer = f == FIFO_LOOP || (f == FIFO_PROBE_REP && unroll) ?
-			  ATA_XFER_LOOP16 : ATA_XFER_REP16;
+	for (k = 0; k < 2; k++) {
+		for (f = FIFO_LOOP; f <= FIFO_PROBE_REP; f++) {
+			u8 xfer = f == FIFO_LOOP || (f == FIFO_PROBE_REP && unroll) ?
+				  ATA_XFER_LOOP16 : ATA_XFER_REP16;
 
-		add_case(K_READ1, xfer, disk, READ1_LBA, 1);
-		state[n_cases - 1].fifo = (u8)f;
-		fmt_snprintf(names[n_cases - 1], NAME_LEN, "disk.fifo.%s.in16", shape_names[f]);
+			if (k)
+				add_case(K_WRITE1, xfer, disk, runner.write_lba, write_room ? 1 : 0);
+			else
+				add_case(K_READ1, xfer, disk, READ1_LBA, 1);
+			state[n_cases - 1].fifo = (u8)f;
+			fmt_snprintf(names[n_cases - 1], NAME_LEN, "disk.fifo.%s.%s16",
+				     shape_names[f], k ? "out" : "in");
+		}
 	}
 }
 
@@ -412,10 +422,11 @@ static u32 clamp(u64 want, u64 room)
 
 static void build_table(bool quick)
 {
-	u64 disk_room = disk ? disk->id.sectors : 0, write_room = 0, cd_room;
+	u64 disk_room = disk ? disk->id.sectors : 0, cd_room;
 	u32 seq, wseq, cdseq, k, x;
 	u64 wlba = runner.write_lba;
 
+	write_room = 0;
 	if (have_runner && runner.write_sectors && disk && !(runner.flags & IDE_CFG_READONLY) &&
 	    wlba + runner.write_sectors <= disk_room) {
 		write_room = runner.write_sectors;

@@ -11,6 +11,10 @@ void suite_exits(const struct tm_config *cfg);
 void suite_virtio(const struct tm_config *cfg);
 void suite_ide(const struct tm_config *cfg);
 void suite_mmio(const struct tm_config *cfg);
+/* suite exits' interrupt cases (kernel/suites/irq.c), extended only */
+void exits_irq_run(void);
+/* vCPUs QEMU started (fw_cfg FW_CFG_NB_CPUS; 0 without fw_cfg) */
+u32 exits_vcpu_count(void);
 
 /* The extended cases run under suite=all or when case= selects cases by
  * name (SUITE_EXTENDED); the default run leaves them out. */

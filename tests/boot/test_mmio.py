@@ -25,7 +25,7 @@ class MmioTcg(unittest.TestCase):
         self.assertEqual(self.b.status, 0, self.b.describe())
         c = checks(self.b)["mmio.data"]
         self.assertTrue(c["ok"], c)
-        self.assertIn("36 mmio cases, 0 with wrong data", c["detail"])
+        self.assertIn("51 mmio cases, 0 with wrong data", c["detail"])
 
     def test_every_class_and_form(self):
         want = {"testdev.in8.single.512": "user", "testdev.in64.rep.512": "user",
@@ -33,10 +33,13 @@ class MmioTcg(unittest.TestCase):
                 "ptd.nofd.out8.single.64": "user",
                 "ptd.wildcard.out8.single.64": "ioeventfd",
                 "ptd.datamatch.out8.single.64": "ioeventfd",
-                "ptd.wildcard.out64.single.512": "user",
+                "ptd.wildcard.out64.single.512": "ioeventfd",
+                "ptd.datamatch.out16.single.128": "user",
                 "ioapic.in32.single.256": "kernel", "lapic.out32.single.256": "kernel",
                 "e1000.out32.single.256": "coalesced", "e1000.in32.single.256": "user",
-                "e1000.out32.stos.512": "coalesced"}
+                "e1000.out32.stos.512": "coalesced",
+                "vga.out8.single.512": "coalesced", "vga.out64.rep.512": "coalesced",
+                "vga.out32.stos.512": "coalesced", "vga.in8.single.512": "user"}
         for case, handler in want.items():
             self.assertEqual(self.b.result(case)["handler"], handler, case)
 
@@ -89,7 +92,8 @@ class ExtendedTcg(unittest.TestCase):
 
     def test_fifo_shapes(self):
         r = self.b.result
-        for suite_case in ("fwcfg.fifo.%s.512", "disk.fifo.%s.in16"):
+        for suite_case in ("fwcfg.fifo.%s.512", "disk.fifo.%s.in16", "disk.fifo.%s.out16",
+                           "debugcon.fifo.%s.512"):
             probe = r(suite_case % "probe_rep")
             self.assertEqual(probe["fifo_shape"], "probe_rep")
             self.assertGreaterEqual(probe["edk2_probe_traps"], 2)   # CPUID 0, CPUID 1 at least
@@ -98,6 +102,12 @@ class ExtendedTcg(unittest.TestCase):
         self.assertEqual(r("fwcfg.fifo.rep.512")["exits_model"], 2)
         self.assertEqual(r("fwcfg.fifo.probe_rep.512")["exits_model"],
                          2 + r("fwcfg.fifo.probe_rep.512")["edk2_probe_traps"])
+        # a QEMU port takes one exit per written unit in every shape
+        self.assertEqual(r("debugcon.fifo.rep.512")["exits_model"], 512)
+        self.assertEqual(r("debugcon.fifo.probe_rep.512")["exits_model"],
+                         512 + r("debugcon.fifo.probe_rep.512")["edk2_probe_traps"])
+        self.assertEqual(r("disk.fifo.rep.out16")["xfer"], "rep outsw")
+        self.assertTrue(checks(self.b)["ide.disk.write"]["ok"], checks(self.b))
 
     def test_kut_names(self):
         r = self.b.result

@@ -7,12 +7,14 @@
 struct fake_cpuid_leaf fake_cpuid_table[FAKE_CPUID_MAX];
 u32 fake_cpuid_len;
 void (*fake_wrmsr_hook)(u32 msr, u64 value);
+u64 (*fake_rdmsr_hook)(u32 msr);
 
 void fake_cpu_reset(void)
 {
 	memset(fake_cpuid_table, 0, sizeof(fake_cpuid_table));
 	fake_cpuid_len = 0;
 	fake_wrmsr_hook = NULL;
+	fake_rdmsr_hook = NULL;
 }
 
 void fake_cpuid_set(u32 leaf, u32 eax, u32 ebx, u32 ecx, u32 edx)

@@ -1,7 +1,8 @@
 /*
  * tests/host/fake_cpu.h - a CPU for host unit tests: CPUID answers from a
  * table the test fills (leaves not in it read as zeros), MSR writes go to a
- * hook (e.g. one that plays KVM and fills a pvclock record).
+ * hook (e.g. one that plays KVM and fills a pvclock record), MSR reads to
+ * another (or read as zeros).
  */
 #ifndef TESTS_HOST_FAKE_CPU_H
 #define TESTS_HOST_FAKE_CPU_H
@@ -22,6 +23,7 @@ struct fake_cpuid_leaf {
 extern struct fake_cpuid_leaf fake_cpuid_table[FAKE_CPUID_MAX];
 extern u32 fake_cpuid_len;
 extern void (*fake_wrmsr_hook)(u32 msr, u64 value);
+extern u64 (*fake_rdmsr_hook)(u32 msr);    /* NULL: every MSR reads 0 */
 
 void fake_cpu_reset(void);
 void fake_cpuid_set(u32 leaf, u32 eax, u32 ebx, u32 ecx, u32 edx);
@@ -34,8 +36,7 @@ static inline struct cpuid_regs cpuid(u32 leaf, u32 subleaf)
 
 static inline u64 rdmsr(u32 msr)
 {
-	(void)msr;
-	return 0;
+	return fake_rdmsr_hook ? fake_rdmsr_hook(msr) : 0;
 }
 
 static inline void wrmsr(u32 msr, u64 v)

@@ -24,6 +24,7 @@ class Devices(unittest.TestCase):
         for dev in ("pc-testdev", "pci-testdev"):
             self.assertIn(dev, argv)
         self.assertTrue(any(a.startswith("e1000,netdev=tme1000") for a in argv))
+        self.assertEqual(argv[argv.index("-vga") + 1], "std")
         self.assertEqual(mmio.device_args(["suite=pio"]), [])
 
 
@@ -48,6 +49,23 @@ class Annotate(unittest.TestCase):
                "exit_stats_per_op": {"exits": 507.0, "io_exits": 0.0}}
         res = mmio.annotate([row])[0]
         self.assertEqual(res["exits_to_qemu_counter"], "exits")
+        self.assertFalse(res["exits_to_qemu_mismatch"])
+
+    def test_perf_user_preferred(self):
+        # QMP's window holds background exits; perf's untimed sample does not
+        row = self.row(3.01, exits=4.0, mmio_exits=4.0)
+        row["exits_perf_user"] = 3.0
+        res = mmio.annotate([row])[0]
+        self.assertEqual(res["exits_to_qemu_counter"], "perf_user")
+        self.assertEqual(res["exits_to_qemu_measured"], 3.0)
+        self.assertFalse(res["exits_to_qemu_mismatch"])
+        row = {"case": "p", "exits_to_qemu_model": 0, "exits_perf_user": 64.0}
+        self.assertTrue(mmio.annotate([row])[0]["exits_to_qemu_mismatch"])
+        # one op of 64 coalesced writes cannot show 0.376 round trips
+        row = self.row(0.376, mmio_exits=0.4)
+        row["exits_perf_user"] = 0.0
+        res = mmio.annotate([row])[0]
+        self.assertEqual(res["exits_to_qemu_counter"], "mmio_exits")
         self.assertFalse(res["exits_to_qemu_mismatch"])
 
     def test_uncounted_rows_untouched_and_render(self):

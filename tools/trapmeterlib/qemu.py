@@ -5,6 +5,7 @@ combination can be tested without QEMU; running streams COM1 through the
 incremental dump parser so progress and the last started case are known even
 when QEMU has to be killed."""
 
+import fnmatch
 import os
 import selectors
 import shutil
@@ -55,6 +56,7 @@ class RunConfig:
     qemu: str = "qemu-system-x86_64"
     ovmf_code: str = OVMF_CODE
     kernel_irqchip: str = "on"      # KVM only: "on" or "off"
+    smp: int = 1                    # vCPUs (2 for suite exits' ipi case)
     qmp_path: str = None            # QMP socket (exit counting) or None
 
     @property
@@ -92,6 +94,27 @@ def kernel_words(suite=None, case=None, quick=False, cmdline="",
     if flavour == "pvm" and not any(w.startswith("pvm=") for w in user):
         words.append("pvm=on")     # the guest skips what stops the VM there
     return words + user, notes
+
+
+# Cases that need a second vCPU (kernel/suites/irq.c).
+SMP_CASES = ("ipi",)
+SMP_CHOICES = ("auto", "1", "2")
+
+
+def smp_for(words, mode="auto"):
+    """vCPUs for the boot: --smp 1|2 as given; auto: 2 only when a case=
+    glob selects a case that needs the second vCPU (a plain run, and
+    --suite all without --case, stay at one: the ipi case then skips with
+    its reason)."""
+    if mode != "auto":
+        return int(mode)
+    globs = []
+    for word in words:
+        if word.startswith("case="):
+            globs = word[len("case="):].split(",")
+    hit = any(fnmatch.fnmatchcase(name, g) for g in globs if g
+              for name in SMP_CASES)
+    return 2 if hit else 1
 
 
 # The guest keeps BOOTINFO_CMDLINE_MAX - 1 bytes (kernel/bootinfo.h).
@@ -192,7 +215,7 @@ def firmware_args(cfg, tmpdir):
 def build_argv(cfg, tmpdir):
     """The full QEMU argv for one boot."""
     return ([cfg.qemu, "-nodefaults", "-no-reboot", "-display", "none",
-             "-M", cfg.machine, "-m", "256", "-smp", "1"]
+             "-M", cfg.machine, "-m", "256", "-smp", str(cfg.smp)]
             + accel_args(cfg.accel, cfg.kernel_irqchip)
             + ["-chardev", "stdio,id=ser0,signal=off",
                "-serial", "chardev:ser0",

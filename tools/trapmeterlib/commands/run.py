@@ -71,6 +71,9 @@ def add_parser(sub, fmt):
         help="KVM: -accel kvm,kernel-irqchip=on|off|split (off: PIC/ELCR "
         "ports become QEMU round trips; split: the local APIC stays in "
         "KVM, PIC and I/O APIC move to QEMU; default on)")
+    add("--smp", choices=qemu.SMP_CHOICES, default="auto",
+        help="vCPUs: 1, 2, or auto (default): 2 only when --case selects "
+        "suite exits' ipi case (it needs an application processor)")
     add("--junit", metavar="FILE", help="also write JUnit XML: one "
         "testcase per check, skip and boot status")
     add("-v", "--verbose", action="store_true",
@@ -267,7 +270,11 @@ def prepare(session):
     cfg = qemu.RunConfig(repo_root=root, accel=accel, boot=args.boot,
                          firmware=args.firmware, machine=args.machine,
                          words=words, extra=session.extra, qemu=qemu_bin,
-                         kernel_irqchip=args.kernel_irqchip)
+                         kernel_irqchip=args.kernel_irqchip,
+                         smp=qemu.smp_for(words, args.smp))
+    if cfg.smp > 1:
+        say("-smp %d: a second vCPU for the ipi case" % cfg.smp)
+    session.config["smp"] = cfg.smp
     session.count_exits = count
     session.config["count_exits"] = count
     session.config["plan"] = args.plan

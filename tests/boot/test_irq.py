@@ -1,0 +1,79 @@
+"""tests/boot/test_irq.py - suite exits' interrupt cases
+(kernel/suites/irq.c): under TCG each case takes exactly one interrupt per
+operation (its check), skips are named from CPUID, and the ipi case brings
+up the second vCPU the runner adds for it; under KVM the same checks hold
+and the exit counts are measured.  No absolute cycle counts."""
+import unittest
+
+from tests.boot.common import need_build, need_kvm, run
+
+FAST = "samples=3 budget_ms=30"
+IRQ_CASES = "hlt.timer,tscdeadline*,self_ipi*,eoi*,ipi"
+
+
+def checks(b):
+    return {c["name"]: c for c in b.boot["checks"]}
+
+
+class IrqTcg(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        need_build(cls, "build/trapmeter.elf")
+        cls.b = run("--accel", "tcg", "--suite", "exits", "--case", IRQ_CASES,
+                    "--cmdline", FAST)
+
+    def test_status_and_one_interrupt_per_op(self):
+        self.assertEqual(self.b.status, 0, self.b.describe())
+        c = checks(self.b)
+        for case in ("hlt.timer", "self_ipi.xapic", "self_ipi.xapic.sti_nop",
+                     "eoi.xapic", "ipi"):
+            self.assertTrue(c["exits.irq." + case]["ok"], c.get("exits.irq." + case))
+        r = self.b.result("ipi")
+        self.assertGreater(r["interrupts"], 0, r)
+        self.assertEqual(r["kut_name"], "ipi")
+        self.assertEqual(r["exits_model"], 4)
+
+    def test_second_vcpu_only_for_ipi(self):
+        self.assertEqual(self.b.results["config"]["smp"], 2)
+        other = run("--accel", "tcg", "--suite", "exits", "--case", "eoi.xapic",
+                    "--cmdline", FAST)
+        self.assertEqual(other.results["config"]["smp"], 1)
+
+    def test_skips_are_named(self):
+        skips = {s["case"]: s["reason"] for s in self.b.boot["skips"]}
+        ran = {r["case"] for r in self.b.boot["results"]}
+        for case in ("self_ipi.x2apic", "eoi.x2apic"):
+            self.assertTrue(case in ran or "x2APIC" in skips.get(case, ""), skips)
+        for case in ("tscdeadline", "tscdeadline.immed"):
+            self.assertTrue(case in ran or "TSC-deadline" in skips.get(case, ""), skips)
+
+    def test_ipi_skips_without_second_vcpu(self):
+        b = run("--accel", "tcg", "--suite", "exits", "--case", "ipi", "--smp", "1",
+                "--cmdline", FAST)
+        skips = {s["case"]: s["reason"] for s in b.boot["skips"]}
+        self.assertIn("-smp 2", skips.get("ipi", ""), b.describe())
+
+
+class IrqKvm(unittest.TestCase):
+    """Every interrupt arrives under KVM too; exit counts are measured."""
+
+    @classmethod
+    def setUpClass(cls):
+        need_kvm()
+        need_build(cls, "build/trapmeter.elf")
+        cls.b = run("--accel", "kvm", "--suite", "exits", "--case", IRQ_CASES,
+                    "--cmdline", "samples=5 budget_ms=100", "--timeout", "300",
+                    timeout=400)
+
+    def test_interrupts_and_counts(self):
+        self.assertEqual(self.b.status, 0, self.b.describe())
+        irq = [c for n, c in checks(self.b).items() if n.startswith("exits.irq.")]
+        self.assertGreaterEqual(len(irq), 4, checks(self.b))
+        for c in irq:
+            self.assertTrue(c["ok"], c)
+        for r in self.b.boot["results"]:
+            self.assertIsNotNone(r.get("exits_measured"), r.get("exits_note"))
+
+
+if __name__ == "__main__":
+    unittest.main()
