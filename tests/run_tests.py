@@ -89,6 +89,15 @@ class TallyResult(unittest.TestResult):
     def addUnexpectedSuccess(self, test):
         self.tally.line("FAIL", self._name(test), "unexpected success")
 
+    def addSubTest(self, test, subtest, err):
+        # unittest reports neither success nor failure for a test whose
+        # only failures are in subtests: each failing subtest is a FAIL
+        super().addSubTest(test, subtest, err)
+        if err is not None:
+            kind = "FAIL" if issubclass(err[0], test.failureException) else "ERROR"
+            self.tally.line(kind, self._name(subtest),
+                            self._exc_info_to_string(err, test))
+
 
 def run_python(tally, only, subdirs=("tests/host", "tests/boot")):
     sys.path.insert(0, ROOT)

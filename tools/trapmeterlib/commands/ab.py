@@ -337,6 +337,8 @@ def finish(args, session, rows, warnings):
                                              plan.WINDOW_MS))
     sys.stdout.write(compare.render_table(rows, warnings, args.a_json,
                                           args.b_json))
+    sys.stdout.write(compare_cmd.attribution_text(session.docs["a"],
+                                                  session.docs["b"]))
     sys.stdout.flush()
     compare_cmd.write_compare_outputs(args, rows, warnings,
                                       session.docs["a"], session.docs["b"])

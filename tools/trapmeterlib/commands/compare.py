@@ -3,7 +3,7 @@ candidate against a base (the statistics live in trapmeterlib/compare.py)."""
 
 import sys
 
-from .. import compare, junit, plot, report, status
+from .. import attribution, compare, junit, plot, report, status
 from .common import OptionError, TrapmeterError, say
 
 NAME = "compare"
@@ -96,6 +96,7 @@ def command(args):
     base, cand, rows, warnings = compare_files(args, thresholds)
     sys.stdout.write(compare.render_table(rows, warnings, args.base,
                                           args.candidate))
+    sys.stdout.write(attribution_text(base, cand))
     sys.stdout.flush()
     write_compare_outputs(args, rows, warnings, base, cand)
     return compare.exit_status(rows)
@@ -122,6 +123,12 @@ def compare_files(args, thresholds):
     return base, cand, rows, warnings
 
 
+def attribution_text(base, cand):
+    """The cost breakdown's attribution lines (attribution.py), or ''."""
+    lines = attribution.render(attribution.attribution(base, cand))
+    return "\n".join(lines) + "\n" if lines else ""
+
+
 def write_compare_outputs(args, rows, warnings, base, cand):
     try:
         if args.junit:
@@ -134,7 +141,8 @@ def write_compare_outputs(args, rows, warnings, base, cand):
             report.write_json_atomic(args.json, {
                 "tool": "trapmeter", "kind": "compare", "base": args.base,
                 "candidate": args.candidate, "warnings": warnings,
-                "rows": [r.as_dict() for r in rows]})
+                "rows": [r.as_dict() for r in rows],
+                "attribution": attribution.attribution(base, cand)})
         if args.plot:
             engine = plot.write_plot(args.plot, compare.boot_results(base),
                                      compare.boot_results(cand),

@@ -578,15 +578,15 @@ def header_info(session, cfg, wall, title=None):
 
 
 def add_breakdown(doc):
-    """Where the time goes: per boot its own fit, across boots intervals."""
-    per_boot = []
+    """Where the time goes: per boot its own fit, across boots intervals
+    and the fit of the boots' lower envelope."""
+    results = []
     for boot in doc["boots"]:
         if breakdown.has_exits(boot.get("results") or []):
-            one = breakdown.boot_breakdown(boot["results"])
-            boot["breakdown"] = breakdown.combine([one])
-            per_boot.append(one)
-    if len(per_boot) > 1:
-        doc["breakdown"] = breakdown.combine(per_boot)
+            boot["breakdown"] = breakdown.breakdown([boot["results"]])
+            results.append(boot["results"])
+    if len(results) > 1:
+        doc["breakdown"] = breakdown.breakdown(results)
 
 
 def breakdown_text(session, results_per_boot):

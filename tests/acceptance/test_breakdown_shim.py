@@ -1,0 +1,137 @@
+"""tests/acceptance/test_breakdown_shim.py - `make acceptance`: the cost
+breakdown (tools/trapmeterlib/breakdown.py) under the delay shim
+(build/kvm_delay.so, +N ns after every exit to QEMU).
+
+Two sides of `run --repeat BOOTS` on the breakdown's sweep (fw_cfg single
+and rep, debugcon, the exits anchors), both with the shim loaded: at 0 ns
+and at DELAY_NS.  Then, per QEMU-port class with layers on both sides:
+  - "round trip to QEMU" moved by N (the ns the shim really spun per
+    delayed exit, in TSC cycles from the dump's TSC kHz) within the interval
+    of its change across boots, and attribute() names it;
+  - VM exit, KVM PIO emulation and the device model did not move (their
+    intervals hold 0): the shim never delays an exit KVM answers, and one
+    `rep ins` exit carries many units.
+The intervals are Welch's at 5 % over all components of both classes
+(Bonferroni), the level attribute() names a component at.
+Set TRAPMETER_ACCEPTANCE_OUT=DIR to keep the results files (base.json,
+delayed.json, breakdown.txt).  About 4 minutes; skipped where KVM cannot
+create a VM.
+"""
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import unittest
+
+from tests.boot.common import ROOT, RUNNER, need_build, need_kvm
+
+sys.path.insert(0, os.path.join(ROOT, "tools"))
+from trapmeterlib import attribution, breakdown  # noqa: E402
+from trapmeterlib.commands import sensitivity  # noqa: E402
+
+DELAY_NS = 4000
+BOOTS = 4
+CASES = "fwcfg.in8.single.*,fwcfg.in8.rep.*,debugcon.*,pio.*,cpuid"
+CLASSES = ("fwcfg.in", "debugcon.out")
+STILL = ("vm_exit", "kvm_pio", "device_model")
+
+
+def run_side(tmp, name, qemu):
+    out = os.path.join(tmp, name + ".json")
+    proc = subprocess.run(
+        [RUNNER, "run", "--no-build", "--accel", "kvm", "--repeat", str(BOOTS),
+         "--suite", "pio,exits", "--case", CASES, "--qemu", qemu, "--json", out],
+        capture_output=True, text=True, timeout=1500, cwd=ROOT)
+    if proc.returncode != 0:
+        raise AssertionError(f"{name}: run failed ({proc.returncode})\n"
+                             f"{proc.stderr[-3000:]}")
+    with open(out) as fh:
+        return json.load(fh), proc.stdout
+
+
+class BreakdownUnderShim(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        need_kvm()
+        need_build(cls, "build/trapmeter.elf", "build/kvm_delay.so")
+        keep = os.environ.get("TRAPMETER_ACCEPTANCE_OUT")
+        cls.dir = os.path.join(keep, "breakdown") if keep else \
+            tempfile.mkdtemp(prefix="tm-accept-bd-")
+        os.makedirs(cls.dir, exist_ok=True)
+        if not keep:
+            cls.addClassCleanup(shutil.rmtree, cls.dir, True)
+        qemu = shutil.which("qemu-system-x86_64")
+        shim = os.path.join(ROOT, "build", "kvm_delay.so")
+        sides = {}
+        for name, ns in (("base", 0), ("delayed", DELAY_NS)):
+            wrapper, report = sensitivity.wrapper(cls.dir, qemu, shim, ns)
+            sides[name] = run_side(cls.dir, name, wrapper)
+            with open(report) as fh:
+                sides[name] += (json.load(fh),)
+        cls.sides = sides
+        cls.base = attribution.per_boot(sides["base"][0])
+        cls.cand = attribution.per_boot(sides["delayed"][0])
+        khz = sides["base"][0]["boots"][0]["run"]["tsc"]["khz"]
+        # what the shim really spun per delayed exit (a little over the
+        # nominal delay: the spin ends on the first clock read past it)
+        rep = sides["delayed"][2]
+        cls.spun_ns = rep["spun_ns"] / (rep["delayed_io"] + rep["delayed_mmio"])
+        cls.delay_cycles = cls.spun_ns * khz / 1e6
+        # the intervals attribute() judges by: 5 % over all components
+        tests = sum(len(m) for m in breakdown.component_moves(cls.base, cls.cand).values())
+        cls.moves = breakdown.component_moves(cls.base, cls.cand, breakdown.ALPHA / tests)
+        with open(os.path.join(cls.dir, "breakdown.txt"), "w") as fh:
+            fh.write(cls.summary())
+
+    @classmethod
+    def summary(cls):
+        lines = [f"delay {DELAY_NS} ns nominal, {cls.spun_ns:.0f} ns spun per "
+                 f"delayed exit = {cls.delay_cycles:.0f} cycles"]
+        for name in ("base", "delayed"):
+            lines.append(f"[{name}]")
+            lines += breakdown.format_table(
+                breakdown.combine(cls.base if name == "base" else cls.cand), True)
+        lines += attribution.render(attribution.attribution(
+            cls.sides["base"][0], cls.sides["delayed"][0]))
+        for key, moves in cls.moves.items():
+            for comp, (delta, ci) in moves.items():
+                lines.append(f"  {key:<14} {comp:<16} {delta:+9.0f} "
+                             f"[{ci[0]:+.0f}..{ci[1]:+.0f}]")
+        return "\n".join(lines) + "\n"
+
+    def test_the_shim_delayed_exits(self):
+        # the report of each side's last boot: the shim saw its exits
+        for name, ns in (("base", 0), ("delayed", DELAY_NS)):
+            rep = self.sides[name][2]
+            self.assertEqual(rep.get("delay_ns"), ns)
+            self.assertGreater(rep.get("delayed_io", 0), 10000)
+        self.assertEqual(len(self.base), BOOTS)
+        self.assertEqual(len(self.cand), BOOTS)
+
+    def test_round_trip_moves_by_the_delay(self):
+        # no subTest: tests/run_tests.py counts only whole tests
+        for key in CLASSES:
+            delta, ci = self.moves[key]["qemu_round_trip"]
+            self.assertTrue(0 < ci[0] <= self.delay_cycles <= ci[1],
+                            f"{key}: {delta:+.0f} [{ci[0]:+.0f}..{ci[1]:+.0f}] "
+                            f"for {self.delay_cycles:.0f}\n{self.summary()}")
+
+    def test_it_is_named_as_what_moved(self):
+        named = breakdown.attribute(self.base, self.cand)
+        for key in CLASSES:
+            self.assertEqual((named[key] or ("nothing",))[0], "qemu_round_trip",
+                             self.summary())
+
+    def test_the_other_components_stay(self):
+        for key in CLASSES:
+            for comp in STILL:
+                if comp not in self.moves[key]:
+                    continue            # no device-model term in this class
+                _delta, ci = self.moves[key][comp]
+                self.assertTrue(ci[0] <= 0.0 <= ci[1],
+                                f"{key} {comp} moved\n{self.summary()}")
+
+if __name__ == "__main__":
+    unittest.main()
