@@ -1,10 +1,14 @@
 """tests/acceptance/test_kvm_sensitivity.py - `make acceptance`: ab A/A and
-an injected +2 % per exit to QEMU, through `trapmeter sensitivity`
+an injected +10 % per exit to QEMU, through `trapmeter sensitivity`
 (about 6 minutes under KVM; skipped where KVM cannot create a VM).
 
-A/A: no regression, no improvement.  +2 %: at least one QEMU-port loop
-flagged, no in-kernel control flagged, and the shim's count of delayed
-exits covers the measured exits of every boot."""
+A/A: no regression, no improvement.  +10 %: at least four of the six QEMU
+round-trip cases flagged, no in-kernel control flagged, and the shim's
+count of delayed exits covers the measured exits of every boot (the
+planning boot of each session included).  +10 %, not +2 %: on this
+project's host in a noisy hour (half the per-boot figures disturbed)
++2 % was flagged nowhere in 10+10 boots (README, sensitivity); the test
+asserts what must hold on any host, the detection limit is measured."""
 import json
 import os
 import shutil
@@ -28,7 +32,7 @@ class KvmSensitivity(unittest.TestCase):
             tempfile.mkdtemp(prefix="tm-accept-sens-")
         cls.proc = subprocess.run(
             [RUNNER, "sensitivity", "--no-build", "--accel", "kvm",
-             "--suite", "pio,exits", "--case", CASES, "--levels", "2",
+             "--suite", "pio,exits", "--case", CASES, "--levels", "10",
              "--max-boots", "16", "--out", cls.dir],
             capture_output=True, text=True, timeout=1200, cwd=ROOT)
         with open(os.path.join(cls.dir, "sensitivity.json")) as fh:
@@ -42,17 +46,18 @@ class KvmSensitivity(unittest.TestCase):
         for name, case in self.doc["cases"].items():
             self.assertNotIn(case["aa"], ("regression", "improvement"), name)
 
-    def test_two_percent_flagged_on_qemu_ports_only(self):
-        flagged = [n for n, c in self.doc["cases"].items() if c["smallest"] == 2]
-        self.assertTrue(any(c["handler"] == "user" for n, c in
-                            self.doc["cases"].items() if n in flagged), self.proc.stdout)
+    def test_ten_percent_flagged_on_qemu_ports_only(self):
+        flagged = [n for n, c in self.doc["cases"].items() if c["smallest"] == 10]
+        user = [n for n, c in self.doc["cases"].items() if c["handler"] == "user"]
+        self.assertEqual(len(user), 6, user)
+        self.assertGreaterEqual(len(set(flagged) & set(user)), 4, self.proc.stdout)
         for name, case in self.doc["cases"].items():
             if case["handler"] == "kernel":
                 self.assertIsNone(case["smallest"], (name, self.proc.stdout))
 
     def test_shim_acted_in_every_boot(self):
         for sess in self.doc["sessions"]:
-            self.assertEqual(len(sess["shim"]), sum(sess["boots"]))
+            self.assertEqual(len(sess["shim"]), sum(sess["boots"]) + 1)
             for boot in sess["shim"]:
                 self.assertGreaterEqual(boot["delayed"], 0.9 * boot["measured_in_windows"])
                 self.assertGreater(boot["measured_in_windows"], 0)

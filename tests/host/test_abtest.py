@@ -10,7 +10,7 @@ import unittest
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 sys.path.insert(0, os.path.join(ROOT, "tools"))
 
-from trapmeterlib import abtest, bootstats, compare  # noqa: E402
+from trapmeterlib import abtest, bootstats, compare, plan  # noqa: E402
 
 
 def pool():
@@ -66,6 +66,40 @@ class Schedule(unittest.TestCase):
         seq.final_rows([later])
         self.assertEqual(later.verdict, "regression")
         self.assertIn("decided regression at 5 boots per side", later.notes)
+
+
+class PlanFloor(unittest.TestCase):
+    """ab's plan: the planning boot's cases and iterations, samples raised
+    to at least plan.MIN_SAMPLES unless that would make a case's samples
+    last over plan.WINDOW_MS."""
+
+    def planning_boot(self, samples):
+        doc = copy.deepcopy(compare.read_results(os.path.join(
+            ROOT, "tests", "fixtures", "kvm-ab-aa-a.json")))
+        for res in doc["boots"][0]["results"]:
+            res["samples"] = samples
+        return doc
+
+    def test_adaptive_five_samples_become_the_floor(self):
+        doc = self.planning_boot(5)
+        entries = plan.raised(doc)
+        self.assertEqual({e[3] for e in entries}, {plan.MIN_SAMPLES})
+        first = doc["boots"][0]["results"]
+        self.assertEqual([(r["suite"], r["case"], r["iters"]) for r in first],
+                         [e[:3] for e in entries])
+        # what run --plan reads back
+        self.assertEqual(plan.from_document(plan.document(entries)), entries)
+
+    def test_long_cases_keep_their_window(self):
+        # fwcfg.in8.single.512: 16.1 M cycles a sample at 2.445 GHz = 6.6 ms
+        doc = self.planning_boot(5)
+        entries = dict(((s, c), n) for s, c, _i, n in
+                       plan.raised(doc, window_ms=66.0))
+        self.assertEqual(entries[("pio", "fwcfg.in8.single.512")], 10)
+        # never fewer than the planning boot took
+        self.assertEqual(plan.raise_samples(40, 1000.0), 40)
+        self.assertEqual(plan.raise_samples(5, None), plan.MIN_SAMPLES)
+        self.assertEqual(plan.raise_samples(5, 0.001), plan.MIN_SAMPLES)
 
 
 class Simulation(unittest.TestCase):

@@ -19,7 +19,7 @@ import random
 from . import bootstats, compare
 
 DEFAULT_LOOKS = 4
-DEFAULT_MAX_BOOTS = 24
+DEFAULT_MAX_BOOTS = 28
 DECIDED = ("regression", "improvement", "unchanged")
 
 

@@ -12,7 +12,8 @@ Pure functions (no I/O), used by compare.py and abtest.py:
   holds the false-alarm level for all metrics of a run together, however
   the metrics are correlated, and assumes only that the boots of the two
   sides are exchangeable when nothing changed.  A metric's statistic is a t of
-  the faster half of each side's boots (interference only adds time);
+  each side's undisturbed boots (those within 8 % of the side's lower
+  quartile: interference only adds time, and it adds 10-50 %);
 - the Hodges-Lehmann shift of log values (candidate - base) with its
   distribution-free Moses interval (ranks from the exact Mann-Whitney null);
 - the rule that calls a boot "in another mode" than the rest of its side.
@@ -26,6 +27,8 @@ EXACT_MAX = 20000           # enumerate every split up to this many
 SCALE_FLOOR = 1e-4          # log units (0.01 %): boots that agree exactly
 BIMODAL_REL = math.log(1.10)  # a boot >10 % from its side's median ...
 BIMODAL_MADS = 4.0          # ... and >4 MADs of its side is "another mode"
+BAND = math.log(1.08)       # undisturbed: within 8 % of the lower quartile
+MIN_SIDE = 3                # boots a side needs for a metric to be tested
 TIE = 1e-12
 
 
@@ -66,10 +69,31 @@ def min_p(n_a, n_b):
     return (2.0 if n_a == n_b else 1.0) / total
 
 
-def lower_half(values):
-    """The faster half of a side's boots (the middle one kept when odd)."""
+def undisturbed(values):
+    """A side's undisturbed boots: those at most 8 % above the side's lower
+    quartile, and at least its two fastest.  Measured here (KVM, 96 boots
+    of six ab sessions): a disturbance put whole boots or single cases
+    10-50 % high, in up to half a side; undisturbed boots of a session
+    spread 1.3 % (sd) around their level.  The band keeps every
+    undisturbed boot while fewer than three quarters of a side are
+    disturbed, and no disturbed one; the lower half (the previous rule)
+    dropped half the undisturbed boots of a calm side and kept disturbed
+    ones when more than half of a side was hit."""
     s = sorted(values)
-    return s[:(len(s) + 1) // 2]
+    if len(s) <= 2:
+        return s
+    ref = s[(len(s) - 1) // 4]
+    out = [v for v in s if v <= ref + BAND]
+    return out if len(out) >= 2 else s[:2]
+
+
+def floor_shift(a, b):
+    """The shift the test measures: the mean of b's undisturbed boots minus
+    a's (log units); None without boots."""
+    if not a or not b:
+        return None
+    ua, ub = undisturbed(a), undisturbed(b)
+    return sum(ub) / len(ub) - sum(ua) / len(ua)
 
 
 class Metric:
@@ -79,24 +103,33 @@ class Metric:
     def __init__(self, values):
         self.items = sorted(values.items())
 
+    def sides(self, base_set):
+        a = [v for i, v in self.items if i in base_set]
+        b = [v for i, v in self.items if i not in base_set]
+        return a, b
+
+    def testable(self, base_set):
+        """At least MIN_SIDE boots on each side: a metric only some boots
+        carry (cycles_per_exit of a case whose exit count is noise in most
+        boots) would otherwise give splits of one or two boots a side, whose
+        t has no spread to divide by and would set the family's maximum."""
+        a, b = self.sides(base_set)
+        return len(a) >= MIN_SIDE and len(b) >= MIN_SIDE
+
     def stat(self, base_set):
-        """A t statistic of the faster half of each side: the difference of
-        the means of each side's lower half over their pooled standard
-        error (recomputed for every split, so the test is studentised).
-        Interference only adds time, and here it put whole boots 10-40 %
-        high (up to a third of a side): the lower half of a side is its
-        undisturbed boots, so a disturbed boot neither hides a shift nor
-        makes one; against the median of all boots (Hodges-Lehmann) it
-        also tells the observed split from one that swaps a boot, which a
-        robust centre cannot with 5 boots a side (docs/design.md)."""
-        a = lower_half([v for i, v in self.items if i in base_set])
-        b = lower_half([v for i, v in self.items if i not in base_set])
-        if not a or not b:
+        """A t statistic of each side's undisturbed boots: the difference of
+        their means over the pooled standard error (recomputed for every
+        split, so the test is studentised); 0 for a split that leaves a side
+        fewer than MIN_SIDE boots.  Interference only adds time, 10-50 % to
+        whole boots here: the band leaves those out, so a disturbed boot
+        neither hides a shift nor makes one, while the t still tells the
+        observed split from one that swaps a boot (docs/design.md)."""
+        a, b = self.sides(base_set)
+        if len(a) < MIN_SIDE or len(b) < MIN_SIDE:
             return 0.0
+        a, b = undisturbed(a), undisturbed(b)
         ma, mb = sum(a) / len(a), sum(b) / len(b)
         dof = len(a) + len(b) - 2
-        if dof < 1:
-            return abs(mb - ma) / SCALE_FLOOR
         ss = sum((v - ma) ** 2 for v in a) + sum((v - mb) ** 2 for v in b)
         se = math.sqrt(ss / dof * (1.0 / len(a) + 1.0 / len(b)))
         return abs(mb - ma) / max(se, SCALE_FLOOR)
@@ -106,24 +139,27 @@ def max_t_pvalues(metrics, n_base, n_cand, rng, resamples):
     """Family-wise adjusted two-sided p-values, one per metric (same
     order).  Metrics need not cover every boot (a failed boot, a null
     figure): the labels are permuted over all boots; a metric is scored on
-    the boots it has."""
-    if not metrics:
-        return []
+    the boots it has.  The family is the metrics that are testable on the
+    observed split; the others get None."""
     observed_set = frozenset(range(n_base))
-    observed = [m.stat(observed_set) for m in metrics]
-    counts = [0] * len(metrics)
+    family = [m for m in metrics if m.testable(observed_set)]
+    if not family:
+        return [None] * len(metrics)
+    observed = [m.stat(observed_set) for m in family]
+    counts = [0] * len(family)
     total = 0
     it, _exact = splits(n_base + n_cand, n_base, rng, resamples)
     for split in it:
         s = frozenset(split)
-        top = max(m.stat(s) for m in metrics)
+        top = max(m.stat(s) for m in family)
         total += 1
         for k, obs in enumerate(observed):
             if top >= obs - TIE * max(1.0, obs):
                 counts[k] += 1
     # exact: every split once; random: the observed split plus the draws,
     # so p = (1 + hits) / (1 + resamples) -- never 0
-    return [c / total for c in counts]
+    p = dict(zip(map(id, family), (c / total for c in counts)))
+    return [p.get(id(m)) for m in metrics]
 
 
 def hodges_lehmann(a, b):

@@ -7,7 +7,13 @@ per case, the suite, the case name, `iters` (operations per sample) and
 exactly the listed cases with exactly those figures: no batch sizing, no
 adaptive stopping.  Every result then carries "plan": "fixed".  Two builds
 timed with one plan take identical samples, which is what an A/B verdict
-needs."""
+needs.
+
+`trapmeter ab` makes its plan from a planning boot with every case's
+samples raised to at least MIN_SAMPLES (`raised`): the guest's adaptive
+sampling stops a case after as few as 5 samples once its low statistics
+settle, and a boot's minimum over 5 samples moved 2.0 % (sd) between
+undisturbed boots here against 1.3 % over 31 (docs/design.md)."""
 
 import json
 import os
@@ -20,6 +26,10 @@ MAX_ITERS = 1000000
 MAX_SAMPLES = 10000
 SUITE_LEN = 16
 CASE_LEN = 48
+# ab's floor of samples per case, unless a case's samples would then take
+# longer than WINDOW_MS (its first boot's samples are never cut)
+MIN_SAMPLES = 31
+WINDOW_MS = 250.0
 
 
 class PlanError(Exception):
@@ -134,3 +144,51 @@ def deviations(entries, results):
                        % (res.get("case"), want[0], want[1],
                           res.get("iters"), res.get("samples")))
     return out
+
+
+def sample_ms(res, khz):
+    """Milliseconds one sample of a result took (median cycles per op times
+    ops per sample), or None when the record does not say."""
+    cycles = res.get("cycles") if isinstance(res, dict) else None
+    median = cycles.get("median") if isinstance(cycles, dict) else None
+    iters = res.get("iters") if isinstance(res, dict) else None
+    if not isinstance(median, (int, float)) or isinstance(median, bool) or \
+            not isinstance(iters, int) or not khz or khz <= 0:
+        return None
+    return float(median) * iters / khz
+
+
+def raise_samples(samples, ms, floor=MIN_SAMPLES, window_ms=WINDOW_MS):
+    """A case's planned samples: at least `floor`, fewer when that many
+    would take longer than window_ms, never fewer than it took."""
+    if ms is None or ms <= 0:
+        want = floor
+    else:
+        want = min(floor, int(window_ms / ms))
+    return min(MAX_SAMPLES, max(samples, want))
+
+
+def raised(doc, path="FILE", floor=MIN_SAMPLES, window_ms=WINDOW_MS):
+    """The plan entries of a results.json's first boot with results, each
+    case's samples raised by raise_samples (pure)."""
+    index, results = _first_results(doc, path)
+    boot = doc["boots"][index]
+    run = boot.get("run") if isinstance(boot.get("run"), dict) else {}
+    tsc = run.get("tsc") if isinstance(run.get("tsc"), dict) else {}
+    khz = tsc.get("khz") if isinstance(tsc.get("khz"), (int, float)) else None
+    out = []
+    for suite, case, iters, samples in from_document(doc, path):
+        res = next(r for r in results if r.get("suite") == suite
+                   and r.get("case") == case)
+        out.append((suite, case, iters,
+                    raise_samples(samples, sample_ms(res, khz), floor,
+                                  window_ms)))
+    return out
+
+
+def document(entries):
+    """A results-shaped document that `run --plan` reads: one boot whose
+    results carry only the plan's fields."""
+    return {"tool": "trapmeter", "kind": "plan", "boots": [{"results": [
+        {"suite": s, "case": c, "iters": i, "samples": n}
+        for s, c, i, n in entries]}]}

@@ -11,7 +11,7 @@ import sys
 import tempfile
 import time
 
-from .. import abtest, compare, report, status
+from .. import abtest, compare, plan, report, status
 from . import compare as compare_cmd
 from . import run as run_cmd
 from .common import (PROG, OptionError, Parser, TrapmeterError, repo_root,
@@ -67,6 +67,10 @@ def add_ab_options(add):
         help="results of side A, all its boots (default ab-a.json)")
     add("--b-json", metavar="FILE", default="ab-b.json",
         help="results of side B (default ab-b.json)")
+    add("--min-samples", type=int, default=plan.MIN_SAMPLES, metavar="N",
+        help="samples per case in the session's plan: at least N (default "
+        "%d), fewer only where N samples of a case would take over %.0f ms"
+        % (plan.MIN_SAMPLES, plan.WINDOW_MS))
     add("--no-build", action="store_true", help="do not run make")
     add("-v", "--verbose", action="store_true",
         help="show each run's stderr")
@@ -125,6 +129,8 @@ def validate(args):
     for path in (args.a_json, args.b_json):
         if not os.path.isdir(os.path.dirname(os.path.abspath(path))):
             raise OptionError("%s: directory does not exist" % path)
+    if not 3 <= args.min_samples <= plan.MAX_SAMPLES:
+        raise OptionError("--min-samples must be 3..%d" % plan.MAX_SAMPLES)
     args.metric_list = [m for m in args.metrics.split(",") if m]
     if not args.metric_list:
         raise OptionError("--metrics: name at least one metric")
@@ -152,7 +158,8 @@ class Session:
         self.paths = {"a": args.a_json, "b": args.b_json}
         self.walls = []
         self.started = time.monotonic()
-        self.plan = None            # results.json of the first boot
+        self.plan = None            # the session's plan (run --plan)
+        self.plan_entries = []
         self.use_plan = plan_supported()
         self.tmp = tempfile.mkdtemp(prefix="trapmeter-ab-")
         schedule = abtest.look_schedule(args.max_boots, args.looks,
@@ -167,35 +174,65 @@ class Session:
     def elapsed(self):
         return time.monotonic() - self.started
 
-    def run_boot(self, name, number):
-        """One `trapmeter run` of side `name`; its boot joins the side."""
+    def boot_argv(self, name, out):
         words, qemu_args = self.sides[name]
-        out = os.path.join(self.tmp, "%s-%d.json" % (name, number))
         argv = [os.path.join(repo_root(), "tools", "trapmeter"), "run",
                 "--no-build", "--repeat", "1", "--json", out] + words
-        if self.plan and self.use_plan:
+        if self.plan:
             argv += ["--plan", self.plan]
-        argv += ["--"] + qemu_args
+        return argv + ["--"] + qemu_args
+
+    def boot(self, name, label, out):
+        """One `trapmeter run` of side `name` into `out`."""
         begin = time.monotonic()
-        proc = subprocess.run(argv, stdout=subprocess.DEVNULL,
+        proc = subprocess.run(self.boot_argv(name, out),
+                              stdout=subprocess.DEVNULL,
                               stderr=None if self.args.verbose
                               else subprocess.PIPE, text=True, check=False)
         self.walls.append(time.monotonic() - begin)
         if proc.returncode >= status.BAD_INPUT or not os.path.exists(out):
             tail = (proc.stderr or "").strip().splitlines()[-6:]
             raise TrapmeterError(proc.returncode or status.INTERNAL,
-                                 "side %s boot %d failed (status %d)%s"
-                                 % (name.upper(), number, proc.returncode,
+                                 "side %s %s failed (status %d)%s"
+                                 % (name.upper(), label, proc.returncode,
                                     "".join("\n  " + t for t in tail)))
-        if self.plan is None:
-            self.plan = out
+
+    def make_plan(self):
+        """A planning boot of side A, not compared: its cases, iterations
+        and samples (raised to --min-samples) are the plan of every boot
+        of the session, both sides."""
+        if not self.use_plan:
+            return
+        out = os.path.join(self.tmp, "plan-boot.json")
+        self.boot("a", "planning boot", out)
+        doc = self.read(out)
+        if self.after_boot:
+            self.after_boot("a", doc)
+        try:
+            entries = plan.raised(doc, out, self.args.min_samples)
+        except plan.PlanError as exc:
+            raise TrapmeterError(status.UNUSABLE, "planning boot: %s" % exc)
+        path = os.path.join(self.tmp, "plan.json")
+        report.write_json_atomic(path, plan.document(entries))
+        self.plan, self.plan_entries = path, entries
+        say("planning boot (side A, not compared): %d cases, %s samples"
+            % (len(entries), "/".join(sorted({str(e[3]) for e in entries},
+                                             key=int))))
+
+    def run_boot(self, name, number):
+        """One boot of side `name`; it joins the side."""
+        out = os.path.join(self.tmp, "%s-%d.json" % (name, number))
+        self.boot(name, "boot %d" % number, out)
         self.add(name, out)
 
-    def add(self, name, path):
+    def read(self, path):
         try:
-            doc = compare.read_results(path)
+            return compare.read_results(path)
         except compare.InputError as exc:
             raise TrapmeterError(status.UNUSABLE, "unusable boot: %s" % exc)
+
+    def add(self, name, path):
+        doc = self.read(path)
         if self.after_boot:
             self.after_boot(name, doc)
         if self.docs[name] is None:
@@ -228,8 +265,14 @@ def progress(session, round_index, undecided, looked):
         text += "; look %d/%d (alpha %.4g): %d decided, %d undecided" % (
             session.seq.taken, session.seq.looks, session.seq.level,
             len(session.seq.frozen), len(undecided))
+        flagged = sorted("%s %s %s" % (v[0], k[0], k[1]) for k, v in
+                         session.seq.frozen.items()
+                         if v[0] in ("regression", "improvement"))
+        if flagged:
+            text += "; " + ", ".join(flagged)
         if undecided:
-            text += ": " + ", ".join("%s %s" % k for k in undecided[:4]) + (
+            text += "; undecided: " + ", ".join(
+                "%s %s" % k for k in undecided[:4]) + (
                 " ..." if len(undecided) > 4 else "")
     say(text)
 
@@ -246,6 +289,7 @@ def run_session(session):
     and warnings."""
     rows = warnings = None
     rounds = session.args.max_boots // 2
+    session.make_plan()
     for r in range(rounds):
         if r and out_of_time(session):
             say("budget: no time for another round")
@@ -284,6 +328,13 @@ def finish(args, session, rows, warnings):
     if not session.use_plan:
         warnings.append("ab: this run has no --plan: each boot chose its "
                         "own samples and iterations")
+    else:
+        warnings.append("ab: every boot ran one plan (%d cases, samples "
+                        "raised to at least %d where a case's samples take "
+                        "under %.0f ms) from a planning boot of side A that "
+                        "is not compared" % (len(session.plan_entries),
+                                             args.min_samples,
+                                             plan.WINDOW_MS))
     sys.stdout.write(compare.render_table(rows, warnings, args.a_json,
                                           args.b_json))
     sys.stdout.write(compare_cmd.attribution_text(session.docs["a"],

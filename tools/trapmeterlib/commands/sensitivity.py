@@ -52,6 +52,9 @@ def add_parser(sub, fmt):
         % ab_cmd.abtest.DEFAULT_MAX_BOOTS)
     add("--looks", type=int, default=ab_cmd.abtest.DEFAULT_LOOKS)
     add("--metrics", default="cycles_per_op,exits_per_op")
+    add("--min-samples", type=int, default=ab_cmd.plan.MIN_SAMPLES,
+        metavar="N", help="ab's floor of samples per case (default %d)"
+        % ab_cmd.plan.MIN_SAMPLES)
     add("--out", metavar="DIR", default="sensitivity",
         help="every session's results and verdicts (default ./sensitivity)")
     add("--qemu", metavar="PATH", default="qemu-system-x86_64")
@@ -324,17 +327,42 @@ def render(table, sessions, levels, rt):
     for c in cells:
         lines.append("  " + "  ".join(x.ljust(w) for x, w in zip(c, widths)))
     lines.append("")
-    lines.append("  session  delay ns  boots A+B  wall s  shim delayed / "
-                 "measured exits to QEMU (per boot, min)")
+    lines.append("  session  delay ns  spun ns  boots A+B  wall s  pio.user B/A"
+                 "  shim delayed / measured exits to QEMU (per boot, min)")
     for sess in sessions:
         ratio = min((x["delayed"] / x["measured_in_windows"]
                      for x in sess["shim"] if x["measured_in_windows"]),
                     default=None)
-        lines.append("  %-7s  %8d  %4d+%-4d  %6.0f  %s" % (
-            sess["name"], sess["delay_ns"], sess["boots"][0],
-            sess["boots"][1], sess["wall_s"],
+        moved = round_trip_moved(sess)
+        lines.append("  %-7s  %8d  %7s  %4d+%-4d  %6.0f  %12s  %s" % (
+            sess["name"], sess["delay_ns"], spun_per_exit(sess),
+            sess["boots"][0], sess["boots"][1], sess["wall_s"],
+            "-" if moved is None else "%.3f" % moved,
             "-" if ratio is None else "%.2fx" % ratio))
+    lines.append("  spun ns: the shim's own count of time spun per delayed exit "
+                 "(side B); pio.user B/A: the measured cost factor of a QEMU "
+                 "round trip (undisturbed boots): what the level really added")
     return "\n".join(lines) + "\n"
+
+
+def spun_per_exit(sess):
+    """Mean nanoseconds the shim spun per exit it delayed, side B's boots."""
+    spun = [x for x in sess["shim"] if x["delay_ns"] == sess["delay_ns"]
+            and x.get("spun_ns") is not None and x["delayed"]]
+    if not spun or not sess["delay_ns"]:
+        return "-"
+    return "%.0f" % (sum(x["spun_ns"] for x in spun)
+                     / float(sum(x["delayed"] for x in spun)))
+
+
+def round_trip_moved(sess):
+    """The session's measured cost factor B/A of pio.user (the test's
+    figure: undisturbed boots), or None."""
+    for row in sess["rows"]:
+        if (row["suite"], row["case"]) == ROUND_TRIP_CASE and \
+                row["metric"] == "cycles_per_op":
+            return row.get("slowdown_undisturbed")
+    return None
 
 
 def false_alarms(table):
