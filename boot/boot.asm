@@ -18,11 +18,7 @@ MB1_FLAGS        equ MB1_FLAG_MEMINFO | MB1_FLAG_ADDRS
 MB2_MAGIC        equ 0xE85250D6
 MB2_ARCH_I386    equ 0
 
-CR0_PE           equ 1 << 0
-CR0_PG           equ 1 << 31
-CR4_PAE          equ 1 << 5
-MSR_EFER         equ 0xC0000080
-EFER_LME         equ 1 << 8
+%include "arch/x86/longmode.inc"
 
 PTE_P            equ 1 << 0
 PTE_RW           equ 1 << 1
@@ -134,18 +130,7 @@ _start32:
     cmp ecx, 4 * 512
     jb .pd_loop
 
-    mov eax, boot_pml4
-    mov cr3, eax
-    mov eax, cr4
-    or eax, CR4_PAE
-    mov cr4, eax
-    mov ecx, MSR_EFER
-    rdmsr
-    or eax, EFER_LME
-    wrmsr
-    mov eax, cr0
-    or eax, CR0_PG | CR0_PE
-    mov cr0, eax
+    ENABLE_LONG_MODE boot_pml4
 
     lgdt [gdt64_ptr]
     jmp GDT_CODE64:long_mode_entry

@@ -15,11 +15,7 @@
 SMP_TRAMPOLINE_BASE equ 0x7000
 %define T(x) (SMP_TRAMPOLINE_BASE + (x) - smp_trampoline_start)
 
-CR0_PE           equ 1 << 0
-CR0_PG           equ 1 << 31
-CR4_PAE          equ 1 << 5
-MSR_EFER         equ 0xC0000080
-EFER_LME         equ 1 << 8
+%include "arch/x86/longmode.inc"
 SEL_CODE64       equ 0x08
 SEL_DATA         equ 0x10
 SEL_CODE32       equ 0x18
@@ -49,18 +45,7 @@ tramp_pm32:
     mov ds, ax
     mov es, ax
     mov ss, ax
-    mov eax, boot_pml4
-    mov cr3, eax
-    mov eax, cr4
-    or eax, CR4_PAE
-    mov cr4, eax
-    mov ecx, MSR_EFER
-    rdmsr
-    or eax, EFER_LME
-    wrmsr
-    mov eax, cr0
-    or eax, CR0_PG | CR0_PE
-    mov cr0, eax
+    ENABLE_LONG_MODE boot_pml4
     jmp SEL_CODE64:T(tramp_lm64)
 
 bits 64
