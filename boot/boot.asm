@@ -151,13 +151,7 @@ no_long_mode:
 
 bits 64
 long_mode_entry:
-    mov ax, GDT_DATA64
-    mov ds, ax
-    mov es, ax
-    mov ss, ax
-    xor eax, eax
-    mov fs, ax
-    mov gs, ax
+    LOAD_DATA_SEGMENTS GDT_DATA64
     mov rsp, boot_stack_top
     ; kmain(u32 magic, u32 info) - EDI and ESI already hold them
     mov edi, edi

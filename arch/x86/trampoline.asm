@@ -50,13 +50,7 @@ tramp_pm32:
 
 bits 64
 tramp_lm64:
-    mov ax, SEL_DATA
-    mov ds, ax
-    mov es, ax
-    mov ss, ax
-    xor eax, eax
-    mov fs, ax
-    mov gs, ax
+    LOAD_DATA_SEGMENTS SEL_DATA
     mov rsp, [T(smp_trampoline_stack)]
     mov rax, smp_ap_entry
     call rax

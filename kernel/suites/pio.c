@@ -637,40 +637,45 @@ static u32 model_fifo_out(const struct bench_case *c, const u8 *buf)
 	return traps + bench_units(c);
 }
 
-static void add_fifo_out(u8 shape)
+/* One edk2 FIFO shape case of TARGET: named TARGET.fifo.SHAPE.EXT_UNITS;
+ * NULL when the table is full. */
+static struct bench_case *add_fifo_case(const char *target, u16 port, u8 dir, u8 shape)
 {
 	static const char *const shape_names[] = { "", "loop", "rep", "probe_rep" };
-	struct bench_case *c = add("debugcon", DEBUGCON_PORT, HANDLER_USER, DIR_OUT, 1,
+	struct bench_case *c = add(target, port, HANDLER_USER, dir, 1,
 				   shape == SHAPE_LOOP ? METHOD_SINGLE : METHOD_REP, EXT_UNITS, 0);
 
 	if (!c)
-		return;
-	fmt_snprintf(names[c - cases], NAME_LEN, "debugcon.fifo.%s.%u", shape_names[shape],
+		return NULL;
+	fmt_snprintf(names[c - cases], NAME_LEN, "%s.fifo.%s.%u", target, shape_names[shape],
 		     EXT_UNITS);
 	shapes[c - cases] = shape;
+	c->extra = extra_ext;
+	return c;
+}
+
+static void add_fifo_out(u8 shape)
+{
+	struct bench_case *c = add_fifo_case("debugcon", DEBUGCON_PORT, DIR_OUT, shape);
+
+	if (!c)
+		return;
 	c->op = op_fifo_out;
 	c->exits_model = model_fifo_out;
 	c->verify = NULL;
-	c->extra = extra_ext;
 }
 
 static void add_fifo(u8 shape)
 {
-	static const char *const shape_names[] = { "", "loop", "rep", "probe_rep" };
-	struct bench_case *c = add("fwcfg", FW_CFG_PORT_DATA, HANDLER_USER, DIR_IN, 1,
-				   shape == SHAPE_LOOP ? METHOD_SINGLE : METHOD_REP, EXT_UNITS, 0);
+	struct bench_case *c = add_fifo_case("fwcfg", FW_CFG_PORT_DATA, DIR_IN, shape);
 
 	if (!c)
 		return;
-	fmt_snprintf(names[c - cases], NAME_LEN, "fwcfg.fifo.%s.%u", shape_names[shape],
-		     EXT_UNITS);
-	shapes[c - cases] = shape;
 	c->arg = blob_key;
 	c->op = op_fifo;
 	c->exits_model = model_fifo;
 	c->skip = skip_fwcfg;
 	c->verify = verify_fwcfg;
-	c->extra = extra_ext;
 }
 
 static void add_ext_pair(const char *target, u16 port, u8 handler, u8 width, u32 arg)

@@ -8,6 +8,8 @@ control), next to how each boot's sampling stopped (stable, budget, max,
 plan).  Pure functions over the parsed file, so they are tested without
 QEMU; no test asserts a time."""
 
+from . import report
+
 STATS = (("cycles", "min"), ("cycles", "p10"), ("cycles", "median"),
          ("cycles_net", "median"))
 
@@ -29,14 +31,8 @@ def _stat(res, key, name):
 def case_rows(doc):
     """Per case (in first-seen order): name, boots, samples per boot, stop
     reasons, and the spread of each of STATS."""
-    groups, order = {}, []
-    for boot in doc.get("boots") or []:
-        for res in boot.get("results") or []:
-            name = res.get("case")
-            if name not in groups:
-                groups[name] = []
-                order.append(name)
-            groups[name].append(res)
+    groups, order = report.group_by_case(
+        boot.get("results") or [] for boot in doc.get("boots") or [])
     rows = []
     for name in order:
         group = groups[name]

@@ -91,6 +91,21 @@ def _median(values):
     return statistics.median(values) if values else None
 
 
+def group_by_case(boot_results, key=None):
+    """({key: [result of each boot]}, keys in first-seen order) over a list
+    of boots' result lists; KEY(result) defaults to the case name."""
+    key = key or (lambda res: res.get("case"))
+    groups, order = {}, []
+    for results in boot_results:
+        for res in results:
+            name = key(res)
+            if name not in groups:
+                groups[name] = []
+                order.append(name)
+            groups[name].append(res)
+    return groups, order
+
+
 def _case_key(result):
     return tuple(result.get(k) for k in
                  ("suite", "case", "method", "bytes", "buf_offset"))
@@ -98,14 +113,7 @@ def _case_key(result):
 
 def aggregate_results(boot_results):
     """Per case, the median over boots of the per-boot medians."""
-    groups, order = {}, []
-    for results in boot_results:
-        for res in results:
-            key = _case_key(res)
-            if key not in groups:
-                groups[key] = []
-                order.append(key)
-            groups[key].append(res)
+    groups, order = group_by_case(boot_results, _case_key)
     merged = []
     for key in order:
         group = groups[key]
