@@ -48,6 +48,7 @@ void cmdline_defaults(struct tm_config *cfg)
 	cfg->hypercall = true;
 	cfg->rep = true;
 	cfg->budget_ms = 60;
+	cfg->rounds = 1;
 }
 
 static bool cmdline_tok_eq(struct cmdline_tok t, const char *lit)
@@ -171,6 +172,11 @@ static bool cmdline_apply_budget(struct tm_config *cfg, struct cmdline_tok val)
 	return cmdline_parse_u32(val, 10, 600000, &cfg->budget_ms);
 }
 
+static bool cmdline_apply_rounds(struct tm_config *cfg, struct cmdline_tok val)
+{
+	return cmdline_parse_u32(val, 1, CMDLINE_MAX_ROUNDS, &cfg->rounds);
+}
+
 static bool cmdline_apply_fault(struct tm_config *cfg, struct cmdline_tok val)
 {
 	for (u32 i = 0; i < ARRAY_SIZE(cmdline_fault_names); i++) {
@@ -204,6 +210,7 @@ static const struct cmdline_key cmdline_keys[] = {
 	CMDLINE_BOOL_KEY(rep),
 	CMDLINE_BOOL_KEY(sync),
 	{ "budget_ms", cmdline_apply_budget, "10..600000", 0 },
+	{ "rounds", cmdline_apply_rounds, "1..16", 0 },
 	CMDLINE_BOOL_KEY(lava),
 	CMDLINE_BOOL_KEY(fail_check),
 	{ "virtio_path", cmdline_apply_virtio_path, "normal, mergeable", 0 },
@@ -277,7 +284,7 @@ static int cmdline_word(struct tm_config *cfg, struct cmdline_tok word,
 		return -EINVAL;
 	}
 	cmdline_error(err, errlen,
-		      "unknown key '%.*s%s' (expected suite, case, samples, quick, verbose, fault, hypercall, rep, sync, budget_ms, lava, fail_check, pvm)",
+		      "unknown key '%.*s%s' (expected suite, case, samples, quick, verbose, fault, hypercall, rep, sync, budget_ms, rounds, lava, fail_check, pvm)",
 		      cmdline_echo_len(key), key.s, cmdline_echo_more(key));
 	return -EINVAL;
 }

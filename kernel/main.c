@@ -180,6 +180,7 @@ static void emit_run_line(void)
 	jw_bool(&w, "rep", config.rep);
 	jw_bool(&w, "sync", config.sync);
 	jw_u64(&w, "budget_ms", config.budget_ms);
+	jw_u64(&w, "rounds", config.rounds);
 	jw_obj_end(&w);
 	tm_line(jw_finish(&w));
 }

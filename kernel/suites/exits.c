@@ -329,13 +329,18 @@ static void run_extended(void)
 void suite_exits(const struct tm_config *cfg)
 {
 	struct bench_result r;
-	u32 i;
+	u32 i, k;
 
 	bench_suite_begin("exits");
 	cases[1].name = cpu.amd ? "vmmcall" : "vmcall";
 	cases[1].arg = cpu.amd;
-	for (i = 0; i < ARRAY_SIZE(cases); i++)
-		bench_run(&cases[i], &r);
+	for (k = 0; k < cfg->rounds; k++) {
+		bench_round(k, cfg->rounds);
+		for (i = 0; i < ARRAY_SIZE(cases); i++)
+			bench_run(&cases[i], &r);
+	}
+	/* the extended cases and their checks run once */
+	bench_round(0, 1);
 	if (suite_extended(cfg))
 		run_extended();
 }

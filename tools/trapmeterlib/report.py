@@ -19,8 +19,10 @@ from .status import status_name
 
 PAIRED_METHODS = ("rep", "dma")
 # results.json schema: 2 since the guest's status is sealed in its dump
-# (the status record); compare reads 1 and 2.
-RESULTS_SCHEMA = 2
+# (the status record); 3 since a case measured in rounds (rounds=N) is one
+# merged result whose samples are the total and whose "rounds" keeps each
+# round's figures (tools/trapmeterlib/rounds.py); compare reads 1, 2, 3.
+RESULTS_SCHEMA = 3
 COLUMNS = [("case", "<"), ("method", "<"), ("bytes", ">"),
            ("cycles/op (median)", ">"), ("control", ">"), ("net", ">"),
            ("cycles/unit", ">"),

@@ -65,7 +65,9 @@ def _net_median(cycles, control):
     return max(cycles["median"] - control["median"], 0)
 
 
-def _derive(rec, khz):
+def derive(rec, khz):
+    """Set the figures that are a pure function of the rest (units, plan,
+    net, per unit, ns, cycles per modelled exit)."""
     cycles, control = rec["cycles"], rec.get("cycles_control")
     width, size = rec.get("width"), rec.get("bytes")
     units = size // width if _uint(width) and width and _uint(size) else 1
@@ -87,5 +89,5 @@ def expand(rec, run):
     for key, names, required in ARRAYS:
         _named(rec, key, names, required)
     tsc = run.get("tsc") if isinstance(run, dict) else None
-    _derive(rec, tsc.get("khz") if isinstance(tsc, dict) else None)
+    derive(rec, tsc.get("khz") if isinstance(tsc, dict) else None)
     return rec

@@ -8,7 +8,8 @@ import subprocess
 import sys
 
 from .. import (breakdown, exitcount, host, ide, junit, mmio, perfcount,
-               pinning, plan, privdir, qemu, report, status, testpmd, virtio)
+               pinning, plan, privdir, qemu, report, rounds, status, testpmd,
+               virtio)
 from ..status import Outcome, decide_boot
 from .common import (OptionError, TrapmeterError, check_words, has_report,
                      repo_root, report_outcome, say)
@@ -52,6 +53,11 @@ def add_parser(sub, fmt):
     add("--log", metavar="FILE", help="save the raw serial output to FILE "
         "(with --repeat: FILE.bootI per boot)")
     add("--quick", action="store_true", help="kernel word quick")
+    add("--rounds", metavar="N", type=int, help="kernel word rounds=N "
+        "(1..%d): suites pio and exits pass N times over their cases, each "
+        "taking 1/N of its samples per pass; a case's rounds are merged "
+        "into one result (minimum over rounds; default 1)"
+        % rounds.MAX_ROUNDS)
     add("--plan", metavar="FILE.json", help="fixed sample plan: run the "
         "cases of FILE.json (an earlier results.json, its first boot) with "
         "exactly their iters and samples; no adaptive sampling")
@@ -98,6 +104,9 @@ def validate_run_options(args):
         args.ide_disk_bytes = ide.parse_size(args.ide_disk_size)
     except ide.IdeOptionError as exc:
         raise OptionError(str(exc))
+    if args.rounds is not None and not 1 <= args.rounds <= rounds.MAX_ROUNDS:
+        raise OptionError("--rounds must be 1..%d (got %d)"
+                          % (rounds.MAX_ROUNDS, args.rounds))
     if args.repeat < 1:
         raise OptionError("--repeat must be at least 1 (got %d)" % args.repeat)
     if args.timeout is not None and not args.timeout > 0:
@@ -267,6 +276,8 @@ def prepare(session):
             args.boot, words,
             pci_devices=bool(mmio.wanted(words, args.mmio_devices)))
         session.config["firmware"] = args.firmware
+    if args.rounds is not None:
+        words.append("rounds=%d" % args.rounds)
     if count:
         words.append("sync=on")
     problem = qemu.cmdline_problem(words)

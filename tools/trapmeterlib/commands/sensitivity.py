@@ -65,6 +65,7 @@ def add_parser(sub, fmt):
     add("--max-sessions", type=int, metavar="N",
         help="run at most N new ab sessions in this sitting (with "
         "--resume: the rest in later ones)")
+    ab_cmd.add_rounds_option(add)
     add("--no-build", action="store_true", help="do not run make")
     add("-v", "--verbose", action="store_true")
     compare_cmd.add_verdict_options(add)
@@ -148,7 +149,9 @@ def exits_to_qemu(doc):
     total = 0.0
     for results in compare.boot_results(doc):
         for res in results:
-            ex, ops = res.get("exits_measured"), res.get("ops")
+            # rounds: the exits of one counted round, the shim delays all
+            ex = res.get("exits_measured")
+            ops = res.get("ops_total", res.get("ops"))
             if res.get("handler") == "user" and isinstance(ex, (int, float)) \
                     and isinstance(ops, (int, float)) and ex > 0:
                 total += ex * ops
