@@ -326,21 +326,27 @@ static void run_extended(void)
 	exits_irq_run();
 }
 
-void suite_exits(const struct tm_config *cfg)
+void suite_exits_round(const struct tm_config *cfg, u32 round)
 {
 	struct bench_result r;
-	u32 i, k;
+	u32 i;
 
 	bench_suite_begin("exits");
 	cases[1].name = cpu.amd ? "vmmcall" : "vmcall";
 	cases[1].arg = cpu.amd;
-	for (k = 0; k < cfg->rounds; k++) {
-		bench_round(k, cfg->rounds);
-		for (i = 0; i < ARRAY_SIZE(cases); i++)
-			bench_run(&cases[i], &r);
-	}
-	/* the extended cases and their checks run once */
+	bench_round(round, cfg->rounds);
+	for (i = 0; i < ARRAY_SIZE(cases); i++)
+		bench_run(&cases[i], &r);
 	bench_round(0, 1);
-	if (suite_extended(cfg))
+	/* the extended cases and their checks run once, after the last round */
+	if (round + 1 == cfg->rounds && suite_extended(cfg))
 		run_extended();
+}
+
+void suite_exits(const struct tm_config *cfg)
+{
+	u32 i;
+
+	for (i = 0; i < cfg->rounds; i++)
+		suite_exits_round(cfg, i);
 }

@@ -582,13 +582,17 @@ def check_cmdline(dump, cfg):
 
 def suite_times(marks, wall):
     """{"boot_s": QEMU start to the first suite line, "suite_s": [[suite,
-    seconds to the next suite line or QEMU's exit]]}."""
+    seconds to the next suite line or QEMU's exit]]}; a suite run in
+    rounds (a suite line per round) gets the sum, at its first place."""
     if not marks or wall is None:
         return {}
     ends = [t for _name, t in marks[1:]] + [wall]
+    totals = {}
+    for (name, start), end in zip(marks, ends):
+        totals[name] = totals.get(name, 0.0) + end - start
     return {"boot_s": round(marks[0][1], 3),
-            "suite_s": [[name, round(end - start, 3)]
-                        for (name, start), end in zip(marks, ends)]}
+            "suite_s": [[name, round(total, 3)]
+                        for name, total in totals.items()]}
 
 
 def header_info(session, cfg, wall, title=None):
