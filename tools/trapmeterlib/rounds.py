@@ -22,7 +22,7 @@ so run, parse, compare's replay and breakdown all see the same record):
   ops, sync, exits              the counted round's (the guest counts
                                 exits in round 0 only), so exits_measured
                                 stays exactly what one window measured
-  rounds                        per round: round, samples, iters, stop,
+  rounds                        per round: round, samples, iters, ops, stop,
                                 min, p10, median (and the control's min),
                                 so disturbed rounds stay visible
   fastest_round                 the round of the minimum
@@ -61,7 +61,8 @@ def is_round(rec):
 def _summary(rec):
     cycles = rec.get("cycles") or {}
     out = {"round": rec.get(ROUND_KEY), "samples": rec.get("samples"),
-           "iters": rec.get("iters"), "stop": rec.get("stop"),
+           "iters": rec.get("iters"), "ops": rec.get("ops"),
+           "stop": rec.get("stop"),
            "min": cycles.get("min"), "p10": cycles.get("p10"),
            "median": cycles.get("median")}
     control = rec.get("cycles_control")
