@@ -17,6 +17,8 @@
  * SECTORS (EXT) on the writable region), cd.read1 (READ(12)) and cd.seq
  * (READ(10), 2048-byte sectors).  After the timed runs each case repeats
  * its operation once with every sector checked (writes: read back).
+ * Each case's control replays its data phases on RAM without a port
+ * access (op_ide_control; docs/design.md, "Timing").
  *
  * Extended (suite=all or case=): edk2's FIFO code shapes on one READ
  * SECTORS of 512 B (kernel/edk2_fifo.h): disk.fifo.loop.in16 (IoLibFifo.c:

@@ -18,6 +18,9 @@
  *                     differently, e.g. tests/boot/test_virtio.py)
  *   kick.interleaved  A and B kicked alternately, each timed alone: a
  *                     {"type":"virtio_kicks"} line with both distributions
+ * Controls (docs/design.md, "Timing"): a kick's is the notify lookup with
+ * a RAM store for the doorbell; a packet op's the guest's own work on its
+ * frames (header stores, receive checks) with no ring and no device.
  * Every frame carries a sequence number and a checksum of its payload;
  * the receiver checks order, length and payload.  The sender never has
  * more frames in flight than NIC B has receive buffers, so nothing is
