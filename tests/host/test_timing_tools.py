@@ -124,6 +124,17 @@ class Report(unittest.TestCase):
         self.assertEqual(report.result_row(plain)[4], "-")
         self.assertNotIn("control n/a", report.render_report({}, {}, [plain], [], []))
 
+    def test_firmware_cross_check(self):
+        qboot = {"firmware": "qboot", "firmware_vendor": "qboot"}
+        self.assertIsNone(run_cmd.firmware_problem(qboot, "qboot"))
+        self.assertIsNone(run_cmd.firmware_problem({"firmware": "uefi"}, "uefi"))
+        self.assertIsNone(run_cmd.firmware_problem(None, "bios"))
+        said = run_cmd.firmware_problem({"firmware": "bios", "firmware_vendor": ""},
+                                        "qboot")
+        self.assertEqual(said, "guest names its firmware 'bios' (SMBIOS BIOS "
+                         "vendor: none read) but the runner booted 'qboot'")
+        self.assertIn("vendor: qboot", run_cmd.firmware_problem(qboot, "bios"))
+
     def test_time_per_suite(self):
         times = run_cmd.suite_times([("pio", 0.9), ("exits", 12.0)], 12.5)
         self.assertEqual(times, {"boot_s": 0.9, "suite_s": [["pio", 11.1],
