@@ -53,6 +53,12 @@ class ControlsTcg(unittest.TestCase):
         dma = self.b.result("fwcfg.in8.dma.4096")
         self.assertEqual(dma["cycles_per_exit_model"], float(dma["cycles_net"]["median"]))
 
+    def test_cost_per_kick_divides_the_net(self):
+        res = self.b.result("net.64.batch32")
+        net = res["cycles_net"]["median"]
+        self.assertAlmostEqual(res["cycles_per_kick"],
+                               net * res["sent"] / (res["kicks"] * 32), delta=0.1)
+
     def test_ide_control_replays_the_data_phases(self):
         self.assertEqual(self.b.result("disk.read1.in16.single")["control_phases"], 1)
         self.assertEqual(self.b.result("disk.write1.out32.single")["control_phases"], 1)
