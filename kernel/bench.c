@@ -498,6 +498,8 @@ static void emit_result(const struct bench_case *c, const struct bench_result *r
 		jw_str(&w, "case", c->name);
 	}
 	emit_timing(&w, r);
+	if (!c->control && round_now == 0)
+		jw_str(&w, "control_none", c->no_control ? c->no_control : "none declared");
 	if (counting())
 		emit_sync(&w, &r->sync);
 	if (c->extra && round_now == 0)
