@@ -56,19 +56,22 @@ def die_with_parent():
         _LIBC.prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
 
 
-def _in_child(parent_pid):
+def _in_child(parent_pid, cpus):
     """preexec_fn: runs in the child between fork and exec."""
     die_with_parent()
     if os.getppid() != parent_pid:      # the runner died before prctl
         os._exit(1)
+    if cpus:
+        os.sched_setaffinity(0, cpus)   # inherited by every thread
 
 
-def spawn(argv, **popen_kw):
+def spawn(argv, cpus=None, **popen_kw):
     """subprocess.Popen(argv, **popen_kw) in a new session, killed when
-    the runner dies.  Raises OSError like Popen when argv[0] cannot run."""
+    the runner dies, and confined to the CPUs `cpus` when given.  Raises
+    OSError like Popen when argv[0] cannot run."""
     parent = os.getpid()
     popen_kw.setdefault("start_new_session", True)
-    proc = subprocess.Popen(argv, preexec_fn=lambda: _in_child(parent),
+    proc = subprocess.Popen(argv, preexec_fn=lambda: _in_child(parent, cpus),
                             **popen_kw)
     _LIVE.append(proc)
     return proc

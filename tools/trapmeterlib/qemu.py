@@ -247,7 +247,7 @@ class QemuProcess:
     the guest's serial port later (send())."""
 
     def __init__(self, argv, stderr_path, log=None, on_record=None,
-                 on_sync=None):
+                 on_sync=None, cpus=None):
         self.parser = DumpParser()
         self.log = log
         self.on_record = on_record
@@ -259,7 +259,7 @@ class QemuProcess:
         with open(stderr_path, "wb") as err:
             try:
                 self.proc = child.spawn(
-                    argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                    argv, cpus=cpus, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                     stderr=err)
             except OSError as exc:
                 raise QemuStartError("cannot execute %s: %s"
@@ -369,9 +369,10 @@ class QemuProcess:
 
 
 def run_boot(argv, timeout, stderr_path, log=None, on_record=None,
-             on_sync=None):
-    """Run QEMU once; kill it on timeout or interruption."""
-    qp = QemuProcess(argv, stderr_path, log, on_record, on_sync)
+             on_sync=None, cpus=None):
+    """Run QEMU once (on the host CPUs `cpus` when given); kill it on
+    timeout or interruption."""
+    qp = QemuProcess(argv, stderr_path, log, on_record, on_sync, cpus)
     try:
         timed_out = qp.pump(qp.t0 + timeout)
         if timed_out or qp.fatal or qp.flooded():

@@ -8,7 +8,7 @@ import subprocess
 import sys
 
 from .. import (breakdown, exitcount, host, ide, junit, mmio, perfcount,
-               plan, privdir, qemu, report, status, testpmd, virtio)
+               pinning, plan, privdir, qemu, report, status, testpmd, virtio)
 from ..status import Outcome, decide_boot
 from .common import (OptionError, TrapmeterError, check_words, has_report,
                      repo_root, report_outcome, say)
@@ -74,6 +74,9 @@ def add_parser(sub, fmt):
     add("--smp", choices=qemu.SMP_CHOICES, default="auto",
         help="vCPUs: 1, 2, or auto (default): 2 only when --case selects "
         "suite exits' ipi case (it needs an application processor)")
+    add("--pin-cpu", metavar="CPUS", default="none",
+        help="run every QEMU thread on these host CPUs: " +
+        pinning.CHOICES_HELP + " (default none)")
     add("--junit", metavar="FILE", help="also write JUnit XML: one "
         "testcase per check, skip and boot status")
     add("-v", "--verbose", action="store_true",
@@ -99,6 +102,10 @@ def validate_run_options(args):
         raise OptionError("--repeat must be at least 1 (got %d)" % args.repeat)
     if args.timeout is not None and not args.timeout > 0:
         raise OptionError("--timeout must be a positive number of seconds")
+    try:
+        args.pin_cpus = pinning.parse(args.pin_cpu, pinning.allowed_cpus())
+    except pinning.PinError as exc:
+        raise OptionError(str(exc))
     check_words(args)
     args.plan_entries = None
     if args.plan:
@@ -275,6 +282,9 @@ def prepare(session):
     if cfg.smp > 1:
         say("-smp %d: a second vCPU for the ipi case" % cfg.smp)
     session.config["smp"] = cfg.smp
+    session.config["pin_cpus"] = list(args.pin_cpus or [])
+    if args.pin_cpus:
+        say("QEMU pinned to host CPU %s" % pinning.describe(args.pin_cpus))
     session.count_exits = count
     session.config["count_exits"] = count
     session.config["plan"] = args.plan
@@ -456,7 +466,8 @@ def one_boot(session, cfg, argv, tmpdir, index, timeout):
     try:
         boot = qemu.run_boot(argv, timeout, stderr_path, log,
                              session.on_record,
-                             counter.on_sync if counter else None)
+                             counter.on_sync if counter else None,
+                             args.pin_cpus)
     except qemu.QemuStartError as exc:
         outcome = Outcome(status.QEMU_ERROR, [str(exc)])
         session.boots.append(report.boot_entry(index, outcome, None, None,
