@@ -123,7 +123,7 @@ class Fit(unittest.TestCase):
         self.assertFalse(coef["poor"])
 
     def test_control_models_per_group(self):
-        rows = sweep(ctl_noise=lambda i: 1.2 if i == 4 else 1.0)
+        rows = sweep(ctl_noise=lambda i: 1.2 if i in (3, 4) else 1.0)   # rep, single
         models = bd.control_models(rows)
         fixed, unit = models[("in", 1, True, True)]
         self.assertAlmostEqual(fixed, CTL_FIXED, delta=1.0)
