@@ -7,35 +7,44 @@ sweep (single loops and string instructions) is fitted as
            + rep_fixed * rep + per_unit * units + per_byte * bytes
            + rep_unit * rep_units
 
-by least squares on relative error (each row weighted by its gross per-op
-time, so a 64 KiB row does not drown a 512 B one).  iters: guest loop
-iterations left in a gross single row; rep: 1 for a REP row (its op's own
-fixed part); rep_units: a REP row's units (the string instruction restarted
-per unit, where every unit is an exit).  A term enters only where the rows
-can tell it from the terms before it (in that order): in single loops and
-in `rep outs` to QEMU exits equal units, so per_unit stays out (null) and
-per_exit carries one unit of device work; `rep ins` batches its exits (one
-per 1 KiB of KVM's read-ahead, one more at a page split), and the rows of
-several sizes, the split rows and the widths are what separate the terms.
-Of those, per_exit and the loop term are always fitted, fixed where no row
-is net, rep_fixed where net and gross rows meet; each further term only if
-it predicts held-out rows better (select_terms).
+by the lower-envelope fit (lowfit.py): the model at or below every row and
+as close to them as it can, errors relative to each row's gross per-op
+time (a 64 KiB row does not drown a 512 B one).  Noise here is one-sided:
+a slower host phase, another tenant, an interrupt only add time to a
+minimum, so a row measured slow does not pull the fit up as it would a
+least-squares line.  iters: guest loop iterations left in a gross single
+row; rep: 1 for a REP row (a string instruction with a count costs more
+than its count-0 control); rep_units: a REP row's units (the string
+instruction restarted per unit, where every unit is an exit).  A term
+enters only where the rows can tell it from the terms before it (in that
+order): in single loops and in `rep outs` to QEMU exits equal units, so
+per_unit stays out (null) and per_exit carries one unit of device work;
+`rep ins` batches its exits (one per 1 KiB of KVM's read-ahead, one more
+at a page split; one per 1024 units of either direction at a port KVM
+answers), and the rows of several sizes, the split rows and the widths are
+what separate the terms.  Of those, per_exit and the loop term are always
+fitted, fixed where a row is gross (never else), rep_fixed where REP rows
+sit beside single loops; each further term only if it predicts held-out
+rows better (select_terms).
 
-Figures.  When every sweep row of the boot has a positive net figure (net
-of its control op) the fit uses those.  Otherwise a REP control is not a
-twin on this backend (a software KVM emulates the `rep movs` control per
-unit, slower than the `rep ins` it stands for): single loops keep their
-net figure (their control is the same loop over RAM), REP rows their gross
-one, and rep_fixed takes the REP op's own work.  A single loop whose net is
-not positive has no usable figure: it is left out and named (`no_figure`).
+Figures.  Each row is its gross minimum net of its control group's lower
+envelope, not of its own control: the rows whose control op runs the same
+code (direction, width, fw_cfg's select, single loop or count-0 REP twin)
+give, over the whole boot, control = fixed + per_unit * units (a REP twin:
+fixed), fitted under all of them.  A row's own control can run in a slower
+phase than its case and then take too much away; the group's envelope
+cannot.  A group of one loop size has no envelope: its rows are net of
+their own control; a row without one is gross.  Net figures may be
+negative (an in-kernel port's access can cost less than its RAM twin on a
+software backend): they are fitted as they are.
 
-Noise.  A boot can run rows in a slower host phase.  Up to a quarter of the
-rows (at least MAX_DROPPED) that are off the fit by more than OUTLIER and
-3x the median residual are left out, one at a time, and named in
-`dropped`: only rows slower than the fit when gross (noise only adds time),
-either way when net (a control op in a slower phase takes too much away).
-The fit is "poor" when leaving any kept row out and refitting predicts it
-worse than POOR_FIT (5 % of the row's gross time), or cannot refit.
+Held out.  Every row is predicted by the fit of the others.  A held-out
+row that ran faster than its prediction by more than POOR_FIT (5 % of its
+gross time) is a miss: noise cannot do that.  One that ran slower by more
+may be a slower host phase or a miss, which one boot cannot tell: it is
+named in `slow`.  The fit is "poor" on a miss, when more than a quarter of
+the rows (at least MAX_SLOW) ran slower, or when a row cannot be held out;
+`held_out_within` is the largest miss either way of the rows not slower.
 Across boots the fit that is judged is the one of the boots' lower envelope
 (each case from the boot where it ran fastest), which a slow phase of one
 boot does not reach; the components' intervals come from the per-boot fits.
@@ -46,7 +55,9 @@ twice (the round trip to QEMU already contains one unit of device work):
     vm_exit          cpuid, net: the VM exit and entry alone (on a software
                      backend that backend's exit, not a hardware transition)
     kvm_pio          in-kernel port I/O (pio.kernel) net, minus cpuid: KVM
-                     decoding and emulating the port access
+                     decoding and emulating the port access (a port KVM
+                     answers: the class's own single access minus cpuid
+                     and its device part, and no round trip)
     qemu_round_trip  one single-unit access of the class (its fit, loop
                      excluded) minus in-kernel port I/O, minus the device
                      model: the trip out to QEMU and back
