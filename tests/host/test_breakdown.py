@@ -108,6 +108,18 @@ class Fit(unittest.TestCase):
         self.assertGreater(coef["held_out_faster"], 0.05)
         self.assertTrue(coef["poor"])
 
+    def test_a_faster_row_does_not_hold_the_estimate_down(self):
+        # a 1-unit loop's net below its control group's envelope (the
+        # control is most of its time): named, left out of the estimate
+        rows = sweep()
+        one = row("fwcfg", "single", 1, 2, 40150.0)
+        one["cycles"]["min"] -= 60000.0
+        coef = fit(rows + [one])
+        self.assertEqual(coef["faster"], [one["case"]])
+        self.assertAlmostEqual(coef["per_exit"], 20000.0, delta=1.0)
+        self.assertAlmostEqual(coef["per_unit"], 150.0, delta=0.01)
+        self.assertTrue(coef["poor"])
+
     def test_a_sweep_the_model_does_not_fit_is_poor(self):
         rows = sweep()
         for r in rows:          # trap cost quadratic in size
