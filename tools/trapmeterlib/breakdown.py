@@ -45,6 +45,9 @@ may be a slower host phase or a miss, which one boot cannot tell: it is
 named in `slow`.  The fit is "poor" on a miss, when more than a quarter of
 the rows (at least MAX_SLOW) ran slower, or when a row cannot be held out;
 `held_out_within` is the largest miss either way of the rows not slower.
+Up to MAX_FASTER rows faster than the others' fit are left out of the
+coefficients (`faster`; the fit stays poor): one such row would hold the
+whole envelope down (see without_faster).
 Across boots the fit that is judged is the one of the boots' lower envelope
 (each case from the boot where it ran fastest), which a slow phase of one
 boot does not reach; the components' intervals come from the per-boot fits.
