@@ -47,7 +47,8 @@ the rows (at least MAX_SLOW) ran slower, or when a row cannot be held out;
 `held_out_within` is the largest miss either way of the rows not slower.
 Up to MAX_FASTER rows faster than the others' fit are left out of the
 coefficients (`faster`; the fit stays poor): one such row would hold the
-whole envelope down (see without_faster).
+whole envelope down (see without_faster); so are loops whose control is
+most of their time (`weak`, see fit_class), which are judged all the same.
 Across boots the fit that is judged is the one of the boots' lower envelope
 (each case from the boot where it ran fastest), which a slow phase of one
 boot does not reach; the components' intervals come from the per-boot fits.
@@ -87,6 +88,8 @@ MIN_POINTS = 4
 MAX_SLOW = 2             # rows slower than predicted: more than this and a
                          # quarter of the rows, and the fit is poor
 MAX_FASTER = 2           # rows faster than predicted left out of the estimate
+CTL_DOMINATES = 3        # a loop whose control is more than this x its net
+                         # is judged but not fitted
 SPARE_POINTS = 2         # rows beyond the number of terms, to judge the fit
 COMPONENTS = ("vm_exit", "kvm_pio", "qemu_round_trip", "device_model")
 LOOP_METHODS = ("single", "rep")
@@ -238,17 +241,18 @@ def control_models(results):
 
 
 def figure(result, models):
-    """(cost, kind) of one sweep row: its gross minimum net of its group's
-    control model ("net"), of its own control where the group has no model,
-    or gross where it has no control at all."""
+    """(cost, kind, control) of one sweep row: its gross minimum net of its
+    group's control model ("net"), of its own control where the group has
+    no model, or gross where it has no control at all."""
     gross = gross_of(result)
     if gross is None:
-        return None, None
+        return None, None, 0.0
     model = models.get(control_group(result))
     if model is not None:
-        return gross - model[0] - model[1] * float(result.get("units") or 0), "net"
+        ctl = model[0] + model[1] * float(result.get("units") or 0)
+        return gross - ctl, "net", ctl
     ctl = control_of(result)
-    return (gross - ctl, "net") if ctl is not None else (gross, "gross")
+    return (gross - ctl, "net", ctl) if ctl is not None else (gross, "gross", 0.0)
 
 
 def sweep_points(results):
@@ -260,11 +264,12 @@ def sweep_points(results):
     for r in results:
         if not is_sweep_row(r):
             continue
-        cost, kind = figure(r, models)
+        cost, kind, ctl = figure(r, models)
         exits, units = r.get("exits_model"), r.get("units")
         if cost is None or not exits or not units:
             continue
         single = is_single(r)
+        weak = single and kind == "net" and ctl > CTL_DOMINATES * abs(cost)
         classes.setdefault(f"{r.get('target')}.{r.get('dir')}", []).append({
             "case": r.get("case"), "cost": cost, "scale": gross_of(r),
             "exits": float(exits), "units": float(units),
@@ -272,7 +277,7 @@ def sweep_points(results):
             "iters": float(units) if single and kind == "gross" else 0.0,
             "rep": 0.0 if single else 1.0, "kind": kind,
             "rep_units": 0.0 if single else float(units),
-            "width": r.get("width") or 1})
+            "width": r.get("width") or 1, "weak": weak})
     return classes
 
 
@@ -284,9 +289,12 @@ def choose_terms(points):
     """The terms the rows can tell apart, in TERMS order; None when not
     even fixed + per_exit can be fitted."""
     chosen = []
+    gross = any(p["kind"] == "gross" for p in points)
     for name, field in TERMS:
         if field and not any(p[field] for p in points):
             continue
+        if name == "fixed" and not gross:
+            continue        # a net row's control took the op's own work away
         if name == "rep_unit" and "per_unit" in (n for n, _ in chosen):
             continue        # per_unit already has the REP slope
         trial = chosen + [(name, field)]
@@ -323,15 +331,22 @@ def off_fit(coef, point):
     return (point["cost"] - predict(coef, point)) / point["scale"]
 
 
-def held_out(points, terms):
-    """[(case, off_fit)] of each row predicted by the fit of the others;
-    None when a row cannot be left out (the others do not fix the terms)."""
-    out = []
-    for i, point in enumerate(points):
-        sub = fit_terms(points[:i] + points[i + 1:], terms)
-        if sub is None:
+def held_out(points, terms, fitted=None):
+    """[(case, off_fit)] of each row predicted by the fit of the others
+    (of the `fitted` rows, by default all); None when a row cannot be left
+    out (the others do not fix the terms)."""
+    fitted = points if fitted is None else fitted
+    whole, out = None, []
+    for point in points:
+        sub = [p for p in fitted if p is not point]
+        if len(sub) == len(fitted):
+            whole = whole or fit_terms(fitted, terms)
+            coef = whole
+        else:
+            coef = fit_terms(sub, terms)
+        if coef is None:
             return None
-        out.append((point["case"], off_fit(sub, point)))
+        out.append((point["case"], off_fit(coef, point)))
     return out
 
 
@@ -352,22 +367,34 @@ def judge(offs, rows):
 
 
 def fit_class(points):
-    """Fit one class (see the module comment); None when it cannot."""
+    """Fit one class (see the module comment); None when it cannot.  The
+    coefficients come from the rows whose figure is not mostly its control
+    (`weak`: a 1-unit loop here is 110-150 k of control around a 10-30 k
+    trap, so the control group's envelope, extrapolated to 1 unit, can miss
+    it by more than the trap), unless that leaves no loop (an in-kernel
+    port on a software backend, whose every loop costs about its RAM
+    twin: its string instructions alone cannot tell an exit from 1024
+    units); every row is judged."""
     if len(points) < MIN_POINTS:
         return None
-    terms = choose_terms(points)
+    strong = [p for p in points if not p["weak"]]
+    if (len(strong) < MIN_POINTS or all(p["rep"] for p in strong)
+            or choose_terms(strong) is None):
+        strong = points     # without loops nothing tells an exit from a unit
+    terms = choose_terms(strong)
     if terms is None:
         return None
-    chosen = select_terms(points, terms)
-    kept, faster = without_faster(points, chosen, held_out(points, chosen))
+    chosen = select_terms(strong, terms)
+    kept, faster = without_faster(strong, chosen, held_out(strong, chosen))
     if faster:          # the terms the other rows predict best
         chosen = select_terms(kept, choose_terms(kept) or terms)
-    verdict = judge(held_out(points, chosen), len(points))
+    verdict = judge(held_out(points, chosen, kept), len(points))
     terms = chosen
     coef = fit_terms(kept, terms)
     if coef is None:
         return None
     coef.update({"terms": [n for n, _ in terms], "points": len(kept),
+                 "weak": [p["case"] for p in points if p not in strong],
                  "rows": len(points), "held_out_faster": verdict["faster"],
                  "held_out_within": verdict["within"], "slow": verdict["slow"],
                  "faster": faster, "poor": verdict["poor"],
@@ -398,8 +425,8 @@ def select_terms(points, terms):
     rows better.  Always per_exit and the loop term; fixed where a row is
     gross, else never (a net row's control took the op's own work away,
     and a free intercept only amplifies the small rows' noise); rep_fixed
-    where REP rows sit beside single loops (a string instruction with a
-    count costs more than its count-0 twin).  Then forward selection: the
+    where REP rows are net (a string instruction with a count costs more
+    than its count-0 twin).  Then forward selection: the
     further term whose addition predicts held-out rows best (the upper
     quartile of their misses either way, which the slower rows of up to a
     quarter do not set), as long as it cuts that by a tenth: a term only
@@ -408,7 +435,7 @@ def select_terms(points, terms):
     gross = any(p["kind"] == "gross" for p in points)
     if gross:
         must.add("fixed")
-    if any(p["rep"] for p in points) and not all(p["rep"] for p in points):
+    if any(p["rep"] for p in points) and not gross:
         must.add("rep_fixed")
     chosen = [t for t in terms if t[0] in must]
     rest = [t for t in terms if t[0] not in must and (gross or t[0] != "fixed")]
@@ -586,7 +613,7 @@ def combine_fit(rows):
     fit["terms"] = [t for t in COEFS if t in used]      # in any boot's fit
     fit["rows"] = rows[0]["fit"].get("rows")
     fit["points"] = min(r["fit"].get("points") or 0 for r in rows)
-    for name in ("slow", "faster"):
+    for name in ("slow", "faster", "weak"):
         fit[name] = sorted({c for r in rows for c in r["fit"].get(name) or ()})
     return fit
 
