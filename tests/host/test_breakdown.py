@@ -242,6 +242,18 @@ class Layers(unittest.TestCase):
         self.assertTrue(out["in_kernel"])
         self.assertFalse(out["fit"]["poor"])
 
+    def test_string_instructions_alone_are_never_all_that_is_fitted(self):
+        # the loops of 64 B and up cost about their RAM twin (weak), the
+        # 1-unit loop ran faster than the rest allow: had the fit kept only
+        # the string instructions, 1024 units would hide a whole exit
+        rows = kernel_sweep(per_exit=-200.0)
+        rows[0]["cycles"]["min"] -= 30000.0             # single.1
+        coef = bd.boot_breakdown(rows + anchors())["pic.in"]["fit"]
+        self.assertGreaterEqual(sum(1 for r in rows if r["method"] == "single"
+                                    and r["case"] not in coef["weak"] + coef["faster"]), 2)
+        self.assertAlmostEqual(coef["per_unit"], 350.0, delta=5.0)
+        self.assertLess(abs(coef["per_exit"]), 5000.0)
+
     def test_the_table_says_kvm_answers_an_in_kernel_port(self):
         lines = bd.format_table(bd.breakdown([kernel_sweep() + anchors()]))
         row_ = [l for l in lines if l.startswith("  pic.in ")][0]

@@ -90,6 +90,8 @@ MAX_SLOW = 2             # rows slower than predicted: more than this and a
 MAX_FASTER = 2           # rows faster than predicted left out of the estimate
 CTL_DOMINATES = 3        # a loop whose control is more than this x its net
                          # is judged but not fitted
+MIN_LOOPS = 2            # ... as long as this many loops are fitted: string
+                         # instructions alone cannot tell an exit from units
 SPARE_POINTS = 2         # rows beyond the number of terms, to judge the fit
 COMPONENTS = ("vm_exit", "kvm_pio", "qemu_round_trip", "device_model")
 LOOP_METHODS = ("single", "rep")
@@ -378,7 +380,7 @@ def fit_class(points):
     if len(points) < MIN_POINTS:
         return None
     strong = [p for p in points if not p["weak"]]
-    if (len(strong) < MIN_POINTS or all(p["rep"] for p in strong)
+    if (len(strong) < MIN_POINTS or loops(strong) < MIN_LOOPS
             or choose_terms(strong) is None):
         strong = points     # without loops nothing tells an exit from a unit
     terms = choose_terms(strong)
@@ -402,10 +404,14 @@ def fit_class(points):
     return coef
 
 
+def loops(points):
+    return sum(1 for p in points if not p["rep"])
+
+
 def without_faster(points, terms, offs):
     """(rows the coefficients are fitted on, names of those left out): up
     to MAX_FASTER rows that ran faster than the others' fit by more than
-    POOR_FIT, the worst first.  They make the fit poor all the same (see
+    POOR_FIT, the worst first, never below MIN_LOOPS loops.  They make the fit poor all the same (see
     judge); left in, one of them would hold the whole envelope down.  A
     net row can come out that fast where its control is most of its time
     (a 1-unit loop: 110-130 k of control around a 10 k exit here), so the
@@ -413,7 +419,7 @@ def without_faster(points, terms, offs):
     kept, faster = list(points), []
     while offs and len(faster) < MAX_FASTER and len(kept) > len(terms) + SPARE_POINTS:
         i = min(range(len(offs)), key=lambda j: offs[j][1])
-        if offs[i][1] >= -POOR_FIT:
+        if offs[i][1] >= -POOR_FIT or (not kept[i]["rep"] and loops(kept) <= MIN_LOOPS):
             break
         faster.append(kept.pop(i)["case"])
         offs = held_out(kept, terms)
