@@ -411,8 +411,9 @@ def loops(points):
 def without_faster(points, terms, offs):
     """(rows the coefficients are fitted on, names of those left out): up
     to MAX_FASTER rows that ran faster than the others' fit by more than
-    POOR_FIT, the worst first, never below MIN_LOOPS loops.  They make the fit poor all the same (see
-    judge); left in, one of them would hold the whole envelope down.  A
+    POOR_FIT, the worst first, never below MIN_LOOPS loops.  They make the
+    fit poor all the same (see judge); left in, one of them would hold the
+    whole envelope down.  A
     net row can come out that fast where its control is most of its time
     (a 1-unit loop: 110-130 k of control around a 10 k exit here), so the
     control group's envelope misses it by more than the exit."""
