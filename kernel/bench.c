@@ -469,6 +469,8 @@ static void emit_result(const struct bench_case *c, const struct bench_result *r
 	jw_record(&w, line, sizeof(line), "result");
 	emit_case_fields(&w, c);
 	emit_timing(&w, r);
+	if (!c->control)
+		jw_str(&w, "control_none", c->no_control ? c->no_control : "none declared");
 	if (bench_cfg->sync)
 		emit_sync(&w, &r->sync);
 	if (c->extra)

@@ -54,6 +54,9 @@ struct bench_case {
 	 * timed interleaved with op, subtracted for cycles_net.  It must not
 	 * write buf (verify reads what op left there). */
 	bench_op_fn control;
+	/* Without a control: why none is meaningful, sent as the result's
+	 * "control_none" (a case without either says "none declared"). */
+	const char *no_control;
 	bench_model_fn exits_model;
 	bench_skip_fn skip;
 	bench_verify_fn verify;

@@ -5,6 +5,7 @@
 #include "lib/types.h"
 #include "kernel/console.h"
 #include "kernel/bootinfo.h"
+#include "kernel/firmware.h"
 #include "kernel/cmdline.h"
 #include "kernel/bench.h"
 #include "kernel/phase_sync.h"
@@ -26,6 +27,7 @@
 #define RUN_LINE_MAX 1024
 
 static struct bootinfo boot;
+static char fw_vendor[FIRMWARE_VENDOR_MAX];   /* SMBIOS BIOS vendor */
 static struct tm_config config;
 static char cmdline[BOOTINFO_CMDLINE_MAX];
 static const char *cmdline_source = "loader";
@@ -162,6 +164,7 @@ static void emit_run_line(void)
 	jw_obj_end(&w);
 	jw_str(&w, "hypervisor", hv.present ? hv.signature : "");
 	jw_str(&w, "firmware", boot.firmware);
+	jw_str(&w, "firmware_vendor", fw_vendor);
 	jw_str(&w, "boot", boot.protocol);
 	jw_str(&w, "loader", boot.loader);
 	jw_key_obj(&w, "tsc");
@@ -221,6 +224,7 @@ void kmain(u32 magic, u32 info)
 	kprintf("\ntrapmeter %s START\n", TM_VERSION);
 	if (bootinfo_parse(magic, (const void *)(uintptr_t)info, &boot) != 0)
 		kprintf("warning: unknown boot magic 0x%x; no command line\n", magic);
+	boot.firmware = firmware_detect(boot.firmware, fw_vendor, sizeof(fw_vendor));
 	cpuinfo_init();
 	fw_cfg_init();
 	pick_cmdline();

@@ -251,6 +251,13 @@ static void op_fwcfg_control(const struct bench_case *c, u8 *buf, u64 iters)
 	}
 }
 
+/* DMA: the same descriptor writes and poll, a RAM store for the doorbell */
+static void op_fwcfg_dma_control(const struct bench_case *c, u8 *buf, u64 iters)
+{
+	while (iters--)
+		fw_cfg_dma_read_control((u16)c->arg, buf, c->bytes);
+}
+
 /* ---- exit models, skips and checks ----------------------------------- */
 
 static u32 model_fwcfg(const struct bench_case *c, const u8 *buf)
@@ -403,8 +410,7 @@ static void add_fwcfg_methods(u32 bytes, u32 off, u32 mask)
 			return;
 		c->arg = blob_key;
 		c->op = methods[m] == METHOD_DMA ? op_fwcfg_dma : op_fwcfg;
-		/* DMA: the guest only writes a descriptor and rings; no control */
-		c->control = methods[m] == METHOD_DMA ? NULL : op_fwcfg_control;
+		c->control = methods[m] == METHOD_DMA ? op_fwcfg_dma_control : op_fwcfg_control;
 		c->exits_model = model_fwcfg;
 		c->skip = skip_fwcfg;
 		c->verify = verify_fwcfg;

@@ -112,9 +112,25 @@ static void test_bad_byte_fails_cases(void)
 	CHECK_CONTAINS(check_line("fwcfg.cases"), "4 fw_cfg cases, 2 with wrong data");
 }
 
+/* The DMA case's control: the descriptor writes and the poll, no port
+ * access and no data moved (the device moves it, inside the trap). */
+static void test_dma_control_traps_nothing(void)
+{
+	static u8 buf[4096];
+
+	run_suite(-1);
+	fake_io_reset();
+	memset(buf, 0x33, sizeof(buf));
+	CHECK_EQ_S64(fw_cfg_dma_read_control(0x20, buf, sizeof(buf)), 0);
+	CHECK_EQ_U64(fake_io_total, 0);
+	CHECK_EQ_U64(buf[0], 0x33);
+	CHECK_EQ_U64(buf[4095], 0x33);
+}
+
 int main(void)
 {
 	RUN(test_good_blob, "pio: fw_cfg cases read the blob right, checks pass");
 	RUN(test_bad_byte_fails_cases, "pio: one wrong blob byte fails the per-case data check");
+	RUN(test_dma_control_traps_nothing, "pio: the fw_cfg DMA control makes no port access");
 	return check_summary();
 }

@@ -58,6 +58,20 @@ def _named(rec, key, names, required):
     rec[key] = dict(zip(names, value))
 
 
+def _control_none(rec):
+    """A result without a control says why (the guest's "control_none");
+    one with a control must not say both."""
+    why = rec.get("control_none")
+    if why is None:
+        return
+    if not isinstance(why, str) or not why:
+        raise FormError("control_none must be a non-empty string (why the "
+                        "case has no control op)")
+    if rec.get("cycles_control") is not None:
+        raise FormError("control_none beside cycles_control: a case has a "
+                        "control op or says why not, not both")
+
+
 def _net_median(cycles, control):
     """The median a cost per exit divides (kernel/bench.c of schema 2)."""
     if control is None:
@@ -86,6 +100,7 @@ def expand(rec, run):
     schema-2 form; FormError names what is wrong with it."""
     for key, names, required in ARRAYS:
         _named(rec, key, names, required)
+    _control_none(rec)
     tsc = run.get("tsc") if isinstance(run, dict) else None
     _derive(rec, tsc.get("khz") if isinstance(tsc, dict) else None)
     return rec

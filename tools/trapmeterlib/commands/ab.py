@@ -8,10 +8,9 @@ import os
 import shlex
 import subprocess
 import sys
-import tempfile
 import time
 
-from .. import abtest, compare, plan, report, status
+from .. import abtest, compare, plan, privdir, report, status
 from . import compare as compare_cmd
 from . import run as run_cmd
 from .common import (PROG, OptionError, Parser, TrapmeterError, repo_root,
@@ -161,7 +160,7 @@ class Session:
         self.plan = None            # the session's plan (run --plan)
         self.plan_entries = []
         self.use_plan = plan_supported()
-        self.tmp = tempfile.mkdtemp(prefix="trapmeter-ab-")
+        self.tmp = privdir.fresh("ab", say)
         schedule = abtest.look_schedule(args.max_boots, args.looks,
                                         args.alpha)
         self.seq = abtest.Sequential(schedule, args.alpha, args.looks,
@@ -359,10 +358,4 @@ def command(args, extra=(), after_boot=None):
         rows, warnings = run_session(session)
         return finish(args, session, rows, warnings)
     finally:
-        _cleanup(session.tmp)
-
-
-def _cleanup(path):
-    for name in os.listdir(path):
-        os.unlink(os.path.join(path, name))
-    os.rmdir(path)
+        privdir.remove(session.tmp)

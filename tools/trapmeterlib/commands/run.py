@@ -499,6 +499,8 @@ def one_boot(session, cfg, argv, tmpdir, index, timeout):
         boot.dump, session.config.get("virtio")))
     session.boots[-1].update(suite_times(session.suite_marks, boot.wall_s))
     check_cmdline(boot.dump, cfg)
+    if firmware_problem(boot.dump.run, cfg.firmware):
+        say("warning: " + firmware_problem(boot.dump.run, cfg.firmware))
     for problem in plan.deviations(args.plan_entries or [], boot.dump.results):
         say("warning: plan not followed: " + problem)
     report_outcome(outcome, boot.dump, boot.stderr_text, args.verbose)
@@ -567,6 +569,18 @@ def check_cmdline(dump, cfg):
     if isinstance(seen, str) and seen.split() != cfg.words:
         say("warning: guest saw cmdline %r (source %s) but runner passed %r"
             % (seen, run.get("cmdline_source"), cfg.cmdline))
+
+
+def firmware_problem(run, booted):
+    """The guest names its firmware itself (kernel/firmware.c: SMBIOS BIOS
+    vendor); a sentence when that is not the firmware the runner booted,
+    else None."""
+    seen = run.get("firmware") if isinstance(run, dict) else None
+    if not isinstance(seen, str) or seen == booted:
+        return None
+    vendor = run.get("firmware_vendor") or "none read"
+    return ("guest names its firmware %r (SMBIOS BIOS vendor: %s) but the "
+            "runner booted %r" % (seen, vendor, booted))
 
 
 def suite_times(marks, wall):

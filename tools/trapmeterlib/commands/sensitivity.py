@@ -12,10 +12,9 @@ import json
 import os
 import shutil
 import sys
-import tempfile
 import time
 
-from .. import compare, host, report, status
+from .. import compare, host, privdir, report, status
 from . import ab as ab_cmd
 from . import compare as compare_cmd
 from .common import OptionError, TrapmeterError, repo_root, say
@@ -402,12 +401,12 @@ def command(args, extra=()):
     if not args.no_build:
         ab_cmd.run_cmd.ensure_built(repo_root())
     args.run_options = run_words
-    tmp = tempfile.mkdtemp(prefix="trapmeter-sens-")
+    tmp = privdir.fresh("sens", say)
     begin = time.monotonic()
     try:
         return sessions_and_table(args, levels, qemu, shim, tmp, begin, extra)
     finally:
-        shutil.rmtree(tmp, ignore_errors=True)
+        privdir.remove(tmp)
 
 
 def new_session_allowed(args, name, delay_ns, ran):
