@@ -191,6 +191,28 @@ class Fit(unittest.TestCase):
         self.assertIsNone(coef["per_unit"])
 
 
+class Dma(unittest.TestCase):
+    def rows(self, control=True):
+        out = []
+        for n in (512, 4096, 16384, 65536):
+            r = row("fwcfg", "dma", n, 1, 80000.0 + 0.5 * n, ctl=30000.0)
+            if not control:
+                del r["cycles_control"], r["cycles_net"]
+            out.append(r)
+        return out
+
+    def test_per_op_is_net_of_the_guest_s_descriptor_work(self):
+        fit = bd.fit_dma(self.rows())
+        self.assertAlmostEqual(fit["per_op"], 80000.0, delta=1.0)
+        self.assertAlmostEqual(fit["per_byte"], 0.5, delta=1e-6)
+        self.assertTrue(fit["net"])
+
+    def test_without_controls_gross(self):
+        fit = bd.fit_dma(self.rows(control=False))
+        self.assertAlmostEqual(fit["per_op"], 110000.0, delta=1.0)
+        self.assertFalse(fit["net"])
+
+
 class Widths(unittest.TestCase):
     def test_port80_widths_give_a_per_byte_term(self):
         rows = []

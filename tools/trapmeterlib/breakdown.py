@@ -471,19 +471,23 @@ def held_out_score(points, terms):
 
 
 def fit_dma(results):
-    """fw_cfg DMA: cost = per_op + per_byte * bytes."""
+    """fw_cfg DMA: cost = per_op + per_byte * bytes, net of the control
+    (the guest's descriptor, poll and a RAM store for the doorbell) where
+    every DMA row has a positive net, else gross."""
+    rows = [r for r in results if r.get("suite") == "pio" and r.get("method") == "dma"
+            and r.get("bytes")]
+    net = bool(rows) and all((net_of(r) or 0) > 0 for r in rows)
     pts = []
-    for r in results:
-        if r.get("suite") == "pio" and r.get("method") == "dma":
-            cost = gross_of(r)
-            if cost and r.get("bytes"):
-                pts.append((r["bytes"], cost))
+    for r in rows:
+        cost = net_of(r) if net else gross_of(r)
+        if cost:
+            pts.append((r["bytes"], cost))
     if len(pts) < 3:
         return None
     sol = wls([(1.0, b) for b, _ in pts], [c for _, c in pts])
     if sol is None:
         return None
-    fit = {"per_op": sol[0], "per_byte": sol[1], "points": len(pts)}
+    fit = {"per_op": sol[0], "per_byte": sol[1], "points": len(pts), "net": net}
     fit["max_rel_residual"] = max(abs(sol[0] + sol[1] * b - c) / c for b, c in pts)
     return fit
 
