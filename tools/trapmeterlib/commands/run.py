@@ -269,6 +269,7 @@ def prepare(session):
         session.config["firmware"] = args.firmware
     if count:
         words.append("sync=on")
+    words = qemu.runner_table_off(words)
     problem = qemu.cmdline_problem(words)
     if problem:
         raise OptionError(problem)
