@@ -57,6 +57,8 @@ C_SRCS := \
 	drivers/virtq.c \
 	kernel/bench.c \
 	kernel/bootinfo.c \
+	kernel/firmware.c \
+	kernel/smbios.c \
 	kernel/cmdline.c \
 	kernel/console.c \
 	lib/crc32.c \
@@ -89,7 +91,7 @@ ISO  := $(BUILD)/trapmeter.iso
 SHIM := $(BUILD)/kvm_delay.so
 
 # Host unit tests: test name -> the pure files it links.
-HOST_TESTS := fmt crc32 stats cmdline json dump string bootinfo model lava virtq virtio_pci ata model_mmio tsc \
+HOST_TESTS := fmt crc32 stats cmdline json dump string bootinfo smbios model lava virtq virtio_pci ata model_mmio tsc \
               virtio_net netframe bench plan pio pit lapic
 HOST_DEPS_fmt      := lib/fmt.c lib/string.c
 HOST_DEPS_crc32    := lib/crc32.c
@@ -99,6 +101,7 @@ HOST_DEPS_json     := lib/json.c lib/fmt.c lib/string.c
 HOST_DEPS_dump     := kernel/dump.c lib/crc32.c lib/fmt.c lib/string.c
 HOST_DEPS_string   := lib/string.c
 HOST_DEPS_bootinfo := kernel/bootinfo.c lib/string.c
+HOST_DEPS_smbios   := kernel/smbios.c lib/string.c
 HOST_DEPS_model    := kernel/model.c
 HOST_DEPS_model_mmio := kernel/model_mmio.c
 HOST_DEPS_lava     := kernel/lava.c lib/fmt.c lib/string.c

@@ -76,6 +76,7 @@ typedef u32 u32_una __attribute__((aligned(1), may_alias));
 
 struct ata_counters ata_count;
 ata_string_fn ata_string_seen;
+ata_phase_fn ata_phase_seen;
 static char errmsg[ATA_ERRMSG_LEN];
 
 const char *ata_last_error(void)
@@ -390,6 +391,8 @@ static void data_in(const struct ata_dev *d, u8 xfer, void *buf, u32 bytes)
 	u32 width = ata_xfer_width(xfer), units = bytes / width, i;
 	u8 *tail = (u8 *)buf + units * width;
 
+	if (ata_phase_seen)
+		ata_phase_seen(bytes, true);
 	if (xfer == ATA_XFER_REP16)
 		insw(port, buf, units);
 	else if (xfer == ATA_XFER_REP32)
@@ -413,6 +416,8 @@ static void data_out(const struct ata_dev *d, u8 xfer, const void *buf, u32 byte
 	u32 width = ata_xfer_width(xfer), units = bytes / width, i;
 	const u8 *tail = (const u8 *)buf + units * width;
 
+	if (ata_phase_seen)
+		ata_phase_seen(bytes, false);
 	if (xfer == ATA_XFER_REP16)
 		outsw(port, buf, units);
 	else if (xfer == ATA_XFER_REP32)

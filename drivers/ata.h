@@ -175,6 +175,10 @@ struct ata_counters {
 
 typedef void (*ata_string_fn)(const void *buf, u32 bytes, u32 width, bool in);
 extern ata_string_fn ata_string_seen;
+/* ata_phase_seen, when set, hears of every data phase (a DRQ block, an
+ * ATAPI CDB) with its bytes and direction, whatever the method. */
+typedef void (*ata_phase_fn)(u32 bytes, bool in);
+extern ata_phase_fn ata_phase_seen;
 extern struct ata_counters ata_count;
 
 /* ---- pure helpers (host-tested) ------------------------------------- */

@@ -103,21 +103,47 @@ int fw_cfg_find(const char *name, struct fw_cfg_file *out)
 	return -ENOENT;
 }
 
-int fw_cfg_dma_read(u16 key, void *buf, u32 len)
+/* The descriptor of one read of `len` bytes of `key` into `buf`. */
+static void dma_fill(struct fw_cfg_dma_access *d, u16 key, void *buf, u32 len)
+{
+	d->control = be32((u32)key << 16 | FW_CFG_DMA_SELECT | FW_CFG_DMA_READ);
+	d->length = be32(len);
+	d->address = __builtin_bswap64((u64)(uintptr_t)buf);
+	barrier();
+}
+
+/* QEMU completes synchronously; poll anyway, bounded, as the spec asks */
+static int dma_wait(struct fw_cfg_dma_access *d)
 {
 	u32 spins = 0, ctl;
 
-	dma_req.control = be32((u32)key << 16 | FW_CFG_DMA_SELECT | FW_CFG_DMA_READ);
-	dma_req.length = be32(len);
-	dma_req.address = __builtin_bswap64((u64)(uintptr_t)buf);
-	barrier();
-	/* the high half stays 0 (QEMU clears the latch after each transfer);
-	 * writing the low half starts the transfer */
-	outl(be32((u32)(uintptr_t)&dma_req), FW_CFG_PORT_DMA_LO);
-	/* QEMU completes synchronously; poll anyway, bounded, as the spec asks */
-	while ((ctl = be32(*(volatile u32 *)&dma_req.control)) & ~FW_CFG_DMA_ERROR) {
+	while ((ctl = be32(*(volatile u32 *)&d->control)) & ~FW_CFG_DMA_ERROR) {
 		if (++spins > FW_CFG_DMA_SPIN_MAX)
 			return -ETIMEDOUT;
 	}
 	return (ctl & FW_CFG_DMA_ERROR) ? -EIO : 0;
+}
+
+int fw_cfg_dma_read(u16 key, void *buf, u32 len)
+{
+	dma_fill(&dma_req, key, buf, len);
+	/* the high half stays 0 (QEMU clears the latch after each transfer);
+	 * writing the low half starts the transfer */
+	outl(be32((u32)(uintptr_t)&dma_req), FW_CFG_PORT_DMA_LO);
+	return dma_wait(&dma_req);
+}
+
+/* A second descriptor, so the twin never disturbs a real request. */
+static struct fw_cfg_dma_access ctl_req __attribute__((aligned(16)));
+static volatile u32 ctl_doorbell;
+
+int fw_cfg_dma_read_control(u16 key, void *buf, u32 len)
+{
+	dma_fill(&ctl_req, key, buf, len);
+	/* a 32-bit RAM store in place of the doorbell outl; the device's one
+	 * store of the done control word is the handler's, done here so the
+	 * same poll ends after one read */
+	ctl_doorbell = be32((u32)(uintptr_t)&ctl_req);
+	ctl_req.control = 0;
+	return dma_wait(&ctl_req);
 }

@@ -37,4 +37,12 @@ void fw_cfg_read(u16 key, void *buf, u32 len);
  */
 int fw_cfg_dma_read(u16 key, void *buf, u32 len);
 
+/*
+ * The non-trapping twin of fw_cfg_dma_read for a benchmark control
+ * (kernel/bench.h): the same descriptor writes (into a descriptor of its
+ * own) and the same bounded poll, a RAM store in place of the doorbell.
+ * No data moves: the device moves it, as part of the trap.  Always 0.
+ */
+int fw_cfg_dma_read_control(u16 key, void *buf, u32 len);
+
 #endif

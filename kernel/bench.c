@@ -15,6 +15,13 @@
  * sample count grew by half, or the case's budget (budget_ms) or the
  * sample cap (samples=) is reached.  A fixed plan from the runner
  * (kernel/plan.h) instead gives every case its iters and sample count.
+ *
+ * Rounds (kernel word rounds=N): a suite that supports them calls
+ * bench_round() before each of N passes over its cases; each pass gives
+ * a case 1/N of its plan's samples, or of the adaptive cap and budget
+ * (the stability rule judges each round on its own).  Exits are counted
+ * (sync=on) in the first round only; the result line names its round and
+ * the host merges a case's rounds (tools/trapmeterlib/rounds.py).
  */
 #include "kernel/bench.h"
 #include "kernel/console.h"
@@ -58,6 +65,20 @@ static bool plan_loaded;
 static char plan_text[PLAN_TEXT_MAX];
 static u8 buffer[BENCH_BUF_SIZE] __attribute__((aligned(BENCH_PAGE)));
 static u32 failed_checks;
+static u32 round_now, round_of = 1;	/* the pass running, of how many */
+
+void bench_round(u32 round, u32 of)
+{
+	round_now = round;
+	round_of = of ? of : 1;
+}
+
+/* Exit counting: sync=on, and only in the first round (the exits per op
+ * of a case do not change between rounds; every sync point costs ms). */
+static bool counting(void)
+{
+	return bench_cfg->sync && round_now == 0;
+}
 
 u8 *bench_buffer(void)
 {
@@ -180,7 +201,7 @@ static u64 timed(bench_op_fn op, const struct bench_case *c, u8 *buf, u64 iters)
 static void take_sample(const struct bench_case *c, u8 *buf, struct bench_result *r,
 			u64 iters, u32 i)
 {
-	bool ctl = c->control && !bench_cfg->sync, ctl_first = ctl && (i & 1);
+	bool ctl = c->control && !counting(), ctl_first = ctl && (i & 1);
 
 	if (ctl_first)
 		ctl_samples[i] = timed(c->control, c, buf, iters) / iters;
@@ -241,7 +262,7 @@ static u32 plan_batch(const struct bench_case *c, u8 *buf, struct bench_result *
 
 	if (warm >= WARM_AS_SAMPLE) {
 		samples[0] = warm;
-		if (c->control && !bench_cfg->sync)
+		if (c->control && !counting())
 			ctl_samples[0] = timed(c->control, c, buf, 1);
 		k = 1;
 	}
@@ -270,7 +291,7 @@ static void low_stats(const struct bench_case *c, u32 n, struct low_stats *l)
 	l->min = samples[0];
 	l->p10 = stats_percentile(samples, n, 100);
 	l->ctl_min = l->ctl_p10 = 0;
-	if (c->control && !bench_cfg->sync) {
+	if (c->control && !counting()) {
 		stats_sort(ctl_samples, n);
 		l->ctl_min = ctl_samples[0];
 		l->ctl_p10 = stats_percentile(ctl_samples, n, 100);
@@ -334,8 +355,8 @@ u32 bench_min_samples(u64 sample_cycles, u64 khz)
 static u32 sample_adaptive(const struct bench_case *c, u8 *buf, struct bench_result *r,
 			   u32 n, u64 start)
 {
-	u64 budget = (u64)bench_cfg->budget_ms * tsc.khz;
-	u32 max = bench_cfg->samples, check = FIRST_CHECK;
+	u64 budget = (u64)bench_cfg->budget_ms * tsc.khz / round_of;
+	u32 max = plan_round_samples(bench_cfg->samples, round_of), check = FIRST_CHECK;
 	u32 floor = bench_min_samples(n ? kept_min(n) : 0, tsc.khz);
 	struct low_stats prev, now;
 	bool have_prev = false;
@@ -366,14 +387,15 @@ static u32 sample_adaptive(const struct bench_case *c, u8 *buf, struct bench_res
 static u32 sample_fixed(const struct bench_case *c, u8 *buf, struct bench_result *r,
 			const struct plan_entry *e)
 {
-	u32 i;
+	u32 i, n;
 
 	r->fixed = true;
 	r->stop = STOP_PLAN;
 	r->iters = e->iters;
-	for (i = 0; i < e->samples; i++)
+	n = plan_round_samples(e->samples, round_of);
+	for (i = 0; i < n; i++)
 		take_sample(c, buf, r, r->iters, i);
-	return e->samples;
+	return n;
 }
 
 /*
@@ -431,6 +453,8 @@ static void emit_case_fields(struct jw *w, const struct bench_case *c)
 
 static void emit_timing(struct jw *w, const struct bench_result *r)
 {
+	if (round_of > 1)
+		jw_u64(w, "round", round_now);
 	jw_u64(w, "samples", r->cycles.n);
 	jw_u64(w, "iters", r->iters);
 	jw_str(w, "stop", stop_names[r->stop]);
@@ -471,17 +495,26 @@ static void emit_result(const struct bench_case *c, const struct bench_result *r
 	struct jw w;
 
 	jw_record(&w, line, sizeof(line), "result");
-	emit_case_fields(&w, c);
+	if (round_now == 0) {
+		emit_case_fields(&w, c);
+	} else {	/* the host takes the rest from round 0 (bytes cost time) */
+		jw_str(&w, "suite", c->suite);
+		jw_str(&w, "case", c->name);
+	}
 	emit_timing(&w, r);
-	if (bench_cfg->sync)
+	if (!c->control && round_now == 0)
+		jw_str(&w, "control_none", c->no_control ? c->no_control : "none declared");
+	if (counting())
 		emit_sync(&w, &r->sync);
-	if (c->extra)
+	if (c->extra && round_now == 0)
 		c->extra(c, r, &w);
 	jw_obj_end(&w);
 	tm_record(&w);
-	lava_case("", c->name, r->mismatches ? LAVA_FAIL : LAVA_PASS,
-		  r->cycles.median, "cycles");
-	print_result(c, r);
+	if (round_now + 1 == round_of)	/* one LAVA case per case, not per round */
+		lava_case("", c->name, r->mismatches ? LAVA_FAIL : LAVA_PASS,
+			  r->cycles.median, "cycles");
+	if (round_now == 0)	/* the console's table: the first round */
+		print_result(c, r);
 }
 
 /*
@@ -494,7 +527,7 @@ static void emit_result(const struct bench_case *c, const struct bench_result *r
 static u32 measure(const struct bench_case *c, u8 *buf, struct bench_result *r,
 		   const struct plan_entry *e)
 {
-	bool sync = bench_cfg->sync;
+	bool sync = counting();
 	u64 start = tsc_begin(), warm, t0, t1;
 	u32 n;
 

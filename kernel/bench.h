@@ -54,6 +54,9 @@ struct bench_case {
 	 * timed interleaved with op, subtracted for cycles_net.  It must not
 	 * write buf (verify reads what op left there). */
 	bench_op_fn control;
+	/* Without a control: why none is meaningful, sent as the result's
+	 * "control_none" (a case without either says "none declared"). */
+	const char *no_control;
 	bench_model_fn exits_model;
 	bench_skip_fn skip;
 	bench_verify_fn verify;
@@ -95,6 +98,14 @@ int bench_load_plan(char *err, size_t errlen);
 
 /* Skip lines for planned cases that never ran (call after the suites). */
 void bench_plan_report(void);
+
+/*
+ * Start pass `round` (from 0) of `of` over a suite's cases (kernel word
+ * rounds=): each case then takes 1/of of its samples and budget, and its
+ * result line carries "round" when of > 1.  bench_round(0, 1) ends the
+ * rounds (suites without them run as one pass).
+ */
+void bench_round(u32 round, u32 of);
 
 /* Emit the suite header line. */
 void bench_suite_begin(const char *suite);

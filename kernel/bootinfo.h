@@ -13,7 +13,7 @@
 
 struct bootinfo {
 	const char *protocol;   /* "multiboot2", "multiboot1" or "unknown" */
-	const char *firmware;   /* "bios" or "uefi" */
+	const char *firmware;   /* "bios" or "uefi"; kernel/firmware.c may say "qboot" */
 	char loader[64];        /* boot loader name, if given */
 	char cmdline[BOOTINFO_CMDLINE_MAX];
 	bool truncated;         /* command line longer than we keep */

@@ -49,6 +49,7 @@ void cmdline_defaults(struct tm_config *cfg)
 	cfg->rep = true;
 	cfg->budget_ms = 60;
 	cfg->table = true;
+	cfg->rounds = 1;
 }
 
 static bool cmdline_tok_eq(struct cmdline_tok t, const char *lit)
@@ -172,6 +173,11 @@ static bool cmdline_apply_budget(struct tm_config *cfg, struct cmdline_tok val)
 	return cmdline_parse_u32(val, 10, 600000, &cfg->budget_ms);
 }
 
+static bool cmdline_apply_rounds(struct tm_config *cfg, struct cmdline_tok val)
+{
+	return cmdline_parse_u32(val, 1, CMDLINE_MAX_ROUNDS, &cfg->rounds);
+}
+
 static bool cmdline_apply_fault(struct tm_config *cfg, struct cmdline_tok val)
 {
 	for (u32 i = 0; i < ARRAY_SIZE(cmdline_fault_names); i++) {
@@ -205,6 +211,7 @@ static const struct cmdline_key cmdline_keys[] = {
 	CMDLINE_BOOL_KEY(rep),
 	CMDLINE_BOOL_KEY(sync),
 	{ "budget_ms", cmdline_apply_budget, "10..600000", 0 },
+	{ "rounds", cmdline_apply_rounds, "1..16", 0 },
 	CMDLINE_BOOL_KEY(lava),
 	CMDLINE_BOOL_KEY(fail_check),
 	CMDLINE_BOOL_KEY(table),
@@ -279,7 +286,7 @@ static int cmdline_word(struct tm_config *cfg, struct cmdline_tok word,
 		return -EINVAL;
 	}
 	cmdline_error(err, errlen,
-		      "unknown key '%.*s%s' (expected suite, case, samples, quick, verbose, fault, hypercall, rep, sync, budget_ms, lava, fail_check, pvm, table, virtio_path)",
+		      "unknown key '%.*s%s' (expected suite, case, samples, quick, verbose, fault, hypercall, rep, sync, budget_ms, rounds, lava, fail_check, pvm, table, virtio_path)",
 		      cmdline_echo_len(key), key.s, cmdline_echo_more(key));
 	return -EINVAL;
 }

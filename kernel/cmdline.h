@@ -11,6 +11,9 @@
  *                   B is on/off, 1/0, yes/no, true/false
  *   fault=F         none, ud, gp, pf, de, bp (test hook)
  *   budget_ms=N     10..600000: per-case budget (default 60)
+ *   rounds=N        1..16: the pio and exits suites pass N times over their
+ *                   case list, each case taking 1/N of its samples and
+ *                   budget per pass (default 1; kernel/bench.h)
  *   lava=B          TM_LAVA lines for a LAVA monitor (kernel/lava.h)
  *   fail_check=B    test hook: report one failing check (hook.fail_check)
  *   pvm=B           the KVM backend is PVM: skip what stops the VM there
@@ -26,6 +29,7 @@
 #include "lib/types.h"
 
 #define CMDLINE_MAX_GLOBS 8
+#define CMDLINE_MAX_ROUNDS 16
 
 enum cmdline_fault { FAULT_NONE, FAULT_UD, FAULT_GP, FAULT_PF, FAULT_DE, FAULT_BP };
 
@@ -42,6 +46,7 @@ struct tm_config {
 	bool rep;		/* default on; off: REP cases use unrolled loop */
 	bool sync;		/* default off; on: phase sync with the host (exit counting) */
 	u32 budget_ms;		/* per-case budget, default 60, 10..600000 */
+	u32 rounds;		/* passes over the timing suites' cases, 1..16 */
 	bool lava;		/* default off; on: TM_LAVA monitor lines */
 	bool fail_check;	/* test hook: one failing check */
 	bool pvm;		/* default off; the runner sets it on a PVM backend: cases

@@ -5,6 +5,7 @@
 #include "lib/types.h"
 #include "kernel/console.h"
 #include "kernel/bootinfo.h"
+#include "kernel/firmware.h"
 #include "kernel/cmdline.h"
 #include "kernel/bench.h"
 #include "kernel/phase_sync.h"
@@ -26,6 +27,7 @@
 #define RUN_LINE_MAX 1024
 
 static struct bootinfo boot;
+static char fw_vendor[FIRMWARE_VENDOR_MAX];   /* SMBIOS BIOS vendor */
 static struct tm_config config;
 static char cmdline[BOOTINFO_CMDLINE_MAX];
 static const char *cmdline_source = "loader";
@@ -162,6 +164,7 @@ static void emit_run_line(void)
 	jw_obj_end(&w);
 	jw_str(&w, "hypervisor", hv.present ? hv.signature : "");
 	jw_str(&w, "firmware", boot.firmware);
+	jw_str(&w, "firmware_vendor", fw_vendor);
 	jw_str(&w, "boot", boot.protocol);
 	jw_str(&w, "loader", boot.loader);
 	jw_key_obj(&w, "tsc");
@@ -180,6 +183,7 @@ static void emit_run_line(void)
 	jw_bool(&w, "rep", config.rep);
 	jw_bool(&w, "sync", config.sync);
 	jw_u64(&w, "budget_ms", config.budget_ms);
+	jw_u64(&w, "rounds", config.rounds);
 	jw_obj_end(&w);
 	tm_line(jw_finish(&w));
 }
@@ -211,6 +215,28 @@ static void raise_fault(enum cmdline_fault f)
 	trap_raise(vectors[f]);
 }
 
+/*
+ * pio, mmio, exits.  With rounds=N the rounds of pio and exits alternate
+ * (pio 0, exits 0, pio 1, ...), so that each case's rounds are spread
+ * over the whole boot: the host's slow episodes last seconds and cover
+ * neighbouring cases (docs/design.md, "Statistics and verdicts").  mmio
+ * runs once, before exits: its last cases leave the local APIC in x2APIC
+ * mode.
+ */
+static void run_timing_suites(void)
+{
+	u32 r;
+
+	for (r = 0; r < config.rounds; r++) {
+		if (config.suites & SUITE_PIO)
+			suite_pio_round(&config, r);
+		if (r == 0 && (config.suites & SUITE_MMIO))
+			suite_mmio(&config);
+		if (config.suites & SUITE_EXITS)
+			suite_exits_round(&config, r);
+	}
+}
+
 void kmain(u32 magic, u32 info);
 void kmain(u32 magic, u32 info)
 {
@@ -221,6 +247,7 @@ void kmain(u32 magic, u32 info)
 	kprintf("\ntrapmeter %s START\n", TM_VERSION);
 	if (bootinfo_parse(magic, (const void *)(uintptr_t)info, &boot) != 0)
 		kprintf("warning: unknown boot magic 0x%x; no command line\n", magic);
+	boot.firmware = firmware_detect(boot.firmware, fw_vendor, sizeof(fw_vendor));
 	cpuinfo_init();
 	fw_cfg_init();
 	pick_cmdline();
@@ -249,13 +276,7 @@ void kmain(u32 magic, u32 info)
 		sync_background();
 	if (config.fault != FAULT_NONE)
 		raise_fault(config.fault);
-	if (config.suites & SUITE_PIO)
-		suite_pio(&config);
-	/* before exits: its last cases leave the local APIC in x2APIC mode */
-	if (config.suites & SUITE_MMIO)
-		suite_mmio(&config);
-	if (config.suites & SUITE_EXITS)
-		suite_exits(&config);
+	run_timing_suites();
 	if (config.suites & SUITE_IDE)
 		suite_ide(&config);
 	if (config.suites & SUITE_VIRTIO)

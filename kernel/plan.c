@@ -122,3 +122,10 @@ struct plan_entry *plan_find(struct plan *p, const char *suite, const char *name
 			return &p->entries[i];
 	return NULL;
 }
+
+u32 plan_round_samples(u32 samples, u32 rounds)
+{
+	if (!rounds)
+		rounds = 1;
+	return (samples + rounds - 1) / rounds;
+}

@@ -42,4 +42,11 @@ int plan_parse(const char *text, size_t len, struct plan *p, char *err, size_t e
 /* The entry for (suite, name), or NULL. */
 struct plan_entry *plan_find(struct plan *p, const char *suite, const char *name);
 
+/*
+ * A case's samples in each of `rounds` passes over the case list
+ * (kernel word rounds=): ceil(samples / rounds), so the boot takes at
+ * least the planned total (tools/trapmeterlib/rounds.py mirrors it).
+ */
+u32 plan_round_samples(u32 samples, u32 rounds);
+
 #endif

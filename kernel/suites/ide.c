@@ -17,6 +17,8 @@
  * SECTORS (EXT) on the writable region), cd.read1 (READ(12)) and cd.seq
  * (READ(10), 2048-byte sectors).  After the timed runs each case repeats
  * its operation once with every sector checked (writes: read back).
+ * Each case's control replays its data phases on RAM without a port
+ * access (op_ide_control; docs/design.md, "Timing").
  *
  * Extended (suite=all or case=): edk2's FIFO code shapes on one READ
  * SECTORS of 512 B (kernel/edk2_fifo.h): disk.fifo.loop.in16 (IoLibFifo.c:
@@ -38,6 +40,7 @@
 #include "drivers/ata.h"
 #include "drivers/fw_cfg.h"
 #include "arch/x86/tsc.h"
+#include "arch/x86/control.h"
 
 #define IDE_CFG_NAME       "opt/trapmeter/ide"
 #define IDE_SUMS_NAME      "opt/trapmeter/cd-sums"
@@ -65,6 +68,10 @@
 #define PS_PER_MS          1000000000ull
 #define MS_PER_S           1000
 #define HZ_PER_KHZ         1000ull
+/* data phases of one op the control replays: one per sector at most
+ * (READ/WRITE SECTORS), plus a CDB per ATAPI command */
+#define PHASES_MAX         (SEQ_BYTES / ATA_SECTOR_SIZE + SEQ_BYTES / CHUNK_BYTES)
+#define PHASE_IN           1u               /* low bit of a phases[] entry */
 
 enum ide_kind { K_READ1, K_SEQ, K_MULT, K_WRITE1, K_WSEQ, K_CD_READ1, K_CD_SEQ, K_COUNT };
 
@@ -250,6 +257,97 @@ static void fail(struct ide_case *s)
 	kprintf("  ide: error: %s\n", ata_last_error());
 }
 
+/* ---- the control: the data phases without the ports ---------------------- */
+
+/* The data phases (bytes << 1 | PHASE_IN) one op of phase_owner made, heard
+ * from the driver during the case's first (warm-up) op. */
+static u32 phases[PHASES_MAX];
+static u32 n_phases;
+static const struct ide_case *phase_owner;
+static bool phases_cut;
+/* What the control touches in place of the data port, and its RAM buffer
+ * (never the case's buf: the checks read what the drive delivered). */
+static volatile union { u16 w; u32 l; } ctl_port;
+static u8 ctl_ram[CHUNK_BYTES] __attribute__((aligned(BENCH_PAGE)));
+
+typedef u16 __attribute__((aligned(1), may_alias)) u16_una;
+typedef u32 __attribute__((aligned(1), may_alias)) u32_una;
+
+static void note_phase(u32 bytes, bool in)
+{
+	if (n_phases == PHASES_MAX) {
+		phases_cut = true;
+		return;
+	}
+	phases[n_phases++] = bytes << 1 | (in ? PHASE_IN : 0);
+}
+
+/* A single-unit loop's twin (drivers/ata.c data_in/data_out): a RAM word
+ * load or store per unit, the odd word of a 32-bit transfer included. */
+static void loop_control(u8 width, u8 *ram, u32 bytes, bool in)
+{
+	u32 units = bytes / width, i;
+
+	for (i = 0; i < units; i++) {
+		if (width == 2 && in)
+			((u16_una *)ram)[i] = ctl_port.w;
+		else if (width == 2)
+			ctl_port.w = ((const u16_una *)ram)[i];
+		else if (in)
+			((u32_una *)ram)[i] = ctl_port.l;
+		else
+			ctl_port.l = ((const u32_una *)ram)[i];
+	}
+	if (bytes % width >= 2 && in)
+		*(u16_una *)(ram + units * width) = ctl_port.w;
+	else if (bytes % width >= 2)
+		ctl_port.w = *(const u16_una *)(ram + units * width);
+}
+
+/* One data phase without the port: REP, the string instruction at zero
+ * units (what rep ins/outs move, the trap's handler moves; pio.c's REP
+ * control); a loop, the same loop on RAM. */
+static void phase_control(u8 xfer, u8 *ram, u32 bytes, bool in)
+{
+	u8 width = ata_xfer_width(xfer);
+
+	if (!ata_xfer_is_rep(xfer))
+		loop_control(width, ram, bytes, in);
+	else if (width == 2)
+		ctl_movsw(ram, ctl_ram, 0);
+	else
+		ctl_movsl(ram, ctl_ram, 0);
+}
+
+/* The case's data phases replayed on RAM, in order and with their sizes;
+ * every port access (task file, status polls, data port) is left out. */
+static void op_ide_control(const struct bench_case *c, u8 *buf, u64 iters)
+{
+	const struct ide_case *s = st_of(c);
+	u32 i, off, bytes;
+
+	(void)buf;
+	if (phase_owner != s)          /* not recorded: nothing to replay */
+		return;
+	while (iters--) {
+		for (i = 0, off = 0; i < n_phases; i++, off += bytes) {
+			bytes = phases[i] >> 1;
+			if (off + bytes > sizeof(ctl_ram))
+				off = 0;
+			phase_control(s->xfer, ctl_ram + off, bytes, phases[i] & PHASE_IN);
+		}
+	}
+}
+
+/* The first op of a case (its warm-up) tells the control what to replay. */
+static void record_phases(struct ide_case *s)
+{
+	phase_owner = s;
+	n_phases = 0;
+	phases_cut = false;
+	ata_phase_seen = note_phase;
+}
+
 /* Data-port exits of the string instructions the driver reports, by the
  * model: rep ins in read-ahead chunks, rep outs one exit per unit. */
 static u64 string_exits;
@@ -278,8 +376,11 @@ static void op_ide(const struct bench_case *c, u8 *buf, u64 iters)
 			edk2_fifo_no_rep(&s->probe_traps);
 			s->exits += s->probe_traps;
 		}
+		if (!s->ops)
+			record_phases(s);
 		if (run_once(s, buf, false))
 			fail(s);
+		ata_phase_seen = 0;
 		s->exits += ata_count.reg - reg0 + data_exits_now() - data0;
 		s->data_exits += data_exits_now() - data0;
 		s->ops++;
@@ -341,6 +442,10 @@ static void extra_ide(const struct bench_case *c, const struct bench_result *r, 
 	jw_dec(w, "exits_per_sector", r->exits_model, s->sectors, 2);
 	/* data-port exits alone: deterministic (status polls are not) */
 	jw_dec(w, "data_exits_per_sector", s->data_exits, s->ops * s->sectors, 2);
+	/* what the control replayed per op (cut: more than it holds) */
+	jw_u64(w, "control_phases", phase_owner == s ? n_phases : 0);
+	if (phase_owner == s && phases_cut)
+		jw_bool(w, "control_phases_cut", true);
 	/* the loop twin ran just before: table order is loop, rep per width
 	 * (edk2 shapes: loop, rep, probe_rep) */
 	if (s->fifo) {
@@ -383,6 +488,7 @@ static void add_case(u8 kind, u8 xfer, struct ata_dev *dev, u64 lba, u32 sectors
 	c->method = ata_xfer_is_rep(xfer) ? METHOD_REP : METHOD_SINGLE;
 	c->bytes = sectors * s->sector_size;
 	c->op = op_ide;
+	c->control = op_ide_control;
 	c->exits_model = model_ide;
 	c->skip = skip_ide;
 	c->verify = verify_ide;

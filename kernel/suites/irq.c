@@ -176,6 +176,7 @@ static void op_eoi(const struct bench_case *c, u8 *buf, u64 iters)
  * (x2APIC) with no interrupt behind it, so a RAM store stands in.  The
  * interrupt cases have none: nothing but the interrupt does what they do. */
 static volatile u32 ctl_reg;
+#define IRQ_NO_CONTROL "only the interrupt itself does what the op does"
 
 static void ctl_eoi(const struct bench_case *c, u8 *buf, u64 iters)
 {
@@ -351,7 +352,8 @@ static void extra_irq(const struct bench_case *c, const struct bench_result *r, 
 
 #define IRQ(n, a, fn) { .suite = "exits", .name = n, .target = "lapic", \
 	.handler = HANDLER_KERNEL, .method = METHOD_SINGLE, .op = fn, .arg = a, \
-	.exits_model = model_irq, .skip = skip_irq, .verify = verify_irq, .extra = extra_irq }
+	.exits_model = model_irq, .skip = skip_irq, .verify = verify_irq, .extra = extra_irq, \
+	.no_control = IRQ_NO_CONTROL }
 #define IRQ_CTL(n, a, fn, ctl) { .suite = "exits", .name = n, .target = "lapic", \
 	.handler = HANDLER_KERNEL, .method = METHOD_SINGLE, .op = fn, .control = ctl, \
 	.arg = a, .exits_model = model_irq, .skip = skip_irq, .verify = verify_irq, \

@@ -6,8 +6,13 @@
 
 #include "kernel/cmdline.h"
 
+/* All rounds of a suite (kernel word rounds=) in a row ... */
 void suite_pio(const struct tm_config *cfg);
 void suite_exits(const struct tm_config *cfg);
+/* ... or one round (from 0; the first sets up, the last checks), so main
+ * can interleave the suites' rounds over the whole boot. */
+void suite_pio_round(const struct tm_config *cfg, u32 round);
+void suite_exits_round(const struct tm_config *cfg, u32 round);
 void suite_virtio(const struct tm_config *cfg);
 void suite_ide(const struct tm_config *cfg);
 void suite_mmio(const struct tm_config *cfg);

@@ -91,8 +91,9 @@ class BreakdownUnderShim(unittest.TestCase):
                  f"delayed exit = {cls.delay_cycles:.0f} cycles"]
         for name in ("base", "delayed"):
             lines.append(f"[{name}]")
-            lines += breakdown.format_table(
-                breakdown.combine(cls.base if name == "base" else cls.cand), True)
+            boots = [b["results"] for b in cls.sides[name][0]["boots"]
+                     if breakdown.has_exits(b.get("results") or [])]
+            lines += breakdown.format_table(breakdown.breakdown(boots), True)
         lines += attribution.render(attribution.attribution(
             cls.sides["base"][0], cls.sides["delayed"][0]))
         for key, moves in cls.moves.items():

@@ -3,7 +3,9 @@
 in-kernel port, few samples): perf's tracepoint count per op equals the
 model exactly, QMP's is within 1 % of it, and the in-kernel port that QMP
 cannot see on a software backend carries perf's count.  Skipped, with the
-reason, without KVM or without perf and its KVM tracepoints."""
+reason, without KVM or without perf and its KVM tracepoints.  The same
+holds for a boot in rounds (`--rounds 3`): the guest counts in its first
+round only, and the merged result carries that round's window exactly."""
 import os
 import sys
 import unittest
@@ -20,6 +22,8 @@ KERNEL_WRITE = "pic.out8.single.512"
 
 
 class TwoCounters(unittest.TestCase):
+    ROUNDS = ()
+
     @classmethod
     def setUpClass(cls):
         need_kvm()
@@ -30,7 +34,7 @@ class TwoCounters(unittest.TestCase):
         cls.b = run("--accel", "kvm", "--boot", "direct", "--suite", "pio",
                     "--case", ",".join(USER_CASES + (KERNEL_CASE, KERNEL_WRITE)),
                     "--exit-counter", "both", "--cmdline", "samples=5",
-                    "--timeout", "300", timeout=400)
+                    "--timeout", "300", *cls.ROUNDS, timeout=400)
 
     def test_status_ok_and_both_counters_used(self):
         self.assertEqual(self.b.status, 0, self.b.describe())
@@ -66,6 +70,23 @@ class TwoCounters(unittest.TestCase):
         r = self.b.result(USER_CASES[0])
         self.assertGreaterEqual(r["exits_background_per_s"], 0)
         self.assertIsNotNone(r["exits_background_max"])
+
+
+class TwoCountersInRounds(TwoCounters):
+    """Every test above, on a boot of three rounds."""
+    ROUNDS = ("--rounds", "3")
+
+    def test_counted_in_the_first_round_only(self):
+        for case in USER_CASES + (KERNEL_CASE,):
+            r = self.b.result(case)
+            self.assertEqual(len(r["rounds"]), 3, case)
+            self.assertEqual(r["ops"], r["rounds"][0]["ops"], r)
+            self.assertEqual(r["ops_total"], sum(p["ops"] for p in r["rounds"]), r)
+            self.assertLess(r["ops"], r["ops_total"], r)
+        syncs = [l for l in self.b.serial.splitlines() if '"type":"sync"' in l]
+        self.assertTrue(syncs)
+        self.assertFalse([l for l in self.b.serial.splitlines()
+                          if '"round":1' in l and '"sync":' in l])
 
 
 if __name__ == "__main__":

@@ -144,7 +144,7 @@ class SealedStatus(unittest.TestCase):
                           status["checks_failed"]), ("status", "check-failed", 1))
         self.assertEqual((end["type"], end["status"], end["lines"]),
                          ("end", "check-failed", len(lines) - 1))
-        self.assertEqual(b.results["schema"], 2)
+        self.assertEqual(b.results["schema"], 3)
 
 
 class KilledRunner(unittest.TestCase):

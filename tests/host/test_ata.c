@@ -700,6 +700,47 @@ static void test_atapi_packet_sequence(void)
 	CHECK(fake_io_log[0].port == ATA_SECONDARY_CMD + 7 || fake_io_log[0].port == ATA_SECONDARY_CMD + 1);
 }
 
+/* What the suite's control replays: every data phase, heard in order. */
+static u32 heard[16], n_heard;
+
+static void hear_phase(u32 bytes, bool in)
+{
+	if (n_heard < 16)
+		heard[n_heard] = bytes << 1 | in;
+	n_heard++;
+}
+
+static void test_phases_heard(void)
+{
+	static u8 buf[40 * 512] __attribute__((aligned(4096)));
+	static const u32 atapi_want[] = { 12 << 1, 3002 << 1 | 1, 3002 << 1 | 1,
+					  3002 << 1 | 1, 3002 << 1 | 1, 280 << 1 | 1 };
+	u32 i;
+
+	setup_drives();
+	CHECK_EQ_S64(ata_set_multiple(&hd, 16), 0);
+	n_heard = 0;
+	ata_phase_seen = hear_phase;
+	CHECK_EQ_S64(ata_read(&hd, 10, 40, buf, ATA_XFER_LOOP16, true, true), 0);
+	CHECK_EQ_U64(n_heard, 3);              /* DRQ blocks of 16, 16, 8 sectors */
+	CHECK_EQ_U64(heard[0], 8192u << 1 | 1);
+	CHECK_EQ_U64(heard[2], 4096u << 1 | 1);
+	n_heard = 0;
+	CHECK_EQ_S64(ata_write(&hd, 200, 2, buf, ATA_XFER_REP32, false, false), 0);
+	CHECK_EQ_U64(n_heard, 2);
+	CHECK_EQ_U64(heard[1], 512u << 1);     /* out */
+	CHECK_EQ_S64(atapi_ready(&cd), 0);
+	CHECK_EQ_S64(atapi_read_capacity(&cd), 0);
+	atapi_block = 3002;
+	n_heard = 0;
+	CHECK_EQ_S64(atapi_read(&cd, 5, 6, buf, ATA_XFER_REP16, false), 0);
+	atapi_block = 2048;
+	ata_phase_seen = 0;
+	CHECK_EQ_U64(n_heard, ARRAY_SIZE(atapi_want));   /* the CDB, then the device's blocks */
+	for (i = 0; i < ARRAY_SIZE(atapi_want) && i < n_heard; i++)
+		CHECK_EQ_U64(heard[i], atapi_want[i]);
+}
+
 static void test_find_channels(void)
 {
 	struct ata_channel c[2];
@@ -738,6 +779,7 @@ int main(void)
 	RUN(test_errors_named, "ata: device error and timeout name drive and command");
 	RUN(test_atapi, "atapi: ready, capacity, READ(10)/(12) every method");
 	RUN(test_atapi_packet_sequence, "atapi: CDB words and byte count per block");
+	RUN(test_phases_heard, "ata: every data phase (DRQ block, CDB) heard with its size");
 	RUN(test_find_channels, "ata: PCI legacy/native channels, q35 without IDE");
 	return check_summary();
 }

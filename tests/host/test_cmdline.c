@@ -76,6 +76,12 @@ static void test_numbers(void)
 	CHECK_EQ_U64(cfg.budget_ms, 600000);
 	CHECK_EQ_S64(parse("budget_ms=0600"), 0);
 	CHECK_EQ_U64(cfg.budget_ms, 600);
+	CHECK_EQ_S64(parse(""), 0);
+	CHECK_EQ_U64(cfg.rounds, 1);
+	CHECK_EQ_S64(parse("rounds=4"), 0);
+	CHECK_EQ_U64(cfg.rounds, 4);
+	CHECK_EQ_S64(parse("rounds=16"), 0);
+	CHECK_EQ_U64(cfg.rounds, 16);
 }
 
 static void test_bools(void)
@@ -167,6 +173,8 @@ static void test_errors(void)
 		{ "foo=1", "unknown key 'foo'" },
 		{ "=1", "unknown key ''" },
 		{ "Samples=5", "unknown key 'Samples'" },
+		{ "rounds=0", "bad value '0' for key 'rounds' (expected 1..16)" },
+		{ "rounds=17", "bad value '17' for key 'rounds' (expected 1..16)" },
 		{ "samples=2", "bad value '2' for key 'samples' (expected 3..10000)" },
 		{ "samples=10001", "bad value '10001' for key 'samples' (expected 3..10000)" },
 		{ "samples=", "bad value '' for key 'samples' (expected 3..10000)" },

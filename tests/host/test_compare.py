@@ -244,8 +244,8 @@ class Refusals(unittest.TestCase):
                      ["different suites"])
 
     def test_different_schema(self):
-        path = self.edited("tcg-aa.json", lambda d: d.update(schema=3))
-        self.refused(fixture("tcg-base.json"), path, ["schema 3"])
+        path = self.edited("tcg-aa.json", lambda d: d.update(schema=99))
+        self.refused(fixture("tcg-base.json"), path, ["schema 99"])
 
     def test_hand_edited_median(self):
         def edit(d):

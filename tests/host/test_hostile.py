@@ -419,11 +419,11 @@ class CompareInputs(Cli):
 
     def test_unknown_schema_is_refused(self):
         doc = self.doc()
-        doc["schema"] = 3
+        doc["schema"] = 99
         path = self.write("s3.json", json.dumps(doc))
         proc = self.cli("compare", self.SCHEMA2, path)
         self.assertEqual(proc.returncode, 11, proc.stderr)
-        self.assertIn("schema 3", proc.stderr)
+        self.assertIn("schema 99", proc.stderr)
 
     def test_deep_and_infinite_inputs_are_refused(self):
         for name, text in (("deep.json", "[" * 5000 + "]" * 5000),

@@ -60,8 +60,11 @@ static const char *check_line(const char *name)
 	return "";
 }
 
-/* Boot the suite on a blob whose byte `bad` (or none, -1) is wrong. */
-static void run_suite(int bad)
+#define CASES "case=fwcfg.in8.*.512,fwcfg.in8.*.4096.split"
+
+/* Boot the suite with these kernel words on a blob whose byte `bad` (or
+ * none, -1) is wrong. */
+static void run_suite_words(int bad, const char *words)
 {
 	static struct tm_config cfg;
 	char err[160];
@@ -84,10 +87,23 @@ static void run_suite(int bad)
 	tsc.khz = 2000000;
 	CHECK(fw_cfg_init());
 	cmdline_defaults(&cfg);
-	CHECK_EQ_S64(cmdline_parse("case=fwcfg.in8.*.512,fwcfg.in8.*.4096.split", &cfg, err,
-				   sizeof(err)), 0);
+	CHECK_EQ_S64(cmdline_parse(words, &cfg, err, sizeof(err)), 0);
 	bench_init(&cfg);
 	suite_pio(&cfg);
+}
+
+static void run_suite(int bad)
+{
+	run_suite_words(bad, CASES);
+}
+
+static u32 lines_with(const char *a, const char *b)
+{
+	u32 i, n = 0;
+
+	for (i = 0; i < fake_console_n; i++)
+		n += strstr(fake_console_lines[i], a) && strstr(fake_console_lines[i], b);
+	return n;
 }
 
 static void test_good_blob(void)
@@ -112,9 +128,37 @@ static void test_bad_byte_fails_cases(void)
 	CHECK_CONTAINS(check_line("fwcfg.cases"), "4 fw_cfg cases, 2 with wrong data");
 }
 
+/* rounds=2: two result lines per case, one check over both rounds that
+ * counts cases, not case-rounds. */
+static void test_rounds_check_once(void)
+{
+	run_suite_words(4000, CASES " rounds=2");
+	CHECK_EQ_U64(lines_with("\"type\":\"result\"", "\"round\":0"), 4);
+	CHECK_EQ_U64(lines_with("\"type\":\"result\"", "\"round\":1"), 4);
+	CHECK_EQ_U64(lines_with("\"type\":\"check\"", "fwcfg.cases"), 1);
+	CHECK_CONTAINS(check_line("fwcfg.cases"), "4 fw_cfg cases, 2 with wrong data");
+}
+
+/* The DMA case's control: the descriptor writes and the poll, no port
+ * access and no data moved (the device moves it, inside the trap). */
+static void test_dma_control_traps_nothing(void)
+{
+	static u8 buf[4096];
+
+	run_suite(-1);
+	fake_io_reset();
+	memset(buf, 0x33, sizeof(buf));
+	CHECK_EQ_S64(fw_cfg_dma_read_control(0x20, buf, sizeof(buf)), 0);
+	CHECK_EQ_U64(fake_io_total, 0);
+	CHECK_EQ_U64(buf[0], 0x33);
+	CHECK_EQ_U64(buf[4095], 0x33);
+}
+
 int main(void)
 {
 	RUN(test_good_blob, "pio: fw_cfg cases read the blob right, checks pass");
+	RUN(test_rounds_check_once, "pio: rounds=2 runs each case twice and checks it once");
 	RUN(test_bad_byte_fails_cases, "pio: one wrong blob byte fails the per-case data check");
+	RUN(test_dma_control_traps_nothing, "pio: the fw_cfg DMA control makes no port access");
 	return check_summary();
 }

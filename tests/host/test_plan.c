@@ -54,9 +54,21 @@ static void test_bad(void)
 	CHECK_CONTAINS(err, "plan line 2: case a listed twice");
 }
 
+static void test_round_split(void)
+{
+	CHECK_EQ_U64(plan_round_samples(31, 1), 31);
+	CHECK_EQ_U64(plan_round_samples(31, 4), 8);
+	CHECK_EQ_U64(plan_round_samples(32, 4), 8);
+	CHECK_EQ_U64(plan_round_samples(33, 4), 9);
+	CHECK_EQ_U64(plan_round_samples(2, 4), 1);
+	CHECK_EQ_U64(plan_round_samples(10000, 16), 625);
+	CHECK_EQ_U64(plan_round_samples(7, 0), 7);
+}
+
 int main(void)
 {
 	RUN(test_good, "plan: lines parsed, entries found by suite and case");
+	RUN(test_round_split, "plan: a case's samples split over rounds, rounded up");
 	RUN(test_bad, "plan: every malformed line is an error naming it");
 	return check_summary();
 }

@@ -76,6 +76,24 @@ class Expand(unittest.TestCase):
         self.assertEqual(rec["cycles_per_exit_model"],
                          resultform.decimal(92468194, 4097, 1))
 
+    def test_control_none_says_why_and_never_beside_a_control(self):
+        rec = json.loads(json.dumps(LINE))
+        del rec["cycles_control"]
+        rec["control_none"] = "only the interrupt itself does what the op does"
+        resultform.expand(rec, RUN3)
+        self.assertNotIn("cycles_net", rec)
+        self.assertEqual(rec["control_none"],
+                         "only the interrupt itself does what the op does")
+        for why in ("", 5, ["x"]):
+            bad = json.loads(json.dumps(LINE))
+            del bad["cycles_control"]
+            bad["control_none"] = why
+            with self.assertRaises(resultform.FormError):
+                resultform.expand(bad, RUN3)
+        with self.assertRaises(resultform.FormError) as err:
+            self.expanded(control_none="none declared")
+        self.assertIn("not both", str(err.exception))
+
     def test_control_slower_gives_zero_per_exit(self):
         rec = self.expanded(cycles_control=[1, 1, 99999999, 1, 1])
         self.assertEqual(rec["cycles_per_exit_model"], 0.0)

@@ -109,6 +109,32 @@ class Report(unittest.TestCase):
                                         [dict(res, cycles_net={"median": 30})]])
         self.assertEqual(agg[0]["cycles_net"], {"median": 20})
 
+    def test_control_none_is_said_not_blank(self):
+        why = "only the interrupt itself does what the op does"
+        res = [{"suite": "exits", "case": "ipi.%d" % i, "method": "single",
+                "cycles": {"median": 1000}, "control_none": why}
+               for i in range(5)]
+        self.assertEqual(report.result_row(res[0])[4:6], ["n/a", "-"])
+        text = report.render_report({}, {}, res, [], [])
+        self.assertIn("  control n/a: %s (ipi.0, ipi.1, ipi.2 and 2 more)" % why,
+                      text)
+        agg = report.aggregate_results([res[:1], res[:1]])
+        self.assertEqual(report.result_row(agg[0])[4], "n/a")
+        plain = {"suite": "pio", "case": "a", "cycles": {"median": 1}}
+        self.assertEqual(report.result_row(plain)[4], "-")
+        self.assertNotIn("control n/a", report.render_report({}, {}, [plain], [], []))
+
+    def test_firmware_cross_check(self):
+        qboot = {"firmware": "qboot", "firmware_vendor": "qboot"}
+        self.assertIsNone(run_cmd.firmware_problem(qboot, "qboot"))
+        self.assertIsNone(run_cmd.firmware_problem({"firmware": "uefi"}, "uefi"))
+        self.assertIsNone(run_cmd.firmware_problem(None, "bios"))
+        said = run_cmd.firmware_problem({"firmware": "bios", "firmware_vendor": ""},
+                                        "qboot")
+        self.assertEqual(said, "guest names its firmware 'bios' (SMBIOS BIOS "
+                         "vendor: none read) but the runner booted 'qboot'")
+        self.assertIn("vendor: qboot", run_cmd.firmware_problem(qboot, "bios"))
+
     def test_time_per_suite(self):
         times = run_cmd.suite_times([("pio", 0.9), ("exits", 12.0)], 12.5)
         self.assertEqual(times, {"boot_s": 0.9, "suite_s": [["pio", 11.1],

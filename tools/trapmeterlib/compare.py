@@ -45,7 +45,7 @@ EXITS_FLOOR = 0.5           # exits/op below this count as "no exit"
 EXITS_MODEL_SHARE = 0.05    # ... and beyond 5 % of the model's count
 MAX_ABS = 1e300             # larger numbers are refused as corrupt
 MAX_BOOTS = 1000
-KNOWN_SCHEMAS = (1, 2)     # 2: status sealed in the dump; same results
+KNOWN_SCHEMAS = (1, 2, 3)  # 2: status sealed in the dump; 3: rounds merged
 # Metrics results may carry from other suites: higher is better.
 GENERIC_RE = re.compile(r"(^|_)(mib_s|mb_s|gib_s|pps|kpps|mpps|gbps|mbps|packets_per_s)$")
 # Fields that identify what a result measured; any change = hand edit.

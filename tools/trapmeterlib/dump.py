@@ -17,14 +17,17 @@ record's count and CRC; the human END line must agree with it.  Schema-1
 dumps (no status record) take the status from the END line.  Schema 3
 sends result lines in a compact form (tools/trapmeterlib/resultform.py),
 expanded here to the schema-2 record as each line arrives, so every
-reader (and compare's replay of the stored lines) sees the same record."""
+reader (and compare's replay of the stored lines) sees the same record.
+A case measured in rounds (kernel word rounds=N, one result line per
+round) is merged into one result as its lines arrive
+(tools/trapmeterlib/rounds.py)."""
 
 import json
 import math
 import re
 import zlib
 
-from . import resultform
+from . import resultform, rounds
 from .status import GUEST_STATUS
 
 TM_PREFIX = b"@tm "
@@ -231,6 +234,7 @@ class DumpParser:
         self._after_end = 0
         self._starts = 0
         self._context = []
+        self._rounds = rounds.Merger(self.dump.results)
 
     def feed(self, chunk):
         """Add raw serial bytes; return the @tm records completed by them.
@@ -302,6 +306,7 @@ class DumpParser:
         self._starts += 1
         keep = self.dump.bytes_received
         self.dump = Dump()
+        self._rounds = rounds.Merger(self.dump.results)
         self.dump.bytes_received = keep
         self.dump.started = True
         self.dump.version = clean_text(version)
@@ -352,6 +357,8 @@ class DumpParser:
             dump.run = obj
         elif kind == "status" and dump.sealed is None:
             dump.sealed = obj
+        elif kind == "result" and self._rounds.add(obj, dump.run):
+            pass            # one round of a case: merged (rounds.py)
         elif kind in COLLECTED:
             if kind == "exception":
                 obj["console_before"] = list(self._context)

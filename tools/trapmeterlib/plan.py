@@ -18,6 +18,8 @@ undisturbed boots here against 1.3 % over 31 (docs/design.md)."""
 import json
 import os
 
+from . import rounds
+
 FWCFG_PLAN = "opt/trapmeter/plan"
 PLAN_FILE = "plan.txt"
 # Limits the guest enforces too (kernel/plan.h).
@@ -132,17 +134,34 @@ def qemu_args(entries, tmpdir):
                                             path.replace(",", ",,"))]
 
 
+def _taken(res):
+    """(iters, samples) a result took: with rounds, every round's iters
+    (one value when they agree) and the total."""
+    parts = res.get("rounds")
+    if isinstance(parts, list) and parts:
+        iters = {p.get("iters") for p in parts if isinstance(p, dict)}
+        return (iters.pop() if len(iters) == 1 else sorted(iters, key=str),
+                res.get("samples"))
+    return res.get("iters"), res.get("samples")
+
+
 def deviations(entries, results):
     """Planned cases whose result did not take exactly the planned iters
-    and samples (the guest honours the plan; this is the runner's check)."""
+    and samples (the guest honours the plan; this is the runner's check).
+    A case in R rounds takes ceil(samples / R) per round (rounds.py)."""
     planned = {(s, c): (i, n) for s, c, i, n in entries}
     out = []
     for res in results:
         want = planned.get((res.get("suite"), res.get("case")))
-        if want and (res.get("iters"), res.get("samples")) != want:
+        if not want:
+            continue
+        parts = res.get("rounds")
+        count = len(parts) if isinstance(parts, list) and parts else 1
+        want = (want[0], rounds.planned_total(want[1], count))
+        got = _taken(res)
+        if got != want:
             out.append("%s: planned iters %d samples %d, got %r %r"
-                       % (res.get("case"), want[0], want[1],
-                          res.get("iters"), res.get("samples")))
+                       % (res.get("case"), want[0], want[1], got[0], got[1]))
     return out
 
 

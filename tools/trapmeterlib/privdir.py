@@ -13,9 +13,25 @@ PREFIX = "trapmeter-"
 NAME_RE = re.compile(r"^trapmeter-(\d+)-[A-Za-z0-9_]+$")
 
 
-def make():
-    """A new private directory for this run (mode 0700)."""
-    return tempfile.mkdtemp(prefix="%s%d-" % (PREFIX, os.getpid()))
+def make(tag=""):
+    """A new private directory for this run (mode 0700); TAG (letters and
+    digits, e.g. "ab") says which command made it: trapmeter-PID-TAG_XXXX."""
+    return tempfile.mkdtemp(prefix="%s%d-%s" % (PREFIX, os.getpid(),
+                                                 tag + "_" if tag else ""))
+
+
+def fresh(tag, say=None):
+    """remove_stale(), each removal told to SAY, then make(TAG): what every
+    command that keeps files of its own between boots starts with."""
+    for gone in remove_stale():
+        if say:
+            say("removed %s, left by a dead run" % gone)
+    return make(tag)
+
+
+def remove(path):
+    """Remove a private directory and everything in it."""
+    shutil.rmtree(path, ignore_errors=True)
 
 
 def pid_alive(pid):

@@ -19,8 +19,10 @@ from .status import status_name
 
 PAIRED_METHODS = ("rep", "dma")
 # results.json schema: 2 since the guest's status is sealed in its dump
-# (the status record); compare reads 1 and 2.
-RESULTS_SCHEMA = 2
+# (the status record); 3 since a case measured in rounds (rounds=N) is one
+# merged result whose samples are the total and whose "rounds" keeps each
+# round's figures (tools/trapmeterlib/rounds.py); compare reads 1, 2, 3.
+RESULTS_SCHEMA = 3
 COLUMNS = [("case", "<"), ("method", "<"), ("bytes", ">"),
            ("cycles/op (median)", ">"), ("control", ">"), ("net", ">"),
            ("cycles/unit", ">"),
@@ -57,6 +59,34 @@ def fmt_net(res):
     hypervisor rep movs is emulated per unit, rep ins is not)."""
     net = median_cycles(res, "cycles_net")
     return "<0" if net is not None and net < 0 else fmt_num(net)
+
+
+def fmt_control(res):
+    """The control's median; "n/a" when the case says why it has none."""
+    if res.get("control_none") and median_cycles(res, "cycles_control") is None:
+        return "n/a"
+    return fmt_num(median_cycles(res, "cycles_control"))
+
+
+# At most this many case names after a control_none reason in the notes.
+CONTROL_NONE_NAMES = 3
+
+
+def control_none_notes(results):
+    """One note per reason the guest gave for a missing control, with the
+    first cases that gave it."""
+    cases = {}
+    for res in results:
+        why = res.get("control_none")
+        if isinstance(why, str) and why:
+            cases.setdefault(why, []).append(str(res.get("case", "?")))
+    notes = []
+    for why, names in cases.items():
+        shown = ", ".join(names[:CONTROL_NONE_NAMES])
+        more = len(names) - CONTROL_NONE_NAMES
+        notes.append("  control n/a: %s (%s%s)" % (
+            why, shown, " and %d more" % more if more > 0 else ""))
+    return notes
 
 
 def pair_key(result):
@@ -191,7 +221,7 @@ def fmt_speedup(value):
 def result_row(res, with_qmp=False):
     row = [str(res.get("case", "?")), str(res.get("method", "?")),
            fmt_num(res.get("bytes")), fmt_num(median_cycles(res)),
-           fmt_num(median_cycles(res, "cycles_control")), fmt_net(res),
+           fmt_control(res), fmt_net(res),
            fmt_num(res.get("cycles_per_unit")),
            fmt_speedup(res.get("speedup")),
            fmt_num(res.get("exits_model")),
@@ -362,6 +392,7 @@ def render_report(run, info, results, checks, skips):
         lines.append("  control of a REP row: the same loop and set-up with "
                      "the string instruction at zero units (what it moves, "
                      "the trap's handler moves)")
+    lines += control_none_notes(results)
     if any((median_cycles(r, "cycles_net") or 0) < 0 for r in results):
         lines.append("  net <0: the control op (the same loop and set-up "
                      "without the trap) took longer than the case")

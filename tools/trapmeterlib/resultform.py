@@ -58,6 +58,20 @@ def _named(rec, key, names, required):
     rec[key] = dict(zip(names, value))
 
 
+def _control_none(rec):
+    """A result without a control says why (the guest's "control_none");
+    one with a control must not say both."""
+    why = rec.get("control_none")
+    if why is None:
+        return
+    if not isinstance(why, str) or not why:
+        raise FormError("control_none must be a non-empty string (why the "
+                        "case has no control op)")
+    if rec.get("cycles_control") is not None:
+        raise FormError("control_none beside cycles_control: a case has a "
+                        "control op or says why not, not both")
+
+
 def _net_median(cycles, control):
     """The median a cost per exit divides (kernel/bench.c of schema 2)."""
     if control is None:
@@ -65,7 +79,9 @@ def _net_median(cycles, control):
     return max(cycles["median"] - control["median"], 0)
 
 
-def _derive(rec, khz):
+def derive(rec, khz):
+    """Set the figures that are a pure function of the rest (units, plan,
+    net, per unit, ns, cycles per modelled exit)."""
     cycles, control = rec["cycles"], rec.get("cycles_control")
     width, size = rec.get("width"), rec.get("bytes")
     units = size // width if _uint(width) and width and _uint(size) else 1
@@ -86,6 +102,7 @@ def expand(rec, run):
     schema-2 form; FormError names what is wrong with it."""
     for key, names, required in ARRAYS:
         _named(rec, key, names, required)
+    _control_none(rec)
     tsc = run.get("tsc") if isinstance(run, dict) else None
-    _derive(rec, tsc.get("khz") if isinstance(tsc, dict) else None)
+    derive(rec, tsc.get("khz") if isinstance(tsc, dict) else None)
     return rec

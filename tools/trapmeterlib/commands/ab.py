@@ -8,10 +8,9 @@ import os
 import shlex
 import subprocess
 import sys
-import tempfile
 import time
 
-from .. import abtest, compare, plan, report, status
+from .. import abtest, compare, plan, privdir, report, rounds, status
 from . import compare as compare_cmd
 from . import run as run_cmd
 from .common import (PROG, OptionError, Parser, TrapmeterError, repo_root,
@@ -20,7 +19,7 @@ from .common import (PROG, OptionError, Parser, TrapmeterError, repo_root,
 NAME = "ab"
 # run options ab sets itself, per boot
 OWN_RUN_OPTIONS = ("--repeat", "--json", "--log", "--junit", "--plan",
-                   "--no-build")
+                   "--no-build", "--rounds")
 
 
 def add_parser(sub, fmt):
@@ -71,9 +70,17 @@ def add_ab_options(add):
         help="samples per case in the session's plan: at least N (default "
         "%d), fewer only where N samples of a case would take over %.0f ms"
         % (plan.MIN_SAMPLES, plan.WINDOW_MS))
+    add_rounds_option(add)
     add("--no-build", action="store_true", help="do not run make")
     add("-v", "--verbose", action="store_true",
         help="show each run's stderr")
+
+
+def add_rounds_option(add):
+    add("--rounds", type=int, default=rounds.DEFAULT_ROUNDS, metavar="N",
+        help="every boot of both sides runs the plan in N rounds (run "
+        "--rounds; the plan's samples are the total, split over the "
+        "rounds; default %d)" % rounds.DEFAULT_ROUNDS)
 
 
 # ---------------------------------------------------------------- options
@@ -129,6 +136,8 @@ def validate(args):
     for path in (args.a_json, args.b_json):
         if not os.path.isdir(os.path.dirname(os.path.abspath(path))):
             raise OptionError("%s: directory does not exist" % path)
+    if not 1 <= args.rounds <= rounds.MAX_ROUNDS:
+        raise OptionError("--rounds must be 1..%d" % rounds.MAX_ROUNDS)
     if not 3 <= args.min_samples <= plan.MAX_SAMPLES:
         raise OptionError("--min-samples must be 3..%d" % plan.MAX_SAMPLES)
     args.metric_list = [m for m in args.metrics.split(",") if m]
@@ -161,7 +170,7 @@ class Session:
         self.plan = None            # the session's plan (run --plan)
         self.plan_entries = []
         self.use_plan = plan_supported()
-        self.tmp = tempfile.mkdtemp(prefix="trapmeter-ab-")
+        self.tmp = privdir.fresh("ab", say)
         schedule = abtest.look_schedule(args.max_boots, args.looks,
                                         args.alpha)
         self.seq = abtest.Sequential(schedule, args.alpha, args.looks,
@@ -177,7 +186,8 @@ class Session:
     def boot_argv(self, name, out):
         words, qemu_args = self.sides[name]
         argv = [os.path.join(repo_root(), "tools", "trapmeter"), "run",
-                "--no-build", "--repeat", "1", "--json", out] + words
+                "--no-build", "--repeat", "1", "--json", out,
+                "--rounds", str(self.args.rounds)] + words
         if self.plan:
             argv += ["--plan", self.plan]
         return argv + ["--"] + qemu_args
@@ -359,10 +369,4 @@ def command(args, extra=(), after_boot=None):
         rows, warnings = run_session(session)
         return finish(args, session, rows, warnings)
     finally:
-        _cleanup(session.tmp)
-
-
-def _cleanup(path):
-    for name in os.listdir(path):
-        os.unlink(os.path.join(path, name))
-    os.rmdir(path)
+        privdir.remove(session.tmp)

@@ -8,7 +8,8 @@ import subprocess
 import sys
 
 from .. import (breakdown, exitcount, host, ide, junit, mmio, perfcount,
-               pinning, plan, privdir, qemu, report, status, testpmd, virtio)
+               pinning, plan, privdir, qemu, report, rounds, status, testpmd,
+               virtio)
 from ..status import Outcome, decide_boot
 from .common import (OptionError, TrapmeterError, check_words, has_report,
                      repo_root, report_outcome, say)
@@ -52,6 +53,11 @@ def add_parser(sub, fmt):
     add("--log", metavar="FILE", help="save the raw serial output to FILE "
         "(with --repeat: FILE.bootI per boot)")
     add("--quick", action="store_true", help="kernel word quick")
+    add("--rounds", metavar="N", type=int, help="kernel word rounds=N "
+        "(1..%d): suites pio and exits pass N times over their cases, each "
+        "taking 1/N of its samples per pass; a case's rounds are merged "
+        "into one result (minimum over rounds; default 1)"
+        % rounds.MAX_ROUNDS)
     add("--plan", metavar="FILE.json", help="fixed sample plan: run the "
         "cases of FILE.json (an earlier results.json, its first boot) with "
         "exactly their iters and samples; no adaptive sampling")
@@ -98,6 +104,9 @@ def validate_run_options(args):
         args.ide_disk_bytes = ide.parse_size(args.ide_disk_size)
     except ide.IdeOptionError as exc:
         raise OptionError(str(exc))
+    if args.rounds is not None and not 1 <= args.rounds <= rounds.MAX_ROUNDS:
+        raise OptionError("--rounds must be 1..%d (got %d)"
+                          % (rounds.MAX_ROUNDS, args.rounds))
     if args.repeat < 1:
         raise OptionError("--repeat must be at least 1 (got %d)" % args.repeat)
     if args.timeout is not None and not args.timeout > 0:
@@ -267,6 +276,8 @@ def prepare(session):
             args.boot, words,
             pci_devices=bool(mmio.wanted(words, args.mmio_devices)))
         session.config["firmware"] = args.firmware
+    if args.rounds is not None:
+        words.append("rounds=%d" % args.rounds)
     if count:
         words.append("sync=on")
     words = qemu.runner_table_off(words)
@@ -500,6 +511,8 @@ def one_boot(session, cfg, argv, tmpdir, index, timeout):
         boot.dump, session.config.get("virtio")))
     session.boots[-1].update(suite_times(session.suite_marks, boot.wall_s))
     check_cmdline(boot.dump, cfg)
+    if firmware_problem(boot.dump.run, cfg.firmware):
+        say("warning: " + firmware_problem(boot.dump.run, cfg.firmware))
     for problem in plan.deviations(args.plan_entries or [], boot.dump.results):
         say("warning: plan not followed: " + problem)
     report_outcome(outcome, boot.dump, boot.stderr_text, args.verbose)
@@ -570,15 +583,31 @@ def check_cmdline(dump, cfg):
             % (seen, run.get("cmdline_source"), cfg.cmdline))
 
 
+def firmware_problem(run, booted):
+    """The guest names its firmware itself (kernel/firmware.c: SMBIOS BIOS
+    vendor); a sentence when that is not the firmware the runner booted,
+    else None."""
+    seen = run.get("firmware") if isinstance(run, dict) else None
+    if not isinstance(seen, str) or seen == booted:
+        return None
+    vendor = run.get("firmware_vendor") or "none read"
+    return ("guest names its firmware %r (SMBIOS BIOS vendor: %s) but the "
+            "runner booted %r" % (seen, vendor, booted))
+
+
 def suite_times(marks, wall):
     """{"boot_s": QEMU start to the first suite line, "suite_s": [[suite,
-    seconds to the next suite line or QEMU's exit]]}."""
+    seconds to the next suite line or QEMU's exit]]}; a suite run in
+    rounds (a suite line per round) gets the sum, at its first place."""
     if not marks or wall is None:
         return {}
     ends = [t for _name, t in marks[1:]] + [wall]
+    totals = {}
+    for (name, start), end in zip(marks, ends):
+        totals[name] = totals.get(name, 0.0) + end - start
     return {"boot_s": round(marks[0][1], 3),
-            "suite_s": [[name, round(end - start, 3)]
-                        for (name, start), end in zip(marks, ends)]}
+            "suite_s": [[name, round(total, 3)]
+                        for name, total in totals.items()]}
 
 
 def header_info(session, cfg, wall, title=None):

@@ -12,10 +12,9 @@ import json
 import os
 import shutil
 import sys
-import tempfile
 import time
 
-from .. import compare, host, report, status
+from .. import compare, host, privdir, report, status
 from . import ab as ab_cmd
 from . import compare as compare_cmd
 from .common import OptionError, TrapmeterError, repo_root, say
@@ -65,6 +64,7 @@ def add_parser(sub, fmt):
     add("--max-sessions", type=int, metavar="N",
         help="run at most N new ab sessions in this sitting (with "
         "--resume: the rest in later ones)")
+    ab_cmd.add_rounds_option(add)
     add("--no-build", action="store_true", help="do not run make")
     add("-v", "--verbose", action="store_true")
     compare_cmd.add_verdict_options(add)
@@ -148,7 +148,9 @@ def exits_to_qemu(doc):
     total = 0.0
     for results in compare.boot_results(doc):
         for res in results:
-            ex, ops = res.get("exits_measured"), res.get("ops")
+            # rounds: the exits of one counted round, the shim delays all
+            ex = res.get("exits_measured")
+            ops = res.get("ops_total", res.get("ops"))
             if res.get("handler") == "user" and isinstance(ex, (int, float)) \
                     and isinstance(ops, (int, float)) and ex > 0:
                 total += ex * ops
@@ -402,12 +404,12 @@ def command(args, extra=()):
     if not args.no_build:
         ab_cmd.run_cmd.ensure_built(repo_root())
     args.run_options = run_words
-    tmp = tempfile.mkdtemp(prefix="trapmeter-sens-")
+    tmp = privdir.fresh("sens", say)
     begin = time.monotonic()
     try:
         return sessions_and_table(args, levels, qemu, shim, tmp, begin, extra)
     finally:
-        shutil.rmtree(tmp, ignore_errors=True)
+        privdir.remove(tmp)
 
 
 def new_session_allowed(args, name, delay_ns, ran):
