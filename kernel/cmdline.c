@@ -48,6 +48,7 @@ void cmdline_defaults(struct tm_config *cfg)
 	cfg->hypercall = true;
 	cfg->rep = true;
 	cfg->budget_ms = 60;
+	cfg->table = true;
 	cfg->rounds = 1;
 }
 
@@ -213,6 +214,7 @@ static const struct cmdline_key cmdline_keys[] = {
 	{ "rounds", cmdline_apply_rounds, "1..16", 0 },
 	CMDLINE_BOOL_KEY(lava),
 	CMDLINE_BOOL_KEY(fail_check),
+	CMDLINE_BOOL_KEY(table),
 	{ "virtio_path", cmdline_apply_virtio_path, "normal, mergeable", 0 },
 };
 
@@ -284,7 +286,7 @@ static int cmdline_word(struct tm_config *cfg, struct cmdline_tok word,
 		return -EINVAL;
 	}
 	cmdline_error(err, errlen,
-		      "unknown key '%.*s%s' (expected suite, case, samples, quick, verbose, fault, hypercall, rep, sync, budget_ms, rounds, lava, fail_check, pvm)",
+		      "unknown key '%.*s%s' (expected suite, case, samples, quick, verbose, fault, hypercall, rep, sync, budget_ms, rounds, lava, fail_check, pvm, table, virtio_path)",
 		      cmdline_echo_len(key), key.s, cmdline_echo_more(key));
 	return -EINVAL;
 }

@@ -17,6 +17,8 @@
  *   lava=B          TM_LAVA lines for a LAVA monitor (kernel/lava.h)
  *   fail_check=B    test hook: report one failing check (hook.fail_check)
  *   pvm=B           the KVM backend is PVM: skip what stops the VM there
+ *   table=B         the console's table of results (default on; the
+ *                   runner, which prints its own, sets it off)
  *   virtio_path=P   normal (one 2 KiB receive buffer per frame) or
  *                   mergeable (VIRTIO_NET_F_MRG_RXBUF, 512 B buffers)
  * Duplicate keys: the last one wins.
@@ -50,6 +52,7 @@ struct tm_config {
 	bool pvm;		/* default off; the runner sets it on a PVM backend: cases
 				 * that stop the VM there (KVM internal error) skip */
 	bool virtio_mergeable;	/* virtio_path=mergeable: MRG_RXBUF receive path */
+	bool table;		/* default on; off: no console table row per case */
 };
 
 #define SUITE_PIO    (1u << 0)

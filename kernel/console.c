@@ -10,6 +10,7 @@
 #include "kernel/console.h"
 #include "lib/fmt.h"
 #include "kernel/dump.h"
+#include "lib/json.h"
 #include "drivers/uart16550.h"
 
 #define PRINTF_CHUNK 128
@@ -82,6 +83,13 @@ void tm_line(const char *json)
 	/* jw_finish() gives NULL when a line overflowed its buffer: the dump
 	 * says so rather than emit half an object, and counts it */
 	tm_dump_line(&dump, json);
+}
+
+void tm_record(struct jw *w)
+{
+	const char *json = jw_finish(w);
+
+	tm_dump_text(&dump, json, json ? w->len : 0);
 }
 
 u32 tm_lines_dropped(void)

@@ -17,21 +17,24 @@ void tm_dump_init(struct tm_dump *d, dump_write_fn write)
 	d->dropped = 0;
 }
 
-void tm_dump_line(struct tm_dump *d, const char *json)
+void tm_dump_text(struct tm_dump *d, const char *json, size_t len)
 {
-	size_t len;
-
 	if (!json) {
 		json = TM_DUMP_DROPPED;
+		len = sizeof(TM_DUMP_DROPPED) - 1;
 		d->dropped++;
 	}
-	len = kstrlen(json);
 	d->write(DUMP_PREFIX, sizeof(DUMP_PREFIX) - 1);
 	d->write(json, len);
 	d->write("\n", 1);
 	d->lines++;
 	d->crc = crc32_update(d->crc, json, len);
 	d->crc = crc32_update(d->crc, "\n", 1);
+}
+
+void tm_dump_line(struct tm_dump *d, const char *json)
+{
+	tm_dump_text(d, json, json ? kstrlen(json) : 0);
 }
 
 void tm_dump_end(struct tm_dump *d, const char *status, u32 checks_failed)

@@ -69,7 +69,7 @@ static int sync_line(const char *case_name, const char *phase,
 		sync_emit(&w, report);
 	}
 	jw_obj_end(&w);
-	tm_line(jw_finish(&w));
+	tm_record(&w);
 	byte = sync_wait(polls);
 	if (byte < 0)
 		rec->timeouts++;

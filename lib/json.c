@@ -10,84 +10,145 @@ void jw_init(struct jw *w, char *buf, size_t cap)
 	*w = (struct jw){ .buf = buf, .cap = cap };
 }
 
+/* Under a software hypervisor every guest instruction costs about a
+ * microsecond and a result line is ~450 bytes: strings are scanned once
+ * with a table and copied a word at a time, and a piece whose length is
+ * known is checked against the capacity once. */
+typedef u64 __attribute__((may_alias, aligned(1))) jw_word;
+typedef u32 __attribute__((may_alias, aligned(1))) jw_half;
+
+/* The write position for n more bytes (one stays for the NUL), or NULL
+ * with overflow set; the caller then adds n to len. */
+static char *jw_reserve(struct jw *w, size_t n)
+{
+	if (w->overflow || w->len + n >= w->cap) {
+		w->overflow = true;
+		return NULL;
+	}
+	return w->buf + w->len;
+}
+
+/* n bytes in a few instructions whatever n: short runs as two
+ * overlapping pieces (the way small memcpys are done). */
+static void jw_copy(char *p, const char *s, size_t n)
+{
+	if (n >= 8) {
+		for (; n > 8; n -= 8, p += 8, s += 8)
+			*(jw_word *)p = *(const jw_word *)s;
+		*(jw_word *)(p + n - 8) = *(const jw_word *)(s + n - 8);
+	} else if (n >= 4) {
+		*(jw_half *)p = *(const jw_half *)s;
+		*(jw_half *)(p + n - 4) = *(const jw_half *)(s + n - 4);
+	} else if (n) {
+		p[0] = s[0];
+		p[n / 2] = s[n / 2];
+		p[n - 1] = s[n - 1];
+	}
+}
+
 static void jw_putc(struct jw *w, char c)
 {
-	if (w->overflow)
-		return;
-	if (w->len + 1 >= w->cap) {
-		w->overflow = true;
-		return;
+	char *p = jw_reserve(w, 1);
+
+	if (p) {
+		*p = c;
+		w->len++;
 	}
-	w->buf[w->len++] = c;
 }
 
-/* n bytes with one capacity check: under a software hypervisor every
- * guest instruction costs about a microsecond, and a line is ~500 bytes. */
 static void jw_append(struct jw *w, const char *s, size_t n)
 {
-	char *p;
+	char *p = jw_reserve(w, n);
 
-	if (w->overflow)
-		return;
-	if (w->len + n >= w->cap) {
-		w->overflow = true;
-		return;
+	if (p) {
+		jw_copy(p, s, n);
+		w->len += n;
 	}
-	p = w->buf + w->len;
-	w->len += n;
-	while (n--)
-		*p++ = *s++;
 }
 
-static void jw_puts(struct jw *w, const char *s)
+/* Printable ASCII but '"' (0x22) and '\\' (0x5c): written as it is. */
+static const bool jw_plain[256] = {
+	[0x20 ... 0x21] = true, [0x23 ... 0x5b] = true, [0x5d ... 0x7e] = true,
+};
+
+/* The end of the plain run from s (at its NUL, or at a byte to escape). */
+static const char *jw_plain_end(const char *s)
 {
-	const char *e = s;
-
-	while (*e)
-		e++;
-	jw_append(w, s, (size_t)(e - s));
+	while (jw_plain[(u8)*s])
+		s++;
+	return s;
 }
 
-static bool jw_plain(u8 c)
-{
-	return c >= 0x20 && c < 0x7f && c != '"' && c != '\\';
-}
-
-static void jw_quoted(struct jw *w, const char *s)
+static void jw_escape(struct jw *w, u8 c)
 {
 	static const char hex[] = "0123456789abcdef";
-	const char *run;
+	char e[6] = { '\\', (char)c };
 
+	if (c == '"' || c == '\\') {
+		jw_append(w, e, 2);
+		return;
+	}
+	e[1] = 'u';
+	e[2] = e[3] = '0';
+	e[4] = hex[c >> 4];
+	e[5] = hex[c & 15];
+	jw_append(w, e, 6);
+}
+
+/* A string with escapes: run by run. */
+static void jw_quoted_slow(struct jw *w, const char *s, const char *e)
+{
 	jw_putc(w, '"');
 	for (;;) {
-		for (run = s; jw_plain((u8)*s); s++)
-			;
-		jw_append(w, run, (size_t)(s - run));
-		if (!*s)
+		jw_append(w, s, (size_t)(e - s));
+		if (!*e)
 			break;
-		if (*s == '"' || *s == '\\') {
-			jw_putc(w, '\\');
-			jw_putc(w, *s);
-		} else {
-			jw_puts(w, "\\u00");
-			jw_putc(w, hex[(u8)*s >> 4]);
-			jw_putc(w, hex[(u8)*s & 15]);
-		}
-		s++;
+		jw_escape(w, (u8)*e);
+		s = e + 1;
+		e = jw_plain_end(s);
 	}
 	jw_putc(w, '"');
+}
+
+/* [lead]"s"[tail] (lead and tail 0: none); a plain string, the usual
+ * case, in one piece. */
+static void jw_quoted(struct jw *w, char lead, const char *s, char tail)
+{
+	const char *e = jw_plain_end(s);
+	size_t n = (size_t)(e - s), k = n + 2 + (lead != 0) + (tail != 0);
+	char *p;
+
+	if (*e) {
+		if (lead)
+			jw_putc(w, lead);
+		jw_quoted_slow(w, s, e);
+		if (tail)
+			jw_putc(w, tail);
+		return;
+	}
+	p = jw_reserve(w, k);
+	if (!p)
+		return;
+	w->len += k;
+	if (lead)
+		*p++ = lead;
+	*p++ = '"';
+	jw_copy(p, s, n);
+	p[n] = '"';
+	if (tail)
+		p[n + 1] = tail;
 }
 
 /* Comma if needed, then "key": when inside an object. */
 static void jw_member(struct jw *w, const char *key)
 {
-	if (w->need_comma[w->depth])
-		jw_putc(w, ',');
+	char comma = w->need_comma[w->depth] ? ',' : 0;
+
 	w->need_comma[w->depth] = true;
-	if (w->depth) {
-		jw_quoted(w, key ? key : "");
-		jw_putc(w, ':');
-	}
+	if (w->depth)
+		jw_quoted(w, comma, key ? key : "", ':');
+	else if (comma)
+		jw_putc(w, comma);
 }
 
 static void jw_open(struct jw *w)
@@ -132,74 +193,100 @@ void jw_obj_end(struct jw *w)
 	w->depth--;
 }
 
-/* A member whose value is already formatted text. */
-static void jw_raw(struct jw *w, const char *key, const char *text)
+/* A member whose value is already formatted text [text, end). */
+static void jw_raw(struct jw *w, const char *key, const char *text, const char *end)
 {
 	jw_member(w, key);
-	jw_puts(w, text);
+	jw_append(w, text, (size_t)(end - text));
 }
+
+#define JW_LIT(s) (s), (s) + sizeof(s) - 1
 
 void jw_str(struct jw *w, const char *key, const char *val)
 {
+	if (!val) {
+		jw_null(w, key);
+		return;
+	}
 	jw_member(w, key);
-	if (val)
-		jw_quoted(w, val);
-	else
-		jw_puts(w, "null");
+	jw_quoted(w, 0, val, 0);
 }
 
-/* Decimal digits of v, right to left: no printf machinery, which costs
- * hundreds of instructions per number. */
-static const char *jw_digits(u64 v, char *end)
+/* "00" "01" ... "99": two digits per division (no printf machinery,
+ * which costs hundreds of instructions a number). */
+static const char jw_pairs[] =
+	"00010203040506070809101112131415161718192021222324252627282930313233343536373839"
+	"40414243444546474849505152535455565758596061626364656667686970717273747576777879"
+	"8081828384858687888990919293949596979899";
+
+/* Decimal digits of v ending just before end; returns the first. */
+static char *jw_digits(u64 v, char *end)
 {
-	*--end = 0;
-	do {
-		*--end = (char)('0' + v % 10);
-		v /= 10;
-	} while (v);
+	while (v >= 100) {
+		u32 r = (u32)(v % 100);
+
+		v /= 100;
+		end -= 2;
+		end[0] = jw_pairs[2 * r];
+		end[1] = jw_pairs[2 * r + 1];
+	}
+	if (v < 10) {
+		*--end = (char)('0' + v);
+	} else {
+		end -= 2;
+		end[0] = jw_pairs[2 * v];
+		end[1] = jw_pairs[2 * v + 1];
+	}
 	return end;
 }
 
+#define JW_NUM_MAX 24		/* a sign, 20 digits, and a separator */
+
 void jw_u64(struct jw *w, const char *key, u64 v)
 {
-	char tmp[24];
+	char tmp[JW_NUM_MAX], *end = tmp + sizeof(tmp);
 
-	jw_raw(w, key, jw_digits(v, tmp + sizeof(tmp)));
+	jw_raw(w, key, jw_digits(v, end), end);
 }
 
 void jw_s64(struct jw *w, const char *key, s64 v)
 {
-	char tmp[24];
-	char *p = (char *)jw_digits(v < 0 ? 0 - (u64)v : (u64)v, tmp + sizeof(tmp));
+	char tmp[JW_NUM_MAX], *end = tmp + sizeof(tmp);
+	char *p = jw_digits(v < 0 ? 0 - (u64)v : (u64)v, end);
 
 	if (v < 0)
 		*--p = '-';
-	jw_raw(w, key, p);
+	jw_raw(w, key, p, end);
 }
 
+/* Each number with its separator (',' or the closing ']') in one copy. */
 void jw_u64s(struct jw *w, const char *key, const u64 *v, size_t n)
 {
-	char tmp[24];
+	char tmp[JW_NUM_MAX], *end = tmp + sizeof(tmp), *p;
 	size_t i;
 
 	jw_member(w, key);
 	jw_putc(w, '[');
+	if (!n)
+		jw_putc(w, ']');
 	for (i = 0; i < n; i++) {
-		if (i)
-			jw_putc(w, ',');
-		jw_puts(w, jw_digits(v[i], tmp + sizeof(tmp)));
+		end[-1] = i + 1 < n ? ',' : ']';
+		p = jw_digits(v[i], end - 1);
+		jw_append(w, p, (size_t)(end - p));
 	}
-	jw_putc(w, ']');
 }
 
 void jw_bool(struct jw *w, const char *key, bool v)
 {
-	jw_raw(w, key, v ? "true" : "false");
+	if (v)
+		jw_raw(w, key, JW_LIT("true"));
+	else
+		jw_raw(w, key, JW_LIT("false"));
 }
 
 void jw_null(struct jw *w, const char *key)
 {
-	jw_raw(w, key, "null");
+	jw_raw(w, key, JW_LIT("null"));
 }
 
 void jw_hex(struct jw *w, const char *key, u64 v)
@@ -207,7 +294,6 @@ void jw_hex(struct jw *w, const char *key, u64 v)
 	static const char hex[] = "0123456789abcdef";
 	char tmp[24], *p = tmp + sizeof(tmp);
 
-	*--p = 0;
 	*--p = '"';
 	do {
 		*--p = hex[v & 15];
@@ -216,7 +302,7 @@ void jw_hex(struct jw *w, const char *key, u64 v)
 	*--p = 'x';
 	*--p = '0';
 	*--p = '"';
-	jw_raw(w, key, p);
+	jw_raw(w, key, p, tmp + sizeof(tmp));
 }
 
 /* Digits by hand, as jw_u64: fmt_decimal's printf costs hundreds of
@@ -228,10 +314,15 @@ void jw_dec(struct jw *w, const char *key, u64 num, u64 den, unsigned places)
 	char tmp[48], *p = tmp + sizeof(tmp);
 	u64 ip, r, frac = 0, scale = 1;
 	unsigned i;
+	int n;
 
 	if (!den || places > 18 || den > ~0ull / 10) {
-		fmt_decimal(tmp, sizeof(tmp), num, den, places);
-		jw_raw(w, key, tmp);
+		n = fmt_decimal(tmp, sizeof(tmp), num, den, places);
+		if (n < 0)
+			n = 0;
+		if ((size_t)n >= sizeof(tmp))
+			n = sizeof(tmp) - 1;
+		jw_raw(w, key, tmp, tmp + n);
 		return;
 	}
 	ip = num / den;
@@ -246,7 +337,6 @@ void jw_dec(struct jw *w, const char *key, u64 num, u64 den, unsigned places)
 		frac = 0;
 		ip++;
 	}
-	*--p = 0;
 	for (i = 0; i < places; i++) {
 		*--p = (char)('0' + frac % 10);
 		frac /= 10;
@@ -257,7 +347,7 @@ void jw_dec(struct jw *w, const char *key, u64 num, u64 den, unsigned places)
 		*--p = (char)('0' + ip % 10);
 		ip /= 10;
 	} while (ip);
-	jw_raw(w, key, p);
+	jw_raw(w, key, p, tmp + sizeof(tmp));
 }
 
 const char *jw_finish(struct jw *w)

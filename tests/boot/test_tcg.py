@@ -72,7 +72,7 @@ class IsoBoot(unittest.TestCase):
         self.assertEqual(b.status, 0, b.describe())
         self.assertEqual(b.boot["run"]["boot"], "multiboot2")
         self.assertEqual(b.boot["run"]["firmware"], "bios")
-        self.assertEqual(b.boot["run"]["cmdline"], "suite=exits")
+        self.assertEqual(b.boot["run"]["cmdline"], "suite=exits table=off")
         self.assertEqual(b.boot["run"]["cmdline_source"], "fw_cfg")
 
     def test_iso_ovmf(self):

@@ -4,6 +4,7 @@
 #include "tests/host/fake_console.h"
 #include "tests/host/fake_fw_cfg.h"
 #include "kernel/console.h"
+#include "lib/json.h"
 #include <stdio.h>
 
 char fake_console_lines[FAKE_CONSOLE_LINES][FAKE_CONSOLE_LINE_MAX];
@@ -26,6 +27,16 @@ void tm_line(const char *json)
 	if (fake_console_n < FAKE_CONSOLE_LINES)
 		snprintf(fake_console_lines[fake_console_n++], FAKE_CONSOLE_LINE_MAX, "%s",
 			 json ? json : "(null)");
+}
+
+/* As the kernel's: the line is the writer's first len bytes. */
+void tm_record(struct jw *w)
+{
+	const char *json = jw_finish(w);
+
+	if (fake_console_n < FAKE_CONSOLE_LINES)
+		snprintf(fake_console_lines[fake_console_n++], FAKE_CONSOLE_LINE_MAX, "%.*s",
+			 json ? (int)w->len : 6, json ? json : "(null)");
 }
 
 u32 fake_console_fw_cfg_read(u16 port, u8 width)

@@ -59,10 +59,33 @@ static void test_vs_bitwise(void)
 	}
 }
 
+/* Eight bytes a step: every start offset within a word and every tail
+ * length, chained at every cut of a 40-byte message. */
+static void test_offsets_and_tails(void)
+{
+	uint8_t buf[64 + 8];
+	uint32_t x = 7;
+
+	for (size_t i = 0; i < sizeof(buf); i++) {
+		x = x * 1103515245u + 12345u;
+		buf[i] = (uint8_t)(x >> 16);
+	}
+	for (size_t off = 0; off < 8; off++)
+		for (size_t n = 0; n <= 64; n++)
+			CHECKF(crc32_update(0, buf + off, n) == crc_bitwise(buf + off, n),
+			       "offset %zu len %zu", off, n);
+	for (size_t cut = 0; cut <= 40; cut++) {
+		uint32_t c = crc32_update(crc32_update(0, buf + 3, cut), buf + 3 + cut, 40 - cut);
+
+		CHECKF(c == crc_bitwise(buf + 3, 40), "40 bytes split at %zu", cut);
+	}
+}
+
 int main(void)
 {
 	RUN(test_check_values, "crc32: known check values");
 	RUN(test_chaining, "crc32: zlib-style chaining");
 	RUN(test_vs_bitwise, "crc32: table vs bitwise reference");
+	RUN(test_offsets_and_tails, "crc32: unaligned starts, tails, chaining");
 	return check_summary();
 }

@@ -157,6 +157,26 @@ static void test_known_crc(void)
 	CHECK_CONTAINS(wire, "\"lines\":3,");
 }
 
+/* With the length given, only those bytes count (no NUL needed); NULL
+ * is a dropped line as for tm_dump_line. */
+static void test_text_with_length(void)
+{
+	struct tm_dump d;
+
+	capture_reset();
+	tm_dump_init(&d, capture);
+	tm_dump_text(&d, "{\"a\":1}XYZ", 7);
+	CHECK_STR(wire, "@tm {\"a\":1}\n");
+	CHECK_EQ_U64(d.crc, ref_crc(0, "{\"a\":1}\n", 8));
+	CHECK_EQ_U64(d.lines, 1);
+	tm_dump_text(&d, NULL, 5);
+	CHECK_EQ_U64(d.dropped, 1);
+	CHECK_EQ_U64(d.lines, 2);
+	CHECK_CONTAINS(wire, "\n@tm " TM_DUMP_DROPPED "\n");
+	CHECK_EQ_U64(d.crc, ref_crc(ref_crc(0, "{\"a\":1}\n", 8), TM_DUMP_DROPPED "\n",
+				    sizeof(TM_DUMP_DROPPED)));
+}
+
 int main(void)
 {
 	RUN(test_check_value, "dump: CRC core check value and first line");
@@ -165,5 +185,6 @@ int main(void)
 	RUN(test_status_is_sealed, "dump: the status line is counted into the end CRC");
 	RUN(test_dropped_line_counted, "dump: a line that did not fit is named and counted as dropped");
 	RUN(test_known_crc, "dump: CRC of known lines vs constants");
+	RUN(test_text_with_length, "dump: a line of known length, and a dropped one");
 	return check_summary();
 }

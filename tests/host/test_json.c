@@ -282,6 +282,79 @@ static void test_overflow(void)
 	}
 }
 
+/* Every writer, escapes and arrays included, at every capacity: a line
+ * that fits is exact, one that does not is NULL and never written past. */
+static void build_mixed(char *b, size_t cap)
+{
+	static const u64 v[] = { 99, 100, 0 };
+
+	jw_init(&w, b, cap);
+	jw_obj_begin(&w);
+	jw_str(&w, "k\"", "a\\b\x01" "c");
+	jw_u64s(&w, "v", v, 3);
+	jw_u64s(&w, "e", v, 0);
+	jw_bool(&w, "t", true);
+	jw_hex(&w, "p", 0x3f8);
+	jw_dec(&w, "d", 1234, 100, 1);
+	jw_s64(&w, "s", -42);
+	jw_key_obj(&w, "o");
+	jw_null(&w, "n");
+	jw_obj_end(&w);
+	jw_obj_end(&w);
+}
+
+static void test_overflow_mixed(void)
+{
+	static const char *const full =
+		"{\"k\\\"\":\"a\\\\b\\u0001c\",\"v\":[99,100,0],\"e\":[],\"t\":true,"
+		"\"p\":\"0x3f8\",\"d\":12.3,\"s\":-42,\"o\":{\"n\":null}}";
+	size_t need = strlen(full) + 1;
+	char small[128];
+
+	build_mixed(buf, sizeof(buf));
+	CHECK_STR(jw_finish(&w), full);
+	for (size_t cap = 0; cap <= need + 2; cap++) {
+		memset(small, '#', sizeof(small));
+		build_mixed(cap ? small : NULL, cap);
+		const char *r = jw_finish(&w);
+		if (cap >= need)
+			CHECKF(r == small && !strcmp(small, full), "cap %zu", cap);
+		else
+			CHECKF(r == NULL && w.overflow, "cap %zu should overflow", cap);
+		CHECKF(cap >= sizeof(small) || small[cap] == '#',
+		       "cap %zu: wrote past the end", cap);
+	}
+}
+
+/* Two digits a division: every length, and both sides of every power of
+ * ten, as printf writes them. */
+static void test_digits(void)
+{
+	char want[32];
+	u64 p = 1;
+
+	for (int k = 0; k < 20; k++, p *= 10) {
+		const u64 vals[] = { p - 1, p, p + 1, p * 5 + 7 };
+
+		for (size_t i = 0; i < ARRAY_SIZE(vals); i++) {
+			jw_init(&w, buf, sizeof(buf));
+			jw_obj_begin(&w);
+			jw_u64(&w, "k", vals[i]);
+			jw_obj_end(&w);
+			snprintf(want, sizeof(want), "{\"k\":%llu}", (unsigned long long)vals[i]);
+			CHECK_STR(jw_finish(&w), want);
+		}
+	}
+	for (u64 v = 0; v < 1000; v++) {
+		jw_init(&w, buf, sizeof(buf));
+		jw_obj_begin(&w);
+		jw_u64s(&w, "a", &v, 1);
+		jw_obj_end(&w);
+		snprintf(want, sizeof(want), "{\"a\":[%llu]}", (unsigned long long)v);
+		CHECK_STR(jw_finish(&w), want);
+	}
+}
+
 static void test_misuse(void)
 {
 	jw_init(&w, buf, sizeof(buf));
@@ -332,6 +405,8 @@ int main(void)
 	RUN(test_u64s, "json: arrays of unsigned integers");
 	RUN(test_record, "json: jw_record starts a record with its type");
 	RUN(test_overflow, "json: overflow at every capacity");
+	RUN(test_overflow_mixed, "json: every writer at every capacity");
+	RUN(test_digits, "json: decimal digits of every length");
 	RUN(test_misuse, "json: unbalanced and too-deep nesting");
 	RUN(test_init_writes_nothing, "json: jw_init writes nothing");
 	return check_summary();

@@ -506,6 +506,12 @@ class ArgvTest(unittest.TestCase):
         for flavour in ("vt-x", "amd-v", None):
             self.assertEqual(qemu.kernel_words(flavour=flavour), ([], []))
 
+    def test_runner_turns_the_guest_table_off(self):
+        self.assertEqual(qemu.runner_table_off(["sync=on"]),
+                         ["sync=on", "table=off"])
+        for words in (["table=on"], ["x=1", "table=off"]):
+            self.assertEqual(qemu.runner_table_off(words), words)
+
     def test_blob_pattern(self):
         blob = qemu.make_blob()
         self.assertEqual(len(blob), 65536)
@@ -764,8 +770,8 @@ class FakeQemuTest(CliCase):
         self.assertIn("suite pio", proc.stderr)
         seen = self.results_json("argv.json")
         self.assertTrue(seen["blob_ok"])
-        self.assertIn("name=opt/trapmeter/cmdline,string=suite=pio quick",
-                      seen["argv"])
+        self.assertIn("name=opt/trapmeter/cmdline,string=suite=pio quick "
+                      "table=off", seen["argv"])
         self.assertEqual(seen["argv"][-1], "-s")
         blob_arg = next(a for a in seen["argv"] if "trapmeter/blob" in a)
         self.assertFalse(os.path.exists(blob_arg.split("file=", 1)[1]),
@@ -773,7 +779,7 @@ class FakeQemuTest(CliCase):
         doc = self.results_json()
         self.assertEqual((doc["status"], doc["exit_code"]), ("ok", 0))
         self.assertEqual(doc["host"]["qemu_version"], "7.2.99")
-        self.assertEqual(doc["config"]["cmdline"], "suite=pio quick")
+        self.assertEqual(doc["config"]["cmdline"], "suite=pio quick table=off")
         self.assertEqual(doc["boots"][0]["qemu_exit"], 1)
         with open(os.path.join(self.tmp, "serial.log"), "rb") as fh:
             self.assertEqual(fh.read(), make_dump(eol=b"\r\n"))

@@ -280,6 +280,7 @@ def prepare(session):
         words.append("rounds=%d" % args.rounds)
     if count:
         words.append("sync=on")
+    words = qemu.runner_table_off(words)
     problem = qemu.cmdline_problem(words)
     if problem:
         raise OptionError(problem)
