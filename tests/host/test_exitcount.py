@@ -152,9 +152,16 @@ class TwoCounters(unittest.TestCase):
         # acpi.tmr.in32.rep.4096 seen in CI: 33 ops, QMP 2 exits over perf
         # in a window that could have collected 10 background exits
         self.assertFalse(exitcount.counters_differ(4.061, 4.0, 33, 0.324))
-        self.assertTrue(exitcount.counters_differ(4.061, 4.0, 33, None))
-        self.assertTrue(exitcount.counters_differ(3.939, 4.0, 33, 0.324))
+        self.assertTrue(exitcount.counters_differ(round(135 / 33, 3), 4.0, 33, None))
+        self.assertTrue(exitcount.counters_differ(round(129 / 33, 3), 4.0, 33, 0.324))
         self.assertTrue(exitcount.counters_differ(4.5, 4.0, 33, 0.324))
+
+    def test_rounded_per_op_figures_keep_the_window_floor(self):
+        # fwcfg.in8.rep.4096 in a 3-round boot: 53 exits in 11 ops against
+        # perf's 5 per op is 2 short, the floor, though 0.182 * 11 = 2.002
+        self.assertFalse(exitcount.counters_differ(round(53 / 11, 3), 5.0, 11))
+        self.assertFalse(exitcount.counters_differ(round(130 / 33, 3), 4.0, 33))
+        self.assertTrue(exitcount.counters_differ(round(52 / 11, 3), 5.0, 11))
 
     def test_perf_counts_per_op_of_the_count_window(self):
         res = exitcount.fill_result(result(model=5, ops=93, count_ops=3), None,
