@@ -128,6 +128,34 @@ static void test_bad_byte_fails_cases(void)
 	CHECK_CONTAINS(check_line("fwcfg.cases"), "4 fw_cfg cases, 2 with wrong data");
 }
 
+/* The breakdown's extra sweep points are extended cases: not in the
+ * default table (it must fit the default run's 15 s), in suite=all. */
+static bool table_has(const char *name)
+{
+	u32 i;
+
+	for (i = 0; pio_case_name(i); i++)
+		if (strcmp(pio_case_name(i), name) == 0)
+			return true;
+	return false;
+}
+
+static void test_breakdown_extras_only_extended(void)
+{
+	static const char *const extras[] = {
+		"pic.in8.single.64", "elcr.out8.rep.2048", "port80.out8.rep.4",
+		"acpi.tmr.in32.rep.8192",
+	};
+	u32 i, plain = pio_build_table(false, false);
+
+	CHECK(table_has("pic.in8.single.512"));
+	for (i = 0; i < ARRAY_SIZE(extras); i++)
+		CHECK(!table_has(extras[i]));
+	CHECK_EQ_U64(pio_build_table(false, true) - plain, 22);
+	for (i = 0; i < ARRAY_SIZE(extras); i++)
+		CHECK(table_has(extras[i]));
+}
+
 /* rounds=2: two result lines per case, one check over both rounds that
  * counts cases, not case-rounds. */
 static void test_rounds_check_once(void)
@@ -158,6 +186,7 @@ int main(void)
 {
 	RUN(test_good_blob, "pio: fw_cfg cases read the blob right, checks pass");
 	RUN(test_rounds_check_once, "pio: rounds=2 runs each case twice and checks it once");
+	RUN(test_breakdown_extras_only_extended, "pio: the breakdown's extra sweep points are extended cases, not default ones");
 	RUN(test_bad_byte_fails_cases, "pio: one wrong blob byte fails the per-case data check");
 	RUN(test_dma_control_traps_nothing, "pio: the fw_cfg DMA control makes no port access");
 	return check_summary();
