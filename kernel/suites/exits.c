@@ -344,11 +344,3 @@ void suite_exits_round(const struct tm_config *cfg, u32 round)
 	if (round + 1 == cfg->rounds && suite_extended(cfg))
 		run_extended();
 }
-
-void suite_exits(const struct tm_config *cfg)
-{
-	u32 i;
-
-	for (i = 0; i < cfg->rounds; i++)
-		suite_exits_round(cfg, i);
-}
