@@ -19,6 +19,27 @@ class Devices(unittest.TestCase):
         self.assertFalse(mmio.wanted(["suite=mmio"], "off"))
         self.assertTrue(mmio.wanted([], "on"))
 
+    def test_case_globs_that_cannot_reach_ptd_keep_qboot(self):
+        # pio's ptd.* cases need pci-testdev (and so SeaBIOS); a case list
+        # that cannot name one must not pay for it.
+        pio = ["suite=pio,exits"]
+        self.assertFalse(mmio.wanted(pio + ["case=fwcfg.*,pio.*,cpuid"]))
+        self.assertFalse(mmio.wanted(pio + ["case=port80.out8.*.512"]))
+        self.assertTrue(mmio.wanted(pio + ["case=fwcfg.*,ptd.io.nofd.*"]))
+        for glob in ("*", "p*", "?td.*", "pt[a-e].io", "[!x]td.",
+                     "[p]td.*", "*.512"):
+            self.assertTrue(mmio.wanted(pio + ["case=" + glob]), glob)
+        for glob in ("pic.*", "p[!t]d.*", "pt[a-c].*", "ptdx*", "[q-z]*", "ptd"):
+            self.assertFalse(mmio.wanted(pio + ["case=" + glob]), glob)
+        self.assertFalse(mmio.wanted(["suite=exits", "case=*"]))
+
+    def test_glob_may_start(self):
+        self.assertTrue(mmio.glob_may_start("ptd.io.nofd.in8", "ptd."))
+        self.assertFalse(mmio.glob_may_start("pt", "ptd."))
+        self.assertTrue(mmio.glob_may_start("[]p]td.", "ptd."))
+        self.assertTrue(mmio.glob_may_start("[p", "[p"))   # unterminated
+        self.assertFalse(mmio.glob_may_start("[p", "ptd."))
+
     def test_args(self):
         argv = mmio.device_args(["suite=mmio"])
         for dev in ("pc-testdev", "pci-testdev"):
