@@ -85,6 +85,13 @@ void uart_write(const char *s, size_t n)
 	}
 }
 
+/* Wait until the TX FIFO is empty: whatever was written before, the
+ * next bytes then cost the same status polls. */
+void uart_tx_drain(void)
+{
+	wait_tx_empty();
+}
+
 int uart_getc_timeout(u64 spins)
 {
 	while (!(inb(COM1_BASE + UART_LSR) & LSR_DR)) {

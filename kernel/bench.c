@@ -520,9 +520,9 @@ static void emit_result(const struct bench_case *c, const struct bench_result *r
 /*
  * Warm-up (outside the sync window), then the samples inside it: a fixed
  * plan's, or batch sizing and adaptive sampling; with sync=on bracketed by
- * phase points (an empty window first, for the host to subtract the sync
- * traffic), and, when the host asks, the case's ops once more untimed for
- * its tracing counter.  Returns the sample count.
+ * phase points m0 and m1 (the host subtracts the sync traffic it measured
+ * once per boot, kernel/phase_sync.h), and, when the host asks, the case's
+ * ops once more untimed for its tracing counter.  Returns the sample count.
  */
 static u32 measure(const struct bench_case *c, u8 *buf, struct bench_result *r,
 		   const struct plan_entry *e)
@@ -535,7 +535,7 @@ static u32 measure(const struct bench_case *c, u8 *buf, struct bench_result *r,
 	if (c->control && warm < WARM_AS_SAMPLE)
 		timed(c->control, c, buf, 1);
 	if (sync)
-		sync_begin(c->name, &r->sync);
+		sync_begin(&r->sync);
 	t0 = tsc_begin();
 	if (e) {
 		n = sample_fixed(c, buf, r, e);
@@ -544,11 +544,11 @@ static u32 measure(const struct bench_case *c, u8 *buf, struct bench_result *r,
 		n = sample_adaptive(c, buf, r, n, start);
 	}
 	t1 = tsc_end();
-	if (sync && sync_end(c->name, &r->sync, t1 - t0)) {
-		sync_point(c->name, SYNC_C0, &r->sync);
+	if (sync && sync_end(&r->sync, t1 - t0)) {
+		sync_point(SYNC_C0, &r->sync);
 		c->op(c, buf, r->iters);
 		r->sync.count_ops = r->iters;
-		sync_point(c->name, SYNC_C1, &r->sync);
+		sync_point(SYNC_C1, &r->sync);
 	}
 	r->control_n = sync ? control_after_window(c, buf, r->iters, n) : n;
 	if (bench_cfg->verbose)

@@ -2,14 +2,16 @@
  * kernel/phase_sync.c - phase sync with the host over COM1 (16550 at
  * 0x3f8; QEMU `-chardev stdio` feeds the runner's bytes to its RX).
  *
- * At each point the guest prints `@tm {"type":"sync",...}` and polls the
- * line status register until the host's byte arrives.  The host pauses the
- * VM, reads its exit counters, queues the byte and resumes, so the counters
- * are read while the guest sits in this wait.  Phase names all have two
- * letters, so the sync lines of one case have the same length and the
- * empty window (e0..m0) carries exactly the sync traffic of the timed one
- * (m0..m1); the polls, whose number depends on host latency, are reported
- * so the host can take them out too (see kernel/phase_sync.h).
+ * At each point the guest prints `@tm {"type":"sync","phase":"m0"}` and
+ * polls the line status register until the host's byte arrives.  The host
+ * pauses the VM, reads its exit counters, queues the byte and resumes, so
+ * the counters are read while the guest sits in this wait.  Phase names
+ * all have two letters and no line names its case, so every sync line has
+ * the same length, and each begins with the transmit FIFO drained: the
+ * traffic of any window is the same, and the empty windows measured once
+ * per boot (sync_background) stand for it in every case (see
+ * kernel/phase_sync.h).  The polls, whose number depends on host latency,
+ * are reported so the host can take them out too.
  */
 #include "kernel/phase_sync.h"
 #include "kernel/console.h"
@@ -19,7 +21,8 @@
 
 #define SYNC_TIMEOUT_MS     5000  /* host answers in ms; never hang */
 #define SYNC_BACKGROUND_MS  100   /* idle spin measured once per boot */
-#define SYNC_LINE_MAX       320
+#define SYNC_LINE_MAX       64
+#define REPORT_LINE_MAX     256
 #define SYNC_BACKGROUND_CASE "background"
 
 static const char *const sync_phase_names[SYNC_PHASES] = {
@@ -29,6 +32,11 @@ static const char *const sync_phase_names[SYNC_PHASES] = {
 static const char *const sync_poll_keys[SYNC_PHASES] = {
 	[SYNC_E0] = "polls_e0", [SYNC_M0] = "polls_m0", [SYNC_M1] = "polls_m1",
 	[SYNC_C0] = "polls_c0", [SYNC_C1] = "polls_c1",
+};
+/* The background's points: e0 .. e5 bound the empty windows, sp ends the
+ * spin. */
+static const char *const background_names[SYNC_CAL_WINDOWS + 2] = {
+	"e0", "e1", "e2", "e3", "e4", "e5", "sp",
 };
 
 /* Poll COM1 RX until a byte or the TSC deadline; counts the polls. */
@@ -48,51 +56,39 @@ static int sync_wait(u32 *polls)
 	}
 }
 
-/*
- * One sync line and the wait for the host's byte.  `report` (the
- * background's closing line only, outside every window) adds the record
- * of the points before it and the spin length.
- */
-static int sync_line(const char *case_name, const char *phase,
-		     u32 *polls, struct sync_record *rec,
-		     const struct sync_record *report, u64 spin_cycles)
+/* One sync line (the FIFO drained first: see the header) and the wait
+ * for the host's byte. */
+static int sync_line(const char *phase, u32 *polls, u32 *timeouts)
 {
 	char line[SYNC_LINE_MAX];
 	struct jw w;
 	int byte;
 
 	jw_record(&w, line, sizeof(line), "sync");
-	jw_str(&w, "case", case_name);
 	jw_str(&w, "phase", phase);
-	if (report) {
-		jw_u64(&w, "spin_cycles", spin_cycles);
-		sync_emit(&w, report);
-	}
 	jw_obj_end(&w);
+	uart_tx_drain();
 	tm_record(&w);
 	byte = sync_wait(polls);
 	if (byte < 0)
-		rec->timeouts++;
+		(*timeouts)++;
 	return byte;
 }
 
-int sync_point(const char *case_name, enum sync_phase phase,
-	       struct sync_record *rec)
+int sync_point(enum sync_phase phase, struct sync_record *rec)
 {
-	return sync_line(case_name, sync_phase_names[phase],
-			 &rec->polls[phase], rec, NULL, 0);
+	return sync_line(sync_phase_names[phase], &rec->polls[phase], &rec->timeouts);
 }
 
-void sync_begin(const char *case_name, struct sync_record *rec)
+void sync_begin(struct sync_record *rec)
 {
-	sync_point(case_name, SYNC_E0, rec);
-	sync_point(case_name, SYNC_M0, rec);
+	sync_point(SYNC_M0, rec);
 }
 
-bool sync_end(const char *case_name, struct sync_record *rec, u64 cycles)
+bool sync_end(struct sync_record *rec, u64 cycles)
 {
 	rec->window_cycles = cycles;
-	return sync_point(case_name, SYNC_M1, rec) == SYNC_REPLY_COUNT;
+	return sync_point(SYNC_M1, rec) == SYNC_REPLY_COUNT;
 }
 
 void sync_emit(struct jw *w, const struct sync_record *s)
@@ -108,17 +104,39 @@ void sync_emit(struct jw *w, const struct sync_record *s)
 	jw_obj_end(w);
 }
 
+/* The background's closing line, outside every window and not answered
+ * (the host sends no byte for it): the polls of e0 .. e5 and sp, the
+ * timeouts, the spin length. */
+static void background_report(const u32 *polls, u32 timeouts, u64 spin)
+{
+	char line[REPORT_LINE_MAX];
+	u64 v[SYNC_CAL_WINDOWS + 2];
+	struct jw w;
+	u32 i;
+
+	for (i = 0; i < SYNC_CAL_WINDOWS + 2; i++)
+		v[i] = polls[i];
+	jw_record(&w, line, sizeof(line), "sync");
+	jw_str(&w, "case", SYNC_BACKGROUND_CASE);
+	jw_str(&w, "phase", "report");
+	jw_u64(&w, "spin_cycles", spin);
+	jw_u64s(&w, "polls", v, SYNC_CAL_WINDOWS + 2);
+	jw_u64(&w, "timeouts", timeouts);
+	jw_obj_end(&w);
+	tm_record(&w);
+}
+
 void sync_background(void)
 {
-	struct sync_record rec = { 0 };
+	u32 polls[SYNC_CAL_WINDOWS + 2], timeouts = 0, i;
 	u64 spin = (u64)SYNC_BACKGROUND_MS * tsc.khz;
 	u64 end;
-	u32 polls;
 
-	sync_begin(SYNC_BACKGROUND_CASE, &rec);
+	for (i = 0; i <= SYNC_CAL_WINDOWS; i++)
+		sync_line(background_names[i], &polls[i], &timeouts);
 	end = tsc_begin() + spin;
 	while (tsc_begin() < end)
 		;
-	sync_end(SYNC_BACKGROUND_CASE, &rec, spin);
-	sync_line(SYNC_BACKGROUND_CASE, "report", &polls, &rec, &rec, spin);
+	sync_line(background_names[i], &polls[i], &timeouts);
+	background_report(polls, timeouts, spin);
 }

@@ -3,7 +3,10 @@
 process class: every sync line is answered with one byte on COM1 ("c" at m1
 asks for the untimed count window), or not answered at all, in which case
 every wait must end by its TSC bound and the count be marked invalid, never
-hang."""
+hang.  A sync line names no case (the case line before it does) and all of
+them have one length; the boot's calibration (e0..e5) and background spin
+(sp) come first, and their report is not answered."""
+import json
 import os
 import tempfile
 import unittest
@@ -15,16 +18,23 @@ sys.path.insert(0, os.path.join(ROOT, "tools"))
 from trapmeterlib import qemu  # noqa: E402
 
 CASE = "fwcfg.in8.rep.512"
-BACKGROUND = [("background", p) for p in ("e0", "m0", "m1", "report")]
+BACKGROUND = [("background", p) for p in ("e0", "e1", "e2", "e3", "e4", "e5", "sp")]
+REPORT = ("background", "report")
 
 
 def boot(answer, timeout, count=False):
     """answer: the (case, phase) points whose sync line gets its byte."""
-    seen = []
+    seen, lines, named, case = [], set(), [], ["background"]
 
     def on_sync(rec, qp):
-        point = (rec.get("case"), rec.get("phase"))
+        if rec.get("type") == "case":
+            case[0] = rec.get("case")
+            return
+        point = (rec.get("case", case[0]), rec.get("phase"))
         seen.append(point)
+        if point != REPORT:
+            lines.add(len(json.dumps(rec)))
+            named.append(rec.get("case"))
         if point in answer:
             qp.send(b"c" if count and point == (CASE, "m1") else b"s")
 
@@ -35,7 +45,7 @@ def boot(answer, timeout, count=False):
         qemu.prepare_tmpdir(cfg, tmp)
         run = qemu.run_boot(qemu.build_argv(cfg, tmp), timeout,
                             os.path.join(tmp, "err"), on_sync=on_sync)
-    return run, seen
+    return run, seen, (lines, named)
 
 
 def points(*phases):
@@ -48,10 +58,12 @@ class SyncProtocol(unittest.TestCase):
         need_build(cls, "build/trapmeter.elf")
 
     def test_answered(self):
-        run, seen = boot(BACKGROUND + points("e0", "m0", "m1"), 60)
+        run, seen, (lengths, named) = boot(BACKGROUND + points("m0", "m1"), 60)
         self.assertFalse(run.timed_out)
         self.assertTrue(run.dump.valid, run.dump.problems)
-        self.assertEqual(seen, BACKGROUND + points("e0", "m0", "m1"))
+        self.assertEqual(seen, BACKGROUND + [REPORT] + points("m0", "m1"))
+        self.assertEqual(len(lengths), 1, lengths)    # one length for all
+        self.assertEqual(set(named), {None})          # none names its case
         res = run.dump.results[0]
         self.assertEqual(res["sync"]["timeouts"], 0)
         self.assertGreater(res["sync"]["window_cycles"], 0)
@@ -61,19 +73,19 @@ class SyncProtocol(unittest.TestCase):
         self.assertEqual(run.dump.other, [])      # sync lines are not data
 
     def test_count_window_on_request(self):
-        run, seen = boot(BACKGROUND + points("e0", "m0", "m1", "c0", "c1"), 60,
-                         count=True)
-        self.assertEqual(seen, BACKGROUND + points("e0", "m0", "m1", "c0", "c1"))
+        run, seen, _ = boot(BACKGROUND + points("m0", "m1", "c0", "c1"), 60,
+                            count=True)
+        self.assertEqual(seen, BACKGROUND + [REPORT] + points("m0", "m1", "c0", "c1"))
         res = run.dump.results[0]
         self.assertEqual(res["sync"]["count_ops"], res["iters"])
         self.assertEqual(res["sync"]["timeouts"], 0)
         self.assertEqual(run.dump.checks[0]["ok"], True)   # data still right
 
     def test_unanswered_waits_are_bounded(self):
-        # the case's e0 and m0 go unanswered: 2 x 5 s, then on
-        run, seen = boot(BACKGROUND + points("m1"), 120)
+        # the case's m0 and c0 go unanswered: 2 x 5 s, then on
+        run, seen, _ = boot(BACKGROUND + points("m1", "c1"), 120, count=True)
         self.assertFalse(run.timed_out, "guest hung at a sync point")
-        self.assertEqual(seen, BACKGROUND + points("e0", "m0", "m1"))
+        self.assertEqual(seen, BACKGROUND + [REPORT] + points("m0", "m1", "c0", "c1"))
         self.assertEqual(run.dump.results[0]["sync"]["timeouts"], 2)
         self.assertEqual(run.dump.end_status, "ok")
 

@@ -13,6 +13,7 @@
 #include "tests/host/fake_tsc.h"
 #include "kernel/bench.h"
 #include "kernel/console.h"
+#include "kernel/phase_sync.h"
 #include "drivers/fw_cfg.h"
 #include "drivers/uart16550.h"
 #include "arch/x86/tsc.h"
@@ -24,6 +25,7 @@
 #define KHZ         2000000u    /* 2 GHz: 1000 cycles = 500 ns */
 
 static u64 op_calls, op_cost;
+static u32 drains, drained_at[8];	/* console lines when each drain came */
 static s64 op_extra[8];
 static u32 polls_left[8], poll_phase;
 static char reply[8];           /* the host's byte at each sync point */
@@ -38,6 +40,14 @@ int uart_getc_timeout(u64 spins)
 	if (--polls_left[poll_phase] == 0)
 		return reply[poll_phase++];
 	return -1;
+}
+
+/* before each sync line: the console's line count then */
+void uart_tx_drain(void)
+{
+	if (drains < 8)
+		drained_at[drains] = fake_console_n;
+	drains++;
 }
 
 /* ---- fake ops -------------------------------------------------------- */
@@ -293,19 +303,36 @@ static void test_huge_op(void)
 	CHECK_EQ_S64(field(result_line(), "cycles", "min"), 1ll << 29);
 }
 
+/* The console lines of type sync, in order, from line `from` on. */
+static u32 sync_lines(u32 from, const char **out, u32 max)
+{
+	u32 i, n = 0;
+
+	for (i = from; i < fake_console_n && n < max; i++)
+		if (strstr(fake_console_lines[i], "\"type\":\"sync\""))
+			out[n++] = fake_console_lines[i];
+	return n;
+}
+
 static void test_sync_polls_reported(void)
 {
-	static const u32 polls[5] = { 3, 7, 2, 4, 6 };     /* e0 m0 m1 c0 c1 */
+	static const u32 polls[4] = { 7, 2, 4, 6 };     /* m0 m1 c0 c1 */
+	static const char *const phases[4] = { "m0", "m1", "c0", "c1" };
+	const char *lines[8];
 	struct bench_result r;
 	const char *l;
+	char want[64];
+	u32 i, n, start;
 
 	setup(OP_COST, "sync=on");
 	memcpy(polls_left, polls, sizeof(polls));
-	memcpy(reply, "ssccc", 5);         /* at m1 the host asks for the c window */
+	memcpy(reply, "sccc", 4);          /* at m1 the host asks for the c window */
 	poll_phase = 0;
+	drains = 0;
+	start = fake_console_n;
 	bench_run(&the_case, &r);
 	l = result_line();
-	CHECK_EQ_S64(field(l, "sync", "polls_e0"), 3);
+	CHECK_EQ_S64(field(l, "sync", "polls_e0"), 0);   /* no e0 point any more */
 	CHECK_EQ_S64(field(l, "sync", "polls_m0"), 7);
 	CHECK_EQ_S64(field(l, "sync", "polls_m1"), 2);
 	CHECK_EQ_S64(field(l, "sync", "polls_c0"), 4);
@@ -314,6 +341,48 @@ static void test_sync_polls_reported(void)
 	CHECK_EQ_S64(field(l, "sync", "count_ops"), 80);
 	/* window ops: three probes at one op, then samples of 80 */
 	CHECK_EQ_S64(field(l, NULL, "ops"), 3 + 5 * 80);
+	/* four sync lines, each the same bytes but its phase, none naming
+	 * the case (the case line before them does), each after a drain */
+	n = sync_lines(start, lines, 8);
+	CHECK_EQ_U64(n, 4);
+	CHECK_EQ_U64(drains, 4);
+	for (i = 0; i < n && i < 4; i++) {
+		snprintf(want, sizeof(want), "{\"type\":\"sync\",\"phase\":\"%s\"}", phases[i]);
+		CHECK(strcmp(lines[i], want) == 0);
+		CHECK(strcmp(fake_console_lines[drained_at[i]], lines[i]) == 0);
+	}
+}
+
+/* Once per boot: five empty windows e0..e5 and the spin e5..sp, lines of
+ * the same form as a case's; the report (not answered) carries every
+ * point's polls, the timeouts and the spin. */
+static void test_background_calibration(void)
+{
+	static const u32 polls[7] = { 1, 2, 3, 1, 5, 1, 9 };
+	static const char *const phases[7] = { "e0", "e1", "e2", "e3", "e4", "e5", "sp" };
+	const char *lines[9];
+	char want[160];
+	u32 i, n, start;
+
+	setup(OP_COST, "sync=on");
+	memcpy(polls_left, polls, sizeof(polls));
+	memset(reply, 's', sizeof(reply));
+	poll_phase = 0;
+	drains = 0;
+	start = fake_console_n;
+	sync_background();
+	n = sync_lines(start, lines, 9);
+	CHECK_EQ_U64(n, 8);
+	CHECK_EQ_U64(drains, 7);
+	CHECK_EQ_U64(poll_phase, 7);       /* no wait after the report */
+	for (i = 0; i < 7 && i < n; i++) {
+		snprintf(want, sizeof(want), "{\"type\":\"sync\",\"phase\":\"%s\"}", phases[i]);
+		CHECK(strcmp(lines[i], want) == 0);
+	}
+	snprintf(want, sizeof(want), "{\"type\":\"sync\",\"case\":\"background\",\"phase\":"
+		 "\"report\",\"spin_cycles\":%llu,\"polls\":[1,2,3,1,5,1,9],\"timeouts\":0}",
+		 100ull * KHZ);
+	CHECK(n == 8 && strcmp(lines[7], want) == 0);
 }
 
 static void load_plan(const char *text, int want)
@@ -365,6 +434,7 @@ int main(void)
 	RUN(test_unstable_hits_cap_or_budget, "bench: an unstable case stops at the cap or the budget");
 	RUN(test_huge_op, "bench: a huge warm-up op is a sample, outside the sync window");
 	RUN(test_sync_polls_reported, "bench: sync poll counts as they happened");
+	RUN(test_background_calibration, "bench: the boot's sync calibration and background spin");
 	RUN(test_fixed_plan, "bench: fixed plan: exact iters and samples, unplanned cases skipped");
 	return check_summary();
 }

@@ -48,6 +48,10 @@ int uart_getc_timeout(u64 spins)
 	return 's';
 }
 
+void uart_tx_drain(void)
+{
+}
+
 static const char *check_line(const char *name)
 {
 	char pat[64];

@@ -2,24 +2,28 @@
 `--exit-counter qmp|perf|both` picks the counter).
 
 The guest (kernel word sync=on) marks phase points with sync lines and waits
-for one byte on COM1 after each (kernel/phase_sync.h): e0, m0, the timed
+for one byte on COM1 after each (kernel/phase_sync.h): m0, the timed
 samples, m1, and, when the runner answers m1 with "c", an untimed count
-window c0, one sample's worth of ops, c1.  At every point the runner pauses
-the VM over QMP, reads the vCPU counters (query-stats), steers perf, queues
-the byte and resumes.
+window c0, one sample's worth of ops, c1.  A sync line names no case: the
+`case` line before it does.  At every point the runner pauses the VM over
+QMP, reads the vCPU counters (query-stats), steers perf, queues the byte
+and resumes.
 
 QMP, per case, over the timed window:
 
-  exits = (M - (polls_m1 - 1)) - (E - (polls_m0 - 1))
+  exits = (M - (polls_m1 - 1)) - S
 
-where M and E are the counter deltas over m0..m1 and over the empty window
-e0..m0, and polls_* the guest's status-register polls at each window's end
-point that happened before the pause (each is itself an exit).  Both windows
-begin with reading the byte and end with a sync line of the same length, so
-E is exactly the sync traffic of M.  A software backend's `exits` also ticks
-with emulated instructions; that background is not subtracted: a 100 ms idle
-spin per boot (pseudo case "background") measures its rate, and each result
-says how much it could at most have added (`exits_background_max`).
+where M is the counter delta over m0..m1, polls_m1 the guest's
+status-register polls at m1 that happened before the pause (each is itself
+an exit), and S the sync traffic of one window: every sync line has the
+same length and starts with the UART's transmit FIFO drained, so each
+window's traffic (reading the byte at its start, the sync line at its end)
+is the same, and S is measured once per boot, as the median of the empty
+windows e0..e5 of the pseudo case "background" (each without its own
+polls).  A software backend's `exits` also ticks with emulated
+instructions; that background is not subtracted: the same pseudo case's
+100 ms idle spin (e5..sp) measures its rate, and each result says how much
+it could at most have added (`exits_background_max`).
 
 perf (tools/trapmeterlib/perfcount.py), per case, over the count window:
 the trapped accesses the host's KVM tracepoints saw, without the COM1 sync
@@ -36,9 +40,13 @@ from .perfcount import PerfError, per_op
 COUNTERS = ("qmp", "perf", "both")
 SYNC_BYTE = b"s"
 COUNT_BYTE = b"c"
-PHASES = ("e0", "m0", "m1")
+PHASES = ("m0", "m1")
 BACKGROUND_CASE = "background"
-REPORT_PHASE = "report"
+# the background's points: empty windows e0..e1, ..., e4..e5, the spin e5..sp
+CAL_POINTS = ("e0", "e1", "e2", "e3", "e4", "e5")
+SPIN_END = "sp"
+BACKGROUND_POINTS = CAL_POINTS + (SPIN_END,)
+REPORT_PHASE = "report"         # the background's last line: not answered
 # Counters that also count the guest's polls of the UART status register.
 POLLED = ("exits", "io_exits")
 # Below this many exits per op, or fewer exits in the whole window than
@@ -74,6 +82,7 @@ class ExitCounter:
         self._perf_started = False
         self.groups = {}            # case name -> [ {phase: stats, ...} ]
         self._current = None
+        self._case = None           # named by the last `case` line
 
     def _connect(self, proc):
         if self.sock_path and self.conn is None and self.failed is None:
@@ -127,9 +136,20 @@ class ExitCounter:
         return COUNT_BYTE if phase == "m1" and wants else SYNC_BYTE
 
     def on_sync(self, rec, qp):
-        """Snapshot the counters for this sync point, then release the
-        guest (always, even when counting failed: it must not wait)."""
-        case, phase = rec.get("case"), rec.get("phase")
+        """A `case` line names the case of the sync points after it.  At a
+        sync point: snapshot the counters, then release the guest (always,
+        even when counting failed: it must not wait).  The byte goes out
+        once the VM is paused; the query and "cont" go in one write, and
+        only the query's reply is waited for."""
+        if rec.get("type") == "case":
+            self._case = rec.get("case")
+            return
+        phase = rec.get("phase")
+        case = BACKGROUND_CASE if phase in BACKGROUND_POINTS + (
+            REPORT_PHASE,) else self._case
+        if phase == REPORT_PHASE:
+            self._record(case, phase, None, rec)
+            return
         self._connect(qp.proc)
         self._qmp(lambda conn: conn.command("stop"))
         window = self._perf_step(case, phase, qp.proc.pid)
@@ -137,21 +157,21 @@ class ExitCounter:
             qp.send(self.reply(case, phase))
         except OSError:
             pass
-        stats = self._qmp(lambda conn: conn.vcpu_stats())
-        self._qmp(lambda conn: conn.command("cont"))
+        stats = self._qmp(lambda conn: conn.vcpu_stats(then="cont"))
         self._record(case, phase, stats, rec, window)
 
     def _record(self, case, phase, stats, rec=None, window=None):
-        if phase == "e0" or self._current is None \
+        if phase in ("e0", "m0") or self._current is None \
                 or self._current.get("case") != case:
             self._current = {"case": case}
             self.groups.setdefault(case, []).append(self._current)
-        if phase in PHASES:
+        if phase in PHASES or phase in BACKGROUND_POINTS:
             self._current[phase] = stats
         elif phase == "c1" and window is not None:
             self._current["perf_window"] = window
         elif phase == REPORT_PHASE and rec is not None:
-            self._current.update(sync=rec.get("sync"),
+            self._current.update(polls=rec.get("polls"),
+                                 timeouts=rec.get("timeouts"),
                                  spin_cycles=rec.get("spin_cycles"))
 
     def close(self):
@@ -166,12 +186,13 @@ class ExitCounter:
         QEMU ended: perf's data is read here)."""
         windows = self.perf.counts() if self.perf is not None else []
         khz = tsc_khz(run)
+        bg = (self.groups.get(BACKGROUND_CASE) or [None])[0]
+        cal, why = calibration(bg)
         boot = BootCounting(
             use_qmp=bool(self.sock_path), qmp_failed=self.failed,
             perf_failed=self.perf.failed if self.perf is not None else None,
-            background=background_rate(
-                (self.groups.get(BACKGROUND_CASE) or [None])[0], khz),
-            khz=khz)
+            background=background_rate(bg, khz, cal),
+            khz=khz, sync_traffic=cal, sync_traffic_note=why)
         taken = {}
         for res in results:
             name = res.get("case")
@@ -207,37 +228,80 @@ def tsc_khz(run):
     return khz if khz and khz > 0 else None
 
 
-def window_deltas(group, sync):
+def _delta(a, b, name, polls):
+    """Counter `name` from snapshot a to b without the polls at b before
+    the pause (polls - 1); a counter that never moved (io_exits on PVM)
+    counted no polls.  None when either snapshot lacks it."""
+    va, vb = _int(a.get(name)), _int(b.get(name))
+    if va is None or vb is None:
+        return None
+    d = vb - va
+    if name in POLLED and d != 0:
+        d -= polls - 1
+    return d
+
+
+def _median(values):
+    values = sorted(values)
+    mid = len(values) // 2
+    return values[mid] if len(values) % 2 else (
+        values[mid - 1] + values[mid]) / 2
+
+
+def calibration(group):
+    """({counter: exits of one window's sync traffic}, None), or (None,
+    why): the median over the background's empty windows e0..e5."""
+    if not group:
+        return None, "no sync calibration from the guest (background)"
+    polls = group.get("polls")
+    if not isinstance(polls, list) or len(polls) != len(BACKGROUND_POINTS) \
+            or any(_int(p) is None for p in polls):
+        return None, "no sync calibration report from the guest"
+    if _int(group.get("timeouts")):
+        return None, ("guest timed out at %d sync calibration point(s)"
+                      % group["timeouts"])
+    snaps = [group.get(p) for p in CAL_POINTS]
+    if any(not isinstance(x, dict) for x in snaps):
+        return None, "no QMP counter snapshots for the sync calibration"
+    cal = {}
+    for name in snaps[-1]:
+        vals = [_delta(snaps[i - 1], snaps[i], name, polls[i])
+                for i in range(1, len(snaps))]
+        if None not in vals:
+            cal[name] = _median(vals)
+    return cal, None
+
+
+def window_deltas(group, sync, cal):
     """{counter: exits of the timed window without its sync traffic}."""
     snaps = [group.get(p) for p in PHASES]
-    if any(not isinstance(s, dict) for s in snaps):
+    if any(not isinstance(x, dict) for x in snaps) or not cal:
         return None
-    e0, m0, m1 = snaps
+    m0, m1 = snaps
     deltas = {}
-    for name in m0:
-        vals = [_int(s.get(name)) for s in snaps]
-        if None in vals:
-            continue
-        busy, empty = m1[name] - m0[name], m0[name] - e0[name]
-        # a counter that never moved (io_exits on PVM) counted no polls
-        if name in POLLED and m1[name] != e0[name]:
-            busy -= sync["polls_m1"] - 1
-            empty -= sync["polls_m0"] - 1
-        deltas[name] = busy - empty
+    for name in m1:
+        d = _delta(m0, m1, name, sync["polls_m1"])
+        if d is not None and name in cal:
+            deltas[name] = d - cal[name]
     return deltas
 
 
-def background_rate(group, khz):
+def background_rate(group, khz, cal):
     """Exits per second the QMP 'exits' counter collects in an idle spin
-    (the boot's "background" pseudo case), or None."""
-    sync = _sync_fields(group.get("sync")) if group else None
-    spin = _int(group.get("spin_cycles")) if group else None
-    if sync is None or sync["timeouts"] or not spin or not khz:
+    (the boot's "background" pseudo case, e5..sp, without the sync
+    traffic), or None."""
+    if not group or not cal or "exits" not in cal:
         return None
-    deltas = window_deltas(group, sync)
-    if not deltas or "exits" not in deltas:
+    spin = _int(group.get("spin_cycles"))
+    polls = group.get("polls")
+    a, b = group.get(CAL_POINTS[-1]), group.get(SPIN_END)
+    if not spin or not khz or not isinstance(a, dict) \
+            or not isinstance(b, dict):
         return None
-    return round(max(deltas["exits"], 0) / (spin / (khz * 1000.0)), 1)
+    d = _delta(a, b, "exits", polls[-1])
+    if d is None:
+        return None
+    return round(max(d - cal["exits"], 0) / (spin / (khz * 1000.0)), 1)
 
 
 def choose_counter(res, deltas):
@@ -263,7 +327,7 @@ def _empty(res, why):
 
 
 def _sync_fields(sync):
-    need = ("polls_m0", "polls_m1", "timeouts")
+    need = ("polls_m1", "timeouts")
     if not isinstance(sync, dict) or any(_int(sync.get(k)) is None
                                          for k in need):
         return None
@@ -278,6 +342,8 @@ class BootCounting:
     perf_failed: str = None         # why perf counting stopped
     background: float = None        # QMP idle rate, exits per second
     khz: int = None                 # guest TSC
+    sync_traffic: dict = None       # {counter: exits of one window's sync}
+    sync_traffic_note: str = None   # why there is none
 
 
 def fill_result(res, group, perf=None, boot=None):
@@ -337,7 +403,11 @@ def _fill_qmp(res, group, boot, ops, notes):
     if boot.qmp_failed:
         notes.append("QMP exit counting failed: %s" % boot.qmp_failed)
         return None
-    deltas = window_deltas(group, res["sync"]) if group else None
+    if not boot.sync_traffic:
+        notes.append(boot.sync_traffic_note or "no sync calibration")
+        return None
+    deltas = window_deltas(group, res["sync"], boot.sync_traffic) \
+        if group else None
     if not deltas:
         notes.append("no QMP counter snapshots for this case (host offers "
                      "no vCPU stats?)")
@@ -405,8 +475,8 @@ def _cost_and_model(res, ops, window, notes):
         else:
             res["exits_model_mismatch"] = per_op >= MIN_EXITS_FOR_COST
     if per_op < 0:
-        notes.append("fewer exits than the empty window: none "
-                     "distinguishable from the sync traffic")
+        notes.append("fewer exits than the sync traffic of an empty "
+                     "window: none distinguishable from it")
 
 
 def mark_uncounted(results, why):

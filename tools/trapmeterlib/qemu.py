@@ -37,6 +37,8 @@ STDERR_POLL_S = 0.5
 # QEMU messages after which the VM is stopped but QEMU keeps running, so
 # waiting for the timeout would only waste time.
 FATAL_STDERR = (b"KVM internal error",)
+# records passed to on_sync: the sync points and the case lines naming them
+SYNC_FEED = ("sync", "case")
 
 
 class QemuStartError(Exception):
@@ -257,6 +259,8 @@ class QemuProcess:
 
     def __init__(self, argv, stderr_path, log=None, on_record=None,
                  on_sync=None, cpus=None):
+        """on_sync(rec, self) gets every sync line and every case line
+        (which names the sync points after it)."""
         self.parser = DumpParser()
         self.log = log
         self.on_record = on_record
@@ -287,7 +291,8 @@ class QemuProcess:
         if self.log is not None:
             self._log(chunk)
         for rec in self.parser.feed(chunk):
-            if rec.get("type") == "sync" and self.on_sync is not None:
+            # a sync line names no case: the `case` line before it does
+            if rec.get("type") in SYNC_FEED and self.on_sync is not None:
                 self.on_sync(rec, self)
             if self.on_record is not None:
                 self.on_record(rec, self.elapsed())

@@ -26,6 +26,8 @@ class Qmp:
     def __init__(self, path, timeout=CONNECT_TIMEOUT_S, alive=None):
         self.sock = None
         self._buf = b""
+        self._next_id = 0
+        self._pending = {}          # id -> name of commands not yet answered
         deadline = time.monotonic() + timeout
         while True:
             try:
@@ -71,32 +73,61 @@ class Qmp:
             raise QmpError("QMP sent a non-object: %r" % line[:80])
         return obj
 
-    def command(self, name, **arguments):
-        msg = {"execute": name}
+    def _encode(self, name, arguments=None):
+        """One command line with a fresh id, noted as pending."""
+        self._next_id += 1
+        msg = {"execute": name, "id": self._next_id}
         if arguments:
             msg["arguments"] = arguments
+        self._pending[self._next_id] = name
+        return self._next_id, json.dumps(msg).encode() + b"\n"
+
+    def send(self, *commands):
+        """Write commands ((name, arguments or None), ...) in one go,
+        without waiting; returns their ids for wait()."""
+        ids, data = [], b""
+        for name, arguments in commands:
+            cmd_id, line = self._encode(name, arguments)
+            ids.append(cmd_id)
+            data += line
         try:
-            self.sock.sendall(json.dumps(msg).encode() + b"\n")
+            self.sock.sendall(data)
         except OSError as exc:
             raise QmpError("QMP write failed: %s" % (exc.strerror or exc))
+        return ids
+
+    def wait(self, cmd_id):
+        """The reply to command cmd_id.  Replies to earlier commands sent
+        without waiting are taken on the way (an error in one is raised
+        here), events are skipped."""
         while True:
             obj = self._read_obj()
             if "event" in obj:
                 continue
+            rid = obj.get("id")
+            name = self._pending.pop(rid, None)
             if "error" in obj:
                 err = obj["error"]
                 raise QmpError("QMP %s failed: %s" % (
-                    name, err.get("desc", err) if isinstance(err, dict)
-                    else err))
-            if "return" in obj:
+                    name or "command", err.get("desc", err)
+                    if isinstance(err, dict) else err))
+            if rid == cmd_id and "return" in obj:
                 return obj["return"]
 
-    def vcpu_stats(self):
+    def command(self, name, **arguments):
+        return self.wait(self.send((name, arguments))[0])
+
+    def vcpu_stats(self, then=None):
         """{stat name: value} summed over vCPUs, only EXIT_STATS that the
-        host's KVM offers; {} when none (e.g. TCG)."""
-        ret = self.command("query-stats", target="vcpu", providers=[
-            {"provider": "kvm", "names": list(EXIT_STATS)}])
-        return sum_vcpu_stats(ret)
+        host's KVM offers; {} when none (e.g. TCG).  then: a command sent
+        in the same write after the query, whose reply is not waited for
+        (the next wait takes it): QEMU runs a monitor's commands in order,
+        so the counters are read before it runs (the sync points' "cont")."""
+        commands = [("query-stats", {"target": "vcpu", "providers": [
+            {"provider": "kvm", "names": list(EXIT_STATS)}]})]
+        if then is not None:
+            commands.append((then, None))
+        return sum_vcpu_stats(self.wait(self.send(*commands)[0]))
 
 
 def sum_vcpu_stats(ret):
