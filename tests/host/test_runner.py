@@ -416,6 +416,31 @@ class ResultsJsonTest(unittest.TestCase):
 
 # ---------------------------------------------------------------- argv
 
+class BreakdownMemoTest(unittest.TestCase):
+    """The table and results.json share one breakdown per set of result
+    lists (computing it twice cost a third of a second a run)."""
+
+    def test_computed_once_per_set_of_lists(self):
+        calls = []
+
+        def fake(boots_results):
+            calls.append(boots_results)
+            return [{"class": "x", "n": len(calls)}]
+        memo = cmd_run.BreakdownMemo()
+        a, b = [{"case": "a"}], [{"case": "b"}]
+        with mock.patch.object(cmd_run.breakdown, "breakdown", fake):
+            first = memo([a])
+            self.assertIs(memo([a]), first)
+            doc = {"boots": [{"results": a}, {"results": b}]}
+            with mock.patch.object(cmd_run.breakdown, "has_exits", lambda r: True):
+                cmd_run.add_breakdown(doc, memo)
+            self.assertIs(doc["boots"][0]["breakdown"], first)
+            self.assertEqual(doc["breakdown"], [{"class": "x", "n": 3}])
+            # an equal but new list is another set: computed again
+            self.assertIsNot(memo([[{"case": "a"}]]), first)
+        self.assertEqual(len(calls), 4)
+
+
 class ArgvTest(unittest.TestCase):
     TMP = os.path.join(os.sep, "tmpdir")
 
