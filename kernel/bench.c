@@ -211,23 +211,47 @@ static void take_sample(const struct bench_case *c, u8 *buf, struct bench_result
 	r->ops += iters;
 }
 
+/* Forward: the stability rule, shared with the samples after a window. */
+static bool close_to(u64 a, u64 b, u64 ref);
+
 /*
  * With exit counting (sync=on) the counted window must hold the case's
  * exits only: a software backend's exit counter also ticks with emulated
  * instructions, which a control is made of.  The control's samples, of
  * the same batch, then follow the window instead of interleaving: up to
- * CTL_AFTER_MAX of them (a control has no exits to average over, and
- * rep movs alone can cost ten times its REP case here).  Returns how many.
+ * the case's sample count and at most CTL_AFTER_MAX (a control has no
+ * exits to average over, and rep movs alone can cost ten times its REP
+ * case here), stopped earlier by the case's own rule: at the checkpoints
+ * 3, 5, 8, ... the control's minimum and p10 moved by at most 0.5 % of
+ * the case's minimum and p10 (what they would shift cycles_net by) since
+ * the last checkpoint.  Returns how many.
  */
 static u32 control_after_window(const struct bench_case *c, u8 *buf, u64 iters, u32 n)
 {
-	u32 i;
+	u64 case_min, case_p10, min = 0, p10 = 0, now_p10;
+	u32 i = 0, check = FIRST_CHECK, max = n < CTL_AFTER_MAX ? n : CTL_AFTER_MAX;
+	bool have_prev = false;
 
-	if (n > CTL_AFTER_MAX)
-		n = CTL_AFTER_MAX;
-	for (i = 0; c->control && i < n; i++)
+	if (!c->control)
+		return n;
+	stats_sort(samples, n);
+	case_min = samples[0];
+	case_p10 = stats_percentile(samples, n, 100);
+	while (i < max) {
 		ctl_samples[i] = timed(c->control, c, buf, iters) / iters;
-	return n;
+		if (++i < check)
+			continue;
+		stats_sort(ctl_samples, i);
+		now_p10 = stats_percentile(ctl_samples, i, 100);
+		if (have_prev && close_to(min, ctl_samples[0], case_min) &&
+		    close_to(p10, now_p10, case_p10))
+			break;
+		min = ctl_samples[0];
+		p10 = now_p10;
+		have_prev = true;
+		check = i + (i + 1) / 2;
+	}
+	return i;
 }
 
 static u64 sample_goal(void)
@@ -588,8 +612,8 @@ int bench_run(const struct bench_case *c, struct bench_result *r)
 	start = tsc_begin();
 	n = measure(c, buf, r, e);
 	stats_compute(samples, n, &r->cycles);
-	if (c->control)
-		stats_compute(ctl_samples, r->control_n, &r->control);
+	if (c->control)		/* its line carries no mean or stddev */
+		stats_order(ctl_samples, r->control_n, &r->control);
 	r->exits_model = c->exits_model ? c->exits_model(c, buf) : 0;
 	if (c->verify)
 		r->mismatches = c->verify(c, buf);

@@ -1,19 +1,37 @@
 /*
- * kernel/stats.c - integer-only sample statistics: heapsort, numpy-style
- * linear percentiles, rounded mean and sample standard deviation.  Sums
- * use unsigned __int128 so no intermediate ever overflows; 128-bit
- * quotients come from stats_div32() below, never from libgcc (whose
- * __udivti3 uses SSE registers and the red zone).
+ * kernel/stats.c - integer-only sample statistics: insertion sort or
+ * heapsort, numpy-style linear percentiles, rounded mean and sample
+ * standard deviation.  Sums use unsigned __int128 so no intermediate ever
+ * overflows; 128-bit quotients come from stats_div32() below, never from
+ * libgcc (whose __udivti3 uses SSE registers and the red zone).
+ *
+ * Under a software hypervisor every guest instruction costs about a
+ * microsecond, and the bench framework sorts a case's samples at every
+ * stability checkpoint (a sorted run and a few new samples after it), so
+ * the common paths are kept short: a sorted or nearly sorted array costs
+ * one pass, quotients and square roots that fit 64 bits use 64-bit
+ * arithmetic.
  */
 #include "kernel/stats.h"
 
 typedef unsigned __int128 u128;
 
-/* x / d for a 32-bit divisor, one 32-bit limb at a time with u64 math. */
+/* Up to this many samples insertion sort: one pass over sorted data, and
+ * the few samples added after a checkpoint's sort move into place. */
+#define STATS_INSERTION_MAX 64
+
+/* x / d for a 32-bit divisor, one 32-bit limb at a time with u64 math
+ * (one division when x fits 64 bits). */
 static u128 stats_div32(u128 x, u32 d, u32 *rem)
 {
 	u128 q = 0;
 	u64 r = 0;
+
+	if (!(u64)(x >> 64)) {
+		if (rem)
+			*rem = (u32)((u64)x % d);
+		return (u64)x / d;
+	}
 
 	for (int shift = 96; shift >= 0; shift -= 32) {
 		u64 cur = (r << 32) | (u32)(x >> shift);	/* r < d < 2^32 */
@@ -47,12 +65,31 @@ static void stats_sift_down(u64 *v, u32 i, u32 n)
 	v[i] = top;
 }
 
+static void stats_insertion_sort(u64 *v, u32 n)
+{
+	u32 i, j;
+
+	for (i = 1; i < n; i++) {
+		u64 x = v[i];
+
+		if (x >= v[i - 1])
+			continue;
+		for (j = i; j > 0 && v[j - 1] > x; j--)
+			v[j] = v[j - 1];
+		v[j] = x;
+	}
+}
+
 void stats_sort(u64 *v, u32 n)
 {
 	u32 i;
 
 	if (n < 2)
 		return;
+	if (n <= STATS_INSERTION_MAX) {
+		stats_insertion_sort(v, n);
+		return;
+	}
 	for (i = n / 2; i-- > 0;)
 		stats_sift_down(v, i, n);
 	for (i = n - 1; i > 0; i--) {
@@ -81,12 +118,38 @@ u64 stats_percentile(const u64 *sorted, u32 n, u32 pct_x10)
 	return sorted[lo] + (u64)stats_div32((u128)diff * rem + 500, 1000, NULL);
 }
 
+static unsigned stats_bitlen(u64 x)
+{
+	return x ? 64 - (unsigned)__builtin_clzll(x) : 0;
+}
+
+/* floor(sqrt(x)) for x < 2^64, digit by digit from x's top bit pair. */
+static u64 stats_isqrt64(u64 x)
+{
+	u64 res = 0, bit;
+
+	if (!x)
+		return 0;
+	bit = 1ull << ((stats_bitlen(x) - 1) & ~1u);
+	while (bit) {
+		if (x >= res + bit) {
+			x -= res + bit;
+			res = (res >> 1) + bit;
+		} else {
+			res >>= 1;
+		}
+		bit >>= 2;
+	}
+	return res;
+}
+
 u64 stats_isqrt128(u128 x)
 {
 	u128 res = 0, bit = (u128)1 << 126;
 
-	while (bit > x)
-		bit >>= 2;
+	if (!(u64)(x >> 64))
+		return stats_isqrt64((u64)x);
+	bit = (u128)1 << ((64 + stats_bitlen((u64)(x >> 64)) - 1) & ~1u);
 	while (bit) {
 		if (x >= res + bit) {
 			x -= res + bit;
@@ -97,11 +160,6 @@ u64 stats_isqrt128(u128 x)
 		bit >>= 2;
 	}
 	return (u64)res;
-}
-
-static unsigned stats_bitlen(u64 x)
-{
-	return x ? 64 - (unsigned)__builtin_clzll(x) : 0;
 }
 
 /*
@@ -158,7 +216,7 @@ static u64 stats_mean(const u64 *v, u32 n)
 	return mean + ((u64)b * 2 >= n ? 1 : 0);
 }
 
-void stats_compute(u64 *v, u32 n, struct stats *out)
+void stats_order(u64 *v, u32 n, struct stats *out)
 {
 	*out = (struct stats){ .n = n };
 	if (!n)
@@ -170,6 +228,13 @@ void stats_compute(u64 *v, u32 n, struct stats *out)
 	out->median = stats_percentile(v, n, 500);
 	out->p90 = stats_percentile(v, n, 900);
 	out->p99 = stats_percentile(v, n, 990);
+}
+
+void stats_compute(u64 *v, u32 n, struct stats *out)
+{
+	stats_order(v, n, out);
+	if (!n)
+		return;
 	out->mean = stats_mean(v, n);
 	if (n >= 2)
 		out->stddev = stats_stddev(v, n,

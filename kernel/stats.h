@@ -12,7 +12,9 @@ struct stats {
 	u64 min, p10, median, p90, p99, max, mean, stddev;
 };
 
-/* Sort ascending in place: heapsort, O(n log n), no recursion. */
+/* Sort ascending in place, no recursion: insertion sort up to 64 values
+ * (one pass when sorted, so re-sorting a sorted run with a few values
+ * appended is cheap), heapsort, O(n log n), above. */
 void stats_sort(u64 *v, u32 n);
 
 /*
@@ -32,6 +34,10 @@ u64 stats_percentile(const u64 *sorted, u32 n, u32 pct_x10);
  * by a power of two.  n == 0 gives all zeros.
  */
 void stats_compute(u64 *v, u32 n, struct stats *out);
+
+/* stats_compute without mean and stddev (left 0): the order statistics
+ * only, for figures whose mean nobody reads (a case's control). */
+void stats_order(u64 *v, u32 n, struct stats *out);
 
 /* floor(sqrt(x)). */
 u64 stats_isqrt128(unsigned __int128 x);

@@ -60,11 +60,14 @@ static void fake_op(const struct bench_case *c, u8 *buf, u64 iters)
 	op_calls++;
 }
 
+static u64 ctl_calls, ctl_shrink;	/* each control call ctl_shrink cycles/op cheaper */
+
 static void fake_control(const struct bench_case *c, u8 *buf, u64 iters)
 {
 	(void)c;
 	(void)buf;
-	fake_tsc_now += iters * CTL_COST;
+	fake_tsc_now += iters * (CTL_COST - ctl_calls * ctl_shrink);
+	ctl_calls++;
 }
 
 static struct bench_case the_case = {
@@ -422,6 +425,37 @@ static void test_fixed_plan(void)
 	load_plan("t case.a 7 4\nt case.b 0 4\n", -EINVAL);
 }
 
+/* With sync=on the control's samples follow the window, up to the
+ * case's count and at most 8, stopped by the case's rule: min and p10
+ * moved by at most 0.5 % of the case's between checkpoints 3, 5, 8. */
+static void test_control_after_window(void)
+{
+	static const struct { const char *plan; u32 samples; u64 shrink; u32 want; } runs[] = {
+		{ "t case.a 80 12\n", 12, 0, 5 },  /* stable: stops at 5 */
+		{ "t case.a 80 12\n", 12, 3, 8 },  /* 6 cycles/op = 0.6 % of the case: cap */
+		{ "t case.a 80 12\n", 12, 2, 5 },  /* 4 cycles/op = 0.4 %: stable at 5 */
+		{ "t case.a 80 4\n", 4, 0, 4 },    /* never more than the case's samples */
+	};
+	struct bench_result r;
+	u32 i;
+
+	for (i = 0; i < ARRAY_SIZE(runs); i++) {
+		setup(OP_COST, "sync=on");
+		load_plan(runs[i].plan, 0);
+		memset(polls_left, 0, sizeof(polls_left));
+		polls_left[0] = polls_left[1] = 1;
+		memcpy(reply, "ss", 2);
+		poll_phase = 0;
+		ctl_calls = 0;
+		ctl_shrink = runs[i].shrink;
+		CHECK_EQ_S64(bench_run(&the_case, &r), 0);
+		CHECKF(r.control.n == runs[i].want, "run %u: %u control samples, want %u", i,
+		       r.control.n, runs[i].want);
+		CHECK_EQ_U64(r.cycles.n, runs[i].samples);
+	}
+	ctl_shrink = 0;
+}
+
 int main(void)
 {
 	RUN(test_overhead_and_batch, "bench: overhead once per sample, divided by the batch, batch to the goal");
@@ -436,5 +470,6 @@ int main(void)
 	RUN(test_sync_polls_reported, "bench: sync poll counts as they happened");
 	RUN(test_background_calibration, "bench: the boot's sync calibration and background spin");
 	RUN(test_fixed_plan, "bench: fixed plan: exact iters and samples, unplanned cases skipped");
+	RUN(test_control_after_window, "bench: control samples after a counted window stop by the case's rule");
 	return check_summary();
 }

@@ -71,14 +71,18 @@ static void fill(uint64_t *v, uint32_t n, int pattern)
 
 static void test_sort(void)
 {
-	static const uint32_t sizes[] = { 0, 1, 2, 3, 4, 5, 7, 16, 17, 100, 1000, 100000 };
+	static const uint32_t sizes[] = { 0, 1, 2, 3, 4, 5, 7, 16, 17, 63, 64, 65, 100, 1000,
+					  100000 };
 	uint64_t *v = malloc(100000 * sizeof(*v)), *w = malloc(100000 * sizeof(*w));
 
 	for (size_t s = 0; s < ARRAY_SIZE(sizes); s++) {
-		for (int pat = 0; pat < 7; pat++) {
+		for (int pat = 0; pat < 8; pat++) {
 			uint32_t n = sizes[s];
 
 			fill(v, n, pat);
+			if (pat == 7) {		/* a checkpoint's sorted run, new samples after */
+				qsort(v, n - n / 3, sizeof(*v), cmp_u64);
+			}
 			if (n)
 				memcpy(w, v, n * sizeof(*v));
 			stats_sort(v, n);
@@ -330,6 +334,10 @@ static void test_isqrt(void)
 	CHECK_EQ_U64(stats_isqrt128(m64 * m64 - 1), UINT64_MAX - 1);
 	CHECK_EQ_U64(stats_isqrt128((u128)1 << 126), 1ull << 63);
 	CHECK_EQ_U64(stats_isqrt128(((u128)1 << 126) - 1), (1ull << 63) - 1);
+	CHECK_EQ_U64(stats_isqrt128(m64), 0xffffffffull);		/* 64-bit path's top */
+	CHECK_EQ_U64(stats_isqrt128(m64 + 1), 1ull << 32);		/* 128-bit path's bottom */
+	CHECK_EQ_U64(stats_isqrt128(m64 + 2), 1ull << 32);
+	CHECK_EQ_U64(stats_isqrt128((u128)0xfffffffeull * 0xfffffffeull), 0xfffffffeull);
 	for (int i = 0; i < 100000; i++) {
 		u128 x = ((u128)rng() << 64 | rng()) >> (rng() % 128);
 		uint64_t r = stats_isqrt128(x);
@@ -345,9 +353,29 @@ static void test_isqrt(void)
 	}
 }
 
+/* The order statistics alone: the same as stats_compute's, no mean or
+ * stddev. */
+static void test_order_only(void)
+{
+	uint64_t v[40], w[40];
+	struct stats a, b;
+
+	for (uint32_t n = 0; n <= 40; n++) {
+		fill(v, n, 6);
+		if (n)
+			memcpy(w, v, n * sizeof(*v));
+		stats_compute(v, n, &a);
+		stats_order(w, n, &b);
+		a.mean = a.stddev = 0;
+		CHECKF(memcmp(&a, &b, sizeof(a)) == 0, "n=%u: order statistics differ", n);
+		CHECKF(!n || memcmp(v, w, n * sizeof(*v)) == 0, "n=%u: not sorted alike", n);
+	}
+}
+
 int main(void)
 {
-	RUN(test_sort, "stats: heapsort vs qsort (sizes 0..100000, patterns)");
+	RUN(test_sort, "stats: insertion sort and heapsort vs qsort (sizes 0..100000, patterns)");
+	RUN(test_order_only, "stats: order statistics without mean and stddev");
 	RUN(test_percentile_hand, "stats: percentiles, hand-computed");
 	RUN(test_percentile_ref, "stats: percentiles vs long double reference");
 	RUN(test_compute_hand, "stats: mean/stddev/percentiles, hand-computed");
