@@ -1,8 +1,11 @@
 /*
- * lib/string.c - byte-wise string and memory helpers (no libc).
+ * lib/string.c - string and memory helpers (no libc).
  *
- * Simple loops: these are used on short strings and small structs, never
- * on hot paths.  The libc-named functions are built only for the kernel.
+ * Simple loops.  Memory is set and copied eight bytes a step: under a
+ * software hypervisor every guest instruction costs about a microsecond,
+ * and the bench framework clears a result per case and the pio suite a
+ * few KiB of buffer per data check.  The libc-named functions are built
+ * only for the kernel.
  */
 #include "lib/string.h"
 
@@ -50,10 +53,16 @@ int kstrncmp(const char *a, const char *b, size_t n)
 	return 0;
 }
 
+/* A word at any address (x86 loads and stores unaligned words). */
+typedef u64 __attribute__((may_alias, aligned(1))) string_word;
+
 STRING_NO_IDIOM void *kmemset(void *dst, int c, size_t n)
 {
 	u8 *d = dst;
+	u64 w = (u8)c * 0x0101010101010101ull;
 
+	for (; n >= 8; n -= 8, d += 8)
+		*(string_word *)d = w;
 	while (n--)
 		*d++ = (u8)c;
 	return dst;
@@ -64,6 +73,8 @@ STRING_NO_IDIOM void *kmemcpy(void *dst, const void *src, size_t n)
 	u8 *d = dst;
 	const u8 *s = src;
 
+	for (; n >= 8; n -= 8, d += 8, s += 8)
+		*(string_word *)d = *(const string_word *)s;
 	while (n--)
 		*d++ = *s++;
 	return dst;
@@ -96,6 +107,8 @@ STRING_NO_IDIOM void *memmove(void *dst, const void *src, size_t n)
 	u8 *d = dst;
 	const u8 *s = src;
 
+	/* forward, a word a step, is right for d below s: each step loads
+	 * before it stores, and stores below what later steps load */
 	if (d <= s || d >= s + n)
 		return kmemcpy(dst, src, n);
 	while (n--)

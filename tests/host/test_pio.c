@@ -66,6 +66,16 @@ static const char *check_line(const char *name)
 
 #define CASES "case=fwcfg.in8.*.512,fwcfg.in8.*.4096.split"
 
+/* Writes that take time (1000 cycles each), so that an OUT case's op is
+ * long enough to be sampled one op at a time. */
+static bool costly_writes;
+
+static void costly_write(u16 port, u8 width, u32 value)
+{
+	fake_tsc_now += 1000;
+	fake_console_fw_cfg_write(port, width, value);
+}
+
 /* Boot the suite with these kernel words on a blob whose byte `bad` (or
  * none, -1) is wrong. */
 static void run_suite_words(int bad, const char *words)
@@ -83,7 +93,7 @@ static void run_suite_words(int bad, const char *words)
 	fake_fw_cfg_reset();
 	fake_fw_cfg_read_cycles = 1000;
 	fake_io_read_hook = fake_console_fw_cfg_read;
-	fake_io_write_hook = fake_console_fw_cfg_write;
+	fake_io_write_hook = costly_writes ? costly_write : fake_console_fw_cfg_write;
 	fake_fw_cfg_add("opt/trapmeter/blob", blob, BLOB_SIZE);
 	fake_tsc_now = 1;
 	fake_tsc_on = true;
@@ -186,12 +196,46 @@ static void test_dma_control_traps_nothing(void)
 	CHECK_EQ_U64(buf[4095], 0x33);
 }
 
+/* What OUT cases write: the blob's pattern to QEMU's ports (debugcon
+ * here, from byte 0 of the buffer at every op), all ones to the PIC's mask
+ * and what ELCR held (all ones on this fake bus), whatever ran before. */
+static void test_out_cases_write_the_pattern(void)
+{
+	u32 i, k = 0, pic = 0, elcr = 0, wrong = 0;
+
+	costly_writes = true;
+	run_suite_words(-1, "case=pic.out8.single.512,debugcon.out8.single.512,"
+			"elcr.out8.single.512");
+	costly_writes = false;
+	for (i = 0; i < fake_io_len; i++) {
+		const struct fake_io_access *a = &fake_io_log[i];
+
+		if (!a->out)
+			continue;
+		if (a->port == 0x402) {
+			wrong += a->value != (u8)((k % 512) * 7 + ((k % 512) >> 8) + 0x5a);
+			k++;
+		} else if (a->port == 0x21) {
+			wrong += a->value != 0xff;
+			pic++;
+		} else if (a->port == 0x4d0) {
+			wrong += a->value != 0xff;
+			elcr++;
+		}
+	}
+	CHECK(k >= 5 * 512 && k % 512 == 0);
+	CHECK(pic >= 5 * 512);
+	CHECK(elcr >= 5 * 512);
+	CHECK_EQ_U64(wrong, 0);
+}
+
 int main(void)
 {
 	RUN(test_good_blob, "pio: fw_cfg cases read the blob right, checks pass");
 	RUN(test_rounds_check_once, "pio: rounds=2 runs each case twice and checks it once");
 	RUN(test_breakdown_extras_only_extended, "pio: the breakdown's extra sweep points are extended cases, not default ones");
 	RUN(test_bad_byte_fails_cases, "pio: one wrong blob byte fails the per-case data check");
+	RUN(test_out_cases_write_the_pattern, "pio: OUT cases write the pattern, PIC and ELCR what they held");
 	RUN(test_dma_control_traps_nothing, "pio: the fw_cfg DMA control makes no port access");
 	return check_summary();
 }

@@ -55,10 +55,33 @@ static void test_mem(void)
 	CHECK(kmemcmp(b, a + 1, 10) < 0);
 }
 
+/* Every length 0..40 at every offset 0..8 against libc, with the
+ * bytes around untouched. */
+static void test_mem_words(void)
+{
+	unsigned char a[64], b[64], want[64];
+
+	for (size_t off = 0; off < 9; off++) {
+		for (size_t n = 0; n <= 40; n++) {
+			for (size_t i = 0; i < sizeof(b); i++)
+				b[i] = (unsigned char)(i * 13 + 1);
+			memset(a, 0x11, sizeof(a));
+			memset(want, 0x11, sizeof(want));
+			memset(want + off, 0xc3, n);
+			kmemset(a + off, 0xc3, n);
+			CHECKF(memcmp(a, want, sizeof(a)) == 0, "kmemset off %zu n %zu", off, n);
+			memcpy(want + off, b + 3, n);
+			kmemcpy(a + off, b + 3, n);
+			CHECKF(memcmp(a, want, sizeof(a)) == 0, "kmemcpy off %zu n %zu", off, n);
+		}
+	}
+}
+
 int main(void)
 {
 	RUN(test_strlen, "string: kstrlen");
 	RUN(test_strcmp, "string: kstrcmp/kstrncmp vs libc");
 	RUN(test_mem, "string: kmemset/kmemcpy/kmemcmp");
+	RUN(test_mem_words, "string: kmemset/kmemcpy a word a step, every length and offset");
 	return check_summary();
 }
