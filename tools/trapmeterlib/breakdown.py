@@ -92,6 +92,8 @@ CTL_DOMINATES = 3        # a loop whose control is more than this x its net
                          # is judged but not fitted
 MIN_LOOPS = 2            # ... as long as this many loops are fitted: string
                          # instructions alone cannot tell an exit from units
+LOOP_FIXED_ROWS = 8      # rows a class of loops mostly control needs before
+                         # a per-op term is tried (the extended set's 9)
 SPARE_POINTS = 2         # rows beyond the number of terms, to judge the fit
 PAGE = 4096
 KVM_PIO_CACHE = 1024     # bytes of KVM's PIO read-ahead (struct read_cache)
@@ -310,7 +312,7 @@ def _value(point, field):
     return 1.0 if field is None else point[field]
 
 
-def choose_terms(points):
+def choose_terms(points, loop_fixed=False):
     """The terms the rows can tell apart, in TERMS order; None when not
     even fixed + per_exit can be fitted."""
     chosen = []
@@ -318,7 +320,7 @@ def choose_terms(points):
     for name, field in TERMS:
         if field and not any(p[field] for p in points):
             continue
-        if name == "fixed" and not gross:
+        if name == "fixed" and not gross and not loop_fixed:
             continue        # a net row's control took the op's own work away
         if name == "rep_unit" and "per_unit" in (n for n, _ in chosen):
             continue        # per_unit already has the REP slope
@@ -403,16 +405,20 @@ def fit_class(points):
     if len(points) < MIN_POINTS:
         return None
     strong = [p for p in points if not p["weak"]]
+    loop_fixed = False
     if (len(strong) < MIN_POINTS or loops(strong) < MIN_LOOPS
             or choose_terms(strong) is None):
         strong = points     # without loops nothing tells an exit from a unit
-    terms = choose_terms(strong)
+        # ... and such a loop differs from its twin per op as much as per
+        # unit: a free per-op term, where the rows are enough to judge it
+        loop_fixed = len(points) >= LOOP_FIXED_ROWS
+    terms = choose_terms(strong, loop_fixed)
     if terms is None:
         return None
-    chosen = select_terms(strong, terms)
+    chosen = select_terms(strong, terms, loop_fixed)
     kept, faster = without_faster(strong, chosen, held_out(strong, chosen))
     if faster:          # the terms the other rows predict best
-        chosen = select_terms(kept, choose_terms(kept) or terms)
+        chosen = select_terms(kept, choose_terms(kept, loop_fixed) or terms, loop_fixed)
     verdict = judge(held_out(points, chosen, kept), len(points))
     terms = chosen
     coef = fit_terms(kept, terms)
@@ -454,7 +460,7 @@ def without_faster(points, terms, offs):
     return kept, faster
 
 
-def select_terms(points, terms):
+def select_terms(points, terms, loop_fixed=False):
     """Of the terms the rows can tell apart, the ones that predict held-out
     rows better.  Always per_exit and the loop term; fixed where a row is
     gross, else never (a net row's control took the op's own work away,
@@ -472,7 +478,8 @@ def select_terms(points, terms):
     if any(p["rep"] for p in points) and not gross:
         must.add("rep_fixed")
     chosen = [t for t in terms if t[0] in must]
-    rest = [t for t in terms if t[0] not in must and (gross or t[0] != "fixed")]
+    rest = [t for t in terms if t[0] not in must
+            and (gross or loop_fixed or t[0] != "fixed")]
     best = held_out_score(points, chosen)
     while rest:
         names = {n for n, _ in chosen}
