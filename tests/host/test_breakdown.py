@@ -330,6 +330,23 @@ class Layers(unittest.TestCase):
         self.assertAlmostEqual(coef["per_unit"], 2200.0, delta=30.0)
         self.assertTrue(coef["poor"])
 
+    def test_loops_mostly_control_may_differ_from_their_twins_per_op(self):
+        # PVM: an in-kernel inb costs about its RAM twin (-300 per unit
+        # net) and the loop's own code 1.7 k less per op than the twin's;
+        # with the extended rows a per-op term keeps the 1-unit loop from
+        # holding the envelope down under the others
+        rows = []
+        for n in (1, 64, 512, 4096):
+            rows.append(row("pic", "single", n, n, -1700.0 - 300.0 * n, handler="kernel"))
+        for n in (1, 64, 512, 2048, 4096):
+            chunks = -(-n // 1024)
+            rows.append(row("pic", "rep", n, chunks, 15000.0 - 650.0 * chunks + 350.0 * n,
+                            handler="kernel"))
+        coef = fit(rows, "pic.in")
+        self.assertEqual(coef["slow"], [])
+        self.assertFalse(coef["poor"])
+        self.assertAlmostEqual(coef["per_unit"], 350.0, delta=1.0)
+
     def test_string_instructions_alone_are_never_all_that_is_fitted(self):
         # the loops of 64 B and up cost about their RAM twin (weak), the
         # 1-unit loop ran faster than the rest allow: had the fit kept only
