@@ -56,6 +56,14 @@ class Schedule(unittest.TestCase):
         self.assertLessEqual(bootstats.min_p(points[0], points[0]), 0.05 / 4)
         self.assertGreater(bootstats.min_p(points[0] - 1, points[0] - 1), 0.05 / 4)
 
+    def test_looks_spread_over_the_boots_the_budget_reaches(self):
+        # 300 s, first round took 14 s: 1 + 286 // 14 = 21 rounds fit
+        self.assertEqual(abtest.boots_within_budget(80, 1, 286.0, 14.0), 42)
+        self.assertEqual(abtest.look_schedule(42)[-1], 21)
+        self.assertEqual(abtest.boots_within_budget(28, 1, 286.0, 14.0), 28)
+        self.assertEqual(abtest.boots_within_budget(80, 1, -3.0, 14.0), 2)
+        self.assertEqual(abtest.boots_within_budget(80, 1, None, 14.0), 80)
+
     def test_frozen_verdict_survives_later_looks(self):
         seq = abtest.Sequential([5, 6], 0.05, 2, ["cycles_per_op"])
         row = compare.Row("s", "c", "cycles_per_op", True)

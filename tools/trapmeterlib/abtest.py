@@ -11,7 +11,9 @@ alpha whatever the looks see and however early it stops.  A metric's
 verdict is final at the look that decides it (regression, improvement or
 unchanged); the session stops when every selected metric is decided, or
 at --max-boots / --budget (then the current boots get one last look, which
-takes one of the K).  `simulate` replays this rule on recorded boots."""
+takes one of the K).  With --budget, the K look points are set after the
+first round from its wall time (boots_within_budget), so they spread over
+the boots the budget can reach.  `simulate` replays this rule on recorded boots."""
 
 import math
 import random
@@ -42,6 +44,20 @@ def look_schedule(max_boots, looks=DEFAULT_LOOKS, alpha=compare.DEFAULT_ALPHA):
     step = (n_max - n_first) / float(looks - 1)
     points = sorted({int(round(n_first + i * step)) for i in range(looks)})
     return points
+
+
+def boots_within_budget(max_boots, done_per_side, left_s, pair_s):
+    """--max-boots fitted to --budget: how many boots (both sides) the
+    session can reach when `done_per_side` rounds are done, `left_s`
+    seconds are left and a round (one boot a side) takes `pair_s`.  The
+    looks are then spread over the boots the budget allows, not over a
+    --max-boots it will never reach.  The schedule depends on wall time
+    only, never on the figures compared, so under A/A it is the same
+    whichever boots are labelled A: the looks keep their level."""
+    if pair_s <= 0 or left_s is None:
+        return max_boots
+    reach = done_per_side + int(max(0.0, left_s) // pair_s)
+    return max(2, min(max_boots, 2 * reach))
 
 
 class Sequential:

@@ -294,6 +294,25 @@ def out_of_time(session):
     return session.elapsed() + pair > session.args.budget
 
 
+def fit_looks_to_budget(session, done):
+    """After the first round: spread the looks over the boots --budget can
+    reach (abtest.boots_within_budget), when that is fewer than
+    --max-boots."""
+    args = session.args
+    if args.budget is None or not session.walls:
+        return
+    pair = 2.0 * sum(session.walls) / len(session.walls)
+    boots = abtest.boots_within_budget(
+        args.max_boots, done, args.budget - session.elapsed(), pair)
+    if boots >= args.max_boots:
+        return
+    session.seq.schedule = abtest.look_schedule(boots, args.looks,
+                                                args.alpha)
+    say("budget: about %d boots per side fit in %.0f s; looks at %s boots "
+        "per side" % (boots // 2, args.budget,
+                      "/".join(map(str, session.seq.schedule))))
+
+
 def run_session(session):
     """Rounds until decided or out of boots/time; returns the final rows
     and warnings."""
@@ -307,6 +326,8 @@ def run_session(session):
         for name in abtest.order(r):
             session.run_boot(name, session.boots(name) + 1)
         n = min(session.boots("a"), session.boots("b"))
+        if r == 0:
+            fit_looks_to_budget(session, n)
         looked = session.seq.is_look(n)
         undecided = None
         if looked:
