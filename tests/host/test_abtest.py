@@ -69,6 +69,17 @@ class Schedule(unittest.TestCase):
         self.assertAlmostEqual(levels[-1], 0.05 * 8 / 15)
         self.assertAlmostEqual(sum(levels), 0.05)
 
+    def test_boots_after_the_last_look_get_a_look(self):
+        # looks at 6 and 12, budget ends at 15: 13-15 were never looked at
+        seq = abtest.Sequential([6, 12, 17, 23], 0.05, 4, ["cycles_per_op"])
+        self.assertTrue(seq.needs_last_look(3))
+        for n in (6, 12):
+            seq.look([], n, level=seq.next_level(n))
+        self.assertFalse(seq.needs_last_look(12))
+        self.assertTrue(seq.needs_last_look(15))
+        seq.look([], 15, level=seq.next_level(15, final=True))
+        self.assertFalse(seq.needs_last_look(15))
+
     def test_a_last_look_between_points_gets_what_is_left(self):
         # the budget ends the session after two looks: the third (forced)
         # look may spend the rest of alpha, no more

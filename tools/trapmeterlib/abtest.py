@@ -119,6 +119,12 @@ class Sequential:
                 self.frozen[key] = (row.verdict, n_per_side)
         return self.undecided(rows)
 
+    def needs_last_look(self, n_per_side):
+        """The session ended (budget, --max-boots) with boots that no look
+        has seen: they get one last look while looks are left."""
+        seen = max(self.look_seconds) if self.look_seconds else 0
+        return n_per_side > seen and self.taken < self.looks
+
     def undecided(self, rows):
         return sorted({(r.name, r.metric) for r in rows
                        if r.metric in self.metrics

@@ -339,11 +339,10 @@ def run_session(session):
         if looked and not undecided:
             say("every selected metric is decided")
             return session.seq.final_rows(rows), warnings
-    if rows is None or (session.seq.last_rows is not rows
-                        and session.seq.taken < session.seq.looks):
+    n = min(session.boots("a"), session.boots("b"))
+    if session.seq.needs_last_look(n):
         # stopped between looks: the boots so far get one last look, at
         # all the alpha not yet spent
-        n = min(session.boots("a"), session.boots("b"))
         level = session.seq.next_level(n, final=True)
         rows, warnings = session.compare(level)
         session.seq.look(rows, n, round(session.elapsed(), 1), level)
