@@ -307,8 +307,9 @@ class Testpmd:
         self._reader = threading.Thread(target=self._read, args=(master,),
                                         daemon=True)
         self._reader.start()
-        self.say("testpmd started (pid %d, lcores %s)"
-                 % (self.proc.pid, ",".join(str(c) for c in cores)))
+        self.say("testpmd started (pid %d, lcores %s: main %d, forwarding %s)"
+                 % (self.proc.pid, ",".join(str(c) for c in cores), main,
+                    ",".join(str(c) for c in cores if c != main)))
         self.wait_ready(timeout)
 
     def _read(self, master):
