@@ -53,8 +53,54 @@ class Schedule(unittest.TestCase):
         points = abtest.look_schedule(24, 4, 0.05)
         self.assertLessEqual(len(points), 4)
         self.assertEqual(points[-1], 12)
-        self.assertLessEqual(bootstats.min_p(points[0], points[0]), 0.05 / 4)
-        self.assertGreater(bootstats.min_p(points[0] - 1, points[0] - 1), 0.05 / 4)
+        first = 0.05 * abtest.spending(4)[0]
+        self.assertLessEqual(bootstats.min_p(points[0], points[0]), first)
+        self.assertGreater(bootstats.min_p(points[0] - 1, points[0] - 1), first)
+
+    def test_alpha_doubles_per_look_and_never_exceeds_alpha(self):
+        self.assertEqual([round(w * 15) for w in abtest.spending(4)],
+                         [1, 2, 4, 8])
+        seq = abtest.Sequential([6, 10, 14, 18], 0.05, 4, ["cycles_per_op"])
+        levels = []
+        for n in (6, 10, 14, 18):
+            levels.append(seq.next_level(n))
+            seq.look([], n, level=levels[-1])
+        self.assertAlmostEqual(levels[0], 0.05 / 15)
+        self.assertAlmostEqual(levels[-1], 0.05 * 8 / 15)
+        self.assertAlmostEqual(sum(levels), 0.05)
+
+    def test_boots_after_the_last_look_get_a_look(self):
+        # looks at 6 and 12, budget ends at 15: 13-15 were never looked at
+        seq = abtest.Sequential([6, 12, 17, 23], 0.05, 4, ["cycles_per_op"])
+        self.assertTrue(seq.needs_last_look(3))
+        for n in (6, 12):
+            seq.look([], n, level=seq.next_level(n))
+        self.assertFalse(seq.needs_last_look(12))
+        self.assertTrue(seq.needs_last_look(15))
+        seq.look([], 15, level=seq.next_level(15, final=True))
+        self.assertFalse(seq.needs_last_look(15))
+
+    def test_a_last_look_between_points_gets_what_is_left(self):
+        # the budget ends the session after two looks: the third (forced)
+        # look may spend the rest of alpha, no more
+        seq = abtest.Sequential([6, 10, 14, 18], 0.05, 4, ["cycles_per_op"])
+        for n in (6, 10):
+            seq.look([], n, level=seq.next_level(n))
+        self.assertAlmostEqual(seq.next_level(12, final=True), 0.05 * 12 / 15)
+        seq.look([], 12, level=seq.next_level(12, final=True))
+        self.assertAlmostEqual(seq.spent, 0.05)
+        # a schedule with fewer points than K: its last point takes the rest
+        short = abtest.Sequential([6, 7], 0.05, 4, ["cycles_per_op"])
+        short.look([], 6, level=short.next_level(6))
+        self.assertAlmostEqual(short.next_level(7), 0.05 * 14 / 15)
+
+    def test_looks_spread_over_the_boots_the_budget_reaches(self):
+        # 300 s, first round took 14 s: 1 + 286 // 14 = 21 rounds fit
+        self.assertEqual(abtest.boots_within_budget(80, 1, 286.0, 14.0), 42)
+        self.assertEqual(abtest.look_schedule(42)[-1], 21)
+        self.assertEqual(abtest.boots_within_budget(28, 1, 286.0, 14.0), 28)
+        self.assertEqual(abtest.boots_within_budget(80, 1, -3.0, 14.0), 2)
+        self.assertEqual(abtest.boots_within_budget(80, 1, None, 14.0), 80)
 
     def test_frozen_verdict_survives_later_looks(self):
         seq = abtest.Sequential([5, 6], 0.05, 2, ["cycles_per_op"])

@@ -129,6 +129,27 @@ class CommandLines(unittest.TestCase):
         with self.assertRaisesRegex(testpmd.TestpmdError, "needs a number"):
             testpmd.forwarding_cores(["--nb-cores=x"])
 
+    def test_polling_lcores_keep_off_qemus_pinned_cpu(self):
+        # --pin-cpu 1 on a 2-CPU host: testpmd polls on 0, its main lcore
+        # (idle at the prompt) shares CPU 1 with QEMU
+        self.assertEqual(testpmd.place_cores([], {0, 1}, (1,)),
+                         ([0, 1], 1, None))
+        self.assertEqual(testpmd.place_cores([], {0, 1}, ()),
+                         ([0, 1], 0, None))
+        self.assertEqual(testpmd.place_cores([], {0, 1, 2, 3}, (0,)),
+                         ([1, 2], 2, None))
+        cores, main, warning = testpmd.place_cores(["--nb-cores=2"],
+                                                   {0, 1, 2}, (1, 2))
+        self.assertEqual((cores, main), ([0, 1, 2], 2))
+        self.assertRegex(warning, r"polling lcore 1 shares the CPU QEMU is "
+                         r"pinned to \(--pin-cpu 1,2\)")
+
+    def test_main_lcore_option(self):
+        argv = testpmd.build_argv("t", "/p", "x", [0, 1], [], 1)
+        self.assertEqual(argv[1:5], ["-l", "0,1", "--main-lcore", "1"])
+        argv = testpmd.build_argv("t", "/p", "x", [0, 1], [], 0)
+        self.assertNotIn("--main-lcore", argv)
+
 
 class Statistics(unittest.TestCase):
     def test_parse_real_output(self):

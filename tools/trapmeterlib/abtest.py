@@ -3,15 +3,22 @@
 Boots alternate A B B A A B ... (each round a pair, the order swapped
 every round, so a slow drift of the host lands on both sides alike).  The
 sequential method: a capped number K of looks (default 4) at fixed boot
-counts, with alpha spent evenly over them (alpha/K per look, Bonferroni
-over looks; each look's test is compare's family-wise permutation test at
-that level).  Any metric flagged at any look is a false alarm under A/A
-with probability at most alpha/K per look, so the whole session keeps
-alpha whatever the looks see and however early it stops.  A metric's
+counts, with alpha spent over them by a doubling rule: look k (from 0)
+tests at alpha * 2^k / (2^K - 1) -- for K = 4, 1/15, 2/15, 4/15 and 8/15
+of alpha -- and the last look (the last scheduled point, or the one taken
+when --max-boots / --budget ends the session between points) at whatever
+alpha is left.  Each look's test is compare's family-wise permutation test
+at its level, so by Bonferroni over looks any metric flagged at any look
+is a false alarm under A/A with probability at most the sum of the levels,
+alpha, whatever the looks see and however early the session stops.  The
+doubling keeps most of alpha for the last look, where a 1-2 % change is
+decided; a large change is still decided at the first look.  A metric's
 verdict is final at the look that decides it (regression, improvement or
 unchanged); the session stops when every selected metric is decided, or
-at --max-boots / --budget (then the current boots get one last look, which
-takes one of the K).  `simulate` replays this rule on recorded boots."""
+at --max-boots / --budget.  With --budget, the K look points are set after
+the first round from its wall time (boots_within_budget), so they spread
+over the boots the budget can reach.  `simulate` replays this rule on
+recorded boots."""
 
 import math
 import random
@@ -28,12 +35,18 @@ def order(round_index):
     return ("a", "b") if round_index % 2 == 0 else ("b", "a")
 
 
+def spending(looks):
+    """The share of alpha each look may spend: doubling, summing to 1."""
+    total = float((1 << looks) - 1)
+    return [(1 << k) / total for k in range(looks)]
+
+
 def look_schedule(max_boots, looks=DEFAULT_LOOKS, alpha=compare.DEFAULT_ALPHA):
     """Boots per side at which to look: `looks` points from the first count
-    at which an exact permutation test can reach alpha/looks, to
+    at which an exact permutation test can reach the first look's level, to
     max_boots/2, evenly spaced.  Fewer when the range is short."""
     n_max = max(1, max_boots // 2)
-    level = alpha / looks
+    level = alpha * spending(looks)[0]
     n_first = 2
     while bootstats.min_p(n_first, n_first) > level and n_first < n_max:
         n_first += 1
@@ -44,13 +57,31 @@ def look_schedule(max_boots, looks=DEFAULT_LOOKS, alpha=compare.DEFAULT_ALPHA):
     return points
 
 
+def boots_within_budget(max_boots, done_per_side, left_s, pair_s):
+    """--max-boots fitted to --budget: how many boots (both sides) the
+    session can reach when `done_per_side` rounds are done, `left_s`
+    seconds are left and a round (one boot a side) takes `pair_s`.  The
+    looks are then spread over the boots the budget allows, not over a
+    --max-boots it will never reach.  The schedule depends on wall time
+    only, never on the figures compared, so under A/A it is the same
+    whichever boots are labelled A: the looks keep their level."""
+    if pair_s <= 0 or left_s is None:
+        return max_boots
+    reach = done_per_side + int(max(0.0, left_s) // pair_s)
+    return max(2, min(max_boots, 2 * reach))
+
+
 class Sequential:
     """The decisions of one ab session: looks taken, verdicts frozen."""
 
     def __init__(self, schedule, alpha, looks, metrics):
         self.schedule = list(schedule)
         self.looks = looks
-        self.level = alpha / looks
+        self.alpha = alpha
+        self.shares = spending(looks)
+        self.spent = 0.0
+        self.level = None       # the level of the last look taken
+        self.levels = []        # every look's level, in order
         self.metrics = set(metrics)
         self.frozen = {}        # (name, metric) -> (verdict, boots per side)
         self.look_seconds = {}  # boots per side -> session seconds at it
@@ -60,8 +91,25 @@ class Sequential:
     def is_look(self, n_per_side):
         return n_per_side in self.schedule and self.taken < self.looks
 
-    def look(self, rows, n_per_side, seconds=None):
-        """Record one look's rows; returns the undecided selected keys."""
+    def next_level(self, n_per_side, final=False):
+        """The level of the look about to be taken at n_per_side boots a
+        side: its share of alpha, or all that is left when it is the last
+        (the last scheduled point, the K-th look, or `final`: the session
+        ends here)."""
+        last = (final or self.taken >= self.looks - 1
+                or n_per_side >= self.schedule[-1])
+        if last:
+            return max(0.0, self.alpha - self.spent)
+        return self.alpha * self.shares[self.taken]
+
+    def look(self, rows, n_per_side, seconds=None, level=None):
+        """Record one look's rows (tested at `level`, from next_level);
+        returns the undecided selected keys."""
+        if level is None:
+            level = self.next_level(n_per_side)
+        self.level = level
+        self.levels.append(level)
+        self.spent += level
         self.taken += 1
         self.look_seconds[n_per_side] = seconds
         self.last_rows = rows
@@ -70,6 +118,12 @@ class Sequential:
             if key not in self.frozen and row.verdict in DECIDED:
                 self.frozen[key] = (row.verdict, n_per_side)
         return self.undecided(rows)
+
+    def needs_last_look(self, n_per_side):
+        """The session ended (budget, --max-boots) with boots that no look
+        has seen: they get one last look while looks are left."""
+        seen = max(self.look_seconds) if self.look_seconds else 0
+        return n_per_side > seen and self.taken < self.looks
 
     def undecided(self, rows):
         return sorted({(r.name, r.metric) for r in rows
@@ -122,12 +176,13 @@ def simulate_session(pool, rng, max_boots, looks, alpha, metrics,
         n = len(side["a"])
         if not seq.is_look(n):
             continue
+        level = seq.next_level(n)
         rows, _w = compare.compare_docs(
             _resampled_doc(pool_doc(pool), side["a"]),
             _resampled_doc(pool_doc(pool), side["b"]),
             seed=rng.randrange(1 << 30), resamples=resamples,
-            alpha=seq.level)
-        if not seq.look(rows, n):
+            alpha=level)
+        if not seq.look(rows, n, level=level):
             break
     return {k for k, (v, _n) in seq.frozen.items()
             if v in ("regression", "improvement") and k[1] != "exits_per_op"}

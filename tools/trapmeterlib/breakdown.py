@@ -92,13 +92,24 @@ CTL_DOMINATES = 3        # a loop whose control is more than this x its net
                          # is judged but not fitted
 MIN_LOOPS = 2            # ... as long as this many loops are fitted: string
                          # instructions alone cannot tell an exit from units
+LOOP_FIXED_ROWS = 8      # rows a class of loops mostly control needs before
+                         # a per-op term is tried (the extended set's 9)
 SPARE_POINTS = 2         # rows beyond the number of terms, to judge the fit
+PAGE = 4096
+KVM_PIO_CACHE = 1024     # bytes of KVM's PIO read-ahead (struct read_cache)
+# terms whose coefficient is an extra cost, never a saving: a fit that
+# makes one negative does not take it
+NON_NEGATIVE = ("first_unit",)
+# a term that only refines others enters after them: first_unit is an
+# extra on some units of a string instruction, never the whole per-unit
+# cost nor the instruction's own fixed part
+AFTER = {"first_unit": ("per_unit", "rep_fixed")}
 COMPONENTS = ("vm_exit", "kvm_pio", "qemu_round_trip", "device_model")
 LOOP_METHODS = ("single", "rep")
 # the fit's terms in the order they enter: name -> point field
 TERMS = (("fixed", None), ("per_exit", "exits"), ("per_iteration", "iters"),
          ("rep_fixed", "rep"), ("per_unit", "units"), ("per_byte", "bytes"),
-         ("rep_unit", "rep_units"))
+         ("rep_unit", "rep_units"), ("first_unit", "first_units"))
 COEFS = [name for name, _ in TERMS]
 # always fitted where the rows have them (select_terms adds fixed where no
 # row is net, rep_fixed where net loops sit beside gross REP rows)
@@ -272,6 +283,7 @@ def sweep_points(results):
             continue
         single = is_single(r)
         weak = single and kind == "net" and ctl > CTL_DOMINATES * abs(cost)
+        first = 0.0 if single else first_exit_units(r)
         classes.setdefault(f"{r.get('target')}.{r.get('dir')}", []).append({
             "case": r.get("case"), "cost": cost, "scale": gross_of(r),
             "exits": float(exits), "units": float(units),
@@ -279,15 +291,28 @@ def sweep_points(results):
             "iters": float(units) if single and kind == "gross" else 0.0,
             "rep": 0.0 if single else 1.0, "kind": kind,
             "rep_units": 0.0 if single else float(units),
-            "width": r.get("width") or 1, "weak": weak})
+            "first_units": first, "width": r.get("width") or 1, "weak": weak})
     return classes
+
+
+def first_exit_units(result):
+    """Units the first exit to QEMU of a `rep ins` moves (0 for any other
+    row): KVM's read-ahead takes n = min(bytes left in the page, 1024 /
+    width, count) units (the page's bytes compared with units, as KVM
+    does).  The `first_unit` term is their extra cost (see fit_class)."""
+    if result.get("handler") != "user" or result.get("dir") != "in":
+        return 0.0
+    units = int(result.get("units") or 0)
+    width = int(result.get("width") or 1)
+    in_page = PAGE - int(result.get("buf_offset") or 0) % PAGE
+    return float(min(in_page, KVM_PIO_CACHE // width, units))
 
 
 def _value(point, field):
     return 1.0 if field is None else point[field]
 
 
-def choose_terms(points):
+def choose_terms(points, loop_fixed=False):
     """The terms the rows can tell apart, in TERMS order; None when not
     even fixed + per_exit can be fitted."""
     chosen = []
@@ -295,7 +320,7 @@ def choose_terms(points):
     for name, field in TERMS:
         if field and not any(p[field] for p in points):
             continue
-        if name == "fixed" and not gross:
+        if name == "fixed" and not gross and not loop_fixed:
             continue        # a net row's control took the op's own work away
         if name == "rep_unit" and "per_unit" in (n for n, _ in chosen):
             continue        # per_unit already has the REP slope
@@ -380,16 +405,20 @@ def fit_class(points):
     if len(points) < MIN_POINTS:
         return None
     strong = [p for p in points if not p["weak"]]
+    loop_fixed = False
     if (len(strong) < MIN_POINTS or loops(strong) < MIN_LOOPS
             or choose_terms(strong) is None):
         strong = points     # without loops nothing tells an exit from a unit
-    terms = choose_terms(strong)
+        # ... and such a loop differs from its twin per op as much as per
+        # unit: a free per-op term, where the rows are enough to judge it
+        loop_fixed = len(points) >= LOOP_FIXED_ROWS
+    terms = choose_terms(strong, loop_fixed)
     if terms is None:
         return None
-    chosen = select_terms(strong, terms)
+    chosen = select_terms(strong, terms, loop_fixed)
     kept, faster = without_faster(strong, chosen, held_out(strong, chosen))
     if faster:          # the terms the other rows predict best
-        chosen = select_terms(kept, choose_terms(kept) or terms)
+        chosen = select_terms(kept, choose_terms(kept, loop_fixed) or terms, loop_fixed)
     verdict = judge(held_out(points, chosen, kept), len(points))
     terms = chosen
     coef = fit_terms(kept, terms)
@@ -422,12 +451,16 @@ def without_faster(points, terms, offs):
         i = min(range(len(offs)), key=lambda j: offs[j][1])
         if offs[i][1] >= -POOR_FIT or (not kept[i]["rep"] and loops(kept) <= MIN_LOOPS):
             break
-        faster.append(kept.pop(i)["case"])
-        offs = held_out(kept, terms)
+        rest = kept[:i] + kept[i + 1:]
+        rest_offs = held_out(rest, terms)
+        if rest_offs is None:
+            break           # the others no longer fix every term held out
+        faster.append(kept[i]["case"])
+        kept, offs = rest, rest_offs
     return kept, faster
 
 
-def select_terms(points, terms):
+def select_terms(points, terms, loop_fixed=False):
     """Of the terms the rows can tell apart, the ones that predict held-out
     rows better.  Always per_exit and the loop term; fixed where a row is
     gross, else never (a net row's control took the op's own work away,
@@ -445,12 +478,15 @@ def select_terms(points, terms):
     if any(p["rep"] for p in points) and not gross:
         must.add("rep_fixed")
     chosen = [t for t in terms if t[0] in must]
-    rest = [t for t in terms if t[0] not in must and (gross or t[0] != "fixed")]
+    rest = [t for t in terms if t[0] not in must
+            and (gross or loop_fixed or t[0] != "fixed")]
     best = held_out_score(points, chosen)
     while rest:
+        names = {n for n, _ in chosen}
         trials = [(score, term) for term in rest
+                  if names.issuperset(AFTER.get(term[0], ()))
                   for score in [held_out_score(points, chosen + [term])]
-                  if score is not None]
+                  if score is not None and signed_right(points, chosen + [term])]
         if not trials:
             break
         score, term = min(trials, key=lambda t: t[0])
@@ -460,6 +496,12 @@ def select_terms(points, terms):
         rest.remove(term)
         best = score
     return [t for t in terms if t in chosen]
+
+
+def signed_right(points, terms):
+    """False when the fit gives a NON_NEGATIVE term a negative coefficient."""
+    coef = fit_terms(points, terms)
+    return coef is not None and all((coef.get(n) or 0.0) >= 0.0 for n in NON_NEGATIVE)
 
 
 def held_out_score(points, terms):

@@ -92,6 +92,15 @@ def forwarding_cores(app_args):
 def choose_cores(app_args, cpus=None):
     """The lcores testpmd gets: one main lcore plus --nb-cores forwarding
     lcores, the lowest CPUs this process may run on."""
+    return place_cores(app_args, cpus)[0]
+
+
+def place_cores(app_args, cpus=None, avoid=()):
+    """(lcores, main lcore, warning) for testpmd.  The forwarding lcores
+    busy-poll, so they go on the lowest CPUs outside `avoid` (the CPUs QEMU
+    is pinned to, run --pin-cpu); the main lcore, which only waits at the
+    prompt, takes what is left and may share a CPU with QEMU.  warning is
+    None, or says that a polling lcore had to share QEMU's CPU."""
     cpus = sorted(os.sched_getaffinity(0) if cpus is None else cpus)
     need = 1 + forwarding_cores(app_args)
     if len(cpus) < need:
@@ -100,13 +109,34 @@ def choose_cores(app_args, cpus=None):
             "forwarding, --nb-cores), this runner may use %d CPU%s (%s)"
             % (need, need - 1, len(cpus), "" if len(cpus) == 1 else "s",
                ",".join(str(c) for c in cpus) or "none"))
-    return cpus[:need]
+    avoid = set(avoid or ())
+    if not avoid:
+        return cpus[:need], cpus[0], None
+    order = ([c for c in cpus if c not in avoid]
+             + [c for c in cpus if c in avoid])      # preferred first
+    polling = sorted(order[:need - 1])
+    main = order[need - 1]
+    shared = sorted(set(polling) & avoid)
+    warning = None
+    if shared:
+        warning = ("testpmd's polling lcore%s %s share%s the CPU QEMU is "
+                   "pinned to (--pin-cpu %s): the guest's figures will be "
+                   "slowed by its busy-polling" % (
+                       "s" if len(shared) > 1 else "",
+                       ",".join(map(str, shared)),
+                       "" if len(shared) > 1 else "s",
+                       ",".join(map(str, sorted(avoid)))))
+    return sorted(polling + [main]), main, warning
 
 
-def build_argv(binary, private_dir, prefix, cores, app_args):
-    """The testpmd command line (user application options last: they win)."""
+def build_argv(binary, private_dir, prefix, cores, app_args, main=None):
+    """The testpmd command line (user application options last: they win).
+    main: the EAL main lcore when it is not the lowest of `cores`."""
     socks = [os.path.join(private_dir, name) for name in SOCKETS]
-    return ([binary, "-l", ",".join(str(c) for c in cores), "--no-huge",
+    main_opt = ([] if main is None or main == min(cores)
+                else ["--main-lcore", str(main)])
+    return ([binary, "-l", ",".join(str(c) for c in cores)] + main_opt
+            + ["--no-huge",
              "-m", str(MEM_MB), "--no-pci", "--no-shconf", "--no-telemetry",
              "--file-prefix", prefix]
             + [w for i, sock in enumerate(socks)
@@ -224,7 +254,9 @@ def cross_check(delta, totals):
 class Testpmd:
     """One testpmd process serving every boot of a run."""
 
-    def __init__(self, binary, app_args, private_dir, say=None, cpus=None):
+    def __init__(self, binary, app_args, private_dir, say=None, cpus=None,
+                 avoid=()):
+        self.avoid = tuple(avoid or ())
         self.binary = binary
         self.app_args = list(app_args)
         self.dir = private_dir
@@ -253,10 +285,13 @@ class Testpmd:
     def start(self, timeout=READY_TIMEOUT_S):
         """Start testpmd and wait (bounded) until both ports are up."""
         binary = self.resolve()
-        cores = choose_cores(self.app_args, self.cpus)
+        cores, main, warning = place_cores(self.app_args, self.cpus,
+                                           self.avoid)
+        if warning:
+            self.say("warning: " + warning)
         os.makedirs(self.dir, exist_ok=True)
         self.argv = build_argv(binary, self.dir, self.prefix, cores,
-                               self.app_args)
+                               self.app_args, main)
         self._log = open(self.log_path, "wb")
         master, slave = os.openpty()
         try:
@@ -272,8 +307,9 @@ class Testpmd:
         self._reader = threading.Thread(target=self._read, args=(master,),
                                         daemon=True)
         self._reader.start()
-        self.say("testpmd started (pid %d, lcores %s)"
-                 % (self.proc.pid, ",".join(str(c) for c in cores)))
+        self.say("testpmd started (pid %d, lcores %s: main %d, forwarding %s)"
+                 % (self.proc.pid, ",".join(str(c) for c in cores), main,
+                    ",".join(str(c) for c in cores if c != main)))
         self.wait_ready(timeout)
 
     def _read(self, master):

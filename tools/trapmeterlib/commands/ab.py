@@ -294,6 +294,25 @@ def out_of_time(session):
     return session.elapsed() + pair > session.args.budget
 
 
+def fit_looks_to_budget(session, done):
+    """After the first round: spread the looks over the boots --budget can
+    reach (abtest.boots_within_budget), when that is fewer than
+    --max-boots."""
+    args = session.args
+    if args.budget is None or not session.walls:
+        return
+    pair = 2.0 * sum(session.walls) / len(session.walls)
+    boots = abtest.boots_within_budget(
+        args.max_boots, done, args.budget - session.elapsed(), pair)
+    if boots >= args.max_boots:
+        return
+    session.seq.schedule = abtest.look_schedule(boots, args.looks,
+                                                args.alpha)
+    say("budget: about %d boots per side fit in %.0f s; looks at %s boots "
+        "per side" % (boots // 2, args.budget,
+                      "/".join(map(str, session.seq.schedule))))
+
+
 def run_session(session):
     """Rounds until decided or out of boots/time; returns the final rows
     and warnings."""
@@ -307,22 +326,26 @@ def run_session(session):
         for name in abtest.order(r):
             session.run_boot(name, session.boots(name) + 1)
         n = min(session.boots("a"), session.boots("b"))
+        if r == 0:
+            fit_looks_to_budget(session, n)
         looked = session.seq.is_look(n)
         undecided = None
         if looked:
-            rows, warnings = session.compare(session.seq.level)
+            level = session.seq.next_level(n)
+            rows, warnings = session.compare(level)
             undecided = session.seq.look(rows, n,
-                                         round(session.elapsed(), 1))
+                                         round(session.elapsed(), 1), level)
         progress(session, r, undecided or [], looked)
         if looked and not undecided:
             say("every selected metric is decided")
             return session.seq.final_rows(rows), warnings
-    if rows is None or (session.seq.last_rows is not rows
-                        and session.seq.taken < session.seq.looks):
-        # stopped between looks: the boots so far get one last look
-        rows, warnings = session.compare(session.seq.level)
-        session.seq.look(rows, min(session.boots("a"), session.boots("b")),
-                         round(session.elapsed(), 1))
+    n = min(session.boots("a"), session.boots("b"))
+    if session.seq.needs_last_look(n):
+        # stopped between looks: the boots so far get one last look, at
+        # all the alpha not yet spent
+        level = session.seq.next_level(n, final=True)
+        rows, warnings = session.compare(level)
+        session.seq.look(rows, n, round(session.elapsed(), 1), level)
     return session.seq.final_rows(session.seq.last_rows), warnings
 
 
@@ -330,11 +353,11 @@ def finish(args, session, rows, warnings):
     """Table on stdout, compare's outputs, compare's exit status."""
     args.base, args.candidate = args.a_json, args.b_json
     warnings = list(warnings) + [
-        "ab: %d looks at %s boots per side, alpha %g per look (%g over the "
-        "session); %d+%d boots in %.0f s" % (
+        "ab: %d looks (planned at %s boots per side), alpha %s at them "
+        "(%g over the session); %d+%d boots in %.0f s" % (
             session.seq.taken, "/".join(map(str, session.seq.schedule)),
-            session.seq.level, args.alpha, session.boots("a"),
-            session.boots("b"), session.elapsed())]
+            "/".join("%.3g" % v for v in session.seq.levels), args.alpha,
+            session.boots("a"), session.boots("b"), session.elapsed())]
     if not session.use_plan:
         warnings.append("ab: this run has no --plan: each boot chose its "
                         "own samples and iterations")

@@ -393,7 +393,7 @@ def run_boots(session, cfg, tmpdir):
     cfg.extra = virtio.device_args(vconf, vdir) + list(extra)
     try:
         if virtio.vhost_user(vconf):
-            start_backend(session, vconf, vdir)
+            start_backend(session, vconf, vdir, session.args.pin_cpus)
         return _run_boots(session, cfg, tmpdir)
     finally:
         cfg.extra = extra
@@ -402,10 +402,11 @@ def run_boots(session, cfg, tmpdir):
             session.backend = None
 
 
-def start_backend(session, vconf, vdir):
-    """testpmd with two vhost-user ports, ready before QEMU starts."""
+def start_backend(session, vconf, vdir, pinned=()):
+    """testpmd with two vhost-user ports, ready before QEMU starts; its
+    polling lcores keep off the CPUs QEMU is pinned to where they can."""
     backend = testpmd.Testpmd(vconf["testpmd"], vconf["testpmd_args"], vdir,
-                              say)
+                              say, avoid=pinned)
     session.backend = backend
     try:
         backend.start()
