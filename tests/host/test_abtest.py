@@ -5,12 +5,15 @@ from one pool of real boots: nothing changed)."""
 import copy
 import os
 import sys
+import types
 import unittest
+from unittest import mock
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 sys.path.insert(0, os.path.join(ROOT, "tools"))
 
 from trapmeterlib import abtest, bootstats, compare, plan  # noqa: E402
+from trapmeterlib.commands import ab as ab_cmd  # noqa: E402
 
 
 def pool():
@@ -177,6 +180,58 @@ class Simulation(unittest.TestCase):
 
 if __name__ == "__main__":
     unittest.main()
+
+
+class FakeSession:
+    """What ab's run_session drives: boots that take `wall` seconds of a
+    clock that only they advance, and a compare that records its level."""
+
+    def __init__(self, budget, wall, schedule, max_boots=80):
+        self.args = types.SimpleNamespace(budget=budget, max_boots=max_boots,
+                                          looks=4, alpha=0.05)
+        self.seq = abtest.Sequential(schedule, 0.05, 4, ["cycles_per_op"])
+        self.wall, self.clock, self.walls = wall, 0.0, []
+        self.n = {"a": 0, "b": 0}
+        self.levels = []
+
+    def make_plan(self):
+        pass
+
+    def run_boot(self, name, _number):
+        self.n[name] += 1
+        self.clock += self.wall
+        self.walls.append(self.wall)
+
+    def boots(self, name):
+        return self.n[name]
+
+    def elapsed(self):
+        return self.clock
+
+    def compare(self, level):
+        self.levels.append(level)
+        row = compare.Row("s", "c", "cycles_per_op", True)
+        row.verdict = "inconclusive"
+        return [row], []
+
+
+class RunSession(unittest.TestCase):
+    def run_fake(self, session):
+        with mock.patch.object(ab_cmd, "say"), \
+                mock.patch.object(ab_cmd, "fit_looks_to_budget"):
+            ab_cmd.run_session(session)
+        return session.levels
+
+    def test_a_look_with_no_round_after_it_spends_all_alpha(self):
+        # 22 s boots, 300 s: the look at 6 boots a side is the last one
+        # the budget allows, so it is tested at all of alpha, not 1/15
+        levels = self.run_fake(FakeSession(300.0, 22.0, [6, 7]))
+        self.assertEqual(len(levels), 1)
+        self.assertAlmostEqual(levels[0], 0.05)
+
+    def test_looks_with_rounds_after_them_keep_their_share(self):
+        levels = self.run_fake(FakeSession(None, 5.0, [6, 9, 11, 14], 28))
+        self.assertEqual([round(v * 15 / 0.05) for v in levels], [1, 2, 4, 8])
 
 
 class Cli(unittest.TestCase):

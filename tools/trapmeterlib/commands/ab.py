@@ -331,7 +331,10 @@ def run_session(session):
         looked = session.seq.is_look(n)
         undecided = None
         if looked:
-            level = session.seq.next_level(n)
+            # no round left after this one (budget, --max-boots): this
+            # look is the last and may spend all alpha not yet spent
+            last = r + 1 >= rounds or out_of_time(session)
+            level = session.seq.next_level(n, final=last)
             rows, warnings = session.compare(level)
             undecided = session.seq.look(rows, n,
                                          round(session.elapsed(), 1), level)
