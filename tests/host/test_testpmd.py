@@ -118,14 +118,14 @@ class CommandLines(unittest.TestCase):
                          "/x/dpdk/p")
 
     def test_cores(self):
-        self.assertEqual(testpmd.choose_cores([], {3, 1, 2}), [1, 2])
-        self.assertEqual(testpmd.choose_cores(["--nb-cores", "2"], {0, 1, 2}),
+        self.assertEqual(testpmd.place_cores([], {3, 1, 2})[0], [1, 2])
+        self.assertEqual(testpmd.place_cores(["--nb-cores", "2"], {0, 1, 2})[0],
                          [0, 1, 2])
         with self.assertRaisesRegex(testpmd.TestpmdError, "too few cores.*needs 2 "
                                     "lcores.*may use 1 CPU "):
-            testpmd.choose_cores([], {0})
+            testpmd.place_cores([], {0})
         with self.assertRaisesRegex(testpmd.TestpmdError, "needs 4 lcores"):
-            testpmd.choose_cores(["--nb-cores=1", "--nb-cores=3"], {0, 1})
+            testpmd.place_cores(["--nb-cores=1", "--nb-cores=3"], {0, 1})
         with self.assertRaisesRegex(testpmd.TestpmdError, "needs a number"):
             testpmd.forwarding_cores(["--nb-cores=x"])
 

@@ -89,12 +89,6 @@ def forwarding_cores(app_args):
     return value
 
 
-def choose_cores(app_args, cpus=None):
-    """The lcores testpmd gets: one main lcore plus --nb-cores forwarding
-    lcores, the lowest CPUs this process may run on."""
-    return place_cores(app_args, cpus)[0]
-
-
 def place_cores(app_args, cpus=None, avoid=()):
     """(lcores, main lcore, warning) for testpmd.  The forwarding lcores
     busy-poll, so they go on the lowest CPUs outside `avoid` (the CPUs QEMU
