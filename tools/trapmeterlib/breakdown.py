@@ -95,7 +95,6 @@ MIN_LOOPS = 2            # ... as long as this many loops are fitted: string
 LOOP_FIXED_ROWS = 8      # rows a class of loops mostly control needs before
                          # a per-op term is tried (the extended set's 9)
 SPARE_POINTS = 2         # rows beyond the number of terms, to judge the fit
-PAGE = 4096
 KVM_PIO_CACHE = 1024     # bytes of KVM's PIO read-ahead (struct read_cache)
 # terms whose coefficient is an extra cost, never a saving: a fit that
 # makes one negative does not take it
@@ -283,7 +282,7 @@ def sweep_points(results):
             continue
         single = is_single(r)
         weak = single and kind == "net" and ctl > CTL_DOMINATES * abs(cost)
-        first = 0.0 if single else first_exit_units(r)
+        first = 0.0 if single else first_kib_units(r)
         classes.setdefault(f"{r.get('target')}.{r.get('dir')}", []).append({
             "case": r.get("case"), "cost": cost, "scale": gross_of(r),
             "exits": float(exits), "units": float(units),
@@ -295,17 +294,17 @@ def sweep_points(results):
     return classes
 
 
-def first_exit_units(result):
-    """Units the first exit to QEMU of a `rep ins` moves (0 for any other
-    row): KVM's read-ahead takes n = min(bytes left in the page, 1024 /
-    width, count) units (the page's bytes compared with units, as KVM
-    does).  The `first_unit` term is their extra cost (see fit_class)."""
+def first_kib_units(result):
+    """Units of a `rep ins` to a QEMU port that fall in its first KiB: the
+    instruction's first 1024 / width units, wherever the page ends (0 for
+    any other row).  The `first_unit` term is their extra cost (see "The
+    first KiB's units" in docs/design.md): the split rows put it on the
+    instruction's first KiB, not on its first exit."""
     if result.get("handler") != "user" or result.get("dir") != "in":
         return 0.0
     units = int(result.get("units") or 0)
     width = int(result.get("width") or 1)
-    in_page = PAGE - int(result.get("buf_offset") or 0) % PAGE
-    return float(min(in_page, KVM_PIO_CACHE // width, units))
+    return float(min(KVM_PIO_CACHE // width, units))
 
 
 def _value(point, field):

@@ -35,7 +35,9 @@ def add_parser(sub, fmt):
         "...) with every other run option shared, and the same sample plan "
         "on both sides (run --plan, when run offers it). After each round "
         "the rounds so far are compared; at the looks (a capped number, "
-        "alpha spent evenly over them) decided metrics are frozen, and the "
+        "spread over the boots the budget reaches, look k = 1..K spending "
+        "alpha*2^(k-1)/(2^K-1), the last all that is left) decided metrics are "
+        "frozen, and the "
         "session stops when every selected metric is a regression, an "
         "improvement or unchanged, or --max-boots / --budget runs out. "
         "Unknown options are run options for both sides.")
@@ -57,8 +59,9 @@ def add_ab_options(add):
     add("--budget", type=float, metavar="SECONDS",
         help="stop before a round that would end after this many seconds")
     add("--looks", type=int, default=abtest.DEFAULT_LOOKS,
-        help="looks at which verdicts may be decided (default %d; alpha is "
-        "split evenly over them)" % abtest.DEFAULT_LOOKS)
+        help="looks K at which verdicts may be decided (default %d; look "
+        "k = 1..K tests at alpha*2^(k-1)/(2^K-1), a last look at all the alpha not "
+        "yet spent)" % abtest.DEFAULT_LOOKS)
     add("--metrics", default="cycles_per_op,exits_per_op",
         help="metrics that must be decided before the session stops "
         "(default cycles_per_op,exits_per_op; every metric is reported)")
