@@ -26,7 +26,7 @@
 
 static u8 vnet_ring_mem[VNET_MAX_NICS][2][VNET_RING_BYTES] __attribute__((aligned(VIRTQ_ALIGN)));
 static u8 vnet_buf_mem[VNET_MAX_NICS][2][VIRTQ_MAX_SIZE * VNET_BUF_SIZE]
-	__attribute__((aligned(VIRTQ_ALIGN)));
+	__attribute__((aligned(VIRTQ_ALIGN))) NOCLEAR;
 
 _Static_assert(VIRTQ_MAX_SIZE * sizeof(struct virtq_desc) + sizeof(struct virtq_avail) +
 	       (VIRTQ_MAX_SIZE + 1) * sizeof(u16) <= 2 * VIRTQ_ALIGN &&

@@ -58,8 +58,8 @@
 const struct tm_config *bench_cfg;
 u64 bench_timer_overhead;
 
-static u64 samples[BENCH_MAX_SAMPLES];
-static u64 ctl_samples[BENCH_MAX_SAMPLES];
+static u64 samples[BENCH_MAX_SAMPLES] NOCLEAR;
+static u64 ctl_samples[BENCH_MAX_SAMPLES] NOCLEAR;
 static struct plan plan;
 static bool plan_loaded;
 static char plan_text[PLAN_TEXT_MAX];

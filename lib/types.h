@@ -19,6 +19,12 @@ typedef int16_t s16;
 typedef int32_t s32;
 typedef int64_t s64;
 
+/* A buffer that is always written before it is read: boot/boot.asm does
+ * not clear it (the loader zeroes it with the rest of the image's bss, as
+ * multiboot asks).  Clearing is a rep stos, which a software backend
+ * (PVM) runs one iteration at a time: 4 MiB cost 0.46 s of every boot. */
+#define NOCLEAR __attribute__((section(".bss.noclear")))
+
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 #define ALIGN_UP(x, a) (((x) + (a) - 1) & ~((__typeof__(x))(a) - 1))
 

@@ -124,7 +124,7 @@ static u64 cd_sums[CD_SUMS_MAX];
 static u32 n_cd_sums;
 static const char *cd_sums_source;
 static bool cd_sums_runner;      /* else learnt from the first read */
-static u8 wbuf[WSEQ_BYTES] __attribute__((aligned(BENCH_PAGE)));
+static u8 wbuf[WSEQ_BYTES] __attribute__((aligned(BENCH_PAGE))) NOCLEAR;
 static u64 written_hi;           /* sectors written from write_lba */
 static u64 write_room;           /* sectors the runner lets us write */
 static char first_error[ATA_ERRMSG_LEN];
