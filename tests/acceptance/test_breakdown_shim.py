@@ -2,9 +2,11 @@
 breakdown (tools/trapmeterlib/breakdown.py) under the delay shim
 (build/kvm_delay.so, +N ns after every exit to QEMU).
 
-Two sides of `run --repeat BOOTS` on the breakdown's sweep (fw_cfg single
-and rep, debugcon, the exits anchors), both with the shim loaded: at 0 ns
-and at DELAY_NS.  Then, per QEMU-port class with layers on both sides:
+Two sides of BOOTS boots each on the breakdown's sweep (fw_cfg single and
+rep, debugcon, the exits anchors; ROUNDS rounds a boot, the breakdown's
+protocol), both with the shim loaded: at 0 ns and at DELAY_NS, booted
+alternately (A B B A ...) so that a slower stretch of the host falls on
+both sides, not on one.  Then, per QEMU-port class with layers on both sides:
   - "round trip to QEMU" moved by N (the ns the shim really spun per
     delayed exit, in TSC cycles from the dump's TSC kHz) within the interval
     of its change across boots, and attribute() names it;
@@ -33,22 +35,38 @@ from trapmeterlib.commands import sensitivity  # noqa: E402
 
 DELAY_NS = 4000
 BOOTS = 4
+ROUNDS = 4
 CASES = "fwcfg.in8.single.*,fwcfg.in8.rep.*,debugcon.*,pio.*,cpuid"
 CLASSES = ("fwcfg.in", "debugcon.out")
 STILL = ("vm_exit", "kvm_pio", "device_model")
 
 
-def run_side(tmp, name, qemu):
-    out = os.path.join(tmp, name + ".json")
+def run_boot(tmp, name, qemu, number):
+    out = os.path.join(tmp, "%s-%d.json" % (name, number))
     proc = subprocess.run(
-        [RUNNER, "run", "--no-build", "--accel", "kvm", "--repeat", str(BOOTS),
+        [RUNNER, "run", "--no-build", "--accel", "kvm", "--rounds", str(ROUNDS),
          "--suite", "pio,exits", "--case", CASES, "--qemu", qemu, "--json", out],
         capture_output=True, text=True, timeout=1500, cwd=ROOT)
     if proc.returncode != 0:
-        raise AssertionError(f"{name}: run failed ({proc.returncode})\n"
+        raise AssertionError(f"{name} boot {number}: run failed ({proc.returncode})\n"
                              f"{proc.stderr[-3000:]}")
     with open(out) as fh:
-        return json.load(fh), proc.stdout
+        return json.load(fh)
+
+
+def join(doc, more):
+    """`more`'s boots appended to `doc` (a side of one-boot runs)."""
+    if doc is None:
+        return more
+    for boot in more["boots"]:
+        boot["index"] = len(doc["boots"])
+        doc["boots"].append(boot)
+    return doc
+
+
+def alternate(boots):
+    """A B B A A B ...: the side of each boot, 2 x boots in all."""
+    return [("base", "delayed")[(i + 1) // 2 % 2] for i in range(2 * boots)]
 
 
 class BreakdownUnderShim(unittest.TestCase):
@@ -64,19 +82,24 @@ class BreakdownUnderShim(unittest.TestCase):
             cls.addClassCleanup(shutil.rmtree, cls.dir, True)
         qemu = shutil.which("qemu-system-x86_64")
         shim = os.path.join(ROOT, "build", "kvm_delay.so")
-        sides = {}
-        for name, ns in (("base", 0), ("delayed", DELAY_NS)):
-            wrapper, report = sensitivity.wrapper(cls.dir, qemu, shim, ns)
-            sides[name] = run_side(cls.dir, name, wrapper)
+        wrappers = {name: sensitivity.wrapper(cls.dir, qemu, shim, ns)
+                    for name, ns in (("base", 0), ("delayed", DELAY_NS))}
+        docs, reports = {"base": None, "delayed": None}, {}
+        for number, name in enumerate(alternate(BOOTS)):
+            wrapper, report = wrappers[name]
+            docs[name] = join(docs[name], run_boot(cls.dir, name, wrapper, number))
             with open(report) as fh:
-                sides[name] += (json.load(fh),)
-        cls.sides = sides
-        cls.base = attribution.per_boot(sides["base"][0])
-        cls.cand = attribution.per_boot(sides["delayed"][0])
-        khz = sides["base"][0]["boots"][0]["run"]["tsc"]["khz"]
+                reports[name] = json.load(fh)
+        for name, doc in docs.items():
+            with open(os.path.join(cls.dir, name + ".json"), "w") as fh:
+                json.dump(doc, fh)
+        cls.sides = {name: (docs[name], None, reports[name]) for name in docs}
+        cls.base = attribution.per_boot(cls.sides["base"][0])
+        cls.cand = attribution.per_boot(cls.sides["delayed"][0])
+        khz = cls.sides["base"][0]["boots"][0]["run"]["tsc"]["khz"]
         # what the shim really spun per delayed exit (a little over the
         # nominal delay: the spin ends on the first clock read past it)
-        rep = sides["delayed"][2]
+        rep = cls.sides["delayed"][2]
         cls.spun_ns = rep["spun_ns"] / (rep["delayed_io"] + rep["delayed_mmio"])
         cls.delay_cycles = cls.spun_ns * khz / 1e6
         # the intervals attribute() judges by: 5 % over all components
