@@ -591,6 +591,16 @@ static bool planned(const struct bench_case *c, struct plan_entry **e)
 	return *e != NULL;
 }
 
+u32 bench_selection_queries;
+
+bool bench_selected(const struct bench_case *c)
+{
+	struct plan_entry *e;
+
+	bench_selection_queries++;
+	return cmdline_case_selected(bench_cfg, c->name) && planned(c, &e);
+}
+
 int bench_run(const struct bench_case *c, struct bench_result *r)
 {
 	u8 *buf = buffer + c->buf_offset;

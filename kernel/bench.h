@@ -114,6 +114,11 @@ void bench_suite_begin(const char *suite);
  * Returns 0, 1 when it ran but verify found mismatches, or -1 skipped/not
  * selected. */
 int bench_run(const struct bench_case *c, struct bench_result *r);
+/* Whether bench_run would run the case (case= globs and the plan), as it
+ * decides; a suite with a long table asks once per boot and skips the
+ * rest in later rounds (each question costs the glob matching). */
+bool bench_selected(const struct bench_case *c);
+extern u32 bench_selection_queries;	/* calls of bench_selected, for tests */
 
 /* Emit a check line; failed checks make the run end with check-failed. */
 void bench_check(const char *name, bool ok, const char *detail);

@@ -181,6 +181,23 @@ static void test_rounds_check_once(void)
 	CHECK_CONTAINS(check_line("fwcfg.cases"), "4 fw_cfg cases, 2 with wrong data");
 }
 
+/* The table is matched against the case globs once per boot: a second
+ * and a third round ask about no case again (under PVM each round's
+ * matching of the whole table cost about 0.2 s). */
+static void test_selection_once_per_boot(void)
+{
+	u32 one_round;
+
+	bench_selection_queries = 0;
+	run_suite_words(-1, CASES);
+	one_round = bench_selection_queries;
+	CHECK(one_round > 20);
+	bench_selection_queries = 0;
+	run_suite_words(-1, CASES " rounds=3");
+	CHECK_EQ_U64(bench_selection_queries, one_round);
+	CHECK_EQ_U64(lines_with("\"type\":\"result\"", "\"round\":2"), 4);
+}
+
 /* The DMA case's control: the descriptor writes and the poll, no port
  * access and no data moved (the device moves it, inside the trap). */
 static void test_dma_control_traps_nothing(void)
@@ -233,6 +250,7 @@ int main(void)
 {
 	RUN(test_good_blob, "pio: fw_cfg cases read the blob right, checks pass");
 	RUN(test_rounds_check_once, "pio: rounds=2 runs each case twice and checks it once");
+	RUN(test_selection_once_per_boot, "pio: the case globs are matched once per boot, not once per round");
 	RUN(test_breakdown_extras_only_extended, "pio: the breakdown's extra sweep points are extended cases, not default ones");
 	RUN(test_bad_byte_fails_cases, "pio: one wrong blob byte fails the per-case data check");
 	RUN(test_out_cases_write_the_pattern, "pio: OUT cases write the pattern, PIC and ELCR what they held");
