@@ -93,13 +93,13 @@ class BreakdownUnderShim(unittest.TestCase):
         for name, doc in docs.items():
             with open(os.path.join(cls.dir, name + ".json"), "w") as fh:
                 json.dump(doc, fh)
-        cls.sides = {name: (docs[name], None, reports[name]) for name in docs}
-        cls.base = attribution.per_boot(cls.sides["base"][0])
-        cls.cand = attribution.per_boot(cls.sides["delayed"][0])
-        khz = cls.sides["base"][0]["boots"][0]["run"]["tsc"]["khz"]
+        cls.docs, cls.reports = docs, reports
+        cls.base = attribution.per_boot(docs["base"])
+        cls.cand = attribution.per_boot(docs["delayed"])
+        khz = docs["base"]["boots"][0]["run"]["tsc"]["khz"]
         # what the shim really spun per delayed exit (a little over the
         # nominal delay: the spin ends on the first clock read past it)
-        rep = cls.sides["delayed"][2]
+        rep = reports["delayed"]
         cls.spun_ns = rep["spun_ns"] / (rep["delayed_io"] + rep["delayed_mmio"])
         cls.delay_cycles = cls.spun_ns * khz / 1e6
         # the intervals attribute() judges by: 5 % over all components
@@ -114,11 +114,11 @@ class BreakdownUnderShim(unittest.TestCase):
                  f"delayed exit = {cls.delay_cycles:.0f} cycles"]
         for name in ("base", "delayed"):
             lines.append(f"[{name}]")
-            boots = [b["results"] for b in cls.sides[name][0]["boots"]
+            boots = [b["results"] for b in cls.docs[name]["boots"]
                      if breakdown.has_exits(b.get("results") or [])]
             lines += breakdown.format_table(breakdown.breakdown(boots), True)
         lines += attribution.render(attribution.attribution(
-            cls.sides["base"][0], cls.sides["delayed"][0]))
+            cls.docs["base"], cls.docs["delayed"]))
         for key, moves in cls.moves.items():
             for comp, (delta, ci) in moves.items():
                 lines.append(f"  {key:<14} {comp:<16} {delta:+9.0f} "
@@ -128,7 +128,7 @@ class BreakdownUnderShim(unittest.TestCase):
     def test_the_shim_delayed_exits(self):
         # the report of each side's last boot: the shim saw its exits
         for name, ns in (("base", 0), ("delayed", DELAY_NS)):
-            rep = self.sides[name][2]
+            rep = self.reports[name]
             self.assertEqual(rep.get("delay_ns"), ns)
             self.assertGreater(rep.get("delayed_io", 0), 10000)
         self.assertEqual(len(self.base), BOOTS)
