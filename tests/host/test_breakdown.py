@@ -241,7 +241,7 @@ class FirstKib(unittest.TestCase):
         self.assertNotIn("first_unit", coef["terms"])
 
     def test_never_a_saving(self):
-        # first exits cheaper than later ones: the term would come out
+        # a first KiB cheaper than the later units: the term would come out
         # negative, which is not the extra it stands for
         rows = sweep(first_unit=-25.0, sizes=(1, 16, 512, 1024, 2048, 4096, 16384, 65536))
         self.assertNotIn("first_unit", fit(rows)["terms"])
