@@ -6,7 +6,8 @@ net is the case minus the control statistic by statistic, the control is
 below the case; the ide control replays the case's data phases (one for a
 sector read, the CDB and the sector for an ATAPI read); a case without a
 control says why (control_none).  KVM: one bounded boot in which the net
-of each family is positive and the control below the case -- far below
+of each family is positive and the control below the case, minimum
+against minimum (noise only adds time) -- far below
 (a fifth) for the ide REP read, whose trap is the data phase; the DMA and
 kick controls, a dozen instructions, only below: a software KVM backend
 makes a guest instruction cost ~1.5 k cycles, an exit only ~15-20 k
@@ -90,13 +91,15 @@ class ControlsKvm(unittest.TestCase):
         self.assertEqual(self.b.status, 0, self.b.describe())
 
     def test_net_positive_control_below(self):
+        # minima: other tenants only add time, and a median of five samples
+        # of the DMA case went below its control's once in CI (net -2355)
         for case, share in (("fwcfg.in8.dma.4096", 1.0), ("disk.read1.in16.rep", FAR_BELOW),
                             ("kick.alone", 1.0)):
             res = self.b.result(case)
             check_net(self, res)
-            self.assertGreater(res["cycles_net"]["median"], 0, case)
-            self.assertLess(res["cycles_control"]["median"],
-                            share * res["cycles"]["median"], case)
+            self.assertGreater(res["cycles_net"]["min"], 0, case)
+            self.assertLess(res["cycles_control"]["min"],
+                            share * res["cycles"]["min"], case)
 
 
 if __name__ == "__main__":
