@@ -195,6 +195,14 @@ static void emit_case_start(const struct bench_case *c)
 	tm_record(&w);
 }
 
+/* A case's control op, unless controls=off (a comparison of cycles per op
+ * needs no net figure, and the control's samples cost about half the
+ * case's time on a QEMU port loop). */
+static bool has_control(const struct bench_case *c)
+{
+	return c->control && bench_cfg->controls;
+}
+
 static u64 timed(bench_op_fn op, const struct bench_case *c, u8 *buf, u64 iters)
 {
 	u64 t0, t1, d;
@@ -211,7 +219,7 @@ static u64 timed(bench_op_fn op, const struct bench_case *c, u8 *buf, u64 iters)
 static void take_sample(const struct bench_case *c, u8 *buf, struct bench_result *r,
 			u64 iters, u32 i)
 {
-	bool ctl = c->control && !counting(), ctl_first = ctl && (i & 1);
+	bool ctl = has_control(c) && !counting(), ctl_first = ctl && (i & 1);
 
 	if (ctl_first)
 		ctl_samples[i] = timed(c->control, c, buf, iters) / iters;
@@ -242,7 +250,7 @@ static u32 control_after_window(const struct bench_case *c, u8 *buf, u64 iters, 
 	u32 i = 0, check = FIRST_CHECK, max = n < CTL_AFTER_MAX ? n : CTL_AFTER_MAX;
 	bool have_prev = false;
 
-	if (!c->control)
+	if (!has_control(c))
 		return n;
 	stats_sort(samples, n);
 	case_min = samples[0];
@@ -296,7 +304,7 @@ static u32 plan_batch(const struct bench_case *c, u8 *buf, struct bench_result *
 
 	if (warm >= WARM_AS_SAMPLE) {
 		samples[0] = warm;
-		if (c->control && !counting())
+		if (has_control(c) && !counting())
 			ctl_samples[0] = timed(c->control, c, buf, 1);
 		k = 1;
 	}
@@ -325,7 +333,7 @@ static void low_stats(const struct bench_case *c, u32 n, struct low_stats *l)
 	l->min = samples[0];
 	l->p10 = stats_percentile(samples, n, 100);
 	l->ctl_min = l->ctl_p10 = 0;
-	if (c->control && !counting()) {
+	if (has_control(c) && !counting()) {
 		stats_sort(ctl_samples, n);
 		l->ctl_min = ctl_samples[0];
 		l->ctl_p10 = stats_percentile(ctl_samples, n, 100);
@@ -562,8 +570,9 @@ static void emit_full(const struct bench_case *c, const struct bench_result *r)
 	jw_record(&w, line, sizeof(line), "result");
 	emit_case_fields(&w, c);
 	emit_timing(&w, r);
-	if (!c->control)
-		jw_str(&w, "control_none", c->no_control ? c->no_control : "none declared");
+	if (!has_control(c))
+		jw_str(&w, "control_none", c->control ? "controls=off (kernel word)" :
+		       c->no_control ? c->no_control : "none declared");
 	if (counting())
 		emit_sync(&w, &r->sync);
 	if (c->extra)
@@ -600,7 +609,7 @@ static u32 measure(const struct bench_case *c, u8 *buf, struct bench_result *r,
 	u32 n;
 
 	warm = timed(c->op, c, buf, 1);
-	if (c->control && warm < WARM_AS_SAMPLE)
+	if (has_control(c) && warm < WARM_AS_SAMPLE)
 		timed(c->control, c, buf, 1);
 	if (sync)
 		sync_begin(&r->sync);
@@ -667,7 +676,7 @@ int bench_run(const struct bench_case *c, struct bench_result *r)
 	start = tsc_begin();
 	n = measure(c, buf, r, e);
 	stats_compute(samples, n, &r->cycles);
-	if (c->control)		/* its line carries no mean or stddev */
+	if (has_control(c))	/* its line carries no mean or stddev */
 		stats_order(ctl_samples, r->control_n, &r->control);
 	r->exits_model = c->exits_model ? c->exits_model(c, buf) : 0;
 	if (c->verify)

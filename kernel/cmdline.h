@@ -53,6 +53,7 @@ struct tm_config {
 				 * that stop the VM there (KVM internal error) skip */
 	bool virtio_mergeable;	/* virtio_path=mergeable: MRG_RXBUF receive path */
 	bool table;		/* default on; off: no console table row per case */
+	bool controls;		/* default on; off: no control op samples (no net figures) */
 };
 
 #define SUITE_PIO    (1u << 0)

@@ -258,3 +258,72 @@ class Cli(unittest.TestCase):
         self.assertEqual(proc.returncode, 12, proc.stderr)
         self.assertIn("TCG never calls KVM_RUN", proc.stderr)
         self.assertNotIn("Traceback", proc.stderr)
+
+
+class CountBoots(unittest.TestCase):
+    """--count-boots: the first N boots of each side count exits, the rest
+    run with --no-count-exits after every side word (so it wins)."""
+
+    def session(self, count_boots):
+        s = ab_cmd.Session.__new__(ab_cmd.Session)
+        s.args = types.SimpleNamespace(rounds=4, count_boots=count_boots)
+        s.sides = {"a": (["--count-exits", "--case", "x"], ["-m", "64"])}
+        s.plan, s.tmp, s.docs, s.calls = None, "t", {"a": None}, []
+        s.boot = lambda name, label, out, counted=True: s.calls.append(counted)
+        s.add = lambda name, path: None
+        return s
+
+    def test_first_boots_count_the_rest_do_not(self):
+        s = self.session(2)
+        for number in range(1, 5):
+            s.run_boot("a", number)
+        self.assertEqual(s.calls, [True, True, False, False])
+
+    def test_no_count_exits_comes_after_the_side_words(self):
+        s = self.session(1)
+        argv = s.boot_argv("a", "o.json", counted=False)
+        self.assertIn("--no-count-exits", argv)
+        self.assertGreater(argv.index("--no-count-exits"), argv.index("--count-exits"))
+        self.assertEqual(argv[argv.index("--") + 1:], ["-m", "64"])
+        self.assertNotIn("--no-count-exits", s.boot_argv("a", "o.json"))
+
+    def test_negative_is_bad_input(self):
+        proc = Cli.run_cli(self, "ab", "--no-build", "--count-boots", "-1")
+        self.assertEqual(proc.returncode, 2, proc.stderr)
+        self.assertIn("--count-boots must be 0 or more", proc.stderr)
+
+
+class ShimProof(unittest.TestCase):
+    """A boot that did not count exits is still checked against the shim:
+    with the side's counted exits per op and its own ops."""
+
+    @staticmethod
+    def doc(exits):
+        res = {"suite": "pio", "case": "p", "handler": "user", "ops_total": 10}
+        if exits is not None:
+            res["exits_measured"] = exits
+        kernel = {"suite": "pio", "case": "k", "handler": "kernel",
+                  "ops_total": 10, "exits_measured": 100}
+        return {"boots": [{"results": [res, kernel]}]}
+
+    def test_uncounted_boot_uses_the_counted_exits_per_op(self):
+        from trapmeterlib.commands import sensitivity as sens_cmd
+        per_op = {}
+        self.assertEqual(sens_cmd.exits_to_qemu(self.doc(None), per_op), 0)
+        self.assertEqual(sens_cmd.exits_to_qemu(self.doc(512), per_op), 5120)
+        self.assertEqual(sens_cmd.exits_to_qemu(self.doc(None), per_op), 5120)
+        self.assertEqual(per_op, {"p": 512})
+
+    def test_round_trip_over_every_boot_with_the_counted_exits(self):
+        from trapmeterlib.commands import sensitivity as sens_cmd
+
+        def boot(minimum, exits):
+            res = {"suite": "exits", "case": "pio.user", "cycles": {"min": minimum}}
+            if exits is not None:
+                res["exits_measured"] = exits
+            return {"run": {"tsc": {"khz": 2000000}}, "results": [res]}
+        doc = {"boots": [boot(30000, 1.0), boot(20000, None), boot(22000, None)]}
+        with mock.patch.object(sens_cmd.compare, "read_results", return_value=doc):
+            cycles, ns = sens_cmd.round_trip_ns("a.json")
+        self.assertEqual(cycles, 22000)     # the median of three boots, not one
+        self.assertAlmostEqual(ns, 11000)

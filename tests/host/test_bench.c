@@ -188,6 +188,23 @@ static void test_control_and_net(void)
 	CHECK(!strstr(result_line(), "cycles_control"));
 }
 
+/* controls=off: the control op is never run, the line says why. */
+static void test_controls_off(void)
+{
+	struct bench_result r;
+	const char *l;
+
+	setup(OP_COST, "controls=off");
+	ctl_calls = 0;
+	CHECK_EQ_S64(bench_run(&the_case, &r), 0);
+	l = result_line();
+	CHECK_EQ_U64(ctl_calls, 0);
+	CHECK_EQ_U64(r.control.n, 0);
+	CHECK(!strstr(l, "cycles_control"));
+	CHECK(strstr(l, "\"control_none\":\"controls=off (kernel word)\"") != NULL);
+	CHECK_EQ_S64(field(l, "cycles", "min"), OP_COST);
+}
+
 /* Schema 3: the statistics as arrays in their documented order. */
 static void test_compact_line(void)
 {
@@ -460,6 +477,7 @@ int main(void)
 {
 	RUN(test_overhead_and_batch, "bench: overhead once per sample, divided by the batch, batch to the goal");
 	RUN(test_control_and_net, "bench: control and net figures, cost per exit from net");
+	RUN(test_controls_off, "bench: controls=off runs no control op and says so");
 	RUN(test_compact_line, "bench: schema 3 statistics arrays in their order");
 	RUN(test_min_samples, "bench: the sample floor from the cost of a sample");
 	RUN(test_long_case_floor, "bench: a 40 ms op gets 5 samples, a 150 ms op 2");

@@ -29,7 +29,7 @@ static void test_defaults(void)
 	CHECK(cfg.hypercall && cfg.rep && !cfg.sync);
 	CHECK(!cfg.lava && !cfg.fail_check);
 	CHECK(!cfg.virtio_mergeable);
-	CHECK(cfg.table);
+	CHECK(cfg.table && cfg.controls);
 	CHECK_EQ_U64(cfg.budget_ms, 60);
 	CHECK_EQ_S64(parse(NULL), 0);
 	CHECK_EQ_S64(parse("  \t\n "), 0);
@@ -87,7 +87,7 @@ static void test_numbers(void)
 static void test_bools(void)
 {
 	static const char *const keys[] = { "quick", "verbose", "hypercall", "rep",
-					    "lava", "fail_check", "table" };
+					    "lava", "fail_check", "table", "controls" };
 	static const struct { const char *v; bool b; } vals[] = {
 		{ "1", true }, { "0", false }, { "on", true }, { "off", false },
 		{ "yes", true }, { "no", false }, { "true", true }, { "false", false },
@@ -99,7 +99,7 @@ static void test_bools(void)
 			bool *const fields[] = { &cfg.quick, &cfg.verbose,
 						 &cfg.hypercall, &cfg.rep,
 						 &cfg.lava, &cfg.fail_check,
-						 &cfg.table };
+						 &cfg.table, &cfg.controls };
 			bool *field = fields[k];
 
 			snprintf(line, sizeof(line), "%s=%s", keys[k], vals[v].v);

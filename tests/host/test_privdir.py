@@ -82,7 +82,6 @@ class Commands(Base):
         with mock.patch.object(ab_cmd, "validate", return_value={}), \
                 mock.patch.object(ab_cmd, "side_words", return_value={}), \
                 mock.patch.object(ab_cmd, "build_once"), \
-                mock.patch.object(ab_cmd, "plan_supported", return_value=False), \
                 mock.patch.object(ab_cmd, "say"), \
                 mock.patch.object(ab_cmd, "run_session", self.seen(seen)):
             with self.assertRaises(RuntimeError):

@@ -6,17 +6,18 @@ statistics in trapmeterlib/compare.py)."""
 import argparse
 import os
 import shlex
-import subprocess
 import sys
 import time
 
-from .. import abtest, compare, plan, privdir, report, rounds, status
+from .. import (abtest, compare, forkrun, plan, privdir, report, rounds,
+               status)
 from . import compare as compare_cmd
 from . import run as run_cmd
 from .common import (PROG, OptionError, Parser, TrapmeterError, repo_root,
                      say)
 
 NAME = "ab"
+DEFAULT_COUNT_BOOTS = 1     # boots per side that count exits
 # run options ab sets itself, per boot
 OWN_RUN_OPTIONS = ("--repeat", "--json", "--log", "--junit", "--plan",
                    "--no-build", "--rounds")
@@ -33,14 +34,17 @@ def add_parser(sub, fmt):
         "[--markdown FILE] [--plot FILE.svg] [-- QEMU ARGS FOR BOTH]",
         description="Boot configuration A and B alternately (A B B A A B "
         "...) with every other run option shared, and the same sample plan "
-        "on both sides (run --plan, when run offers it). After each round "
+        "on both sides (run --plan). After each round "
         "the rounds so far are compared; at the looks (a capped number, "
         "spread over the boots the budget reaches, look k = 1..K spending "
         "alpha*2^(k-1)/(2^K-1), the last all that is left) decided metrics are "
         "frozen, and the "
         "session stops when every selected metric is a regression, an "
         "improvement or unchanged, or --max-boots / --budget runs out. "
-        "Unknown options are run options for both sides.")
+        "Unknown options are run options for both sides; for a verdict on "
+        "cycles per op and exits alone, --cmdline controls=off skips the "
+        "control ops (no net figures or breakdown; boots about a fifth "
+        "shorter on this project's hosts).")
     add_ab_options(ab.add_argument)
     compare_cmd.add_verdict_options(ab.add_argument)
 
@@ -74,9 +78,19 @@ def add_ab_options(add):
         "%d), fewer only where N samples of a case would take over %.0f ms"
         % (plan.MIN_SAMPLES, plan.WINDOW_MS))
     add_rounds_option(add)
+    add_count_boots_option(add)
     add("--no-build", action="store_true", help="do not run make")
     add("-v", "--verbose", action="store_true",
         help="show each run's stderr")
+
+
+def add_count_boots_option(add):
+    add("--count-boots", type=int, default=DEFAULT_COUNT_BOOTS, metavar="N",
+        help="boots per side that count exits, when run counts them (KVM): "
+        "the first N; the others run with --no-count-exits. Exits per op "
+        "are exact and the same in every boot, and counting costs each "
+        "boot its QMP handshakes and longer result lines (default %d; 0: "
+        "none)" % DEFAULT_COUNT_BOOTS)
 
 
 def add_rounds_option(add):
@@ -143,21 +157,26 @@ def validate(args):
         raise OptionError("--rounds must be 1..%d" % rounds.MAX_ROUNDS)
     if not 3 <= args.min_samples <= plan.MAX_SAMPLES:
         raise OptionError("--min-samples must be 3..%d" % plan.MAX_SAMPLES)
+    if args.count_boots < 0:
+        raise OptionError("--count-boots must be 0 or more")
     args.metric_list = [m for m in args.metrics.split(",") if m]
     if not args.metric_list:
         raise OptionError("--metrics: name at least one metric")
     return thresholds
 
 
-def plan_supported():
-    """Does this tree's `run` take --plan (a fixed sample plan)?"""
-    proc = subprocess.run([os.path.join(repo_root(), "tools", "trapmeter"),
-                           "run", "--help"], capture_output=True, text=True,
-                          check=False)
-    return "--plan" in proc.stdout
-
-
 # ---------------------------------------------------------------- session
+
+def _tail(path, lines=6):
+    """The last lines of a failed boot's stderr."""
+    if path is None:
+        return []
+    try:
+        with open(path, errors="replace") as fh:
+            return fh.read().strip().splitlines()[-lines:]
+    except OSError:
+        return []
+
 
 class Session:
     """The boots of one ab session, both sides."""
@@ -172,7 +191,6 @@ class Session:
         self.started = time.monotonic()
         self.plan = None            # the session's plan (run --plan)
         self.plan_entries = []
-        self.use_plan = plan_supported()
         self.tmp = privdir.fresh("ab", say)
         schedule = abtest.look_schedule(args.max_boots, args.looks,
                                         args.alpha)
@@ -186,36 +204,36 @@ class Session:
     def elapsed(self):
         return time.monotonic() - self.started
 
-    def boot_argv(self, name, out):
+    def boot_argv(self, name, out, counted=True):
+        """run's words for one boot of side `name`; `counted`: this boot
+        may count exits (the side's first --count-boots)."""
         words, qemu_args = self.sides[name]
         argv = [os.path.join(repo_root(), "tools", "trapmeter"), "run",
                 "--no-build", "--repeat", "1", "--json", out,
                 "--rounds", str(self.args.rounds)] + words
+        if not counted:
+            argv.append("--no-count-exits")
         if self.plan:
             argv += ["--plan", self.plan]
         return argv + ["--"] + qemu_args
 
-    def boot(self, name, label, out):
-        """One `trapmeter run` of side `name` into `out`."""
+    def boot(self, name, label, out, counted=True):
+        """One `trapmeter run` of side `name` into `out`, in a fork of this
+        process (forkrun: no interpreter start per boot)."""
         begin = time.monotonic()
-        proc = subprocess.run(self.boot_argv(name, out),
-                              stdout=subprocess.DEVNULL,
-                              stderr=None if self.args.verbose
-                              else subprocess.PIPE, text=True, check=False)
+        err = None if self.args.verbose else os.path.join(self.tmp, "boot.err")
+        code = forkrun.run(self.boot_argv(name, out, counted)[1:], err)
         self.walls.append(time.monotonic() - begin)
-        if proc.returncode >= status.BAD_INPUT or not os.path.exists(out):
-            tail = (proc.stderr or "").strip().splitlines()[-6:]
-            raise TrapmeterError(proc.returncode or status.INTERNAL,
+        if code >= status.BAD_INPUT or not os.path.exists(out):
+            raise TrapmeterError(code or status.INTERNAL,
                                  "side %s %s failed (status %d)%s"
-                                 % (name.upper(), label, proc.returncode,
-                                    "".join("\n  " + t for t in tail)))
+                                 % (name.upper(), label, code,
+                                    "".join("\n  " + t for t in _tail(err))))
 
     def make_plan(self):
         """A planning boot of side A, not compared: its cases, iterations
         and samples (raised to --min-samples) are the plan of every boot
         of the session, both sides."""
-        if not self.use_plan:
-            return
         out = os.path.join(self.tmp, "plan-boot.json")
         self.boot("a", "planning boot", out)
         doc = self.read(out)
@@ -235,7 +253,8 @@ class Session:
     def run_boot(self, name, number):
         """One boot of side `name`; it joins the side."""
         out = os.path.join(self.tmp, "%s-%d.json" % (name, number))
-        self.boot(name, "boot %d" % number, out)
+        self.boot(name, "boot %d" % number, out,
+                  number <= self.args.count_boots)
         self.add(name, out)
 
     def read(self, path):
@@ -363,17 +382,11 @@ def finish(args, session, rows, warnings):
         "(%g over the session); %d+%d boots in %.0f s" % (
             session.seq.taken, "/".join(map(str, session.seq.schedule)),
             "/".join("%.3g" % v for v in session.seq.levels), args.alpha,
-            session.boots("a"), session.boots("b"), session.elapsed())]
-    if not session.use_plan:
-        warnings.append("ab: this run has no --plan: each boot chose its "
-                        "own samples and iterations")
-    else:
-        warnings.append("ab: every boot ran one plan (%d cases, samples "
-                        "raised to at least %d where a case's samples take "
-                        "under %.0f ms) from a planning boot of side A that "
-                        "is not compared" % (len(session.plan_entries),
-                                             args.min_samples,
-                                             plan.WINDOW_MS))
+            session.boots("a"), session.boots("b"), session.elapsed()),
+        "ab: every boot ran one plan (%d cases, samples raised to at least "
+        "%d where a case's samples take under %.0f ms) from a planning boot "
+        "of side A that is not compared" % (
+            len(session.plan_entries), args.min_samples, plan.WINDOW_MS)]
     sys.stdout.write(compare.render_table(rows, warnings, args.a_json,
                                           args.b_json))
     sys.stdout.write(compare_cmd.attribution_text(session.docs["a"],

@@ -65,6 +65,7 @@ def add_parser(sub, fmt):
         help="run at most N new ab sessions in this sitting (with "
         "--resume: the rest in later ones)")
     ab_cmd.add_rounds_option(add)
+    ab_cmd.add_count_boots_option(add)
     add("--no-build", action="store_true", help="do not run make")
     add("-v", "--verbose", action="store_true")
     compare_cmd.add_verdict_options(add)
@@ -143,21 +144,29 @@ def wrapper(tmp, qemu, shim, delay_ns):
 
 # ---------------------------------------------------------------- proof
 
-def exits_to_qemu(doc):
-    """Exits to QEMU the runner measured inside the cases' windows."""
+def exits_to_qemu(doc, per_op):
+    """Exits to QEMU in the cases' windows of one boot: its own counts, or,
+    in a boot that did not count (ab --count-boots), the counts per op that
+    the side's counted boots measured, which `per_op` ({case: exits per
+    op}) keeps; the count of ops is every boot's own."""
     total = 0.0
     for results in compare.boot_results(doc):
         for res in results:
+            if res.get("handler") != "user":
+                continue
             # rounds: the exits of one counted round, the shim delays all
             ex = res.get("exits_measured")
+            case = res.get("case")
+            if isinstance(ex, (int, float)) and ex > 0:
+                per_op[case] = ex
+            ex = per_op.get(case)
             ops = res.get("ops_total", res.get("ops"))
-            if res.get("handler") == "user" and isinstance(ex, (int, float)) \
-                    and isinstance(ops, (int, float)) and ex > 0:
+            if ex is not None and isinstance(ops, (int, float)):
                 total += ex * ops
     return total
 
 
-def check_shim(report_path, doc, delay_ns, ledger):
+def check_shim(report_path, doc, delay_ns, ledger, per_op):
     """The shim must have acted: its count of delayed exits covers the
     exits measured in the windows."""
     try:
@@ -171,7 +180,7 @@ def check_shim(report_path, doc, delay_ns, ledger):
         refuse("the shim was loaded but saw no KVM vCPU (TCG, or a QEMU "
                "that does not call ioctl through libc)")
     delayed = rep.get("delayed_io", 0) + rep.get("delayed_mmio", 0)
-    measured = exits_to_qemu(doc)
+    measured = exits_to_qemu(doc, per_op)
     if delayed < COUNT_SLACK * measured or rep.get("delay_ns") != delay_ns:
         refuse("the shim delayed %d exits at %s ns, but %.0f exits to QEMU "
                "were measured" % (delayed, rep.get("delay_ns"), measured))
@@ -217,10 +226,11 @@ def run_level(args, name, sides, budget, extra):
     if again:
         return again
     ledger = []
+    per_op = {"a": {}, "b": {}}
 
     def after_boot(side, doc):
         rep, ns = (a_rep, a_ns) if side == "a" else (b_rep, b_ns)
-        check_shim(rep, doc, ns, ledger)
+        check_shim(rep, doc, ns, ledger, per_op[side])
 
     ns = ab_args(args, name, a_qemu, b_qemu, budget)
     say("sensitivity: session %s (A %d ns, B %d ns per exit to QEMU)"
@@ -241,17 +251,21 @@ def run_level(args, name, sides, budget, extra):
 
 def round_trip_ns(a_json):
     """QEMU round trip from the A/A boots: pio.user per-boot minimum
-    cycles over its measured exits, median over boots, in ns."""
+    cycles over its exits per op (counted in the side's first boots),
+    median over boots, in ns."""
     doc = compare.read_results(a_json)
-    figures = []
+    figures, ex = [], None
     for boot in doc["boots"]:
         khz = ((boot.get("run") or {}).get("tsc") or {}).get("khz")
         for res in boot.get("results") or []:
             if (res.get("suite"), res.get("case")) != ROUND_TRIP_CASE:
                 continue
             loc = compare.location(res, "min")
-            ex = res.get("exits_measured")
-            if loc and isinstance(ex, (int, float)) and ex >= 0.5 and khz:
+            # a boot that did not count exits (ab --count-boots) takes
+            # the exits per op of the counted boot before it
+            if isinstance(res.get("exits_measured"), (int, float)):
+                ex = res["exits_measured"]
+            if loc and ex is not None and ex >= 0.5 and khz:
                 figures.append((loc / ex, loc / ex * 1e6 / khz))
     if not figures:
         refuse("no pio.user figure with measured exits in the A/A boots "
