@@ -333,10 +333,10 @@ void suite_exits_round(const struct tm_config *cfg, u32 round)
 	struct bench_result r;
 	u32 i;
 
+	bench_round(round, cfg->rounds);	/* first: the suite line names it */
 	bench_suite_begin("exits");
 	cases[1].name = cpu.amd ? "vmmcall" : "vmcall";
 	cases[1].arg = cpu.amd;
-	bench_round(round, cfg->rounds);
 	for (i = 0; i < ARRAY_SIZE(cases); i++)
 		bench_run(&cases[i], &r);
 	bench_round(0, 1);

@@ -90,7 +90,9 @@ class TwoCountersInRounds(TwoCounters):
         syncs = [l for l in self.b.serial.splitlines() if '"type":"sync"' in l]
         self.assertTrue(syncs)
         self.assertFalse([l for l in self.b.serial.splitlines()
-                          if '"round":1' in l and '"sync":' in l])
+                          if '"type":"round"' in l and '"sync' in l])
+        self.assertTrue([l for l in self.b.serial.splitlines()
+                         if '"type":"round"' in l])
 
 
 if __name__ == "__main__":

@@ -1,6 +1,7 @@
 """tests/boot/test_rounds.py - `run --rounds 2` under TCG: the guest passes
-twice over the pio and exits cases (one result line per case and round,
-each naming its round), the host merges them into one result per case
+twice over the pio and exits cases (a result line per case in round 0,
+then a short "round" record per case and later round, with no case
+lines: dump schema 4), the host merges them into one result per case
 whose samples are the plan's total split over the rounds
 (ceil(samples / 2) each), whose minimum is the lowest round's, and whose
 exit model and data checks are those of a one-round boot."""
@@ -17,8 +18,22 @@ ROUNDS = 2
 
 
 def result_lines(serial):
-    return [json.loads(line[4:]) for line in serial.splitlines()
-            if line.startswith("@tm ") and '"type":"result"' in line]
+    """The guest's lines of a case's rounds, as {case, round, min}: round
+    0's result lines, and the short "round" records after it (dump schema
+    4), whose round the suite line before them names."""
+    out, rnd = [], None
+    for line in serial.splitlines():
+        if not line.startswith("@tm "):
+            continue
+        rec = json.loads(line[4:])
+        if rec["type"] == "suite":
+            rnd = rec.get("round")
+        elif rec["type"] == "result":
+            out.append({"case": rec["case"], "round": rec.get("round"),
+                        "min": rec["cycles"][0]})
+        elif rec["type"] == "round":
+            out.append({"case": rec["case"], "round": rnd, "min": rec["c"][0]})
+    return out
 
 
 class Rounds(unittest.TestCase):
@@ -60,6 +75,15 @@ class Rounds(unittest.TestCase):
             self.assertEqual(rounds, list(range(ROUNDS)), case)
         self.assertNotIn('"round"', "".join(
             l for l in self.one.serial.splitlines() if '"type":"result"' in l))
+        # rounds after the first: no case lines, no suite in the records
+        for b in (self.b, self.adaptive):
+            lines = b.serial.splitlines()
+            self.assertEqual(sum('"type":"case"' in l for l in lines),
+                             len(self.planned))
+            rounds = [l for l in lines if l.startswith('@tm {"type":"round"')]
+            self.assertEqual(len(rounds), (ROUNDS - 1) * len(self.planned))
+            self.assertFalse([l for l in rounds if '"suite"' in l])
+            self.assertEqual(b.boot["run"]["schema"], 4)
 
     def test_one_merged_result_per_case_with_the_planned_total(self):
         results = self.b.boot["results"]
@@ -78,7 +102,7 @@ class Rounds(unittest.TestCase):
     def test_minimum_is_the_lowest_round(self):
         lines = result_lines(self.b.serial)
         for res in self.b.boot["results"]:
-            mins = [l["cycles"][0] for l in lines if l["case"] == res["case"]]
+            mins = [l["min"] for l in lines if l["case"] == res["case"]]
             self.assertEqual(res["cycles"]["min"], min(mins), res["case"])
             self.assertEqual([p["min"] for p in res["rounds"]], mins)
             self.assertEqual(res["rounds"][res["fastest_round"]]["min"], min(mins))

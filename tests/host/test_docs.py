@@ -9,7 +9,7 @@ import unittest
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 DESIGN = os.path.join(ROOT, "docs", "design.md")
 SECTIONS = ("## Layout", "## Data flow", "## The data flow in detail",
-            "## The dump (schema 3)", "## The exit model and its sources")
+            "## The dump (schema 4)", "## The exit model and its sources")
 
 
 class DesignDocument(unittest.TestCase):

@@ -141,5 +141,176 @@ class Merge(unittest.TestCase):
                                              if r.get("type") == "result"))
 
 
+RUN4 = dict(RUN, schema=4)
+
+
+def short(rec, **drop):
+    """R1/R2 as the schema-4 guest sends them after round 0: a "round"
+    record with short keys and what round 0 already said left out."""
+    out = {"type": "round", "case": rec["case"], "ops": rec["ops"],
+           "ms": rec["case_ms"], "c": rec["cycles"]}
+    if rec.get("stop") != "plan":
+        out["n"] = rec["samples"]
+        if rec["iters"] != 1:
+            out["i"] = rec["iters"]
+        if rec["stop"] != "stable":
+            out["stop"] = rec["stop"]
+    if rec["ops"] == rec["samples"] * rec["iters"]:
+        del out["ops"]
+    if "cycles_control" in rec:
+        out["k"] = rec["cycles_control"]
+    for key in drop:
+        out.pop(key, None)
+    return out
+
+
+def suite(name="pio", rnd=None):
+    rec = {"type": "suite", "suite": name}
+    if rnd is not None:
+        rec["round"] = rnd
+    return rec
+
+
+def case(name, suite_name="pio"):
+    return {"type": "case", "suite": suite_name, "case": name}
+
+
+def parse4(records, cut=False):
+    """A schema-4 dump of these records; the Dump (cut: no end)."""
+    text = b"trapmeter t START\n@tm " + json.dumps(RUN4).encode() + b"\n"
+    for rec in records:
+        text += b"@tm " + json.dumps(rec, separators=(",", ":")).encode() + b"\n"
+    parser = dump.DumpParser()
+    parser.feed(text)
+    return parser.finish() if cut else parser.dump
+
+
+B0 = line("b", 0, [5] * 8, samples=3)
+B1 = line("b", 1, [4] * 8, samples=3)
+
+
+class RoundRecords(unittest.TestCase):
+    """Schema 4: rounds after the first as short "round" records."""
+
+    def test_same_merge_as_full_lines(self):
+        """Adaptive rounds (every count sent): the merged results equal
+        those of the schema-3 lines the records stand for."""
+        a = [dict(r, stop=stop) for r, stop in
+             ((R0, "stable"), (R1, "budget"), (R2, "stable"))]
+        b = [dict(B0, stop="stable"), dict(B1, stop="stable", iters=1, ops=3)]
+        full = parse([case("a"), a[0], case("b"), b[0], suite(rnd=1),
+                      case("a"), a[1], case("b"), b[1], suite(rnd=2),
+                      case("a"), a[2]])
+        recs = [short(a[1]), short(b[1]), short(a[2])]
+        self.assertEqual([sorted(r) for r in recs[:2]], [
+            ["c", "case", "i", "k", "ms", "n", "stop", "type"],
+            ["c", "case", "ms", "n", "type"]])
+        got = parse4([suite(), case("a"), a[0], case("b"), b[0], suite(rnd=1),
+                      recs[0], recs[1], suite(rnd=2), recs[2]]).results
+        self.assertEqual(got, full)
+        self.assertEqual(got[0]["samples"], 24)
+        self.assertEqual(got[0]["cycles"]["min"], 90)
+        self.assertEqual(got[0]["stop"], "budget/stable")
+
+    def test_planned_rounds_take_counts_from_round_0(self):
+        p1 = line("a", 1, R1["cycles"], R1["cycles_control"], ops=25)
+        rec = short(p1)
+        self.assertEqual(sorted(rec), ["c", "case", "k", "ms", "ops", "type"])
+        res = parse4([suite(), case("a"), R0, suite(rnd=1), rec]).results[0]
+        self.assertEqual([(p["samples"], p["iters"], p["stop"], p["ops"])
+                          for p in res["rounds"]],
+                         [(8, 3, "plan", 24), (8, 3, "plan", 25)])
+        self.assertEqual(res["ops_total"], 49)
+        self.assertEqual(res["stop"], "plan")
+
+    def test_adaptive_defaults(self):
+        r0 = line("a", 0, R0["cycles"], samples=5, iters=1, stop="stable")
+        rec = {"type": "round", "case": "a", "n": 7, "ms": 2.0,
+               "c": R1["cycles"]}
+        res = parse4([suite(), case("a"), r0, suite(rnd=1), rec]).results[0]
+        self.assertEqual(res["rounds"][1], {
+            "round": 1, "samples": 7, "iters": 1, "ops": 7, "stop": "stable",
+            "min": 90, "p10": 120, "median": 125})
+        self.assertEqual(res["stop"], "stable")
+        self.assertNotIn("cycles_control", res)     # round 1 sent none
+        self.assertEqual(res["exits_model"], 4)     # round 0's
+
+    def refused(self, records, words):
+        d = parse4(records, cut=True)
+        probs = " ".join(d.problems)
+        self.assertIn(words, probs)
+        return d
+
+    def test_bad_round_records_are_named(self):
+        head = [suite(), case("a"), R0, suite(rnd=1)]
+        self.refused(head + [dict(short(R1), extra=1)], "unknown field extra")
+        self.refused(head + [dict(short(R1), case="zz")],
+                     "pio/zz, which has no round-0 result")
+        self.refused([suite(), case("a"), R0, short(R1)], "outside a later round")
+        self.refused(head + [dict(short(R1), c=[1, 2])], "cycles must be an array")
+        self.refused(head + [dict(short(R1), ms="x")], "ms must be a number")
+        adaptive = line("a", 0, R0["cycles"], stop="stable")
+        self.refused([suite(), case("a"), adaptive, suite(rnd=1),
+                      {"type": "round", "case": "a", "ms": 1, "c": R1["cycles"]}],
+                     "without n")
+
+    def test_running_case_from_round_0_order(self):
+        head = [suite(), case("a"), R0, case("b"), B0, suite("exits"),
+                case("x", "exits"), line("x", 0, [7] * 8, suite="exits")]
+        self.assertEqual(parse4(head).last_case, "exits/x")
+        self.assertEqual(parse4(head + [suite(rnd=1)]).last_case, "pio/a")
+        self.assertEqual(parse4(head + [suite(rnd=1), short(R1)]).last_case,
+                         "pio/b")
+        self.assertEqual(parse4(head + [suite(rnd=1), short(R1), short(B1)]
+                                ).last_case, "pio/b")    # the last one ran
+        self.assertEqual(parse4(head + [suite(rnd=1), short(R1), short(B1),
+                                        suite("exits", 1)]).last_case, "exits/x")
+        # a case that ran once after the last round (exits' extended ones)
+        later = head + [suite("exits", 1), case("y", "exits")]
+        self.assertEqual(parse4(later).last_case, "exits/y")
+        self.assertEqual(parse4(later + [suite(rnd=2)]).last_case, "pio/a")
+
+    def test_a_case_left_out_does_not_shift_the_rest(self):
+        head = [suite(), case("a"), R0, case("b"), B0, case("c"),
+                line("c", 0, [6] * 8), suite(rnd=1)]
+        d = parse4(head + [short(B1)])           # a left out: b, then c
+        self.assertEqual(d.last_case, "pio/c")
+        self.assertEqual(len(d.results[1]["rounds"]), 2)
+
+    def test_cut_dump_names_the_inferred_case(self):
+        d = parse4([suite(), case("a"), R0, case("b"), B0, suite(rnd=1),
+                    short(R1)], cut=True)
+        self.assertIn("last case started: pio/b", " ".join(d.problems))
+
+    def test_recorded_rounds4_dump(self):
+        """A real TCG boot of 4 rounds (tests/fixtures/README.md)."""
+        with open(os.path.join(FIXTURES, "serial-tcg-rounds4.log"), "rb") as fh:
+            raw = fh.read()
+        d = dump.parse_dump(raw)
+        self.assertTrue(d.valid, d.problems)
+        self.assertEqual(d.run["schema"], 4)
+        self.assertEqual(len(d.results), 10)
+        for res in d.results:
+            self.assertEqual([p["round"] for p in res["rounds"]], [0, 1, 2, 3])
+            self.assertEqual(res["samples"], sum(p["samples"] for p in res["rounds"]))
+        self.assertEqual(raw.count(b'"type":"case"'), 10)
+        # cut after each round record: the next case of round 0's order
+        order = [r["suite"] + "/" + r["case"] for r in d.results]
+        lines = raw.split(b"\n")
+        seen = 0
+        for k, text in enumerate(lines):
+            if not text.startswith(b'@tm {"type":"round"'):
+                continue
+            cut = dump.parse_dump(b"\n".join(lines[:k + 1]) + b"\n")
+            name = cut.records[-1]["suite"] + "/" + cut.records[-1]["case"]
+            place = order.index(name)
+            want = order[place + 1] if place + 1 < len(order) and \
+                order[place + 1].split("/")[0] == name.split("/")[0] else name
+            self.assertEqual(cut.last_case, want, k)
+            self.assertFalse(cut.valid)
+            seen += 1
+        self.assertEqual(seen, 30)
+
+
 if __name__ == "__main__":
     unittest.main()

@@ -20,7 +20,10 @@ expanded here to the schema-2 record as each line arrives, so every
 reader (and compare's replay of the stored lines) sees the same record.
 A case measured in rounds (kernel word rounds=N, one result line per
 round) is merged into one result as its lines arrive
-(tools/trapmeterlib/rounds.py)."""
+(tools/trapmeterlib/rounds.py).  Schema 4 sends rounds after the first
+as short "round" records without "case" lines: each becomes the result
+line it stands for, and the case running is inferred from round 0's
+order (rounds.CaseOrder)."""
 
 import json
 import math
@@ -37,7 +40,7 @@ END_RE = re.compile(rb"^trapmeter END status=(\S*)")
 CRC_RE = re.compile(r"^[0-9a-f]{8}$")
 HUMAN_CONTEXT = 40      # human lines kept before an exception record
 EXCERPT = 60
-SCHEMAS = (1, 2, 3)     # dump schemas this parser reads
+SCHEMAS = (1, 2, 3, 4)  # dump schemas this parser reads
 SEALED_SCHEMA = 2       # from this schema on the status is a counted record
 MAX_LINE = 65536        # bytes per line; the guest's longest is ~1 KiB
 MAX_DEPTH = 16          # nesting of a @tm object; the guest writes <= 7
@@ -235,6 +238,7 @@ class DumpParser:
         self._starts = 0
         self._context = []
         self._rounds = rounds.Merger(self.dump.results)
+        self._order = rounds.CaseOrder()
 
     def feed(self, chunk):
         """Add raw serial bytes; return the @tm records completed by them.
@@ -307,6 +311,7 @@ class DumpParser:
         keep = self.dump.bytes_received
         self.dump = Dump()
         self._rounds = rounds.Merger(self.dump.results)
+        self._order = rounds.CaseOrder()
         self.dump.bytes_received = keep
         self.dump.started = True
         self.dump.version = clean_text(version)
@@ -338,16 +343,31 @@ class DumpParser:
         return obj
 
     def _expand(self, obj):
-        """Schema 3: a result line back in the schema-2 form; None, or
-        why the line is refused."""
-        if obj.get("type") != "result" or \
-                (self._schema() or 0) < resultform.COMPACT_SCHEMA:
+        """Schema 3: a result line back in the schema-2 form (schema 4: a
+        "round" record first made the result line it stands for); None,
+        or why the line is refused."""
+        is_round = obj.get("type") == rounds.ROUND_TYPE
+        if not is_round and (obj.get("type") != "result" or (
+                self._schema() or 0) < resultform.COMPACT_SCHEMA):
             return None
         try:
+            if is_round:
+                self._from_round(obj)
             resultform.expand(obj, self.dump.run)
         except resultform.FormError as exc:
             return str(exc)
         return None
+
+    def _from_round(self, obj):
+        """A later round's record, in place, as its result line; the case
+        after it in round 0's order is the one running now."""
+        order = self._order
+        first = self._rounds.first(order.suite, obj.get("case"))
+        line = rounds.from_round(obj, order.suite, order.round, first)
+        obj.clear()
+        obj.update(line)
+        order.round_done(line["case"])
+        self.dump.last_case = order.running
 
     def _collect(self, obj):
         dump = self.dump
@@ -371,10 +391,12 @@ class DumpParser:
 
     def _progress(self, obj):
         dump = self.dump
-        suite = obj.get("suite")
-        dump.last_suite = suite
+        dump.last_suite = obj.get("suite")
         if obj.get("type") == "case":
-            dump.last_case = "%s/%s" % (suite, obj.get("case"))
+            self._order.case_line(obj)
+        else:
+            self._order.suite_line(obj)
+        dump.last_case = self._order.running or dump.last_case
 
     def finish(self):
         """Flush a final unterminated line and validate; return the Dump."""

@@ -26,13 +26,37 @@ so run, parse, compare's replay and breakdown all see the same record):
                                 min, p10, median (and the control's min),
                                 so disturbed rounds stay visible
   fastest_round                 the round of the minimum
+
+Rounds after the first (dump schema 4) send no "case" line and, instead
+of a result line, a short "round" record (kernel/bench.c emit_round):
+
+  {"type":"round","case":C,"n":5,"i":86,"stop":"budget","ops":433,
+   "ms":17.0,"c":[8 cycles],"k":[5 control]}
+
+n, i, ms, c, k are samples, iters, case_ms, cycles and cycles_control
+(arrays as in a schema-3 result line).  The suite and the round come
+from the suite line before it ({"type":"suite","suite":S,"round":R}),
+the case's fields and exits_model from its round-0 result.  Left out
+when known: under a plan (round 0's stop "plan") n, i and stop are round
+0's; otherwise i 1 and stop "stable"; ops n * i.  from_round() turns
+the record back into the result line it stands for.
+
+With no "case" line, CaseOrder names the case running in such a round
+(for a hang or an exception): the one after the last "round" record in
+round 0's order of the suite's "case" lines (the first after the suite
+line).  The guest runs the same cases in the same order every round;
+each record's own name resets the position, so a case left out in a
+round does not shift the ones after it.
 """
 
 import math
 
 from . import resultform
+from .resultform import FormError
 
 ROUND_KEY = "round"
+ROUND_TYPE = "round"     # a later round's record (dump schema 4)
+ROUND_FIELDS = ("type", "case", "n", "i", "stop", "ops", "ms", "c", "k")
 MAX_ROUNDS = 16          # kernel/cmdline.h CMDLINE_MAX_ROUNDS
 # ab's and sensitivity's default (docs/design.md, "Statistics and
 # verdicts": chosen by measurement)
@@ -169,6 +193,11 @@ class Merger:
         self.parts = {}
         self.merged = {}
 
+    def first(self, suite, case):
+        """The case's first round received (expanded), or None."""
+        parts = self.parts.get((suite, case))
+        return parts[0] if parts else None
+
     def add(self, rec, run):
         """Take one result record; True when it was a round (kept)."""
         if not is_round(rec):
@@ -184,3 +213,94 @@ class Merger:
             self.merged[k].clear()
             self.merged[k].update(new)
         return True
+
+
+def _uint_field(rec, key, default):
+    value = rec.get(key, default)
+    if not isinstance(value, int) or isinstance(value, bool) or value < 0:
+        raise FormError("round record: %s must be an unsigned integer" % key)
+    return value
+
+
+def _round_counts(rec, first):
+    """(samples, iters, stop) of a round record, defaults filled in."""
+    planned = first.get("stop") == "plan"
+    if "n" not in rec and not planned:
+        raise FormError("round record without n (samples) in an adaptive "
+                        "round")
+    samples = _uint_field(rec, "n", first.get("samples") if planned else 0)
+    iters = _uint_field(rec, "i", first.get("iters") if planned else 1)
+    stop = rec.get("stop", "plan" if planned else "stable")
+    if not isinstance(stop, str) or not stop:
+        raise FormError("round record: stop must be a word")
+    return samples, iters, stop
+
+
+def from_round(rec, suite, rnd, first):
+    """The schema-3 result line a "round" record stands for (a new dict);
+    suite and rnd from the suite line before it, first the case's round-0
+    result (or None).  FormError names what is wrong."""
+    case = rec.get("case")
+    if not isinstance(case, str) or not case:
+        raise FormError("round record without its case name")
+    unknown = sorted(k for k in rec if k not in ROUND_FIELDS)
+    if unknown:
+        raise FormError("round record: unknown field %s" % unknown[0])
+    if rnd is None:
+        raise FormError("round record for %s outside a later round (no "
+                        "suite line with a round before it)" % case)
+    if first is None or first.get(ROUND_KEY) != 0:
+        raise FormError("round record for %s/%s, which has no round-0 "
+                        "result" % (suite, case))
+    samples, iters, stop = _round_counts(rec, first)
+    ms = rec.get("ms")
+    if not isinstance(ms, (int, float)) or isinstance(ms, bool) or ms < 0:
+        raise FormError("round record: ms must be a number")
+    out = {"type": "result", "suite": suite, "case": case, ROUND_KEY: rnd,
+           "samples": samples, "iters": iters, "stop": stop,
+           "cycles": rec.get("c")}
+    if "k" in rec:
+        out["cycles_control"] = rec["k"]
+    out.update(exits_model=first.get("exits_model"),
+               ops=_uint_field(rec, "ops", samples * iters), case_ms=ms)
+    return out
+
+
+class CaseOrder:
+    """Which case is running, from the progress lines and, in rounds
+    after the first, from round 0's order (see the module comment)."""
+
+    def __init__(self):
+        self.order = {}         # suite -> round 0's cases, in order
+        self.where = {}         # suite -> {case: its place in order}
+        self.suite = None
+        self.round = None       # the later round running, else None
+        self.running = None     # "suite/case"
+
+    def suite_line(self, rec):
+        self.suite = rec.get("suite")
+        rnd = rec.get(ROUND_KEY)
+        self.round = rnd if is_round(rec) and rnd > 0 else None
+        if self.round is not None:
+            self._expect(0)
+
+    def case_line(self, rec):
+        suite, case = rec.get("suite"), rec.get("case")
+        if self.round is None and isinstance(case, str):
+            where = self.where.setdefault(suite, {})
+            if case not in where:
+                where[case] = len(where)
+                self.order.setdefault(suite, []).append(case)
+        self.running = "%s/%s" % (suite, case)
+
+    def round_done(self, case):
+        """A later round's record of case arrived: the next one runs."""
+        place = self.where.get(self.suite, {}).get(case)
+        self.running = "%s/%s" % (self.suite, case)
+        if place is not None:
+            self._expect(place + 1)
+
+    def _expect(self, place):
+        order = self.order.get(self.suite) or []
+        if place < len(order):
+            self.running = "%s/%s" % (self.suite, order[place])
