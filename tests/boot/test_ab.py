@@ -45,6 +45,8 @@ class AbUnderTcg(unittest.TestCase):
             verdicts = json.load(fh)
         self.assertTrue(any("planning boot of side A" in w
                             for w in verdicts["warnings"]), verdicts["warnings"])
+        self.assertTrue(any("first 1 boot(s) of each side" in w
+                            for w in verdicts["warnings"]), verdicts["warnings"])
 
 
 if __name__ == "__main__":

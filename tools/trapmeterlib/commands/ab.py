@@ -386,7 +386,10 @@ def finish(args, session, rows, warnings):
         "ab: every boot ran one plan (%d cases, samples raised to at least "
         "%d where a case's samples take under %.0f ms) from a planning boot "
         "of side A that is not compared" % (
-            len(session.plan_entries), args.min_samples, plan.WINDOW_MS)]
+            len(session.plan_entries), args.min_samples, plan.WINDOW_MS),
+        "ab: exits counted, where run counts them, in the first %d boot(s) "
+        "of each side (--count-boots); cycles_per_exit comes from those"
+        % args.count_boots]
     sys.stdout.write(compare.render_table(rows, warnings, args.a_json,
                                           args.b_json))
     sys.stdout.write(compare_cmd.attribution_text(session.docs["a"],
