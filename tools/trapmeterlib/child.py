@@ -115,6 +115,12 @@ def forget(proc):
         _LIVE.remove(proc)
 
 
+def disown_all():
+    """In a forked copy of the runner: the children on the list are the
+    parent's, not this process's to stop."""
+    del _LIVE[:]
+
+
 def stop_all():
     """Kill the group of every child still running (atexit).  A child
     already reaped is left alone: its PID may belong to someone else now."""

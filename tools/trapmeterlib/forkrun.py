@@ -35,7 +35,7 @@ def _child_main(argv, stderr_path):
     code = status.INTERNAL
     try:
         child.die_with_parent()
-        del child._LIVE[:]      # the parent's children are the parent's
+        child.disown_all()
         devnull = os.open(os.devnull, os.O_RDWR)
         os.dup2(devnull, 0)
         os.dup2(devnull, 1)

@@ -205,11 +205,10 @@ class Session:
         return time.monotonic() - self.started
 
     def boot_argv(self, name, out, counted=True):
-        """run's words for one boot of side `name`; `counted`: this boot
+        """`trapmeter` words for one boot of side `name`; `counted`: this boot
         may count exits (the side's first --count-boots)."""
         words, qemu_args = self.sides[name]
-        argv = [os.path.join(repo_root(), "tools", "trapmeter"), "run",
-                "--no-build", "--repeat", "1", "--json", out,
+        argv = ["run", "--no-build", "--repeat", "1", "--json", out,
                 "--rounds", str(self.args.rounds)] + words
         if not counted:
             argv.append("--no-count-exits")
@@ -222,7 +221,7 @@ class Session:
         process (forkrun: no interpreter start per boot)."""
         begin = time.monotonic()
         err = None if self.args.verbose else os.path.join(self.tmp, "boot.err")
-        code = forkrun.run(self.boot_argv(name, out, counted)[1:], err)
+        code = forkrun.run(self.boot_argv(name, out, counted), err)
         self.walls.append(time.monotonic() - begin)
         if code >= status.BAD_INPUT or not os.path.exists(out):
             raise TrapmeterError(code or status.INTERNAL,
