@@ -235,10 +235,26 @@ def offered_events(tracefs=TRACEFS):
     return []
 
 
+def mount_tracefs():
+    """A fresh boot of a Debian host has /sys/kernel/tracing empty until
+    something mounts it (perf does, on its first use of a tracepoint): as
+    root, mount it there when no tracefs lists KVM's events.  Failure is
+    not an error here: available() then says what is missing."""
+    if os.geteuid() != 0 or offered_events(TRACEFS):
+        return
+    root = TRACEFS[0]
+    if os.path.isdir(root) and not os.listdir(root):
+        subprocess.run(["mount", "-t", "tracefs", "nodev", root],
+                       stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                       check=False)
+
+
 def available(perf=PERF, tracefs=TRACEFS):
     """(events, None) when perf can trace KVM here, else ([], why)."""
     if shutil.which(perf) is None:
         return [], "perf not found (install Debian's linux-perf)"
+    if tracefs == TRACEFS:
+        mount_tracefs()
     events = offered_events(tracefs)
     if REQUIRED not in events:
         return [], ("the host offers no %s tracepoint (tracefs not mounted,"
