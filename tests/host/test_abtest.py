@@ -117,6 +117,16 @@ class Schedule(unittest.TestCase):
         self.assertIn("decided regression at 5 boots per side", later.notes)
 
 
+class MaxBootsDefault(unittest.TestCase):
+    def test_budget_alone_bounds_the_session(self):
+        self.assertEqual(abtest.max_boots(None, None), abtest.DEFAULT_MAX_BOOTS)
+        self.assertEqual(abtest.max_boots(None, 300.0), abtest.BUDGET_MAX_BOOTS)
+        self.assertEqual(abtest.max_boots(40, 300.0), 40)
+        self.assertEqual(abtest.max_boots(40, None), 40)
+        # a budget session's cap stays one compare can read
+        self.assertLessEqual(abtest.BUDGET_MAX_BOOTS, compare.MAX_BOOTS)
+
+
 class PlanFloor(unittest.TestCase):
     """ab's plan: the planning boot's cases and iterations, samples raised
     to at least plan.MIN_SAMPLES unless that would make a case's samples

@@ -27,6 +27,18 @@ from . import bootstats, compare
 
 DEFAULT_LOOKS = 4
 DEFAULT_MAX_BOOTS = 28
+# With --budget and no --max-boots the budget alone bounds the session
+# (a boot of a short case list takes 1.5-3.5 s here: 28 boots would end a
+# 300 s session after a fraction of it)
+BUDGET_MAX_BOOTS = 1000
+
+
+def max_boots(given, budget):
+    """--max-boots as given, else DEFAULT_MAX_BOOTS, or BUDGET_MAX_BOOTS
+    when --budget sets the session's length."""
+    if given is not None:
+        return given
+    return DEFAULT_MAX_BOOTS if budget is None else BUDGET_MAX_BOOTS
 DECIDED = ("regression", "improvement", "unchanged")
 
 

@@ -57,9 +57,10 @@ def add_ab_options(add):
         "them: QEMU arguments of side A)")
     add("--b-args", metavar="\"RUN OPTIONS\"", default="",
         help="run options of side B only")
-    add("--max-boots", type=int, default=abtest.DEFAULT_MAX_BOOTS,
-        help="boots of both sides together (default %d)"
-        % abtest.DEFAULT_MAX_BOOTS)
+    add("--max-boots", type=int,
+        help="boots of both sides together (default %d, or with --budget "
+        "%d: the budget ends the session)"
+        % (abtest.DEFAULT_MAX_BOOTS, abtest.BUDGET_MAX_BOOTS))
     add("--budget", type=float, metavar="SECONDS",
         help="stop before a round that would end after this many seconds")
     add("--looks", type=int, default=abtest.DEFAULT_LOOKS,
@@ -144,6 +145,7 @@ def side_words(args, shared, extra):
 
 def validate(args):
     thresholds = compare_cmd.check_verdict_options(args)
+    args.max_boots = abtest.max_boots(args.max_boots, args.budget)
     if args.max_boots < 2 or args.max_boots > compare.MAX_BOOTS:
         raise OptionError("--max-boots must be 2..%d" % compare.MAX_BOOTS)
     if args.budget is not None and not args.budget > 0:

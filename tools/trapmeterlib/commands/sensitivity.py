@@ -46,9 +46,10 @@ def add_parser(sub, fmt):
         % ",".join("%g" % x for x in DEFAULT_LEVELS))
     add("--budget", type=float, metavar="SECONDS",
         help="wall time for everything, shared out over the sessions")
-    add("--max-boots", type=int, default=ab_cmd.abtest.DEFAULT_MAX_BOOTS,
-        help="boots per ab session, both sides (default %d)"
-        % ab_cmd.abtest.DEFAULT_MAX_BOOTS)
+    add("--max-boots", type=int,
+        help="boots per ab session, both sides (default %d, or with "
+        "--budget %d: the budget ends each session)"
+        % (ab_cmd.abtest.DEFAULT_MAX_BOOTS, ab_cmd.abtest.BUDGET_MAX_BOOTS))
     add("--looks", type=int, default=ab_cmd.abtest.DEFAULT_LOOKS)
     add("--metrics", default="cycles_per_op,exits_per_op")
     add("--min-samples", type=int, default=ab_cmd.plan.MIN_SAMPLES,
