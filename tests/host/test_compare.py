@@ -478,6 +478,27 @@ class BootRules(unittest.TestCase):
                 pairs += 1
         self.assertEqual(pairs, 9)
 
+    def test_figure_of_one_boot_among_many_says_so(self):
+        # ab --count-boots 1: exits (and so cycles_per_exit) in one boot a
+        # side only; the note must not claim the files hold one boot
+        base, aa = load("kvm-base.json"), load("kvm-aa.json")
+        for doc in (base, aa):
+            for boot in doc["boots"][1:]:
+                for res in boot["results"]:
+                    res.pop("exits_measured", None)
+                    res.pop("cycles_per_exit", None)
+        rows, _w = compare.compare_docs(base, aa)
+        per_exit = [r for r in rows if r.metric == "cycles_per_exit"]
+        self.assertTrue(per_exit)
+        for row in per_exit:
+            self.assertEqual(row.verdict, "inconclusive")
+            self.assertIn("inconclusive (one boot per side has this figure, "
+                          "of 3+3; cycles_per_exit needs counted exits)",
+                          row.notes)
+        per_op = [r for r in rows if r.metric == "cycles_per_op"]
+        self.assertFalse(any("one boot per side" in n
+                             for r in per_op for n in r.notes))
+
     def test_single_boot_still_reports_exit_path_changes(self):
         rows, _w = compare.compare_docs(single_boot(load("kvm-base.json"), 0),
                                         single_boot(load("kvm-irqchip-off.json"), 0))

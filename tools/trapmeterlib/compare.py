@@ -303,6 +303,7 @@ class Row:
         self.coverage = None
         self.p = None
         self.n_base = self.n_cand = 0
+        self.file_boots = (0, 0)    # boots with results in each file
         self.verdict = "inconclusive"
         self.notes = []
         self.threshold = DEFAULT_THRESHOLD
@@ -518,6 +519,8 @@ def decide_timing(rows, n_base, n_cand, opts):
     for row, p in zip(timing, ps):
         row.p = p
         row.verdict = timing_verdict(row, opts.alpha)
+    for row in rows:
+        row.file_boots = (n_base, n_cand)
 
 
 def timing_verdict(row, alpha):
@@ -570,7 +573,7 @@ def timing_notes(row):
     elif row.verdict == "improvement":
         notes.append("%.3fx faster" % (1.0 / row.slowdown))
     if row.n_base < 2 and row.n_cand < 2:
-        notes.append("inconclusive (one boot per side)")
+        notes.append(_one_boot_note(row))
     elif row.verdict == "inconclusive" and row.logs:
         a, b = row.logs
         floor = bootstats.min_p(len(a), len(b))
@@ -585,6 +588,19 @@ def timing_notes(row):
         notes.append(note)
     notes.extend(mode_notes(row))
     return notes
+
+
+def _one_boot_note(row):
+    """One boot per side, or (ab's --count-boots, a figure some boots
+    lack) one boot per side that carries this figure among many."""
+    total = row.file_boots
+    if max(total) < 2:
+        return "inconclusive (one boot per side)"
+    return ("inconclusive (one boot per side has this figure, of %d+%d; "
+            "cycles_per_exit needs counted exits)" % total
+            if row.metric == "cycles_per_exit" else
+            "inconclusive (one boot per side has this figure, of %d+%d)"
+            % total)
 
 
 def mode_notes(row):
