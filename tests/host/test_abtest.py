@@ -188,9 +188,6 @@ class Simulation(unittest.TestCase):
             self.assertNotRegex(name, "pic|elcr|cpuid|pio.kernel", per)
 
 
-if __name__ == "__main__":
-    unittest.main()
-
 
 class FakeSession:
     """What ab's run_session drives: boots that take `wall` seconds of a
@@ -201,6 +198,7 @@ class FakeSession:
                                           looks=4, alpha=0.05)
         self.seq = abtest.Sequential(schedule, 0.05, 4, ["cycles_per_op"])
         self.wall, self.clock, self.walls = wall, 0.0, []
+        self.look_s, self.compare_s = 0.0, 0.0
         self.n = {"a": 0, "b": 0}
         self.levels = []
 
@@ -220,6 +218,7 @@ class FakeSession:
 
     def compare(self, level):
         self.levels.append(level)
+        self.clock += self.compare_s
         row = compare.Row("s", "c", "cycles_per_op", True)
         row.verdict = "inconclusive"
         return [row], []
@@ -238,6 +237,20 @@ class RunSession(unittest.TestCase):
         levels = self.run_fake(FakeSession(300.0, 22.0, [6, 7]))
         self.assertEqual(len(levels), 1)
         self.assertAlmostEqual(levels[0], 0.05)
+
+    def test_the_looks_own_time_counts_against_the_budget(self):
+        # 10 s boots, looks at 1, 2 and 3 boots a side taking 15 s each:
+        # round 1 (20 s) and its look end at 35 s; round 2 would end at
+        # 55 s and its look at 70 s, past a 60 s budget: no round 2
+        session = FakeSession(60.0, 10.0, [1, 2, 3])
+        session.compare_s = 15.0
+        self.run_fake(session)
+        self.assertEqual(session.n, {"a": 1, "b": 1})
+        self.assertLessEqual(session.clock, 60.0)
+        # without the look's time the estimate said round 2 fits
+        session = FakeSession(60.0, 10.0, [1, 2, 3])
+        self.run_fake(session)
+        self.assertEqual(session.n, {"a": 3, "b": 3})
 
     def test_looks_with_rounds_after_them_keep_their_share(self):
         levels = self.run_fake(FakeSession(None, 5.0, [6, 9, 11, 14], 28))
@@ -337,3 +350,7 @@ class ShimProof(unittest.TestCase):
             cycles, ns = sens_cmd.round_trip_ns("a.json")
         self.assertEqual(cycles, 22000)     # the median of three boots, not one
         self.assertAlmostEqual(ns, 11000)
+
+
+if __name__ == "__main__":
+    unittest.main()

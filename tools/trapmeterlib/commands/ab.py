@@ -190,6 +190,7 @@ class Session:
         self.docs = {"a": None, "b": None}
         self.paths = {"a": args.a_json, "b": args.b_json}
         self.walls = []
+        self.look_s = 0.0           # seconds the last look's compare took
         self.started = time.monotonic()
         self.plan = None            # the session's plan (run --plan)
         self.plan_entries = []
@@ -310,11 +311,22 @@ def progress(session, round_index, undecided, looked):
     say(text)
 
 
-def out_of_time(session):
+def out_of_time(session, look_next=False):
+    """No time for another round: its two boots (the mean boot so far),
+    and the comparison a look then runs (as long as the last look's:
+    on the default case list a look takes seconds), would end after
+    --budget."""
     if session.args.budget is None or not session.walls:
         return False
     pair = 2.0 * sum(session.walls) / len(session.walls)
+    if look_next:
+        pair += session.look_s
     return session.elapsed() + pair > session.args.budget
+
+
+def next_is_look(session):
+    n = min(session.boots("a"), session.boots("b")) + 1
+    return session.seq.is_look(n)
 
 
 def fit_looks_to_budget(session, done):
@@ -343,7 +355,7 @@ def run_session(session):
     rounds = session.args.max_boots // 2
     session.make_plan()
     for r in range(rounds):
-        if r and out_of_time(session):
+        if r and out_of_time(session, next_is_look(session)):
             say("budget: no time for another round")
             break
         for name in abtest.order(r):
@@ -356,9 +368,12 @@ def run_session(session):
         if looked:
             # no round left after this one (budget, --max-boots): this
             # look is the last and may spend all alpha not yet spent
-            last = r + 1 >= rounds or out_of_time(session)
+            last = r + 1 >= rounds or out_of_time(session,
+                                                   next_is_look(session))
             level = session.seq.next_level(n, final=last)
+            begin = session.elapsed()
             rows, warnings = session.compare(level)
+            session.look_s = session.elapsed() - begin
             undecided = session.seq.look(rows, n,
                                          round(session.elapsed(), 1), level)
         progress(session, r, undecided or [], looked)
