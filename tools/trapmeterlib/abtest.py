@@ -31,6 +31,7 @@ DEFAULT_MAX_BOOTS = 28
 # (a boot of a short case list takes 1.5-3.5 s here: 28 boots would end a
 # 300 s session after a fraction of it)
 BUDGET_MAX_BOOTS = 1000
+DECIDED = ("regression", "improvement", "unchanged")
 
 
 def max_boots(given, budget):
@@ -39,7 +40,6 @@ def max_boots(given, budget):
     if given is not None:
         return given
     return DEFAULT_MAX_BOOTS if budget is None else BUDGET_MAX_BOOTS
-DECIDED = ("regression", "improvement", "unchanged")
 
 
 def order(round_index):
