@@ -6,6 +6,7 @@ import stat
 import sys
 import tempfile
 import unittest
+from unittest import mock
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 sys.path.insert(0, os.path.join(ROOT, "tools"))
@@ -109,6 +110,22 @@ class Host(unittest.TestCase):
             events, why = perfcount.available(perf=sys.executable, tracefs=(tmp,))
         self.assertEqual(events, [])
         self.assertIn("kvm_pio", why)
+
+    def test_an_empty_tracefs_is_mounted_as_root_only(self):
+        calls = []
+
+        def run(argv, **_kw):
+            calls.append(argv)
+
+        with tempfile.TemporaryDirectory() as tmp, \
+                mock.patch.object(perfcount.os, "geteuid", return_value=0):
+            perfcount.mount_tracefs((tmp,), run)
+            self.assertEqual(calls, [["mount", "-t", "tracefs", "nodev", tmp]])
+            with mock.patch.object(perfcount.os, "geteuid", return_value=1000):
+                perfcount.mount_tracefs((tmp,), run)
+            open(os.path.join(tmp, "README"), "w").close()   # mounted already
+            perfcount.mount_tracefs((tmp,), run)
+        self.assertEqual(len(calls), 1)
 
     def test_offered_events_follow_tracefs(self):
         with tempfile.TemporaryDirectory() as tmp:

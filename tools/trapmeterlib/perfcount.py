@@ -235,18 +235,18 @@ def offered_events(tracefs=TRACEFS):
     return []
 
 
-def mount_tracefs():
+def mount_tracefs(tracefs=TRACEFS, run=subprocess.run):
     """A fresh boot of a Debian host has /sys/kernel/tracing empty until
     something mounts it (perf does, on its first use of a tracepoint): as
-    root, mount it there when no tracefs lists KVM's events.  Failure is
-    not an error here: available() then says what is missing."""
-    if os.geteuid() != 0 or offered_events(TRACEFS):
+    root, mount it at tracefs[0] when no tracefs lists KVM's events and
+    that directory is empty.  Failure is not an error here: available()
+    then says what is missing."""
+    if os.geteuid() != 0 or offered_events(tracefs):
         return
-    root = TRACEFS[0]
+    root = tracefs[0]
     if os.path.isdir(root) and not os.listdir(root):
-        subprocess.run(["mount", "-t", "tracefs", "nodev", root],
-                       stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-                       check=False)
+        run(["mount", "-t", "tracefs", "nodev", root],
+            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=False)
 
 
 def available(perf=PERF, tracefs=TRACEFS):
