@@ -78,11 +78,24 @@ def undisturbed(values):
     undisturbed boot while fewer than three quarters of a side are
     disturbed, and no disturbed one; the lower half (the previous rule)
     dropped half the undisturbed boots of a calm side and kept disturbed
-    ones when more than half of a side was hit."""
+    ones when more than half of a side was hit.
+
+    Boots in a fast mode -- more than 8 % below the side's median, and at
+    most a quarter of the side (seen on 2026-12-02: one boot of each side
+    10-14 % fast on the in-kernel cases) -- are kept but do not set the
+    reference.  Two of them in a side of eight were its lower quartile and
+    left only themselves inside the band, and a label split that put both
+    on one side scored a t of about 60: above the observed t of a real
+    +12 % shift in every such split (p 0.47 instead of 2/12870).  More
+    than a quarter of a side that low is read as the undisturbed boots of
+    a side mostly disturbed, as before."""
     s = sorted(values)
     if len(s) <= 2:
         return s
-    ref = s[(len(s) - 1) // 4]
+    centre = median(s)
+    fast = sum(1 for v in s if v < centre - BAND)
+    rest = s[fast:] if 4 * fast <= len(s) else s
+    ref = rest[(len(rest) - 1) // 4]
     out = [v for v in s if v <= ref + BAND]
     return out if len(out) >= 2 else s[:2]
 
