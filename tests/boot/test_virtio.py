@@ -168,7 +168,10 @@ class KvmIoeventfd(unittest.TestCase):
         self.assertGreater(on["p10"], 0)
         self.assertGreaterEqual(off["p10"] / on["p10"], KICK_RATIO_MIN,
                                 f"kick ioeventfd=off {off} vs on {on} cycles")
-        self.assertGreater(off["median"], on["median"], f"off {off} vs on {on}")
+        # the low end, not the median: a slow stretch of the host lifted one
+        # median above the other in CI (on 44,752 vs off 42,708, while the
+        # minima were 13,290 and 35,880)
+        self.assertGreater(off["min"], on["min"], f"off {off} vs on {on}")
         for case in ("kick.alone", "kick.alone.nic_b"):
             self.assertEqual(self.b.result(case)["exits_model"], 1)
 

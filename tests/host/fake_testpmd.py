@@ -7,6 +7,10 @@ the runner's error paths, without polling a core.  FAKE_TESTPMD_MODE:
   cores       EAL's refusal of an unavailable lcore, exit status 1
   silent      prints nothing and sleeps (readiness timeout)
   crash       like ok, but dies by SIGKILL after the first statistics
+  events      like ok, but the first port statistics carry the event lines
+              QEMU's closing sockets cause, one of them inside a counter's
+              line (as testpmd's other threads print them)
+  moving      like ok, but every reading counts one more frame
 FAKE_TESTPMD_STUBBORN=1: do not end when stdin closes (only a signal
 ends it), so that PR_SET_PDEATHSIG is what the test sees.
 FAKE_TESTPMD_PIDFILE: write the pid and the EAL runtime directory there
@@ -51,7 +55,24 @@ def runtime_dir():
     return os.path.join(base, "dpdk", prefix)
 
 
-def serve(crash):
+EVENT = "\nPort 0: link state change event\n"
+
+
+def port_stats(mode, reading):
+    extra = reading if mode == "moving" else 0
+    text = "".join(NIC.format(p=p, rx=(100 + extra) * (1 - p),
+                              rxb=6400 * (1 - p), tx=100 * p, txb=6400 * p)
+                   for p in (0, 1))
+    if mode == "events" and reading == 0:
+        head = text.index("\n") + 1
+        text = text[:head] + EVENT + text[head:]        # after port 0's head
+        split = text.index("RX-packets: 0") + len("RX-packets: ")
+        text = text[:split] + EVENT + text[split:]      # inside port 1's line
+    return text
+
+
+def serve(mode):
+    readings = 0
     os.makedirs(runtime_dir(), exist_ok=True)
     for path in sockets():
         open(path, "w").close()
@@ -62,12 +83,12 @@ def serve(crash):
         if cmd == "quit":
             break
         if cmd == "show port stats all":
-            print("".join(NIC.format(p=p, rx=100 * (1 - p), rxb=6400 * (1 - p),
-                                     tx=100 * p, txb=6400 * p) for p in (0, 1)))
+            print(port_stats(mode, readings))
+            readings += 1
         elif cmd == "show fwd stats all":
             print("".join(FWD.format(p=p, rx=100 * (1 - p), tx=100 * p)
                           for p in (0, 1)))
-            if crash:
+            if mode == "crash":
                 os.kill(os.getpid(), signal.SIGKILL)
         print("testpmd> ", end="", flush=True)
     else:
@@ -98,7 +119,7 @@ def main():
     elif mode == "silent":
         time.sleep(600)
     else:
-        serve(mode == "crash")
+        serve(mode)
 
 
 if __name__ == "__main__":

@@ -176,7 +176,11 @@ _PORT_HEAD = re.compile(r"(NIC|Forward) statistics for port\s+(\d+)")
 def parse_stats(text):
     """{port: {"nic": {...}, "fwd": {...}}} from the output of "show port
     stats all" and "show fwd stats all"; keys as testpmd prints them
-    (RX-packets, TX-dropped, ...)."""
+    (RX-packets, TX-dropped, ...).  testpmd prints its counters indented;
+    its other threads print events at column 0 ("Port 0: link state change
+    event", "VHOST_CONFIG: ... vhost peer closed"), often with an empty
+    line first, into the middle of a block while QEMU closes its sockets:
+    those lines and empty ones neither count nor end the block."""
     ports, current = {}, None
     for line in text.splitlines():
         head = _PORT_HEAD.search(line)
@@ -185,12 +189,40 @@ def parse_stats(text):
             kind = "nic" if head.group(1) == "NIC" else "fwd"
             current = ports.setdefault(int(head.group(2)), {}).setdefault(
                 kind, {})
-        elif (not stripped or set(stripped) <= set("#-+")
-              or "for all ports" in line):
+        elif not stripped or not line[:1].isspace():
+            continue
+        elif set(stripped) <= set("#-+") or "for all ports" in line:
             current = None
         elif current is not None and "pps" not in line:
             current.update((k, int(v)) for k, v in _STAT.findall(line))
     return ports
+
+
+# what one reading must hold for every port to count as complete
+NEEDED = {"nic": ("RX-packets", "RX-bytes", "TX-packets", "TX-bytes"),
+          "fwd": ("RX-dropped", "TX-dropped")}
+
+
+def complete(ports):
+    """Both ports with every counter cross_check reads."""
+    return all(key in ((ports.get(p) or {}).get(kind) or {})
+               for p in range(len(SOCKETS)) for kind, keys in NEEDED.items()
+               for key in keys)
+
+
+def settled(read, tries=4):
+    """Counters from read() once two complete readings in a row agree (an
+    event line can still split a counter's line in two); TestpmdError
+    after tries readings."""
+    last = None
+    for _ in range(tries):
+        ports = read()
+        if complete(ports) and ports == last:
+            return ports
+        last = ports if complete(ports) else None
+    raise TestpmdError("testpmd's port counters did not read the same twice "
+                       "in %d readings (output mixed with its event lines?)"
+                       % tries)
 
 
 def stats_delta(before, after):
@@ -389,10 +421,15 @@ class Testpmd:
         raise TestpmdError("testpmd gave no prompt within %g s after '%s'"
                            % (timeout, line))
 
-    def stats(self):
+    def read_stats(self):
         text = self.command("show port stats all")
         text += self.command("show fwd stats all")
         return parse_stats(text)
+
+    def stats(self):
+        """The ports' counters, read until two readings agree: between
+        boots they stand still."""
+        return settled(self.read_stats)
 
     # -- shutdown
     def stop(self):
