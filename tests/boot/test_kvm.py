@@ -25,8 +25,10 @@ class KvmRatios(unittest.TestCase):
         self.assertEqual(self.b.results["host"]["accel"], "kvm")
 
     def test_rep_insb_at_least_10x_cheaper_per_byte(self):
-        single = self.b.result("fwcfg.in8.single.4096")["cycles"]["median"]
-        rep = self.b.result("fwcfg.in8.rep.4096")["cycles"]["median"]
+        # minima: other tenants only add time, and the two cases run at
+        # different moments of the boot
+        single = self.b.result("fwcfg.in8.single.4096")["cycles"]["min"]
+        rep = self.b.result("fwcfg.in8.rep.4096")["cycles"]["min"]
         self.assertGreater(rep, 0)
         self.assertGreaterEqual(single / rep, 10.0,
                                 f"inb loop {single} vs rep insb {rep} cycles per 4096 B")
