@@ -1,14 +1,16 @@
 """tests/acceptance/test_kvm_sensitivity.py - `make acceptance`: ab A/A and
 an injected +10 % per exit to QEMU, through `trapmeter sensitivity`
-(about 6 minutes under KVM; skipped where KVM cannot create a VM).
+(up to about 12 minutes under KVM; skipped where KVM cannot create a VM).
 
-A/A: no regression, no improvement.  +10 %: at least four of the six QEMU
-round-trip cases flagged, no in-kernel control flagged, and the shim's
-count of delayed exits covers the measured exits of every boot (the
-planning boot of each session included).  +10 %, not +2 %: on this
-project's host in a noisy hour (half the per-boot figures disturbed)
-+2 % was flagged nowhere in 10+10 boots (README, sensitivity); the test
-asserts what must hold on any host, the detection limit is measured."""
+A/A: no regression, no improvement.  +10 %: at least five of the six
+QEMU round-trip cases flagged, no in-kernel control flagged, and the
+shim's count of delayed exits covers the measured exits of every boot
+(the planning boot of each session included).  The sessions share a
+600 s budget (a session ends when every case is decided), not a boot
+count: on the noisy host of 2026-12-02 (half the boots 30-50 % high, the
+rest spread 3-4 %) 8+8 boots resolved only 4-9 % and flagged two of six.
++10 %, not +2 %: the test asserts what must hold on any host of this
+kind; the detection limit is measured (README, sensitivity)."""
 import json
 import os
 import shutil
@@ -33,7 +35,7 @@ class KvmSensitivity(unittest.TestCase):
         cls.proc = subprocess.run(
             [RUNNER, "sensitivity", "--no-build", "--accel", "kvm",
              "--suite", "pio,exits", "--case", CASES, "--levels", "10",
-             "--max-boots", "16", "--out", cls.dir],
+             "--budget", "600", "--cmdline", "controls=off", "--out", cls.dir],
             capture_output=True, text=True, timeout=1200, cwd=ROOT)
         with open(os.path.join(cls.dir, "sensitivity.json")) as fh:
             cls.doc = json.load(fh)
@@ -50,7 +52,7 @@ class KvmSensitivity(unittest.TestCase):
         flagged = [n for n, c in self.doc["cases"].items() if c["smallest"] == 10]
         user = [n for n, c in self.doc["cases"].items() if c["handler"] == "user"]
         self.assertEqual(len(user), 6, user)
-        self.assertGreaterEqual(len(set(flagged) & set(user)), 4, self.proc.stdout)
+        self.assertGreaterEqual(len(set(flagged) & set(user)), 5, self.proc.stdout)
         for name, case in self.doc["cases"].items():
             if case["handler"] == "kernel":
                 self.assertIsNone(case["smallest"], (name, self.proc.stdout))

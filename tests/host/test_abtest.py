@@ -352,5 +352,38 @@ class ShimProof(unittest.TestCase):
         self.assertAlmostEqual(ns, 11000)
 
 
+class SensitivityTable(unittest.TestCase):
+    """The table shows, per case, what the A/A session could resolve."""
+
+    @staticmethod
+    def sessions():
+        def row(case, verdict, resolution=None, seconds=None):
+            r = {"suite": "pio", "case": case, "metric": "cycles_per_op",
+                 "verdict": verdict, "decided_at": {"seconds": seconds}}
+            if resolution is not None:
+                r["resolution"] = resolution
+            return r
+        aa = {"name": "aa", "rows": [row("q", "inconclusive", 0.0314),
+                                     row("k", "unchanged"),
+                                     row("old", "inconclusive")]}
+        d1 = {"name": "d1", "rows": [row("q", "regression", seconds=66),
+                                     row("k", "unchanged"),
+                                     row("old", "inconclusive")]}
+        return [aa, d1]
+
+    def test_resolves_column(self):
+        from trapmeterlib.commands import sensitivity as sens_cmd
+        table = sens_cmd.case_table(self.sessions(), [1])
+        self.assertEqual(table["pio/q"]["aa_resolves"], 0.0314)
+        self.assertIsNone(table["pio/old"]["aa_resolves"])  # recorded before
+        lines = sens_cmd.render(table, [], [1], (1.0, 1.0))
+        text = "\n".join(lines) if isinstance(lines, list) else lines
+        q = [l for l in text.splitlines() if l.strip().startswith("pio/q ")]
+        self.assertEqual(len(q), 1, text)
+        self.assertEqual(q[0].split()[2:6], ["?", "3.1", "%", "R"], q[0])
+        old = [l for l in text.splitlines() if l.strip().startswith("pio/old ")]
+        self.assertEqual(old[0].split()[2:4], ["?", "-"], old[0])
+
+
 if __name__ == "__main__":
     unittest.main()

@@ -646,6 +646,57 @@ class BootStats(unittest.TestCase):
         self.assertIn("left out of the test", "; ".join(row.notes))
         self.assertGreater(row.as_dict()["slowdown_undisturbed"], 1.01)
 
+    def test_resolution_is_the_shift_the_test_flags(self):
+        """compare's "resolves X %": the critical t of the run's own label
+        splits times the metric's standard error.  A shift well above it
+        is flagged, one well below it is not, and it scales with the
+        spread."""
+        bs = compare.bootstats
+
+        def session(shift, sd=0.01, seed=7):
+            rng = random.Random(seed)
+            metric = bs.Metric({i: rng.gauss(0, sd) + (shift if i >= 12 else 0)
+                                for i in range(24)})
+            noise = [bs.Metric({i: rng.gauss(0, 0.002) for i in range(24)})
+                     for _ in range(4)]
+            ps, tops = bs.max_t([metric] + noise, 12, 12, random.Random(1), 2000)
+            crit = bs.critical_t(tops, 0.05)
+            return ps[0], bs.resolution(metric, frozenset(range(12)), crit)
+
+        _p, res = session(0.0)
+        self.assertGreater(res, 0.005)
+        self.assertLess(res, 0.02)          # sd 1 %, 12+12 boots: ~1.2 %
+        self.assertLessEqual(session(1.6 * res)[0], 0.05)
+        self.assertGreater(session(0.4 * res)[0], 0.05)
+        _p, wide = session(0.0, sd=0.03)
+        self.assertAlmostEqual(wide / res, 3.0, delta=0.6)
+
+    def test_resolution_needs_a_reachable_level(self):
+        bs = compare.bootstats
+        metric = bs.Metric({i: 0.001 * i for i in range(6)})
+        ps, tops = bs.max_t([metric], 3, 3, random.Random(1), 100)
+        self.assertEqual(len(tops), 20)                 # C(6, 3) splits
+        self.assertIsNone(bs.critical_t(tops, 0.05))    # 3+3: p >= 0.1
+        self.assertIsNone(bs.resolution(metric, frozenset(range(3)), None))
+        self.assertIsNotNone(bs.critical_t(tops, 0.2))
+
+    def test_recorded_inconclusive_rows_say_what_they_resolve(self):
+        table, rows, _w = rows_of("kvm-ab-aa-a.json", "kvm-ab-aa-b.json")
+        row = table[("pio/fwcfg.in8.single.512", "cycles_per_op")]
+        self.assertEqual(row.verdict, "inconclusive")
+        d = row.as_dict()
+        self.assertGreater(d["resolution"], row.threshold)
+        self.assertGreater(d["spread"], 0)
+        note = [n for n in row.notes if n.startswith("resolves ")]
+        self.assertEqual(note, ["resolves %.1f %% (spread %.1f %%%s)" % (
+            100 * d["resolution"], 100 * d["spread"],
+            "; ~%d boots a side for 1 %%" % d["boots_for_1pct"]
+            if d["boots_for_1pct"] else "")], row.notes)
+        # a decided row carries the figure but no note
+        for r in rows:
+            if r.verdict != "inconclusive":
+                self.assertFalse(any(n.startswith("resolves") for n in r.notes))
+
     def test_max_t_false_alarms_under_null(self):
         """Nothing changed: the family-wise p of the smallest metric is below
         alpha in no more than about alpha of the runs."""

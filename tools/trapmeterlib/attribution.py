@@ -5,7 +5,8 @@ Each boot's breakdown is fitted again from its results (the same fit the
 runner stored), so files written before the fit changed are read alike.
 A class is attributed where both sides have two boots or more with its
 layers; a component moved when the Welch interval of the difference of its
-means excludes 0 at level 5 % over all components of all classes
+means (over each side's undisturbed boots of the class:
+breakdown.undisturbed_boots) excludes 0 at level 5 % over all components of all classes
 (Bonferroni: a run compares about twenty), and the largest such move is
 named with that interval.  `components` keeps every component's plain
 95 % interval, for the record.

@@ -71,7 +71,11 @@ def min_p(n_a, n_b):
 
 def undisturbed(values):
     """A side's undisturbed boots: those at most 8 % above the side's lower
-    quartile, and at least its two fastest.  Measured here (KVM, 96 boots
+    quartile, and at least its three fastest (MIN_SIDE: a band of two
+    boots gives a t of two degrees of freedom, whose tail over the label
+    splits -- two boots that happen to agree -- can set the critical
+    value of a small session; a 6+6 vhost session of 2026-12-02 with
+    bands of two to four boots resolved only 149-397 %).  Measured here (KVM, 96 boots
     of six ab sessions): a disturbance put whole boots or single cases
     10-50 % high, in up to half a side; undisturbed boots of a session
     spread 1.3 % (sd) around their level.  The band keeps every
@@ -97,7 +101,7 @@ def undisturbed(values):
     rest = s[fast:] if 4 * fast <= len(s) else s
     ref = rest[(len(rest) - 1) // 4]
     out = [v for v in s if v <= ref + BAND]
-    return out if len(out) >= 2 else s[:2]
+    return out if len(out) >= MIN_SIDE else s[:MIN_SIDE]
 
 
 def floor_shift(a, b):
@@ -129,6 +133,20 @@ class Metric:
         a, b = self.sides(base_set)
         return len(a) >= MIN_SIDE and len(b) >= MIN_SIDE
 
+    def spread(self, base_set):
+        """(pooled sd, standard error of the shift) of the two sides'
+        undisturbed boots, in log units; None for fewer than MIN_SIDE
+        boots a side."""
+        a, b = self.sides(base_set)
+        if len(a) < MIN_SIDE or len(b) < MIN_SIDE:
+            return None
+        a, b = undisturbed(a), undisturbed(b)
+        ma, mb = sum(a) / len(a), sum(b) / len(b)
+        dof = len(a) + len(b) - 2
+        ss = sum((v - ma) ** 2 for v in a) + sum((v - mb) ** 2 for v in b)
+        sd = math.sqrt(ss / dof)
+        return sd, sd * math.sqrt(1.0 / len(a) + 1.0 / len(b))
+
     def stat(self, base_set):
         """A t statistic of each side's undisturbed boots: the difference of
         their means over the pooled standard error (recomputed for every
@@ -137,42 +155,72 @@ class Metric:
         whole boots here: the band leaves those out, so a disturbed boot
         neither hides a shift nor makes one, while the t still tells the
         observed split from one that swaps a boot (docs/design.md)."""
-        a, b = self.sides(base_set)
-        if len(a) < MIN_SIDE or len(b) < MIN_SIDE:
+        figures = self.spread(base_set)
+        if figures is None:
             return 0.0
+        a, b = self.sides(base_set)
         a, b = undisturbed(a), undisturbed(b)
-        ma, mb = sum(a) / len(a), sum(b) / len(b)
-        dof = len(a) + len(b) - 2
-        ss = sum((v - ma) ** 2 for v in a) + sum((v - mb) ** 2 for v in b)
-        se = math.sqrt(ss / dof * (1.0 / len(a) + 1.0 / len(b)))
-        return abs(mb - ma) / max(se, SCALE_FLOOR)
+        return abs(sum(b) / len(b) - sum(a) / len(a)) / max(
+            figures[1], SCALE_FLOOR)
 
 
 def max_t_pvalues(metrics, n_base, n_cand, rng, resamples):
     """Family-wise adjusted two-sided p-values, one per metric (same
-    order).  Metrics need not cover every boot (a failed boot, a null
-    figure): the labels are permuted over all boots; a metric is scored on
-    the boots it has.  The family is the metrics that are testable on the
-    observed split; the others get None."""
+    order)."""
+    return max_t(metrics, n_base, n_cand, rng, resamples)[0]
+
+
+def max_t(metrics, n_base, n_cand, rng, resamples):
+    """(p-values, tops): family-wise adjusted two-sided p-values, one per
+    metric (same order), and the largest statistic of every label split
+    (the test's null distribution).  Metrics need not cover every boot (a
+    failed boot, a null figure): the labels are permuted over all boots; a
+    metric is scored on the boots it has.  The family is the metrics that
+    are testable on the observed split; the others get None."""
     observed_set = frozenset(range(n_base))
     family = [m for m in metrics if m.testable(observed_set)]
     if not family:
-        return [None] * len(metrics)
+        return [None] * len(metrics), []
     observed = [m.stat(observed_set) for m in family]
     counts = [0] * len(family)
-    total = 0
+    tops = []
     it, _exact = splits(n_base + n_cand, n_base, rng, resamples)
     for split in it:
         s = frozenset(split)
         top = max(m.stat(s) for m in family)
-        total += 1
+        tops.append(top)
         for k, obs in enumerate(observed):
             if top >= obs - TIE * max(1.0, obs):
                 counts[k] += 1
     # exact: every split once; random: the observed split plus the draws,
     # so p = (1 + hits) / (1 + resamples) -- never 0
-    p = dict(zip(map(id, family), (c / total for c in counts)))
-    return [p.get(id(m)) for m in metrics]
+    p = dict(zip(map(id, family), (c / len(tops) for c in counts)))
+    return [p.get(id(m)) for m in metrics], tops
+
+
+def critical_t(tops, alpha):
+    """The statistic a metric must exceed for max_t to give it p <= alpha
+    over these splits' maxima; None when alpha is below one split's
+    share (too few boots to reach it at all)."""
+    k = int(math.floor(alpha * len(tops) + 1e-9))
+    if k < 1:
+        return None
+    ordered = sorted(tops, reverse=True)
+    crit = ordered[min(k, len(tops) - 1)]
+    # the observed split is one of the splits: no statistic can exceed the
+    # largest (3+3 boots: the top two are a split and its mirror)
+    return None if crit >= ordered[0] * (1 - TIE) else crit
+
+
+def resolution(metric, base_set, crit):
+    """The smallest shift (log units) of the undisturbed means that the
+    test would flag at this spread and these boots: the critical t times
+    the observed standard error.  A true shift this large is flagged about
+    half the time.  None without a critical value or a testable side."""
+    figures = metric.spread(base_set)
+    if crit is None or figures is None:
+        return None
+    return crit * max(figures[1], SCALE_FLOOR)
 
 
 def hodges_lehmann(a, b):

@@ -77,6 +77,7 @@ stores the result as `breakdown`, attribution.py names what moved.
 """
 import math
 
+from . import bootstats
 from .lowfit import frontier, solve
 
 # two-sided 95 % Student t quantiles by degrees of freedom
@@ -731,15 +732,34 @@ def t_quantile(alpha, df):
     return hi
 
 
+def undisturbed_boots(boots, key):
+    """The boots of one side whose single access of class `key` is
+    undisturbed: within the verdict's band of the side's lower quartile
+    (bootstats.undisturbed).  A disturbance here puts whole boots 30-50 %
+    high on every case at once; a mean over such boots moves every
+    component and leaves the interval too wide to name one."""
+    judged = [b for b in boots if ((b.get(key) or {}).get("measured")
+                                   or 0) > 0]
+    if len(judged) <= bootstats.MIN_SIDE:
+        return boots
+    logs = [math.log(b[key]["measured"]) for b in judged]
+    top = max(bootstats.undisturbed(logs))
+    out = {id(b) for b, v in zip(judged, logs) if v <= top}
+    return [b for b in boots if id(b) in out or b not in judged]
+
+
 def component_moves(base, cand, alpha=0.05):
     """{class: {component: (delta, ci)}}: per component the Welch interval
-    (level 1 - alpha) of mean(cand) - mean(base), where both sides have two
-    boots or more.  `base` and `cand` are lists of per-boot breakdowns."""
+    (level 1 - alpha) of mean(cand) - mean(base) over each side's
+    undisturbed boots of the class, where both sides have two boots or
+    more.  `base` and `cand` are lists of per-boot breakdowns."""
     out = {}
     for key in sorted({k for b in base for k in b} & {k for b in cand for k in b}):
         moves = {}
+        quiet_a = undisturbed_boots(base, key)
+        quiet_b = undisturbed_boots(cand, key)
         for name in COMPONENTS:
-            a, b = _values(base, key, name), _values(cand, key, name)
+            a, b = _values(quiet_a, key, name), _values(quiet_b, key, name)
             if len(a) >= 2 and len(b) >= 2:
                 moves[name] = diff_interval(a, b, alpha)
         if moves:

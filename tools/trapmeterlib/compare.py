@@ -40,6 +40,7 @@ STATS = ("min", "p10", "median")
 DEFAULT_SEED = 1
 DEFAULT_RESAMPLES = 5000    # random label splits when there are too many
 CI_LEVEL = 0.95
+RESOLVE_TARGET = math.log(1.01)  # "about N boots a side would resolve 1 %"
 EXITS_CHANGED = 0.10        # relative change of exits/op worth reporting
 EXITS_FLOOR = 0.5           # exits/op below this count as "no exit"
 EXITS_MODEL_SHARE = 0.05    # ... and beyond 5 % of the model's count
@@ -312,6 +313,9 @@ class Row:
         self.logs = None            # ([base log costs], [cand log costs])
         self.boots = None           # ([base boot numbers], [cand ...])
         self.decided_at = None      # ab: {"boots_per_side", "seconds"}
+        self.resolution = None      # smallest shift the test could flag
+        self.spread = None          # sd of the undisturbed boots (factor)
+        self.boots_for_target = None    # about, to resolve RESOLVE_TARGET
 
     @property
     def name(self):
@@ -345,7 +349,9 @@ class Row:
                 "boots": [self.n_base, self.n_cand],
                 "threshold": self.threshold, "verdict": self.verdict,
                 "lower_is_better": self.lower_is_better,
-                "notes": list(self.notes), "decided_at": self.decided_at}
+                "notes": list(self.notes), "decided_at": self.decided_at,
+                "resolution": self.resolution, "spread": self.spread,
+                "boots_for_1pct": self.boots_for_target}
 
 
 class Settings:
@@ -514,13 +520,33 @@ def decide_timing(rows, n_base, n_cand, opts):
         + [(n_base + n - 1, v) for n, v in zip(r.boots[1], r.logs[1])]))
         for r in timing]
     rng = random.Random(opts.seed)
-    ps = bootstats.max_t_pvalues(metrics, n_base, n_cand, rng,
-                                 opts.resamples)
-    for row, p in zip(timing, ps):
+    ps, tops = bootstats.max_t(metrics, n_base, n_cand, rng, opts.resamples)
+    crit = bootstats.critical_t(tops, opts.alpha)
+    observed = frozenset(range(n_base))
+    for row, p, metric in zip(timing, ps, metrics):
         row.p = p
         row.verdict = timing_verdict(row, opts.alpha)
+        set_resolution(row, metric, observed, crit)
     for row in rows:
         row.file_boots = (n_base, n_cand)
+
+
+def set_resolution(row, metric, observed, crit):
+    """What this run could have flagged: the smallest shift the test
+    reaches at its spread and boots (never below t), the spread, and about
+    how many boots a side would resolve 1 % (the standard error shrinks as
+    one over the root of the boots; the critical t kept)."""
+    shift = bootstats.resolution(metric, observed, crit)
+    if shift is None:
+        return
+    sd = metric.spread(observed)[0]
+    t = math.log(1.0 + row.threshold)
+    row.resolution = math.exp(max(shift, t)) - 1.0
+    row.spread = math.exp(sd) - 1.0
+    if shift > RESOLVE_TARGET:
+        side = (row.n_base + row.n_cand) / 2.0
+        row.boots_for_target = int(math.ceil(
+            side * (shift / RESOLVE_TARGET) ** 2))
 
 
 def timing_verdict(row, alpha):
@@ -586,8 +612,21 @@ def timing_notes(row):
     note = test_note(row)
     if note:
         notes.append(note)
+    if row.verdict == "inconclusive":
+        notes.extend(resolution_note(row))
     notes.extend(mode_notes(row))
     return notes
+
+
+def resolution_note(row):
+    """"resolves 2.9 % (spread 3.5 %; ~210 boots a side for 1 %)": the
+    smallest change this run's test could flag at its spread and boots."""
+    if row.resolution is None:
+        return []
+    more = ("; ~%d boots a side for 1 %%" % row.boots_for_target
+            if row.boots_for_target else "")
+    return ["resolves %.1f %% (spread %.1f %%%s)"
+            % (100 * row.resolution, 100 * row.spread, more)]
 
 
 def _one_boot_note(row):

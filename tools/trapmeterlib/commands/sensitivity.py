@@ -291,7 +291,8 @@ def case_table(sessions, levels):
             name = "%s/%s" % (row["suite"], row["case"])
             table[name] = {"aa": row["verdict"], "levels": {},
                            "smallest": None, "handler": None,
-                           "flagged_s": {}}
+                           "flagged_s": {},
+                           "aa_resolves": row.get("resolution")}
     for pct, sess in zip(levels, sessions[1:]):
         for row in sess["rows"]:
             name = "%s/%s" % (row["suite"], row["case"])
@@ -323,19 +324,30 @@ def flag_cell(case, pct):
     return cell + (" %.0fs" % seconds if seconds else "")
 
 
+def resolves_cell(case):
+    """The A/A session's resolution of the case: the smallest change its
+    test could flag at the boots and spread it had (compare's
+    "resolves")."""
+    value = case.get("aa_resolves")
+    return "-" if value is None else "%.1f %%" % (100 * value)
+
+
 def render(table, sessions, levels, rt):
     lines = ["trapmeter sensitivity: QEMU round trip (pio.user, A/A boots) "
              "%.0f cycles = %.0f ns per exit" % rt,
              "verdicts of cycles_per_op: R regression (with the ab session "
              "time it was flagged at), I improvement, = unchanged, "
-             "? inconclusive"]
-    head = ["case", "handler", "A/A"] + ["%g%%" % p for p in levels] + [
+             "? inconclusive; resolves: the smallest change A/A's test "
+             "could flag (about half the time) at its boots and spread"]
+    head = ["case", "handler", "A/A", "resolves"] + [
+        "%g%%" % p for p in levels] + [
         "smallest flagged"]
     cells = [head]
     for name in sorted(table, key=lambda n: (table[n]["handler"] != "user",
                                              n)):
         t = table[name]
-        cells.append([name, t["handler"] or "-", short(t["aa"])]
+        cells.append([name, t["handler"] or "-", short(t["aa"]),
+                      resolves_cell(t)]
                      + [flag_cell(t, p) for p in levels]
                      + ["%g %%" % t["smallest"] if t["smallest"] else
                         ("never (control)" if t["handler"] == "kernel"
