@@ -579,6 +579,8 @@ class BootStats(unittest.TestCase):
         calm = [0.001 * i for i in range(12)]
         self.assertEqual(u(calm), calm)
         self.assertEqual(u([0.0, 0.3]), [0.0, 0.3])
+        # a band of two would give the t two degrees of freedom: three at least
+        self.assertEqual(u([0.0, 0.01, 0.3, 0.31, 0.32, 0.33]), [0.0, 0.01, 0.3])
 
     def test_fast_boots_keep_the_rest_of_their_side(self):
         u = compare.bootstats.undisturbed
