@@ -516,6 +516,12 @@ class BootRules(unittest.TestCase):
         self.assertEqual(compare.bootstats.other_mode([0.0, 0.001, 0.3]), [2])
         self.assertEqual(compare.bootstats.other_mode([0.0, 0.2, 0.4]), [])
 
+    def test_half_a_side_in_a_slow_mode_is_named(self):
+        # 2026-12-02: the side's median sat between the modes and its MAD
+        # spanned both, so the old rule named none of these six
+        side = [0.001 * i for i in range(6)] + [0.3 + 0.001 * i for i in range(6)]
+        self.assertEqual(compare.bootstats.other_mode(side), list(range(6, 12)))
+
     def test_different_boot_counts_are_said(self):
         rows, warnings = compare.compare_docs(load("kvm-base.json"),
                                               single_boot(load("kvm-aa.json"), 0))

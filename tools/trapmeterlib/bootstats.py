@@ -25,8 +25,8 @@ import math
 
 EXACT_MAX = 20000           # enumerate every split up to this many
 SCALE_FLOOR = 1e-4          # log units (0.01 %): boots that agree exactly
-BIMODAL_REL = math.log(1.10)  # a boot >10 % from its side's median ...
-BIMODAL_MADS = 4.0          # ... and >4 MADs of its side is "another mode"
+BIMODAL_REL = math.log(1.10)  # a boot >10 % from its band's median ...
+BIMODAL_MADS = 4.0          # ... and >4 MADs of its band is "another mode"
 BAND = math.log(1.08)       # undisturbed: within 8 % of the lower quartile
 MIN_SIDE = 3                # boots a side needs for a metric to be tested
 TIE = 1e-12
@@ -273,12 +273,18 @@ def moses_interval(a, b, level):
 
 def other_mode(values):
     """Indices (into `values`, one side's log figures) of boots that sit in
-    another mode: more than 10 % from the side's median and more than 4
-    MADs of the side.  Needs 3 boots."""
+    another mode: more than 10 % from the level of the side's undisturbed
+    boots (their median) and more than 4 MADs of those boots.  Needs 3
+    boots.  The level is the band's, not the side's median: with half a
+    side in a slow mode (2026-12-02) the median sat between the modes, its
+    MAD spanned both, and that side's slow boots went unnamed while the
+    other side's, a third of it, were named -- though the test left both
+    out."""
     if len(values) < 3:
         return []
-    centre = median(values)
-    spread = mad(values, centre)
+    band = undisturbed(values)
+    centre = median(band)
+    spread = mad(band, centre)
     return [i for i, v in enumerate(values)
             if abs(v - centre) > BIMODAL_REL
             and abs(v - centre) > BIMODAL_MADS * spread]

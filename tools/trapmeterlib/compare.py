@@ -653,8 +653,8 @@ def mode_notes(row):
     for label, vals, numbers in (("base", row.logs[0], row.boots[0]),
                                  ("candidate", row.logs[1], row.boots[1])):
         odd = bootstats.other_mode(vals)
-        top = max(bootstats.undisturbed(vals)) if odd else None
-        centre = bootstats.median(vals)
+        band = bootstats.undisturbed(vals)
+        top, centre = max(band), bootstats.median(band)
         for kind, picked in (("in the test", [i for i in odd
                                               if vals[i] <= top]),
                              ("left out of the test", [i for i in odd
