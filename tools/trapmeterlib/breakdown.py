@@ -744,8 +744,8 @@ def undisturbed_boots(boots, key):
         return boots
     logs = [math.log(b[key]["measured"]) for b in judged]
     top = max(bootstats.undisturbed(logs))
-    out = {id(b) for b, v in zip(judged, logs) if v <= top}
-    return [b for b in boots if id(b) in out or b not in judged]
+    left_out = {id(b) for b, v in zip(judged, logs) if v > top}
+    return [b for b in boots if id(b) not in left_out]
 
 
 def component_moves(base, cand, alpha=0.05):
