@@ -133,10 +133,10 @@ class Metric:
         a, b = self.sides(base_set)
         return len(a) >= MIN_SIDE and len(b) >= MIN_SIDE
 
-    def spread(self, base_set):
-        """(pooled sd, standard error of the shift) of the two sides'
-        undisturbed boots, in log units; None for fewer than MIN_SIDE
-        boots a side."""
+    def _figures(self, base_set):
+        """(shift of the undisturbed means, pooled sd, standard error of
+        the shift), log units; None for fewer than MIN_SIDE boots a
+        side."""
         a, b = self.sides(base_set)
         if len(a) < MIN_SIDE or len(b) < MIN_SIDE:
             return None
@@ -145,7 +145,14 @@ class Metric:
         dof = len(a) + len(b) - 2
         ss = sum((v - ma) ** 2 for v in a) + sum((v - mb) ** 2 for v in b)
         sd = math.sqrt(ss / dof)
-        return sd, sd * math.sqrt(1.0 / len(a) + 1.0 / len(b))
+        return mb - ma, sd, sd * math.sqrt(1.0 / len(a) + 1.0 / len(b))
+
+    def spread(self, base_set):
+        """(pooled sd, standard error of the shift) of the two sides'
+        undisturbed boots, in log units; None for fewer than MIN_SIDE
+        boots a side."""
+        figures = self._figures(base_set)
+        return None if figures is None else figures[1:]
 
     def stat(self, base_set):
         """A t statistic of each side's undisturbed boots: the difference of
@@ -155,13 +162,10 @@ class Metric:
         whole boots here: the band leaves those out, so a disturbed boot
         neither hides a shift nor makes one, while the t still tells the
         observed split from one that swaps a boot (docs/design.md)."""
-        figures = self.spread(base_set)
+        figures = self._figures(base_set)
         if figures is None:
             return 0.0
-        a, b = self.sides(base_set)
-        a, b = undisturbed(a), undisturbed(b)
-        return abs(sum(b) / len(b) - sum(a) / len(a)) / max(
-            figures[1], SCALE_FLOOR)
+        return abs(figures[0]) / max(figures[2], SCALE_FLOOR)
 
 
 def max_t_pvalues(metrics, n_base, n_cand, rng, resamples):
