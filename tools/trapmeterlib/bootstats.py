@@ -168,12 +168,6 @@ class Metric:
         return abs(figures[0]) / max(figures[2], SCALE_FLOOR)
 
 
-def max_t_pvalues(metrics, n_base, n_cand, rng, resamples):
-    """Family-wise adjusted two-sided p-values, one per metric (same
-    order)."""
-    return max_t(metrics, n_base, n_cand, rng, resamples)[0]
-
-
 def max_t(metrics, n_base, n_cand, rng, resamples):
     """(p-values, tops): family-wise adjusted two-sided p-values, one per
     metric (same order), and the largest statistic of every label split
