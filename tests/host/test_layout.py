@@ -103,6 +103,12 @@ class Layout(unittest.TestCase):
     def test_layers_include_only_below(self):
         self.assertEqual(layering_violations(guest_includes()), [])
 
+    def test_every_include_names_a_file(self):
+        """An include must name a repo file (no path resolved by -I luck)."""
+        missing = [f"{rel} includes {inc}" for rel, inc in guest_includes()
+                   if not os.path.exists(os.path.join(ROOT, inc))]
+        self.assertEqual(missing, [])
+
     def test_suite_helpers_live_with_the_suites(self):
         self.assertEqual(placement_violations(list(guest_includes())), [])
 
