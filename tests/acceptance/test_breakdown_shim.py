@@ -20,7 +20,7 @@ delayed.json, breakdown.txt).  About 6 minutes; skipped where KVM cannot
 create a VM.  Six boots a side, not four: on the noisy host of
 2026-12-02 a boot in a slow mode (every case 30-50 % high) left 4+4 boots
 too few to name the move; the breakdown's intervals use each side's
-undisturbed boots of a class (breakdown.undisturbed_boots).
+undisturbed boots of a class (attribution.undisturbed_boots).
 """
 import json
 import os
@@ -33,6 +33,7 @@ import unittest
 from tests.boot.common import ROOT, RUNNER, need_build, need_kvm
 
 sys.path.insert(0, os.path.join(ROOT, "tools"))
+from trapmeterlib.output import breakdown_text  # noqa: E402
 from trapmeterlib.stats import attribution, breakdown  # noqa: E402
 from trapmeterlib.commands import sensitivity  # noqa: E402
 
@@ -106,8 +107,8 @@ class BreakdownUnderShim(unittest.TestCase):
         cls.spun_ns = rep["spun_ns"] / (rep["delayed_io"] + rep["delayed_mmio"])
         cls.delay_cycles = cls.spun_ns * khz / 1e6
         # the intervals attribute() judges by: 5 % over all components
-        tests = sum(len(m) for m in breakdown.component_moves(cls.base, cls.cand).values())
-        cls.moves = breakdown.component_moves(cls.base, cls.cand, breakdown.ALPHA / tests)
+        tests = sum(len(m) for m in attribution.component_moves(cls.base, cls.cand).values())
+        cls.moves = attribution.component_moves(cls.base, cls.cand, attribution.ALPHA / tests)
         with open(os.path.join(cls.dir, "breakdown.txt"), "w") as fh:
             fh.write(cls.summary())
 
@@ -119,8 +120,8 @@ class BreakdownUnderShim(unittest.TestCase):
             lines.append(f"[{name}]")
             boots = [b["results"] for b in cls.docs[name]["boots"]
                      if breakdown.has_exits(b.get("results") or [])]
-            lines += breakdown.format_table(breakdown.breakdown(boots), True)
-        lines += attribution.render(attribution.attribution(
+            lines += breakdown_text.format_table(breakdown.breakdown(boots), True)
+        lines += breakdown_text.render_attribution(attribution.attribution(
             cls.docs["base"], cls.docs["delayed"]))
         for key, moves in cls.moves.items():
             for comp, (delta, ci) in moves.items():
@@ -146,7 +147,7 @@ class BreakdownUnderShim(unittest.TestCase):
                             f"for {self.delay_cycles:.0f}\n{self.summary()}")
 
     def test_it_is_named_as_what_moved(self):
-        named = breakdown.attribute(self.base, self.cand)
+        named = attribution.attribute(self.base, self.cand)
         for key in CLASSES:
             self.assertEqual((named[key] or ("nothing",))[0], "qemu_round_trip",
                              self.summary())

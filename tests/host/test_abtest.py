@@ -13,6 +13,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)
 sys.path.insert(0, os.path.join(ROOT, "tools"))
 
 from trapmeterlib.guest import plan  # noqa: E402
+from trapmeterlib.output import resultsfile  # noqa: E402
 from trapmeterlib.stats import abtest, bootstats, compare  # noqa: E402
 from trapmeterlib.commands import ab as ab_cmd  # noqa: E402
 
@@ -20,7 +21,7 @@ from trapmeterlib.commands import ab as ab_cmd  # noqa: E402
 def pool():
     boots = []
     for name in ("kvm-base.json", "kvm-aa.json"):
-        doc = compare.read_results(os.path.join(ROOT, "tests", "fixtures", name))
+        doc = resultsfile.read_results(os.path.join(ROOT, "tests", "fixtures", name))
         boots += copy.deepcopy(doc["boots"])
     return boots
 
@@ -30,7 +31,7 @@ def ab_pool():
     host disturbance put 10-40 % high): both sides in one pool."""
     boots = []
     for side in "ab":
-        doc = compare.read_results(os.path.join(
+        doc = resultsfile.read_results(os.path.join(
             ROOT, "tests", "fixtures", "kvm-ab-aa-%s.json" % side))
         boots += copy.deepcopy(doc["boots"])
     return boots
@@ -125,7 +126,7 @@ class MaxBootsDefault(unittest.TestCase):
         self.assertEqual(abtest.max_boots(40, 300.0), 40)
         self.assertEqual(abtest.max_boots(40, None), 40)
         # a budget session's cap stays one compare can read
-        self.assertLessEqual(abtest.BUDGET_MAX_BOOTS, compare.MAX_BOOTS)
+        self.assertLessEqual(abtest.BUDGET_MAX_BOOTS, resultsfile.MAX_BOOTS)
 
 
 class PlanFloor(unittest.TestCase):
@@ -134,7 +135,7 @@ class PlanFloor(unittest.TestCase):
     last over plan.WINDOW_MS."""
 
     def planning_boot(self, samples):
-        doc = copy.deepcopy(compare.read_results(os.path.join(
+        doc = copy.deepcopy(resultsfile.read_results(os.path.join(
             ROOT, "tests", "fixtures", "kvm-ab-aa-a.json")))
         for res in doc["boots"][0]["results"]:
             res["samples"] = samples
@@ -347,7 +348,7 @@ class ShimProof(unittest.TestCase):
                 res["exits_measured"] = exits
             return {"run": {"tsc": {"khz": 2000000}}, "results": [res]}
         doc = {"boots": [boot(30000, 1.0), boot(20000, None), boot(22000, None)]}
-        with mock.patch.object(sens_cmd.compare, "read_results", return_value=doc):
+        with mock.patch.object(sens_cmd.resultsfile, "read_results", return_value=doc):
             cycles, ns = sens_cmd.round_trip_ns("a.json")
         self.assertEqual(cycles, 22000)     # the median of three boots, not one
         self.assertAlmostEqual(ns, 11000)

@@ -6,8 +6,8 @@ import sys
 import unittest
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..", "tools"))
-from trapmeterlib.stats import attribution  # noqa: E402
-from trapmeterlib.stats import breakdown as bd  # noqa: E402
+from trapmeterlib.output import breakdown_text  # noqa: E402
+from trapmeterlib.stats import attribution, tdist  # noqa: E402
 from trapmeterlib.commands import compare as compare_cmd  # noqa: E402
 from tests.host.test_breakdown import anchors, sweep  # noqa: E402
 
@@ -48,12 +48,12 @@ class Attribution(unittest.TestCase):
     def test_the_same_twice_moves_nothing(self):
         attr = attribution.attribution(doc(), doc())
         self.assertIsNone(attr["fwcfg.in"]["moved"])
-        self.assertIn("  fwcfg.in       no component moved", attribution.render(attr))
+        self.assertIn("  fwcfg.in       no component moved", breakdown_text.render_attribution(attr))
 
     def test_the_lines_compare_prints(self):
         text = compare_cmd.attribution_text(doc(), doc(round_trip=2445.0))
         lines = text.splitlines()
-        self.assertEqual(lines[0], attribution.TITLE)
+        self.assertEqual(lines[0], breakdown_text.TITLE)
         self.assertRegex(text, r"fwcfg\.in +round trip to QEMU \+24\d\d \[\+\d+\.\.\+\d+\]")
 
     def test_one_boot_per_side_or_no_exits_prints_nothing(self):
@@ -70,16 +70,16 @@ class Level(unittest.TestCase):
         return [{"x.in": {"components": comps(100.0 + i + shift)}} for i in range(4)]
 
     def test_t_quantiles(self):
-        self.assertAlmostEqual(bd.t_quantile(0.05, 2), 4.303, places=2)
-        self.assertAlmostEqual(bd.t_quantile(0.0025, 2), 19.96, places=1)
-        self.assertAlmostEqual(bd.t_quantile(0.01, 6), 3.707, places=2)
+        self.assertAlmostEqual(tdist.t_quantile(0.05, 2), 4.303, places=2)
+        self.assertAlmostEqual(tdist.t_quantile(0.0025, 2), 19.96, places=1)
+        self.assertAlmostEqual(tdist.t_quantile(0.01, 6), 3.707, places=2)
 
     def test_a_move_only_plain_95_percent_sees_is_not_named(self):
-        moves = bd.component_moves(self.boots(0.0), self.boots(3.0))
+        moves = attribution.component_moves(self.boots(0.0), self.boots(3.0))
         lo, _ = moves["x.in"]["vm_exit"][1]
         self.assertGreater(lo, 0.0)                  # plain 95 %: excludes 0
-        self.assertIsNone(bd.attribute(self.boots(0.0), self.boots(3.0))["x.in"])
-        self.assertEqual(bd.attribute(self.boots(0.0), self.boots(8.0))["x.in"][0],
+        self.assertIsNone(attribution.attribute(self.boots(0.0), self.boots(3.0))["x.in"])
+        self.assertEqual(attribution.attribute(self.boots(0.0), self.boots(8.0))["x.in"][0],
                          "vm_exit")
 
 

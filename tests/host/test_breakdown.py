@@ -6,6 +6,8 @@ import sys
 import unittest
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..", "tools"))
+from trapmeterlib.output import breakdown_text  # noqa: E402
+from trapmeterlib.stats import attribution, sweepfit  # noqa: E402
 from trapmeterlib.stats import breakdown as bd  # noqa: E402
 
 SIZES = (16, 512, 1024, 2048, 4096, 16384, 65536)
@@ -69,7 +71,7 @@ def anchors(cpuid=4000.0, kernel=9000.0):
 
 
 def fit(rows, key="fwcfg.in"):
-    return bd.fit_class(bd.sweep_points(rows)[key])
+    return sweepfit.fit_class(sweepfit.sweep_points(rows)[key])
 
 
 class Fit(unittest.TestCase):
@@ -153,7 +155,7 @@ class Fit(unittest.TestCase):
 
     def test_control_models_per_group(self):
         rows = sweep(ctl_noise=lambda i: 1.2 if i in (3, 4) else 1.0)   # rep, single
-        models = bd.control_models(rows)
+        models = sweepfit.control_models(rows)
         fixed, unit = models[("in", 1, True, True)]
         self.assertAlmostEqual(fixed, CTL_FIXED, delta=1.0)
         self.assertAlmostEqual(unit, CTL_UNIT, delta=1e-3)
@@ -169,9 +171,9 @@ class Fit(unittest.TestCase):
         rows = sweep()
         for r in rows:
             del r["cycles_control"], r["cycles_net"]
-        pts = bd.sweep_points(rows)["fwcfg.in"]
+        pts = sweepfit.sweep_points(rows)["fwcfg.in"]
         self.assertEqual({p["kind"] for p in pts}, {"gross"})
-        coef = bd.fit_class(pts)
+        coef = sweepfit.fit_class(pts)
         self.assertAlmostEqual(coef["per_iteration"], CTL_UNIT, delta=1.0)
         self.assertAlmostEqual(coef["per_exit"], 20000.0, delta=1.0)
         self.assertAlmostEqual(coef["fixed"], CTL_FIXED, delta=10.0)
@@ -181,7 +183,7 @@ class Fit(unittest.TestCase):
         probe = row("fwcfg", "rep", 512, 40, 9e6)
         probe["case"], probe["fifo_shape"] = "fwcfg.fifo.probe_rep.512", "probe_rep"
         rtc = row("rtc", "single", 512, 512, 1e5, handler="coalesced", dir_="out")
-        pts = bd.sweep_points(rows + [probe, rtc])
+        pts = sweepfit.sweep_points(rows + [probe, rtc])
         self.assertNotIn("rtc.out", pts)
         self.assertEqual(len(pts["fwcfg.in"]), len(rows))
 
@@ -207,7 +209,7 @@ class FirstKib(unittest.TestCase):
         def units(nbytes, off=0, width=1, method="rep", handler="user", dir_="in"):
             r = row("fwcfg", method, nbytes, 1, 0.0, width=width, handler=handler,
                     dir_=dir_, off=off)
-            return bd.first_kib_units(r)
+            return sweepfit.first_kib_units(r)
         self.assertEqual(units(512), 512)
         self.assertEqual(units(4096), 1024)
         self.assertEqual(units(1024, 3584), 1024)       # a page split: still one KiB
@@ -258,13 +260,13 @@ class Dma(unittest.TestCase):
         return out
 
     def test_per_op_is_net_of_the_guest_s_descriptor_work(self):
-        fit = bd.fit_dma(self.rows())
+        fit = sweepfit.fit_dma(self.rows())
         self.assertAlmostEqual(fit["per_op"], 80000.0, delta=1.0)
         self.assertAlmostEqual(fit["per_byte"], 0.5, delta=1e-6)
         self.assertTrue(fit["net"])
 
     def test_without_controls_gross(self):
-        fit = bd.fit_dma(self.rows(control=False))
+        fit = sweepfit.fit_dma(self.rows(control=False))
         self.assertAlmostEqual(fit["per_op"], 110000.0, delta=1.0)
         self.assertFalse(fit["net"])
 
@@ -367,7 +369,7 @@ class Layers(unittest.TestCase):
         self.assertLess(abs(coef["per_exit"]), 5000.0)
 
     def test_the_table_says_kvm_answers_an_in_kernel_port(self):
-        lines = bd.format_table(bd.breakdown([kernel_sweep() + anchors()]))
+        lines = breakdown_text.format_table(bd.breakdown([kernel_sweep() + anchors()]))
         row_ = [l for l in lines if l.startswith("  pic.in ")][0]
         self.assertIn("none (KVM)", row_)
 
@@ -388,14 +390,14 @@ class Envelope(unittest.TestCase):
         entry = [e for e in bd.breakdown(boots) if e["class"] == "fwcfg.in"][0]
         self.assertTrue(entry["fit"]["poor"])        # the slow boots' own fits
         self.assertFalse(entry["envelope"]["fit"]["poor"])
-        self.assertIn("ok (", bd.fit_cell(entry))
+        self.assertIn("ok (", breakdown_text.fit_cell(entry))
 
 
 class Table(unittest.TestCase):
     def test_one_line_per_class_with_intervals(self):
         boots = [sweep(noise=lambda i, b=b: 1.0 + 0.001 * ((i + b) % 3)) + anchors()
                  for b in range(3)]
-        lines = bd.format_table(bd.breakdown(boots), software_backend=True)
+        lines = breakdown_text.format_table(bd.breakdown(boots), software_backend=True)
         self.assertIn("over 3 boots", lines[0])
         self.assertIn("PVM exit", lines[1])
         rows = [l for l in lines if l.startswith("  fwcfg.in ")]
@@ -404,11 +406,11 @@ class Table(unittest.TestCase):
 
     def test_slower_rows_are_counted_in_the_cell(self):
         entry = bd.breakdown([sweep(noise=lambda i: 1.5 if i == 5 else 1.0) + anchors()])
-        cell = bd.fit_cell([e for e in entry if e["class"] == "fwcfg.in"][0])
+        cell = breakdown_text.fit_cell([e for e in entry if e["class"] == "fwcfg.in"][0])
         self.assertEqual(cell, "ok (0.0 %), 1 of 18 rows slower")
 
     def test_nothing_without_layers(self):
-        self.assertEqual(bd.format_table([]), [])
+        self.assertEqual(breakdown_text.format_table([]), [])
 
 
 class AcrossBoots(unittest.TestCase):
@@ -428,14 +430,14 @@ class AcrossBoots(unittest.TestCase):
         self.assertEqual(entry["boots"], 4)
 
     def test_a_slower_round_trip_is_attributed_to_it(self):
-        moved = bd.attribute(self.boots(), self.boots(delay=1500.0))
+        moved = attribution.attribute(self.boots(), self.boots(delay=1500.0))
         name, delta, ci = moved["fwcfg.in"]
         self.assertEqual(name, "qemu_round_trip")
         self.assertGreater(ci[0], 0)
         self.assertAlmostEqual(delta, 1500.0, delta=150.0)
 
     def test_no_change_attributes_nothing(self):
-        self.assertIsNone(bd.attribute(self.boots(), self.boots())["fwcfg.in"])
+        self.assertIsNone(attribution.attribute(self.boots(), self.boots())["fwcfg.in"])
 
     def moded(self, delay=0.0, slow=(1, 3, 4)):
         """Boots of one side, those in `slow` in a host mode 35 % slower on
@@ -453,11 +455,11 @@ class AcrossBoots(unittest.TestCase):
 
     def test_boots_in_a_slow_mode_do_not_hide_the_move(self):
         base, cand = self.moded(), self.moded(delay=1500.0, slow=(0, 2, 5))
-        self.assertEqual(len(bd.undisturbed_boots(base, "fwcfg.in")), 3)
-        name, delta, ci = bd.attribute(base, cand)["fwcfg.in"]
+        self.assertEqual(len(attribution.undisturbed_boots(base, "fwcfg.in")), 3)
+        name, delta, ci = attribution.attribute(base, cand)["fwcfg.in"]
         self.assertEqual(name, "qemu_round_trip")
         self.assertAlmostEqual(delta, 1500.0, delta=150.0)
-        moves = bd.component_moves(base, cand)["fwcfg.in"]
+        moves = attribution.component_moves(base, cand)["fwcfg.in"]
         lo, hi = moves["vm_exit"][1]
         self.assertLessEqual(lo, 0)
         self.assertGreaterEqual(hi, 0)

@@ -20,7 +20,7 @@ import xml.etree.ElementTree as ET
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 sys.path.insert(0, os.path.join(ROOT, "tools"))
 
-from trapmeterlib.output import plot, report  # noqa: E402
+from trapmeterlib.output import comparison, plot, resultsfile  # noqa: E402
 from trapmeterlib.stats import compare  # noqa: E402
 from trapmeterlib.guest.dump import parse_dump  # noqa: E402
 
@@ -33,7 +33,7 @@ def fixture(name):
 
 
 def load(name):
-    return compare.read_results(fixture(name))
+    return resultsfile.read_results(fixture(name))
 
 
 def rows_of(base, cand, **kw):
@@ -50,7 +50,7 @@ class Fixtures(unittest.TestCase):
     def test_every_fixture_verifies(self):
         for name in sorted(os.listdir(FIX)):
             if name.endswith(".json"):
-                doc = compare.read_results(fixture(name))
+                doc = resultsfile.read_results(fixture(name))
                 self.assertGreaterEqual(len(compare.boot_results(doc)), 2, name)
 
     def test_tcg_a_a_has_no_regression(self):
@@ -150,13 +150,13 @@ class Outputs(unittest.TestCase):
         self.assertIn("95% CI", fails[0].find("failure").get("message"))
 
     def test_markdown_table(self):
-        md = compare.render_markdown(self.rows, self.warn, "a", "b")
+        md = comparison.render_markdown(self.rows, self.warn, "a", "b")
         lines = [x for x in md.splitlines() if x.startswith("| ")]
         self.assertEqual(len(lines), len(self.rows) + 1)
         self.assertIn("**regression**", md)
 
     def test_terminal_table_summary(self):
-        text = compare.render_table(self.rows, self.warn, "a", "b")
+        text = comparison.render_table(self.rows, self.warn, "a", "b")
         counts, _ch = compare.summarize(self.rows)
         self.assertIn("regression %d," % counts["regression"], text.splitlines()[-1])
 
@@ -216,7 +216,7 @@ class RunJunit(unittest.TestCase):
 
 def compare_junit(rows):
     from trapmeterlib.output import junit
-    return junit.to_xml("t", compare.junit_cases(rows))
+    return junit.to_xml("t", comparison.junit_cases(rows))
 
 
 class Refusals(unittest.TestCase):
@@ -345,11 +345,11 @@ class Fuzz(unittest.TestCase):
                 with open(path, "wb") as fh:
                     fh.write(mutate(data, rng))
                 try:
-                    cand = compare.read_results(path)
+                    cand = resultsfile.read_results(path)
                     rows, _w = compare.compare_docs(base, cand, resamples=100)
-                    compare.render_table(rows, [], "a", "b")
+                    comparison.render_table(rows, [], "a", "b")
                     outcomes["accepted"] += 1
-                except compare.InputError as exc:
+                except resultsfile.InputError as exc:
                     self.assertTrue(str(exc).startswith(path) or "suites" in str(exc), exc)
                     outcomes["refused"] += 1
         # most corruptions must be caught; a few land on fields nothing checks
@@ -536,7 +536,7 @@ class BootRules(unittest.TestCase):
         name = cand["boots"][1]["checks"][0]["name"]
         self.assertIn("candidate boot 2: data check %s FAILED: 3 mismatches" % name,
                       warnings)
-        text = compare.render_table(rows, warnings, "a", "b")
+        text = comparison.render_table(rows, warnings, "a", "b")
         self.assertIn("candidate FAILED data checks: %s" % name, text.splitlines()[-1])
         xml = ET.fromstring(compare_junit_w(rows, warnings))
         fails = [c for c in xml.findall(".//testcase") if c.find("failure") is not None]
@@ -546,7 +546,7 @@ class BootRules(unittest.TestCase):
 
 def compare_junit_w(rows, warnings):
     from trapmeterlib.output import junit
-    return junit.to_xml("t", compare.junit_cases(rows, warnings))
+    return junit.to_xml("t", comparison.junit_cases(rows, warnings))
 
 
 class BootStats(unittest.TestCase):

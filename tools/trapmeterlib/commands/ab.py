@@ -10,7 +10,7 @@ import sys
 import time
 
 from ..guest import plan, rounds
-from ..output import report
+from ..output import comparison, report, resultsfile
 from ..stats import abtest, compare
 from ..system import exitstatus, forkrun, privdir
 from . import compare as compare_cmd
@@ -148,8 +148,8 @@ def side_words(args, shared, extra):
 def validate(args):
     thresholds = compare_cmd.check_verdict_options(args)
     args.max_boots = abtest.max_boots(args.max_boots, args.budget)
-    if args.max_boots < 2 or args.max_boots > compare.MAX_BOOTS:
-        raise OptionError("--max-boots must be 2..%d" % compare.MAX_BOOTS)
+    if args.max_boots < 2 or args.max_boots > resultsfile.MAX_BOOTS:
+        raise OptionError("--max-boots must be 2..%d" % resultsfile.MAX_BOOTS)
     if args.budget is not None and not args.budget > 0:
         raise OptionError("--budget must be a positive number of seconds")
     if not 1 <= args.looks <= 50:
@@ -263,8 +263,8 @@ class Session:
 
     def read(self, path):
         try:
-            return compare.read_results(path)
-        except compare.InputError as exc:
+            return resultsfile.read_results(path)
+        except resultsfile.InputError as exc:
             raise TrapmeterError(exitstatus.UNUSABLE, "unusable boot: %s" % exc)
 
     def add(self, name, path):
@@ -408,7 +408,7 @@ def finish(args, session, rows, warnings):
         "ab: exits counted, where run counts them, in the first %d boot(s) "
         "of each side (--count-boots); cycles_per_exit comes from those"
         % args.count_boots]
-    sys.stdout.write(compare.render_table(rows, warnings, args.a_json,
+    sys.stdout.write(comparison.render_table(rows, warnings, args.a_json,
                                           args.b_json))
     sys.stdout.write(compare_cmd.attribution_text(session.docs["a"],
                                                   session.docs["b"]))

@@ -3,7 +3,7 @@ candidate against a base (the statistics live in trapmeterlib/stats/compare.py).
 
 import sys
 
-from ..output import junit, plot, report
+from ..output import breakdown_text, comparison, junit, plot, report, resultsfile
 from ..stats import attribution, compare
 from ..system import exitstatus
 from .common import OptionError, TrapmeterError, say
@@ -96,7 +96,7 @@ def parse_thresholds(items):
 def command(args):
     thresholds = check_verdict_options(args)
     base, cand, rows, warnings = compare_files(args, thresholds)
-    sys.stdout.write(compare.render_table(rows, warnings, args.base,
+    sys.stdout.write(comparison.render_table(rows, warnings, args.base,
                                           args.candidate))
     sys.stdout.write(attribution_text(base, cand))
     sys.stdout.flush()
@@ -107,17 +107,17 @@ def command(args):
 def compare_files(args, thresholds):
     """(base doc, candidate doc, rows, warnings); unusable input is 11."""
     try:
-        base = compare.read_results(args.base)
-        cand = compare.read_results(args.candidate)
+        base = resultsfile.read_results(args.base)
+        cand = resultsfile.read_results(args.candidate)
         if not {base.get("schema"), cand.get("schema")} <= set(
-                compare.KNOWN_SCHEMAS):
-            raise compare.InputError("different schemas: base %r, "
+                resultsfile.KNOWN_SCHEMAS):
+            raise resultsfile.InputError("different schemas: base %r, "
                                      "candidate %r" % (base.get("schema"),
                                                        cand.get("schema")))
         rows, warnings = compare.compare_docs(base, cand, thresholds,
                                               args.seed, args.resamples,
                                               args.stat, args.alpha)
-    except compare.InputError as exc:
+    except resultsfile.InputError as exc:
         raise TrapmeterError(exitstatus.UNUSABLE, "unusable input: %s" % exc)
     if not rows:
         raise TrapmeterError(exitstatus.UNUSABLE, "unusable input: no case is "
@@ -127,7 +127,7 @@ def compare_files(args, thresholds):
 
 def attribution_text(base, cand):
     """The cost breakdown's attribution lines (attribution.py), or ''."""
-    lines = attribution.render(attribution.attribution(base, cand))
+    lines = breakdown_text.render_attribution(attribution.attribution(base, cand))
     return "\n".join(lines) + "\n" if lines else ""
 
 
@@ -135,16 +135,14 @@ def write_compare_outputs(args, rows, warnings, base, cand):
     try:
         if args.junit:
             junit.write(args.junit, junit.to_xml(
-                "trapmeter compare", compare.junit_cases(rows, warnings)))
+                "trapmeter compare", comparison.junit_cases(rows, warnings)))
         if args.markdown:
-            report.write_text_atomic(args.markdown, compare.render_markdown(
+            report.write_text_atomic(args.markdown, comparison.render_markdown(
                 rows, warnings, args.base, args.candidate))
         if args.json:
-            report.write_json_atomic(args.json, {
-                "tool": "trapmeter", "kind": "compare", "base": args.base,
-                "candidate": args.candidate, "warnings": warnings,
-                "rows": [r.as_dict() for r in rows],
-                "attribution": attribution.attribution(base, cand)})
+            report.write_json_atomic(args.json, comparison.json_document(
+                rows, warnings, args.base, args.candidate,
+                attribution.attribution(base, cand)))
         if args.plot:
             engine = plot.write_plot(args.plot, compare.boot_results(base),
                                      compare.boot_results(cand),

@@ -10,7 +10,7 @@ import sys
 from ..backends import testpmd
 from ..counters import exitcount, perfcount
 from ..guest import ide, mmio, plan, qemu, rounds, virtio
-from ..output import junit, report
+from ..output import breakdown_text, junit, report
 from ..stats import breakdown
 from ..system import exitstatus, hostinfo, pinning, privdir
 from ..system.exitstatus import Outcome, decide_boot
@@ -654,10 +654,10 @@ def add_breakdown(doc, compute=breakdown.breakdown):
         doc["breakdown"] = compute(results)
 
 
-def breakdown_text(session, results_per_boot):
+def breakdown_report(session, results_per_boot):
     pvm = (session.host or {}).get("kvm_flavour") == "pvm"
     entries = session.breakdown(results_per_boot)
-    lines = breakdown.format_table(entries, software_backend=pvm)
+    lines = breakdown_text.format_table(entries, software_backend=pvm)
     return "\n".join(lines) + "\n" if lines else ""
 
 
@@ -672,7 +672,7 @@ def print_boot_report(session, cfg, dump, wall):
     text += ide.render(dump)
     text += mmio.render(dump.results)
     if breakdown.has_exits(dump.results):
-        text += breakdown_text(session, [dump.results])
+        text += breakdown_report(session, [dump.results])
     sys.stdout.write(text)
     sys.stdout.flush()
 
@@ -693,7 +693,7 @@ def print_repeat_report(session, cfg, dumps):
     text = report.render_report(run, header_info(session, cfg, wall, title),
                                 results, checks, skips)
     if all(breakdown.has_exits(d.results) for d in dumps):
-        text += breakdown_text(session, [d.results for d in dumps])
+        text += breakdown_report(session, [d.results for d in dumps])
     sys.stdout.write(text)
     sys.stdout.flush()
 

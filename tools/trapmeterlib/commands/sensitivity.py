@@ -14,7 +14,7 @@ import shutil
 import sys
 import time
 
-from ..output import report
+from ..output import report, resultsfile
 from ..stats import compare
 from ..system import exitstatus, hostinfo, privdir
 from . import ab as ab_cmd
@@ -242,7 +242,7 @@ def run_level(args, name, sides, budget, extra):
     code = ab_cmd.command(ns, extra, after_boot)
     with open(ns.json) as fh:
         rows = json.load(fh)["rows"]
-    boots = [len(compare.boot_results(compare.read_results(p)))
+    boots = [len(compare.boot_results(resultsfile.read_results(p)))
              for p in (ns.a_json, ns.b_json)]
     sess = {"name": name, "delay_ns": b_ns, "status": code, "rows": rows,
             "boots": boots, "wall_s": round(time.monotonic() - begin, 1),
@@ -256,7 +256,7 @@ def round_trip_ns(a_json):
     """QEMU round trip from the A/A boots: pio.user per-boot minimum
     cycles over its exits per op (counted in the side's first boots),
     median over boots, in ns."""
-    doc = compare.read_results(a_json)
+    doc = resultsfile.read_results(a_json)
     figures, ex = [], None
     for boot in doc["boots"]:
         khz = ((boot.get("run") or {}).get("tsc") or {}).get("khz")
@@ -310,7 +310,7 @@ def case_table(sessions, levels):
 
 
 def handlers(a_json):
-    doc = compare.read_results(a_json)
+    doc = resultsfile.read_results(a_json)
     out = {}
     for results in compare.boot_results(doc):
         for res in results:

@@ -2,19 +2,26 @@
 breakdown (breakdown.py) moved between a base and a candidate results file.
 
 Each boot's breakdown is fitted again from its results (the same fit the
-runner stored), so files written before the fit changed are read alike.
+runner stored), so files written by any version of the tool are read
+alike.
 A class is attributed where both sides have two boots or more with its
 layers; a component moved when the Welch interval of the difference of its
-means (over each side's undisturbed boots of the class:
-breakdown.undisturbed_boots) excludes 0 at level 5 % over all components of all classes
-(Bonferroni: a run compares about twenty), and the largest such move is
+means (over each side's undisturbed boots of the class, see
+undisturbed_boots) excludes 0 at level 5 % over all components of all
+classes (Bonferroni: a run compares about twenty), and the largest such move is
 named with that interval.  `components` keeps every component's plain
 95 % interval, for the record.
-"""
-from . import breakdown
 
-TITLE = ("where the time went (cost breakdown, candidate - base, cycles per "
-         "single-unit access; interval at 5 % over all components):")
+The lines printed for it are output/breakdown_text.py's.
+"""
+import math
+
+from . import bootstats, breakdown
+from .breakdown import COMPONENTS
+from .tdist import t_quantile
+
+ALPHA = 0.05             # false-alarm level over all components of all classes
+LEVEL = 0.95             # of each component's own interval, for the record
 
 
 def per_boot(doc):
@@ -31,9 +38,9 @@ def attribution(base_doc, cand_doc):
     """{class: {"moved": NAME or None, "components": {NAME: {"delta",
     "ci"}}}}; empty when no class has layers on both sides."""
     base, cand = per_boot(base_doc), per_boot(cand_doc)
-    named = breakdown.attribute(base, cand)
+    named = attribute(base, cand)
     out = {}
-    for key, moves in breakdown.component_moves(base, cand).items():
+    for key, moves in component_moves(base, cand).items():
         hit = named.get(key)
         out[key] = {"moved": hit[0] if hit else None,
                     "delta": hit[1] if hit else None,
@@ -43,17 +50,76 @@ def attribution(base_doc, cand_doc):
     return out
 
 
-def render(attr):
-    """Short lines for the verdict table: one per class."""
-    if not attr:
-        return []
-    lines = [TITLE]
-    for key, entry in sorted(attr.items()):
-        name = entry["moved"]
-        if name is None:
-            lines.append("  %-14s no component moved" % key)
-            continue
-        lo, hi = entry["ci"]
-        lines.append("  %-14s %s %+.0f [%+.0f..%+.0f]" % (
-            key, breakdown.LABELS[name], entry["delta"], lo, hi))
-    return lines
+def undisturbed_boots(boots, key):
+    """The boots of one side whose single access of class `key` is
+    undisturbed: within the verdict's band of the side's lower quartile
+    (bootstats.undisturbed).  A disturbance here puts whole boots 30-50 %
+    high on every case at once; a mean over such boots moves every
+    component and leaves the interval too wide to name one."""
+    judged = [b for b in boots if ((b.get(key) or {}).get("measured")
+                                   or 0) > 0]
+    if len(judged) <= bootstats.MIN_SIDE:
+        return boots
+    logs = [math.log(b[key]["measured"]) for b in judged]
+    top = max(bootstats.undisturbed(logs))
+    left_out = {id(b) for b, v in zip(judged, logs) if v > top}
+    return [b for b in boots if id(b) not in left_out]
+
+
+def component_moves(base, cand, alpha=1.0 - LEVEL):
+    """{class: {component: (delta, ci)}}: per component the Welch interval
+    (level 1 - alpha) of mean(cand) - mean(base) over each side's
+    undisturbed boots of the class, where both sides have two boots or
+    more.  `base` and `cand` are lists of per-boot breakdowns."""
+    out = {}
+    for key in sorted({k for b in base for k in b} & {k for b in cand for k in b}):
+        moves = {}
+        quiet_a = undisturbed_boots(base, key)
+        quiet_b = undisturbed_boots(cand, key)
+        for name in COMPONENTS:
+            a, b = _values(quiet_a, key, name), _values(quiet_b, key, name)
+            if len(a) >= 2 and len(b) >= 2:
+                moves[name] = diff_interval(a, b, alpha)
+        if moves:
+            out[key] = moves
+    return out
+
+
+def attribute(base, cand, alpha=ALPHA):
+    """Which component moved, per class: {class: (name, delta, ci) or None}.
+
+    A component moved when the interval of the difference of its means
+    excludes 0, at level alpha over all the components of all classes
+    compared (Bonferroni); the one with the largest such move is named,
+    with its interval at that level."""
+    tests = sum(len(m) for m in component_moves(base, cand).values())
+    moves = component_moves(base, cand, alpha / max(1, tests))
+    out = {}
+    for key, per in moves.items():
+        moved = [(abs(d), name, d, ci) for name, (d, ci) in per.items()
+                 if ci[0] > 0 or ci[1] < 0]
+        out[key] = max(moved)[1:] if moved else None
+    return out
+
+
+def _values(boots, key, name):
+    vals = []
+    for b in boots:
+        comps = (b.get(key) or {}).get("components")
+        if comps and comps.get(name) is not None:
+            vals.append(comps[name])
+    return vals
+
+
+def diff_interval(a, b, alpha=1.0 - LEVEL):
+    """Welch interval (level 1 - alpha) of mean(b) - mean(a)."""
+    ma, mb = sum(a) / len(a), sum(b) / len(b)
+    va = sum((x - ma) ** 2 for x in a) / (len(a) - 1)
+    vb = sum((x - mb) ** 2 for x in b) / (len(b) - 1)
+    se2 = va / len(a) + vb / len(b)
+    if se2 == 0:
+        return mb - ma, [mb - ma, mb - ma]
+    df = se2 ** 2 / ((va / len(a)) ** 2 / (len(a) - 1) + (vb / len(b)) ** 2 / (len(b) - 1))
+    t = t_quantile(alpha, max(1.0, df))
+    half = t * math.sqrt(se2)
+    return mb - ma, [mb - ma - half, mb - ma + half]

@@ -1,0 +1,109 @@
+"""A comparison's rows (stats/compare.py) rendered: the text table
+`compare` and `ab` print, markdown, the JSON document and JUnit cases."""
+from ..stats.compare import VERDICTS, summarize
+from .junit import Case
+from .report import fmt_num
+
+TABLE_HEAD = ("verdict", "case", "metric", "base", "candidate", "ratio",
+              "95% CI", "p (run)", "notes")
+
+
+def fmt_p(value):
+    return "-" if value is None else "%.3g" % value
+
+
+def candidate_failures(warnings):
+    """The candidate's failed data checks, as compare_docs named them."""
+    return [w for w in warnings if w.startswith("candidate boot ")
+            and " data check " in w]
+
+
+def fmt_ratio(value):
+    return "-" if value is None else "%.3f" % value
+
+
+def row_cells(row):
+    ci = "-" if row.lo is None else "%s..%s" % (fmt_ratio(row.lo),
+                                                fmt_ratio(row.hi))
+    return [row.verdict, row.name, row.metric, fmt_num(row.base),
+            fmt_num(row.cand), fmt_ratio(row.ratio), ci,
+            fmt_p(row.p), "; ".join(row.notes)]
+
+
+def render_table(rows, warnings, base_path, cand_path):
+    counts, changed = summarize(rows)
+    lines = ["trapmeter compare: base %s vs candidate %s" % (base_path,
+                                                             cand_path)]
+    lines += ["warning: " + w for w in warnings]
+    cells = [list(TABLE_HEAD)] + [row_cells(r) for r in rows]
+    widths = [max(len(c[i]) for c in cells) for i in range(len(TABLE_HEAD)
+                                                           - 1)]
+    for i, c in enumerate(cells):
+        parts = [c[j].ljust(widths[j]) if j < 3 else c[j].rjust(widths[j])
+                 for j in range(len(widths))]
+        lines.append("  " + "  ".join(parts) + "  " + c[-1])
+        if i == 0:
+            lines.append("  " + "  ".join("-" * w for w in widths) + "  -----")
+    lines.append(summary_line(counts, changed, candidate_failures(warnings)))
+    return "\n".join(lines) + "\n"
+
+
+def summary_line(counts, changed, failed=()):
+    text = ", ".join("%s %d" % (v, counts[v]) for v in VERDICTS)
+    if failed:
+        names = sorted({w.split(" data check ")[1].split(" FAILED")[0]
+                        for w in failed})
+        text += "; candidate FAILED data checks: %s" % ", ".join(names)
+    if changed:
+        text += "; exit counts changed in %d case(s): %s" % (
+            len(changed), ", ".join(changed[:8]) + (
+                " ..." if len(changed) > 8 else ""))
+    return "summary: " + text
+
+
+def render_markdown(rows, warnings, base_path, cand_path):
+    counts, changed = summarize(rows)
+    out = ["## trapmeter compare", "",
+           "Base `%s`, candidate `%s`." % (base_path, cand_path), "",
+           "**%s**" % summary_line(counts, changed, candidate_failures(
+               warnings))[len("summary: "):], ""]
+    out += ["> warning: %s" % w for w in warnings]
+    if warnings:
+        out.append("")
+    out.append("| " + " | ".join(TABLE_HEAD) + " |")
+    out.append("|" + "|".join(["---"] * 3 + ["---:"] * 5 + ["---"]) + "|")
+    for row in rows:
+        cells = row_cells(row)
+        cells[0] = "**%s**" % cells[0] if row.verdict == "regression" \
+            else cells[0]
+        out.append("| " + " | ".join(c.replace("|", "\\|") for c in cells)
+                   + " |")
+    return "\n".join(out) + "\n"
+
+
+def junit_cases(rows, warnings=()):
+    """One testcase per metric (regressions fail) and one failing testcase
+    per failed data check of the candidate."""
+    cases = [Case("trapmeter.compare.checks", w.split(": ")[0], w, text=w)
+             for w in candidate_failures(warnings)]
+    for row in rows:
+        detail = ("base %s, candidate %s, ratio %s, 95%% CI %s..%s, "
+                  "p (run) %s, threshold %g%%, boots %d/%d%s" % (
+                      fmt_num(row.base), fmt_num(row.cand),
+                      fmt_ratio(row.ratio), fmt_ratio(row.lo),
+                      fmt_ratio(row.hi), fmt_p(row.p), row.threshold * 100,
+                      row.n_base, row.n_cand, ("; " + "; ".join(row.notes))
+                      if row.notes else ""))
+        failure = ("regression: %s %s %s" % (row.name, row.metric, detail)
+                   if row.verdict == "regression" else None)
+        cases.append(Case("trapmeter.compare.%s" % row.suite,
+                          "%s %s" % (row.case, row.metric), failure,
+                          text="%s: %s" % (row.verdict, detail)))
+    return cases
+
+
+def json_document(rows, warnings, base_path, cand_path, attribution):
+    """The document `compare --json` writes."""
+    return {"tool": "trapmeter", "kind": "compare", "base": base_path,
+            "candidate": cand_path, "warnings": warnings,
+            "rows": [r.as_dict() for r in rows], "attribution": attribution}

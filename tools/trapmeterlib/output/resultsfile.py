@@ -1,0 +1,175 @@
+"""A results.json read back for `compare` and `ab`, and checked whole.
+
+Inputs are results.json files written by `trapmeter run` (one or more boots
+each, `--repeat N`).  Each file is re-verified before use: the raw @tm lines
+kept per boot must match the count and CRC-32 of the guest's end line, the
+result records must be the ones those lines carry, and the CRC of the
+results (with the runner's additions) must match the seal written with
+them; a cut or hand-edited file is refused.
+
+A file that fails any check raises InputError (exit status 11).
+"""
+import json
+import math
+
+from ..guest.dump import DumpParser
+from .report import results_crc32
+
+MAX_ABS = 1e300             # larger numbers are refused as corrupt
+MAX_BOOTS = 1000
+KNOWN_SCHEMAS = (1, 2, 3)  # 2: status sealed in the dump; 3: rounds merged
+
+
+class InputError(Exception):
+    """A results file compare cannot use (exit status 11)."""
+
+
+def _reject_constant(name):
+    raise InputError("non-finite number %s" % name)
+
+
+def _check_numbers(obj, where, depth=0):
+    """Refuse NaN/inf, absurdly large numbers and absurd nesting."""
+    if depth > 64:
+        raise InputError("%s: nesting too deep" % where)
+    if isinstance(obj, bool) or obj is None or isinstance(obj, str):
+        return
+    if isinstance(obj, (int, float)):
+        if isinstance(obj, float) and not math.isfinite(obj):
+            raise InputError("%s: non-finite number" % where)
+        if abs(obj) > MAX_ABS:
+            raise InputError("%s: number out of range" % where)
+        return
+    if isinstance(obj, dict):
+        for key, value in obj.items():
+            _check_numbers(value, "%s.%s" % (where, key), depth + 1)
+    elif isinstance(obj, list):
+        for i, value in enumerate(obj):
+            _check_numbers(value, "%s[%d]" % (where, i), depth + 1)
+
+
+def read_results(path):
+    """Load and fully verify one results.json; returns the document."""
+    try:
+        with open(path, "rb") as fh:
+            raw = fh.read()
+    except OSError as exc:
+        raise InputError("%s: cannot read: %s" % (path, exc.strerror or exc))
+    try:
+        doc = json.loads(raw.decode("utf-8"),
+                         parse_constant=_reject_constant)
+    except InputError as exc:
+        raise InputError("%s: %s" % (path, exc))
+    except (ValueError, UnicodeDecodeError, RecursionError) as exc:
+        raise InputError("%s: not a JSON results file (%s); truncated?"
+                         % (path, str(exc).splitlines()[0][:120]))
+    try:
+        _check_numbers(doc, "results")
+        verify_document(doc)
+    except InputError as exc:
+        raise InputError("%s: %s" % (path, exc))
+    except RecursionError:
+        raise InputError("%s: nesting too deep" % path)
+    return doc
+
+
+def verify_document(doc):
+    if not isinstance(doc, dict) or doc.get("tool") != "trapmeter":
+        raise InputError("not a trapmeter results.json (no \"tool\": "
+                         "\"trapmeter\")")
+    schema = doc.get("schema")
+    if schema not in KNOWN_SCHEMAS or isinstance(schema, bool):
+        raise InputError("results schema %r is not one this compare knows "
+                         "(%s)" % (schema, ", ".join(map(str, KNOWN_SCHEMAS))))
+    boots = doc.get("boots")
+    if not isinstance(boots, list) or not boots:
+        raise InputError("no boots in the file")
+    if len(boots) > MAX_BOOTS:
+        raise InputError("%d boots: more than %d" % (len(boots), MAX_BOOTS))
+    usable = 0
+    for index, boot in enumerate(boots):
+        if not isinstance(boot, dict):
+            raise InputError("boot %d is not an object" % index)
+        if verify_boot(boot, index):
+            usable += 1
+    if not usable:
+        raise InputError("no boot with results (every boot failed)")
+
+
+def verify_boot(boot, index):
+    """Re-verify one boot; False when it has no results to compare (a
+    failed boot), InputError when it was cut or edited."""
+    results = boot.get("results")
+    if not isinstance(results, list):
+        raise InputError("boot %d: \"results\" is not a list" % index)
+    integ = boot.get("integrity")
+    if not results and integ is None:
+        return False
+    if not isinstance(integ, dict) or not isinstance(
+            integ.get("tm_lines"), list):
+        raise InputError("boot %d: no integrity record (raw @tm lines); "
+                         "written by an older runner? re-run it" % index)
+    dump = boot.get("dump")
+    end = dump.get("end") if isinstance(dump, dict) else None
+    if not isinstance(end, dict):
+        raise InputError("boot %d: the guest's end line is missing: the "
+                         "dump was cut" % index)
+    guest = _replay(integ["tm_lines"], end, index)
+    _match_results(results, guest, index)
+    seal = integ.get("results_crc32")
+    if seal != results_crc32(results):
+        raise InputError("boot %d: results do not match their CRC seal "
+                         "(%r): the file was edited after the run"
+                         % (index, seal))
+    return bool(results)
+
+
+def _replay(lines, end, index):
+    """Feed the stored @tm lines through the dump parser: count and CRC
+    must match the end line.  Returns the guest's result records."""
+    parser = DumpParser()
+    parser.feed_line(b"trapmeter ? START")
+    for i, text in enumerate(lines):
+        if not isinstance(text, str):
+            raise InputError("boot %d: raw line %d is not text" % (index, i))
+        try:
+            data = text.encode("utf-8", "surrogateescape")
+        except UnicodeEncodeError:
+            raise InputError("boot %d: raw line %d has bad characters"
+                             % (index, i))
+        if b"\n" in data or b"\r" in data:
+            raise InputError("boot %d: raw line %d spans lines" % (index, i))
+        parser.feed_line(b"@tm " + data)
+    dump = parser.dump
+    lines_expected, crc = end.get("lines"), end.get("crc32")
+    if lines_expected != dump.tm_count:
+        raise InputError("boot %d: end line counts %r @tm lines but %d are "
+                         "stored: truncated or edited" % (index,
+                                                          lines_expected,
+                                                          dump.tm_count))
+    if crc != dump.crc_hex:
+        raise InputError("boot %d: CRC-32 of the stored @tm lines is %s but "
+                         "the guest's end line says %r: edited or garbled"
+                         % (index, dump.crc_hex, crc))
+    sealed = dump.sealed.get("status") if dump.sealed else None
+    if sealed is not None and end.get("status") != sealed:
+        raise InputError("boot %d: end line says status %r but the sealed "
+                         "status record says %r: edited" % (
+                             index, end.get("status"), sealed))
+    return dump.results
+
+
+def _match_results(results, guest, index):
+    if len(results) != len(guest):
+        raise InputError("boot %d: %d results stored but the guest's lines "
+                         "hold %d: edited" % (index, len(results),
+                                              len(guest)))
+    for i, (mine, theirs) in enumerate(zip(results, guest)):
+        if not isinstance(mine, dict):
+            raise InputError("boot %d: result %d is not an object"
+                             % (index, i))
+        for key, value in theirs.items():
+            if mine.get(key) != value:
+                raise InputError("boot %d: result %d (%s) field %r differs "
+                                 "from the guest's line: edited"
+                                 % (index, i, theirs.get("case"), key))

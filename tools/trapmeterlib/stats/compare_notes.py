@@ -1,0 +1,92 @@
+"""The notes a compare row carries beside its verdict: how much slower or
+faster, what the test compared, what the run could resolve, which boots
+sit in another mode.  They go into the table, markdown, JUnit and JSON
+alike (stats/compare.py builds the rows)."""
+import math
+
+from . import bootstats
+
+
+def timing_notes(row, alpha):
+    notes = []
+    if row.verdict == "regression":
+        notes.append("%.3fx slower" % row.slowdown)
+    elif row.verdict == "improvement":
+        notes.append("%.3fx faster" % (1.0 / row.slowdown))
+    if row.n_base < 2 and row.n_cand < 2:
+        notes.append(_one_boot_note(row))
+    elif row.verdict == "inconclusive" and row.logs:
+        a, b = row.logs
+        floor = bootstats.min_p(len(a), len(b))
+        if floor > alpha and min(b) > max(a):
+            notes.append("every candidate boot slower (%d/%d boots cannot "
+                         "reach p<=%g)" % (len(a), len(b), alpha))
+        elif floor > alpha and max(b) < min(a):
+            notes.append("every candidate boot faster (%d/%d boots cannot "
+                         "reach p<=%g)" % (len(a), len(b), alpha))
+    note = test_note(row)
+    if note:
+        notes.append(note)
+    if row.verdict == "inconclusive":
+        notes.extend(resolution_note(row))
+    notes.extend(mode_notes(row))
+    return notes
+
+
+def resolution_note(row):
+    """"resolves 2.9 % (spread 3.5 %; ~210 boots a side for 1 %)": the
+    smallest change this run's test could flag at its spread and boots."""
+    if row.resolution is None:
+        return []
+    more = ("; ~%d boots a side for 1 %%" % row.boots_for_target
+            if row.boots_for_target else "")
+    return ["resolves %.1f %% (spread %.1f %%%s)"
+            % (100 * row.resolution, 100 * row.spread, more)]
+
+
+def _one_boot_note(row):
+    """One boot per side, or (ab's --count-boots, a figure some boots
+    lack) one boot per side that carries this figure among many."""
+    total = row.file_boots
+    if max(total) < 2:
+        return "inconclusive (one boot per side)"
+    return ("inconclusive (one boot per side has this figure, of %d+%d; "
+            "cycles_per_exit needs counted exits)" % total
+            if row.metric == "cycles_per_exit" else
+            "inconclusive (one boot per side has this figure, of %d+%d)"
+            % total)
+
+
+def mode_notes(row):
+    """Name the boots whose figure sits in another mode than the rest of
+    their side, and say whether the test used them (it uses each side's
+    undisturbed boots: bootstats.undisturbed).  The Hodges-Lehmann ratio
+    and its interval keep every boot."""
+    out = []
+    if not row.logs:
+        return out
+    for label, vals, numbers in (("base", row.logs[0], row.boots[0]),
+                                 ("candidate", row.logs[1], row.boots[1])):
+        odd = bootstats.other_mode(vals)
+        band = bootstats.undisturbed(vals)
+        top, centre = max(band), bootstats.median(band)
+        for kind, picked in (("in the test", [i for i in odd
+                                              if vals[i] <= top]),
+                             ("left out of the test", [i for i in odd
+                                                       if vals[i] > top])):
+            if picked:
+                out.append("bimodal: %s boot %s (%s; %s)" % (
+                    label, ", ".join(str(numbers[i]) for i in picked),
+                    ", ".join("%+.0f %%" % (100 * (math.exp(
+                        vals[i] - centre) - 1)) for i in picked), kind))
+    return out
+
+
+def test_note(row):
+    """"test: 9/11 undisturbed boots, +2.4 %": what the test compared."""
+    if not row.logs or row.floor_shift is None or row.p is None:
+        return None
+    a, b = row.logs
+    return "test: %d/%d undisturbed boots, %+.1f %%" % (
+        len(bootstats.undisturbed(a)), len(bootstats.undisturbed(b)),
+        100 * (math.exp(row.floor_shift) - 1))
