@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Unit tests for tools/trapmeterlib/backends/lava.py (no LAVA, no QEMU): the job's
+"""Unit tests for tools/trapmeterlib/backends/lava_*.py (no LAVA, no QEMU): the job's
 YAML and QEMU options, the monitor pattern against serial text as LAVA sees
 it, the reader for lava-run's YAML flow lines, and import from a log and
 from JSON/CSV results exports.  The end-to-end run is tests/boot/test_lava.py.
@@ -18,7 +18,7 @@ REPO = os.path.dirname(os.path.dirname(HERE))
 TOOL = os.path.join(REPO, "tools", "trapmeter")
 sys.path.insert(0, os.path.join(REPO, "tools"))
 
-from trapmeterlib.backends import lava  # noqa: E402
+from trapmeterlib.backends import lava_flow, lava_import, lava_job  # noqa: E402
 from trapmeterlib.system import exitstatus  # noqa: E402
 
 ISO = "https://example.org/trapmeter.iso"
@@ -31,7 +31,7 @@ def pexpect_like(pattern):
 
 class JobTests(unittest.TestCase):
     def job(self, **kw):
-        return lava.build_job(ISO, **kw)
+        return lava_job.build_job(ISO, **kw)
 
     def test_kvm_and_tcg_context(self):
         kvm = self.job(kvm=True)["context"]
@@ -44,7 +44,7 @@ class JobTests(unittest.TestCase):
                              + tcg["extra_options"]))
         opts = kvm["extra_options"]
         for need in ("-no-reboot", "-nodefaults", "-serial stdio",
-                     lava.DEBUG_EXIT):
+                     lava_job.DEBUG_EXIT):
             self.assertIn(need, opts)
 
     def test_timeouts(self):
@@ -54,7 +54,7 @@ class JobTests(unittest.TestCase):
         self.assertEqual(job["timeouts"]["connection"]["minutes"], 40)
         self.assertEqual(job["actions"][2]["test"]["timeout"]["minutes"], 40)
         self.assertGreater(job["timeouts"]["job"]["minutes"], 40)
-        with self.assertRaises(lava.LavaError):
+        with self.assertRaises(lava_job.LavaError):
             self.job(test_minutes=0)
 
     def test_cmdline_in_fw_cfg(self):
@@ -66,7 +66,7 @@ class JobTests(unittest.TestCase):
                               "lava=on'"])
         self.assertIn("lava=off", [o for o in self.job(
             cmdline="lava=off")["context"]["extra_options"] if "fw_cfg" in o][0])
-        with self.assertRaises(lava.LavaError):
+        with self.assertRaises(lava_job.LavaError):
             self.job(cmdline="x='y'")
 
     def test_images(self):
@@ -75,9 +75,9 @@ class JobTests(unittest.TestCase):
         self.assertEqual(images["cdrom"], {"image_arg": "-cdrom {cdrom}",
                                            "url": ISO})
         self.assertIn("{blob}", images["blob"]["image_arg"])
-        with self.assertRaises(lava.LavaError):
-            lava.build_job("/local/path.iso")
-        with self.assertRaises(lava.LavaError) as ctx:
+        with self.assertRaises(lava_job.LavaError):
+            lava_job.build_job("/local/path.iso")
+        with self.assertRaises(lava_job.LavaError) as ctx:
             self.job(suite="ide")
         self.assertIn("--scratch-url", str(ctx.exception))
         ide = self.job(suite="ide", urls={"scratch_url": "http://h/d.img"})
@@ -87,7 +87,7 @@ class JobTests(unittest.TestCase):
 
     def test_yaml_reads_back(self):
         job = self.job(suite="exits", blob_url="file:///tmp/b")
-        text = lava.yaml_text(job)
+        text = lava_job.yaml_text(job)
         try:
             import yaml
         except ImportError:
@@ -143,13 +143,13 @@ class FlowTests(unittest.TestCase):
                 '"msg": {"case": "cpuid", "definition": "trapmeter", '
                 '"extra": {"test_case_id": "cpuid"}, "level": "3.1", '
                 '"measurement": ! "50.0", "result": "pass"}}')
-        rec = lava.parse_flow_line(line)
+        rec = lava_flow.parse_flow_line(line)
         self.assertEqual(rec["msg"]["measurement"], "50.0")
         self.assertEqual(rec["msg"]["extra"]["test_case_id"], "cpuid")
-        self.assertEqual(lava.parse_flow_line("- " + line), rec)
+        self.assertEqual(lava_flow.parse_flow_line("- " + line), rec)
 
     def test_scalars_and_escapes(self):
-        rec = lava.parse_flow_line(
+        rec = lava_flow.parse_flow_line(
             '{"a": "q\\\\\\"x\\ty\\u00e9\\x41\\e", b: plain text, '
             "c: 'it''s', d: !!int \"42\", e: !!float \"1.5\", "
             'f: !!bool "true", g: null, h: [1, "two", {i: ~}], j: 7}')
@@ -164,13 +164,13 @@ class FlowTests(unittest.TestCase):
     def test_bad_lines(self):
         for text in ("plain", '{"a": "unterminated}', '{"a" "b"}',
                      '{"a": "\\q"}', '{"a": 1} tail', '{"a": 1'):
-            with self.assertRaises(lava.FlowError, msg=text):
-                lava.parse_flow_line(text)
+            with self.assertRaises(lava_flow.FlowError, msg=text):
+                lava_flow.parse_flow_line(text)
 
     def test_target_unquoting_round_trip(self):
         for raw in ('@tm {"a":"b\\"c"}', 'x\\"', '""', "\\\\\""):
             logged = raw.replace('"', '\\"')        # lava's ShellLogger
-            self.assertEqual(lava.target_text(logged), raw)
+            self.assertEqual(lava_import.target_text(logged), raw)
 
 
 def _tm(objs):
@@ -212,17 +212,17 @@ class ImportTests(unittest.TestCase):
                                          delete=False) as fh:
             fh.write(text)
         self.addCleanup(os.unlink, fh.name)
-        return lava.load(fh.name)
+        return lava_import.load(fh.name)
 
     def test_log(self):
-        entry, outcome = lava.boot_from_run(0, self.load(self.log()))
+        entry, outcome = lava_import.boot_from_run(0, self.load(self.log()))
         self.assertEqual(outcome.code, exitstatus.OK, outcome.messages)
         self.assertEqual(entry["results"][0]["cycles"]["median"], 1234)
         self.assertEqual(entry["lava"]["mismatches"], [])
         self.assertEqual(entry["lava"]["job_result"], "pass")
 
     def test_log_disagreeing_with_dump(self):
-        _entry, outcome = lava.boot_from_run(0, self.load(self.log(999)))
+        _entry, outcome = lava_import.boot_from_run(0, self.load(self.log(999)))
         self.assertEqual(outcome.code, exitstatus.GARBLED)
         self.assertIn("999", " ".join(outcome.messages))
 
@@ -238,7 +238,7 @@ class ImportTests(unittest.TestCase):
                  "result": "fail", "measurement": "0", "unit": "none",
                  "metadata": "{'extra': [{'test_case_id': 'check.fwcfg.blob'}]}"},
                 {"name": "job", "suite": "lava", "result": "pass"}]
-        entry, outcome = lava.boot_from_run(0, self.load(json.dumps(rows),
+        entry, outcome = lava_import.boot_from_run(0, self.load(json.dumps(rows),
                                                          ".json"))
         self.assertEqual(outcome.code, exitstatus.CHECK_FAILED)
         self.assertEqual(entry["results"][0]["case"], "fwcfg.in8.rep.4096")
@@ -250,7 +250,7 @@ class ImportTests(unittest.TestCase):
         text = ("job,suite,result,measurement,unit,name,metadata\n"
                 "7,0_trapmeter,pass,55.0000000000,cycles,cpuid,{}\n"
                 "7,0_trapmeter,pass,0E-10,status,trapmeter_status,{}\n")
-        entry, outcome = lava.boot_from_run(0, self.load(text, ".csv"))
+        entry, outcome = lava_import.boot_from_run(0, self.load(text, ".csv"))
         self.assertEqual(outcome.code, exitstatus.OK, outcome.messages)
         self.assertEqual(entry["results"][0]["cycles"]["median"], 55)
 

@@ -4,7 +4,7 @@ device type."""
 import os
 import sys
 
-from ..backends import lava
+from ..backends import lava_job
 from ..guest import qemu
 from ..system import exitstatus
 from .common import OptionError, check_words, repo_root, write_file
@@ -48,9 +48,9 @@ def add_parser(sub, fmt):
     add("--extra-option", metavar="OPT", action="append", default=[],
         help="append OPT to the QEMU command line (repeatable)")
     add("--timeout-min", metavar="N", type=int,
-        default=lava.DEFAULT_TEST_MINUTES,
+        default=lava_job.DEFAULT_TEST_MINUTES,
         help="test action timeout in minutes (default %d)"
-        % lava.DEFAULT_TEST_MINUTES)
+        % lava_job.DEFAULT_TEST_MINUTES)
     add("--name", metavar="TEXT", help="job_name")
     add("-o", "--output", metavar="FILE", help="write the job to FILE "
         "(default stdout)")
@@ -61,15 +61,15 @@ def command(args):
     iso_url = args.iso_url or "file://" + os.path.join(repo_root(),
                                                         qemu.ISO_REL)
     try:
-        job = lava.build_job(iso_url, kvm=args.kvm, suite=args.suite,
+        job = lava_job.build_job(iso_url, kvm=args.kvm, suite=args.suite,
                              case=args.case, quick=args.quick,
                              cmdline=args.cmdline, blob_url=args.blob_url,
                              cpu=args.cpu, test_minutes=args.timeout_min,
                              job_name=args.name, extra=args.extra_option,
                              urls={"scratch_url": args.scratch_url})
-    except lava.LavaError as exc:
+    except lava_job.LavaError as exc:
         raise OptionError(str(exc))
-    text = lava.job_yaml(job)
+    text = lava_job.job_yaml(job)
     if args.write_blob:
         write_file(args.write_blob, qemu.make_blob())
     if args.output:
