@@ -192,12 +192,12 @@ class Simulation(unittest.TestCase):
 
 
 class FakeSession:
-    """What ab's run_session drives: boots that take `wall` seconds of a
+    """What ab's rounds_until_decided drives: boots that take `wall` seconds of a
     clock that only they advance, and a compare that records its level."""
 
     def __init__(self, budget, wall, schedule, max_boots=80):
-        self.args = types.SimpleNamespace(budget=budget, max_boots=max_boots,
-                                          looks=4, alpha=0.05)
+        self.cfg = types.SimpleNamespace(budget=budget, max_boots=max_boots,
+                                         looks=4, alpha=0.05)
         self.seq = abtest.Sequential(schedule, 0.05, 4, ["cycles_per_op"])
         self.wall, self.clock, self.walls = wall, 0.0, []
         self.look_s, self.compare_s = 0.0, 0.0
@@ -230,7 +230,7 @@ class RunSession(unittest.TestCase):
     def run_fake(self, session):
         with mock.patch.object(ab_cmd, "say"), \
                 mock.patch.object(ab_cmd, "fit_looks_to_budget"):
-            ab_cmd.run_session(session)
+            ab_cmd.rounds_until_decided(session)
         return session.levels
 
     def test_a_look_with_no_round_after_it_spends_all_alpha(self):
@@ -291,7 +291,7 @@ class CountBoots(unittest.TestCase):
 
     def session(self, count_boots):
         s = ab_cmd.Session.__new__(ab_cmd.Session)
-        s.args = types.SimpleNamespace(rounds=4, count_boots=count_boots)
+        s.cfg = types.SimpleNamespace(rounds=4, count_boots=count_boots)
         s.sides = {"a": (["--count-exits", "--case", "x"], ["-m", "64"])}
         s.plan, s.tmp, s.docs, s.calls = None, "t", {"a": None}, []
         s.boot = lambda name, label, out, counted=True: s.calls.append(counted)

@@ -13,6 +13,7 @@ from unittest import mock
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 sys.path.insert(0, os.path.join(ROOT, "tools"))
 
+from trapmeterlib import cli  # noqa: E402
 from trapmeterlib.system import forkrun  # noqa: E402
 
 
@@ -27,7 +28,7 @@ class ForkRun(unittest.TestCase):
         os.rmdir(self.dir)
 
     def test_status_and_stderr_of_a_bad_option(self):
-        code = forkrun.run(["run", "--no-such-option"], self.err)
+        code = forkrun.run(cli.main, ["run", "--no-such-option"], self.err)
         self.assertEqual(code, 2)
         with open(self.err) as fh:
             self.assertIn("--no-such-option", fh.read())
@@ -35,7 +36,7 @@ class ForkRun(unittest.TestCase):
     def test_the_same_status_as_a_separate_process(self):
         import subprocess
         missing = os.path.join(self.dir, "none.json")
-        code = forkrun.run(["compare", missing, missing], self.err)
+        code = forkrun.run(cli.main, ["compare", missing, missing], self.err)
         proc = subprocess.run([os.path.join(ROOT, "tools", "trapmeter"), "compare",
                                missing, missing], capture_output=True, text=True)
         self.assertNotEqual(code, 0)
@@ -45,11 +46,11 @@ class ForkRun(unittest.TestCase):
 
     def test_a_signal_is_128_plus_its_number(self):
         with mock.patch.object(forkrun, "_child_main",
-                               lambda argv, path: os.kill(os.getpid(), signal.SIGKILL)):
-            self.assertEqual(forkrun.run(["x"], self.err), 128 + signal.SIGKILL)
+                               lambda main, argv, path: os.kill(os.getpid(), signal.SIGKILL)):
+            self.assertEqual(forkrun.run(cli.main, ["x"], self.err), 128 + signal.SIGKILL)
 
     def test_interrupt_stops_the_child(self):
-        def sleeper(argv, path):
+        def sleeper(main, argv, path):
             time.sleep(60)
             os._exit(0)
 
@@ -62,7 +63,7 @@ class ForkRun(unittest.TestCase):
             begin = time.monotonic()
             signal.setitimer(signal.ITIMER_REAL, 0.3)
             with self.assertRaises(KeyboardInterrupt):
-                forkrun.run(["x"], self.err)
+                forkrun.run(cli.main, ["x"], self.err)
         self.assertLess(time.monotonic() - begin, 5)
         with self.assertRaises(ChildProcessError):
             os.waitpid(-1, os.WNOHANG)      # reaped: no child left behind

@@ -77,15 +77,13 @@ class Commands(Base):
     def test_ab_dir_is_private_and_removed(self):
         stale = self.dead_runs_dir("ab")
         seen = []
-        args = argparse.Namespace(a_json="a.json", b_json="b.json", max_boots=4,
-                                  looks=1, alpha=0.05, metric_list=["median"])
-        with mock.patch.object(ab_cmd, "validate", return_value={}), \
-                mock.patch.object(ab_cmd, "side_words", return_value={}), \
-                mock.patch.object(ab_cmd, "build_once"), \
-                mock.patch.object(ab_cmd, "say"), \
-                mock.patch.object(ab_cmd, "run_session", self.seen(seen)):
+        cfg = ab_cmd.SessionConfig(sides={}, a_json="a.json", b_json="b.json",
+                                   thresholds={}, metrics=["median"],
+                                   max_boots=4, looks=1, alpha=0.05)
+        with mock.patch.object(ab_cmd, "say"), \
+                mock.patch.object(ab_cmd, "rounds_until_decided", self.seen(seen)):
             with self.assertRaises(RuntimeError):
-                ab_cmd.command(args)
+                ab_cmd.run_session(cfg)
         self.assert_private_gone(seen, "ab", stale)
 
     def test_sensitivity_dir_is_private_and_removed(self):

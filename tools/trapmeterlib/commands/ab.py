@@ -8,6 +8,8 @@ import os
 import shlex
 import sys
 import time
+from dataclasses import dataclass, field
+from typing import Optional
 
 from ..guest import plan, rounds
 from ..output import comparison, report, resultsfile
@@ -131,13 +133,14 @@ def check_run_options(words, what):
         raise OptionError("%s: %s" % (what, exc.message))
 
 
-def side_words(args, shared, extra):
-    """{"a": (run words, qemu args), "b": ...}, validated."""
+def make_sides(shared, extra, args=("", ""), qemus=(None, None)):
+    """{"a": (run words, qemu args), "b": ...}, validated: `shared` run
+    words of both sides, `extra` QEMU arguments of both, then per side
+    its own run words (shell words, QEMU arguments after a '--') and
+    QEMU binary."""
     sides = {}
-    for name in ("a", "b"):
-        words, qemu_args = split_side(getattr(args, name + "_args"),
-                                      "--%s-args" % name)
-        binary = getattr(args, name + "_qemu")
+    for name, text, binary in zip(("a", "b"), args, qemus):
+        words, qemu_args = split_side(text, "--%s-args" % name)
         if binary:
             words = ["--qemu", binary] + words
         check_run_options(shared + words, "side %s options" % name.upper())
@@ -145,28 +148,76 @@ def side_words(args, shared, extra):
     return sides
 
 
-def validate(args):
+@dataclass
+class Outputs:
+    """Where a session's verdicts go beside the table (compare's outputs)."""
+    json: Optional[str] = None
+    markdown: Optional[str] = None
+    junit: Optional[str] = None
+    plot: Optional[str] = None
+    plot_engine: str = "auto"
+
+
+@dataclass
+class SessionConfig:
+    """One ab session: both sides' words, where their results go, when it
+    stops and how it judges.  check() refuses bad values before a boot."""
+    sides: dict                     # make_sides
+    a_json: str
+    b_json: str
+    thresholds: dict                # compare_cmd.check_verdict_options
+    metrics: list
+    max_boots: Optional[int] = None  # None: abtest's default for the budget
+    budget: Optional[float] = None
+    looks: int = abtest.DEFAULT_LOOKS
+    alpha: float = compare.DEFAULT_ALPHA
+    rounds: int = rounds.DEFAULT_ROUNDS
+    min_samples: int = plan.MIN_SAMPLES
+    count_boots: int = DEFAULT_COUNT_BOOTS
+    seed: int = compare.DEFAULT_SEED
+    resamples: int = compare.DEFAULT_RESAMPLES
+    stat: str = compare.DEFAULT_STAT
+    verbose: bool = False
+    outputs: Outputs = field(default_factory=Outputs)
+
+    def check(self):
+        self.max_boots = abtest.max_boots(self.max_boots, self.budget)
+        if self.max_boots < 2 or self.max_boots > resultsfile.MAX_BOOTS:
+            raise OptionError("--max-boots must be 2..%d"
+                              % resultsfile.MAX_BOOTS)
+        if self.budget is not None and not self.budget > 0:
+            raise OptionError("--budget must be a positive number of seconds")
+        if not 1 <= self.looks <= 50:
+            raise OptionError("--looks must be 1..50")
+        for path in (self.a_json, self.b_json):
+            if not os.path.isdir(os.path.dirname(os.path.abspath(path))):
+                raise OptionError("%s: directory does not exist" % path)
+        if not 1 <= self.rounds <= rounds.MAX_ROUNDS:
+            raise OptionError("--rounds must be 1..%d" % rounds.MAX_ROUNDS)
+        if not 3 <= self.min_samples <= plan.MAX_SAMPLES:
+            raise OptionError("--min-samples must be 3..%d" % plan.MAX_SAMPLES)
+        if self.count_boots < 0:
+            raise OptionError("--count-boots must be 0 or more")
+        if not self.metrics:
+            raise OptionError("--metrics: name at least one metric")
+        return self
+
+
+def config_from_args(args, extra=()):
+    """The session `trapmeter ab` options describe, checked."""
     thresholds = compare_cmd.check_verdict_options(args)
-    args.max_boots = abtest.max_boots(args.max_boots, args.budget)
-    if args.max_boots < 2 or args.max_boots > resultsfile.MAX_BOOTS:
-        raise OptionError("--max-boots must be 2..%d" % resultsfile.MAX_BOOTS)
-    if args.budget is not None and not args.budget > 0:
-        raise OptionError("--budget must be a positive number of seconds")
-    if not 1 <= args.looks <= 50:
-        raise OptionError("--looks must be 1..50")
-    for path in (args.a_json, args.b_json):
-        if not os.path.isdir(os.path.dirname(os.path.abspath(path))):
-            raise OptionError("%s: directory does not exist" % path)
-    if not 1 <= args.rounds <= rounds.MAX_ROUNDS:
-        raise OptionError("--rounds must be 1..%d" % rounds.MAX_ROUNDS)
-    if not 3 <= args.min_samples <= plan.MAX_SAMPLES:
-        raise OptionError("--min-samples must be 3..%d" % plan.MAX_SAMPLES)
-    if args.count_boots < 0:
-        raise OptionError("--count-boots must be 0 or more")
-    args.metric_list = [m for m in args.metrics.split(",") if m]
-    if not args.metric_list:
-        raise OptionError("--metrics: name at least one metric")
-    return thresholds
+    sides = make_sides(list(getattr(args, "run_options", [])), extra,
+                       (args.a_args, args.b_args), (args.a_qemu, args.b_qemu))
+    return SessionConfig(
+        sides=sides, a_json=args.a_json, b_json=args.b_json,
+        thresholds=thresholds,
+        metrics=[m for m in args.metrics.split(",") if m],
+        max_boots=args.max_boots, budget=args.budget, looks=args.looks,
+        alpha=args.alpha, rounds=args.rounds, min_samples=args.min_samples,
+        count_boots=args.count_boots, seed=args.seed,
+        resamples=args.resamples, stat=args.stat, verbose=args.verbose,
+        outputs=Outputs(args.json, args.markdown, args.junit, args.plot,
+                        args.plot_engine)).check()
 
 
 # ---------------------------------------------------------------- session
@@ -182,25 +233,31 @@ def _tail(path, lines=6):
         return []
 
 
+def trapmeter_main(argv):
+    """`trapmeter ARGV...`: what a forked boot runs (the CLI, loaded once
+    in this process)."""
+    from ..cli import main  # pylint: disable=import-outside-toplevel
+    return main(argv)
+
+
 class Session:
     """The boots of one ab session, both sides."""
 
-    def __init__(self, args, sides, thresholds, after_boot=None):
-        self.args, self.sides = args, sides
-        self.thresholds = thresholds
+    def __init__(self, cfg, after_boot=None):
+        self.cfg, self.sides = cfg, cfg.sides
+        self.thresholds = cfg.thresholds
         self.after_boot = after_boot
         self.docs = {"a": None, "b": None}
-        self.paths = {"a": args.a_json, "b": args.b_json}
+        self.paths = {"a": cfg.a_json, "b": cfg.b_json}
         self.walls = []
         self.look_s = 0.0           # seconds the last look's compare took
         self.started = time.monotonic()
         self.plan = None            # the session's plan (run --plan)
         self.plan_entries = []
         self.tmp = privdir.fresh("ab", say)
-        schedule = abtest.look_schedule(args.max_boots, args.looks,
-                                        args.alpha)
-        self.seq = abtest.Sequential(schedule, args.alpha, args.looks,
-                                     args.metric_list)
+        schedule = abtest.look_schedule(cfg.max_boots, cfg.looks, cfg.alpha)
+        self.seq = abtest.Sequential(schedule, cfg.alpha, cfg.looks,
+                                     cfg.metrics)
 
     def boots(self, name):
         doc = self.docs[name]
@@ -214,7 +271,7 @@ class Session:
         may count exits (the side's first --count-boots)."""
         words, qemu_args = self.sides[name]
         argv = ["run", "--no-build", "--repeat", "1", "--json", out,
-                "--rounds", str(self.args.rounds)] + words
+                "--rounds", str(self.cfg.rounds)] + words
         if not counted:
             argv.append("--no-count-exits")
         if self.plan:
@@ -225,8 +282,9 @@ class Session:
         """One `trapmeter run` of side `name` into `out`, in a fork of this
         process (forkrun: no interpreter start per boot)."""
         begin = time.monotonic()
-        err = None if self.args.verbose else os.path.join(self.tmp, "boot.err")
-        code = forkrun.run(self.boot_argv(name, out, counted), err)
+        err = None if self.cfg.verbose else os.path.join(self.tmp, "boot.err")
+        code = forkrun.run(trapmeter_main, self.boot_argv(name, out, counted),
+                           err)
         self.walls.append(time.monotonic() - begin)
         if code >= exitstatus.BAD_INPUT or not os.path.exists(out):
             raise TrapmeterError(code or exitstatus.INTERNAL,
@@ -244,7 +302,7 @@ class Session:
         if self.after_boot:
             self.after_boot("a", doc)
         try:
-            entries = plan.raised(doc, out, self.args.min_samples)
+            entries = plan.raised(doc, out, self.cfg.min_samples)
         except plan.PlanError as exc:
             raise TrapmeterError(exitstatus.UNUSABLE, "planning boot: %s" % exc)
         path = os.path.join(self.tmp, "plan.json")
@@ -258,7 +316,7 @@ class Session:
         """One boot of side `name`; it joins the side."""
         out = os.path.join(self.tmp, "%s-%d.json" % (name, number))
         self.boot(name, "boot %d" % number, out,
-                  number <= self.args.count_boots)
+                  number <= self.cfg.count_boots)
         self.add(name, out)
 
     def read(self, path):
@@ -285,15 +343,15 @@ class Session:
 
     def compare(self, alpha):
         return compare.compare_docs(
-            self.docs["a"], self.docs["b"], self.thresholds, self.args.seed,
-            self.args.resamples, self.args.stat, alpha)
+            self.docs["a"], self.docs["b"], self.thresholds, self.cfg.seed,
+            self.cfg.resamples, self.cfg.stat, alpha)
 
 
 def progress(session, round_index, undecided, looked):
     left = ""
-    if session.args.budget:
+    if session.cfg.budget:
         left = ", %.0f s of budget left" % max(
-            0.0, session.args.budget - session.elapsed())
+            0.0, session.cfg.budget - session.elapsed())
     n = session.boots("a")
     text = "round %d: %d+%d boots, %.0f s%s" % (
         round_index + 1, n, session.boots("b"), session.elapsed(), left)
@@ -318,12 +376,12 @@ def out_of_time(session, look_next=False):
     and the comparison a look then runs (as long as the last look's:
     on the default case list a look takes seconds), would end after
     --budget."""
-    if session.args.budget is None or not session.walls:
+    if session.cfg.budget is None or not session.walls:
         return False
     pair = 2.0 * sum(session.walls) / len(session.walls)
     if look_next:
         pair += session.look_s
-    return session.elapsed() + pair > session.args.budget
+    return session.elapsed() + pair > session.cfg.budget
 
 
 def next_is_look(session):
@@ -335,7 +393,7 @@ def fit_looks_to_budget(session, done):
     """After the first round: spread the looks over the boots --budget can
     reach (abtest.boots_within_budget), when that is fewer than
     --max-boots."""
-    args = session.args
+    args = session.cfg
     if args.budget is None or not session.walls:
         return
     pair = 2.0 * sum(session.walls) / len(session.walls)
@@ -350,13 +408,13 @@ def fit_looks_to_budget(session, done):
                       "/".join(map(str, session.seq.schedule))))
 
 
-def run_session(session):
+def rounds_until_decided(session):
     """Rounds until decided or out of boots/time; returns the final rows
     and warnings."""
     rows = warnings = None
-    rounds = session.args.max_boots // 2
+    n_rounds = session.cfg.max_boots // 2
     session.make_plan()
-    for r in range(rounds):
+    for r in range(n_rounds):
         if r and out_of_time(session, next_is_look(session)):
             say("budget: no time for another round")
             break
@@ -370,7 +428,7 @@ def run_session(session):
         if looked:
             # no round left after this one (budget, --max-boots): this
             # look is the last and may spend all alpha not yet spent
-            last = r + 1 >= rounds or out_of_time(session,
+            last = r + 1 >= n_rounds or out_of_time(session,
                                                    next_is_look(session))
             level = session.seq.next_level(n, final=last)
             begin = session.elapsed()
@@ -392,9 +450,9 @@ def run_session(session):
     return session.seq.final_rows(session.seq.last_rows), warnings
 
 
-def finish(args, session, rows, warnings):
+def finish(session, rows, warnings):
     """Table on stdout, compare's outputs, compare's exit status."""
-    args.base, args.candidate = args.a_json, args.b_json
+    args = session.cfg
     warnings = list(warnings) + [
         "ab: %d looks (planned at %s boots per side), alpha %s at them "
         "(%g over the session); %d+%d boots in %.0f s" % (
@@ -413,9 +471,22 @@ def finish(args, session, rows, warnings):
     sys.stdout.write(compare_cmd.attribution_text(session.docs["a"],
                                                   session.docs["b"]))
     sys.stdout.flush()
-    compare_cmd.write_compare_outputs(args, rows, warnings,
-                                      session.docs["a"], session.docs["b"])
+    compare_cmd.write_compare_outputs(args.outputs, rows, warnings,
+                                      session.docs["a"], session.docs["b"],
+                                      args.a_json, args.b_json)
     return compare.exit_status(rows)
+
+
+def run_session(cfg, after_boot=None):
+    """One ab session of `cfg` (a checked SessionConfig), the kernel built
+    already: the boots, the table and outputs; compare's exit status.
+    after_boot(side, doc), when given, sees each boot's results first."""
+    session = Session(cfg, after_boot)
+    try:
+        rows, warnings = rounds_until_decided(session)
+        return finish(session, rows, warnings)
+    finally:
+        privdir.remove(session.tmp)
 
 
 def build_once(args):
@@ -423,13 +494,7 @@ def build_once(args):
         run_cmd.ensure_built(repo_root())
 
 
-def command(args, extra=(), after_boot=None):
-    thresholds = validate(args)
-    sides = side_words(args, list(getattr(args, "run_options", [])), extra)
+def command(args, extra=()):
+    cfg = config_from_args(args, extra)
     build_once(args)
-    session = Session(args, sides, thresholds, after_boot)
-    try:
-        rows, warnings = run_session(session)
-        return finish(args, session, rows, warnings)
-    finally:
-        privdir.remove(session.tmp)
+    return run_session(cfg)

@@ -100,7 +100,8 @@ def command(args):
                                           args.candidate))
     sys.stdout.write(attribution_text(base, cand))
     sys.stdout.flush()
-    write_compare_outputs(args, rows, warnings, base, cand)
+    write_compare_outputs(args, rows, warnings, base, cand, args.base,
+                          args.candidate)
     return compare.exit_status(rows)
 
 
@@ -131,23 +132,26 @@ def attribution_text(base, cand):
     return "\n".join(lines) + "\n" if lines else ""
 
 
-def write_compare_outputs(args, rows, warnings, base, cand):
+def write_compare_outputs(outputs, rows, warnings, base, cand, base_path,
+                          cand_path):
+    """The files `outputs` names (its json, markdown, junit, plot and
+    plot_engine: compare's options or ab's Outputs)."""
     try:
-        if args.junit:
-            junit.write(args.junit, junit.to_xml(
+        if outputs.junit:
+            junit.write(outputs.junit, junit.to_xml(
                 "trapmeter compare", comparison.junit_cases(rows, warnings)))
-        if args.markdown:
-            report.write_text_atomic(args.markdown, comparison.render_markdown(
-                rows, warnings, args.base, args.candidate))
-        if args.json:
-            report.write_json_atomic(args.json, comparison.json_document(
-                rows, warnings, args.base, args.candidate,
+        if outputs.markdown:
+            report.write_text_atomic(outputs.markdown, comparison.render_markdown(
+                rows, warnings, base_path, cand_path))
+        if outputs.json:
+            report.write_json_atomic(outputs.json, comparison.json_document(
+                rows, warnings, base_path, cand_path,
                 attribution.attribution(base, cand)))
-        if args.plot:
-            engine = plot.write_plot(args.plot, compare.boot_results(base),
+        if outputs.plot:
+            engine = plot.write_plot(outputs.plot, compare.boot_results(base),
                                      compare.boot_results(cand),
-                                     args.plot_engine)
-            say("plot written to %s (%s)" % (args.plot, engine))
+                                     outputs.plot_engine)
+            say("plot written to %s (%s)" % (outputs.plot, engine))
     except plot.PlotError as exc:
         say("warning: no plot: %s" % exc)
     except OSError as exc:

@@ -7,7 +7,6 @@ measures the QEMU round trip (pio.user: per-boot minimum cycles / measured
 exits) and the false alarms; then one ab session per level (a percentage
 of that round trip) against the undelayed side."""
 
-import argparse
 import json
 import os
 import shutil
@@ -195,16 +194,24 @@ def check_shim(report_path, doc, delay_ns, ledger, per_op):
 
 # ---------------------------------------------------------------- sessions
 
-def ab_args(args, name, a_qemu, b_qemu, budget):
-    ns = argparse.Namespace(**vars(args))
+def ab_config(args, name, a_qemu, b_qemu, budget, extra):
+    """The ab session of one level: side A on QEMU a_qemu, side B on
+    b_qemu, both with sensitivity's run options; results and verdicts in
+    --out under the session's name."""
     stem = os.path.join(args.out, name)
-    ns.a_qemu, ns.b_qemu = a_qemu, b_qemu
-    ns.a_args = ns.b_args = ""
-    ns.a_json, ns.b_json = stem + "-a.json", stem + "-b.json"
-    ns.json, ns.markdown = stem + "-verdicts.json", stem + "-verdicts.md"
-    ns.junit = ns.plot = None
-    ns.budget, ns.no_build = budget, True
-    return ns
+    return ab_cmd.SessionConfig(
+        sides=ab_cmd.make_sides(args.run_options, extra,
+                                qemus=(a_qemu, b_qemu)),
+        a_json=stem + "-a.json", b_json=stem + "-b.json",
+        thresholds=compare_cmd.check_verdict_options(args),
+        metrics=[m for m in args.metrics.split(",") if m],
+        max_boots=args.max_boots, budget=budget, looks=args.looks,
+        alpha=args.alpha, rounds=args.rounds, min_samples=args.min_samples,
+        count_boots=args.count_boots, seed=args.seed,
+        resamples=args.resamples, stat=args.stat, verbose=args.verbose,
+        outputs=ab_cmd.Outputs(json=stem + "-verdicts.json",
+                               markdown=stem + "-verdicts.md",
+                               plot_engine=args.plot_engine)).check()
 
 
 def recorded(args, name, delay_ns):
@@ -235,18 +242,18 @@ def run_level(args, name, sides, budget, extra):
         rep, ns = (a_rep, a_ns) if side == "a" else (b_rep, b_ns)
         check_shim(rep, doc, ns, ledger, per_op[side])
 
-    ns = ab_args(args, name, a_qemu, b_qemu, budget)
+    cfg = ab_config(args, name, a_qemu, b_qemu, budget, extra)
     say("sensitivity: session %s (A %d ns, B %d ns per exit to QEMU)"
         % (name, a_ns, b_ns))
     begin = time.monotonic()
-    code = ab_cmd.command(ns, extra, after_boot)
-    with open(ns.json) as fh:
+    code = ab_cmd.run_session(cfg, after_boot)
+    with open(cfg.outputs.json) as fh:
         rows = json.load(fh)["rows"]
     boots = [len(compare.boot_results(resultsfile.read_results(p)))
-             for p in (ns.a_json, ns.b_json)]
+             for p in (cfg.a_json, cfg.b_json)]
     sess = {"name": name, "delay_ns": b_ns, "status": code, "rows": rows,
             "boots": boots, "wall_s": round(time.monotonic() - begin, 1),
-            "shim": ledger, "a_json": ns.a_json, "b_json": ns.b_json}
+            "shim": ledger, "a_json": cfg.a_json, "b_json": cfg.b_json}
     report.write_json_atomic(os.path.join(args.out, name + "-session.json"),
                              sess)
     return sess

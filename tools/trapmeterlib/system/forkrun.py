@@ -1,7 +1,7 @@
 """Run a trapmeter command in a forked copy of this process.
 
 `ab` boots each side dozens of times; a fresh `tools/trapmeter run` process
-per boot paid Python's start and the imports of trapmeterlib again, about
+per boot would pay Python's start and the imports of trapmeterlib again, about
 0.5 s of every 4.5-5 s boot cycle on this project's hosts (0.25 s of
 imports, the rest the interpreter and a pyenv shim when there is one).  A
 fork of the already loaded `ab` process starts the command at once and
@@ -30,8 +30,8 @@ from . import children, exitstatus
 GRACE_S = 5.0
 
 
-def _child_main(argv, stderr_path):
-    """In the child: redirect, run the command, leave with its status."""
+def _child_main(main, argv, stderr_path):
+    """In the child: redirect, run main(argv), leave with its status."""
     code = exitstatus.INTERNAL
     try:
         children.die_with_parent()
@@ -43,7 +43,6 @@ def _child_main(argv, stderr_path):
             err = os.open(stderr_path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC,
                           0o600)
             os.dup2(err, 2)
-        from ..cli import main       # loaded already in the parent
         code = main(list(argv))
         sys.stdout.flush()
         sys.stderr.flush()
@@ -55,8 +54,9 @@ def _child_main(argv, stderr_path):
                  else exitstatus.INTERNAL)
 
 
-def run(argv, stderr_path=None):
-    """`trapmeter ARGV...` in a forked child; returns its exit status
+def run(main, argv, stderr_path=None):
+    """main(ARGV) in a forked child (the caller passes `trapmeter`'s own
+    entry point, loaded already in this process); returns its exit status
     (128 + N when a signal N ended it)."""
     sys.stdout.flush()
     sys.stderr.flush()
@@ -64,7 +64,7 @@ def run(argv, stderr_path=None):
     try:
         pid = os.fork()
         if pid == 0:
-            _child_main(argv, stderr_path)
+            _child_main(main, argv, stderr_path)
     finally:
         gc.unfreeze()
     try:
