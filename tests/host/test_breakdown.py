@@ -441,8 +441,8 @@ class AcrossBoots(unittest.TestCase):
 
     def moded(self, delay=0.0, slow=(1, 3, 4)):
         """Boots of one side, those in `slow` in a host mode 35 % slower on
-        every row and anchor at once (2026-12-02: half the boots of a
-        session sat 30-50 % high)."""
+        every row and anchor at once (as seen on this backend: half the
+        boots of a session 30-50 % high)."""
         out = []
         for b in range(6):
             mode = 1.35 if b in slow else 1.0

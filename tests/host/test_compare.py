@@ -518,8 +518,8 @@ class BootRules(unittest.TestCase):
         self.assertEqual(compare.bootstats.other_mode([0.0, 0.2, 0.4]), [])
 
     def test_half_a_side_in_a_slow_mode_is_named(self):
-        # 2026-12-02: the side's median sat between the modes and its MAD
-        # spanned both, so the old rule named none of these six
+        # the side's median sits between the modes and its MAD spans
+        # both: a level taken from them would name none of these six
         side = [0.001 * i for i in range(6)] + [0.3 + 0.001 * i for i in range(6)]
         self.assertEqual(compare.bootstats.other_mode(side), list(range(6, 12)))
 
@@ -599,7 +599,7 @@ class BootStats(unittest.TestCase):
         self.assertEqual(u(side + [0.3]), sorted(side))
 
     def test_fast_mode_in_one_metric_does_not_hide_a_shift(self):
-        """The acceptance failure of 2026-12-02: +12 % on the QEMU loops,
+        """A shape seen in acceptance: +12 % on the QEMU loops,
         8+8 boots, every candidate boot above every base boot, but p 0.36
         to 0.47, because cpuid and pio.kernel had one boot of each side
         14 % fast: every split with both fast boots on one side had a t of

@@ -22,7 +22,6 @@ import tempfile
 import textwrap
 import time
 import unittest
-import zlib
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 TOOL = os.path.join(ROOT, "tools", "trapmeter")
@@ -34,6 +33,7 @@ sys.path.insert(0, os.path.join(ROOT, "tools"))
 from trapmeterlib.guest import dump as dumpmod  # noqa: E402
 from trapmeterlib.system import children, privdir  # noqa: E402
 from tests.boot.common import pid_gone  # noqa: E402
+from tests.host.dumpseal import crc_of_lines  # noqa: E402
 
 FAKE_HEADER = """\
 import os, sys, time
@@ -53,17 +53,16 @@ def read_log(path):
 def forge(lines):
     """Recompute the end record's count and CRC over the @tm lines before
     it, so a forged log passes the integrity check."""
-    out, crc, count = [], 0, 0
+    out, texts = [], []
     for line in lines:
         if line.startswith("@tm "):
             text = line[4:]
             obj = json.loads(text) if text.startswith('{"type":"end"') else None
             if obj is not None:
-                obj.update(lines=count, crc32="%08x" % (crc & 0xffffffff))
+                obj.update(lines=len(texts), crc32=crc_of_lines(texts))
                 line = "@tm " + json.dumps(obj, separators=(",", ":"))
             else:
-                count += 1
-                crc = zlib.crc32(text.encode("utf-8") + b"\n", crc)
+                texts.append(text)
         out.append(line)
     return "\n".join(out).encode("utf-8")
 

@@ -11,7 +11,6 @@ import subprocess
 import sys
 import tempfile
 import unittest
-import zlib
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(os.path.dirname(HERE))
@@ -19,6 +18,7 @@ TOOL = os.path.join(REPO, "tools", "trapmeter")
 sys.path.insert(0, os.path.join(REPO, "tools"))
 
 from trapmeterlib.backends import lava_flow, lava_import, lava_job  # noqa: E402
+from tests.host.dumpseal import crc_of_lines  # noqa: E402
 from trapmeterlib.system import exitstatus  # noqa: E402
 
 ISO = "https://example.org/trapmeter.iso"
@@ -175,10 +175,7 @@ class FlowTests(unittest.TestCase):
 
 def _tm(objs):
     lines = [json.dumps(o, separators=(",", ":")) for o in objs]
-    crc = 0
-    for text in lines:
-        crc = zlib.crc32(text.encode() + b"\n", crc)
-    end = {"type": "end", "lines": len(lines), "crc32": "%08x" % crc}
+    end = {"type": "end", "lines": len(lines), "crc32": crc_of_lines(lines)}
     return ["@tm " + t for t in lines] + ["@tm " + json.dumps(
         end, separators=(",", ":"))]
 

@@ -8,7 +8,6 @@ import json
 import os
 import sys
 import unittest
-import zlib
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(HERE)),
@@ -16,6 +15,7 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(HERE)),
 
 from trapmeterlib.guest import resultform  # noqa: E402
 from trapmeterlib.guest.dump import parse_dump  # noqa: E402
+from tests.host.dumpseal import crc_of_lines  # noqa: E402
 
 RUN3 = {"type": "run", "schema": 3, "version": "0.1.0",
         "tsc": {"khz": 2445406, "source": "kvmclock", "guess": False}}
@@ -39,10 +39,7 @@ SCHEMA2_FIGURES = {"units": 4096, "plan": "adaptive",
 
 def dump_bytes(records):
     texts = [json.dumps(r, separators=(",", ":")).encode() for r in records]
-    crc = 0
-    for t in texts:
-        crc = zlib.crc32(t + b"\n", crc)
-    end = {"type": "end", "lines": len(texts), "crc32": "%08x" % crc,
+    end = {"type": "end", "lines": len(texts), "crc32": crc_of_lines(texts),
            "status": "ok"}
     out = [b"trapmeter 0.1.0 START"] + [b"@tm " + t for t in texts]
     out += [b"@tm " + json.dumps(end).encode(), b"trapmeter END status=ok"]

@@ -20,7 +20,6 @@ import tempfile
 import textwrap
 import time
 import unittest
-import zlib
 from contextlib import redirect_stderr
 from unittest import mock
 
@@ -36,6 +35,7 @@ from trapmeterlib.output import report  # noqa: E402
 from trapmeterlib.system import exitstatus, hostinfo  # noqa: E402
 from trapmeterlib.commands import common, run as cmd_run  # noqa: E402
 from trapmeterlib.guest.dump import DumpParser, parse_dump  # noqa: E402
+from tests.host.dumpseal import crc_of_lines  # noqa: E402
 
 
 # ---------------------------------------------------------------- dump builder
@@ -94,15 +94,12 @@ def make_dump(records=None, end_status="ok", eol=b"\n", texts=None,
     """Serial bytes of a dump; lines/crc override the end line's fields."""
     texts = tm_texts(good_records() if records is None else records) \
         if texts is None else texts
-    calc = 0
-    for text in texts:
-        calc = zlib.crc32(text + b"\n", calc)
     out = [prefix + b"trapmeter 0.1.0 START", b"cpu: human line"]
     out += [b"@tm " + t for t in texts]
     if with_end:
         end = {"type": "end",
                "lines": len(texts) if lines is None else lines,
-               "crc32": "%08x" % calc if crc is None else crc}
+               "crc32": crc_of_lines(texts) if crc is None else crc}
         out.append(b"@tm " + json.dumps(end).encode())
     if with_status:
         out.append(b"trapmeter END status=" + end_status.encode())

@@ -35,6 +35,7 @@ without QEMU."""
 from dataclasses import dataclass
 
 from . import qmp
+from ..stats.bootstats import median
 from .perfcount import PerfError, per_op
 
 COUNTERS = ("qmp", "perf", "both")
@@ -241,13 +242,6 @@ def _delta(a, b, name, polls):
     return d
 
 
-def _median(values):
-    values = sorted(values)
-    mid = len(values) // 2
-    return values[mid] if len(values) % 2 else (
-        values[mid - 1] + values[mid]) / 2
-
-
 def calibration(group):
     """({counter: exits of one window's sync traffic}, None), or (None,
     why): the median over the background's empty windows e0..e5."""
@@ -268,7 +262,7 @@ def calibration(group):
         vals = [_delta(snaps[i - 1], snaps[i], name, polls[i])
                 for i in range(1, len(snaps))]
         if None not in vals:
-            cal[name] = _median(vals)
+            cal[name] = median(vals)
     return cal, None
 
 

@@ -92,14 +92,6 @@ def tsc_warnings(run):
     return warns
 
 
-def crc_of_lines(json_texts):
-    """The guest's end.crc32: zlib.crc32 over each JSON text plus b"\\n"."""
-    crc = 0
-    for text in json_texts:
-        crc = zlib.crc32(text + b"\n", crc)
-    return "%08x" % (crc & 0xffffffff)
-
-
 def _excerpt(raw):
     text = raw.decode("utf-8", "replace")
     return text if len(text) <= EXCERPT else text[:EXCERPT] + "..."

@@ -6,10 +6,10 @@ SVG is written here (no third-party modules)."""
 import math
 import os
 import shutil
-import statistics
 import subprocess
 import tempfile
 
+from ..stats.bootstats import median
 from .report import write_text_atomic
 
 PANEL_W, PANEL_H = 420, 300
@@ -43,7 +43,7 @@ def _per_unit(results_lists):
                    res.get("width"))
             acc.setdefault(key, {}).setdefault(method, {}).setdefault(
                 size, []).append(float(value))
-    return {k: {m: {b: statistics.median(v) for b, v in sizes.items()}
+    return {k: {m: {b: median(v) for b, v in sizes.items()}
                 for m, sizes in methods.items()}
             for k, methods in acc.items()}
 

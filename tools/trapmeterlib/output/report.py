@@ -9,12 +9,12 @@ import fcntl
 import json
 import os
 import stat
-import statistics
 import tempfile
 import zlib
 
 from ..guest.dump import time_mark
 from ..counters.exitcount import counters_differ
+from ..stats.bootstats import median
 from ..system.exitstatus import status_name
 
 PAIRED_METHODS = ("rep", "dma")
@@ -116,9 +116,9 @@ def add_speedups(results):
     return results
 
 
-def _median(values):
-    values = [v for v in (_number(x) for x in values) if v is not None]
-    return statistics.median(values) if values else None
+def _numbers(values):
+    """The values that are numbers (JSON null, strings and bools left out)."""
+    return [v for v in (_number(x) for x in values) if v is not None]
 
 
 def group_by_case(boot_results, key=None):
@@ -148,13 +148,14 @@ def aggregate_results(boot_results):
     for key in order:
         group = groups[key]
         agg = copy.deepcopy(group[0])
-        agg["cycles"] = {"median": _median(median_cycles(r) for r in group)}
+        agg["cycles"] = {"median": median(_numbers(median_cycles(r)
+                                                   for r in group))}
         for key in ("cycles_control", "cycles_net"):
             if key in agg:
-                agg[key] = {"median": _median(median_cycles(r, key)
-                                              for r in group)}
+                agg[key] = {"median": median(_numbers(
+                    median_cycles(r, key) for r in group))}
         for name in MEDIAN_FIELDS:
-            agg[name] = _median(r.get(name) for r in group)
+            agg[name] = median(_numbers(r.get(name) for r in group))
         agg["boots"] = len(group)
         if agg.get("exits_measured") is not None:
             agg["exits_model_mismatch"] = model_mismatch(agg)
@@ -428,7 +429,7 @@ def exit_counter_notes(results):
         lines.append("  QMP 'exits' collects %s/s in an idle spin here "
                      "(not subtracted; per case at most "
                      "exits_background_max per op in results.json)"
-                     % fmt_num(statistics.median(rates)))
+                     % fmt_num(median(rates)))
     return lines
 
 

@@ -20,7 +20,6 @@ the first round from its wall time (boots_within_budget), so they spread
 over the boots the budget can reach.  `simulate` replays this rule on
 recorded boots."""
 
-import math
 import random
 
 from . import bootstats, compare
@@ -218,13 +217,3 @@ def simulate(pool, sessions, seed, max_boots, looks, alpha,
         for key in alarms:
             per_metric[key] = per_metric.get(key, 0) + 1
     return bad, sessions, per_metric
-
-
-def wilson_upper(k, n, z=1.96):
-    """Upper 95 % bound of a binomial rate k/n."""
-    if n == 0:
-        return 1.0
-    p = k / float(n)
-    centre = p + z * z / (2 * n)
-    rad = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n))
-    return min(1.0, (centre + rad) / (1 + z * z / n))

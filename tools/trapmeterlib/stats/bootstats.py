@@ -74,25 +74,25 @@ def undisturbed(values):
     quartile, and at least its three fastest (MIN_SIDE: a band of two
     boots gives a t of two degrees of freedom, whose tail over the label
     splits -- two boots that happen to agree -- can set the critical
-    value of a small session; a 6+6 vhost session of 2026-12-02 with
-    bands of two to four boots resolved only 149-397 %).  Measured here (KVM, 96 boots
-    of six ab sessions): a disturbance put whole boots or single cases
+    value of a small session; a 6+6 vhost session with bands of two to
+    four boots resolved only 149-397 %).  Measured here (KVM, 96 boots of
+    six ab sessions): a disturbance put whole boots or single cases
     10-50 % high, in up to half a side; undisturbed boots of a session
     spread 1.3 % (sd) around their level.  The band keeps every
     undisturbed boot while fewer than three quarters of a side are
-    disturbed, and no disturbed one; the lower half (the previous rule)
-    dropped half the undisturbed boots of a calm side and kept disturbed
-    ones when more than half of a side was hit.
+    disturbed, and no disturbed one; the lower half of a side would drop
+    half the undisturbed boots of a calm side and keep disturbed ones
+    when more than half of a side is hit.
 
     Boots in a fast mode -- more than 8 % below the side's median, and at
-    most a quarter of the side (seen on 2026-12-02: one boot of each side
-    10-14 % fast on the in-kernel cases) -- are kept but do not set the
-    reference.  Two of them in a side of eight were its lower quartile and
-    left only themselves inside the band, and a label split that put both
-    on one side scored a t of about 60: above the observed t of a real
-    +12 % shift in every such split (p 0.47 instead of 2/12870).  More
-    than a quarter of a side that low is read as the undisturbed boots of
-    a side mostly disturbed, as before."""
+    most a quarter of the side (seen on this backend: one boot of each
+    side 10-14 % fast on the in-kernel cases) -- are kept but do not set
+    the reference.  Two of them in a side of eight would be its lower
+    quartile and leave only themselves inside the band, and a label split
+    that put both on one side would score a t of about 60: above the
+    observed t of a real +12 % shift in every such split (p 0.47 instead
+    of 2/12870).  More than a quarter of a side that low is read as the
+    undisturbed boots of a side mostly disturbed."""
     s = sorted(values)
     if len(s) <= 2:
         return s
@@ -274,9 +274,9 @@ def other_mode(values):
     another mode: more than 10 % from the level of the side's undisturbed
     boots (their median) and more than 4 MADs of those boots.  Needs 3
     boots.  The level is the band's, not the side's median: with half a
-    side in a slow mode (2026-12-02) the median sat between the modes, its
-    MAD spanned both, and that side's slow boots went unnamed while the
-    other side's, a third of it, were named -- though the test left both
+    side in a slow mode the median sits between the modes and its MAD
+    spans both, so that side's slow boots would go unnamed while the other
+    side's, a third of it, were named -- though the test leaves both
     out."""
     if len(values) < 3:
         return []
