@@ -2,7 +2,7 @@
 the trapmeter ISO, whose monitor turns the guest's TM_LAVA lines into
 LAVA test cases (lava_import.py reads them back).
 
-Facts this relies on (lava-dispatcher 2023.01, see README "Running in a LAVA
+Facts this relies on (lava-dispatcher 2023.01, see docs/ci.md "A LAVA
 lab"): the qemu device template builds the QEMU command from its own options,
 then the job context's `extra_options`, then one `image_arg` per deployed
 image; pexpect splits that command line like a shell (quotes group words);

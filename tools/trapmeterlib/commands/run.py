@@ -1,6 +1,11 @@
 """`trapmeter run`: build the kernel, boot it under QEMU (--repeat times),
 collect and validate the COM1 dump, print the table and write
-results.json, even on failure."""
+results.json, even on failure.
+
+Size: the one command that drives every part of a boot (build, QEMU,
+counters, testpmd, the table and each output); each step is a short
+function here, and moving them out would make library modules read
+run's options."""
 
 import os
 import shutil

@@ -1,7 +1,11 @@
 """Turn parsed dumps into the terminal table and results.json.
 
 Pure functions over plain dicts (the guest's JSON records) so that pairing,
-aggregation and rendering are testable without QEMU."""
+aggregation and rendering are testable without QEMU.
+
+Size: the table and results.json share the field lists, pairing and
+number formats above; the atomic file writing at the end is the seam
+to cut next."""
 
 import copy
 import errno
