@@ -84,13 +84,8 @@ class _Flow:
             key = self.value()
             self.expect(":")
             out[key if isinstance(key, str) else str(key)] = self.value()
-            char = self.peek()
-            self.i += 1
-            if char == "}":
+            if self.item_ends("}"):
                 return out
-            if char != ",":
-                self.i -= 1
-                self.fail("expected ',' or '}'")
 
     def sequence(self):
         self.expect("[")
@@ -100,13 +95,19 @@ class _Flow:
             return out
         while True:
             out.append(self.value())
-            char = self.peek()
-            self.i += 1
-            if char == "]":
+            if self.item_ends("]"):
                 return out
-            if char != ",":
-                self.i -= 1
-                self.fail("expected ',' or ']'")
+
+    def item_ends(self, close):
+        """After an item: True at `close` (taken), False past a ','."""
+        char = self.peek()
+        self.i += 1
+        if char == close:
+            return True
+        if char != ",":
+            self.i -= 1
+            self.fail("expected ',' or '%s'" % close)
+        return False
 
     def double(self):
         self.i += 1
