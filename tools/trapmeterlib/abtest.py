@@ -138,8 +138,11 @@ class Sequential:
         return n_per_side > seen and self.taken < self.looks
 
     def undecided(self, rows):
+        """Selected keys without a verdict yet (a refused one -- the sides
+        were not measured alike -- will not get one from more boots)."""
         return sorted({(r.name, r.metric) for r in rows
                        if r.metric in self.metrics
+                       and r.verdict != compare.REFUSED
                        and (r.name, r.metric) not in self.frozen})
 
     def final_rows(self, rows):
