@@ -236,7 +236,7 @@ def rate_line(what, k, n, target):
 
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--sessions", type=int, default=1000)
+    parser.add_argument("--sessions", type=int, default=500)
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--shift", type=float, default=1.0,
                         help="true shift of side B's QEMU-port cases, %%")
