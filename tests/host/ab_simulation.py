@@ -43,7 +43,7 @@ import time
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 sys.path.insert(0, os.path.join(ROOT, "tools"))
 
-from trapmeterlib import abtest, bootstats, compare  # noqa: E402
+from trapmeterlib.stats import abtest, bootstats, compare  # noqa: E402
 
 FIX = os.path.join(ROOT, "tests", "fixtures")
 MODEL_POOL = 4000

@@ -18,7 +18,7 @@ import unittest
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 sys.path.insert(0, os.path.join(ROOT, "tools"))
 
-from trapmeterlib import compare  # noqa: E402
+from trapmeterlib.stats import compare  # noqa: E402
 from trapmeterlib.stats import comparable  # noqa: E402
 from tests.host.test_lava_tool import _log_line, _tm  # noqa: E402
 

@@ -21,7 +21,7 @@ that a change shifts the log figure; disturbed boots (interference only
 adds time) widen the interval and so delay the verdict, never make it
 wrong more often."""
 
-from .. import bootstats
+from . import bootstats
 
 TIE = 1e-9
 

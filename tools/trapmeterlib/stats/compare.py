@@ -30,14 +30,14 @@ import random
 import re
 import statistics
 
-from . import bootstats, report
-from .stats import comparable, equivalence
-from .dump import DumpParser
+from ..output import report
+from . import bootstats, comparable, equivalence
+from ..guest.dump import DumpParser
 
 OK = 0
 REGRESSION = 10
 UNUSABLE = 11
-NOT_COMPARABLE = 13         # status.NOT_COMPARABLE
+NOT_COMPARABLE = 13         # system/exitstatus.NOT_COMPARABLE
 
 DEFAULT_THRESHOLD = 0.005   # t: 0.5 %, so that +1 % can be flagged
 DEFAULT_ALPHA = 0.05        # false alarms, for all metrics of a run together
@@ -795,7 +795,7 @@ def render_markdown(rows, warnings, base_path, cand_path):
 def junit_cases(rows, warnings=()):
     """One testcase per metric (regressions fail) and one failing testcase
     per failed data check of the candidate."""
-    from .junit import Case
+    from ..output.junit import Case
     cases = [Case("trapmeter.compare.checks", w.split(": ")[0], w, text=w)
              for w in candidate_failures(warnings)]
     for row in rows:
