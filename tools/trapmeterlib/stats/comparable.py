@@ -54,6 +54,12 @@ def refusals_for(refusals, key):
     return [r.reason for r in refusals if r.touches(key)]
 
 
+def short(reason):
+    """A reason without its figures, for a row's note ("samples per case
+    differ"); the warning line carries the rest."""
+    return reason.split(" (")[0].split(":")[0]
+
+
 # ---------------------------------------------------------------- reading
 
 def _dict(value):
@@ -160,10 +166,9 @@ def plan_refusals(cb, cc, rules):
             plans[1].append(pc)
     if not touched:
         return []
-    return [Refusal("plan", "samples per case differ in %d case(s) (base "
-                    "ran %s, candidate %s): the minimum of more samples "
-                    "sits lower" % (len(touched), _merge(plans[0]),
-                                    _merge(plans[1])), touched)]
+    return [Refusal("plan", "samples per case differ (base ran %s, "
+                    "candidate %s): the minimum of more samples sits lower"
+                    % (_merge(plans[0]), _merge(plans[1])), touched)]
 
 
 def _round_count(run):

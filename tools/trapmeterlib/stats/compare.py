@@ -610,7 +610,8 @@ def _annotate(rows, eb, ec):
 
 
 def timing_notes(row):
-    notes = ["timing verdict refused: %s" % r for r in row.refused]
+    notes = ["timing verdict refused: %s" % comparable.short(r)
+             for r in row.refused]
     if row.verdict == "regression":
         notes.append("%.3fx slower" % row.slowdown)
     elif row.verdict == "improvement":
