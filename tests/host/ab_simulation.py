@@ -26,9 +26,11 @@ Pools:
             excesses recorded (10-40 %).  A pool of MODEL_POOL boots is
             drawn from it once; sessions are drawn from that pool.
 
-Run as a script for the figures (minutes):
-    python3 tests/host/ab_simulation.py --sessions 1000
-tests/host/test_abtest.py runs small versions of the same under ~30 s.
+Run as a script for the figures (about 15 minutes on 2 shared cores):
+    python3 tests/host/ab_simulation.py --sessions 500
+    python3 tests/host/ab_simulation.py --parts margin --rule before
+(the second: the rule before, a 95 % interval at every look, for
+comparison).  tests/host/test_abtest.py runs small versions of the same.
 """
 import argparse
 import contextlib
@@ -44,6 +46,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)
 sys.path.insert(0, os.path.join(ROOT, "tools"))
 
 from trapmeterlib.stats import abtest, bootstats, compare  # noqa: E402
+from trapmeterlib.stats import equivalence  # noqa: E402
 
 FIX = os.path.join(ROOT, "tests", "fixtures")
 MODEL_POOL = 4000
@@ -234,42 +237,70 @@ def rate_line(what, k, n, target):
         "<= %g %%)" % (what, k, n, 100.0 * k / n, 100 * upper, 100 * target)
 
 
+def part_aa(ctx, args):
+    setting = Setting()
+    verdicts = run_sessions(ctx["pool"], args.sessions, args.seed, setting)
+    print(rate_line("model pool, A/A, any timing alarm", alarms(verdicts),
+                    args.sessions, setting.alpha))
+
+
+def part_shift(ctx, args):
+    verdicts = run_sessions(ctx["pool"], args.sessions, args.seed + 1,
+                            Setting(), slower(1 + args.shift / 100.0))
+    print(rate_line("model pool, +%g %%, a shifted case unchanged"
+                    % args.shift, wrong_unchanged(
+                        verdicts, shifted_keys(ctx["pool"])),
+                    args.sessions, 0.05))
+
+
+def part_margin(ctx, args):
+    """A true shift of exactly t on the calm model (one QEMU-port case)."""
+    pool = only_cases(model_pool(calm(ctx["params"])), (MARGIN_CASE,))
+    for looks in (abtest.DEFAULT_LOOKS, 8):
+        setting = Setting(max_boots=40, looks=looks,
+                          threshold=args.shift / 100.0)
+        verdicts = run_sessions(pool, args.sessions, args.seed + 2, setting,
+                                slower(1 + args.shift / 100.0))
+        print(rate_line("calm model, +%g %% at t = %g %%, %d looks, "
+                        "unchanged" % (args.shift, args.shift, looks),
+                        wrong_unchanged(verdicts, shifted_keys(pool)),
+                        args.sessions, compare.DEFAULT_ALPHA / 2))
+
+
+def part_recorded(ctx, args):
+    verdicts = run_sessions(ctx["recorded"], args.sessions, args.seed + 3,
+                            Setting(max_boots=16))
+    print(rate_line("recorded pool (24 boots), A/A, 8+8 a session",
+                    alarms(verdicts), args.sessions, compare.DEFAULT_ALPHA))
+
+
+PARTS = {"aa": part_aa, "shift": part_shift, "margin": part_margin,
+         "recorded": part_recorded}
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--sessions", type=int, default=500)
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--shift", type=float, default=1.0,
                         help="true shift of side B's QEMU-port cases, %%")
+    parser.add_argument("--parts", default=",".join(PARTS),
+                        help="which of %s (default all)" % ",".join(PARTS))
+    parser.add_argument("--rule", choices=("looks", "before"),
+                        default="looks", help="unchanged at each look's "
+                        "level (looks), or the rule before: the 95 %% "
+                        "interval at every look (for comparison)")
     args = parser.parse_args(argv)
+    if args.rule == "before":
+        equivalence.level = lambda alpha: 0.95
     recorded = recorded_pool()
-    params = fit(recorded)
-    pool = model_pool(params)
-    print(describe(params))
-    setting = Setting()
-    print("setting: %s" % setting)
+    ctx = {"recorded": recorded, "params": fit(recorded)}
+    ctx["pool"] = model_pool(ctx["params"])
+    print(describe(ctx["params"]))
+    print("setting: %s (margin: 40 boots max; recorded: 16)" % Setting())
     begin = time.monotonic()
-    aa = run_sessions(pool, args.sessions, args.seed, setting)
-    print(rate_line("model pool, A/A, any timing alarm", alarms(aa),
-                    args.sessions, setting.alpha))
-    moved = run_sessions(pool, args.sessions, args.seed + 1, setting,
-                         slower(1 + args.shift / 100.0))
-    print(rate_line("model pool, +%g %%, a shifted case unchanged"
-                    % args.shift, wrong_unchanged(moved, shifted_keys(pool)),
-                    args.sessions, 0.05))
-    calm_pool = only_cases(model_pool(calm(params)), (MARGIN_CASE,))
-    for label, looks in (("", abtest.DEFAULT_LOOKS), (", 8 looks", 8)):
-        margin = Setting(max_boots=40, looks=looks,
-                         threshold=args.shift / 100.0)
-        edge = run_sessions(calm_pool, args.sessions, args.seed + 2, margin,
-                            slower(1 + args.shift / 100.0))
-        print(rate_line("calm model, +%g %% at t = %g %%%s, unchanged"
-                        % (args.shift, args.shift, label),
-                        wrong_unchanged(edge, shifted_keys(calm_pool)),
-                        args.sessions, compare.DEFAULT_ALPHA / 2))
-    small = Setting(max_boots=16)
-    rec = run_sessions(recorded, args.sessions, args.seed + 3, small)
-    print(rate_line("recorded pool (24 boots), A/A, 8+8 a session",
-                    alarms(rec), args.sessions, setting.alpha))
+    for name in args.parts.split(","):
+        PARTS[name](ctx, args)
     print("# %.0f s" % (time.monotonic() - begin))
     return 0
 
