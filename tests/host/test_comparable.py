@@ -97,6 +97,19 @@ class Refusals(unittest.TestCase):
         self.assertTrue(any(w.startswith("samples per case vary") for w in
                             warnings), warnings)
 
+    def test_adaptive_counts_of_one_rule_are_comparable(self):
+        """One boot per file (a LAVA run each): adaptive stopping ended at
+        other counts under the same rule -- the same plan."""
+        a, b = load("tcg-schema3.json"), load("tcg-schema3.json")
+        a["boots"], b["boots"] = a["boots"][:1], b["boots"][1:2]
+        counts = [{r["case"]: r["samples"] for r in d["boots"][0]["results"]}
+                  for d in (a, b)]
+        self.assertNotEqual(counts[0], counts[1])
+        self.assertEqual(comparable.check(a, b)[0], [])
+        for boot in b["boots"]:
+            boot["run"]["budget_ms"] *= 2           # another rule
+        self.assertEqual(fields(comparable.check(a, b)[0]), ["plan"])
+
     def test_rounds(self):
         a, b = ab_pair()
         for boot in b["boots"]:
@@ -126,6 +139,12 @@ class Refusals(unittest.TestCase):
         # a guessed rate says nothing about the clock: not refused on it
         for boot in b["boots"]:
             boot["run"]["tsc"]["guess"] = True
+        self.assertEqual(comparable.check(a, b)[0], [])
+        # nor a PIT calibration (TCG on a loaded host: 20 % between boots)
+        a, b = load("tcg-ab-aa-a.json"), load("tcg-ab-aa-b.json")
+        self.assertEqual(a["boots"][0]["run"]["tsc"]["source"], "pit")
+        for boot in b["boots"]:
+            boot["run"]["tsc"]["khz"] = int(boot["run"]["tsc"]["khz"] * 0.8)
         self.assertEqual(comparable.check(a, b)[0], [])
 
     def test_refused_rows_and_exit_status(self):

@@ -22,6 +22,9 @@ and returns (refusals, warnings); the host fingerprint's refusals
 import re
 
 TSC_TOLERANCE = 0.02        # TSC rates this far apart: another clock
+# sources that state the rate; a PIT calibration measures it, and moves by
+# 20 % between TCG boots on a loaded host
+TSC_DECLARED = ("cpuid15", "hv-leaf", "kvmclock")
 # kernel command-line keys checked elsewhere (plan, rounds, case list) or
 # set per boot by the runner (sync: on in the boots that count exits)
 OWN_WORDS = ("samples", "budget_ms", "quick", "rounds", "case", "suite",
@@ -110,12 +113,16 @@ def _span(values):
 
 def _plan_of(results):
     """("fixed", samples set, iters set) when every boot ran a plan
-    (stop "plan"), else ("adaptive", samples set, None)."""
+    (stop "plan"); ("adaptive", samples set, None) when the guest says how
+    each stopped; ("unknown", ...) for results of a guest that did not
+    (its samples= count, which the boots' counts show)."""
     samples = {r.get("samples") for r in results
                if isinstance(r.get("samples"), int)}
     if results and all(r.get("stop") == "plan" for r in results):
         return "fixed", samples, {r.get("iters") for r in results}
-    return "adaptive", samples, None
+    if any("stop" in r for r in results):
+        return "adaptive", samples, None
+    return "unknown", samples, None
 
 
 def _adaptive_rule(doc):
@@ -132,16 +139,20 @@ def _describe(plan):
     if kind == "fixed":
         return "a fixed plan of %s x %s iterations" % (
             text, "/".join(str(i) for i in sorted(iters, key=str)))
-    return "adaptive stopping (%s)" % text
+    return "adaptive stopping (%s)" % text if kind == "adaptive" else text
 
 
 def _plan_differs(pb, pc, rules):
+    """Fixed plans by their samples and iterations; adaptive stopping by
+    its rule (a boot's count is the rule's outcome: one boot per file
+    stopping at 8 and at 12 ran the same plan)."""
     if pb[0] != pc[0]:
         return True
     if pb[0] == "fixed":
         return pb[1] != pc[1] or pb[2] != pc[2]
-    fixed_counts = len(pb[1]) == 1 and len(pc[1]) == 1
-    return rules[0] != rules[1] or (fixed_counts and pb[1] != pc[1])
+    if pb[0] == "unknown" and len(pb[1]) == 1 and len(pc[1]) == 1:
+        return rules[0] != rules[1] or pb[1] != pc[1]
+    return rules[0] != rules[1]
 
 
 def _merge(plans):
@@ -216,11 +227,12 @@ def statistic_refusals(cb, cc, stat):
 
 def _tsc(doc):
     """The TSC rate (kHz) every boot agrees on within TSC_TOLERANCE, None
-    when unknown, guessed or mixed."""
+    when unknown, guessed, calibrated (PIT) or mixed."""
     rates = []
     for run in _runs(doc):
         tsc = _dict(run.get("tsc"))
-        if tsc.get("guess") or not isinstance(tsc.get("khz"), (int, float)):
+        if tsc.get("guess") or tsc.get("source") not in TSC_DECLARED or \
+                not isinstance(tsc.get("khz"), (int, float)):
             return None
         rates.append(float(tsc["khz"]))
     if not rates or max(rates) > min(rates) * (1 + TSC_TOLERANCE):
@@ -365,7 +377,7 @@ def adaptive_warning(cb, cc):
                      if isinstance(r.get("samples"), int)})
              for c in (cb, cc)]
     plans = [{_plan_of(rs)[0] for rs in c.values()} for c in (cb, cc)]
-    if not all(p == {"adaptive"} for p in plans):
+    if not all(p <= {"adaptive", "unknown"} for p in plans):
         return []
     counts = {len({r.get("samples") for r in rs}) for c in (cb, cc)
               for rs in c.values()}
