@@ -1,7 +1,9 @@
 """tests/host/test_abtest.py - ab's sequential rule (tools/trapmeterlib/
-abtest.py) on recorded boots: the alternation, the look schedule, and by
-simulation that early stopping keeps the false-alarm level (both sides drawn
-from one pool of real boots: nothing changed)."""
+stats/abtest.py): the alternation, the look schedule, the recorded sessions
+replayed, and by simulation (tests/host/ab_simulation.py: sessions drawn
+without replacement from a model pool fitted to the recorded A/A session)
+that early stopping keeps the false-alarm level and that "unchanged" keeps
+its own, judged by exact binomial bounds."""
 import copy
 import math
 import os

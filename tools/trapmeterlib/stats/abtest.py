@@ -12,13 +12,16 @@ at its level, so by Bonferroni over looks any metric flagged at any look
 is a false alarm under A/A with probability at most the sum of the levels,
 alpha, whatever the looks see and however early the session stops.  The
 doubling keeps most of alpha for the last look, where a 1-2 % change is
-decided; a large change is still decided at the first look.  A metric's
-verdict is final at the look that decides it (regression, improvement or
-unchanged); the session stops when every selected metric is decided, or
+decided; a large change is still decided at the first look.  "Unchanged"
+is decided at each look at that look's level too (two one-sided tests at
+its alpha / 2, stats/equivalence.py), so a wrong "unchanged" is bounded
+by alpha / 2 over the session.  A metric's verdict is final at the look
+that decides it (regression, improvement or unchanged); the session stops when every selected metric is decided, or
 at --max-boots / --budget.  With --budget, the K look points are set after
 the first round from its wall time (boots_within_budget), so they spread
-over the boots the budget can reach.  `simulate` replays this rule on
-recorded boots."""
+over the boots the budget can reach.  `session_verdicts` and `simulate`
+run this rule on sessions drawn from a pool of boots, `replay` on a
+recorded session."""
 
 import math
 import random
@@ -289,13 +292,3 @@ def _binomial_cdf(k, n, p):
     return min(1.0, sum(math.exp(math.lgamma(n + 1) - math.lgamma(i + 1)
                                  - math.lgamma(n - i + 1) + i * lp
                                  + (n - i) * lq) for i in range(k + 1)))
-
-
-def wilson_upper(k, n, z=1.96):
-    """Upper 95 % bound of a binomial rate k/n."""
-    if n == 0:
-        return 1.0
-    p = k / float(n)
-    centre = p + z * z / (2 * n)
-    rad = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n))
-    return min(1.0, (centre + rad) / (1 + z * z / n))
