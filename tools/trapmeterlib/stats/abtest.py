@@ -16,8 +16,9 @@ decided; a large change is still decided at the first look.  "Unchanged"
 is decided at each look at that look's level too (two one-sided tests at
 its alpha / 2, stats/equivalence.py), so a wrong "unchanged" is bounded
 by alpha / 2 over the session.  A metric's verdict is final at the look
-that decides it (regression, improvement or unchanged); the session stops when every selected metric is decided, or
-at --max-boots / --budget.  With --budget, the K look points are set after
+that decides it (regression, improvement or unchanged); the session
+stops when every selected metric is decided, or at --max-boots /
+--budget.  With --budget, the K look points are set after
 the first round from its wall time (boots_within_budget), so they spread
 over the boots the budget can reach.  `session_verdicts` and `simulate`
 run this rule on sessions drawn from a pool of boots, `replay` on a
