@@ -1,7 +1,11 @@
 """`trapmeter ab`: boot two run configurations alternately (A B B A ...),
 re-evaluate after each round and stop when every selected metric is
 decided (the sequential method lives in trapmeterlib/stats/abtest.py, the
-statistics in trapmeterlib/stats/compare.py)."""
+statistics in trapmeterlib/stats/compare.py).
+
+Size: the options, the session's config (SessionConfig, which sensitivity
+builds too) and the session itself; the rounds and looks are the seam to
+cut next."""
 
 import argparse
 import os
@@ -255,6 +259,9 @@ class Session:
         self.plan = None            # the session's plan (run --plan)
         self.plan_entries = []
         self.tmp = privdir.fresh("ab", say)
+        # names the two files as sides of one interleaved session, so that
+        # compare can tell them from blocks of boots taken apart in time
+        self.session_id = os.urandom(8).hex()
         schedule = abtest.look_schedule(cfg.max_boots, cfg.looks, cfg.alpha)
         self.seq = abtest.Sequential(schedule, cfg.alpha, cfg.looks,
                                      cfg.metrics)
@@ -330,6 +337,8 @@ class Session:
         if self.after_boot:
             self.after_boot(name, doc)
         if self.docs[name] is None:
+            doc["session"] = {"kind": "ab", "id": self.session_id,
+                              "side": name, "order": "A B B A ..."}
             self.docs[name] = doc
         else:
             merged = self.docs[name]

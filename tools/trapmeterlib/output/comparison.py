@@ -1,6 +1,6 @@
 """A comparison's rows (stats/compare.py) rendered: the text table
 `compare` and `ab` print, markdown, the JSON document and JUnit cases."""
-from ..stats.compare import VERDICTS, summarize
+from ..stats.compare import REFUSED, VERDICTS, summarize
 from .junit import Case
 from .report import fmt_num
 
@@ -50,6 +50,8 @@ def render_table(rows, warnings, base_path, cand_path):
 
 def summary_line(counts, changed, failed=()):
     text = ", ".join("%s %d" % (v, counts[v]) for v in VERDICTS)
+    if counts.get(REFUSED):
+        text += ", refused %d (not measured alike)" % counts[REFUSED]
     if failed:
         names = sorted({w.split(" data check ")[1].split(" FAILED")[0]
                         for w in failed})

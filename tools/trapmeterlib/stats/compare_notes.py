@@ -4,11 +4,12 @@ sit in another mode.  They go into the table, markdown, JUnit and JSON
 alike (stats/compare.py builds the rows)."""
 import math
 
-from . import bootstats
+from . import bootstats, comparable
 
 
 def timing_notes(row, alpha):
-    notes = []
+    notes = ["timing verdict refused: %s" % comparable.short(r)
+             for r in row.refused]
     if row.verdict == "regression":
         notes.append("%.3fx slower" % row.slowdown)
     elif row.verdict == "improvement":
