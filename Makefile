@@ -83,6 +83,7 @@ C_SRCS := \
 	kernel/suites/mmio.c \
 	kernel/suites/netframe.c \
 	kernel/suites/pio.c \
+	kernel/suites/pio_table.c \
 	kernel/suites/virtio.c
 
 OBJS := $(ASM_SRCS:%.asm=$(BUILD)/%.o) $(C_SRCS:%.c=$(BUILD)/%.o)
@@ -120,7 +121,7 @@ BENCH_CORE := kernel/bench.c lib/stats.c kernel/plan.c model/model.c kernel/cmdl
               tests/host/fake_fw_cfg.c tests/host/fake_tsc.c tests/host/fake_console.c
 HOST_DEPS_bench    := $(BENCH_CORE)
 HOST_DEPS_plan     := kernel/plan.c lib/fmt.c lib/string.c
-HOST_DEPS_pio      := $(BENCH_CORE) kernel/suites/pio.c drivers/acpi_pm.c drivers/pci.c \
+HOST_DEPS_pio      := $(BENCH_CORE) kernel/suites/pio.c kernel/suites/pio_table.c drivers/acpi_pm.c drivers/pci.c \
                       kernel/suites/edk2_fifo.c model/model_mmio.c drivers/pci_testdev.c
 HOST_DEPS_tsc      := arch/x86/tsc.c tests/host/fake_cpu.c tests/host/fake_io.c tests/host/fake_tsc.c
 HOST_DEPS_pit      := arch/x86/tsc.c tests/host/fake_cpu.c tests/host/fake_io.c tests/host/fake_tsc.c

@@ -12,6 +12,7 @@
 #include "kernel/bench.h"
 #include "kernel/console.h"
 #include "kernel/suites/suites.h"
+#include "kernel/suites/pio.h"
 #include "drivers/fw_cfg.h"
 #include "drivers/uart16550.h"
 #include "arch/x86/tsc.h"
@@ -170,6 +171,32 @@ static void test_breakdown_extras_only_extended(void)
 		CHECK(table_has(extras[i]));
 }
 
+/* A row's name says what it does: target, direction and bits, method,
+ * bytes, ".split" off a page start (edk2's shapes: target.fifo.shape.N);
+ * no name twice. */
+static void test_names_say_what_rows_do(void)
+{
+	static const char *const shape_names[] = { "", "loop", "rep", "probe_rep" };
+	char want[64];
+	u32 i, k;
+
+	CHECK(pio_n_rows > 100);
+	for (i = 0; i < pio_n_rows; i++) {
+		const struct pio_row *r = &pio_rows[i];
+
+		if (r->kind == PIO_FIFO)
+			snprintf(want, sizeof(want), "%s.fifo.%s.%u", r->target,
+				 shape_names[r->shape], r->bytes);
+		else
+			snprintf(want, sizeof(want), "%s.%s%u.%s.%u%s", r->target,
+				 r->dir == DIR_IN ? "in" : "out", r->width * 8,
+				 bench_method_name(r->method), r->bytes, r->off ? ".split" : "");
+		CHECK_STR(r->name, want);
+		for (k = 0; k < i; k++)
+			CHECKF(strcmp(pio_rows[k].name, r->name) != 0, "%s twice", r->name);
+	}
+}
+
 /* rounds=2: a result line per case, then a short round record (schema 4);
  * one check over both rounds that counts cases, not case-rounds. */
 static void test_rounds_check_once(void)
@@ -279,6 +306,7 @@ int main(void)
 	RUN(test_rounds_check_once, "pio: rounds=2 runs each case twice and checks it once");
 	RUN(test_later_rounds_short, "pio: rounds after the first send short round records, no case lines");
 	RUN(test_selection_once_per_boot, "pio: the case globs are matched once per boot, not once per round");
+	RUN(test_names_say_what_rows_do, "pio: every row's name says its target, direction, width, method and size");
 	RUN(test_breakdown_extras_only_extended, "pio: the breakdown's extra sweep points are extended cases, not default ones");
 	RUN(test_bad_byte_fails_cases, "pio: one wrong blob byte fails the per-case data check");
 	RUN(test_out_cases_write_the_pattern, "pio: OUT cases write the pattern, PIC and ELCR what they held");
