@@ -42,16 +42,16 @@ static const char *const background_names[SYNC_CAL_WINDOWS + 2] = {
 /* Poll COM1 RX until a byte or the TSC deadline; counts the polls. */
 static int sync_wait(u32 *polls)
 {
-	u64 deadline = tsc_begin() + (u64)SYNC_TIMEOUT_MS * tsc.khz;
+	struct tsc_wait wait = TSC_WAIT((u64)SYNC_TIMEOUT_MS * 1000);
 	int byte;
 
 	*polls = 0;
 	for (;;) {
 		(*polls)++;
-		byte = uart_getc_timeout(0);
+		byte = uart_getc_ready();
 		if (byte >= 0)
 			return byte;
-		if (tsc_begin() > deadline)
+		if (tsc_wait_over(&wait))
 			return -ETIMEDOUT;
 	}
 }

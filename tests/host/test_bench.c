@@ -34,9 +34,8 @@ static struct tm_config cfg;
 /* ---- what bench.c calls besides the framework ----------------------- */
 
 /* COM1 RX for phase sync: the byte comes after polls_left[point] polls */
-int uart_getc_timeout(u64 spins)
+int uart_getc_ready(void)
 {
-	(void)spins;
 	if (--polls_left[poll_phase] == 0)
 		return reply[poll_phase++];
 	return -1;

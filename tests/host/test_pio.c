@@ -19,6 +19,7 @@
 #include "arch/x86/trap.h"
 #include "arch/x86/paging.h"
 #include <stdio.h>
+#include <unistd.h>
 
 #define BLOB_SIZE 65536
 
@@ -43,9 +44,8 @@ int paging_map_mmio(u64 phys, u64 size)
 	return -ENODEV;
 }
 
-int uart_getc_timeout(u64 spins)
+int uart_getc_ready(void)
 {
-	(void)spins;
 	return 's';
 }
 
@@ -267,6 +267,27 @@ static void test_dma_control_traps_nothing(void)
 	CHECK_EQ_U64(buf[4095], 0x33);
 }
 
+/* A DMA transfer the device never completes (this fake bus ignores the
+ * doorbell): the poll ends by the clock after its 1000 ms bound, counted
+ * by the fake TSC's reads (0.5 ms each here).  An unbounded poll never
+ * ends: the alarm kills the test binary instead. */
+static void test_dma_that_never_completes(void)
+{
+	static u8 buf[64];
+	u64 t0;
+
+	run_suite(-1);
+	fake_io_write_hook = NULL;
+	fake_tsc_read_cost = 1000000;           /* 0.5 ms at 2 GHz */
+	t0 = fake_tsc_now;
+	alarm(20);
+	CHECK_EQ_S64(fw_cfg_dma_read(0x20, buf, sizeof(buf)), -ETIMEDOUT);
+	alarm(0);
+	CHECK(fake_tsc_now - t0 >= 1000ull * 2000000);
+	CHECK(fake_tsc_now - t0 <= 1000ull * 2000000 + 2 * 1000000);
+	fake_tsc_read_cost = 400;
+}
+
 /* What OUT cases write: the blob's pattern to QEMU's ports (debugcon
  * here, from byte 0 of the buffer at every op), all ones to the PIC's mask
  * and what ELCR held (all ones on this fake bus), whatever ran before. */
@@ -310,6 +331,7 @@ int main(void)
 	RUN(test_breakdown_extras_only_extended, "pio: the breakdown's extra sweep points are extended cases, not default ones");
 	RUN(test_bad_byte_fails_cases, "pio: one wrong blob byte fails the per-case data check");
 	RUN(test_out_cases_write_the_pattern, "pio: OUT cases write the pattern, PIC and ELCR what they held");
+	RUN(test_dma_that_never_completes, "pio: a fw_cfg DMA that never completes times out after 1000 ms by the clock");
 	RUN(test_dma_control_traps_nothing, "pio: the fw_cfg DMA control makes no port access");
 	return check_summary();
 }
