@@ -62,14 +62,6 @@ static void wait_tx_empty(void)
 	tx_room = TX_FIFO_DEPTH;
 }
 
-void uart_putc(char c)
-{
-	if (!tx_room)
-		wait_tx_empty();
-	tx_room--;
-	outb((u8)c, COM1_BASE + UART_THR);
-}
-
 /* Bytes as they are, a FIFO's worth per rep outsb: under a software
  * hypervisor each guest instruction costs microseconds, so a per-byte
  * loop would cost more than the exits themselves. */

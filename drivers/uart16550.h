@@ -7,7 +7,6 @@
 #include "lib/types.h"
 
 void uart_init(void);
-void uart_putc(char c);
 /* Write n bytes untranslated. */
 void uart_write(const char *s, size_t n);
 /* Wait (one status poll when idle) until the transmit FIFO is empty, so

@@ -774,11 +774,3 @@ void suite_pio_round(const struct tm_config *cfg, u32 round)
 	if (round + 1 == cfg->rounds)
 		pio_end();
 }
-
-void suite_pio(const struct tm_config *cfg)
-{
-	u32 i;
-
-	for (i = 0; i < cfg->rounds; i++)
-		suite_pio_round(cfg, i);
-}
