@@ -74,7 +74,7 @@
 
 enum ide_kind { K_READ1, K_SEQ, K_MULT, K_WRITE1, K_WSEQ, K_CD_READ1, K_CD_SEQ, K_COUNT };
 
-/* fw_cfg opt/trapmeter/ide, little-endian (tools/trapmeterlib/ide.py) */
+/* fw_cfg opt/trapmeter/ide, little-endian (tools/trapmeterlib/guest/ide.py) */
 struct ide_fw_cfg {
 	u32 magic;          /* IDE_CFG_MAGIC */
 	u32 version;        /* IDE_CFG_VERSION */

@@ -4,7 +4,7 @@
  * string forms (rep movs, rep stos) wherever the device accepts them.
  *
  * Targets (drivers/platform.h; the runner adds the devices, see
- * tools/trapmeterlib/mmio.py):
+ * tools/trapmeterlib/guest/mmio.py):
  *   testdev  pc-testdev's 64 KiB iomem at 0xff000000 (`-device pc-testdev`):
  *            QEMU answers and stores what is written, so every width and
  *            string form is checked byte for byte            handler user

@@ -66,7 +66,7 @@ const struct pio_row pio_rows[] = {
 	/* the same reads into a buffer 512 B before a page end; more split
 	 * reads, rep ins only: the exit a page split adds at the same size
 	 * tells the breakdown's per-exit term from its per-unit term
-	 * (tools/trapmeterlib/breakdown.py); a single loop takes one exit per
+	 * (tools/trapmeterlib/stats/breakdown.py); a single loop takes one exit per
 	 * unit wherever its buffer lies, so one split twin is enough */
 	FWCFG("fwcfg.in8.single.4096.split",  SINGLE,  4096,   SPLIT_OFFSET,    QUICK),
 	FWCFG("fwcfg.in8.rep.4096.split",     REP,     4096,   SPLIT_OFFSET,    QUICK),

@@ -732,7 +732,8 @@ static void probe_link(void)
 }
 
 /* Every frame each NIC moved, probes included: the runner compares these
- * with the backend's own port counters (tools/trapmeterlib/testpmd.py). */
+ * with the backend's own port counters
+ * (tools/trapmeterlib/backends/testpmd.py). */
 static void emit_totals(void)
 {
 	char line[400];

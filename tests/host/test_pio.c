@@ -85,7 +85,8 @@ static void run_suite_words(int bad, const char *words)
 	char err[160];
 	u32 i;
 
-	for (i = 0; i < BLOB_SIZE; i++)        /* tools/trapmeterlib/qemu.py make_blob */
+	/* the blob of tools/trapmeterlib/guest/qemu.py make_blob */
+	for (i = 0; i < BLOB_SIZE; i++)
 		blob[i] = (u8)(i * 7 + (i >> 8) + 0x5a);
 	if (bad >= 0)
 		blob[bad] ^= 0x40;
