@@ -322,6 +322,7 @@ EMPTY_FIELDS = ("exits_measured", "exits_source", "cycles_per_exit",
 
 def _empty(res, why):
     res.update({name: None for name in EMPTY_FIELDS})
+    res.pop("cycles_per_exit_reason", None)
     res["exits_note"] = why
     return res
 
@@ -467,6 +468,9 @@ def _cost_and_model(res, ops, window, notes):
     elif isinstance(median, (int, float)) and median > 0 and \
             per_op >= MIN_EXITS_FOR_COST:
         res["cycles_per_exit"] = round(median / per_op, 1)
+    elif res.get("cycles_net_reason") and per_op >= MIN_EXITS_FOR_COST:
+        # the figure rule: no cost is divided from a net not resolved
+        res["cycles_per_exit_reason"] = res["cycles_net_reason"]
     model = res.get("exits_model")
     if isinstance(model, (int, float)) and not isinstance(model, bool):
         if model > 0:
