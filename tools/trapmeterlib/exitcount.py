@@ -320,9 +320,17 @@ EMPTY_FIELDS = ("exits_measured", "exits_source", "cycles_per_exit",
                 "exits_background_per_s", "exits_background_max")
 
 
+# why a count is not resolved (stored as null beside it)
+COUNT_BELOW = ("below the sync traffic of an empty window (a count under "
+               "zero): not resolved")
+REASON_FIELDS = ("cycles_per_exit_reason", "exits_qmp_reason",
+                 "exit_stats_per_op_reason")
+
+
 def _empty(res, why):
     res.update({name: None for name in EMPTY_FIELDS})
-    res.pop("cycles_per_exit_reason", None)
+    for name in REASON_FIELDS:
+        res.pop(name, None)
     res["exits_note"] = why
     return res
 
@@ -417,10 +425,20 @@ def _fill_qmp(res, group, boot, ops, notes):
     if counter is None:
         notes.append("the host reports no 'exits' counter")
         return None
-    res.update(exits_qmp=round(deltas[counter] / ops, 3),
+    stats = {k: round(v / ops, 3) for k, v in sorted(deltas.items())}
+    # the figure rule: a count below the empty window's is not resolved
+    below = [k for k, v in stats.items() if v < 0]
+    res.update(exits_qmp=None if stats[counter] < 0 else stats[counter],
                exits_counter=counter,
-               exit_stats_per_op={k: round(v / ops, 3)
-                                  for k, v in sorted(deltas.items())})
+               exit_stats_per_op={k: None if v < 0 else v
+                                  for k, v in stats.items()})
+    if below:
+        res["exit_stats_per_op_reason"] = "%s: %s" % (COUNT_BELOW, ", ".join(below))
+    if stats[counter] < 0:
+        res["exits_qmp_reason"] = COUNT_BELOW
+        notes.append("fewer exits than the sync traffic of an empty "
+                     "window: none distinguishable from it")
+        return None
     return deltas[counter]
 
 

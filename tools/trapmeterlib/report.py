@@ -306,7 +306,9 @@ def fmt_qmp(res):
 def fmt_measured(res):
     meas = _number(res.get("exits_measured"))
     # below the empty sync window: nothing to tell from the sync traffic
-    text = "<0" if meas is not None and meas < 0 else fmt_num(res.get("exits_measured"))
+    below = (meas is not None and meas < 0) or (
+        meas is None and res.get("exits_qmp_reason"))
+    text = figure.SHORT if below else fmt_num(res.get("exits_measured"))
     return text + MISMATCH_MARK if model_mismatch(res) else text
 
 
@@ -388,7 +390,12 @@ def _tsc_text(tsc):
         text += " (GUESS)"
     check = tsc.get("check")
     if isinstance(check, dict) and isinstance(check.get("diff_ppm"), int):
-        text += " (pm-timer %+.1f %%)" % (check["diff_ppm"] / 1e4)
+        # diff_ppm: the chosen kHz minus the PM timer's, a deviation (said
+        # as a size and a direction, as every figure shown is unsigned)
+        ppm = check["diff_ppm"]
+        text += " (pm-timer %.1f %% %s)" % (abs(ppm) / 1e4, "higher" if ppm
+                                            < 0 else "lower") if ppm else \
+            " (pm-timer agrees)"
     return text
 
 
@@ -436,9 +443,12 @@ def render_report(run, info, results, checks, skips):
     if any(model_mismatch(r) for r in results):
         lines.append("  ! measured exits differ from the model by more than "
                      "10 % (a finding about the hypervisor, not an error)")
-    if any((_number(r.get("exits_measured")) or 0) < 0 for r in results):
-        lines.append("  <0: fewer exits than the empty sync window: none "
-                     "distinguishable from the sync traffic")
+    if any((_number(r.get("exits_measured")) or 0) < 0 or (
+            r.get("exits_measured") is None and r.get("exits_qmp_reason"))
+           for r in results):
+        lines.append("  %s in exits (meas.): not resolved, fewer exits than "
+                     "the empty sync window: none distinguishable from the "
+                     "sync traffic" % figure.SHORT)
     lines += exit_counter_notes(results)
     if any(r.get("method") == "rep" and isinstance(r.get("cycles_control"),
                                                    dict) for r in results):
