@@ -316,6 +316,50 @@ class CountBoots(unittest.TestCase):
         self.assertIn("--count-boots must be 0 or more", proc.stderr)
 
 
+class SentinelList(unittest.TestCase):
+    """Without --case or --suite, ab (and sensitivity, through it) runs the
+    sentinel list, and the verdict's lines say which list ran."""
+
+    @staticmethod
+    def args(a="", b=""):
+        return types.SimpleNamespace(a_args=a, b_args=b)
+
+    def test_no_choice_runs_the_sentinel_list(self):
+        words, label = ab_cmd.case_list(self.args(), ["--accel", "kvm"])
+        self.assertEqual(words[:4], ["--suite", ab_cmd.SENTINEL_SUITES, "--case",
+                                     ",".join(ab_cmd.SENTINEL_CASES)])
+        self.assertEqual(words[4:], ["--accel", "kvm"])
+        self.assertIn("sentinel list", label)
+        self.assertIn("pio.user", label)    # sensitivity's round trip
+
+    def test_a_choice_anywhere_runs_it(self):
+        for shared, a, b in ((["--case", "cpuid"], "", ""),
+                             (["--suite=ide"], "", ""),
+                             ([], "--case pio.*", ""), ([], "", "--suite ide")):
+            words, label = ab_cmd.case_list(self.args(a, b), list(shared))
+            self.assertEqual(words, shared)
+            self.assertNotIn("sentinel", label)
+
+    def test_one_or_two_cases_per_handler_class_and_direction(self):
+        # the choice written down in docs/design.md: the pio cases by
+        # (handler, direction) from their names; the exits anchors
+        classes = {}
+        for case in ab_cmd.SENTINEL_CASES:
+            if case in ("cpuid", "pio.kernel", "pio.user"):
+                continue
+            target, direction = case.split(".")[0], case.split(".")[1][:-1]
+            classes.setdefault((target in ("pic", "elcr"), direction),
+                               []).append(case)
+        self.assertEqual(len(classes), 4)
+        self.assertTrue(all(1 <= len(v) <= 2 for v in classes.values()))
+        self.assertTrue(all(c.endswith(".512") for v in classes.values()
+                            for c in v))
+        with open(os.path.join(ROOT, "docs", "design.md")) as fh:
+            design = fh.read()
+        for case in ab_cmd.SENTINEL_CASES:
+            self.assertIn("`%s`" % case, design)
+
+
 class ShimProof(unittest.TestCase):
     """A boot that did not count exits is still checked against the shim:
     with the side's counted exits per op and its own ops."""

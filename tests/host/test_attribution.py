@@ -12,7 +12,9 @@ from trapmeterlib.commands import compare as compare_cmd  # noqa: E402
 from tests.host.test_breakdown import anchors, sweep  # noqa: E402
 
 
-def doc(n=4, round_trip=0.0, kernel=9000.0, with_exits=True):
+def doc(n=4, round_trip=0.0, kernel=9000.0, with_exits=True, counted=None):
+    """A side of n boots; exits counted in every boot, or (ab's
+    --count-boots) in the first `counted` only."""
     boots = []
     for b in range(n):
         jitter = lambda i, b=b: 1.0 + 0.002 * ((i * 5 + b * 3) % 7)  # noqa: E731
@@ -20,7 +22,8 @@ def doc(n=4, round_trip=0.0, kernel=9000.0, with_exits=True):
                         noise=jitter)
         results += anchors(kernel=kernel + 20.0 * (b % 3))
         for r in results:
-            if r["suite"] == "pio" and with_exits:
+            if r["suite"] == "pio" and with_exits and (counted is None
+                                                       or b < counted):
                 r["exits_measured"] = r["exits_model"]
         boots.append({"index": b, "results": results})
     return {"schema": 2, "boots": boots}
@@ -36,6 +39,16 @@ class Attribution(unittest.TestCase):
         lo, hi = entry["components"]["device_model"]["ci"]
         self.assertLessEqual(lo, 0.0)
         self.assertGreaterEqual(hi, 0.0)
+
+    def test_ab_s_default_session_attributes_with_one_counted_boot(self):
+        # ab --count-boots 1: the first boot of each side counts exits;
+        # the others take its exits per op, so every boot has a breakdown
+        self.assertEqual(len(attribution.per_boot(doc(counted=1))), 4)
+        attr = attribution.attribution(doc(counted=1),
+                                       doc(round_trip=2445.0, counted=1))
+        self.assertEqual(attr["fwcfg.in"]["moved"], "qemu_round_trip")
+        # no boot counted: no exits known, nothing to attribute (TCG)
+        self.assertEqual(attribution.per_boot(doc(counted=0)), [])
 
     def test_a_slower_in_kernel_port_is_kvm_pio_not_the_round_trip(self):
         # every exit slower by 1500 through KVM: kvm_pio moves, the rest not

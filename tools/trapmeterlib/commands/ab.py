@@ -9,7 +9,8 @@ import shlex
 import sys
 import time
 
-from .. import (abtest, compare, forkrun, plan, privdir, report, rounds,
+from .. import (abtest, attribution, breakdown, compare, forkrun, plan,
+               privdir, report, rounds,
                status)
 from . import compare as compare_cmd
 from . import run as run_cmd
@@ -21,6 +22,16 @@ DEFAULT_COUNT_BOOTS = 1     # boots per side that count exits
 # run options ab sets itself, per boot
 OWN_RUN_OPTIONS = ("--repeat", "--json", "--log", "--junit", "--plan",
                    "--no-build", "--rounds")
+# The sentinel list: what ab and sensitivity run when no --case or --suite
+# is given, one or two cases per handler class and direction, 512-byte
+# loops (they resolve more per second than 4096-byte ones); the choice and
+# its measurement: docs/design.md, "The sentinel list".
+SENTINEL_SUITES = "pio,exits"
+SENTINEL_CASES = ("fwcfg.in8.single.512", "fwcfg.in8.rep.512",
+                  "debugcon.out8.single.512", "debugcon.out8.rep.512",
+                  "pic.in8.single.512", "pic.out8.single.512",
+                  "cpuid", "pio.kernel", "pio.user")
+SELECTING = ("--case", "--suite")
 
 
 def add_parser(sub, fmt):
@@ -41,10 +52,12 @@ def add_parser(sub, fmt):
         "frozen, and the "
         "session stops when every selected metric is a regression, an "
         "improvement or unchanged, or --max-boots / --budget runs out. "
+        "Without --case or --suite the session runs the sentinel list (%s; "
+        "docs/design.md), and the verdict says which list ran. "
         "Unknown options are run options for both sides; for a verdict on "
         "cycles per op and exits alone, --cmdline controls=off skips the "
         "control ops (no net figures or breakdown; boots about a fifth "
-        "shorter on this project's hosts).")
+        "shorter on this project's hosts)." % ", ".join(SENTINEL_CASES))
     add_ab_options(ab.add_argument)
     compare_cmd.add_verdict_options(ab.add_argument)
 
@@ -129,6 +142,26 @@ def check_run_options(words, what):
         raise OptionError("%s: %s" % (what, exc.message))
 
 
+def selects_cases(words):
+    """Do these run words choose cases (--case or --suite)?"""
+    return any(w.split("=")[0] in SELECTING for w in words)
+
+
+def case_list(args, shared):
+    """(shared run words, which list runs): the sentinel list when no
+    side's words choose cases, else theirs."""
+    sides = " ".join((getattr(args, "a_args", "") or "",
+                      getattr(args, "b_args", "") or ""))
+    if selects_cases(shared) or any(sel in sides for sel in SELECTING):
+        return shared, "the cases --case/--suite selected"
+    words = ["--suite", SENTINEL_SUITES, "--case", ",".join(SENTINEL_CASES)]
+    return words + shared, ("the sentinel list (%d cases, one or two per "
+                            "handler class and direction: %s; --case or "
+                            "--suite runs others)" % (
+                                len(SENTINEL_CASES),
+                                ", ".join(SENTINEL_CASES)))
+
+
 def side_words(args, shared, extra):
     """{"a": (run words, qemu args), "b": ...}, validated."""
     sides = {}
@@ -178,6 +211,25 @@ def _tail(path, lines=6):
             return fh.read().strip().splitlines()[-lines:]
     except OSError:
         return []
+
+
+BREAKDOWN_EXITS = "exits per op of the side's counted boot (--count-boots)"
+
+
+def add_breakdowns(doc, whole=False):
+    """Every boot of a side carries its breakdown once one boot counted
+    exits (attribution.boots_with_exits): a boot that did not count them
+    takes the counted boot's exits per op (`breakdown_exits` says so).
+    whole: also the side's breakdown over all its boots (`breakdown`)."""
+    lists = attribution.boots_with_exits(doc)
+    if not lists:
+        return
+    for boot in doc["boots"]:
+        if boot.get("results") and "breakdown" not in boot:
+            boot["breakdown"] = breakdown.breakdown([boot["results"]])
+            boot["breakdown_exits"] = BREAKDOWN_EXITS
+    if whole and len(lists) > 1:
+        doc["breakdown"] = breakdown.breakdown(lists)
 
 
 class Session:
@@ -279,6 +331,7 @@ class Session:
             merged["exit_code"] = max(merged.get("exit_code", 0),
                                       doc.get("exit_code", 0))
             merged["status"] = status.status_name(merged["exit_code"])
+        add_breakdowns(self.docs[name])
         report.write_json_atomic(self.paths[name], self.docs[name])
 
     def compare(self, alpha):
@@ -404,8 +457,13 @@ def finish(args, session, rows, warnings):
         "of side A that is not compared" % (
             len(session.plan_entries), args.min_samples, plan.WINDOW_MS),
         "ab: exits counted, where run counts them, in the first %d boot(s) "
-        "of each side (--count-boots); cycles_per_exit comes from those"
-        % args.count_boots]
+        "of each side (--count-boots); cycles_per_exit comes from those, "
+        "and every boot's breakdown takes their exits" % args.count_boots,
+        "ab: case list: %s" % getattr(args, "case_list",
+                                      "the cases --case/--suite selected")]
+    for name in ("a", "b"):
+        add_breakdowns(session.docs[name], whole=True)
+        report.write_json_atomic(session.paths[name], session.docs[name])
     sys.stdout.write(compare.render_table(rows, warnings, args.a_json,
                                           args.b_json))
     sys.stdout.write(compare_cmd.attribution_text(session.docs["a"],
@@ -423,7 +481,9 @@ def build_once(args):
 
 def command(args, extra=(), after_boot=None):
     thresholds = validate(args)
-    sides = side_words(args, list(getattr(args, "run_options", [])), extra)
+    shared, args.case_list = case_list(
+        args, list(getattr(args, "run_options", [])))
+    sides = side_words(args, shared, extra)
     build_once(args)
     session = Session(args, sides, thresholds, after_boot)
     try:

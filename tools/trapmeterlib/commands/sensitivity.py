@@ -39,7 +39,8 @@ def add_parser(sub, fmt):
         "delay flagged, the A/A false alarms and the verdicts of in-kernel "
         "controls. Needs KVM and a dynamically linked QEMU (status 12 "
         "otherwise). Unknown options are run options (--case, --suite, "
-        "--cmdline, ...).")
+        "--cmdline, ...); without --case or --suite every session runs ab's "
+        "sentinel list (docs/design.md).")
     add = sen.add_argument
     add("--levels", default=",".join("%g" % x for x in DEFAULT_LEVELS),
         help="delays in percent of the round trip (default %s)"
@@ -472,12 +473,14 @@ def sessions_and_table(args, levels, qemu, shim, tmp, begin, extra):
         if name in table:
             table[name]["handler"] = handler
     text = render(table, sessions, levels, rt)
+    cases = ab_cmd.case_list(args, args.run_options)[1]
+    text += "case list: %s\n" % cases
     alarms = false_alarms(table)
     text += "".join("false alarm: %s\n" % a for a in alarms)
     sys.stdout.write(text)
     doc = {"tool": "trapmeter", "kind": "sensitivity", "levels_pct": levels,
            "round_trip": {"cycles": rt[0], "ns": rt[1]}, "cases": table,
-           "sessions": sessions, "false_alarms": alarms,
+           "sessions": sessions, "false_alarms": alarms, "case_list": cases,
            "wall_s": round(time.monotonic() - begin, 1)}
     for path in filter(None, (os.path.join(args.out, "sensitivity.json"),
                               args.json)):
