@@ -16,7 +16,9 @@ import unittest
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 sys.path.insert(0, os.path.join(ROOT, "tools"))
 
-from trapmeterlib import breakdown, compare, ide, report  # noqa: E402
+from trapmeterlib.guest import ide  # noqa: E402
+from trapmeterlib.output import report  # noqa: E402
+from trapmeterlib.stats import breakdown, compare  # noqa: E402
 from trapmeterlib.commands import run as run_cmd  # noqa: E402
 from trapmeterlib.output import figure  # noqa: E402
 

@@ -19,7 +19,7 @@ record stored by an earlier runner and its replay compare alike.  The
 raw difference stays a function of the stored cycles and cycles_control
 (raw_net)."""
 
-from .output import figure
+from ..output import figure
 
 COMPACT_SCHEMA = 3
 CYCLES_KEYS = ("min", "p10", "median", "p90", "p99", "max", "mean", "stddev")

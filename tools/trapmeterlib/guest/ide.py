@@ -15,7 +15,7 @@ import struct
 from dataclasses import dataclass
 
 from .dump import time_mark
-from .output import figure
+from ..output import figure
 
 MASK = (1 << 64) - 1
 SECTOR = 512

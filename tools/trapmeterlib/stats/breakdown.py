@@ -90,9 +90,10 @@ stores the result as `breakdown`, attribution.py names what moved.
 """
 import math
 
-from . import bootstats, resultform
+from . import bootstats
+from ..guest import resultform
 from .lowfit import frontier, solve
-from .output import figure as fig
+from ..output import figure as fig
 
 # two-sided 95 % Student t quantiles by degrees of freedom
 T95 = {1: 12.706, 2: 4.303, 3: 3.182, 4: 2.776, 5: 2.571, 6: 2.447,
