@@ -50,6 +50,28 @@ class Attribution(unittest.TestCase):
         # no boot counted: no exits known, nothing to attribute (TCG)
         self.assertEqual(attribution.per_boot(doc(counted=0)), [])
 
+    def test_the_anchors_alone_name_a_slower_round_trip(self):
+        # ab's sentinel list has no size sweep: cpuid, pio.kernel and
+        # pio.user alone lay out one access to a QEMU port
+        def side(round_trip):
+            boots = []
+            for b in range(4):
+                j = 20.0 * ((b * 3) % 5)
+                boots.append({"results": [
+                    {"suite": "pio", "case": "fwcfg.in8.single.512",
+                     "exits_measured": 513.0, "cycles": {"min": 1e7}},
+                    {"suite": "exits", "case": "cpuid", "cycles_net": 300.0 + j},
+                    {"suite": "exits", "case": "pio.kernel", "cycles_net": 1500.0 + j},
+                    {"suite": "exits", "case": "pio.user",
+                     "cycles_net": 24000.0 + round_trip + j}]})
+            return {"boots": boots}
+        attr = attribution.attribution(side(0.0), side(9000.0))
+        entry = attr[attribution.ANCHOR_CLASS]
+        self.assertEqual(entry["moved"], "qemu_round_trip")
+        self.assertAlmostEqual(entry["delta"], 9000.0, delta=1.0)
+        self.assertIsNone(attribution.attribution(side(0.0), side(0.0))
+                          [attribution.ANCHOR_CLASS]["moved"])
+
     def test_a_slower_in_kernel_port_is_kvm_pio_not_the_round_trip(self):
         # every exit slower by 1500 through KVM: kvm_pio moves, the rest not
         attr = attribution.attribution(doc(), doc(kernel=10500.0))

@@ -16,7 +16,7 @@ import unittest
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 sys.path.insert(0, os.path.join(ROOT, "tools"))
 
-from trapmeterlib.guest import ide  # noqa: E402
+from trapmeterlib.guest import ide, mmio  # noqa: E402
 from trapmeterlib.output import report  # noqa: E402
 from trapmeterlib.stats import breakdown, compare  # noqa: E402
 from trapmeterlib.commands import run as run_cmd  # noqa: E402
@@ -172,6 +172,17 @@ class ModelLabels(unittest.TestCase):
         # columns by the header's names (two spaces apart)
         names = re.split(r"\s{2,}", head.strip())
         values = re.split(r"\s{2,}", cells.strip())
+        shown = self.columns_of(names, values)
+        self.assertEqual(len(shown), 2, (names, values))
+        self.assertTrue(all("(model)" in h for h in shown), shown)
+
+    def test_the_handler_class_table(self):
+        row = {"case": "ptd.mmio.wr8", "handler": "user", "exits_model": 271828,
+               "exits_to_qemu_model": 271828, "exits_measured": 1.0,
+               "cycles": {"median": 5.0}}
+        lines = [l for l in mmio.render([row]).splitlines() if l.strip()][1:3]
+        names = re.split(r"\s{2,}", lines[0].strip())
+        values = re.split(r"\s{2,}", lines[1].strip())
         shown = self.columns_of(names, values)
         self.assertEqual(len(shown), 2, (names, values))
         self.assertTrue(all("(model)" in h for h in shown), shown)
