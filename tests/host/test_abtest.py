@@ -3,6 +3,7 @@ abtest.py) on recorded boots: the alternation, the look schedule, and by
 simulation that early stopping keeps the false-alarm level (both sides drawn
 from one pool of real boots: nothing changed)."""
 import copy
+import io
 import os
 import sys
 import types
@@ -14,6 +15,7 @@ sys.path.insert(0, os.path.join(ROOT, "tools"))
 
 from trapmeterlib import abtest, bootstats, compare, plan  # noqa: E402
 from trapmeterlib.commands import ab as ab_cmd  # noqa: E402
+from trapmeterlib.output import progress  # noqa: E402
 
 
 def pool():
@@ -201,6 +203,8 @@ class FakeSession:
         self.look_s, self.compare_s = 0.0, 0.0
         self.n = {"a": 0, "b": 0}
         self.levels = []
+        self.title = "ab"
+        self.status = progress.Progress(io.StringIO(), terminal=False)
 
     def make_plan(self):
         pass

@@ -15,6 +15,7 @@ import sys
 import time
 
 from .. import compare, host, privdir, report, status
+from ..output import html
 from . import ab as ab_cmd
 from . import compare as compare_cmd
 from .common import OptionError, TrapmeterError, repo_root, say
@@ -200,8 +201,9 @@ def ab_args(args, name, a_qemu, b_qemu, budget):
     ns.a_args = ns.b_args = ""
     ns.a_json, ns.b_json = stem + "-a.json", stem + "-b.json"
     ns.json, ns.markdown = stem + "-verdicts.json", stem + "-verdicts.md"
-    ns.junit = ns.plot = None
+    ns.junit = ns.plot = ns.html = None
     ns.budget, ns.no_build = budget, True
+    ns.status_title = "sensitivity " + name
     return ns
 
 
@@ -482,4 +484,8 @@ def sessions_and_table(args, levels, qemu, shim, tmp, begin, extra):
     for path in filter(None, (os.path.join(args.out, "sensitivity.json"),
                               args.json)):
         report.write_json_atomic(path, doc)
+    if args.html:
+        report.write_text_atomic(args.html, html.sensitivity_report(
+            doc, text.rstrip("\n").split("\n")))
+        say("report written to %s" % args.html)
     return status.REGRESSION if alarms else status.OK
