@@ -62,12 +62,14 @@ def pre(ident, lines):
     return "<pre id=\"%s\">%s</pre>" % (ident, esc("\n".join(lines)))
 
 
-def table(ident, head, rows, left=1, classes=None):
-    """A table: `left` first columns left-aligned; classes[i] a row class."""
+def table(ident, head, rows, left=1, classes=None, text_last=False):
+    """A table: `left` first columns left-aligned (and the last one when
+    text_last: a column of notes); classes[i] a row class."""
     def cells(tag, values):
-        return "".join("<%s%s>%s</%s>" % (tag, " class=\"l\"" if i < left
-                                          else "", esc(v), tag)
-                       for i, v in enumerate(values))
+        return "".join("<%s%s>%s</%s>" % (
+            tag, " class=\"l\"" if i < left or (text_last and i == len(
+                values) - 1) else "", esc(v), tag)
+            for i, v in enumerate(values))
     out = ["<table id=\"%s\">" % ident, "<thead><tr>%s</tr></thead>"
            % cells("th", head), "<tbody>"]
     for i, row in enumerate(rows):
@@ -140,17 +142,15 @@ def breakdown_table(doc):
 def findings_table(doc):
     groups, _counted = summary.findings(doc)
     rows = []
-    for key, results in groups:
+    for meaning, results in groups:
         for res in results:
             rows.append([res.get("case"), res.get("handler"),
                          text(figure.model(res.get("exits_model") or 0)),
                          text(figure.measured(res["exits_measured"])),
-                         summary.meaning(key[2], res.get("exits_model") or 0,
-                                         res["exits_measured"],
-                                         res.get("exits_source") or "exit")])
+                         meaning])
     return table("table-findings", ["case", "handler", "exits (model)",
                                     "exits (measured)", "what it means"],
-                 rows, left=2)
+                 rows, left=2, text_last=True)
 
 
 def checks_table(doc):
@@ -214,7 +214,7 @@ def verdict_table(rows):
     classes = {i: r.verdict for i, r in enumerate(rows)
                if r.verdict in ("regression", "improvement")}
     return table("table-verdicts", list(compare.TABLE_HEAD), cells, left=3,
-                 classes=classes)
+                 classes=classes, text_last=True)
 
 
 def compare_report(rows, warnings, title, labels, boots=None, extra=()):

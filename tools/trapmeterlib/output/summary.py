@@ -356,6 +356,27 @@ def checks_line(doc):
     return text[:WIDTH - 3] + "..." if len(text) > WIDTH else text
 
 
+def ide_lines(doc):
+    """Suite ide's regression view (the OVMF story) per device: reading
+    4 MiB with rep insw against the inw loop, over boots."""
+    views = {}
+    for boot in boots_with_results(doc):
+        for v in boot.get("other") or []:
+            if v.get("type") == "view" and v.get("suite") == "ide":
+                key = "%s %s" % (v.get("what"), v.get("device"))
+                views.setdefault(key, []).append(v)
+    lines = ["IDE PIO, reading 4 MiB (OVMF's regression: 28 s -> 464 s, 16.6x):"]
+    for key, got in views.items():
+        rep = over_boots([v.get("rep_s") for v in got])
+        loop = over_boots([v.get("loop_s") for v in got])
+        ratio = over_boots([v.get("loop_over_rep") for v in got], is_cost=False)
+        lines.append(("  %-30s %s s by rep insw, %s s by the inw loop: %sx" % (
+            key, figure.text(rep, number=grouped, short=False),
+            figure.text(loop, number=grouped, short=False),
+            figure.text(ratio, number=times)))[:WIDTH])
+    return lines if views else []
+
+
 def run_summary(doc, json_path=None):
     """The summary of a run's results document, as lines."""
     lines = header_lines(doc)
@@ -371,6 +392,7 @@ def run_summary(doc, json_path=None):
     lines.append(what + spread + ":")
     lines += class_lines(doc)
     lines += rep_lines(doc)
+    lines += ide_lines(doc)
     lines += finding_lines(doc)
     lines.append(checks_line(doc))
     tail = "status %s" % doc.get("status")
