@@ -13,7 +13,7 @@ it returns text; the commands write it."""
 import html
 
 from . import figure, plots, summary, svgplot
-from .. import report
+from . import report
 
 STYLE = """
 body { font-family: sans-serif; margin: 1.5em auto; max-width: 1200px;
@@ -209,7 +209,7 @@ def run_report(doc, json_path=None):
 # ---------------------------------------------------------------- compare
 
 def verdict_table(rows):
-    from .. import compare
+    from ..stats import compare
     cells = [compare.row_cells(r) for r in rows]
     classes = {i: r.verdict for i, r in enumerate(rows)
                if r.verdict in ("regression", "improvement")}

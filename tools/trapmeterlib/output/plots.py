@@ -26,7 +26,7 @@ import math
 import statistics
 
 from . import figure, svgplot
-from .. import bootstats
+from ..stats import bootstats
 
 Figure = namedtuple("Figure", "id title svg reason caption")
 

@@ -22,9 +22,11 @@ import os
 import re
 import shlex
 
-from . import qemu, report, status
-from .dump import parse_dump
-from .status import Outcome, decide_from_dump
+from ..guest import qemu
+from ..output import report
+from ..system import exitstatus
+from ..guest.dump import parse_dump
+from ..system.exitstatus import Outcome, decide_from_dump
 
 MONITOR_NAME = "trapmeter"
 MONITOR_START = r"trapmeter \S+ START"
@@ -705,7 +707,7 @@ def boot_from_run(index, run):
         lava["dump_results"] = len(dump.results)
         lava["mismatches"] = problems
         if problems:
-            outcome = Outcome(max(outcome.code, status.GARBLED),
+            outcome = Outcome(max(outcome.code, exitstatus.GARBLED),
                               outcome.messages + ["LAVA test cases disagree "
                                                   "with the guest dump: "
                                                   + "; ".join(problems[:5])])
@@ -722,17 +724,17 @@ def boot_from_run(index, run):
 
 def _outcome_from_cases(run, cases):
     if not cases:
-        return Outcome(status.GARBLED, ["%s: no trapmeter test cases and no "
+        return Outcome(exitstatus.GARBLED, ["%s: no trapmeter test cases and no "
                                         "guest serial output (job result: "
                                         "%s)" % (run.path, run.job_result)])
     _found, code = _results_from_cases(cases)
-    if isinstance(code, int) and code in status.NAMES:
+    if isinstance(code, int) and code in exitstatus.NAMES:
         out = Outcome(code)
-        if code != status.OK:
+        if code != exitstatus.OK:
             out.messages.append("guest status %s (from LAVA case %s)"
-                                % (status.status_name(code), STATUS_CASE))
+                                % (exitstatus.status_name(code), STATUS_CASE))
         return out
-    return Outcome(status.GARBLED, ["%s: no %s test case (job cut short?); "
+    return Outcome(exitstatus.GARBLED, ["%s: no %s test case (job cut short?); "
                                     "job result: %s" % (run.path, STATUS_CASE,
                                                         run.job_result)])
 
