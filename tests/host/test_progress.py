@@ -11,7 +11,7 @@ import unittest
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..",
                                 "tools"))
-from trapmeterlib import abtest, compare  # noqa: E402
+from trapmeterlib.stats import abtest, compare  # noqa: E402
 from trapmeterlib.commands import ab as ab_cmd  # noqa: E402
 from trapmeterlib.commands import common  # noqa: E402
 from trapmeterlib.output import progress  # noqa: E402

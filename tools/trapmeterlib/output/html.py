@@ -248,6 +248,7 @@ def sensitivity_tables(sdoc):
                      "-" if res is None else "%.1f %%" % (100 * res)]
                     + [v or "-" for _p, v in plots.level_verdicts(case, levels)]
                     + ["%g %%" % case["smallest"] if case.get("smallest")
+                       else "never (control)" if case.get("handler") == "kernel"
                        else "none"])
     head = ["case", "handler", "A/A", "A/A resolves"] + [
         "+%g %%" % p for p in levels] + ["smallest flagged"]

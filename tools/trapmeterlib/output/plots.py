@@ -12,9 +12,9 @@ gnuplot, no data of that kind).  What is drawn:
                      stacked bars of its layers (VM exit, KVM PIO, round
                      trip to QEMU, device model), each with its 95 %
                      interval; a layer not resolved is left out of its bar
-  strip_figures      compare/ab: per flagged metric the per-boot figures
-                     of both sides, each side's undisturbed band shaded,
-                     boots in another mode marked
+  strip_figures      compare/ab: per flagged metric (up to MAX_STRIPS) the
+                     per-boot figures of both sides, each side's
+                     undisturbed band shaded, boots in another mode ringed
   sensitivity_figure the verdict per case and level of a sensitivity run,
                      with the A/A session's resolution per case
 
@@ -36,7 +36,7 @@ LAYERS = (("vm_exit", "VM exit+entry", "#4c72b0"),
           ("kvm_pio", "KVM PIO emulation", "#55a868"),
           ("qemu_round_trip", "round trip to QEMU", "#c44e52"),
           ("device_model", "device model / unit", "#8172b2"))
-MAX_STRIPS = 12
+MAX_STRIPS = 60            # strip plots drawn; the rest named in a note
 q = svgplot.quote
 
 
@@ -266,8 +266,13 @@ def strip_figures(rows, labels=("base", "candidate")):
     if not flagged:
         return [absent("fig-strip", "per-boot figures of the flagged "
                        "metrics", "no metric was flagged")]
-    return [strip_figure(i, r, labels) for i, r in
-            enumerate(flagged[:MAX_STRIPS])]
+    out = [strip_figure(i, r, labels) for i, r in
+           enumerate(flagged[:MAX_STRIPS])]
+    if len(flagged) > MAX_STRIPS:
+        out.append(absent("fig-strip-more", "%d more flagged metrics"
+                          % (len(flagged) - MAX_STRIPS), "not drawn here; "
+                          "they are in the verdict table"))
+    return out
 
 
 # ---------------------------------------------------------------- sensitivity
@@ -310,12 +315,15 @@ def sensitivity_figure(sdoc):
              % (i, st, q(c), q(label)) for i, (label, st, c) in
              enumerate(styles) if data[i] != [None]]
     tics = ", ".join("%s %d" % (q(n), y) for y, n in enumerate(names))
+    xs = list(levels) + [x for x, _y in res]
     script = ["set logscale x", "set grid",
-              "set xrange [%f:%f]" % (min(levels) / 1.6, max(levels) * 1.6),
+              "set xrange [%f:%f]" % (min(xs) / 1.6, max(xs) * 1.6),
+              "set xtics (%s)" % ", ".join("%s %g" % (q("%g %%%%" % p), p)
+                                           for p in sorted(set(levels))),
               "set yrange [-0.7:%f]" % (len(names) - 0.3),
               "set ytics (%s) font ',8'" % tics,
               "set xlabel 'delay added to each exit to QEMU, % of the round "
-              "trip'", "set key outside bottom center horizontal font ',8'",
+              "trip'", "set key outside top center horizontal font ',8'",
               "set lmargin 30", "plot " + ", ".join(plots)]
     return draw(fid, title, script, data, (860, 140 + 26 * len(names)),
                 "per case the verdict of cycles per op at each level; the "

@@ -448,10 +448,13 @@ def limit_line(rows):
                  and _number(r.get("resolution")))
     if not res:
         if any(r.get("verdict") == "inconclusive" for r in rows):
-            return ("detection limit: not resolved (too few boots a side for "
-                    "the test to flag anything)")
+            return ("detection limit: not resolved (no inconclusive row has "
+                    "the boots for a resolution)")
         return "detection limit: every metric decided"
     mid = res[len(res) // 2]
+    if round(100 * res[0], 1) == round(100 * res[-1], 1):
+        return ("detection limit: the inconclusive timing rows resolve "
+                "%.1f %%" % (100 * res[0]))
     return ("detection limit: the inconclusive timing rows resolve "
             "%.1f-%.1f %% (median %.1f %%)" % (100 * res[0], 100 * res[-1],
                                                100 * mid))
