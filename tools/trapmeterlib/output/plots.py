@@ -252,6 +252,7 @@ def strip_figure(index, row, labels):
         plots.append("$D2 using 1:2 with points pt 6 ps 1.4 lc rgb %s "
                      "title 'another mode (bimodal)'" % q(RED))
     script = ["set grid ytics", "set xrange [-0.6:1.6]",
+              "set offsets 0, 0, graph 0.06, graph 0.06",
               "set format y '%.1s%c'",
               "set xtics (%s 0, %s 1)" % (q(labels[0]), q(labels[1])),
               "set ylabel %s" % q(row.metric), "set key outside bottom center "

@@ -370,9 +370,8 @@ def ide_lines(doc):
         rep = over_boots([v.get("rep_s") for v in got])
         loop = over_boots([v.get("loop_s") for v in got])
         ratio = over_boots([v.get("loop_over_rep") for v in got], is_cost=False)
-        lines.append(("  %-30s %s s by rep insw, %s s by the inw loop: %sx" % (
-            key, figure.text(rep, number=grouped, short=False),
-            figure.text(loop, number=grouped, short=False),
+        lines.append(("  %-30s %s by rep insw, %s by the inw loop: %sx" % (
+            key, cell(rep, "s"), cell(loop, "s"),
             figure.text(ratio, number=times)))[:WIDTH])
     return lines if views else []
 
