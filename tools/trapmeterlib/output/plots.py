@@ -93,8 +93,8 @@ def rep_figure(key, methods):
         target, direction, 8 * width)
     data = [_series(methods.get(m, {}), n) for n in ("cpu", "model", "meas")
             for m in ("single", "rep")]
-    if len(data[0]) + len(data[1]) < 2:
-        return None
+    if len(data[0]) < 2 or len(data[1]) < 2:
+        return None             # a curve over transfer size needs two sizes
     style = ("lc rgb %s pt 7 ps 0.6" % q(BLUE), "lc rgb %s pt 5 ps 0.6"
              % q(ORANGE))
     top = ["$D%d using 1:2 with linespoints %s title %s" % (i, style[i], q(
@@ -127,7 +127,8 @@ def rep_figures(boots_results):
     out = [f for f in out if f]
     if not out:
         return [absent("fig-rep", "cycles per unit over transfer size",
-                       "no port with both REP and single rows at two sizes")]
+                       "no port with REP and single rows at two sizes or more "
+                       "each (--quick runs one size)")]
     return out
 
 
