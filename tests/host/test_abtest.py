@@ -5,6 +5,7 @@ without replacement from a model pool fitted to the recorded A/A session)
 that early stopping keeps the false-alarm level and that "unchanged" keeps
 its own, judged by exact binomial bounds."""
 import copy
+import io
 import math
 import os
 import sys
@@ -19,6 +20,7 @@ from trapmeterlib.guest import plan  # noqa: E402
 from trapmeterlib.stats import abtest, bootstats, compare  # noqa: E402
 from tests.host import ab_simulation as sim  # noqa: E402
 from trapmeterlib.commands import ab as ab_cmd  # noqa: E402
+from trapmeterlib.output import progress  # noqa: E402
 
 
 def ab_pool():
@@ -290,6 +292,8 @@ class FakeSession:
         self.look_s, self.compare_s = 0.0, 0.0
         self.n = {"a": 0, "b": 0}
         self.levels = []
+        self.title = "ab"
+        self.status = progress.Progress(io.StringIO(), terminal=False)
 
     def make_plan(self):
         pass

@@ -48,8 +48,13 @@ def cli(*args):
 
 class Fixtures(unittest.TestCase):
     def test_every_fixture_verifies(self):
+        """Every results.json fixture (a sensitivity run's own document,
+        kvm-sensitivity.json, is not one)."""
         for name in sorted(os.listdir(FIX)):
-            if name.endswith(".json"):
+            with open(fixture(name)) as fh:
+                kind = json.load(fh).get("kind") if name.endswith(".json") \
+                    else None
+            if name.endswith(".json") and kind != "sensitivity":
                 doc = compare.read_results(fixture(name))
                 self.assertGreaterEqual(len(compare.boot_results(doc)), 2, name)
 

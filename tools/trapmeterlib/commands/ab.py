@@ -13,6 +13,8 @@ from ..guest import plan, rounds
 from ..output import report
 from ..stats import abtest, attribution, breakdown, compare
 from ..system import exitstatus, forkrun, privdir
+from ..output import html
+from ..output import progress as progress_line
 from . import compare as compare_cmd
 from . import run as run_cmd
 from .common import (PROG, OptionError, Parser, TrapmeterError, repo_root,
@@ -255,6 +257,8 @@ class Session:
                                         args.alpha)
         self.seq = abtest.Sequential(schedule, args.alpha, args.looks,
                                      args.metric_list)
+        self.status = progress_line.Progress()
+        self.title = getattr(args, "status_title", None) or NAME
 
     def boots(self, name):
         doc = self.docs[name]
@@ -279,6 +283,8 @@ class Session:
         """One `trapmeter run` of side `name` into `out`, in a fork of this
         process (forkrun: no interpreter start per boot)."""
         begin = time.monotonic()
+        self.status.update(status_text(self, "side %s %s" % (name.upper(),
+                                                              label)))
         err = None if self.args.verbose else os.path.join(self.tmp, "boot.err")
         code = forkrun.run(self.boot_argv(name, out, counted), err)
         self.walls.append(time.monotonic() - begin)
@@ -346,7 +352,41 @@ class Session:
             self.args.resamples, self.args.stat, alpha)
 
 
+def resolution_so_far(rows):
+    """The smallest shift the last look could flag, over its undecided
+    timing rows: "resolves 1.2-4.3 %", or "" before any look."""
+    vals = sorted(r.resolution for r in rows or ()
+                  if r.timing and r.verdict == "inconclusive"
+                  and r.resolution is not None)
+    if not vals:
+        return ""
+    lo, hi = 100 * vals[0], 100 * vals[-1]
+    if round(lo, 1) == round(hi, 1):
+        return "resolves %.1f %%" % lo
+    return "resolves %.1f-%.1f %%" % (lo, hi)
+
+
+def status_text(session, doing=""):
+    """The status line: boots a side, elapsed / budget, metrics decided,
+    resolution so far, what runs now."""
+    seq = session.seq
+    decided = ""
+    if seq.taken:
+        total = len(seq.frozen) + len(seq.undecided(seq.last_rows))
+        decided = "%d/%d decided" % (len(seq.frozen), total)
+    return progress_line.status_text(
+        session.title, "A %d B %d boots" % (session.boots("a"),
+                                           session.boots("b")),
+        progress_line.elapsed_text(session.elapsed(), session.args.budget),
+        decided, resolution_so_far(seq.last_rows), doing)
+
+
 def progress(session, round_index, undecided, looked):
+    """After a round: the status line on a terminal, a plain line in a
+    log."""
+    session.status.update(status_text(session), force=True)
+    if session.status.terminal:
+        return
     left = ""
     if session.args.budget:
         left = ", %.0f s of budget left" % max(
@@ -470,14 +510,26 @@ def finish(args, session, rows, warnings):
     for name in ("a", "b"):
         add_breakdowns(session.docs[name], whole=True)
         report.write_json_atomic(session.paths[name], session.docs[name])
-    sys.stdout.write(compare.render_table(rows, warnings, args.a_json,
-                                          args.b_json))
-    sys.stdout.write(compare_cmd.attribution_text(session.docs["a"],
-                                                  session.docs["b"]))
-    sys.stdout.flush()
-    compare_cmd.write_compare_outputs(args, rows, warnings,
-                                      session.docs["a"], session.docs["b"])
+    docs = (session.docs["a"], session.docs["b"])
+    title = "trapmeter ab: A %s vs B %s" % (args.a_json, args.b_json)
+    compare_cmd.print_verdicts(title, rows, warnings, docs,
+                               (args.a_json, args.b_json))
+    compare_cmd.write_compare_outputs(args, rows, warnings, *docs)
+    compare_cmd.write_html(args, title, rows, warnings, *docs, ("A", "B"),
+                           extra=[session_html(session)])
     return compare.exit_status(rows)
+
+
+def session_html(session):
+    """The session's looks for the HTML report: boots a side, time and
+    level at each."""
+    seq = session.seq
+    rows = [[i + 1, n, "-" if seq.look_seconds.get(n) is None else
+             "%.0f" % seq.look_seconds[n], "%.3g" % level]
+            for i, (n, level) in enumerate(zip(sorted(seq.look_seconds),
+                                               seq.levels))]
+    return html.section("The session's looks", html.table(
+        "table-looks", ["look", "boots a side", "seconds", "alpha"], rows))
 
 
 def build_once(args):
@@ -493,7 +545,9 @@ def command(args, extra=(), after_boot=None):
     build_once(args)
     session = Session(args, sides, thresholds, after_boot)
     try:
-        rows, warnings = run_session(session)
+        with session.status:
+            rows, warnings = run_session(session)
         return finish(args, session, rows, warnings)
     finally:
+        session.status.close()
         privdir.remove(session.tmp)

@@ -14,7 +14,7 @@ import shutil
 import sys
 import time
 
-from ..output import report
+from ..output import html, report
 from ..stats import compare
 from ..system import exitstatus, hostinfo, privdir
 from . import ab as ab_cmd
@@ -203,8 +203,9 @@ def ab_args(args, name, a_qemu, b_qemu, budget):
     ns.a_args = ns.b_args = ""
     ns.a_json, ns.b_json = stem + "-a.json", stem + "-b.json"
     ns.json, ns.markdown = stem + "-verdicts.json", stem + "-verdicts.md"
-    ns.junit = ns.plot = None
+    ns.junit = ns.plot = ns.html = None
     ns.budget, ns.no_build = budget, True
+    ns.status_title = "sensitivity " + name
     return ns
 
 
@@ -487,4 +488,8 @@ def sessions_and_table(args, levels, qemu, shim, tmp, begin, extra):
     for path in filter(None, (os.path.join(args.out, "sensitivity.json"),
                               args.json)):
         report.write_json_atomic(path, doc)
+    if args.html:
+        report.write_text_atomic(args.html, html.sensitivity_report(
+            doc, text.rstrip("\n").split("\n")))
+        say("report written to %s" % args.html)
     return exitstatus.REGRESSION if alarms else exitstatus.OK
