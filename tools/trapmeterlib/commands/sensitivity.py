@@ -5,7 +5,11 @@ KVM_RUN return whose exit reason is I/O or MMIO; exits KVM answers itself
 are untouched.  First an A/A session (shim loaded at 0 ns on both sides)
 measures the QEMU round trip (pio.user: per-boot minimum cycles / measured
 exits) and the false alarms; then one ab session per level (a percentage
-of that round trip) against the undelayed side."""
+of that round trip) against the undelayed side.
+
+Size: the shim's wrapper and checks, the sessions and the table of
+levels belong to this one command; the table's rendering is the seam to
+cut next."""
 
 import json
 import os
@@ -13,7 +17,7 @@ import shutil
 import sys
 import time
 
-from ..output import report, resultsfile
+from ..output import html, report, resultsfile
 from ..stats import compare
 from ..system import exitstatus, hostinfo, privdir
 from . import ab as ab_cmd
@@ -40,7 +44,8 @@ def add_parser(sub, fmt):
         "delay flagged, the A/A false alarms and the verdicts of in-kernel "
         "controls. Needs KVM and a dynamically linked QEMU (status 12 "
         "otherwise). Unknown options are run options (--case, --suite, "
-        "--cmdline, ...).")
+        "--cmdline, ...); without --case or --suite every session runs ab's "
+        "sentinel list (docs/design.md).")
     add = sen.add_argument
     add("--levels", default=",".join("%g" % x for x in DEFAULT_LEVELS),
         help="delays in percent of the round trip (default %s)"
@@ -196,12 +201,13 @@ def check_shim(report_path, doc, delay_ns, ledger, per_op):
 
 def ab_config(args, name, a_qemu, b_qemu, budget, extra):
     """The ab session of one level: side A on QEMU a_qemu, side B on
-    b_qemu, both with sensitivity's run options; results and verdicts in
-    --out under the session's name."""
+    b_qemu, both with sensitivity's run options (ab's sentinel list when
+    they choose no cases); results and verdicts in --out under the
+    session's name."""
     stem = os.path.join(args.out, name)
+    shared, which = ab_cmd.case_list(args, args.run_options)
     return ab_cmd.SessionConfig(
-        sides=ab_cmd.make_sides(args.run_options, extra,
-                                qemus=(a_qemu, b_qemu)),
+        sides=ab_cmd.make_sides(shared, extra, qemus=(a_qemu, b_qemu)),
         a_json=stem + "-a.json", b_json=stem + "-b.json",
         thresholds=compare_cmd.check_verdict_options(args),
         metrics=[m for m in args.metrics.split(",") if m],
@@ -211,7 +217,8 @@ def ab_config(args, name, a_qemu, b_qemu, budget, extra):
         resamples=args.resamples, stat=args.stat, verbose=args.verbose,
         outputs=ab_cmd.Outputs(json=stem + "-verdicts.json",
                                markdown=stem + "-verdicts.md",
-                               plot_engine=args.plot_engine)).check()
+                               plot_engine=args.plot_engine),
+        case_list=which, title="sensitivity " + name).check()
 
 
 def recorded(args, name, delay_ns):
@@ -481,14 +488,20 @@ def sessions_and_table(args, levels, qemu, shim, tmp, begin, extra):
         if name in table:
             table[name]["handler"] = handler
     text = render(table, sessions, levels, rt)
+    cases = ab_cmd.case_list(args, args.run_options)[1]
+    text += "case list: %s\n" % cases
     alarms = false_alarms(table)
     text += "".join("false alarm: %s\n" % a for a in alarms)
     sys.stdout.write(text)
     doc = {"tool": "trapmeter", "kind": "sensitivity", "levels_pct": levels,
            "round_trip": {"cycles": rt[0], "ns": rt[1]}, "cases": table,
-           "sessions": sessions, "false_alarms": alarms,
+           "sessions": sessions, "false_alarms": alarms, "case_list": cases,
            "wall_s": round(time.monotonic() - begin, 1)}
     for path in filter(None, (os.path.join(args.out, "sensitivity.json"),
                               args.json)):
         report.write_json_atomic(path, doc)
+    if args.html:
+        report.write_text_atomic(args.html, html.sensitivity_report(
+            doc, text.rstrip("\n").split("\n")))
+        say("report written to %s" % args.html)
     return exitstatus.REGRESSION if alarms else exitstatus.OK

@@ -1,8 +1,11 @@
 """The cost breakdown and its attribution as text: the "where the time
 goes" table `run` prints (stats/breakdown.py) and the "where the time
 went" lines of `compare` and `ab` (stats/attribution.py)."""
-from ..stats.breakdown import COMPONENTS
+from ..stats.breakdown import ABSENT, COMPONENTS
+from . import figure as fig
 
+SHORT_LABELS = {"vm_exit": "VM exit", "kvm_pio": "KVM PIO",
+                "qemu_round_trip": "round trip", "device_model": "device/unit"}
 LABELS = {
     "vm_exit": "VM exit+entry (cpuid)",
     "kvm_pio": "KVM PIO emulation",
@@ -18,22 +21,87 @@ TITLE = ("where the time went (cost breakdown, candidate - base, cycles per "
 def _cell(value, ci=None):
     if value is None:
         return "-"
-    text = f"{value:,.0f}"
-    if ci:
-        text += f"\u00b1{(ci[1] - ci[0]) / 2:,.0f}"
-    return text
+    return fig.text(fig.measured(value, ci))
+
+
+def comp_cell(comp):
+    """A component's cell: its figure, n.r., or "-" for a layer the
+    class does not have."""
+    if comp.get("kind") is None and comp.get("reason") is not None:
+        return "-"
+    if comp.get("cycles") is None:
+        return fig.SHORT if comp.get("reason") else "-"
+    return _cell(comp["cycles"], comp.get("ci"))
+
+
+def total_of(entry):
+    return fig.get(entry, "measured")
+
+
+def not_resolved(entry):
+    """[(label, reason)] of the row's figures that are not resolved."""
+    out = []
+    total = total_of(entry)
+    if not total.resolved:
+        out.append(("total", total.reason))
+    for name in COMPONENTS:
+        comp = (entry.get("components") or {}).get(name) or {}
+        if comp.get("kind") == fig.NOT_RESOLVED:
+            out.append((SHORT_LABELS[name], comp.get("reason")))
+    return out
 
 
 def fit_cell(entry):
-    """The judged fit: the lower envelope's across boots, else the boot's."""
+    """The judged fit (the lower envelope's across boots, else the
+    boot's): "ok" only where every figure of the row is resolved; a poor
+    fit's reason is printed under the table (poor_notes)."""
     fit = (entry.get("envelope") or entry)["fit"]
     within = fit.get("held_out_within")
-    text = ("poor" if fit.get("poor") else "ok") + (
-        f" ({within * 100:.1f} %)" if within is not None else
-        " (cannot hold rows out)" if fit.get("held_out_faster") is None else "")
+    held = (f"{within * 100:.1f} %" if within is not None else
+            "cannot hold rows out" if fit.get("held_out_faster") is None else "")
+    missing = not_resolved(entry)
+    if fit.get("poor"):
+        text = f"poor ({held + ', ' if held else ''}why below)"
+    elif missing:
+        text = f"held-out {held}" if held else "not judged"
+    else:
+        text = f"ok ({held})" if held else "ok"
     if fit.get("slow"):
         text += f", {len(fit['slow'])} of {fit.get('rows')} rows slower"
+    if missing:
+        text += "; " + ", ".join(label for label, _ in missing) + " " + fig.SHORT
     return text
+
+
+def poor_notes(entries):
+    """One line per class whose judged fit is poor: why."""
+    lines = []
+    for e in entries:
+        fit = (e.get("envelope") or e)["fit"]
+        if e.get("components") and fit.get("poor"):
+            lines.append(f"  poor fit, {e['class']}: "
+                         f"{fit.get('poor_reason') or 'held-out rows missed by more than 5 %'}")
+    return lines
+
+
+def legend_notes(entries):
+    """n.r. reasons (one line each, with the figures that have it) and
+    what "-" means, for the rows shown."""
+    reasons = {}
+    absent = False
+    for e in entries:
+        if not e.get("components"):
+            continue
+        for label, why in not_resolved(e):
+            reasons.setdefault(why, []).append(f"{e['class']} {label}")
+        absent = absent or any(
+            c.get("kind") is None and name != "qemu_round_trip"
+            for name, c in e["components"].items())
+    lines = [f"  {fig.SHORT}: not resolved, {why}: {', '.join(names)}"
+             for why, names in reasons.items()]
+    if absent:
+        lines.append("  -: " + ABSENT["device_model"])
+    return lines
 
 
 def table_rows(entries):
@@ -42,12 +110,12 @@ def table_rows(entries):
         comps = e.get("components")
         if not comps:
             continue
-        cells = [e["class"], _cell(e["measured"], e.get("measured_ci"))]
+        cells = [e["class"], fig.text(total_of(e))]
         for name in COMPONENTS:
             if name == "qemu_round_trip" and e.get("in_kernel"):
                 cells.append("none (KVM)")
                 continue
-            cells.append(_cell(comps[name]["cycles"], comps[name]["ci"]))
+            cells.append(comp_cell(comps[name]))
         rows.append(cells + [fit_cell(e)])
     return rows
 
@@ -70,8 +138,10 @@ def format_table(entries, software_backend=False):
     for e in entries:
         if e["class"] == "fwcfg.dma":
             f = e["fit"]
-            lines.append(f"  fwcfg.dma: {_cell(f.get('per_op'), f.get('per_op_ci'))} per op"
-                         f" + {f.get('per_byte', 0):,.2f} per byte (the device writing guest memory)")
+            per_byte = fig.text(fig.get(f, "per_byte"), "{:,.2f}".format)
+            lines.append(f"  fwcfg.dma: {fig.text(fig.get(f, 'per_op'))} per op"
+                         f" + {per_byte} per byte (the device writing guest memory)")
+    lines += poor_notes(entries) + legend_notes(entries)
     lines.append("  held-out error: each sweep row predicted by the fit of the others, the "
                  "largest miss of those not slower than predicted by more than 5 % (noise "
                  "only adds time; the slower rows are named in results.json, fit.slow)")

@@ -1,11 +1,35 @@
 """A comparison's rows (stats/compare.py) rendered: the text table
 `compare` and `ab` print, markdown, the JSON document and JUnit cases."""
-from ..stats.compare import REFUSED, VERDICTS, summarize
+from ..stats import bootstats
+from ..stats.compare import REFUSED, VERDICTS, summarize, undecidable
 from .junit import Case
 from .report import fmt_num
 
 TABLE_HEAD = ("verdict", "case", "metric", "base", "candidate", "ratio",
               "95% CI", "p (run)", "notes")
+
+
+def folded(rows):
+    """(rows to show one by one, [line per reason]): the undecidable rows
+    of files with boots enough (a figure only some boots carry) fold into
+    one line per reason, naming their cases; where the files themselves
+    have too few boots every row stays, last."""
+    shown, why = [], {}
+    for row in rows:
+        reason = undecidable(row)
+        if reason is None or min(row.file_boots) < bootstats.MIN_SIDE:
+            shown.append(row)
+        else:
+            why.setdefault(reason, []).append(row)
+    lines = []
+    for reason, group in why.items():
+        names = sorted({r.name for r in group})
+        metrics = sorted({r.metric for r in group})
+        lines.append("not decidable: %d row(s), %s: %s%s" % (
+            len(group), reason, ", ".join(metrics) + " of " if metrics else "",
+            ", ".join(names[:6]) + (" and %d more" % (len(names) - 6)
+                                    if len(names) > 6 else "")))
+    return shown, lines
 
 
 def fmt_p(value):
@@ -35,6 +59,7 @@ def render_table(rows, warnings, base_path, cand_path):
     lines = ["trapmeter compare: base %s vs candidate %s" % (base_path,
                                                              cand_path)]
     lines += ["warning: " + w for w in warnings]
+    rows, folds = folded(rows)
     cells = [list(TABLE_HEAD)] + [row_cells(r) for r in rows]
     widths = [max(len(c[i]) for c in cells) for i in range(len(TABLE_HEAD)
                                                            - 1)]
@@ -44,6 +69,7 @@ def render_table(rows, warnings, base_path, cand_path):
         lines.append("  " + "  ".join(parts) + "  " + c[-1])
         if i == 0:
             lines.append("  " + "  ".join("-" * w for w in widths) + "  -----")
+    lines += ["  " + line for line in folds]
     lines.append(summary_line(counts, changed, candidate_failures(warnings)))
     return "\n".join(lines) + "\n"
 
@@ -72,6 +98,7 @@ def render_markdown(rows, warnings, base_path, cand_path):
     out += ["> warning: %s" % w for w in warnings]
     if warnings:
         out.append("")
+    rows, folds = folded(rows)
     out.append("| " + " | ".join(TABLE_HEAD) + " |")
     out.append("|" + "|".join(["---"] * 3 + ["---:"] * 5 + ["---"]) + "|")
     for row in rows:
@@ -80,6 +107,8 @@ def render_markdown(rows, warnings, base_path, cand_path):
             else cells[0]
         out.append("| " + " | ".join(c.replace("|", "\\|") for c in cells)
                    + " |")
+    if folds:
+        out += [""] + ["- %s" % line for line in folds]
     return "\n".join(out) + "\n"
 
 

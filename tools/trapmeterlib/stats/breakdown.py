@@ -17,7 +17,20 @@ twice (the round trip to QEMU already contains one unit of device work):
                      work per unit, inside one `rep ins` exit
 
 Their sum is the class's cost of one single-unit access of its narrowest
-width.  The anchors use the net figures of the exits suite (the fit's
+width.  What is stored and shown follows the figure rule (output/figure.py;
+`ruled`, in combine): a total or component at or below zero, or whose interval
+across boots holds zero, is not resolved, with the reason; so is an
+in-kernel access whose loops are all mostly control ("not identifiable
+here": on a software backend such a loop costs what its RAM twin costs,
+and the fit's single access is then the control envelope's extrapolation,
+`identifiable` false) and the layer computed from it (KVM PIO of a port
+KVM answers, the round trip of a QEMU port).  A layer the class does not
+have (no round trip where KVM answers; no device term where every unit is
+an exit and the round trip holds the unit's work) is kind null.  The fit's
+verdict is "ok" only where every figure of the row is resolved, and a
+poor fit names why (poor_reason).
+
+The anchors use the net figures of the exits suite (the fit's
 per_exit excludes the loop, as a net figure does) and gross ones only where
 the dump has no net.  fw_cfg DMA is fitted apart: per_op + per_byte * bytes.
 Across boots every component gets a t-interval.  Pure functions: the runner
@@ -26,6 +39,7 @@ output/breakdown_text.py prints it.
 """
 import math
 
+from ..output import figure as fig
 from .sweepfit import COEFS, fit_class, fit_dma, gross_of, net_of, sweep_points
 from .tdist import t_quantile
 
@@ -41,6 +55,9 @@ def has_exits(results):
 
 
 ANCHORS = ("cpuid", "pio.kernel", "pio.user")
+# the layer computed from a class's single access (by in_kernel): not
+# identifiable when that access is not
+FROM_TOTAL = {True: "kvm_pio", False: "qemu_round_trip"}
 
 
 def exit_costs(results):
@@ -97,10 +114,13 @@ def boot_breakdown(results):
         coef = fit_class(pts)
         if coef is None:
             continue
-        comps = layers(coef, anchors, in_kernel=not key_is_user(results, key))
+        in_kernel = not key_is_user(results, key)
+        comps = layers(coef, anchors, in_kernel=in_kernel)
         out[key] = {"measured": single_access(coef)[0], "components": comps,
                     "fit": coef, "net": all(p["kind"] == "net" for p in pts),
-                    "anchors_net": anchors_net, "in_kernel": not key_is_user(results, key)}
+                    "anchors_net": anchors_net, "in_kernel": in_kernel,
+                    "not_identifiable": [] if coef["identifiable"] else
+                    ["measured", "per_exit", FROM_TOTAL[in_kernel]]}
     dma = fit_dma(results)
     if dma:
         out["fwcfg.dma"] = {"measured": dma["per_op"], "components": None,
@@ -126,14 +146,35 @@ def interval(values):
     return mean, [mean - half, mean + half]
 
 
+# why a layer is absent (kind null): the class does not have it
+ABSENT = {
+    "qemu_round_trip": "KVM answers this port: no round trip to QEMU",
+    "device_model": "every unit is an exit here: the round trip holds the "
+                    "unit's device work",
+}
+NOT_IN_EVERY_BOOT = "not in every boot's fit"
+
+
+def ruled(values, rows, name):
+    """The figure of `name` over the boots (mean, t-interval) by the
+    figure rule; NOT_IDENTIFIABLE where a boot could not identify it."""
+    if any(name in (r.get("not_identifiable") or ()) for r in rows):
+        return fig.not_resolved(fig.NOT_IDENTIFIABLE)
+    mean, ci = interval(values)
+    return fig.cost(mean, ci)
+
+
 def combine(per_boot):
-    """Boots' breakdowns -> the results.json `breakdown` list."""
+    """Boots' breakdowns -> the results.json `breakdown` list, every
+    figure ruled (a total not resolved: measured null, measured_reason)."""
     classes = sorted({k for b in per_boot for k in b})
     out = []
     for key in classes:
         rows = [b[key] for b in per_boot if key in b]
         entry = {"class": key, "boots": len(rows)}
-        entry["measured"], entry["measured_ci"] = interval([r["measured"] for r in rows])
+        total = ruled([r["measured"] for r in rows], rows, "measured")
+        entry["measured_ci"] = total.interval
+        fig.put(entry, "measured", total)
         entry["components"] = combine_components(rows)
         entry["fit"] = combine_fit(rows)
         entry["net"] = all(r["net"] for r in rows)
@@ -144,29 +185,40 @@ def combine(per_boot):
 
 
 def combine_components(rows):
+    """{component: {"cycles", "ci", "kind", "reason"}} by the figure rule;
+    kind null: a layer the class does not have (ABSENT says why)."""
     if not all(r["components"] for r in rows):
         return None
     comps = {}
     for name in COMPONENTS:
         vals = [r["components"][name] for r in rows]
         if any(v is None for v in vals):
-            comps[name] = {"cycles": None, "ci": None}
+            comps[name] = {"cycles": None, "ci": None, "kind": None,
+                           "reason": ABSENT.get(name, NOT_IN_EVERY_BOOT)}
             continue
-        mean, ci = interval(vals)
-        comps[name] = {"cycles": mean, "ci": ci}
+        fig = ruled(vals, rows, name)
+        comps[name] = {"cycles": fig.value, "ci": fig.interval,
+                       "kind": fig.kind, "reason": fig.reason}
     return comps
 
 
 def combine_fit(rows):
+    """The coefficients over boots (each a cost: ruled, name_reason where
+    not resolved) and the held-out verdict."""
     fit = {}
     for name in COEFS + ["per_op"]:
         vals = [r["fit"].get(name) for r in rows]
         if vals and all(v is not None for v in vals):
-            fit[name], fit[name + "_ci"] = interval(vals)
+            coef = ruled(vals, rows, name)
+            fit[name + "_ci"] = coef.interval
+            fig.put(fit, name, coef)
     for name in ("held_out_faster", "held_out_within"):
         vals = [r["fit"].get(name) for r in rows]
         fit[name] = max(vals) if vals and None not in vals else None
     fit["poor"] = any(r["fit"].get("poor") for r in rows)
+    fit["poor_reason"] = next((r["fit"].get("poor_reason") for r in rows
+                               if r["fit"].get("poor_reason")), None)
+    fit["identifiable"] = all(r["fit"].get("identifiable", True) for r in rows)
     used = {t for r in rows for t in r["fit"].get("terms") or ()}
     fit["terms"] = [t for t in COEFS if t in used]      # in any boot's fit
     fit["rows"] = rows[0]["fit"].get("rows")
@@ -196,10 +248,11 @@ def breakdown(boots_results):
     lower envelope (`envelope`), the fit that is judged on held-out rows."""
     entries = combine([boot_breakdown(res) for res in boots_results])
     if len(boots_results) > 1:
-        env = boot_breakdown(envelope(boots_results))
+        env = {e["class"]: e for e in combine([boot_breakdown(envelope(boots_results))])}
         for e in entries:
             one = env.get(e["class"])
             if one:
-                e["envelope"] = {"measured": one["measured"],
-                                 "components": one["components"], "fit": one["fit"]}
+                e["envelope"] = {k: v for k, v in one.items()
+                                 if k in ("measured", "measured_reason",
+                                          "components", "fit")}
     return entries

@@ -51,6 +51,10 @@ EXITS_MODEL_SHARE = 0.05    # ... and beyond 5 % of the model's count
 GENERIC_RE = re.compile(r"(^|_)(mib_s|mb_s|gib_s|pps|kpps|mpps|gbps|mbps|packets_per_s)$")
 VERDICTS = ("regression", "improvement", "unchanged", "inconclusive")
 REFUSED = "refused"         # a timing verdict withheld: not measured alike
+# the order rows are shown in: decided verdicts first, then inconclusive,
+# then the rows no verdict can reach with these boots (undecidable)
+VERDICT_ORDER = {"regression": 0, "improvement": 1, "unchanged": 2,
+                 "inconclusive": 3}
 
 
 def _num(value):
@@ -247,8 +251,31 @@ def compare_docs(base, cand, thresholds=None, seed=DEFAULT_SEED,
         if key in tc:
             _annotate([r for r in rows if (r.suite, r.case) == key],
                       tb[key], tc[key])
-    rows.sort(key=lambda r: (-r.effect, r.name, r.metric))
-    return rows, warnings
+    return order_rows(rows), warnings
+
+
+def undecidable(row):
+    """Why no verdict can be reached on this timing row with these boots
+    (fewer than MIN_SIDE boots of a side carry its figure), or None."""
+    if not row.timing or min(row.n_base, row.n_cand) >= bootstats.MIN_SIDE:
+        return None
+    base, cand = row.file_boots
+    if row.metric == "cycles_per_exit" and max(base, cand) >= 2:
+        return ("fewer than %d boots a side have this figure, of %d+%d "
+                "(cycles_per_exit is only in boots that counted exits, "
+                "above the counters' noise floor)"
+                % (bootstats.MIN_SIDE, base, cand))
+    return ("fewer than %d boots a side have this figure (%d+%d): the "
+            "test needs %d" % (bootstats.MIN_SIDE, row.n_base, row.n_cand,
+                               bootstats.MIN_SIDE))
+
+
+def order_rows(rows):
+    """Rows by what matters: regressions, improvements, unchanged,
+    inconclusive, then the undecidable ones; by effect size within."""
+    rows.sort(key=lambda r: (4 if undecidable(r) else VERDICT_ORDER.get(
+        r.verdict, 3), -r.effect, r.name, r.metric))
+    return rows
 
 
 def refusal_text(refusal):

@@ -56,6 +56,7 @@ boot does not reach; the components' intervals come from the per-boot fits.
 
 The layers laid on top of the fit are breakdown.py's.
 """
+from ..guest import resultform
 from .lowfit import frontier
 from .lsq import wls
 
@@ -97,8 +98,10 @@ def _number(value):
 
 
 def net_of(result):
-    """The result's net per-op minimum, or None."""
-    return _number(result.get("cycles_net"))
+    """The result's net per-op minimum as measured (case minus control,
+    of either sign: the fit takes it as it is), or None."""
+    raw = resultform.raw_net(result, "min")
+    return float(raw) if raw is not None else _number(result.get("cycles_net"))
 
 
 def gross_of(result):
@@ -286,13 +289,24 @@ def judge(offs, rows):
     host phase, or a miss: one boot cannot tell), "within": the largest
     miss of the others either way, "poor"}."""
     if offs is None:
-        return {"faster": None, "slow": [], "within": None, "poor": True}
+        return {"faster": None, "slow": [], "within": None, "poor": True,
+                "why": "a row cannot be held out (the others do not fix "
+                       "every term)"}
     slow = [case for case, off in offs if off > POOR_FIT]
-    rest = [abs(off) for case, off in offs if off <= POOR_FIT]
-    faster = max([0.0] + [-off for _, off in offs])
+    rest = [(abs(off), case) for case, off in offs if off <= POOR_FIT]
+    faster = min(offs, key=lambda o: o[1])
     most = max(MAX_SLOW, rows // 4)
-    return {"faster": faster, "slow": slow, "within": max(rest) if rest else None,
-            "poor": faster > POOR_FIT or len(slow) > most}
+    why = []
+    if -faster[1] > POOR_FIT:
+        why.append("%s ran %.1f %% of its time faster than the others' fit "
+                   "predicts (a row that alone pins a term)"
+                   % (faster[0], -100 * faster[1]))
+    if len(slow) > most:
+        why.append("%d of %d rows slower than predicted (a slower host "
+                   "phase, or a miss)" % (len(slow), rows))
+    return {"faster": max(0.0, -faster[1]), "slow": slow,
+            "within": max(rest)[0] if rest else None,
+            "poor": bool(why), "why": "; ".join(why) or None}
 
 
 def fit_class(points):
@@ -308,8 +322,12 @@ def fit_class(points):
         return None
     strong = [p for p in points if not p["weak"]]
     loop_fixed = False
+    identifiable = True
     if (len(strong) < MIN_POINTS or loops(strong) < MIN_LOOPS
             or choose_terms(strong) is None):
+        # the loops are mostly control: their single access is the
+        # control envelope's extrapolation where no loop is strong
+        identifiable = loops(strong) >= MIN_LOOPS
         strong = points     # without loops nothing tells an exit from a unit
         # ... and such a loop differs from its twin per op as much as per
         # unit: a free per-op term, where the rows are enough to judge it
@@ -331,6 +349,7 @@ def fit_class(points):
                  "rows": len(points), "held_out_faster": verdict["faster"],
                  "held_out_within": verdict["within"], "slow": verdict["slow"],
                  "faster": faster, "poor": verdict["poor"],
+                 "poor_reason": verdict["why"], "identifiable": identifiable,
                  "width": min(p["width"] for p in points)})
     return coef
 
