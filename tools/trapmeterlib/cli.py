@@ -12,14 +12,15 @@ import sys
 import traceback
 
 from . import status
-from .commands import (ab, compare, import_lava, lava_job, parse, run,
-                       sensitivity)
+from .commands import (ab, bisect, bisect_step, compare, import_lava,
+                       lava_job, parse, run, sensitivity)
 from .commands.common import PROG, OptionError, Parser, TrapmeterError, say
 
 # in `trapmeter --help` order
-COMMANDS = (run, parse, lava_job, import_lava, compare, ab, sensitivity)
+COMMANDS = (run, parse, lava_job, import_lava, compare, ab, sensitivity,
+            bisect, bisect_step)
 # commands that take run options of their own and QEMU arguments after --
-PASSTHROUGH = (ab, sensitivity)
+PASSTHROUGH = (ab, sensitivity, bisect, bisect_step)
 
 
 def build_parser():
@@ -60,12 +61,13 @@ def dispatch(argv):
         return run.command(args, extra)
     if extra:
         raise OptionError("'--' QEMU arguments are only accepted by 'run', "
-                          "'ab' and 'sensitivity'")
+                          "'ab', 'sensitivity', 'bisect' and 'bisect-step'")
     for module in COMMANDS:
         if args.command == module.NAME:
             return module.command(args)
     raise OptionError("a command is required: run, parse, compare, ab, "
-                      "sensitivity, lava-job or import-lava (see '%s --help')"
+                      "sensitivity, bisect, bisect-step, lava-job or "
+                      "import-lava (see '%s --help')"
                       % PROG)
 
 

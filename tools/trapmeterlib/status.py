@@ -14,6 +14,10 @@ BACKEND_ERROR = 7      # the vhost-user backend (testpmd) failed
 REGRESSION = 10         # compare: at least one metric regressed
 UNUSABLE = 11           # compare: an input file cannot be used
 NO_INJECTION = 12       # sensitivity: the delay shim cannot act here
+ENV_DIFFERS = 13        # compare/ab/bisect: hosts differ in a cost field
+BISECT_REFUSED = 14     # bisect: nothing to search for between the ends
+BISECT_UNRESOLVED = 15  # bisect: the search ended with several candidates
+STEP_ABORT = 128        # bisect-step: cannot judge (git bisect run stops)
 INTERNAL = 70
 INTERRUPTED = 130
 
@@ -26,6 +30,8 @@ NAMES = {OK: "ok", CHECK_FAILED: "check-failed", BAD_INPUT: "bad-input",
          GARBLED: "garbled", BACKEND_ERROR: "backend-error",
          REGRESSION: "regression",
          UNUSABLE: "unusable-input", NO_INJECTION: "no-injection",
+         ENV_DIFFERS: "env-differs", BISECT_REFUSED: "bisect-refused",
+         BISECT_UNRESOLVED: "bisect-unresolved", STEP_ABORT: "step-abort",
          INTERNAL: "internal-error",
          INTERRUPTED: "interrupted"}
 
@@ -54,6 +60,16 @@ exit status (guest writes code C to isa-debug-exit; QEMU exits (C<<1)|1):
   12      sensitivity: the delay shim cannot act (TCG, KVM unusable, QEMU
           static or not calling ioctl through libc, shim not built, or its
           count of delayed exits disagrees with the measured exits)
+  13      compare, ab, bisect: the two sides' hosts differ in a field that
+          changes trap costs by itself (mitigations, microcode, backend,
+          kernel, KVM parameters, ...): no verdict (--allow-env-diff FIELD)
+  14      bisect: refused: good against bad flags no regression, good is
+          judged the worse one, or an endpoint does not build
+  15      bisect: the search ended with several candidate commits (skipped
+          or untested steps between the last good and the first bad)
+  bisect-step (for git bisect run): 0 good, 1 bad, 125 skip (build failed
+          or undecided), 128 cannot judge (bad options, unusable host or
+          results: git bisect run stops)
   70      internal error in the runner; 130 interrupted (Ctrl-C)
 If the END line and QEMU's exit code disagree, both are reported and the
 worse status is used. With --repeat the worst status over boots is returned."""

@@ -26,6 +26,8 @@ BINARY_AS = ("qemu", "bios", "testpmd")
 # ab options bisect sets itself for each session
 OWN_AB_OPTIONS = ("--a-qemu", "--b-qemu", "--a-args", "--b-args",
                   "--a-json", "--b-json", "--budget")
+# each session writes its own verdicts into --out
+OWN_OUTPUTS = ("--json", "--junit", "--markdown", "--plot", "--plot-engine")
 
 
 def add_parser(sub, fmt):
@@ -80,16 +82,16 @@ def add_bisect_options(add):
         help="a build that takes longer is a failed build (default %d)"
         % gitbuild.DEFAULT_BUILD_TIMEOUT)
     _add_ab_options(add)
-    compare_cmd.add_verdict_options(add)
 
 
 def _add_ab_options(add):
-    """ab's options less those bisect sets itself."""
+    """ab's options and its verdict options, less those bisect sets
+    itself for each session."""
     def keep(*names, **kw):
-        if names[0] not in OWN_AB_OPTIONS:
+        if names[0] not in OWN_AB_OPTIONS + OWN_OUTPUTS:
             add(*names, **kw)
     ab_cmd.add_ab_options(keep)
-    keep("--allow-env-diff", metavar="FIELD", action="append", default=[])
+    compare_cmd.add_verdict_options(keep)
 
 
 # ---------------------------------------------------------------- sessions
@@ -291,6 +293,9 @@ def validate_common(args):
     args.metric_names = [m for m in args.metrics.split(",") if m]
     if not args.metric_names:
         raise OptionError("--metrics: name at least one metric")
+    for opt in OWN_OUTPUTS[1:]:
+        setattr(args, opt[2:].replace("-", "_"), None)
+    args.json = getattr(args, "json", None)
     compare_cmd.check_verdict_options(args)
     args.run_options = list(getattr(args, "run_options", []))
 

@@ -4,6 +4,7 @@ candidate against a base (the statistics live in trapmeterlib/compare.py)."""
 import sys
 
 from .. import attribution, compare, junit, plot, report, status
+from ..system import envdiff
 from .common import OptionError, TrapmeterError, say
 
 NAME = "compare"
@@ -56,6 +57,25 @@ def add_verdict_options(add):
         default="auto", help="gnuplot when installed (auto) or the plain "
         "Python SVG writer")
     add("--json", metavar="FILE", help="verdicts as JSON")
+    add("--allow-env-diff", metavar="FIELD", action="append", default=[],
+        help="judge although the sides' host fingerprints differ in FIELD "
+        "(a name as printed, e.g. vulnerabilities.retbleed, or a group: "
+        "vulnerabilities, cpu, kvm; comma list, repeatable), which changes "
+        "trap costs by itself: a warning instead of status 13")
+
+
+def env_check(base, cand, args, on_purpose=(), labels=("base",
+                                                          "candidate")):
+    """The host fingerprint lines to add to the warnings; a cost-changing
+    difference not allowed is refused (status 13)."""
+    lines, refused = envdiff.check(base, cand, envdiff.parse_allowed(
+        getattr(args, "allow_env_diff", [])), on_purpose, labels)
+    if refused:
+        for line in lines:
+            say(line)
+        raise TrapmeterError(status.ENV_DIFFERS,
+                             envdiff.refusal_message(refused))
+    return lines
 
 
 def check_verdict_options(args):
@@ -112,9 +132,11 @@ def compare_files(args, thresholds):
             raise compare.InputError("different schemas: base %r, "
                                      "candidate %r" % (base.get("schema"),
                                                        cand.get("schema")))
+        env = env_check(base, cand, args)
         rows, warnings = compare.compare_docs(base, cand, thresholds,
                                               args.seed, args.resamples,
                                               args.stat, args.alpha)
+        warnings = env + warnings
     except compare.InputError as exc:
         raise TrapmeterError(status.UNUSABLE, "unusable input: %s" % exc)
     if not rows:

@@ -10,6 +10,7 @@ import sys
 from .. import (breakdown, exitcount, host, ide, junit, mmio, perfcount,
                pinning, plan, privdir, qemu, report, rounds, status, testpmd,
                virtio)
+from ..system import envdiff, fingerprint
 from ..status import Outcome, decide_boot
 from .common import (OptionError, TrapmeterError, check_words, has_report,
                      repo_root, report_outcome, say)
@@ -220,6 +221,7 @@ class RunSession:
         self.detailed = args.verbose or sys.stderr.isatty()
         self.suite_marks = []       # (suite, seconds since QEMU started)
         self.breakdown = BreakdownMemo()
+        self.cpus = None            # fingerprint.CpuSampler of the boot
 
     def write_json(self, code, messages=()):
         doc = report.results_document(self.host, self.config, self.boots,
@@ -236,6 +238,8 @@ class RunSession:
         """Progress on stderr: every case on a tty or with -v, else one
         line per suite."""
         kind = rec.get("type")
+        if self.cpus is not None and kind in ("suite", "case"):
+            self.cpus.sample(elapsed)
         if kind == "suite":
             self.suite_marks.append((str(rec.get("suite")), elapsed))
             print("[%5.1fs] suite %s" % (elapsed, rec.get("suite")),
@@ -306,6 +310,10 @@ def prepare(session):
                  + list(session.extra))     # run_boots adds the NICs
     session.config["virtio"] = vconf
     session.host = host.host_info(qemu_bin, accel, flavour)
+    session.host["fingerprint"] = fingerprint.collect(
+        qemu_bin, version=session.host.get("qemu_version"))
+    for seen in envdiff.noise(session.host["fingerprint"]):
+        say("warning: noisy host: " + seen)
     session.config.update(accel=accel, accel_requested=args.accel,
                           cmdline=cfg.cmdline)
     image = cfg.iso if cfg.boot == "iso" else cfg.elf
@@ -477,6 +485,7 @@ def one_boot(session, cfg, argv, tmpdir, index, timeout):
             if session.perf_events else None
         counter = exitcount.ExitCounter(cfg.qmp_path, say, perf)
     before = backend_stats(session, "before boot %d" % (index + 1))
+    load = boot_load(session)
     try:
         boot = qemu.run_boot(argv, timeout, stderr_path, log,
                              session.on_record,
@@ -512,6 +521,7 @@ def one_boot(session, cfg, argv, tmpdir, index, timeout):
     session.boots[-1].update(virtio.boot_fields(
         boot.dump, session.config.get("virtio")))
     session.boots[-1].update(suite_times(session.suite_marks, boot.wall_s))
+    session.boots[-1].update(host_load=load, qemu_cpus=session.cpus.result())
     check_cmdline(boot.dump, cfg)
     if firmware_problem(boot.dump.run, cfg.firmware):
         say("warning: " + firmware_problem(boot.dump.run, cfg.firmware))
@@ -522,6 +532,19 @@ def one_boot(session, cfg, argv, tmpdir, index, timeout):
         say("boot %d/%d: %s (%.1f s)" % (index + 1, args.repeat,
                                          outcome.name, boot.wall_s))
     return outcome, boot.dump, boot.wall_s
+
+
+def boot_load(session):
+    """The load as the boot starts (warned when other processes run), and
+    a fresh sampler of the CPUs QEMU runs on."""
+    backend = session.backend.proc.pid if session.backend is not None \
+        and session.backend.proc is not None else None
+    load = fingerprint.load_at_start(own=[os.getppid(), backend])
+    busy = envdiff.noise(None, load)
+    for seen in busy:
+        say("warning: noisy host: " + seen)
+    session.cpus = fingerprint.CpuSampler(skip=[backend] if backend else ())
+    return load
 
 
 def backend_stats(session, when):

@@ -295,10 +295,11 @@ def binary_facts(path, version=None):
     return out
 
 
-def collect(qemu=None, root="/"):
-    """The "fingerprint" object of results.json's "host"."""
+def collect(qemu=None, root="/", version=None):
+    """The "fingerprint" object of results.json's "host" (`version`: the
+    QEMU version when the caller has asked the binary already)."""
     facts = host_facts(Host(root))
-    facts["qemu"] = binary_facts(qemu, host.qemu_version(qemu)) \
+    facts["qemu"] = binary_facts(qemu, version or host.qemu_version(qemu)) \
         if qemu else None
     return facts
 
@@ -351,14 +352,20 @@ def thread_cpus(pid, hst=None):
 
 class CpuSampler:
     """The host CPUs the children of this process (QEMU) ran on, sampled
-    whenever `sample` is called (at each case line of the dump)."""
+    whenever `sample` is called (at the dump's suite and case lines, at
+    most every `every` seconds: each sample reads a file per thread)."""
 
-    def __init__(self, hst=None, skip=()):
+    def __init__(self, hst=None, skip=(), every=1.0):
         self.hst = hst or Host()
         self.skip = set(skip)       # pids not to sample (testpmd)
+        self.every = every
+        self.last = None
         self.seen = {}
 
-    def sample(self):
+    def sample(self, now):
+        if self.last is not None and now - self.last < self.every:
+            return
+        self.last = now
         for pid in children(os.getpid(), self.hst):
             if pid in self.skip:
                 continue
