@@ -131,7 +131,9 @@ def session(args, name, good_bin, step_bin, budget, extra, focus=None):
     rows = report_rows(ns.json)
     boots = [len(compare.boot_results(compare.read_results(p)))
              for p in (ns.a_json, ns.b_json)]
+    # + the session's planning boot (side A, not compared)
     return {"name": name, "status": code, "rows": rows, "boots": boots,
+            "planning_boots": 1,
             "wall_s": round(time.monotonic() - begin, 1),
             "a_json": ns.a_json, "b_json": ns.b_json, "verdicts": ns.json}
 
@@ -173,6 +175,7 @@ class Bisect:
         self.focus = None
         self.sessions = []
         self.good_bin = None
+        self.judged = 0             # steps so far (they name the files)
 
     def elapsed(self):
         return time.monotonic() - self.begin
@@ -228,7 +231,8 @@ class Bisect:
     def judge(self, commit, share):
         """One step: build, then a sequential ab against good."""
         begin = time.monotonic()
-        index = len(self.sessions)
+        self.judged += 1
+        index = self.judged
         step_bin, why = self.build("step", commit, "step-%02d-%s"
                                    % (index, commit[:12]))
         if step_bin is None:
@@ -250,7 +254,8 @@ class Bisect:
         self.sessions.append(sess)
         verdict, reason = search.step_verdict(sess["rows"], self.flag)
         say("bisect: %s is %s (%s)" % (commit[:12], verdict, reason))
-        return verdict, {"reason": reason, "boots": sum(sess["boots"]),
+        return verdict, {"reason": reason,
+                         "boots": sum(sess["boots"]) + sess["planning_boots"],
                          "wall_s": round(time.monotonic() - begin, 1),
                          "session": sess["name"],
                          "rows": flagged_rows(sess["rows"], self.flag)}
@@ -338,14 +343,16 @@ def command(args, extra=()):
 def result_document(work, endpoints, state, steps):
     subjects = dict(work.line)
     result = state.result()
-    boots = sum(sum(s["boots"]) for s in work.sessions)
+    boots = sum(sum(s["boots"]) + s["planning_boots"]
+                for s in work.sessions)
     return {"tool": "trapmeter", "kind": "bisect", "repo": work.args.repo,
             "good": work.line[0][0], "bad": work.line[-1][0],
             "build": work.args.build, "binary": work.args.binary,
             "binary_as": work.args.binary_as,
             "commits": [{"commit": c, "subject": s} for c, s in work.line],
             "endpoints": {k: endpoints[k] for k in
-                          ("rows", "boots", "wall_s", "status")},
+                          ("rows", "boots", "planning_boots", "wall_s",
+                           "status")},
             "flagged": flagged_rows(endpoints["rows"], work.flag),
             "step_thresholds": work.focus[2],
             "steps": [dict(s, subject=subjects.get(s["commit"]))
@@ -369,11 +376,12 @@ def summary(doc):
                          c[:12] for c in res["not_separated"]))
     for row in doc["flagged"]:
         lo, hi = (row.get("ci95") or [None, None])[:2]
-        lines.append("  shift (good vs bad, %s boots): %s/%s %s x%s [%s, %s]"
+        lines.append("  shift (good vs bad, %s boots): %s/%s %s ratio %s "
+                     "[95 %% CI %s, %s], undisturbed boots x%s"
                      % ("+".join(map(str, row.get("boots") or [])),
                         row["suite"], row["case"], row["metric"],
-                        _fmt(row.get("slowdown_undisturbed")
-                             or row.get("ratio")), _fmt(lo), _fmt(hi)))
+                        _fmt(row.get("ratio")), _fmt(lo), _fmt(hi),
+                        _fmt(row.get("slowdown_undisturbed"))))
     for step in doc["steps"]:
         lines.append("  step %s %-4s %3d boots %5.0f s  %s" % (
             step["commit"][:12], step["verdict"], step["boots"],

@@ -146,7 +146,8 @@ def record(args, head, verdict, reason, sess, begin):
     except (OSError, ValueError):
         steps = []
     steps.append({"commit": head, "verdict": verdict, "reason": reason,
-                  "boots": sum(sess["boots"]) if sess else 0,
+                  "boots": sum(sess["boots"]) + sess["planning_boots"]
+                  if sess else 0,
                   "wall_s": round(time.monotonic() - begin, 1),
                   "session": sess["name"] if sess else None})
     report.write_json_atomic(path, steps)
