@@ -1,5 +1,5 @@
 """tests/boot/test_firmware.py - the guest names the legacy firmware that
-booted it from the SMBIOS BIOS vendor (kernel/firmware.c): qboot and
+booted it from the SMBIOS BIOS vendor (platform/firmware.c): qboot and
 SeaBIOS ("bios") booted under TCG, each with one cheap case; the runner's
 header and results.json carry the guest's name, and the runner, which
 knows what it booted, raises no mismatch warning."""
@@ -10,7 +10,7 @@ import unittest
 from tests.boot.common import ROOT, need_build, run
 
 sys.path.insert(0, os.path.join(ROOT, "tools"))
-from trapmeterlib import qemu  # noqa: E402
+from trapmeterlib.guest import qemu  # noqa: E402
 
 CASE = ("--accel", "tcg", "--boot", "direct", "--suite", "exits", "--case", "cpuid")
 

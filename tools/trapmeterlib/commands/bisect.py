@@ -14,9 +14,10 @@ import shlex
 import sys
 import time
 
-from .. import compare, report, status
+from ..output import report
 from ..stats import bisect as search
-from ..system import gitbuild
+from ..stats import compare
+from ..system import exitstatus, gitbuild
 from . import ab as ab_cmd
 from . import compare as compare_cmd
 from .common import OptionError, TrapmeterError, repo_root, say
@@ -32,7 +33,7 @@ OWN_OUTPUTS = ("--json", "--junit", "--markdown", "--plot", "--plot-engine")
 
 def add_parser(sub, fmt):
     bis = sub.add_parser(
-        NAME, formatter_class=fmt, epilog=status.EXIT_TABLE,
+        NAME, formatter_class=fmt, epilog=exitstatus.EXIT_TABLE,
         allow_abbrev=False,
         help="the first commit that carries a measured change",
         usage="%(prog)s --repo DIR --good REV --bad REV --build CMD "
@@ -246,7 +247,7 @@ class Bisect:
                            self.good_bin, step_bin, budget, self.extra,
                            self.focus)
         except TrapmeterError as exc:
-            if exc.code == status.ENV_DIFFERS:
+            if exc.code == exitstatus.ENV_DIFFERS:
                 raise
             return search.SKIP, {"reason": "session failed: " + exc.message,
                                  "boots": 0, "wall_s": round(
@@ -262,7 +263,7 @@ class Bisect:
 
 
 def refuse(reason, message):
-    raise TrapmeterError(status.BISECT_REFUSED, "bisect refused (%s): %s"
+    raise TrapmeterError(exitstatus.BISECT_REFUSED, "bisect refused (%s): %s"
                          % (reason, message))
 
 
@@ -336,8 +337,8 @@ def command(args, extra=()):
     sys.stdout.write(summary(doc))
     report.write_json_atomic(args.json or os.path.join(args.out,
                                                        "bisect.json"), doc)
-    return status.OK if doc["result"]["first_bad"] else \
-        status.BISECT_UNRESOLVED
+    return exitstatus.OK if doc["result"]["first_bad"] else \
+        exitstatus.BISECT_UNRESOLVED
 
 
 def result_document(work, endpoints, state, steps):

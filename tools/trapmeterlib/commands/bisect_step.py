@@ -11,9 +11,9 @@ import json
 import os
 import time
 
-from .. import report, status
+from ..output import report
 from ..stats import bisect as search
-from ..system import gitbuild
+from ..system import exitstatus, gitbuild
 from . import bisect as bisect_cmd
 from .common import OptionError, TrapmeterError, repo_root, say
 
@@ -23,7 +23,7 @@ EXIT = {search.GOOD: 0, search.BAD: 1, search.SKIP: 125}
 
 def add_parser(sub, fmt):
     step = sub.add_parser(
-        NAME, formatter_class=fmt, epilog=status.EXIT_TABLE,
+        NAME, formatter_class=fmt, epilog=exitstatus.EXIT_TABLE,
         allow_abbrev=False,
         help="one bisection step for `git bisect run` (0 good, 1 bad, "
         "125 skip)",
@@ -88,7 +88,7 @@ def good_build(args, top):
     built, why = gitbuild.build(tree, args.build, args.binary, os.path.join(
         args.out, "build-good.log"), args.build_timeout)
     if built is None:
-        raise TrapmeterError(status.BISECT_REFUSED, "the good commit %s "
+        raise TrapmeterError(exitstatus.BISECT_REFUSED, "the good commit %s "
                              "does not build: %s" % (good[:12], why))
     with open(done, "w") as fh:
         fh.write(good + "\n")
@@ -160,11 +160,11 @@ def command(args, extra=()):
     try:
         return step(args, extra)
     except TrapmeterError as exc:
-        raise TrapmeterError(status.STEP_ABORT, "bisect-step cannot judge "
+        raise TrapmeterError(exitstatus.STEP_ABORT, "bisect-step cannot judge "
                              "this commit (status %d): %s" % (exc.code,
                                                               exc.message))
     except (KeyboardInterrupt, SystemExit):
         raise
     except Exception as exc:  # pylint: disable=broad-except
-        raise TrapmeterError(status.STEP_ABORT, "bisect-step: internal "
+        raise TrapmeterError(exitstatus.STEP_ABORT, "bisect-step: internal "
                              "error: %s: %s" % (type(exc).__name__, exc))

@@ -15,7 +15,7 @@ import hashlib
 import os
 import struct
 
-from .. import host
+from . import hostinfo
 
 SYS_CPU = "sys/devices/system/cpu"
 KVM_MODULES = ("kvm", "kvm_intel", "kvm_amd", "kvm_pvm")
@@ -255,7 +255,7 @@ def host_facts(hst):
     return {
         "kernel": {"release": hst.text("proc/sys/kernel/osrelease"),
                    "cmdline": hst.text("proc/cmdline")},
-        "backend": host.kvm_flavour(cpuinfo, hst.path("sys/module/kvm_pvm")),
+        "backend": hostinfo.kvm_flavour(cpuinfo, hst.path("sys/module/kvm_pvm")),
         "kvm": kvm_params(hst),
         "cpu": first_cpu(cpuinfo),
         "cpufreq": cpufreq(hst),
@@ -299,7 +299,7 @@ def collect(qemu=None, root="/", version=None):
     """The "fingerprint" object of results.json's "host" (`version`: the
     QEMU version when the caller has asked the binary already)."""
     facts = host_facts(Host(root))
-    facts["qemu"] = binary_facts(qemu, version or host.qemu_version(qemu)) \
+    facts["qemu"] = binary_facts(qemu, version or hostinfo.qemu_version(qemu)) \
         if qemu else None
     return facts
 

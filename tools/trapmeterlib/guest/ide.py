@@ -1,0 +1,291 @@
+"""The ide suite's host side: the scratch disk image, the CD checksums,
+the QEMU drives and fw_cfg files, the check of the written region after
+QEMU exits, and the per-sector table.
+
+The patterns are those of kernel/suites/idepat.h: a disk sector at LBA L written
+with seed S is 64 little-endian u64 words w[i] = L*K_LBA + i*K_WORD + S
+(i < 61), w[61] = S, w[62] = L, w[63] = the word that makes all 64 sum to
+0 mod 2**64. The runner's image uses S = 0; the guest writes WRITE_SEED.
+CD sectors are summed with FNV-1a over u64 words."""
+
+import os
+import re
+import shutil
+import struct
+from dataclasses import dataclass
+
+from .dump import time_mark
+
+MASK = (1 << 64) - 1
+SECTOR = 512
+CD_SECTOR = 2048
+WORDS = SECTOR // 8
+W_SEED = 61
+K_LBA = 0x9e3779b97f4a7c15
+K_WORD = 0xc2b2ae3d27d4eb4f
+WRITE_SEED = 0x5752495445
+FNV_OFFSET = 0xcbf29ce484222325
+FNV_PRIME = 0x100000001b3
+
+FWCFG_IDE = "opt/trapmeter/ide"
+FWCFG_SUMS = "opt/trapmeter/cd-sums"
+CFG_MAGIC = 0x44494d54           # "TMID"
+CFG_VERSION = 1
+CFG_READONLY = 1
+CFG_FORMAT = "<6I"
+DISK_NAME = "ide-disk.img"
+CFG_NAME = "ide.bin"
+CD_NAME = "cd.iso"
+SUMS_NAME = "cd-sums.bin"
+DEFAULT_DISK_SIZE = 16 * 1024 * 1024
+MIN_DISK_SIZE = 64 * 1024
+MAX_DISK_SIZE = 64 * 1024 * 1024 * 1024
+WRITE_REGION_MAX = 2048          # sectors (1 MiB) at the end of the disk
+CD_SUMS_MAX = 2048               # sectors (4 MiB): what the guest reads
+CD_INDEX = 2                     # secondary master, as -cdrom
+GEN_CHUNK = 2048                 # sectors per write while generating
+# Test hook: flip one byte of this LBA in the generated image, so a test
+# can watch the guest and the host check name it.
+CORRUPT_ENV = "TRAPMETER_IDE_CORRUPT_LBA"
+SIZE_RE = re.compile(r"^\s*(\d+)\s*([kmgt]?)(i?b)?\s*$", re.IGNORECASE)
+UNITS = {"": 1, "k": 1 << 10, "m": 1 << 20, "g": 1 << 30, "t": 1 << 40}
+
+
+class IdeOptionError(ValueError):
+    """A bad --ide-* value (the caller turns it into bad-input)."""
+
+
+def parse_size(text):
+    """'16M', '16MiB', '512k', '1048576' -> bytes; 0 means no disk."""
+    match = SIZE_RE.match(text or "")
+    if not match:
+        raise IdeOptionError("--ide-disk-size %r: expected a size such as "
+                             "16M, 512K or 1048576 (bytes)" % text)
+    size = int(match.group(1)) * UNITS[match.group(2).lower()]
+    if size == 0:
+        return 0
+    if size % SECTOR:
+        raise IdeOptionError("--ide-disk-size %s: not a multiple of %d bytes"
+                             % (text, SECTOR))
+    if not MIN_DISK_SIZE <= size <= MAX_DISK_SIZE:
+        raise IdeOptionError("--ide-disk-size %s: must be 0 (no disk) or "
+                             "between 64K and 64G" % text)
+    return size
+
+
+def sector(lba, seed=0):
+    """The 512 bytes of kernel/suites/idepat.c's idepat_fill(lba, seed)."""
+    base = (lba * K_LBA + seed) & MASK
+    words = [(base + i * K_WORD) & MASK for i in range(W_SEED)]
+    words.append(seed)
+    words.append(lba)
+    words.append(-sum(words) & MASK)
+    return struct.pack("<%dQ" % WORDS, *words)
+
+
+def fnv_sum(data):
+    """kernel/suites/idepat.c's idepat_sum over whole u64 words."""
+    h = FNV_OFFSET
+    for (word,) in struct.iter_unpack("<Q", data[:len(data) // 8 * 8]):
+        h = ((h ^ word) * FNV_PRIME) & MASK
+    return h
+
+
+def write_image(path, sectors, corrupt_lba=None):
+    with open(path, "wb") as fh:
+        for start in range(0, sectors, GEN_CHUNK):
+            end = min(start + GEN_CHUNK, sectors)
+            fh.write(b"".join(sector(lba) for lba in range(start, end)))
+        if corrupt_lba is not None and 0 <= corrupt_lba < sectors:
+            fh.seek(corrupt_lba * SECTOR + SECTOR // 2)
+            fh.write(b"\xa5")
+
+
+def corrupt_lba_from_env():
+    value = os.environ.get(CORRUPT_ENV)
+    if value is None:
+        return None
+    try:
+        return int(value)
+    except ValueError:
+        raise IdeOptionError("%s=%r is not an LBA" % (CORRUPT_ENV, value))
+
+
+def cd_sums(iso_path, limit=CD_SUMS_MAX):
+    """One FNV sum per 2048-byte sector of the first `limit` sectors."""
+    out = []
+    with open(iso_path, "rb") as fh:
+        while len(out) < limit:
+            block = fh.read(CD_SECTOR)
+            if len(block) < CD_SECTOR:
+                break
+            out.append(fnv_sum(block))
+    return struct.pack("<%dQ" % len(out), *out)
+
+
+def suite_selected(words):
+    """True when the kernel words select suite ide (last suite= wins)."""
+    chosen = None
+    for word in words:
+        if word.startswith("suite="):
+            chosen = word[len("suite="):].split(",")
+    return chosen is not None and ("ide" in chosen or "all" in chosen)
+
+
+@dataclass
+class IdeSetup:
+    """What was attached for one run, and how to check it afterwards."""
+    disk_path: str = None
+    disk_sectors: int = 0
+    write_lba: int = 0
+    write_sectors: int = 0
+    readonly: bool = False
+    cd_path: str = None
+    qemu_args: list = None
+
+
+def write_region(sectors):
+    """(first LBA, count) the guest may write: the end of the disk."""
+    count = min(WRITE_REGION_MAX, sectors // 4)
+    return sectors - count, count
+
+
+def prepare(cfg, tmpdir, disk_size, readonly=False, with_cd=True):
+    """Create the image and fw_cfg files; returns an IdeSetup (its
+    qemu_args go before the user's extra arguments)."""
+    setup = IdeSetup(readonly=readonly, qemu_args=[])
+    esc = _escape
+    if disk_size:
+        setup.disk_path = os.path.join(tmpdir, DISK_NAME)
+        setup.disk_sectors = disk_size // SECTOR
+        write_image(setup.disk_path, setup.disk_sectors,
+                    corrupt_lba_from_env())
+        if not readonly:
+            setup.write_lba, setup.write_sectors = write_region(
+                setup.disk_sectors)
+        # QEMU refuses readonly=on for an IDE disk ("Block node is
+        # read-only"); snapshot=on keeps the image file untouched instead.
+        setup.qemu_args += ["-drive", "file=%s,format=raw,if=ide,index=0,"
+                            "media=disk%s" % (esc(setup.disk_path),
+                                              ",snapshot=on" if readonly
+                                              else "")]
+    if with_cd and cfg.boot != "iso":
+        # a private copy: a rebuild during the run must not change the
+        # bytes the guest reads under the sums computed here
+        setup.cd_path = os.path.join(tmpdir, CD_NAME)
+        shutil.copyfile(cfg.iso, setup.cd_path)
+        setup.qemu_args += ["-drive", "file=%s,format=raw,if=ide,index=%d,"
+                            "media=cdrom,readonly=on"
+                            % (esc(setup.cd_path), CD_INDEX)]
+    elif cfg.boot == "iso":
+        setup.cd_path = cfg.iso
+    blob = struct.pack(CFG_FORMAT, CFG_MAGIC, CFG_VERSION, setup.disk_sectors,
+                       setup.write_lba, setup.write_sectors,
+                       CFG_READONLY if readonly else 0)
+    _fwcfg_file(setup, tmpdir, CFG_NAME, FWCFG_IDE, blob)
+    if setup.cd_path and os.path.exists(setup.cd_path):
+        _fwcfg_file(setup, tmpdir, SUMS_NAME, FWCFG_SUMS,
+                    cd_sums(setup.cd_path))
+    return setup
+
+
+def _escape(value):
+    return value.replace(",", ",,")
+
+
+def _fwcfg_file(setup, tmpdir, name, fwname, data):
+    path = os.path.join(tmpdir, name)
+    with open(path, "wb") as fh:
+        fh.write(data)
+    setup.qemu_args += ["-fw_cfg", "name=%s,file=%s" % (fwname, _escape(path))]
+
+
+# ---------------------------------------------------------------- afterwards
+
+def written_record(dump):
+    for rec in getattr(dump, "other", []) or []:
+        if rec.get("type") == "ide_written":
+            return rec
+    return None
+
+
+def verify_image(setup, written):
+    """Compare the image file with what it must hold now: the runner's
+    pattern, and the guest's pattern in the range it reported writing.
+    Returns (ok, detail)."""
+    lo = hi = 0
+    if written is not None and not setup.readonly:
+        lo = int(written.get("lba", 0))
+        hi = lo + int(written.get("sectors", 0))
+        if lo < setup.write_lba or hi > setup.write_lba + setup.write_sectors:
+            return False, ("guest reports writing LBA %d..%d outside the "
+                           "writable region %d..%d" % (
+                               lo, hi - 1, setup.write_lba,
+                               setup.write_lba + setup.write_sectors - 1))
+    bad, first = 0, None
+    with open(setup.disk_path, "rb") as fh:
+        for lba in range(setup.disk_sectors):
+            data = fh.read(SECTOR)
+            seed = WRITE_SEED if lo <= lba < hi else 0
+            if data != sector(lba, seed):
+                bad += 1
+                first = lba if first is None else first
+    what = ("%d written sectors (LBA %d..%d) and %d untouched" % (
+        hi - lo, lo, hi - 1, setup.disk_sectors - (hi - lo))
+        if hi > lo else "%d sectors, none written" % setup.disk_sectors)
+    if bad:
+        return False, "image on the host: %s; %d mismatches, first at LBA %d" % (
+            what, bad, first)
+    return True, "image on the host: %s; 0 mismatches" % what
+
+
+def after_boot(setup, dump):
+    """Add the host-side check to the dump; returns a failure message or
+    None."""
+    if setup is None or setup.disk_path is None or dump is None \
+            or not dump.started:
+        return None
+    ok, detail = verify_image(setup, written_record(dump))
+    dump.checks.append({"type": "check", "name": "ide.host_image", "ok": ok,
+                        "detail": detail, "source": "host"})
+    return None if ok else "ide.host_image failed: " + detail
+
+
+# ---------------------------------------------------------------- table
+
+def _fmt(value, places=1):
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return "-"
+    return "%.*f" % (places, value)
+
+
+def render(dump):
+    """Per-sector view of the ide rows and the regression lines."""
+    rows = [r for r in (dump.results if dump else []) if r.get("suite") == "ide"]
+    views = [v for v in (dump.other if dump else []) if v.get("type") == "view"
+             and v.get("suite") == "ide"]
+    if not rows and not views:
+        return ""
+    head = ("case", "device", "xfer", "cycles/sector", "MiB/s",
+            "exits/sector", "cycles/exit", "REP/loop")
+    table = [head]
+    for r in rows:
+        table.append((r.get("case", "?"), r.get("device", "?"),
+                      r.get("xfer", "?"), _fmt(r.get("cycles_per_sector"), 0),
+                      _fmt(r.get("mib_s"), 2) + time_mark(r), _fmt(r.get("exits_per_sector"), 2),
+                      _fmt(r.get("cycles_per_exit_model"), 0),
+                      _fmt(r.get("rep_loop_ratio"), 1) + "x"
+                      if r.get("rep_loop_ratio") is not None else ""))
+    widths = [max(len(str(row[i])) for row in table) for i in range(len(head))]
+    lines = ["", "ide per sector:"]
+    for row in table:
+        lines.append("  " + "  ".join(
+            str(c).ljust(w) if i < 3 else str(c).rjust(w)
+            for i, (c, w) in enumerate(zip(row, widths))).rstrip())
+    for v in views:
+        lines.append("regression view: %s %s: reading 4 MiB takes %s s with "
+                     "rep insw, %s s with the inw loop: loop/rep %sx "
+                     "(OVMF: 28 s vs 464 s = 16.6x)" % (
+                         v.get("what"), v.get("device"), _fmt(v.get("rep_s"), 3),
+                         _fmt(v.get("loop_s"), 3), _fmt(v.get("loop_over_rep"), 1)))
+    return "\n".join(lines) + "\n"

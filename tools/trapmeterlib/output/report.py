@@ -1,0 +1,582 @@
+"""Turn parsed dumps into the terminal table and results.json.
+
+Pure functions over plain dicts (the guest's JSON records) so that pairing,
+aggregation and rendering are testable without QEMU."""
+
+import copy
+import errno
+import fcntl
+import json
+import os
+import stat
+import statistics
+import tempfile
+import zlib
+
+from ..guest.dump import time_mark
+from ..counters.exitcount import counters_differ
+from ..system.exitstatus import status_name
+
+PAIRED_METHODS = ("rep", "dma")
+# results.json schema: 2 since the guest's status is sealed in its dump
+# (the status record); 3 since a case measured in rounds (rounds=N) is one
+# merged result whose samples are the total and whose "rounds" keeps each
+# round's figures (tools/trapmeterlib/guest/rounds.py); compare reads 1, 2, 3.
+RESULTS_SCHEMA = 3
+COLUMNS = [("case", "<"), ("method", "<"), ("bytes", ">"),
+           ("cycles/op (median)", ">"), ("control", ">"), ("net", ">"),
+           ("cycles/unit", ">"),
+           ("REP speed-up", ">"), ("exits (model)", ">"),
+           ("cycles/exit (model)", ">"), ("exits (meas.)", ">"),
+           ("cycles/exit (meas.)", ">"), ("ns/op", ">")]
+MEDIAN_FIELDS = ("cycles_per_unit", "ns_median", "cycles_per_exit_model",
+                 "exits_measured", "cycles_per_exit", "exits_qmp",
+                 "exits_perf")
+# Shown after "exits (meas.)" when a run counted with both counters.
+QMP_COLUMN = ("exits (qmp)", ">")
+# after "exits (meas.)" (index 10: the control and net columns come first)
+QMP_AT = 11
+# Marks a QMP count more than 1 % away from the perf count.
+DIFFER_MARK = " ~"
+# Marks a measured exit count more than 10 % away from the model.
+MISMATCH_MARK = " !"
+
+
+def _number(value):
+    """A real number or None (JSON null, strings and bools are not data)."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return None
+    return value
+
+
+def median_cycles(result, key="cycles"):
+    cycles = result.get(key)
+    return _number(cycles.get("median")) if isinstance(cycles, dict) else None
+
+
+def fmt_net(res):
+    """The net median; "<0" when the control was the slower (on a software
+    hypervisor rep movs is emulated per unit, rep ins is not)."""
+    net = median_cycles(res, "cycles_net")
+    return "<0" if net is not None and net < 0 else fmt_num(net)
+
+
+def fmt_control(res):
+    """The control's median; "n/a" when the case says why it has none."""
+    if res.get("control_none") and median_cycles(res, "cycles_control") is None:
+        return "n/a"
+    return fmt_num(median_cycles(res, "cycles_control"))
+
+
+# At most this many case names after a control_none reason in the notes.
+CONTROL_NONE_NAMES = 3
+
+
+def control_none_notes(results):
+    """One note per reason the guest gave for a missing control, with the
+    first cases that gave it."""
+    cases = {}
+    for res in results:
+        why = res.get("control_none")
+        if isinstance(why, str) and why:
+            cases.setdefault(why, []).append(str(res.get("case", "?")))
+    notes = []
+    for why, names in cases.items():
+        shown = ", ".join(names[:CONTROL_NONE_NAMES])
+        more = len(names) - CONTROL_NONE_NAMES
+        notes.append("  control n/a: %s (%s%s)" % (
+            why, shown, " and %d more" % more if more > 0 else ""))
+    return notes
+
+
+def pair_key(result):
+    """Results measuring the same transfer with different methods share
+    this key, so a REP/DMA result can be compared with its single twin."""
+    return tuple(result.get(k) for k in
+                 ("suite", "target", "dir", "width", "bytes", "buf_offset"))
+
+
+def add_speedups(results):
+    """Set "speedup" (single median / this median) on rep and dma results,
+    and the measured-exit placeholders later features fill in."""
+    singles = {}
+    for res in results:
+        if res.get("method") == "single":
+            singles.setdefault(pair_key(res), res)
+    for res in results:
+        res["speedup"] = None
+        res.setdefault("exits_measured", None)
+        res.setdefault("cycles_per_exit", None)
+        twin = singles.get(pair_key(res))
+        if res.get("method") not in PAIRED_METHODS or twin is None:
+            continue
+        mine, theirs = median_cycles(res), median_cycles(twin)
+        if mine and theirs is not None and mine > 0:
+            res["speedup"] = theirs / mine
+    return results
+
+
+def _median(values):
+    values = [v for v in (_number(x) for x in values) if v is not None]
+    return statistics.median(values) if values else None
+
+
+def group_by_case(boot_results, key=None):
+    """({key: [result of each boot]}, keys in first-seen order) over a list
+    of boots' result lists; KEY(result) defaults to the case name."""
+    key = key or (lambda res: res.get("case"))
+    groups, order = {}, []
+    for results in boot_results:
+        for res in results:
+            name = key(res)
+            if name not in groups:
+                groups[name] = []
+                order.append(name)
+            groups[name].append(res)
+    return groups, order
+
+
+def _case_key(result):
+    return tuple(result.get(k) for k in
+                 ("suite", "case", "method", "bytes", "buf_offset"))
+
+
+def aggregate_results(boot_results):
+    """Per case, the median over boots of the per-boot medians."""
+    groups, order = group_by_case(boot_results, _case_key)
+    merged = []
+    for key in order:
+        group = groups[key]
+        agg = copy.deepcopy(group[0])
+        agg["cycles"] = {"median": _median(median_cycles(r) for r in group)}
+        for key in ("cycles_control", "cycles_net"):
+            if key in agg:
+                agg[key] = {"median": _median(median_cycles(r, key)
+                                              for r in group)}
+        for name in MEDIAN_FIELDS:
+            agg[name] = _median(r.get(name) for r in group)
+        agg["boots"] = len(group)
+        if agg.get("exits_measured") is not None:
+            agg["exits_model_mismatch"] = model_mismatch(agg)
+        if agg.get("exits_qmp") is not None and \
+                agg.get("exits_perf") is not None:
+            agg["exits_counters_differ"] = counters_differ(
+                agg["exits_qmp"], agg["exits_perf"], agg.get("ops") or 1,
+                agg.get("exits_background_max"))
+        merged.append(agg)
+    return add_speedups(merged)
+
+
+def aggregate_checks(boot_checks):
+    """One entry per check name: ok only if ok in every boot."""
+    merged, order = {}, []
+    for index, checks in enumerate(boot_checks):
+        for chk in checks:
+            name = chk.get("name")
+            if name not in merged:
+                merged[name] = dict(chk, ok=True, detail=chk.get("detail"))
+                order.append(name)
+            if chk.get("ok") is not True and merged[name]["ok"]:
+                merged[name].update(ok=False, detail="boot %d: %s"
+                                    % (index, chk.get("detail")))
+    return [merged[n] for n in order]
+
+
+def aggregate_skips(boot_skips):
+    seen, out = set(), []
+    for skips in boot_skips:
+        for skip in skips:
+            key = (skip.get("suite"), skip.get("case"), skip.get("reason"))
+            if key not in seen:
+                seen.add(key)
+                out.append(skip)
+    return out
+
+
+# ---------------------------------------------------------------- formatting
+
+def fmt_num(value):
+    """Compact, consistent numbers: integers stay integers below 10M,
+    floats get 3 significant-ish digits, big values use M/G suffixes."""
+    value = _number(value)
+    if value is None:
+        return "-"
+    mag = abs(value)
+    if mag >= 1e10:
+        return "%.2fG" % (value / 1e9)
+    if mag >= 1e7:
+        return "%.2fM" % (value / 1e6)
+    if isinstance(value, int) or mag >= 100:
+        return "%d" % round(value)
+    if mag >= 10:
+        return "%.1f" % value
+    return "%.2f" % value
+
+
+def fmt_speedup(value):
+    value = _number(value)
+    return "" if value is None else "%.1fx" % value
+
+
+def result_row(res, with_qmp=False):
+    row = [str(res.get("case", "?")), str(res.get("method", "?")),
+           fmt_num(res.get("bytes")), fmt_num(median_cycles(res)),
+           fmt_control(res), fmt_net(res),
+           fmt_num(res.get("cycles_per_unit")),
+           fmt_speedup(res.get("speedup")),
+           fmt_num(res.get("exits_model")),
+           fmt_num(res.get("cycles_per_exit_model")),
+           fmt_measured(res), fmt_num(res.get("cycles_per_exit")),
+           fmt_num(res.get("ns_median")) + time_mark(res)]
+    if with_qmp:
+        row.insert(QMP_AT, fmt_qmp(res))
+    return row
+
+
+def columns(with_qmp):
+    cols = list(COLUMNS)
+    if with_qmp:
+        cols.insert(QMP_AT, QMP_COLUMN)
+    return cols
+
+
+def both_counted(results):
+    return any(_number(r.get("exits_qmp")) is not None and
+               _number(r.get("exits_perf")) is not None for r in results)
+
+
+def fmt_qmp(res):
+    text = fmt_num(res.get("exits_qmp"))
+    return text + DIFFER_MARK if res.get("exits_counters_differ") else text
+
+
+def fmt_measured(res):
+    meas = _number(res.get("exits_measured"))
+    # below the empty sync window: nothing to tell from the sync traffic
+    text = "<0" if meas is not None and meas < 0 else fmt_num(res.get("exits_measured"))
+    return text + MISMATCH_MARK if model_mismatch(res) else text
+
+
+def model_mismatch(res):
+    """Measured exits more than 10 % off the model (after aggregation the
+    flag is recomputed from the medians)."""
+    meas, model = _number(res.get("exits_measured")), _number(
+        res.get("exits_model"))
+    if meas is None or model is None:
+        return False
+    if model == 0:
+        return meas >= 0.5
+    return abs(meas - model) > 0.1 * model
+
+
+def _align(cells, widths, cols=COLUMNS):
+    parts = []
+    for cell, width, (_name, side) in zip(cells, widths, cols):
+        parts.append(cell.ljust(width) if side == "<" else cell.rjust(width))
+    return "  ".join(parts).rstrip()
+
+
+def render_results(results):
+    """Result rows grouped per suite, columns aligned across all suites."""
+    if not results:
+        return ["(no results)"]
+    with_qmp = both_counted(results)
+    cols = columns(with_qmp)
+    rows = [(res.get("suite", "?"), result_row(res, with_qmp))
+            for res in results]
+    widths = [len(name) for name, _side in cols]
+    for _suite, cells in rows:
+        widths = [max(w, len(c)) for w, c in zip(widths, cells)]
+    lines = ["  " + _align([name for name, _s in cols], widths, cols),
+             "  " + _align(["-" * w for w in widths], widths, cols)]
+    suites = []
+    for suite, _cells in rows:
+        if suite not in suites:
+            suites.append(suite)
+    for suite in suites:
+        lines.append("[suite %s]" % suite)
+        lines.extend("  " + _align(cells, widths, cols)
+                     for s, cells in rows if s == suite)
+    return lines
+
+
+def render_checks(checks, skips):
+    lines = []
+    if checks:
+        lines.append("checks:")
+        width = max(len(str(c.get("name"))) for c in checks)
+        for chk in checks:
+            mark = "ok" if chk.get("ok") is True else "FAILED"
+            lines.append("  %-6s  %-*s  %s" % (mark, width, chk.get("name"),
+                                               chk.get("detail") or ""))
+    if skips:
+        lines.append("skipped:")
+        for skip in skips:
+            lines.append("  %s/%s: %s" % (skip.get("suite"), skip.get("case"),
+                                          skip.get("reason")))
+    return lines
+
+
+def _cpu_text(cpu):
+    if not isinstance(cpu, dict):
+        return "?"
+    fms = "%s/%s/%s" % (cpu.get("family"), cpu.get("model"),
+                        cpu.get("stepping"))
+    brand = (cpu.get("brand") or "").strip()
+    return "%s %s%s" % (cpu.get("vendor", "?"), fms,
+                        (" \"%s\"" % brand) if brand else "")
+
+
+def _tsc_text(tsc):
+    """"tsc SOURCE KHZ kHz", GUESS when it is one, and the PM-timer
+    cross-check's difference."""
+    text = "tsc %s %s kHz" % (tsc.get("source", "?"), tsc.get("khz", "?"))
+    if tsc.get("guess") is True:
+        text += " (GUESS)"
+    check = tsc.get("check")
+    if isinstance(check, dict) and isinstance(check.get("diff_ppm"), int):
+        text += " (pm-timer %+.1f %%)" % (check["diff_ppm"] / 1e4)
+    return text
+
+
+def render_header(run, info):
+    """One line describing where and how the numbers were taken."""
+    run = run or {}
+    tsc = run.get("tsc") if isinstance(run.get("tsc"), dict) else {}
+    accel = info.get("accel") or "?"
+    if info.get("kvm_flavour"):
+        accel += " (%s)" % info["kvm_flavour"]
+    wall = info.get("wall_s")
+    parts = ["trapmeter %s" % run.get("version", "?"),
+             "accel %s" % accel,
+             "boot %s/%s" % (info.get("boot") or "?", run.get("boot", "?")),
+             "firmware %s" % run.get("firmware", info.get("firmware") or "?"),
+             "cpu %s" % _cpu_text(run.get("cpu")),
+             "hypervisor %s" % (run.get("hypervisor") or "none"),
+             _tsc_text(tsc),
+             "timer overhead %s cycles" % fmt_num(
+                 run.get("timer_overhead_cycles")),
+             "wall %s" % ("%.1f s" % wall if wall is not None else "?")]
+    if info.get("title"):
+        parts.insert(1, info["title"])
+    return " | ".join(parts)
+
+
+def render_timing(info):
+    """Footer: where the wall time went, per suite (from the runner's
+    clock at each suite line)."""
+    suites = info.get("suite_s")
+    if not suites:
+        return None
+    parts = ["to first suite %.1f s" % (info.get("boot_s") or 0.0)]
+    parts += ["%s %.1f s" % (name, secs) for name, secs in suites]
+    return "  time: " + ", ".join(parts)
+
+
+def render_report(run, info, results, checks, skips):
+    """The whole terminal report for one boot (or the --repeat median)."""
+    lines = [render_header(run, info), ""]
+    lines += render_results(results)
+    if any(time_mark(r) for r in results):
+        lines.append("  ?: the TSC frequency is a guess, so ns figures are too "
+                     "(cycles are exact)")
+    if any(model_mismatch(r) for r in results):
+        lines.append("  ! measured exits differ from the model by more than "
+                     "10 % (a finding about the hypervisor, not an error)")
+    if any((_number(r.get("exits_measured")) or 0) < 0 for r in results):
+        lines.append("  <0: fewer exits than the empty sync window: none "
+                     "distinguishable from the sync traffic")
+    lines += exit_counter_notes(results)
+    if any(r.get("method") == "rep" and isinstance(r.get("cycles_control"),
+                                                   dict) for r in results):
+        lines.append("  control of a REP row: the same loop and set-up with "
+                     "the string instruction at zero units (what it moves, "
+                     "the trap's handler moves)")
+    lines += control_none_notes(results)
+    if any((median_cycles(r, "cycles_net") or 0) < 0 for r in results):
+        lines.append("  net <0: the control op (the same loop and set-up "
+                     "without the trap) took longer than the case")
+    timing = render_timing(info)
+    if timing:
+        lines.append(timing)
+    notes = sorted({r.get("exits_note") for r in results
+                    if r.get("exits_note")})
+    if len(notes) == 1 and all(r.get("exits_measured") is None
+                               for r in results):
+        lines.append("  exits (meas.): " + notes[0])
+    extra = render_checks(checks, skips)
+    if extra:
+        lines += [""] + extra
+    return "\n".join(lines) + "\n"
+
+
+def exit_counter_notes(results):
+    """Legend lines: which counter the measured column shows, the ~ mark,
+    and the QMP background rate (reported, not subtracted)."""
+    lines = []
+    if both_counted(results):
+        lines.append("  exits (meas.): perf (KVM tracepoints, untimed "
+                     "window); exits (qmp): QMP query-stats over the timed "
+                     "samples")
+    if any(r.get("exits_counters_differ") for r in results):
+        lines.append("  ~ the QMP count differs from the perf count by "
+                     "more than 1 % (QMP misses exits KVM answers itself "
+                     "on some backends)")
+    rates = [r.get("exits_background_per_s") for r in results
+             if _number(r.get("exits_background_per_s")) is not None]
+    if rates:
+        lines.append("  QMP 'exits' collects %s/s in an idle spin here "
+                     "(not subtracted; per case at most "
+                     "exits_background_max per op in results.json)"
+                     % fmt_num(statistics.median(rates)))
+    return lines
+
+
+def guest_problem_lines(errors, exceptions):
+    """The guest's own words for bad-input and exception runs."""
+    lines = []
+    for err in errors:
+        lines.append("guest: error: %s%s" % (
+            err.get("message"),
+            " (%s)" % err["kind"] if err.get("kind") else ""))
+    for exc in exceptions:
+        lines.append("guest: exception: vector %s %s error_code=%s rip=%s "
+                     "cr2=%s" % (exc.get("vector"), exc.get("name"),
+                                 exc.get("error_code"), exc.get("rip"),
+                                 exc.get("cr2")))
+        lines.extend("guest:   " + text for text in
+                     exc.get("console_before") or [])
+    return lines
+
+
+# ---------------------------------------------------------------- results.json
+
+def boot_entry(index, outcome, dump, wall_s, qemu_rc, stderr_text=None):
+    """One element of results.json "boots"."""
+    entry = {"index": index, "status": outcome.name,
+             "exit_code": outcome.code,
+             "wall_s": None if wall_s is None else round(wall_s, 3),
+             "qemu_exit": qemu_rc, "messages": list(outcome.messages),
+             "run": None, "results": [], "checks": [], "skips": [],
+             "errors": [], "exceptions": [], "other": []}
+    if dump is not None:
+        entry.update(run=dump.run, results=add_speedups(dump.results),
+                     checks=dump.checks, skips=dump.skips, errors=dump.errors,
+                     exceptions=dump.exceptions, other=dump.other,
+                     dump=dump.summary(),
+                     integrity={"tm_lines": list(dump.tm_texts)})
+    if stderr_text:
+        entry["qemu_stderr"] = stderr_text[-4000:]
+    return entry
+
+
+def results_document(host, config, boots, code, messages=(), summary=None):
+    """The whole results.json object."""
+    version = next((b["run"].get("version") for b in boots
+                    if isinstance(b.get("run"), dict)), None)
+    for boot in boots:
+        seal_boot(boot)
+    doc = {"schema": RESULTS_SCHEMA, "tool": "trapmeter", "version": version,
+           "host": host, "config": config, "boots": boots,
+           "status": status_name(code), "exit_code": code}
+    if messages:
+        doc["messages"] = list(messages)
+    if summary is not None:
+        doc["summary"] = summary
+    return doc
+
+
+def results_crc32(results):
+    """CRC-32 over the canonical JSON of a boot's results (guest fields and
+    the runner's additions), so `compare` can spot a hand-edited file."""
+    text = json.dumps(results, sort_keys=True, separators=(",", ":"))
+    return "%08x" % (zlib.crc32(text.encode("utf-8", "surrogateescape"))
+                     & 0xffffffff)
+
+
+def seal_boot(boot):
+    integ = boot.get("integrity")
+    if isinstance(integ, dict):
+        integ["results_crc32"] = results_crc32(boot.get("results") or [])
+    return boot
+
+
+def open_output(path, mode="wb"):
+    """Open an output the user named, never replacing what is there: a
+    device (/dev/null, /dev/full) or a FIFO is written directly; a FIFO
+    without a reader is an error (ENXIO) instead of a hang; a directory is
+    refused."""
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_NONBLOCK, 0o666)
+    try:
+        if stat.S_ISDIR(os.fstat(fd).st_mode):
+            raise IsADirectoryError(errno.EISDIR, "is a directory")
+        flags = fcntl.fcntl(fd, fcntl.F_GETFL)
+        fcntl.fcntl(fd, fcntl.F_SETFL, flags & ~os.O_NONBLOCK)
+        if stat.S_ISREG(os.fstat(fd).st_mode):
+            os.ftruncate(fd, 0)
+    except BaseException:
+        os.close(fd)
+        raise
+    if "b" in mode:
+        return os.fdopen(fd, mode)
+    return os.fdopen(fd, mode, encoding="utf-8")
+
+
+def _special_target(path):
+    """The existing non-regular file path names (after symlinks), or
+    None.  Such targets are written in place, never renamed over."""
+    try:
+        mode = os.stat(path).st_mode
+    except FileNotFoundError:
+        return None
+    if stat.S_ISDIR(mode):
+        raise IsADirectoryError(errno.EISDIR, "is a directory", path)
+    return None if stat.S_ISREG(mode) else path
+
+
+def _write_atomic(path, fill, suffix):
+    """Write through a temp file in the same directory and rename it into
+    place, so readers never see a half-written file.  fill(fh) writes.
+    A symlink stays a symlink (the file it names is replaced); a device
+    or FIFO is written directly (report.open_output)."""
+    try:
+        if _special_target(path):
+            with open_output(path, "w") as fh:
+                fill(fh)
+            return
+    except OSError as exc:
+        if exc.errno == errno.ENXIO:
+            raise OSError(errno.ENXIO, "a FIFO or socket with no reader")
+        raise
+    path = os.path.realpath(path)
+    directory = os.path.dirname(path)
+    fd, tmp = tempfile.mkstemp(prefix=".trapmeter-", suffix=suffix,
+                               dir=directory)
+    umask = os.umask(0o022)
+    os.umask(umask)
+    try:
+        os.fchmod(fd, 0o666 & ~umask)
+        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+            fill(fh)
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise
+
+
+def write_text_atomic(path, text):
+    """Text outputs (JUnit, Markdown, SVG)."""
+    _write_atomic(path, lambda fh: fh.write(text), ".tmp")
+
+
+def write_json_atomic(path, doc):
+    """results.json and other JSON outputs."""
+    def fill(fh):
+        json.dump(doc, fh, indent=2, sort_keys=False)
+        fh.write("\n")
+    _write_atomic(path, fill, ".json.tmp")
