@@ -19,10 +19,10 @@ COMMITS, CHANGE, SHARE = 4, 2, 0.10
 BUDGET = 150
 
 
-def bisect(repo, out, budget, *more):
+def bisect(repo, out, budget, good, bad, *more):
     return subprocess.run(
-        [RUNNER, "bisect", "--no-build", "--repo", repo, "--good", "HEAD~%d"
-         % (COMMITS - 1), "--bad", "HEAD", "--build", bisect_repo.BUILD,
+        [RUNNER, "bisect", "--no-build", "--repo", repo, "--good", good,
+         "--bad", bad, "--build", bisect_repo.BUILD,
          "--binary", bisect_repo.BINARY, "--budget", str(budget), "--out",
          out, "--accel", "kvm", *bisect_repo.CASES, *more],
         capture_output=True, text=True, timeout=budget * 3, cwd=ROOT)
@@ -58,7 +58,8 @@ class KvmBisect(unittest.TestCase):
         cls.hashes = bisect_repo.make(cls.repo, COMMITS, CHANGE,
                                       int(cls.exit_ns * SHARE))
         cls.out = os.path.join(cls.dir, "out")
-        cls.proc = bisect(cls.repo, cls.out, BUDGET)
+        cls.proc = bisect(cls.repo, cls.out, BUDGET, cls.hashes[0],
+                          cls.hashes[-1])
         with open(os.path.join(cls.out, "bisect.json")) as fh:
             cls.doc = json.load(fh)
 
