@@ -41,7 +41,7 @@ def git_bisect_run(repo, hashes, reference, step_budget):
              "--accel", "kvm", *bisect_repo.CASES],
             capture_output=True, text=True, timeout=1200)
     finally:
-        subprocess.run(["git", "-C", repo, "bisect", "reset", "-q"],
+        subprocess.run(["git", "-C", repo, "bisect", "reset"],
                        capture_output=True)
     return proc
 
