@@ -1,7 +1,7 @@
 """LAVA support: write a job definition for LAVA's `qemu` device type, and
 read a lava-run log (or a LAVA results export) back into results.json.
 
-Facts this relies on (lava-dispatcher 2023.01, see README "Running in a LAVA
+Facts this relies on (lava-dispatcher 2023.01, see docs/ci.md "A LAVA
 lab"): the qemu device template builds the QEMU command from its own options,
 then the job context's `extra_options`, then one `image_arg` per deployed
 image; pexpect splits that command line like a shell (quotes group words);
