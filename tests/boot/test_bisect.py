@@ -106,5 +106,57 @@ class KvmBisect(unittest.TestCase):
                       proc.stdout, proc.stdout[-3000:] + proc.stderr[-3000:])
 
 
+class TcgBisect(unittest.TestCase):
+    """The whole pipeline without KVM: 5 commits, from commit 3 on QEMU
+    traces every fw_cfg read (several times slower), commit 1 does not
+    build; about a minute."""
+
+    @classmethod
+    def setUpClass(cls):
+        need_build(cls, "build/trapmeter.elf")
+        qemu = shutil.which("qemu-system-x86_64")
+        if not qemu or "fw_cfg_read" not in subprocess.run(
+                [qemu, "-trace", "help"], capture_output=True,
+                text=True).stdout:
+            raise unittest.SkipTest("QEMU has no fw_cfg_read trace event")
+        cls.dir = tempfile.mkdtemp(prefix="tm-bisect-tcg-")
+        cls.addClassCleanup(shutil.rmtree, cls.dir, True)
+        cls.repo = os.path.join(cls.dir, "repo")
+        cls.hashes = bisect_repo.make(cls.repo, 5, 3, 1, broken={1},
+                                      template=bisect_repo.TRACE_BUILD_SH)
+        cls.out = os.path.join(cls.dir, "out")
+        cls.proc = subprocess.run(
+            [RUNNER, "bisect", "--no-build", "--repo", cls.repo, "--good",
+             cls.hashes[0], "--bad", cls.hashes[-1], "--build",
+             bisect_repo.BUILD, "--binary", bisect_repo.BINARY, "--budget",
+             "90", "--out", cls.out, "--accel", "tcg", "--suite", "pio",
+             "--case", "fwcfg.in8.single.512"],
+            capture_output=True, text=True, timeout=400, cwd=ROOT)
+
+    def test_names_the_commit(self):
+        with open(os.path.join(self.out, "bisect.json")) as fh:
+            doc = json.load(fh)
+        self.assertEqual(self.proc.returncode, 0, self.proc.stdout[-3000:]
+                         + self.proc.stderr[-3000:])
+        self.assertEqual(doc["result"]["first_bad"], self.hashes[3])
+        verdicts = {s["commit"]: s["verdict"] for s in doc["steps"]}
+        self.assertEqual(verdicts.get(self.hashes[2]), "good")
+        if self.hashes[1] in verdicts:
+            self.assertEqual(verdicts[self.hashes[1]], "skip")
+
+    def test_nothing_flagged_refused(self):
+        # good against itself: the A/A session flags nothing
+        proc = subprocess.run(
+            [RUNNER, "bisect", "--no-build", "--repo", self.repo, "--good",
+             self.hashes[0], "--bad", self.hashes[2], "--build",
+             bisect_repo.BUILD, "--binary", bisect_repo.BINARY,
+             "--max-boots", "6", "--out", os.path.join(self.dir, "aa"),
+             "--accel", "tcg", "--suite", "pio", "--case",
+             "fwcfg.in8.single.512"],
+            capture_output=True, text=True, timeout=300, cwd=ROOT)
+        self.assertEqual(proc.returncode, 14, proc.stderr[-2000:])
+        self.assertIn("nothing-flagged", proc.stderr)
+
+
 if __name__ == "__main__":
     unittest.main()

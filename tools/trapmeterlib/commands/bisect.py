@@ -375,14 +375,11 @@ def summary(doc):
         lines.append("trapmeter bisect: not separated: the first bad commit "
                      "is one of %s" % ", ".join(
                          c[:12] for c in res["not_separated"]))
-    for row in doc["flagged"]:
-        lo, hi = (row.get("ci95") or [None, None])[:2]
-        lines.append("  shift (good vs bad, %s boots): %s/%s %s ratio %s "
-                     "[95 %% CI %s, %s], undisturbed boots x%s"
-                     % ("+".join(map(str, row.get("boots") or [])),
-                        row["suite"], row["case"], row["metric"],
-                        _fmt(row.get("ratio")), _fmt(lo), _fmt(hi),
-                        _fmt(row.get("slowdown_undisturbed"))))
+    lines += [shift_line("good vs bad", row) for row in doc["flagged"]]
+    for step in doc["steps"]:
+        if step["commit"] == res["first_bad"]:
+            lines += [shift_line("good vs %s" % step["commit"][:12], row)
+                      for row in step.get("rows") or ()]
     for step in doc["steps"]:
         lines.append("  step %s %-4s %3d boots %5.0f s  %s" % (
             step["commit"][:12], step["verdict"], step["boots"],
@@ -397,6 +394,16 @@ def summary(doc):
         doc["wall_s"], "" if doc["budget_s"] is None
         else " (budget %.0f s)" % doc["budget_s"]))
     return "\n".join(lines) + "\n"
+
+
+def shift_line(what, row):
+    lo, hi = (row.get("ci95") or [None, None])[:2]
+    return ("  shift (%s, %s boots): %s/%s %s %s, ratio %s [95 %% CI %s, "
+            "%s], undisturbed boots x%s" % (
+                what, "+".join(map(str, row.get("boots") or [])),
+                row["suite"], row["case"], row["metric"], row["verdict"],
+                _fmt(row.get("ratio")), _fmt(lo), _fmt(hi),
+                _fmt(row.get("slowdown_undisturbed"))))
 
 
 def _fmt(value):
