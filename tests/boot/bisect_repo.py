@@ -14,8 +14,6 @@ import tempfile
 from tests.boot.common import ROOT, RUNNER
 
 SHIM = os.path.join(ROOT, "build", "kvm_delay.so")
-CASES = ("--suite", "pio,exits", "--case", "fwcfg.in8.single.512,pio.*",
-         "--cmdline", "controls=off")
 BUILD = "sh build.sh"
 BINARY = "out/qemu"
 

@@ -212,8 +212,10 @@ class Bisect:
                    % (bad[:12], why))
         steps = len(self.line) - 2
         need = search.Search([c for c, _ in self.line]).steps_left()
+        # two shares: a change the endpoints miss loses the whole search,
+        # a step that runs out is one skip
         share = None if self.args.budget is None else \
-            self.budget_left() / (1 + need)
+            self.budget_left() * 2.0 / (2 + need)
         say("bisect: %d commits between good and bad, about %d steps"
             % (steps, need))
         sess = session(self.args, "endpoints", self.good_bin, bad_bin,
@@ -223,11 +225,27 @@ class Bisect:
             self.flag = search.flagged(sess["rows"], set(
                 self.args.metric_names))
         except search.Refused as exc:
-            refuse(exc.reason, exc.message)
+            self.write_refusal(sess, exc)
+            refuse(exc.reason, exc.message + (
+                "; the session ended undecided (more --budget or "
+                "--max-boots?)" if exc.reason == "nothing-flagged" and any(
+                    r["verdict"] == "inconclusive" for r in sess["rows"])
+                else ""))
         cases = sorted({case for _, case, _ in self.flag})
         metrics = {m for _, _, m in self.flag}
         self.focus = (cases, metrics, search.step_thresholds(self.flag))
         return sess
+
+    def write_refusal(self, sess, exc):
+        """bisect.json of a refused bisection: the endpoint rows and why."""
+        report.write_json_atomic(self.args.json or os.path.join(
+            self.args.out, "bisect.json"), {
+                "tool": "trapmeter", "kind": "bisect", "refused": exc.reason,
+                "message": exc.message, "good": self.line[0][0],
+                "bad": self.line[-1][0],
+                "endpoints": {k: sess[k] for k in (
+                    "rows", "boots", "planning_boots", "wall_s", "status")},
+                "wall_s": round(self.elapsed(), 1)})
 
     def judge(self, commit, share):
         """One step: build, then a sequential ab against good."""
