@@ -112,6 +112,21 @@ class Facts(unittest.TestCase):
         self.assertIn("turbo", said[1])
         self.assertIn("stress (ng) x", said[2])
 
+    def test_cpus_of_qemu_below_a_wrapper(self):
+        # runner 100 -> sh 200 (a wrapper that did not exec) -> qemu 300
+        # with two threads on CPUs 2 and 3; testpmd 400 is left out
+        stat = "%d (%s) S" + " 0" * 35 + " %d 0 0"
+        write(self.root, "proc/100/task/100/children", "200 400")
+        write(self.root, "proc/200/task/200/children", "300")
+        write(self.root, "proc/200/task/200/stat", stat % (200, "sh", 1))
+        write(self.root, "proc/300/task/300/stat", stat % (300, "qemu-system-x86", 2))
+        write(self.root, "proc/300/task/301/stat", stat % (301, "CPU 0/KVM", 3))
+        write(self.root, "proc/400/task/400/stat", stat % (400, "dpdk-testpmd", 1))
+        hst = fingerprint.Host(self.root)
+        self.assertEqual(fingerprint.descendants(100, hst, skip={400}), [200, 300])
+        self.assertEqual(fingerprint.thread_cpus(300, hst),
+                         {"qemu-system-x86": {2}, "CPU 0/KVM": {3}})
+
     def test_no_cpufreq_is_not_noise(self):
         fp = fingerprint.host_facts(fingerprint.Host(self.root))  # empty tree
         self.assertIsNone(fp["cpufreq"]["driver"])

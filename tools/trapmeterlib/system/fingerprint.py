@@ -338,6 +338,17 @@ def children(pid, hst=None):
     return out
 
 
+def descendants(pid, hst, skip=(), depth=3):
+    """The children of `pid`, theirs, ... `depth` generations down (a
+    wrapper script that does not exec keeps QEMU one level below), less
+    `skip` and what runs below it."""
+    out, level = [], [pid]
+    for _ in range(depth):
+        level = [c for p in level for c in children(p, hst) if c not in skip]
+        out += level
+    return out
+
+
 def thread_cpus(pid, hst=None):
     """{comm: {cpu, ...}}: the host CPU each thread of `pid` last ran on."""
     hst = hst or Host()
@@ -366,9 +377,7 @@ class CpuSampler:
         if self.last is not None and now - self.last < self.every:
             return
         self.last = now
-        for pid in children(os.getpid(), self.hst):
-            if pid in self.skip:
-                continue
+        for pid in descendants(os.getpid(), self.hst, self.skip):
             for comm, cpus in thread_cpus(pid, self.hst).items():
                 self.seen.setdefault(comm, set()).update(cpus)
 
