@@ -154,7 +154,7 @@ class TcgBisect(unittest.TestCase):
              "--accel", "tcg", "--suite", "pio", "--case",
              "fwcfg.in8.single.512"],
             capture_output=True, text=True, timeout=300, cwd=ROOT)
-        self.assertEqual(proc.returncode, 14, proc.stderr[-2000:])
+        self.assertEqual(proc.returncode, 15, proc.stderr[-2000:])
         self.assertIn("nothing-flagged", proc.stderr)
 
 

@@ -41,7 +41,7 @@ def add_parser(sub, fmt):
         "[--out DIR] [AB OPTIONS...] [RUN OPTIONS...] [-- QEMU ARGS]",
         description="Build --good and --bad with --build (a shell line run "
         "in a worktree of --repo) and run ab between them: the regressions "
-        "it flags are what the search looks for (refused, status 14, when "
+        "it flags are what the search looks for (refused, status 15, when "
         "nothing is flagged or good is judged worse). Then walk bad's "
         "first-parent line between them: each step is built and judged "
         "by a sequential ab against the good build, on the flagged cases "
