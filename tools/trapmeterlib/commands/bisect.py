@@ -28,7 +28,8 @@ BINARY_AS = ("qemu", "bios", "testpmd")
 OWN_AB_OPTIONS = ("--a-qemu", "--b-qemu", "--a-args", "--b-args",
                   "--a-json", "--b-json", "--budget")
 # each session writes its own verdicts into --out
-OWN_OUTPUTS = ("--json", "--junit", "--markdown", "--plot", "--plot-engine")
+OWN_OUTPUTS = ("--json", "--junit", "--markdown", "--plot", "--plot-engine",
+               "--html")
 
 
 def add_parser(sub, fmt):
@@ -146,7 +147,7 @@ def ab_session_args(args, name, good_bin, step_bin, budget, focus):
     ns.b_qemu, ns.b_args = side_args(args.binary_as, step_bin)
     ns.a_json, ns.b_json = stem + "-a.json", stem + "-b.json"
     ns.json, ns.markdown = stem + "-verdicts.json", None
-    ns.junit = ns.plot = None
+    ns.junit = ns.plot = ns.html = None
     ns.budget, ns.no_build = budget, True
     ns.run_options = list(args.run_options)
     if focus:
