@@ -45,9 +45,12 @@ C_SRCS := \
 	arch/x86/trap.c \
 	arch/x86/tsc.c \
 	drivers/acpi_pm.c \
+	drivers/acpi_tables.c \
 	drivers/ata.c \
 	drivers/debug_exit.c \
 	drivers/fw_cfg.c \
+	drivers/ide_bm.c \
+	drivers/ide_prd.c \
 	drivers/lapic.c \
 	drivers/pci.c \
 	drivers/pci_testdev.c \
@@ -55,6 +58,8 @@ C_SRCS := \
 	drivers/virtio_net.c \
 	drivers/virtio_pci.c \
 	drivers/virtq.c \
+	drivers/vtd.c \
+	drivers/vtd_tables.c \
 	kernel/bench.c \
 	kernel/bootinfo.c \
 	kernel/firmware.c \
@@ -77,6 +82,8 @@ C_SRCS := \
 	kernel/stats.c \
 	kernel/tsc_check.c \
 	lib/string.c \
+	kernel/suites/dma.c \
+	kernel/suites/dma_vtd.c \
 	kernel/suites/exits.c \
 	kernel/suites/ide.c \
 	kernel/suites/irq.c \
@@ -92,7 +99,7 @@ SHIM := $(BUILD)/kvm_delay.so
 
 # Host unit tests: test name -> the pure files it links.
 HOST_TESTS := fmt crc32 stats cmdline json dump string bootinfo smbios model lava virtq virtio_pci ata model_mmio tsc \
-              virtio_net netframe bench plan pio pit lapic
+              virtio_net netframe bench plan pio pit lapic ide_prd vtd acpi_tables
 HOST_DEPS_fmt      := lib/fmt.c lib/string.c
 HOST_DEPS_crc32    := lib/crc32.c
 HOST_DEPS_stats    := kernel/stats.c lib/string.c
@@ -110,6 +117,9 @@ HOST_DEPS_virtio_pci := drivers/virtio_pci.c drivers/virtq.c drivers/pci.c tests
 HOST_DEPS_virtio_net := drivers/virtio_net.c drivers/virtio_pci.c drivers/virtq.c drivers/pci.c \
                         lib/string.c tests/host/fake_io.c
 HOST_DEPS_netframe := kernel/netframe.c
+HOST_DEPS_ide_prd  := drivers/ide_prd.c
+HOST_DEPS_vtd      := drivers/vtd_tables.c lib/string.c
+HOST_DEPS_acpi_tables := drivers/acpi_tables.c lib/string.c
 HOST_DEPS_ata      := drivers/ata.c drivers/pci.c kernel/idepat.c kernel/model.c \
                       lib/fmt.c lib/string.c tests/host/fake_io.c
 BENCH_CORE := kernel/bench.c kernel/stats.c kernel/plan.c kernel/model.c kernel/cmdline.c \

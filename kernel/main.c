@@ -281,6 +281,8 @@ void kmain(u32 magic, u32 info)
 		suite_ide(&config);
 	if (config.suites & SUITE_VIRTIO)
 		suite_virtio(&config);
+	if (config.suites & SUITE_DMA)
+		suite_dma(&config);
 	bench_plan_report();
 	if (cmdline_unmatched_globs(&config, err, sizeof(err)))
 		bad_input(err);

@@ -123,13 +123,18 @@ def cd_sums(iso_path, limit=CD_SUMS_MAX):
     return struct.pack("<%dQ" % len(out), *out)
 
 
+# Suites that use the scratch disk: ide, and dma's bus-master cases.
+DISK_SUITES = ("ide", "dma", "all")
+
+
 def suite_selected(words):
-    """True when the kernel words select suite ide (last suite= wins)."""
+    """True when the kernel words select a suite that uses the scratch
+    disk (last suite= wins)."""
     chosen = None
     for word in words:
         if word.startswith("suite="):
             chosen = word[len("suite="):].split(",")
-    return chosen is not None and ("ide" in chosen or "all" in chosen)
+    return chosen is not None and any(s in chosen for s in DISK_SUITES)
 
 
 @dataclass
