@@ -43,6 +43,10 @@ MAX_DISK_SIZE = 64 * 1024 * 1024 * 1024
 WRITE_REGION_MAX = 2048          # sectors (1 MiB) at the end of the disk
 CD_SUMS_MAX = 2048               # sectors (4 MiB): what the guest reads
 CD_INDEX = 2                     # secondary master, as -cdrom
+# q35's own IDE is AHCI: there the drives hang on a PIIX3 IDE function
+# (QEMU 7.2 accepts -device piix3-ide on q35; its channels take the
+# legacy ports), so the ide and dma suites find the same controller.
+Q35_IDE_ID = "tmide"
 GEN_CHUNK = 2048                 # sectors per write while generating
 # Test hook: flip one byte of this LBA in the generated image, so a test
 # can watch the guest and the host check name it.
@@ -170,20 +174,19 @@ def prepare(cfg, tmpdir, disk_size, readonly=False, with_cd=True):
                 setup.disk_sectors)
         # QEMU refuses readonly=on for an IDE disk ("Block node is
         # read-only"); snapshot=on keeps the image file untouched instead.
-        setup.qemu_args += ["-drive", "file=%s,format=raw,if=ide,index=0,"
-                            "media=disk%s" % (esc(setup.disk_path),
-                                              ",snapshot=on" if readonly
-                                              else "")]
+        setup.qemu_args += _drive(cfg, "file=%s,format=raw,media=disk%s" % (
+            esc(setup.disk_path), ",snapshot=on" if readonly else ""), 0)
     if with_cd and cfg.boot != "iso":
         # a private copy: a rebuild during the run must not change the
         # bytes the guest reads under the sums computed here
         setup.cd_path = os.path.join(tmpdir, CD_NAME)
         shutil.copyfile(cfg.iso, setup.cd_path)
-        setup.qemu_args += ["-drive", "file=%s,format=raw,if=ide,index=%d,"
-                            "media=cdrom,readonly=on"
-                            % (esc(setup.cd_path), CD_INDEX)]
+        setup.qemu_args += _drive(cfg, "file=%s,format=raw,media=cdrom,"
+                                  "readonly=on" % esc(setup.cd_path), CD_INDEX)
     elif cfg.boot == "iso":
         setup.cd_path = cfg.iso
+    if cfg.machine == "q35" and setup.qemu_args:
+        setup.qemu_args[:0] = ["-device", "piix3-ide,id=%s" % Q35_IDE_ID]
     blob = struct.pack(CFG_FORMAT, CFG_MAGIC, CFG_VERSION, setup.disk_sectors,
                        setup.write_lba, setup.write_sectors,
                        CFG_READONLY if readonly else 0)
@@ -192,6 +195,19 @@ def prepare(cfg, tmpdir, disk_size, readonly=False, with_cd=True):
         _fwcfg_file(setup, tmpdir, SUMS_NAME, FWCFG_SUMS,
                     cd_sums(setup.cd_path))
     return setup
+
+
+def _drive(cfg, spec, index):
+    """A drive at IDE position index (0 primary master, 2 secondary
+    master): if=ide on pc; on q35 a drive on the PIIX3 function
+    (prepare adds the function)."""
+    if cfg.machine != "q35":
+        return ["-drive", "%s,if=ide,index=%d" % (spec, index)]
+    name = "tmdrive%d" % index
+    kind = "ide-cd" if "media=cdrom" in spec else "ide-hd"
+    return ["-drive", "%s,if=none,id=%s" % (spec, name), "-device",
+            "%s,drive=%s,bus=%s.%d,unit=%d" % (kind, name, Q35_IDE_ID,
+                                              index // 2, index % 2)]
 
 
 def _escape(value):

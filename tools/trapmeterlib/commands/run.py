@@ -9,7 +9,7 @@ import sys
 
 from .. import (breakdown, exitcount, host, ide, junit, mmio, perfcount,
                pinning, plan, privdir, qemu, report, rounds, status, testpmd,
-               virtio)
+               viommu, virtio)
 from ..status import Outcome, decide_boot
 from .common import (OptionError, TrapmeterError, check_words, has_report,
                      repo_root, report_outcome, say)
@@ -89,6 +89,7 @@ def add_parser(sub, fmt):
         help="show every case, the QEMU command line and QEMU's stderr")
     virtio.add_options(add)
     mmio.add_options(add)
+    viommu.add_options(add)
     add("--ide-disk-size", metavar="SIZE", default="16M",
         help="suite ide: scratch disk attached as ATA dev0 (default 16M; "
         "0: no disk)")
@@ -135,7 +136,8 @@ def validate_run_options(args):
             if not os.path.isfile(path):
                 raise OptionError("OVMF firmware file %s not found (install "
                                   "the 'ovmf' package)" % path)
-    problem = virtio.validate(args)
+    problem = virtio.validate(args) or viommu.problem(args.viommu,
+                                                      args.machine)
     if problem:
         raise OptionError(problem)
     json_dir = os.path.dirname(os.path.abspath(args.json))
@@ -302,8 +304,10 @@ def prepare(session):
     session.config["count_exits"] = count
     session.config["plan"] = args.plan
     vconf = virtio.settings(args)
-    cfg.extra = (mmio.device_args(words, args.mmio_devices)
+    cfg.extra = (viommu.device_args(args.viommu)
+                 + mmio.device_args(words, args.mmio_devices)
                  + list(session.extra))     # run_boots adds the NICs
+    session.config["viommu"] = args.viommu
     session.config["virtio"] = vconf
     session.host = host.host_info(qemu_bin, accel, flavour)
     session.config.update(accel=accel, accel_requested=args.accel,
