@@ -33,7 +33,7 @@
 #include "kernel/suites/dma_vtd.h"
 #include "kernel/bench.h"
 #include "kernel/console.h"
-#include "kernel/idepat.h"
+#include "kernel/suites/idepat.h"
 #include "lib/fmt.h"
 #include "lib/json.h"
 #include "lib/string.h"

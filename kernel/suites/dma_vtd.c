@@ -12,7 +12,7 @@
 #include "kernel/suites/dma_vtd.h"
 #include "kernel/bench.h"
 #include "kernel/console.h"
-#include "drivers/acpi_tables.h"
+#include "platform/acpi_tables.h"
 #include "drivers/vtd.h"
 #include "lib/fmt.h"
 #include "lib/json.h"

@@ -1,11 +1,11 @@
 /*
- * tests/host/test_acpi_tables.c - drivers/acpi_tables.c on the host: the
+ * tests/host/test_acpi_tables.c - platform/acpi_tables.c on the host: the
  * RSDP found on a 16-byte boundary with good checksums only, the table
  * looked up through an XSDT, and the DMAR's first DRHD (a QEMU-shaped
  * table: one INCLUDE_PCI_ALL unit at 0xfed90000) with the refusals.
  */
 #include "tests/host/check.h"
-#include "drivers/acpi_tables.h"
+#include "platform/acpi_tables.h"
 
 static u8 area[256] __attribute__((aligned(16)));
 static u8 xsdt[ACPI_HEADER_LEN + 8];

@@ -1,8 +1,8 @@
 /*
- * drivers/acpi_tables.c - RSDP search, RSDT/XSDT walk, DMAR DRHD parse
- * (see drivers/acpi_tables.h).
+ * platform/acpi_tables.c - RSDP search, RSDT/XSDT walk, DMAR DRHD parse
+ * (see platform/acpi_tables.h).
  */
-#include "drivers/acpi_tables.h"
+#include "platform/acpi_tables.h"
 #include "lib/string.h"
 
 #define RSDP_SIG          "RSD PTR "

@@ -1,5 +1,5 @@
 /*
- * drivers/acpi_tables.h - find ACPI tables (ACPI 6.x, 5.2: RSDP, RSDT,
+ * platform/acpi_tables.h - find ACPI tables (ACPI 6.x, 5.2: RSDP, RSDT,
  * XSDT) and read the DMA remapping reporting table (Intel VT-d spec,
  * 8.1-8.3: DMAR, its DRHD structures).
  *
