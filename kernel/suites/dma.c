@@ -455,7 +455,7 @@ static void add_case(const struct dma_def *d, u8 mode)
 	s->lba = d->kind == K_BM_WRITE ? (written_room() ? runner.write_lba : 0) : READ_LBA;
 	c->suite = "dma";
 	c->name = names[n_cases];
-	c->target = bm_case || d->kind == K_INVAL ? "piix-ide.bm" : "fwcfg.dma";
+	c->target = bm_case ? "piix-ide.bm" : d->kind == K_INVAL ? "vtd" : "fwcfg.dma";
 	c->port = bm_case ? bm.base : 0;
 	c->handler = HANDLER_USER;
 	c->dir = d->kind == K_BM_READ || d->kind == K_FW_READ ? DIR_IN :

@@ -163,7 +163,6 @@ def prepare(cfg, tmpdir, disk_size, readonly=False, with_cd=True):
     """Create the image and fw_cfg files; returns an IdeSetup (its
     qemu_args go before the user's extra arguments)."""
     setup = IdeSetup(readonly=readonly, qemu_args=[])
-    esc = _escape
     if disk_size:
         setup.disk_path = os.path.join(tmpdir, DISK_NAME)
         setup.disk_sectors = disk_size // SECTOR
@@ -174,15 +173,15 @@ def prepare(cfg, tmpdir, disk_size, readonly=False, with_cd=True):
                 setup.disk_sectors)
         # QEMU refuses readonly=on for an IDE disk ("Block node is
         # read-only"); snapshot=on keeps the image file untouched instead.
-        setup.qemu_args += _drive(cfg, "file=%s,format=raw,media=disk%s" % (
-            esc(setup.disk_path), ",snapshot=on" if readonly else ""), 0)
+        setup.qemu_args += _drive(cfg, setup.disk_path, 0, "media=disk%s" % (
+            ",snapshot=on" if readonly else ""))
     if with_cd and cfg.boot != "iso":
         # a private copy: a rebuild during the run must not change the
         # bytes the guest reads under the sums computed here
         setup.cd_path = os.path.join(tmpdir, CD_NAME)
         shutil.copyfile(cfg.iso, setup.cd_path)
-        setup.qemu_args += _drive(cfg, "file=%s,format=raw,media=cdrom,"
-                                  "readonly=on" % esc(setup.cd_path), CD_INDEX)
+        setup.qemu_args += _drive(cfg, setup.cd_path, CD_INDEX,
+                                  "media=cdrom,readonly=on")
     elif cfg.boot == "iso":
         setup.cd_path = cfg.iso
     if cfg.machine == "q35" and setup.qemu_args:
@@ -197,15 +196,17 @@ def prepare(cfg, tmpdir, disk_size, readonly=False, with_cd=True):
     return setup
 
 
-def _drive(cfg, spec, index):
-    """A drive at IDE position index (0 primary master, 2 secondary
-    master): if=ide on pc; on q35 a drive on the PIIX3 function
-    (prepare adds the function)."""
+def _drive(cfg, path, index, media):
+    """The image at IDE position index (0 primary master, 2 secondary
+    master): if=ide on pc; on q35 a drive on the PIIX3 function (prepare
+    adds the function)."""
     if cfg.machine != "q35":
-        return ["-drive", "%s,if=ide,index=%d" % (spec, index)]
+        return ["-drive", "file=%s,format=raw,if=ide,index=%d,%s"
+                % (_escape(path), index, media)]
     name = "tmdrive%d" % index
-    kind = "ide-cd" if "media=cdrom" in spec else "ide-hd"
-    return ["-drive", "%s,if=none,id=%s" % (spec, name), "-device",
+    kind = "ide-cd" if "media=cdrom" in media else "ide-hd"
+    return ["-drive", "file=%s,format=raw,if=none,id=%s,%s"
+            % (_escape(path), name, media), "-device",
             "%s,drive=%s,bus=%s.%d,unit=%d" % (kind, name, Q35_IDE_ID,
                                               index // 2, index % 2)]
 

@@ -4,7 +4,7 @@ table."""
 import os
 import sys
 
-from .. import ide, report, status
+from .. import dma, ide, report, status
 from ..dump import parse_dump
 from ..status import decide_from_dump
 from .common import OptionError, has_report, report_outcome, write_json
@@ -41,6 +41,7 @@ def command(args):
         sys.stdout.write(report.render_report(dump.run, info, dump.results,
                                               dump.checks, dump.skips))
         sys.stdout.write(ide.render(dump))
+        sys.stdout.write(dma.render(dump))
         sys.stdout.flush()
     report_outcome(outcome, dump, "")
     if args.json:

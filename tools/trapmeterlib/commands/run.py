@@ -7,7 +7,7 @@ import shutil
 import subprocess
 import sys
 
-from .. import (breakdown, exitcount, host, ide, junit, mmio, perfcount,
+from .. import (breakdown, dma, exitcount, host, ide, junit, mmio, perfcount,
                pinning, plan, privdir, qemu, report, rounds, status, testpmd,
                viommu, virtio)
 from ..status import Outcome, decide_boot
@@ -503,6 +503,7 @@ def one_boot(session, cfg, argv, tmpdir, index, timeout):
             "went on and its results are kept)" % (lpath, boot.log_error))
     count_boot_exits(counter, cfg, boot.dump)
     mmio.annotate(boot.dump.results)
+    dma.annotate(boot.dump.results)
     outcome = decide_boot(boot.dump, boot.rc, boot.timed_out, timeout,
                           boot.fatal)
     virtio.annotate(boot.dump, session.config.get("virtio"))
@@ -671,6 +672,7 @@ def print_boot_report(session, cfg, dump, wall):
     if sizes:
         text += "\n" + "\n".join(sizes) + "\n"
     text += ide.render(dump)
+    text += dma.render(dump)
     text += mmio.render(dump.results)
     if breakdown.has_exits(dump.results):
         text += breakdown_text(session, [dump.results])
