@@ -147,6 +147,7 @@ static u32 written_hi;          /* sectors written from write_lba */
 static struct fw_cfg_file blob, wr_item;
 static bool have_blob, have_wr;
 static u8 mode_now;
+static bool bm_ran;             /* a bus-master case ran: probe the fault */
 
 static struct dma_state *st_of(const struct bench_case *c)
 {
@@ -627,7 +628,7 @@ static void fault_probe(void)
 	bool got, ok;
 	int rc;
 
-	if (!dma_mode_available(DMA_MODE_4K) || !have_bm || !have_disk)
+	if (!dma_mode_available(DMA_MODE_4K) || !bm_ran)
 		return;
 	if (mode_now != DMA_MODE_4K && dma_vtd_enter(DMA_MODE_4K, bm.bus, bm.devfn))
 		return;
@@ -654,6 +655,8 @@ static void run_case(u32 i)
 	struct dma_state *s = &state[i];
 	struct bench_result r;
 
+	if (!bench_selected(&cases[i]))
+		return;
 	if (s->mode != mode_now) {
 		if (dma_vtd_enter(s->mode, bm.bus, bm.devfn)) {
 			bench_skip("dma", cases[i].name, "the IOMMU could not be put in this mode (check dma.vtd.mode)");
@@ -664,6 +667,7 @@ static void run_case(u32 i)
 	prepare_case(s);
 	if (bench_run(&cases[i], &r) < 0)
 		return;
+	bm_ran = bm_ran || s->def->kind == K_BM_READ || s->def->kind == K_BM_WRITE;
 	if (s->def->kind == K_BM_WRITE && s->ops)
 		written_hi = s->def->bytes / IDEPAT_SECTOR > written_hi ?
 			     s->def->bytes / IDEPAT_SECTOR : written_hi;
@@ -677,6 +681,7 @@ void suite_dma(const struct tm_config *cfg)
 	bench_suite_begin("dma");
 	dma_buf = (u8 *)ALIGN_UP((uintptr_t)dma_area, DMA_MAX_BYTES);
 	written_hi = 0;
+	bm_ran = false;
 	read_runner_info();
 	find_disk();
 	mode_now = dma_vtd_probe();
