@@ -15,6 +15,10 @@
 #define VTD_TIMEOUT_MS   100
 #define VTD_ABSENT       0xffffffffu
 #define VTD_BUSY         (1ull << 63)   /* CCMD.ICC, IOTLB_REG.IVT */
+#define VTD_OFFSET_UNIT  16             /* CAP.FRO and ECAP.IRO count 16 bytes */
+#define VTD_FRI_MASK     0xffu
+#define VTD_FRCD_F_DWORD 12             /* the dword holding F (bit 127) */
+#define VTD_FRCD_F       (1u << 31)
 
 static u32 rd32(struct vtd_unit *u, u32 off)
 {
@@ -64,9 +68,10 @@ int vtd_init(struct vtd_unit *u, u64 regbase)
 	u->cap = rd64(u, VTD_REG_CAP);
 	u->ecap = rd64(u, VTD_REG_ECAP);
 	u->levels = vtd_levels(u->cap);
-	u->fro = (u32)((u->cap >> VTD_CAP_FRO_SHIFT) & VTD_CAP_FRO_MASK) * VTD_FRCD_SIZE;
+	u->fro = (u32)((u->cap >> VTD_CAP_FRO_SHIFT) & VTD_CAP_FRO_MASK) * VTD_OFFSET_UNIT;
 	u->nfr = (u32)((u->cap >> VTD_CAP_NFR_SHIFT) & VTD_CAP_NFR_MASK) + 1;
-	u->iotlb = (u32)((u->ecap >> VTD_ECAP_IRO_SHIFT) & VTD_ECAP_IRO_MASK) * 16 + VTD_IOTLB_OFF;
+	u->iotlb = (u32)((u->ecap >> VTD_ECAP_IRO_SHIFT) & VTD_ECAP_IRO_MASK) * VTD_OFFSET_UNIT +
+		   VTD_IOTLB_OFF;
 	return u->levels ? 0 : -EINVAL;
 }
 
@@ -124,10 +129,10 @@ bool vtd_take_fault(struct vtd_unit *u, struct vtd_fault *f)
 	f->valid = false;
 	if (!(fsts & VTD_FSTS_PPF))
 		return false;
-	i = (fsts >> VTD_FSTS_FRI_SHIFT) & 0xff;
+	i = (fsts >> VTD_FSTS_FRI_SHIFT) & VTD_FRI_MASK;
 	off = u->fro + (i % u->nfr) * VTD_FRCD_SIZE;
 	vtd_fault_decode(rd64(u, off), rd64(u, off + 8), f);
-	wr32(u, off + 12, 1u << 31);        /* F is write-1-to-clear */
+	wr32(u, off + VTD_FRCD_F_DWORD, VTD_FRCD_F);   /* F is write-1-to-clear */
 	wr32(u, VTD_REG_FSTS, VTD_FSTS_PFO);
 	return f->valid;
 }
@@ -137,6 +142,6 @@ void vtd_clear_faults(struct vtd_unit *u)
 	u32 i;
 
 	for (i = 0; i < u->nfr; i++)
-		wr32(u, u->fro + i * VTD_FRCD_SIZE + 12, 1u << 31);
+		wr32(u, u->fro + i * VTD_FRCD_SIZE + VTD_FRCD_F_DWORD, VTD_FRCD_F);
 	wr32(u, VTD_REG_FSTS, VTD_FSTS_PFO);
 }

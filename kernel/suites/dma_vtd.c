@@ -21,6 +21,8 @@
 #define POOL_PAGES     64              /* 4 KiB leaves for up to ~120 MiB */
 #define DOMAIN_ID      1
 #define UNMAPPED_IOVA  0x3fff0000ull   /* 1 GiB - 64 KiB: above the image */
+#define VER_MAJOR_SHIFT 4              /* VER_REG: major 7:4, minor 3:0 */
+#define VER_NIBBLE     0xfu
 
 extern const u8 __load_start[], __bss_end[];
 
@@ -69,7 +71,8 @@ static void emit_unit(void)
 	struct jw w;
 
 	kprintf("  dma: VT-d unit at 0x%lx: version %u.%u, %u-level tables, cap 0x%lx ecap 0x%lx\n",
-		(unsigned long)drhd.regbase, unit.version >> 4 & 0xf, unit.version & 0xf,
+		(unsigned long)drhd.regbase, unit.version >> VER_MAJOR_SHIFT & VER_NIBBLE,
+		unit.version & VER_NIBBLE,
 		unit.levels, (unsigned long)unit.cap, (unsigned long)unit.ecap);
 	jw_record(&w, line, sizeof(line), "iommu");
 	jw_str(&w, "kind", "intel-vtd");
