@@ -148,6 +148,20 @@ class Setup(unittest.TestCase):
         msg = ide.after_boot(s, self._dump(rec))
         self.assertIn("1 mismatches, first at LBA 77", msg)
 
+    def test_two_suites_written_union(self):
+        """Suites ide and dma both write from the region's start: the
+        host check takes the union of their ide_written records."""
+        s = ide.prepare(self.cfg, self.tmp.name, 1 << 20)
+        with open(s.disk_path, "r+b") as fh:
+            for lba in range(s.write_lba, s.write_lba + 8):
+                fh.seek(lba * 512)
+                fh.write(ide.sector(lba, ide.WRITE_SEED))
+        dump = self._dump({"type": "ide_written", "lba": s.write_lba, "sectors": 2})
+        dump.other.append({"type": "ide_written", "suite": "dma",
+                           "lba": s.write_lba, "sectors": 8})
+        self.assertIsNone(ide.after_boot(s, dump))
+        self.assertIn("8 written sectors", dump.checks[-1]["detail"])
+
     def test_write_outside_region_rejected(self):
         s = ide.prepare(self.cfg, self.tmp.name, 1 << 20)
         rec = {"type": "ide_written", "lba": 0, "sectors": 1}

@@ -225,10 +225,16 @@ def _fwcfg_file(setup, tmpdir, name, fwname, data):
 # ---------------------------------------------------------------- afterwards
 
 def written_record(dump):
-    for rec in getattr(dump, "other", []) or []:
-        if rec.get("type") == "ide_written":
-            return rec
-    return None
+    """What the guest reports writing: suites ide and dma each write from
+    the start of the writable region and say so in an ide_written record;
+    their union (one range from the lowest LBA to the highest end)."""
+    recs = [r for r in getattr(dump, "other", []) or []
+            if r.get("type") == "ide_written"]
+    if not recs:
+        return None
+    lo = min(int(r.get("lba", 0)) for r in recs)
+    hi = max(int(r.get("lba", 0)) + int(r.get("sectors", 0)) for r in recs)
+    return dict(recs[0], lba=lo, sectors=hi - lo)
 
 
 def verify_image(setup, written):
