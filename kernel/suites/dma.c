@@ -101,7 +101,7 @@ static const struct dma_def defs[] = {
 };
 #undef ONE
 
-/* fw_cfg opt/trapmeter/ide, little-endian (tools/trapmeterlib/ide.py) */
+/* fw_cfg opt/trapmeter/ide, little-endian (tools/trapmeterlib/guest/ide.py) */
 struct ide_fw_cfg {
 	u32 magic, version;
 	u32 disk_sectors;   /* size of the runner's image */
@@ -314,7 +314,7 @@ static void verify_bm_write(struct dma_state *s)
 	check_sectors(s, rb, s->lba, s->def->bytes / IDEPAT_SECTOR, IDEPAT_WRITE_SEED);
 }
 
-/* The blob's byte i (tools/trapmeterlib/qemu.py make_blob). */
+/* The blob's byte i (tools/trapmeterlib/guest/qemu.py make_blob). */
 static u8 blob_byte(u32 i)
 {
 	return (u8)(i * 7 + (i >> 8) + 0x5a);

@@ -1,4 +1,4 @@
-"""Unit tests of tools/trapmeterlib/dma.py (no QEMU): rows grouped by
+"""Unit tests of tools/trapmeterlib/guest/dma.py (no QEMU): rows grouped by
 IOMMU mode under their base names, the differences by the figure rule
 (at or below zero: not resolved), the IOTLB miss figure and the table."""
 
@@ -10,8 +10,8 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(os.path.dirname(HERE))
 sys.path.insert(0, os.path.join(REPO, "tools"))
 
-from trapmeterlib import dma  # noqa: E402
-from trapmeterlib.dump import Dump  # noqa: E402
+from trapmeterlib.guest import dma  # noqa: E402
+from trapmeterlib.guest.dump import Dump  # noqa: E402
 
 
 def row(case, mode, net, target="piix-ide.bm"):

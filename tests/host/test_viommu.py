@@ -1,4 +1,4 @@
-"""Unit tests of tools/trapmeterlib/viommu.py and its place in `trapmeter
+"""Unit tests of tools/trapmeterlib/guest/viommu.py and its place in `trapmeter
 run` (no QEMU): --viommu intel needs --machine q35 (a named bad-input
 error, exit status 2, no QEMU started), the device goes first."""
 
@@ -11,7 +11,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(os.path.dirname(HERE))
 sys.path.insert(0, os.path.join(REPO, "tools"))
 
-from trapmeterlib import viommu  # noqa: E402
+from trapmeterlib.guest import viommu  # noqa: E402
 
 
 class Options(unittest.TestCase):

@@ -11,7 +11,7 @@ import signal
 import sys
 import traceback
 
-from . import status
+from .system import exitstatus
 from .commands import (ab, compare, import_lava, lava_job, parse, run,
                        sensitivity)
 from .commands.common import PROG, OptionError, Parser, TrapmeterError, say
@@ -24,7 +24,7 @@ PASSTHROUGH = (ab, sensitivity)
 
 def build_parser():
     fmt = argparse.RawDescriptionHelpFormatter
-    top = Parser(prog=PROG, formatter_class=fmt, epilog=status.EXIT_TABLE,
+    top = Parser(prog=PROG, formatter_class=fmt, epilog=exitstatus.EXIT_TABLE,
                  description="Measure VM trap costs (REP string port I/O vs "
                  "single-unit port I/O) by booting the trapmeter guest "
                  "kernel under QEMU.")
@@ -75,13 +75,13 @@ def main(argv=None):
     try:
         return dispatch(sys.argv[1:] if argv is None else argv)
     except TrapmeterError as exc:
-        say(("error: " if exc.code in (status.BAD_INPUT, status.QEMU_ERROR,
-                                       status.UNUSABLE)
+        say(("error: " if exc.code in (exitstatus.BAD_INPUT, exitstatus.QEMU_ERROR,
+                                       exitstatus.UNUSABLE)
              else "") + exc.message)
         return exc.code
     except KeyboardInterrupt:
         say("interrupted")
-        return status.INTERRUPTED
+        return exitstatus.INTERRUPTED
     except BrokenPipeError:
         _silence_stdout()
         return 1
@@ -89,7 +89,7 @@ def main(argv=None):
         if os.environ.get("TRAPMETER_DEBUG"):
             traceback.print_exc()
         say("internal error: %s: %s" % (type(exc).__name__, exc))
-        return status.INTERNAL
+        return exitstatus.INTERNAL
 
 
 def _silence_stdout():

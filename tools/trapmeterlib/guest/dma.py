@@ -17,7 +17,7 @@ figure rule (output/figure.py): a difference at or below zero is not
 resolved.  annotate() stores them on the 4k and 2m rows (results.json),
 render() prints the table."""
 
-from .output import figure
+from ..output import figure
 
 SUITE = "dma"
 MODES = ("none", "off", "pt", "4k", "2m")
