@@ -135,11 +135,21 @@ static u16 bda_word(uintptr_t addr)
 	return *p;
 }
 
+static const void *loader_rsdp;
+
+void acpi_use_rsdp(const void *rsdp, u32 len)
+{
+	loader_rsdp = rsdp ? acpi_rsdp_in(rsdp, len) : NULL;
+}
+
 const void *acpi_find_table(const char *sig, u32 *len)
 {
-	u64 ebda = (u64)bda_word(EBDA_SEG_PTR) << 4;
-	const void *rsdp = NULL;
+	const void *rsdp = loader_rsdp;
+	u64 ebda;
 
+	if (rsdp)
+		return acpi_table_under(rsdp, sig, len);
+	ebda = (u64)bda_word(EBDA_SEG_PTR) << 4;
 	if (ebda)
 		rsdp = acpi_rsdp_in((const void *)(uintptr_t)ebda, EBDA_SCAN_LEN);
 	if (!rsdp)

@@ -41,8 +41,11 @@ int acpi_dmar_first_unit(const void *dmar, u32 len, struct dmar_unit *out);
 
 /* ---- firmware memory ----------------------------------------------------- */
 
-/* The table with this signature, searched from the BIOS areas; NULL when
- * there is no RSDP or no such table. */
+/* The loader's copy of the RSDP (multiboot2's ACPI tag: under UEFI the
+ * RSDP is not in the BIOS areas); acpi_find_table tries it first. */
+void acpi_use_rsdp(const void *rsdp, u32 len);
+/* The table with this signature under the loader's RSDP, else the one
+ * the BIOS areas hold; NULL when there is no RSDP or no such table. */
 const void *acpi_find_table(const char *sig, u32 *len);
 
 #endif

@@ -100,10 +100,26 @@ static void test_dmar_refusals(void)
 	CHECK_EQ_S64(acpi_dmar_first_unit(dmar, sizeof(dmar), &u), -EINVAL);
 }
 
+/* The loader's RSDP copy (multiboot2 under UEFI) is used first; a bad
+ * copy is not (the BIOS areas are not reachable on the host, so only
+ * the good case looks the table up). */
+static void test_loader_rsdp(void)
+{
+	u32 len = 0;
+
+	build();
+	acpi_use_rsdp(area + 48, 36);
+	CHECK(acpi_find_table("DMAR", &len) == dmar);
+	CHECK_EQ_U64(len, sizeof(dmar));
+	acpi_use_rsdp(area + 48, 19);           /* too short for an RSDP */
+	acpi_use_rsdp(NULL, 0);
+}
+
 int main(void)
 {
 	RUN(test_rsdp, "acpi: RSDP on a 16-byte boundary, checksums");
 	RUN(test_table_and_dmar, "acpi: DMAR through the XSDT, its DRHD");
 	RUN(test_dmar_refusals, "acpi: DMAR without DRHD, bad lengths");
+	RUN(test_loader_rsdp, "acpi: the loader's RSDP copy first");
 	return check_summary();
 }
