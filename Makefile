@@ -100,7 +100,7 @@ SHIM := $(BUILD)/kvm_delay.so
 
 # Host unit tests: test name -> the pure files it links.
 HOST_TESTS := fmt crc32 glob stats cmdline json dump string bootinfo smbios model lava virtq virtio_pci ata model_mmio tsc \
-              virtio_net netframe bench plan pio pit lapic ide_prd vtd acpi_tables
+              virtio_net netframe bench plan pio pit lapic ide_prd ide_bm vtd acpi_tables
 HOST_DEPS_fmt      := lib/fmt.c lib/string.c
 HOST_DEPS_crc32    := lib/crc32.c
 HOST_DEPS_glob     := lib/glob.c
@@ -120,6 +120,9 @@ HOST_DEPS_virtio_net := drivers/virtio_net.c drivers/virtio_pci.c drivers/virtq.
                         lib/string.c tests/host/fake_io.c
 HOST_DEPS_netframe := kernel/suites/netframe.c
 HOST_DEPS_ide_prd  := drivers/ide_prd.c
+HOST_DEPS_ide_bm   := drivers/ide_bm.c drivers/ata.c drivers/pci.c lib/fmt.c lib/string.c \
+                      arch/x86/tsc.c arch/x86/cpuinfo.c tests/host/fake_cpu.c tests/host/fake_io.c \
+                      tests/host/fake_tsc.c
 HOST_DEPS_vtd      := drivers/vtd_tables.c lib/string.c
 HOST_DEPS_acpi_tables := platform/acpi_tables.c lib/string.c
 HOST_DEPS_ata      := drivers/ata.c drivers/pci.c kernel/suites/idepat.c model/model.c \
