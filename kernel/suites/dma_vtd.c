@@ -30,7 +30,8 @@ static struct vtd_root_entry root[VTD_ROOT_ENTRIES] __attribute__((aligned(VTD_P
 static struct vtd_context_entry ctx[VTD_CTX_ENTRIES] __attribute__((aligned(VTD_PAGE)));
 static u64 pool_pages[POOL_PAGES][VTD_ENTRIES] __attribute__((aligned(VTD_PAGE))) NOCLEAR;
 static struct vtd_pool pool = { pool_pages, POOL_PAGES, 0 };
-static struct vtd_space space;
+static struct vtd_space spaces[2];     /* 4 KiB leaves, 2 MiB leaves */
+static bool spaces_built;
 static struct vtd_unit unit;
 static struct dmar_unit drhd;
 static bool have_unit, root_set, te_on;
@@ -93,7 +94,7 @@ u8 dma_vtd_probe(void)
 	u32 len = 0;
 	int rc;
 
-	have_unit = root_set = te_on = false;
+	have_unit = root_set = te_on = spaces_built = false;
 	dmar = acpi_find_table("DMAR", &len);
 	if (!dmar)
 		return DMA_MODE_NONE;
@@ -112,34 +113,40 @@ u8 dma_vtd_probe(void)
 	return DMA_MODE_OFF;
 }
 
-/* Fresh second-level tables mapping the kernel image with `page` leaves. */
-static int build_space(u64 page)
+/* Second-level tables mapping the kernel image, once with 4 KiB and once
+ * with 2 MiB leaves, built the first time a translated mode is entered;
+ * a mode change then rewrites only the context entry (the suite runs a
+ * case's modes back to back, so that a host whose pace drifts moves
+ * them together). */
+static int build_spaces(void)
 {
 	u64 lo = (u64)(uintptr_t)__load_start & ~(VTD_PAGE_2M - 1);
 	u64 hi = ALIGN_UP((u64)(uintptr_t)__bss_end, VTD_PAGE_2M);
-	int rc;
+	static const u64 leaf[2] = { VTD_PAGE, VTD_PAGE_2M };
+	int rc = 0;
+	u32 i;
 
 	pool.used = 0;
-	rc = vtd_space_init(&space, &pool, unit.levels);
-	if (!rc)
-		rc = vtd_map(&space, lo, lo, hi - lo, page, VTD_SL_R | VTD_SL_W);
+	for (i = 0; i < 2 && !rc; i++) {
+		rc = vtd_space_init(&spaces[i], &pool, unit.levels);
+		if (!rc)
+			rc = vtd_map(&spaces[i], lo, lo, hi - lo, leaf[i], VTD_SL_R | VTD_SL_W);
+	}
+	spaces_built = !rc;
 	return rc;
 }
 
 static int set_context(u8 mode, u8 bus, u8 devfn)
 {
-	int rc = 0;
+	int rc = spaces_built ? 0 : build_spaces();
 
-	kmemset(ctx, 0, sizeof(ctx));
-	kmemset(root, 0, sizeof(root));
-	if (mode == DMA_MODE_PT) {
+	if (rc)
+		return rc;
+	if (mode == DMA_MODE_PT)
 		vtd_context_set(ctx, devfn, VTD_TT_PASS, NULL, unit.levels, DOMAIN_ID);
-	} else {
-		rc = build_space(mode == DMA_MODE_2M ? VTD_PAGE_2M : VTD_PAGE);
-		if (rc)
-			return rc;
-		vtd_context_set(ctx, devfn, VTD_TT_TRANSLATED, space.top, unit.levels, DOMAIN_ID);
-	}
+	else
+		vtd_context_set(ctx, devfn, VTD_TT_TRANSLATED,
+				spaces[mode == DMA_MODE_2M].top, unit.levels, DOMAIN_ID);
 	vtd_root_set(root, bus, ctx);
 	return 0;
 }

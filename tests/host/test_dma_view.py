@@ -51,6 +51,22 @@ class Modes(unittest.TestCase):
         self.assertEqual(dma.miss_minus_hit(ROWS).value, 2000 - 300 - 1500)
         self.assertFalse(dma.miss_minus_hit(ROWS[:3]).resolved)
 
+    def test_interval(self):
+        """A median's 95 % interval from the p10..p90 spread and n: a
+        spread wide enough to hold zero leaves the difference not resolved."""
+        a, b = row("bm.read.4096", "4k", 1500), row("bm.read.4096.vtd_pt", "pt", 1000)
+        for r, spread in ((a, 400), (b, 400)):
+            r.update(samples=25, cycles={"median": 1600, "p10": 1600 - spread / 2,
+                                         "p90": 1600 + spread / 2})
+        f = dma._diff(a, b)
+        # se = 1.2533 * 400 / 2.563 / 5 = 39.1 each; half = 1.96 * 39.1 * sqrt(2)
+        self.assertEqual(f.value, 500)
+        self.assertAlmostEqual(f.interval[1] - 500, 108.4, delta=0.5)
+        for r in (a, b):
+            r["cycles"].update(p10=0, p90=20000)
+        self.assertFalse(dma._diff(a, b).resolved)
+        self.assertIn("interval", dma._diff(a, b).reason)
+
     def test_render(self):
         dump = Dump()
         dump.results = ROWS

@@ -12,10 +12,17 @@ the costs the modes separate (kernel/suites/dma.c names the cases):
                               walk a miss costs
 
 Every figure is a difference of the boot's medians of cycles per op net
-of the control (measured, no interval from one boot) and follows the
-figure rule (output/figure.py): a difference at or below zero is not
-resolved.  annotate() stores them on the 4k and 2m rows (results.json),
-render() prints the table."""
+of the control, with a 95 % interval from each median's standard error
+(normal approximation: sigma from the p10..p90 spread, 1.2533 sigma /
+sqrt(n) for a median, case and control added in quadrature), and follows
+the figure rule (output/figure.py): a difference at or below zero, or an
+interval that holds zero, is not resolved.  On a host whose pace moves
+between cases (this project's software backend under load moved the
+same control by 1.7x within one boot) one boot seldom resolves a mode's
+cost; `ab` over many boots is the tool for it.  annotate() stores the
+figures on the 4k and 2m rows (results.json), render() prints the table."""
+
+import math
 
 from ..output import figure
 
@@ -36,12 +43,49 @@ def base_name(row):
     return name[:-len(suffix)] if suffix and name.endswith(suffix) else name
 
 
+# a normal's p90 - p10 is 2.563 sigma; a median's standard error is
+# 1.2533 sigma / sqrt(n); 1.96 of them on either side hold 95 %
+SPREAD_SIGMAS = 2.563
+MEDIAN_SE = 1.2533
+Z95 = 1.96
+
+
 def _net(row):
     net = row.get("cycles_net") or {}
     value = net.get("median")
     if value is None:
         value = (row.get("cycles") or {}).get("median")
     return value
+
+
+def _median_se(stats, n):
+    """Standard error of a median from its p10..p90 spread, or None."""
+    if not stats or not n or stats.get("p10") is None or stats.get("p90") is None:
+        return None
+    return MEDIAN_SE * (stats["p90"] - stats["p10"]) / SPREAD_SIGMAS / math.sqrt(n)
+
+
+def _net_se(row):
+    """The net median's standard error: case and control in quadrature."""
+    n = row.get("samples")
+    case = _median_se(row.get("cycles"), n)
+    ctl = _median_se(row.get("cycles_control"), n) if row.get("cycles_control") else 0.0
+    if case is None or ctl is None:
+        return None
+    return math.hypot(case, ctl)
+
+
+def _combine(terms):
+    """sum(sign * net median) over (sign, row) terms, by the figure rule."""
+    values = [_net(row) for _, row in terms]
+    errors = [_net_se(row) for _, row in terms]
+    if None in values:
+        return figure.not_resolved(figure.NO_DATA)
+    value = sum(sign * v for (sign, _), v in zip(terms, values))
+    if None in errors:
+        return figure.cost(value)
+    half = Z95 * math.sqrt(sum(e * e for e in errors))
+    return figure.cost(value, [value - half, value + half])
 
 
 def by_mode(results):
@@ -59,10 +103,7 @@ def _diff(a, b):
     """a - b of two rows' net medians by the figure rule."""
     if a is None or b is None:
         return figure.not_resolved("mode not run")
-    va, vb = _net(a), _net(b)
-    if va is None or vb is None:
-        return figure.not_resolved(figure.NO_DATA)
-    return figure.cost(va - vb)
+    return _combine([(1, a), (-1, b)])
 
 
 def annotate(results):
@@ -82,10 +123,7 @@ def miss_minus_hit(results):
     if miss is None or hit is None or inval is None:
         return figure.not_resolved("needs %s, %s and %s (--viommu intel)"
                                    % (MISS_CASE, HIT_CASE, INVAL_CASE))
-    values = [_net(miss), _net(hit), _net(inval)]
-    if None in values:
-        return figure.not_resolved(figure.NO_DATA)
-    return figure.cost(values[0] - values[2] - values[1])
+    return _combine([(1, miss), (-1, inval), (-1, hit)])
 
 
 def _cell(row):
@@ -113,9 +151,9 @@ def render(dump):
             row.append(figure.text(_diff(by.get("4k"), by.get("2m"))))
         rows.append(row)
     widths = [max(len(r[i]) for r in rows) for i in range(len(head))]
-    lines = ["", "dma by IOMMU mode: cycles per op, median net of the control "
-             "(n.r.: not resolved, a difference at or below zero or a mode "
-             "not run):"]
+    lines = ["", "dma by IOMMU mode: cycles per op, median net of the control; "
+             "differences with their 95 % interval (n.r.: not resolved, at or "
+             "below zero, the interval holding zero, or a mode not run):"]
     for r in rows:
         lines.append("  " + "  ".join(c.ljust(w) if i == 0 else c.rjust(w)
                                       for i, (c, w) in enumerate(zip(r, widths))))
