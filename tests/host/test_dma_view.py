@@ -51,21 +51,18 @@ class Modes(unittest.TestCase):
         self.assertEqual(dma.miss_minus_hit(ROWS).value, 2000 - 300 - 1500)
         self.assertFalse(dma.miss_minus_hit(ROWS[:3]).resolved)
 
-    def test_interval(self):
-        """A median's 95 % interval from the p10..p90 spread and n: a
-        spread wide enough to hold zero leaves the difference not resolved."""
+    def test_band(self):
+        """The band of single ops: resolved when one case's p10..p90 lies
+        above the other's, not resolved when the bands overlap."""
         a, b = row("bm.read.4096", "4k", 1500), row("bm.read.4096.vtd_pt", "pt", 1000)
-        for r, spread in ((a, 400), (b, 400)):
-            r.update(samples=25, cycles={"median": 1600, "p10": 1600 - spread / 2,
-                                         "p90": 1600 + spread / 2})
+        a["cycles"].update(p10=1550, p90=1700)     # net band 1450..1600
+        b["cycles"].update(p10=1050, p90=1200)     # net band 950..1100
         f = dma._diff(a, b)
-        # se = 1.2533 * 400 / 2.563 / 5 = 39.1 each; half = 1.96 * 39.1 * sqrt(2)
         self.assertEqual(f.value, 500)
-        self.assertAlmostEqual(f.interval[1] - 500, 108.4, delta=0.5)
-        for r in (a, b):
-            r["cycles"].update(p10=0, p90=20000)
+        self.assertEqual(f.interval, [350, 650])
+        b["cycles"]["p90"] = 1700                  # 950..1600: overlaps
         self.assertFalse(dma._diff(a, b).resolved)
-        self.assertIn("interval", dma._diff(a, b).reason)
+        self.assertIn("holds zero", dma._diff(a, b).reason)
 
     def test_render(self):
         dump = Dump()
@@ -76,6 +73,11 @@ class Modes(unittest.TestCase):
         self.assertIn("500", line)
         self.assertIn("IOTLB miss - hit", text)
         self.assertIn("200 cycles", text)
+        a, b = dict(ROWS[2]), dict(ROWS[1])
+        a["cycles"] = {"median": 1600, "p10": 1550, "p90": 1700}
+        b["cycles"] = {"median": 1100, "p10": 1050, "p90": 1200}
+        dump.results = [a, b]
+        self.assertIn("500 [350..650]", dma.render(dump))
         dump.results = []
         self.assertEqual(dma.render(dump), "")
 

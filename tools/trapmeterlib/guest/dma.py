@@ -12,17 +12,16 @@ the costs the modes separate (kernel/suites/dma.c names the cases):
                               walk a miss costs
 
 Every figure is a difference of the boot's medians of cycles per op net
-of the control, with a 95 % interval from each median's standard error
-(normal approximation: sigma from the p10..p90 spread, 1.2533 sigma /
-sqrt(n) for a median, case and control added in quadrature), and follows
-the figure rule (output/figure.py): a difference at or below zero, or an
-interval that holds zero, is not resolved.  On a host whose pace moves
-between cases (this project's software backend under load moved the
-same control by 1.7x within one boot) one boot seldom resolves a mode's
-cost; `ab` over many boots is the tool for it.  annotate() stores the
-figures on the 4k and 2m rows (results.json), render() prints the table."""
-
-import math
+of the control, with the band its single ops span: each case's p10..p90
+less its control's median, the difference's band from the lower end of
+one to the upper end of the other (a conservative band, not a
+confidence interval of the medians: on this project's software backend
+the host's pace moved the same control by 1.7x within one boot, which no
+interval from one case's samples sees).  By the figure rule
+(output/figure.py) a difference at or below zero, or a band that holds
+zero, is not resolved; `ab` over many boots is the tool for a small
+cost.  annotate() stores the figures on the 4k and 2m rows
+(results.json), render() prints the table."""
 
 from ..output import figure
 
@@ -43,13 +42,6 @@ def base_name(row):
     return name[:-len(suffix)] if suffix and name.endswith(suffix) else name
 
 
-# a normal's p90 - p10 is 2.563 sigma; a median's standard error is
-# 1.2533 sigma / sqrt(n); 1.96 of them on either side hold 95 %
-SPREAD_SIGMAS = 2.563
-MEDIAN_SE = 1.2533
-Z95 = 1.96
-
-
 def _net(row):
     net = row.get("cycles_net") or {}
     value = net.get("median")
@@ -58,34 +50,29 @@ def _net(row):
     return value
 
 
-def _median_se(stats, n):
-    """Standard error of a median from its p10..p90 spread, or None."""
-    if not stats or not n or stats.get("p10") is None or stats.get("p90") is None:
+def _band(row):
+    """(p10, p90) of the case's ops less its control's median, or None."""
+    cycles = row.get("cycles") or {}
+    ctl = (row.get("cycles_control") or {}).get("median") or 0
+    if cycles.get("p10") is None or cycles.get("p90") is None:
         return None
-    return MEDIAN_SE * (stats["p90"] - stats["p10"]) / SPREAD_SIGMAS / math.sqrt(n)
-
-
-def _net_se(row):
-    """The net median's standard error: case and control in quadrature."""
-    n = row.get("samples")
-    case = _median_se(row.get("cycles"), n)
-    ctl = _median_se(row.get("cycles_control"), n) if row.get("cycles_control") else 0.0
-    if case is None or ctl is None:
-        return None
-    return math.hypot(case, ctl)
+    return cycles["p10"] - ctl, cycles["p90"] - ctl
 
 
 def _combine(terms):
-    """sum(sign * net median) over (sign, row) terms, by the figure rule."""
+    """sum(sign * net median) over (sign, row) terms by the figure rule,
+    its band from the terms' bands (lower ends of the + terms less upper
+    ends of the - terms, and the reverse)."""
     values = [_net(row) for _, row in terms]
-    errors = [_net_se(row) for _, row in terms]
+    bands = [_band(row) for _, row in terms]
     if None in values:
         return figure.not_resolved(figure.NO_DATA)
     value = sum(sign * v for (sign, _), v in zip(terms, values))
-    if None in errors:
+    if None in bands:
         return figure.cost(value)
-    half = Z95 * math.sqrt(sum(e * e for e in errors))
-    return figure.cost(value, [value - half, value + half])
+    lo = sum(b[0] if sign > 0 else -b[1] for (sign, _), b in zip(terms, bands))
+    hi = sum(b[1] if sign > 0 else -b[0] for (sign, _), b in zip(terms, bands))
+    return figure.cost(value, [min(lo, value), max(hi, value)])
 
 
 def by_mode(results):
@@ -126,6 +113,14 @@ def miss_minus_hit(results):
     return _combine([(1, miss), (-1, inval), (-1, hit)])
 
 
+def _diff_text(f):
+    """A difference with its band as [lo..hi] (it need not be symmetric)."""
+    if not f.resolved or f.interval is None:
+        return figure.text(f)
+    return "%s [%s..%s]" % tuple(figure.text(figure.measured(v))
+                                  for v in (f.value, f.interval[0], f.interval[1]))
+
+
 def _cell(row):
     value = _net(row) if row else None
     return figure.text(figure.cost(value, reason="mode not run"))
@@ -146,14 +141,15 @@ def render(dump):
     rows = [head]
     for name, by in table.items():
         row = [name] + [_cell(by.get(m)) for m in modes]
-        row += [figure.text(_diff(by.get(m), by.get("pt"))) for m in derived]
+        row += [_diff_text(_diff(by.get(m), by.get("pt"))) for m in derived]
         if "4k" in modes and "2m" in modes:
-            row.append(figure.text(_diff(by.get("4k"), by.get("2m"))))
+            row.append(_diff_text(_diff(by.get("4k"), by.get("2m"))))
         rows.append(row)
     widths = [max(len(r[i]) for r in rows) for i in range(len(head))]
     lines = ["", "dma by IOMMU mode: cycles per op, median net of the control; "
-             "differences with their 95 % interval (n.r.: not resolved, at or "
-             "below zero, the interval holding zero, or a mode not run):"]
+             "differences with the p10..p90 band of single ops (n.r.: not "
+             "resolved, at or below zero, the band holding zero, or a mode "
+             "not run):"]
     for r in rows:
         lines.append("  " + "  ".join(c.ljust(w) if i == 0 else c.rjust(w)
                                       for i, (c, w) in enumerate(zip(r, widths))))
@@ -161,6 +157,7 @@ def render(dump):
         miss = miss_minus_hit(results)
         lines.append("IOTLB miss - hit (%s - %s - %s): %s%s"
                      % (MISS_CASE, INVAL_CASE, HIT_CASE,
+                        _diff_text(miss) if miss.resolved else
                         figure.text(miss, short=False),
                         " cycles" if miss.resolved else ""))
     return "\n".join(lines) + "\n"
