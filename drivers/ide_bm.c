@@ -21,6 +21,7 @@
 #define IDE_BM_BAR          4
 #define IDE_BM_ERRMSG_LEN   200
 #define RAM_REGS            16      /* the control's register file */
+#define US_PER_MS           1000
 
 struct ide_bm_counters ide_bm_count;
 static char errmsg[IDE_BM_ERRMSG_LEN];
@@ -102,16 +103,6 @@ int ide_bm_init(struct ide_bm *bm)
 
 /* ---- one transfer ------------------------------------------------------------ */
 
-static u64 deadline_ms(u32 ms)
-{
-	return tsc_begin() + (u64)ms * tsc.khz;
-}
-
-static bool past(u64 deadline)
-{
-	return (s64)(tsc_begin() - deadline) > 0;
-}
-
 /* The task file of READ/WRITE DMA, LBA28, written in the encoder's order. */
 static int send_command(struct ata_dev *d, bool write, u32 lba, u32 sectors, bool ram)
 {
@@ -137,17 +128,19 @@ static int send_command(struct ata_dev *d, bool write, u32 lba, u32 sectors, boo
 	return 0;
 }
 
-/* Poll until the engine stops; the bus-master status at the end. */
+/* Poll until the engine stops, bounded by time (arch/x86/tsc.h: the
+ * clock starts at the first miss, so an engine already idle costs no TSC
+ * read); the bus-master status at the end. */
 static int wait_engine(u16 base, u32 timeout_ms, bool ram, u8 *st)
 {
-	u64 end = deadline_ms(timeout_ms);
+	struct tsc_wait wait = TSC_WAIT((u64)timeout_ms * US_PER_MS);
 
 	for (;;) {
 		ide_bm_count.polls++;
 		*st = port_in(base + IDE_BM_STATUS, ram);
 		if (!(*st & IDE_BM_ST_ACTIVE))
 			return 0;
-		if (past(end))
+		if (tsc_wait_over(&wait))
 			return -ETIMEDOUT;
 		cpu_relax();
 	}

@@ -12,7 +12,7 @@
 #include "arch/x86/cpu.h"
 #include "arch/x86/tsc.h"
 
-#define VTD_TIMEOUT_MS   100
+#define VTD_TIMEOUT_US   100000         /* 100 ms: QEMU completes at once */
 #define VTD_ABSENT       0xffffffffu
 #define VTD_BUSY         (1ull << 63)   /* CCMD.ICC, IOTLB_REG.IVT */
 #define VTD_OFFSET_UNIT  16             /* CAP.FRO and ECAP.IRO count 16 bytes */
@@ -44,14 +44,14 @@ static void wr64(struct vtd_unit *u, u32 off, u64 v)
 	mmio_write64(u->regs + off, v);
 }
 
-/* Poll a 32-bit register (or the upper half of a 64-bit one) until
- * (value & mask) == want, bounded by the deadline. */
+/* Poll a 32-bit register until (value & mask) == want, bounded by time
+ * (arch/x86/tsc.h). */
 static int wait_reg(struct vtd_unit *u, u32 off, u32 mask, u32 want)
 {
-	u64 end = tsc_begin() + (u64)VTD_TIMEOUT_MS * tsc.khz;
+	struct tsc_wait wait = TSC_WAIT(VTD_TIMEOUT_US);
 
 	while ((rd32(u, off) & mask) != want) {
-		if ((s64)(tsc_begin() - end) > 0)
+		if (tsc_wait_over(&wait))
 			return -ETIMEDOUT;
 		cpu_relax();
 	}
@@ -99,12 +99,11 @@ int vtd_translation(struct vtd_unit *u, bool on)
  * unit clears it. */
 static int command64(struct vtd_unit *u, u32 off, u64 cmd)
 {
-	u64 end;
+	struct tsc_wait wait = TSC_WAIT(VTD_TIMEOUT_US);
 
 	wr64(u, off, cmd);
-	end = tsc_begin() + (u64)VTD_TIMEOUT_MS * tsc.khz;
 	while (rd64(u, off) & VTD_BUSY) {
-		if ((s64)(tsc_begin() - end) > 0)
+		if (tsc_wait_over(&wait))
 			return -ETIMEDOUT;
 		cpu_relax();
 	}
