@@ -49,7 +49,6 @@
 #define IDE_CFG_READONLY   (1u << 0)
 
 #define MIB                (1024u * 1024u)
-#define VIEW_BYTES         (4u * MIB)       /* the regression view's read */
 #define SEQ_BYTES          (4u * MIB)
 #define SEQ_BYTES_QUICK    (256u * 1024u)
 #define WSEQ_BYTES         (1u * MIB)
@@ -64,8 +63,6 @@
 #define WBUF_SECTORS       (WSEQ_BYTES / ATA_SECTOR_SIZE)
 #define FIFO_SHAPES        3
 #define MAX_CASES          (7 * ATA_XFER_COUNT + 2 * FIFO_SHAPES)
-#define PS_PER_MS          1000000000ull
-#define MS_PER_S           1000
 #define HZ_PER_KHZ         1000ull
 /* data phases of one op the control replays: one per sector at most
  * (READ/WRITE SECTORS), plus a CDB per ATAPI command */
@@ -693,18 +690,10 @@ static void check_group(const char *name, u8 k0, u8 k1, const char *what)
 	bench_check(name, bad == 0, detail);
 }
 
-/* Seconds (ms) to read VIEW_BYTES at this case's cycles per sector. */
-static u64 view_ms(const struct ide_case *s)
-{
-	u64 ps = tsc_cycles_to_ps(s->median * (VIEW_BYTES / s->sector_size) / s->sectors);
-
-	return ps / PS_PER_MS;
-}
-
 static void emit_view(u8 kind, const char *what)
 {
 	struct ide_case *loop = NULL, *rep = NULL;
-	char line[400], ratio[24];
+	char line[400], ratio[24], rep_cs[24], loop_cs[24];
 	struct jw w;
 	u32 i;
 
@@ -718,15 +707,17 @@ static void emit_view(u8 kind, const char *what)
 	if (!loop || !rep)
 		return;
 	fmt_decimal(ratio, sizeof(ratio), loop->median, rep->median, 1);
-	kprintf("  regression view: %s %s: reading 4 MiB takes %lu ms with rep insw, %lu ms with the inw loop: loop/rep %sx (OVMF: 28 s vs 464 s = 16.6x)\n",
-		what, rep->dev->name, (unsigned long)view_ms(rep), (unsigned long)view_ms(loop), ratio);
+	fmt_decimal(rep_cs, sizeof(rep_cs), rep->median, rep->sectors, 0);
+	fmt_decimal(loop_cs, sizeof(loop_cs), loop->median, loop->sectors, 0);
+	/* measured figures only: the per-sector medians and their ratio */
+	kprintf("  regression view: %s %s: loop/rep %sx per sector (rep insw %s cycles, inw loop %s cycles a sector)\n",
+		what, rep->dev->name, ratio, rep_cs, loop_cs);
 	jw_record(&w, line, sizeof(line), "view");
 	jw_str(&w, "suite", "ide");
 	jw_str(&w, "device", rep->dev->name);
 	jw_str(&w, "what", what);
-	jw_u64(&w, "bytes", VIEW_BYTES);
-	jw_dec(&w, "rep_s", view_ms(rep), MS_PER_S, 3);
-	jw_dec(&w, "loop_s", view_ms(loop), MS_PER_S, 3);
+	jw_dec(&w, "rep_cycles_per_sector", rep->median, rep->sectors, 1);
+	jw_dec(&w, "loop_cycles_per_sector", loop->median, loop->sectors, 1);
 	jw_dec(&w, "loop_over_rep", loop->median, rep->median, 2);
 	jw_obj_end(&w);
 	tm_line(jw_finish(&w));
