@@ -10,7 +10,7 @@ import time
 
 from ..backends import testpmd
 from ..counters import exitcount, perfcount
-from ..guest import ide, mmio, plan, qemu, rounds, virtio
+from ..guest import dma, ide, mmio, plan, qemu, rounds, viommu, virtio
 from ..output import html, junit, progress, report, summary
 from ..stats import breakdown
 from ..system import (envdiff, exitstatus, fingerprint, hostinfo,
@@ -101,6 +101,7 @@ def add_parser(sub, fmt):
         help="show every case, the QEMU command line and QEMU's stderr")
     virtio.add_options(add)
     mmio.add_options(add)
+    viommu.add_options(add)
     add("--ide-disk-size", metavar="SIZE", default="16M",
         help="suite ide: scratch disk attached as ATA dev0 (default 16M; "
         "0: no disk)")
@@ -147,7 +148,8 @@ def validate_run_options(args):
             if not os.path.isfile(path):
                 raise OptionError("OVMF firmware file %s not found (install "
                                   "the 'ovmf' package)" % path)
-    problem = virtio.validate(args)
+    problem = virtio.validate(args) or viommu.problem(args.viommu,
+                                                      args.machine)
     if problem:
         raise OptionError(problem)
     for opt in ("json", "html"):
@@ -332,8 +334,10 @@ def prepare(session):
     session.config["count_exits"] = count
     session.config["plan"] = args.plan
     vconf = virtio.settings(args)
-    cfg.extra = (mmio.device_args(words, args.mmio_devices)
+    cfg.extra = (viommu.device_args(args.viommu)
+                 + mmio.device_args(words, args.mmio_devices)
                  + list(session.extra))     # run_boots adds the NICs
+    session.config["viommu"] = args.viommu
     session.config["virtio"] = vconf
     session.host = hostinfo.host_info(qemu_bin, accel, flavour)
     session.host["fingerprint"] = fingerprint.collect(
@@ -563,6 +567,7 @@ def one_boot(session, cfg, argv, tmpdir, index, timeout):
             "went on and its results are kept)" % (lpath, boot.log_error))
     count_boot_exits(counter, cfg, boot.dump)
     mmio.annotate(boot.dump.results)
+    dma.annotate(boot.dump.results)
     outcome = decide_boot(boot.dump, boot.rc, boot.timed_out, timeout,
                           boot.fatal)
     virtio.annotate(boot.dump, session.config.get("virtio"))
@@ -746,6 +751,7 @@ def print_boot_report(session, cfg, dump, wall):
     if sizes:
         text += "\n" + "\n".join(sizes) + "\n"
     text += ide.render(dump)
+    text += dma.render(dump)
     text += mmio.render(dump.results)
     if breakdown.has_exits(dump.results):
         text += breakdown_text(session, [dump.results])
