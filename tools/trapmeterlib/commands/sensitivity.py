@@ -218,7 +218,8 @@ def ab_config(args, name, a_qemu, b_qemu, budget, extra):
         outputs=ab_cmd.Outputs(json=stem + "-verdicts.json",
                                markdown=stem + "-verdicts.md",
                                plot_engine=args.plot_engine),
-        case_list=which, title="sensitivity " + name).check()
+        case_list=which, title="sensitivity " + name,
+        allow_env_diff=args.allow_env_diff).check()
 
 
 def recorded(args, name, delay_ns):
