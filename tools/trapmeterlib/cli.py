@@ -11,7 +11,7 @@ import signal
 import sys
 import traceback
 
-from . import status
+from . import status, stdio
 from .commands import (ab, compare, import_lava, lava_job, parse, run,
                        sensitivity)
 from .commands.common import PROG, OptionError, Parser, TrapmeterError, say
@@ -46,6 +46,15 @@ def _raise_interrupt(_signum, _frame):
     raise KeyboardInterrupt
 
 
+def interrupt_on_signals():
+    """SIGTERM and SIGHUP end a command like ^C: what it completed is
+    written (tools/trapmeter installs this before the heavy imports).  A
+    SIGHUP ignored by the caller (nohup) stays ignored."""
+    signal.signal(signal.SIGTERM, _raise_interrupt)
+    if signal.getsignal(signal.SIGHUP) != signal.SIG_IGN:
+        signal.signal(signal.SIGHUP, _raise_interrupt)
+
+
 def dispatch(argv):
     argv, extra = split_extra(list(argv))
     parser = build_parser()
@@ -70,8 +79,22 @@ def dispatch(argv):
 
 
 def main(argv=None):
-    """Entry point: map every failure to one line and an exit status."""
-    signal.signal(signal.SIGTERM, _raise_interrupt)
+    """Entry point: map every failure to one line and an exit status; a
+    stdout that could not be written is named at the end."""
+    interrupt_on_signals()
+    out, _err = stdio.guard()
+    code = _main(argv)
+    out.flush()
+    if out.failed is None or code == status.INTERRUPTED:
+        return code
+    if out.broken_pipe:
+        return code or 1            # `| head`: the reader left; quietly
+    say("error: cannot write stdout: %s (the results files were written)"
+        % out.why())
+    return code or status.BAD_INPUT
+
+
+def _main(argv):
     try:
         return dispatch(sys.argv[1:] if argv is None else argv)
     except TrapmeterError as exc:

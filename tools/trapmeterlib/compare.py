@@ -26,7 +26,7 @@ import random
 import re
 import statistics
 
-from . import bootstats, report
+from . import bootstats, inputfile, report
 from .dump import DumpParser
 
 OK = 0
@@ -86,10 +86,9 @@ def _check_numbers(obj, where, depth=0):
 def read_results(path):
     """Load and fully verify one results.json; returns the document."""
     try:
-        with open(path, "rb") as fh:
-            raw = fh.read()
-    except OSError as exc:
-        raise InputError("%s: cannot read: %s" % (path, exc.strerror or exc))
+        raw = inputfile.read_text(path)
+    except inputfile.InputError as exc:
+        raise InputError(str(exc))
     try:
         doc = json.loads(raw.decode("utf-8"),
                          parse_constant=_reject_constant)

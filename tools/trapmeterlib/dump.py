@@ -48,6 +48,8 @@ MAX_INT = 2 ** 64       # the guest writes u64/s64
 MAX_FLOAT = 1e300
 HUMAN_KEEP_BYTES = 4 << 20      # console text kept; more is a flood
 MAX_TM_LINES = 200000           # @tm lines kept; more is a flood
+MAX_DUMP_BYTES = 256 << 20      # serial bytes in all; more is a flood
+PRESTART_BYTES = 1 << 20        # firmware noise before START: ~ 10 KiB
 # C0 controls, DEL, C1 controls and lone surrogates: never printed raw.
 _CONTROL_RE = re.compile("[\x00-\x1f\x7f-\x9f\ud800-\udfff]")
 
@@ -246,6 +248,8 @@ class DumpParser:
         never grows past MAX_LINE."""
         self.dump.bytes_received += len(chunk)
         records = []
+        if self._over_cap():
+            return records
         start = 0
         while True:
             cut = chunk.find(b"\n", start)
@@ -261,6 +265,25 @@ class DumpParser:
             rec = self.feed_line(line)
             if rec is not None:
                 records.append(rec)
+
+    def _over_cap(self):
+        """More serial bytes than any trapmeter boot writes, or no START
+        line after more firmware noise than any firmware prints: a flood,
+        and the rest is not read."""
+        received = self.dump.bytes_received
+        if received > MAX_DUMP_BYTES:
+            self._flood("more than %d MiB of serial output"
+                        % (MAX_DUMP_BYTES >> 20))
+        elif not self.dump.started and received > PRESTART_BYTES:
+            self._flood("%d bytes without a START line: not a trapmeter "
+                        "serial log" % received)
+        return self.dump.flood is not None and (
+            received > MAX_DUMP_BYTES or not self.dump.started)
+
+    @property
+    def saturated(self):
+        """A flood was seen: a reader may stop feeding."""
+        return self.dump.flood is not None
 
     def _keep_partial(self, piece):
         if self._overlong:
@@ -455,7 +478,7 @@ class DumpParser:
             what = ("no serial output at all" if dump.bytes_received == 0
                     else "%d bytes received" % dump.bytes_received)
             return ["missing START line 'trapmeter <version> START' (%s)"
-                    % what]
+                    % what] + ([dump.flood] if dump.flood else [])
         probs = ["@tm line %d %s: %r" % (num, why if why.startswith("is ")
                                          else "refused: " + why, text)
                  for num, why, text in self._bad_lines]
@@ -542,4 +565,16 @@ def parse_dump(data):
     """Parse a complete serial log (bytes)."""
     parser = DumpParser()
     parser.feed(data)
+    return parser.finish()
+
+
+def parse_chunks(pieces):
+    """Parse a serial log read as a stream of byte chunks; the reading
+    stops at the first flood (dump.py's caps), so /dev/zero or
+    /dev/urandom ends after a bounded read."""
+    parser = DumpParser()
+    for piece in pieces:
+        parser.feed(piece)
+        if parser.saturated:
+            break
     return parser.finish()

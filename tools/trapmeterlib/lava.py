@@ -18,11 +18,12 @@ scalars are JSON strings, which YAML reads as double-quoted scalars)."""
 import csv
 import io
 import json
+import math
 import os
 import re
 import shlex
 
-from . import qemu, report, status
+from . import inputfile, qemu, report, status
 from .dump import parse_dump
 from .status import Outcome, decide_from_dump
 
@@ -65,6 +66,17 @@ SUITE_DEVICES = {
                          "-netdev hubport,id=n1,hubid=1 "
                          "-device virtio-net-pci,netdev=n1"]},
 }
+
+
+# Input caps: a number's text, its range (dump.py's), a YAML export's
+# nesting and its values once aliases are expanded (a CSV field: the csv
+# module's 128 KiB).
+NUMBER_CHARS = 40
+MAX_INT = 2 ** 64
+MAX_FLOAT = 1e300
+YAML_DEPTH = 32
+YAML_VALUES = 1000000
+YAML_NON_FINITE = (".nan", ".inf", "-.inf", "+.inf")
 
 
 class LavaError(Exception):
@@ -431,6 +443,8 @@ def _tagged(tag, text, quoted):
         return None
     if kind == "bool" or (kind is None and low in ("true", "false")):
         return low == "true"
+    if len(text) > NUMBER_CHARS:
+        return text             # _to_number refuses it by name
     if kind in (None, "int") and _INT.match(text):
         return int(text)
     if kind in (None, "float") and _FLOAT.match(text):
@@ -495,16 +509,34 @@ def _case_from_result(msg):
             "units": msg.get("units")}
 
 
+class BadNumber(ValueError):
+    """A measurement out of range (nan, inf, 1e999, 4,000 digits)."""
+
+
 def _to_number(value):
+    """A measurement as int or float; None when it is not a number;
+    BadNumber when it is one no run can have measured."""
     if isinstance(value, bool) or value is None:
         return None
-    if isinstance(value, (int, float)):
-        return value
-    try:
-        num = float(str(value).strip())
-    except ValueError:
-        return None
-    return int(num) if num.is_integer() else num
+    if isinstance(value, int):
+        num = value
+        if abs(num) >= MAX_INT:
+            raise BadNumber("measurement %s... out of range" % str(num)[:24])
+        return num
+    if isinstance(value, float):
+        num = value
+    else:
+        text = str(value).strip()
+        if len(text) > NUMBER_CHARS:
+            raise BadNumber("measurement %s... out of range" % text[:24])
+        try:
+            num = float(text.replace(".", "", 1)
+                        if text.lower() in YAML_NON_FINITE else text)
+        except ValueError:
+            return None
+    if not math.isfinite(num) or abs(num) > MAX_FLOAT:
+        raise BadNumber("measurement %r out of range" % (value,))
+    return int(num) if num.is_integer() and abs(num) < MAX_INT else num
 
 
 def read_log(path, text):
@@ -580,27 +612,60 @@ def read_export(path, rows):
 def load(path):
     """Read a lava-run log or a LAVA results export (JSON, CSV, YAML)."""
     try:
-        with open(path, "rb") as fh:
-            text = fh.read().decode("utf-8", "replace")
-    except OSError as exc:
-        raise LavaError("cannot read %s: %s" % (path, exc.strerror or exc))
+        text = inputfile.read_text(path).decode("utf-8", "replace")
+    except inputfile.InputError as exc:
+        raise LavaError(str(exc))
+    try:
+        return _load_text(path, text)
+    except BadNumber as exc:
+        raise LavaError("%s: %s" % (path, exc))
+
+
+def _json_export(path, text):
+    """The rows of a JSON results export, or None if text is not JSON."""
+    try:
+        doc = json.loads(text, parse_int=_json_int,
+                         parse_constant=_json_constant)
+    except RecursionError:
+        raise LavaError("%s: JSON nested too deep to be a LAVA results "
+                        "export" % path)
+    except BadNumber:
+        raise
+    except ValueError:
+        return None
+    rows = doc.get("results", []) if isinstance(doc, dict) else doc
+    return rows if isinstance(rows, list) else []
+
+
+def _json_int(text):
+    if len(text) > NUMBER_CHARS:
+        raise BadNumber("number %s... out of range" % text[:24])
+    return int(text)
+
+
+def _json_constant(name):
+    raise BadNumber("number %s out of range (NaN and Infinity are not JSON)"
+                    % name)
+
+
+def _csv_rows(path, text):
+    try:
+        return list(csv.DictReader(io.StringIO(text)))
+    except csv.Error as exc:
+        raise LavaError("%s: CSV: %s" % (path, exc))
+
+
+def _load_text(path, text):
     head = text.lstrip()[:1]
     if head in ("[", "{") and not text.lstrip().startswith(("{\"dt\"",
                                                               "{dt")):
-        try:
-            doc = json.loads(text)
-        except RecursionError:
-            raise LavaError("%s: JSON nested too deep to be a LAVA results "
-                            "export" % path)
-        except ValueError:
-            doc = None
-        if doc is not None:
-            rows = doc.get("results", []) if isinstance(doc, dict) else doc
-            return read_export(path, rows if isinstance(rows, list) else [])
+        rows = _json_export(path, text)
+        if rows is not None:
+            return read_export(path, rows)
     first = text.split("\n", 1)[0]
     if "name" in first and "result" in first and "," in first \
             and "{" not in first:
-        return read_export(path, list(csv.DictReader(io.StringIO(text))))
+        return read_export(path, _csv_rows(path, text))
     run = read_log(path, text)
     if run.records == 0 and text.strip():
         rows = _yaml_export(path, text)
@@ -625,7 +690,32 @@ def _yaml_export(path, text):
         rows = yaml.safe_load(text)
     except yaml.YAMLError as exc:
         raise LavaError("%s: bad YAML: %s" % (path, exc))
+    except RecursionError:
+        raise LavaError("%s: YAML nested deeper than %d" % (path, YAML_DEPTH))
+    problem = _yaml_too_big(rows)
+    if problem:
+        raise LavaError("%s: YAML %s" % (path, problem))
     return rows if isinstance(rows, list) else None
+
+
+def _yaml_too_big(value):
+    """Why a loaded YAML document is refused (nesting deeper than
+    YAML_DEPTH, or more than YAML_VALUES values once its aliases are
+    expanded, as json.dumps would), or None.  Without recursion."""
+    count, stack = 0, [(value, 1)]
+    while stack:
+        item, depth = stack.pop()
+        count += 1
+        if depth > YAML_DEPTH:
+            return "nested deeper than %d" % YAML_DEPTH
+        if count > YAML_VALUES:
+            return ("expands to more than %d values (aliases): refused"
+                    % YAML_VALUES)
+        if isinstance(item, dict):
+            stack.extend((v, depth + 1) for v in item.values())
+        elif isinstance(item, list):
+            stack.extend((v, depth + 1) for v in item)
+    return None
 
 
 # ---------------------------------------------------------------- to results

@@ -13,8 +13,8 @@ from .. import (abtest, compare, forkrun, plan, privdir, report, rounds,
                status)
 from . import compare as compare_cmd
 from . import run as run_cmd
-from .common import (PROG, OptionError, Parser, TrapmeterError, repo_root,
-                     say)
+from .common import (PROG, OptionError, Parser, TrapmeterError, check_outputs,
+                     repo_root, say)
 
 NAME = "ab"
 DEFAULT_COUNT_BOOTS = 1     # boots per side that count exits
@@ -155,6 +155,8 @@ def validate(args):
     for path in (args.a_json, args.b_json):
         if not os.path.isdir(os.path.dirname(os.path.abspath(path))):
             raise OptionError("%s: directory does not exist" % path)
+    check_outputs([], [("--a-json", args.a_json), ("--b-json", args.b_json)]
+                  + compare_cmd.verdict_outputs(args))
     if not 1 <= args.rounds <= rounds.MAX_ROUNDS:
         raise OptionError("--rounds must be 1..%d" % rounds.MAX_ROUNDS)
     if not 3 <= args.min_samples <= plan.MAX_SAMPLES:
@@ -164,6 +166,8 @@ def validate(args):
     args.metric_list = [m for m in args.metrics.split(",") if m]
     if not args.metric_list:
         raise OptionError("--metrics: name at least one metric")
+    for metric in args.metric_list:
+        compare_cmd.check_metric(metric, "--metrics")
     return thresholds
 
 

@@ -4,7 +4,7 @@ to results.json."""
 import sys
 
 from .. import lava, report, status
-from .common import OptionError, say, write_json
+from .common import OptionError, check_outputs, say, write_json
 
 NAME = "import-lava"
 
@@ -26,6 +26,8 @@ def add_parser(sub, fmt):
 
 
 def command(args):
+    check_outputs([("LOG", path) for path in args.logs],
+                  [("--json", args.json)])
     runs, boots, worst = [], [], status.OK
     for index, path in enumerate(args.logs):
         run, entry, outcome = load_one(index, path)

@@ -4,10 +4,11 @@ table."""
 import os
 import sys
 
-from .. import ide, report, status
-from ..dump import parse_dump
+from .. import ide, inputfile, report, status
+from ..dump import parse_chunks
 from ..status import decide_from_dump
-from .common import OptionError, has_report, report_outcome, write_json
+from .common import (OptionError, check_outputs, has_report, report_outcome,
+                     write_json)
 
 NAME = "parse"
 
@@ -26,13 +27,11 @@ def add_parser(sub, fmt):
 
 
 def command(args):
+    check_outputs([("LOG", args.log)], [("--json", args.json)])
     try:
-        with open(args.log, "rb") as fh:
-            data = fh.read()
-    except OSError as exc:
-        raise OptionError("cannot read %s: %s" % (args.log,
-                                                  exc.strerror or exc))
-    dump = parse_dump(data)
+        dump = parse_chunks(inputfile.chunks(args.log))
+    except inputfile.InputError as exc:
+        raise OptionError(str(exc))
     outcome = decide_from_dump(dump)
     report.add_speedups(dump.results)
     info = {"accel": None, "boot": None, "firmware": None, "wall_s": None,

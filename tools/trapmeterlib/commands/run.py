@@ -7,12 +7,12 @@ import shutil
 import subprocess
 import sys
 
-from .. import (breakdown, exitcount, host, ide, junit, mmio, perfcount,
-               pinning, plan, privdir, qemu, report, rounds, status, testpmd,
-               virtio)
+from .. import (breakdown, exitcount, host, ide, junit, logfile, mmio,
+               perfcount, pinning, plan, privdir, qemu, report, rounds,
+               status, testpmd, virtio)
 from ..status import Outcome, decide_boot
-from .common import (OptionError, TrapmeterError, check_words, has_report,
-                     repo_root, report_outcome, say)
+from .common import (OptionError, TrapmeterError, check_outputs, check_words,
+                     has_report, repo_root, report_outcome, say)
 
 NAME = "run"
 
@@ -41,8 +41,11 @@ def add_parser(sub, fmt):
         help="QEMU machine type (default pc)")
     add("--suite", metavar="LIST", help="kernel word suite=LIST")
     add("--case", metavar="GLOBS", help="kernel word case=GLOBS")
-    add("--cmdline", metavar="WORDS", default="",
-        help="extra kernel words appended raw, e.g. \"samples=7 foo=1\"")
+    add("--cmdline", metavar="WORDS", action="append", default=[],
+        help="extra kernel words, e.g. \"samples=7 foo=1\" (repeatable: "
+        "the words add up); each word once, and none a runner option sets "
+        "(suite=, case=, quick, rounds=: use the option; sync=: the "
+        "runner's)")
     add("--repeat", metavar="N", type=int, default=1,
         help="boot N times; table shows median over boots (default 1)")
     add("--timeout", metavar="S", type=float,
@@ -51,7 +54,9 @@ def add_parser(sub, fmt):
         help="results file (default results.json in the current directory;"
         " written even on failure)")
     add("--log", metavar="FILE", help="save the raw serial output to FILE "
-        "(with --repeat: FILE.bootI per boot)")
+        "(with --repeat: FILE.bootI per boot; a directory DIR: "
+        "DIR/%s); written when the boot ends, the old FILE kept if it "
+        "cannot be; one run at a time per FILE" % logfile.LOG_IN_DIR)
     add("--quick", action="store_true", help="kernel word quick")
     add("--rounds", metavar="N", type=int, help="kernel word rounds=N "
         "(1..%d): suites pio and exits pass N times over their cases, each "
@@ -100,6 +105,10 @@ def add_parser(sub, fmt):
 
 
 def validate_run_options(args):
+    args.log = logfile.resolve(args.log)
+    check_outputs([("--plan", args.plan)], [("--json", args.json),
+                                            ("--log", args.log),
+                                            ("--junit", args.junit)])
     try:
         args.ide_disk_bytes = ide.parse_size(args.ide_disk_size)
     except ide.IdeOptionError as exc:
@@ -266,11 +275,17 @@ def prepare(session):
              "KVM, the PIC, ELCR and I/O APIC in QEMU"}[args.kernel_irqchip]
             if accel == "kvm" else "--kernel-irqchip applies to KVM only; "
             "ignored under TCG")
+    user = " ".join(args.cmdline).split()
+    problem = qemu.words_problem(user, {
+        "suite": args.suite is not None, "case": args.case is not None,
+        "quick": args.quick, "rounds": args.rounds is not None})
+    if problem:
+        raise OptionError(problem)
     count = decide_count_exits(args, accel)
     session.config["exit_counter"], session.perf_events = (
         decide_perf(args) if count else (None, []))
     words, notes = qemu.kernel_words(args.suite, args.case, args.quick,
-                                     args.cmdline,
+                                     " ".join(user),
                                      flavour if accel == "kvm" else None)
     if args.firmware == "auto":
         args.firmware = qemu.auto_firmware(
@@ -346,6 +361,7 @@ def decide_perf(args):
 
 def command(args, extra):
     session = RunSession(args, extra)
+    lock = None
     try:
         if args.virtio_matrix:
             problem = virtio.validate(args)
@@ -354,6 +370,7 @@ def command(args, extra):
             code = virtio.run_matrix(session, prepare, run_boots, say)
         else:
             cfg = prepare(session)
+            lock = lock_log(args.log)
             for gone in privdir.remove_stale():
                 say("removed %s, left by a dead run" % gone)
             tmpdir = privdir.make()
@@ -362,11 +379,14 @@ def command(args, extra):
             finally:
                 shutil.rmtree(tmpdir, ignore_errors=True)
     except TrapmeterError as exc:
-        session.write_json(exc.code, [exc.message])
+        finish_early(session, exc.code, exc.message)
         raise
     except KeyboardInterrupt:
-        session.write_json(status.INTERRUPTED, ["interrupted"])
+        finish_early(session, status.INTERRUPTED, "interrupted")
         raise
+    finally:
+        if lock is not None:
+            lock.release()
     if not session.write_json(code) and code == status.OK:
         code = status.BAD_INPUT
     if session.output_errors and code == status.OK:
@@ -374,6 +394,37 @@ def command(args, extra):
     if args.junit:
         write_run_junit(args.junit, session)
     return code
+
+
+def finish_early(session, code, message):
+    """A run stopped by an error or a signal writes the boots it completed
+    (and says so); before the first boot there is nothing to write, and an
+    existing --json stays as it was."""
+    if not session.boots:
+        return
+    written = session.write_json(code, [message])
+    if session.args.junit:
+        try:
+            write_run_junit(session.args.junit, session)
+        except OptionError as exc:
+            say("error: " + exc.message)
+    if code == status.INTERRUPTED and written:
+        say("interrupted: %d completed boot(s) written to %s"
+            % (len(session.boots), session.args.json))
+
+
+def lock_log(path):
+    """The --log lock, held for the whole run (logfile.Lock), or None."""
+    if not path:
+        return None
+    try:
+        return logfile.Lock(path)
+    except logfile.LockBusy as exc:
+        raise OptionError("--log %s: %s; give this run another --log"
+                          % (path, exc))
+    except OSError as exc:
+        raise OptionError("cannot write --log %s: %s"
+                          % (path, exc.strerror or exc))
 
 
 def write_run_junit(path, session):
@@ -465,7 +516,7 @@ def one_boot(session, cfg, argv, tmpdir, index, timeout):
     stderr_path = os.path.join(tmpdir, "qemu-stderr-%d.txt" % index)
     lpath = log_path(args.log, index, args.repeat)
     try:
-        log = report.open_output(lpath) if lpath else None
+        log = logfile.AtomicLog(lpath) if lpath else None
     except OSError as exc:
         raise OptionError("cannot write --log %s: %s" % (lpath, exc.strerror))
     counter = None
@@ -489,10 +540,11 @@ def one_boot(session, cfg, argv, tmpdir, index, timeout):
         report_outcome(outcome, None, "")
         return outcome, None, None
     finally:
-        if log:
-            log.close()
+        log_error = log.close() if log else None
         if counter:
             counter.close()
+    if log_error and not boot.log_error:
+        boot.log_error = log_error
     if boot.log_error:
         session.output_errors.append(lpath)
         say("error: cannot write --log %s: %s (logging stopped; the run "
