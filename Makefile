@@ -55,32 +55,33 @@ C_SRCS := \
 	drivers/virtio_net.c \
 	drivers/virtio_pci.c \
 	drivers/virtq.c \
+	lib/crc32.c \
+	lib/fmt.c \
+	lib/glob.c \
+	lib/json.c \
+	lib/stats.c \
+	lib/string.c \
+	model/model.c \
+	model/model_mmio.c \
+	platform/bootinfo.c \
+	platform/firmware.c \
+	platform/smbios.c \
+	platform/tsc_check.c \
 	kernel/bench.c \
-	kernel/bootinfo.c \
-	kernel/firmware.c \
-	kernel/smbios.c \
 	kernel/cmdline.c \
 	kernel/console.c \
-	lib/crc32.c \
 	kernel/dump.c \
-	kernel/edk2_fifo.c \
-	lib/fmt.c \
-	kernel/idepat.c \
-	lib/json.c \
 	kernel/lava.c \
 	kernel/main.c \
-	kernel/model.c \
-	kernel/model_mmio.c \
-	kernel/netframe.c \
 	kernel/phase_sync.c \
 	kernel/plan.c \
-	kernel/stats.c \
-	kernel/tsc_check.c \
-	lib/string.c \
+	kernel/suites/edk2_fifo.c \
 	kernel/suites/exits.c \
 	kernel/suites/ide.c \
+	kernel/suites/idepat.c \
 	kernel/suites/irq.c \
 	kernel/suites/mmio.c \
+	kernel/suites/netframe.c \
 	kernel/suites/pio.c \
 	kernel/suites/virtio.c
 
@@ -91,35 +92,36 @@ ISO  := $(BUILD)/trapmeter.iso
 SHIM := $(BUILD)/kvm_delay.so
 
 # Host unit tests: test name -> the pure files it links.
-HOST_TESTS := fmt crc32 stats cmdline json dump string bootinfo smbios model lava virtq virtio_pci ata model_mmio tsc \
+HOST_TESTS := fmt crc32 glob stats cmdline json dump string bootinfo smbios model lava virtq virtio_pci ata model_mmio tsc \
               virtio_net netframe bench plan pio pit lapic
 HOST_DEPS_fmt      := lib/fmt.c lib/string.c
 HOST_DEPS_crc32    := lib/crc32.c
-HOST_DEPS_stats    := kernel/stats.c lib/string.c
-HOST_DEPS_cmdline  := kernel/cmdline.c lib/fmt.c lib/string.c
+HOST_DEPS_glob     := lib/glob.c
+HOST_DEPS_stats    := lib/stats.c lib/string.c
+HOST_DEPS_cmdline  := kernel/cmdline.c lib/glob.c lib/fmt.c lib/string.c
 HOST_DEPS_json     := lib/json.c lib/fmt.c lib/string.c
 HOST_DEPS_dump     := kernel/dump.c lib/crc32.c lib/fmt.c lib/string.c
 HOST_DEPS_string   := lib/string.c
-HOST_DEPS_bootinfo := kernel/bootinfo.c lib/string.c
-HOST_DEPS_smbios   := kernel/smbios.c lib/string.c
-HOST_DEPS_model    := kernel/model.c
-HOST_DEPS_model_mmio := kernel/model_mmio.c
+HOST_DEPS_bootinfo := platform/bootinfo.c lib/string.c
+HOST_DEPS_smbios   := platform/smbios.c lib/string.c
+HOST_DEPS_model    := model/model.c
+HOST_DEPS_model_mmio := model/model_mmio.c
 HOST_DEPS_lava     := kernel/lava.c lib/fmt.c lib/string.c
 HOST_DEPS_virtq    := drivers/virtq.c
 HOST_DEPS_virtio_pci := drivers/virtio_pci.c drivers/virtq.c drivers/pci.c tests/host/fake_io.c
 HOST_DEPS_virtio_net := drivers/virtio_net.c drivers/virtio_pci.c drivers/virtq.c drivers/pci.c \
                         lib/string.c tests/host/fake_io.c
-HOST_DEPS_netframe := kernel/netframe.c
-HOST_DEPS_ata      := drivers/ata.c drivers/pci.c kernel/idepat.c kernel/model.c \
+HOST_DEPS_netframe := kernel/suites/netframe.c
+HOST_DEPS_ata      := drivers/ata.c drivers/pci.c kernel/suites/idepat.c model/model.c \
                       lib/fmt.c lib/string.c tests/host/fake_io.c
-BENCH_CORE := kernel/bench.c kernel/stats.c kernel/plan.c kernel/model.c kernel/cmdline.c \
-              kernel/lava.c kernel/phase_sync.c lib/json.c lib/fmt.c lib/string.c \
+BENCH_CORE := kernel/bench.c lib/stats.c kernel/plan.c model/model.c kernel/cmdline.c \
+              lib/glob.c kernel/lava.c kernel/phase_sync.c lib/json.c lib/fmt.c lib/string.c \
               drivers/fw_cfg.c arch/x86/tsc.c arch/x86/cpuinfo.c tests/host/fake_cpu.c tests/host/fake_io.c \
               tests/host/fake_fw_cfg.c tests/host/fake_tsc.c tests/host/fake_console.c
 HOST_DEPS_bench    := $(BENCH_CORE)
 HOST_DEPS_plan     := kernel/plan.c lib/fmt.c lib/string.c
 HOST_DEPS_pio      := $(BENCH_CORE) kernel/suites/pio.c drivers/acpi_pm.c drivers/pci.c \
-                      kernel/edk2_fifo.c kernel/model_mmio.c drivers/pci_testdev.c
+                      kernel/suites/edk2_fifo.c model/model_mmio.c drivers/pci_testdev.c
 HOST_DEPS_tsc      := arch/x86/tsc.c tests/host/fake_cpu.c tests/host/fake_io.c tests/host/fake_tsc.c
 HOST_DEPS_pit      := arch/x86/tsc.c tests/host/fake_cpu.c tests/host/fake_io.c tests/host/fake_tsc.c
 HOST_DEPS_lapic    := drivers/lapic.c arch/x86/tsc.c arch/x86/cpuinfo.c tests/host/fake_cpu.c tests/host/fake_io.c \

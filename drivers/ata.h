@@ -162,7 +162,7 @@ struct ata_reg_write {
 /*
  * What the driver did, counted as it went: register accesses, single
  * data-port units, and string instructions with the bytes they moved.  The
- * driver knows no exit model; a suite turns these into exits (kernel/model.h),
+ * driver knows no exit model; a suite turns these into exits (model/model.h),
  * and ata_string_seen, when set, hears of every string instruction with its
  * buffer, so a model that depends on page offsets can be applied.
  */

@@ -33,7 +33,7 @@
 #include "lib/json.h"
 #include "kernel/lava.h"
 #include "lib/fmt.h"
-#include "kernel/model.h"
+#include "model/model.h"
 #include "lib/string.h"
 #include "drivers/fw_cfg.h"
 #include "arch/x86/tsc.h"

@@ -8,7 +8,7 @@
 #define KERNEL_BENCH_H
 
 #include "lib/types.h"
-#include "kernel/stats.h"
+#include "lib/stats.h"
 #include "kernel/cmdline.h"
 #include "kernel/phase_sync.h"
 

@@ -1,10 +1,11 @@
 /*
- * kernel/cmdline.c - kernel command line parser and case-name glob
- * matcher.  Parses into a scratch copy of the config so a bad command
- * line leaves the caller's config untouched.
+ * kernel/cmdline.c - kernel command line parser and case selection by
+ * glob (lib/glob.c).  Parses into a scratch copy of the config so a bad
+ * command line leaves the caller's config untouched.
  */
 #include "kernel/cmdline.h"
 #include "lib/fmt.h"
+#include "lib/glob.h"
 #include "lib/string.h"
 
 /* A (pointer, length) view into the unmodified command line. */
@@ -357,76 +358,6 @@ bool cmdline_lava_requested(const char *cmdline)
 	return on;
 }
 
-/* Match one [...] class at *pp against c; advances *pp past it. */
-static bool cmdline_class_match(const char **pp, char c, bool *matched)
-{
-	const char *p = *pp + 1;
-	bool negate = false, hit = false;
-
-	if (*p == '!' || *p == '^') {
-		negate = true;
-		p++;
-	}
-	for (bool first = true; *p && (first || *p != ']'); first = false) {
-		char lo = *p, hi = *p;
-
-		if (p[1] == '-' && p[2] && p[2] != ']') {
-			hi = p[2];
-			p += 3;
-		} else {
-			p++;
-		}
-		if ((u8)c >= (u8)lo && (u8)c <= (u8)hi)
-			hit = true;
-	}
-	if (*p != ']')
-		return false;		/* unterminated: not a class */
-	*pp = p + 1;
-	*matched = hit != negate;
-	return true;
-}
-
-/* Does pattern element *pp match c?  Advances *pp past the element. */
-static bool cmdline_elem_match(const char **pp, char c)
-{
-	bool matched;
-
-	if (**pp == '[' && cmdline_class_match(pp, c, &matched))
-		return matched;
-	if (**pp == '?') {
-		(*pp)++;
-		return true;
-	}
-	return *(*pp)++ == c;
-}
-
-bool cmdline_glob_match(const char *pattern, const char *s)
-{
-	const char *p = pattern, *star_p = NULL, *star_s = NULL;
-
-	while (*s) {
-		const char *next = p;
-
-		if (*p == '*') {
-			star_p = ++p;	/* remember where to resume */
-			star_s = s;
-			continue;
-		}
-		if (*p && cmdline_elem_match(&next, *s)) {
-			p = next;
-			s++;
-			continue;
-		}
-		if (!star_p)
-			return false;
-		p = star_p;		/* let the last '*' absorb one more char */
-		s = ++star_s;
-	}
-	while (*p == '*')
-		p++;
-	return *p == '\0';
-}
-
 /*
  * What the globs met: which matched a case, and per glob the case names
  * closest to it (longest common prefix), for the error that names a glob
@@ -485,7 +416,7 @@ bool cmdline_case_selected(const struct tm_config *cfg, const char *case_name)
 	if (!cfg->n_case_globs)
 		return true;
 	for (u32 i = 0; i < cfg->n_case_globs; i++) {
-		if (cmdline_glob_match(cfg->case_globs[i], case_name)) {
+		if (glob_match(cfg->case_globs[i], case_name)) {
 			glob_hits |= 1u << i;
 			hit = true;
 		} else {

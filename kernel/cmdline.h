@@ -103,11 +103,4 @@ void cmdline_note_suite_skipped(void);
  */
 int cmdline_unmatched_globs(const struct tm_config *cfg, char *err, size_t errlen);
 
-/*
- * Shell-style match of the whole string: '*' any run, '?' any one char,
- * [abc] [a-z] [!a] (also [^a]) classes; an unterminated '[' is literal.
- * Iterative, O(len(pattern) * len(s)) worst case.
- */
-bool cmdline_glob_match(const char *pattern, const char *s);
-
 #endif

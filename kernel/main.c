@@ -4,8 +4,8 @@
  */
 #include "lib/types.h"
 #include "kernel/console.h"
-#include "kernel/bootinfo.h"
-#include "kernel/firmware.h"
+#include "platform/bootinfo.h"
+#include "platform/firmware.h"
 #include "kernel/cmdline.h"
 #include "kernel/bench.h"
 #include "kernel/phase_sync.h"
@@ -14,7 +14,7 @@
 #include "lib/fmt.h"
 #include "lib/string.h"
 #include "kernel/version.h"
-#include "kernel/tsc_check.h"
+#include "platform/tsc_check.h"
 #include "kernel/suites/suites.h"
 #include "arch/x86/cpu.h"
 #include "arch/x86/cpuinfo.h"
@@ -264,6 +264,9 @@ void kmain(u32 magic, u32 info)
 		bad_input(err);
 	tsc_init();
 	tsc_check_run();
+	if (tsc_check.disagree)
+		kprintf("warning: TSC %lu kHz from %s but %lu kHz against the ACPI PM timer over %u ms (%ld ppm apart)\n",
+			tsc.khz, tsc.source, tsc_check.khz, tsc_check.ms, tsc_check.diff_ppm);
 	bench_init(&config);
 	if (bench_load_plan(err, sizeof(err)) != 0) {
 		kprintf("error: %s\n", err);

@@ -8,7 +8,7 @@
  *             with invtsc, VMware);
  *   kvmclock  the pvclock scale KVM computes from its own TSC frequency;
  *   pit       a PIT channel 2 one-shot of known length, measured (TCG, any
- *             PC; a loaded host moves it: kernel/tsc_check.c cross-checks
+ *             PC; a loaded host moves it: platform/tsc_check.c cross-checks
  *             it with the ACPI PM timer, which can also replace a guess).
  * Guesses, flagged tsc.guess so every time figure gets a mark:
  *   cpuid16-base  CPUID 0x16 EAX, the processor *base* frequency, which is

@@ -6,7 +6,7 @@
  *
  * Devices (drivers/ata.c): an ATA disk (runner: `-drive
  * file=disk.img,format=raw,if=ide,index=0,media=disk`, every sector
- * stamped by kernel/idepat.h) and an ATAPI CD-ROM (the trapmeter ISO,
+ * stamped by kernel/suites/idepat.h) and an ATAPI CD-ROM (the trapmeter ISO,
  * secondary master as with `-cdrom`).  fw_cfg `opt/trapmeter/ide` says
  * which disk region may be written; `opt/trapmeter/cd-sums` holds one sum
  * per CD sector.
@@ -21,7 +21,7 @@
  * access (op_ide_control; docs/design.md, "Timing").
  *
  * Extended (suite=all or case=): edk2's FIFO code shapes on one READ
- * SECTORS of 512 B (kernel/edk2_fifo.h): disk.fifo.loop.in16 (IoLibFifo.c:
+ * SECTORS of 512 B (kernel/suites/edk2_fifo.h): disk.fifo.loop.in16 (IoLibFifo.c:
  * an inw loop), disk.fifo.rep.in16 (IoFifo.nasm: rep insw) and
  * disk.fifo.probe_rep.in16 (IoFifoSev.nasm: its CPUID/RDMSR checks, then
  * rep insw) - edk2 makes one FIFO call per DRQ block, here one sector -
@@ -31,10 +31,10 @@
 #include "kernel/suites/suites.h"
 #include "kernel/bench.h"
 #include "kernel/console.h"
-#include "kernel/edk2_fifo.h"
+#include "kernel/suites/edk2_fifo.h"
 #include "lib/fmt.h"
-#include "kernel/idepat.h"
-#include "kernel/model.h"
+#include "kernel/suites/idepat.h"
+#include "model/model.h"
 #include "lib/json.h"
 #include "lib/string.h"
 #include "drivers/ata.h"

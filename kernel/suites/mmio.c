@@ -21,13 +21,13 @@
  *            (`-vga std`): writes of each width and string form are
  *            coalesced, read back byte for byte (QEMU flushes the ring
  *            before the read); reads exit                coalesced / user
- * Exit models: kernel/model.h (MMIO part).  String forms are left out
+ * Exit models: model/model.h (MMIO part).  String forms are left out
  * where the target is one register (rep movs/stos walk the address).
  */
 #include "kernel/suites/suites.h"
 #include "kernel/bench.h"
 #include "kernel/console.h"
-#include "kernel/model.h"
+#include "model/model.h"
 #include "lib/fmt.h"
 #include "lib/json.h"
 #include "lib/string.h"

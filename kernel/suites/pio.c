@@ -21,7 +21,7 @@
  *   ptd.io   pci-testdev's I/O BAR test ports: no-eventfd (QEMU) and
  *            wildcard / datamatch (an ioeventfd KVM answers)
  *   fwcfg.fifo.{loop,rep,probe_rep}.512  edk2's FIFO code shapes
- *            (kernel/edk2_fifo.h) reading 512 B of the blob
+ *            (kernel/suites/edk2_fifo.h) reading 512 B of the blob
  *   debugcon.fifo.{loop,rep,probe_rep}.512  the same shapes writing 512 B
  *            to debugcon, as edk2's PlatformDebugLibIoPort prints a
  *            debug message (IoWriteFifo8); debugcon keeps nothing to check
@@ -35,8 +35,8 @@
 #include "drivers/fw_cfg.h"
 #include "drivers/acpi_pm.h"
 #include "drivers/pci_testdev.h"
-#include "kernel/edk2_fifo.h"
-#include "kernel/model.h"
+#include "kernel/suites/edk2_fifo.h"
+#include "model/model.h"
 #include "lib/json.h"
 #include "arch/x86/io.h"
 #include "arch/x86/control.h"

@@ -93,11 +93,26 @@ def kvm_usable():
         os.close(fd)
 
 
+REQUIRE_KVM = "TRAPMETER_REQUIRE_KVM"
+
+
+def kvm_required():
+    """TRAPMETER_REQUIRE_KVM=1 (set by .ci/run where /dev/kvm exists): a
+    machine that should run the KVM tests fails them instead of skipping,
+    so a CI whose KVM broke is not green with the KVM tests unrun."""
+    return os.environ.get(REQUIRE_KVM, "") == "1"
+
+
 def need_kvm():
-    """Skip the calling test class, with the reason, where KVM cannot run a VM."""
+    """Skip the calling test, with the reason, where KVM cannot run a VM;
+    fail instead under TRAPMETER_REQUIRE_KVM=1."""
     ok, why = kvm_usable()
-    if not ok:
-        raise unittest.SkipTest(f"KVM cannot run a VM here: {why}")
+    if ok:
+        return
+    if kvm_required():
+        raise AssertionError(f"{REQUIRE_KVM}=1 but KVM cannot run a VM "
+                             f"here: {why}")
+    raise unittest.SkipTest(f"KVM cannot run a VM here: {why}")
 
 
 def need_build(test, *paths):

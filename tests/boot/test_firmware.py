@@ -1,5 +1,5 @@
 """tests/boot/test_firmware.py - the guest names the legacy firmware that
-booted it from the SMBIOS BIOS vendor (kernel/firmware.c): qboot and
+booted it from the SMBIOS BIOS vendor (platform/firmware.c): qboot and
 SeaBIOS ("bios") booted under TCG, each with one cheap case; the runner's
 header and results.json carry the guest's name, and the runner, which
 knows what it booted, raises no mismatch warning."""

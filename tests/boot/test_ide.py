@@ -7,7 +7,7 @@ import os
 import unittest
 from unittest import mock
 
-from tests.boot.common import kvm_usable, need_build, run
+from tests.boot.common import need_build, need_kvm, run
 
 TCG = ("--accel", "tcg", "--suite", "ide")
 FAST = ("--quick", "--ide-disk-size", "2M", "--cmdline", "samples=3 budget_ms=100")
@@ -133,9 +133,7 @@ class IdeMissing(unittest.TestCase):
 
 class IdeKvm(unittest.TestCase):
     def test_rep_insw_10x_cheaper_per_sector(self):
-        ok, why = kvm_usable()
-        if not ok:
-            self.skipTest(f"KVM cannot run a VM here: {why}")
+        need_kvm()
         need_build(self, "build/trapmeter.elf")
         b = run("--accel", "kvm", "--suite", "ide", "--quick", "--ide-disk-size", "2M",
                 "--no-ide-cd", "--case", "disk.mult16.in16.*",

@@ -2,18 +2,8 @@
  * tests/host/check.h - minimal assertion framework for the host unit
  * tests of the pure kernel library files.
  *
- * Build (from the repository root, one binary per module):
- *   cc -std=gnu11 -O1 -g -DTM_HOST -fsanitize=address,undefined \
- *      -fno-sanitize-recover=all -Wall -Wextra -Werror -I. \
- *      tests/host/test_X.c kernel/X.c [deps] -o build/host/test_X
- * with these [deps]:
- *   test_string   (none)
- *   test_fmt      lib/string.c
- *   test_crc32    (none)
- *   test_stats    (none)
- *   test_cmdline  lib/fmt.c lib/string.c
- *   test_json     lib/fmt.c lib/string.c
- *   test_dump     lib/crc32.c lib/fmt.c lib/string.c
+ * Build: `make host-tests`; the Makefile's HOST_DEPS_<name> lists the
+ * files each tests/host/test_<name>.c links.
  *
  * Usage: write `static void test_foo(void)` functions using the CHECK
  * macros, and call RUN(test_foo, "module: what") for each from main(),

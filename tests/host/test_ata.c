@@ -8,8 +8,8 @@
 #include "tests/host/check.h"
 #include "tests/host/fake_io.h"
 #include "drivers/ata.h"
-#include "kernel/idepat.h"
-#include "kernel/model.h"
+#include "kernel/suites/idepat.h"
+#include "model/model.h"
 
 #define DISK_SECTORS   300
 #define CD_SECTORS     40

@@ -3,7 +3,7 @@
  * information structures.
  */
 #include "tests/host/check.h"
-#include "kernel/bootinfo.h"
+#include "platform/bootinfo.h"
 
 struct mb2_builder {
 	uint8_t buf[1024] __attribute__((aligned(8)));

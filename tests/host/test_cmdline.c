@@ -1,6 +1,6 @@
 /*
  * tests/host/test_cmdline.c - unit tests for kernel/cmdline.c: defaults,
- * every key and flag, error messages, atomicity on error, and globs.
+ * every key and flag, error messages, atomicity on error, case selection.
  */
 #include "tests/host/check.h"
 #include "kernel/cmdline.h"
@@ -300,37 +300,6 @@ static void test_case_too_long(void)
 	CHECK(strlen(err) < 160);
 }
 
-static void test_glob(void)
-{
-	static const struct { const char *p, *s; bool m; } g[] = {
-		{ "", "", true }, { "", "a", false }, { "*", "", true },
-		{ "*", "anything", true }, { "a", "a", true }, { "a", "b", false },
-		{ "a", "ab", false }, { "ab", "a", false }, { "?", "x", true },
-		{ "?", "", false }, { "??", "x", false }, { "a*", "abc", true },
-		{ "*c", "abc", true }, { "*b*", "abc", true }, { "*x*", "abc", false },
-		{ "a*b*c", "aXbYc", true }, { "a*b*c", "aXbYd", false },
-		{ "a*a*a*a*a*b", "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa", false },
-		{ "*a*a*a*a*a*a*", "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa", true },
-		{ "pio_*_b", "pio_in_b", true }, { "pio_*_b", "pio_in_w", false },
-		{ "[abc]", "b", true }, { "[abc]", "d", false },
-		{ "[a-z]x", "qx", true }, { "[a-z]x", "Qx", false },
-		{ "[!a]", "a", false }, { "[!a]", "b", true }, { "[^a]", "b", true },
-		{ "[!a-c]", "b", false }, { "[!a-c]", "z", true },
-		{ "[]]", "]", true }, { "[]a]", "a", true }, { "[!]]", "]", false },
-		{ "[a-]", "-", true }, { "[0-9][0-9]", "42", true },
-		{ "x[0-9]*", "x7yz", true }, { "[", "[", true }, { "[a", "[a", true },
-		{ "[a", "a", false }, { "*[0-9]", "abc9", true }, { "*[0-9]", "abc", false },
-		{ "*?", "", false }, { "*?", "a", true }, { "**", "", true },
-		{ "a**b", "ab", true }, { "exit_*", "exit_cpuid", true },
-		{ "*_w", "pio_in_b", false },
-	};
-
-	for (size_t i = 0; i < ARRAY_SIZE(g); i++)
-		CHECKF(cmdline_glob_match(g[i].p, g[i].s) == g[i].m,
-		       "glob '%s' vs '%s' should be %s", g[i].p, g[i].s,
-		       g[i].m ? "true" : "false");
-}
-
 static void test_lava_requested(void)
 {
 	static const struct { const char *line; bool on; } cases[] = {
@@ -353,18 +322,6 @@ static void test_lava_requested(void)
 	CHECK(cfg.lava && cmdline_lava_requested("suite=pio lava=on quick"));
 	CHECK_EQ_S64(parse("fail_check=on"), 0);
 	CHECK(cfg.fail_check && !cfg.lava);
-}
-
-static void test_glob_long(void)
-{
-	static char s[20001], p[64];
-
-	/* worst case for naive recursion: must finish quickly and correctly */
-	memset(s, 'a', sizeof(s) - 1);
-	strcpy(p, "*a*a*a*a*a*a*a*a*a*a*b");
-	CHECK(!cmdline_glob_match(p, s));
-	s[sizeof(s) - 2] = 'b';
-	CHECK(cmdline_glob_match(p, s));
 }
 
 /* A glob that matches no offered case is named, with the closest names. */
@@ -409,8 +366,6 @@ int main(void)
 	RUN(test_unchanged_on_error, "cmdline: config untouched on error, input const");
 	RUN(test_full_line, "cmdline: full command line");
 	RUN(test_case_too_long, "cmdline: case= length limit");
-	RUN(test_glob, "cmdline: glob matching table");
-	RUN(test_glob_long, "cmdline: glob backtracking stays linear-ish");
 	RUN(test_lava_requested, "cmdline: lava= found even in a bad line");
 	RUN(test_unmatched_glob, "cmdline: a glob matching no case is named with close names");
 	return check_summary();

@@ -1,5 +1,5 @@
 """Unit tests of tools/trapmeterlib/ide.py (no QEMU): the disk pattern
-matches kernel/idepat.h's definition, sizes parse, the image check finds
+matches kernel/suites/idepat.h's definition, sizes parse, the image check finds
 a changed sector and names its LBA, the QEMU arguments attach what they
 should."""
 

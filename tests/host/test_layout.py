@@ -1,9 +1,15 @@
 """tests/host/test_layout.py - the guest's layering, read from its includes.
 
-lib/ (freestanding helpers) sits below everything; arch/x86/ and drivers/
-build on lib/ only (drivers may use arch/x86/); kernel/ is the top and may
-include anything but tests/.  Drivers count what they do and know no exit
-model (kernel/model.h).  docs/design.md draws the same picture.
+From the bottom: lib/ (freestanding helpers and pure logic: strings,
+formatting, JSON, CRC, statistics, globs) and model/ (the exit models)
+include only lib/ and never touch hardware; arch/x86/ builds on lib/;
+drivers/ on arch/x86/; platform/ (what machine booted us: multiboot
+info, SMBIOS, firmware, the TSC cross-check) on drivers/.  kernel/ is the
+framework (bench, plan, dump, console, command line, main) and knows no
+suite beyond their table, kernel/suites/suites.h; kernel/suites/ holds the
+cases and the helpers only they use, and may include anything but tests/.
+Drivers count what they do and know no exit model (model/model.h).
+docs/design.md draws the same picture.
 """
 import os
 import re
@@ -12,64 +18,156 @@ import unittest
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"', re.M)
 
-# folder -> folders its files may include
+PURE = {"lib", "model"}
+# layer -> layers its files may include
 ALLOWED = {
     "lib": {"lib"},
+    "model": {"lib", "model"},
     "arch": {"lib", "arch"},
     "drivers": {"lib", "arch", "drivers"},
-    "kernel": {"lib", "arch", "drivers", "kernel"},
+    "platform": {"lib", "arch", "drivers", "platform"},
+    "kernel": {"lib", "model", "arch", "drivers", "platform", "kernel"},
+    "suites": {"lib", "model", "arch", "drivers", "platform", "kernel", "suites"},
 }
+FOLDERS = ("lib", "model", "arch", "drivers", "platform", "kernel")
+# the one file of kernel/suites/ the framework may include
+SUITE_TABLE = "kernel/suites/suites.h"
+
+
+def layer(path):
+    """The layer of a repo path: its top folder, kernel/suites/ its own."""
+    parts = path.replace(os.sep, "/").split("/")
+    if parts[:2] == ["kernel", "suites"]:
+        return "suites"
+    return parts[0]
+
+
+def guest_files():
+    for top in FOLDERS:
+        for dirpath, _dirs, files in os.walk(os.path.join(ROOT, top)):
+            for name in sorted(files):
+                if name.endswith((".c", ".h")):
+                    path = os.path.join(dirpath, name)
+                    yield os.path.relpath(path, ROOT).replace(os.sep, "/")
 
 
 def guest_includes():
     """(file, included path) for every quoted include in the guest's C."""
-    for top in ALLOWED:
-        for dirpath, _dirs, files in os.walk(os.path.join(ROOT, top)):
-            for name in files:
-                if not name.endswith((".c", ".h")):
-                    continue
-                path = os.path.join(dirpath, name)
-                rel = os.path.relpath(path, ROOT)
-                with open(path, encoding="utf-8") as f:
-                    for inc in INCLUDE.findall(f.read()):
-                        yield rel, inc
+    for rel in guest_files():
+        with open(os.path.join(ROOT, rel), encoding="utf-8") as f:
+            for inc in INCLUDE.findall(f.read()):
+                yield rel, inc
 
 
 def layering_violations(pairs):
     bad = []
     for rel, inc in pairs:
-        src, dst = rel.split(os.sep)[0], inc.split("/")[0]
-        if dst not in ALLOWED[src]:
+        src, dst = layer(rel), layer(inc)
+        if src == "kernel" and inc == SUITE_TABLE:
+            continue
+        if dst not in ALLOWED.get(src, set()):
             bad.append(f"{rel} includes {inc}")
     return bad
+
+
+def placement_violations(pairs):
+    """A framework header that only suites include is a suite helper."""
+    users = {}
+    for rel, inc in pairs:
+        if os.path.splitext(rel)[0] != os.path.splitext(inc)[0]:
+            users.setdefault(inc, set()).add(layer(rel))
+    return [f"{inc} is included by suites only: it belongs in kernel/suites/"
+            for inc, layers in sorted(users.items())
+            if layer(inc) == "kernel" and layers == {"suites"}]
+
+
+# The tree before kernel/ was split by role: pure logic, platform
+# discovery and suite helpers all sat in kernel/.
+OLD_TREE = [
+    ("kernel/suites/pio.c", "kernel/edk2_fifo.h"),
+    ("kernel/suites/ide.c", "kernel/edk2_fifo.h"),
+    ("kernel/suites/ide.c", "kernel/idepat.h"),
+    ("kernel/suites/virtio.c", "kernel/netframe.h"),
+    ("kernel/edk2_fifo.c", "kernel/edk2_fifo.h"),
+    ("kernel/bench.h", "kernel/stats.h"),
+    ("kernel/bench.c", "kernel/model.h"),
+    ("kernel/model_mmio.c", "kernel/model.h"),
+    ("kernel/main.c", "kernel/tsc_check.h"),
+    ("kernel/main.c", "kernel/suites/suites.h"),
+    ("kernel/tsc_check.c", "kernel/console.h"),
+    ("drivers/ata.h", "lib/types.h"),
+]
 
 
 class Layout(unittest.TestCase):
     def test_layers_include_only_below(self):
         self.assertEqual(layering_violations(guest_includes()), [])
 
+    def test_every_include_names_a_file(self):
+        """An include must name a repo file (no path resolved by -I luck)."""
+        missing = [f"{rel} includes {inc}" for rel, inc in guest_includes()
+                   if not os.path.exists(os.path.join(ROOT, inc))]
+        self.assertEqual(missing, [])
+
+    def test_suite_helpers_live_with_the_suites(self):
+        self.assertEqual(placement_violations(list(guest_includes())), [])
+
     def test_rule_catches_an_upward_include(self):
-        bad = layering_violations([("drivers/ata.c", "kernel/model.h"),
-                                   ("lib/fmt.c", "arch/x86/io.h")])
-        self.assertEqual(len(bad), 2)
+        bad = layering_violations([("drivers/ata.c", "model/model.h"),
+                                   ("lib/fmt.c", "arch/x86/io.h"),
+                                   ("model/model.c", "drivers/ata.h"),
+                                   ("lib/stats.c", "model/model.h"),
+                                   ("platform/smbios.c", "kernel/console.h"),
+                                   ("arch/x86/tsc.c", "platform/tsc_check.h")])
+        self.assertEqual(len(bad), 6)
+
+    def test_framework_knows_only_the_suite_table(self):
+        bad = layering_violations([("kernel/main.c", "kernel/suites/suites.h"),
+                                   ("kernel/bench.c", "kernel/suites/netframe.h"),
+                                   ("kernel/main.c", "kernel/suites/pio.h")])
+        self.assertEqual(bad, ["kernel/bench.c includes kernel/suites/netframe.h",
+                               "kernel/main.c includes kernel/suites/pio.h"])
+
+    def test_suites_sit_above_the_framework(self):
+        ok = [("kernel/suites/ide.c", "kernel/bench.h"),
+              ("kernel/suites/ide.c", "platform/firmware.h"),
+              ("kernel/suites/ide.c", "kernel/suites/idepat.h")]
+        self.assertEqual(layering_violations(ok), [])
+
+    def test_old_tree_fails(self):
+        bad = placement_violations(OLD_TREE)
+        self.assertEqual(bad, [
+            f"kernel/{h}.h is included by suites only: it belongs in kernel/suites/"
+            for h in ("edk2_fifo", "idepat", "netframe")])
+
+    def test_pure_folders_touch_no_hardware(self):
+        """lib/ and model/: no asm, no port or MMIO access, each host-tested."""
+        for rel in guest_files():
+            if layer(rel) not in PURE:
+                continue
+            with open(os.path.join(ROOT, rel), encoding="utf-8") as f:
+                code = re.sub(r"/\*.*?\*/", "", f.read(), flags=re.S)
+            self.assertNotRegex(code, r"\basm\b|__asm__|\b(in|out)[bwl]\(",
+                                f"{rel} touches hardware")
+            name = os.path.splitext(os.path.basename(rel))[0]
+            if rel.endswith(".c"):
+                test = os.path.join(ROOT, "tests", "host", f"test_{name}.c")
+                self.assertTrue(os.path.exists(test), f"{rel} has no {test}")
 
     def test_no_driver_knows_the_exit_model(self):
         users = [rel for rel, inc in guest_includes()
-                 if inc == "kernel/model.h" and rel.startswith("drivers")]
+                 if layer(inc) == "model" and layer(rel) in ("drivers", "arch", "platform")]
         self.assertEqual(users, [])
 
     def test_one_pci_enumeration(self):
         """Only drivers/pci.c walks the bus (its own config-space loop)."""
         scanners = []
-        for top in ("drivers", "kernel", "arch"):
-            for dirpath, _dirs, files in os.walk(os.path.join(ROOT, top)):
-                for name in files:
-                    path = os.path.join(dirpath, name)
-                    with open(path, encoding="utf-8") as f:
-                        text = f.read()
-                    if re.search(r"for \(dev = 0; dev < PCI_MAX_DEV", text):
-                        scanners.append(os.path.relpath(path, ROOT))
-        self.assertEqual(scanners, [os.path.join("drivers", "pci.c")])
+        for rel in guest_files():
+            with open(os.path.join(ROOT, rel), encoding="utf-8") as f:
+                text = f.read()
+            if re.search(r"for \(dev = 0; dev < PCI_MAX_DEV", text):
+                scanners.append(rel)
+        self.assertEqual(scanners, ["drivers/pci.c"])
 
 
 if __name__ == "__main__":

@@ -3,7 +3,7 @@
  * and against a transcription of KVM's emulator (not of the model).
  */
 #include "tests/host/check.h"
-#include "kernel/model.h"
+#include "model/model.h"
 
 /*
  * KVM's `rep ins` emulation as read in Linux v6.12, written out as its

@@ -1,9 +1,9 @@
 /*
  * tests/host/test_model_mmio.c - the MMIO / coalesced exit model
- * (kernel/model_mmio.c) against hand-worked cases from KVM's source.
+ * (model/model_mmio.c) against hand-worked cases from KVM's source.
  */
 #include "tests/host/check.h"
-#include "kernel/model.h"
+#include "model/model.h"
 
 static void test_access(void)
 {

@@ -1,12 +1,12 @@
 /*
- * tests/host/test_netframe.c - kernel/netframe.c: the streamed payload
+ * tests/host/test_netframe.c - kernel/suites/netframe.c: the streamed payload
  * checksum equals the one-shot checksum however a payload is cut into
  * pieces (the mergeable receive path splits frames after a 12-byte
  * header, then every 512 bytes), and it sees changed, moved and missing
  * bytes.
  */
 #include "tests/host/check.h"
-#include "kernel/netframe.h"
+#include "kernel/suites/netframe.h"
 
 #define PAYLOAD 1488            /* a 1514-byte frame minus its test header */
 

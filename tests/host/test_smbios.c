@@ -1,10 +1,10 @@
 /*
  * tests/host/test_smbios.c - SMBIOS entry points (2.1 and 3.0) found in a
  * hand-built F segment, the BIOS vendor read from hand-built structure
- * tables, and the firmware names the runner uses (kernel/smbios.h).
+ * tables, and the firmware names the runner uses (platform/smbios.h).
  */
 #include "tests/host/check.h"
-#include "kernel/smbios.h"
+#include "platform/smbios.h"
 
 static u8 seg[0x1000] __attribute__((aligned(16)));
 

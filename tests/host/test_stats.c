@@ -1,10 +1,10 @@
 /*
- * tests/host/test_stats.c - unit tests for kernel/stats.c: hand-computed
+ * tests/host/test_stats.c - unit tests for lib/stats.c: hand-computed
  * values plus comparisons against qsort and a brute-force long double
  * reference (floating point is fine here, only kernel code avoids it).
  */
 #include "tests/host/check.h"
-#include "kernel/stats.h"
+#include "lib/stats.h"
 
 typedef unsigned __int128 u128;
 

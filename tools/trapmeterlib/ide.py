@@ -2,7 +2,7 @@
 the QEMU drives and fw_cfg files, the check of the written region after
 QEMU exits, and the per-sector table.
 
-The patterns are those of kernel/idepat.h: a disk sector at LBA L written
+The patterns are those of kernel/suites/idepat.h: a disk sector at LBA L written
 with seed S is 64 little-endian u64 words w[i] = L*K_LBA + i*K_WORD + S
 (i < 61), w[61] = S, w[62] = L, w[63] = the word that makes all 64 sum to
 0 mod 2**64. The runner's image uses S = 0; the guest writes WRITE_SEED.
@@ -74,7 +74,7 @@ def parse_size(text):
 
 
 def sector(lba, seed=0):
-    """The 512 bytes of kernel/idepat.c's idepat_fill(lba, seed)."""
+    """The 512 bytes of kernel/suites/idepat.c's idepat_fill(lba, seed)."""
     base = (lba * K_LBA + seed) & MASK
     words = [(base + i * K_WORD) & MASK for i in range(W_SEED)]
     words.append(seed)
@@ -84,7 +84,7 @@ def sector(lba, seed=0):
 
 
 def fnv_sum(data):
-    """kernel/idepat.c's idepat_sum over whole u64 words."""
+    """kernel/suites/idepat.c's idepat_sum over whole u64 words."""
     h = FNV_OFFSET
     for (word,) in struct.iter_unpack("<Q", data[:len(data) // 8 * 8]):
         h = ((h ^ word) * FNV_PRIME) & MASK

@@ -128,7 +128,7 @@ def smp_for(words, mode="auto"):
     return 2 if hit else 1
 
 
-# The guest keeps BOOTINFO_CMDLINE_MAX - 1 bytes (kernel/bootinfo.h).
+# The guest keeps BOOTINFO_CMDLINE_MAX - 1 bytes (platform/bootinfo.h).
 CMDLINE_MAX = 511
 
 
@@ -157,7 +157,7 @@ def cmdline_problem(words):
     size = len(line.encode("utf-8"))
     if size > CMDLINE_MAX:
         return ("kernel command line is %d bytes; the guest keeps at most %d "
-                "(kernel/bootinfo.h BOOTINFO_CMDLINE_MAX): shorten --cmdline "
+                "(platform/bootinfo.h BOOTINFO_CMDLINE_MAX): shorten --cmdline "
                 "/ --case" % (size, CMDLINE_MAX))
     escaped = json_escaped_size(line)
     if escaped > RUN_RECORD_ROOM:

@@ -638,7 +638,7 @@ def check_cmdline(dump, cfg):
 
 
 def firmware_problem(run, booted):
-    """The guest names its firmware itself (kernel/firmware.c: SMBIOS BIOS
+    """The guest names its firmware itself (platform/firmware.c: SMBIOS BIOS
     vendor); a sentence when that is not the firmware the runner booted,
     else None."""
     seen = run.get("firmware") if isinstance(run, dict) else None

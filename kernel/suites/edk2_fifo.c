@@ -1,8 +1,8 @@
 /*
- * kernel/edk2_fifo.c - edk2 IoFifoSev.nasm's TdxNoRepIo and SevNoRepIo,
- * re-expressed in C step by step (see kernel/edk2_fifo.h for the commit).
+ * kernel/suites/edk2_fifo.c - edk2 IoFifoSev.nasm's TdxNoRepIo and SevNoRepIo,
+ * re-expressed in C step by step (see kernel/suites/edk2_fifo.h for the commit).
  */
-#include "kernel/edk2_fifo.h"
+#include "kernel/suites/edk2_fifo.h"
 #include "arch/x86/cpu.h"
 #include "arch/x86/trap.h"
 

@@ -1,9 +1,9 @@
 /*
- * kernel/stats.h - order statistics, mean and standard deviation of u64
+ * lib/stats.h - order statistics, mean and standard deviation of u64
  * samples using integer arithmetic only.
  */
-#ifndef KERNEL_STATS_H
-#define KERNEL_STATS_H
+#ifndef LIB_STATS_H
+#define LIB_STATS_H
 
 #include "lib/types.h"
 

@@ -1,13 +1,13 @@
 /*
- * kernel/smbios.h - the BIOS vendor from the SMBIOS tables (DMTF DSP0134:
+ * platform/smbios.h - the BIOS vendor from the SMBIOS tables (DMTF DSP0134:
  * 5.2 entry points, 6.1 structure layout, 7.1 BIOS Information, type 0),
  * which names the legacy firmware that booted us: SeaBIOS and qboot each
  * write their own name there (QEMU's fw_cfg tables leave type 0 to the
  * firmware).  Pure: the caller passes the memory to look at, so
  * tests/host/test_smbios.c feeds hand-built tables.
  */
-#ifndef KERNEL_SMBIOS_H
-#define KERNEL_SMBIOS_H
+#ifndef PLATFORM_SMBIOS_H
+#define PLATFORM_SMBIOS_H
 
 #include "lib/types.h"
 

@@ -1,10 +1,10 @@
 /*
- * kernel/firmware.c - name the legacy firmware from its SMBIOS BIOS
- * vendor (see kernel/firmware.h).  The entry point lies in the F segment,
+ * platform/firmware.c - name the legacy firmware from its SMBIOS BIOS
+ * vendor (see platform/firmware.h).  The entry point lies in the F segment,
  * the tables below 4 GiB, both inside boot/boot.asm's identity map.
  */
-#include "kernel/firmware.h"
-#include "kernel/smbios.h"
+#include "platform/firmware.h"
+#include "platform/smbios.h"
 #include "lib/string.h"
 
 #define IDENTITY_LIMIT  (1ull << 32)

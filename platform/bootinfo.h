@@ -1,9 +1,9 @@
 /*
- * kernel/bootinfo.h - what the boot loader told us: protocol, firmware,
+ * platform/bootinfo.h - what the boot loader told us: protocol, firmware,
  * loader name and the kernel command line.
  */
-#ifndef KERNEL_BOOTINFO_H
-#define KERNEL_BOOTINFO_H
+#ifndef PLATFORM_BOOTINFO_H
+#define PLATFORM_BOOTINFO_H
 
 #include "lib/types.h"
 
@@ -13,7 +13,7 @@
 
 struct bootinfo {
 	const char *protocol;   /* "multiboot2", "multiboot1" or "unknown" */
-	const char *firmware;   /* "bios" or "uefi"; kernel/firmware.c may say "qboot" */
+	const char *firmware;   /* "bios" or "uefi"; platform/firmware.c may say "qboot" */
 	char loader[64];        /* boot loader name, if given */
 	char cmdline[BOOTINFO_CMDLINE_MAX];
 	bool truncated;         /* command line longer than we keep */

@@ -1,12 +1,12 @@
 /*
- * kernel/netframe.h - the payload checksum of the virtio suite's test
+ * kernel/suites/netframe.h - the payload checksum of the virtio suite's test
  * frames, computed in one go or streamed over the pieces of a frame that
  * arrived in several receive buffers (VIRTIO_NET_F_MRG_RXBUF), with the
  * same result however the bytes are split.  Pure: host-tested in
  * tests/host/test_netframe.c.
  */
-#ifndef KERNEL_NETFRAME_H
-#define KERNEL_NETFRAME_H
+#ifndef KERNEL_SUITES_NETFRAME_H
+#define KERNEL_SUITES_NETFRAME_H
 
 #include "lib/types.h"
 

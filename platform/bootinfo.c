@@ -1,9 +1,9 @@
 /*
- * kernel/bootinfo.c - multiboot2 tag walk (Multiboot2 spec section 3.6)
+ * platform/bootinfo.c - multiboot2 tag walk (Multiboot2 spec section 3.6)
  * and the multiboot1 information structure (Multiboot 0.6.96 section 3.3).
  * Pure: reads memory only, so the host tests feed it fake structures.
  */
-#include "kernel/bootinfo.h"
+#include "platform/bootinfo.h"
 #include "lib/string.h"
 
 #define MB2_TAG_END       0

@@ -1,5 +1,5 @@
 /*
- * kernel/idepat.h - the data the ide suite expects on its disk and CD.
+ * kernel/suites/idepat.h - the data the ide suite expects on its disk and CD.
  * Pure; tools/trapmeterlib/ide.py writes the same bytes.
  *
  * Disk sector at LBA L, written with seed S (0 for the runner's image,
@@ -12,8 +12,8 @@
  * sector's u64 words, the runner passing one sum per sector through
  * fw_cfg (opt/trapmeter/cd-sums).
  */
-#ifndef KERNEL_IDEPAT_H
-#define KERNEL_IDEPAT_H
+#ifndef KERNEL_SUITES_IDEPAT_H
+#define KERNEL_SUITES_IDEPAT_H
 
 #include "lib/types.h"
 

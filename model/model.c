@@ -1,7 +1,7 @@
 /*
- * kernel/model.c - the exit-count model (see kernel/model.h).  Pure.
+ * model/model.c - the exit-count model (see model/model.h).  Pure.
  */
-#include "kernel/model.h"
+#include "model/model.h"
 
 /*
  * KVM (Linux v6.12 arch/x86/kvm/emulate.c, pio_in_emulated()) refills its

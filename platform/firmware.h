@@ -1,10 +1,10 @@
 /*
- * kernel/firmware.h - which firmware booted us, beyond what the boot
+ * platform/firmware.h - which firmware booted us, beyond what the boot
  * loader says: under a legacy BIOS the SMBIOS BIOS vendor tells SeaBIOS
- * from qboot (kernel/smbios.h).
+ * from qboot (platform/smbios.h).
  */
-#ifndef KERNEL_FIRMWARE_H
-#define KERNEL_FIRMWARE_H
+#ifndef PLATFORM_FIRMWARE_H
+#define PLATFORM_FIRMWARE_H
 
 #include "lib/types.h"
 

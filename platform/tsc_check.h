@@ -1,11 +1,11 @@
 /*
- * kernel/tsc_check.h - a second opinion on the TSC frequency from the ACPI
+ * platform/tsc_check.h - a second opinion on the TSC frequency from the ACPI
  * PM timer (3.579545 MHz, a fixed crystal QEMU emulates from the host's
  * clock), measured over TSC_CHECK_MS.  It replaces a guessed frequency and
  * cross-checks a chosen one (more than TSC_CHECK_WARN_PPM apart: a warning).
  */
-#ifndef KERNEL_TSC_CHECK_H
-#define KERNEL_TSC_CHECK_H
+#ifndef PLATFORM_TSC_CHECK_H
+#define PLATFORM_TSC_CHECK_H
 
 #include "lib/types.h"
 
@@ -23,8 +23,8 @@ struct tsc_check {
 
 extern struct tsc_check tsc_check;
 
-/* After tsc_init(): measure, replace a guess, cross-check; prints a
- * warning line on disagreement. */
+/* After tsc_init(): measure, replace a guess, cross-check (the caller
+ * warns when tsc_check.disagree). */
 void tsc_check_run(void);
 
 /* Pure: TSC kHz from ticks counted over pm_ticks of the PM timer. */

@@ -1,5 +1,5 @@
 /*
- * kernel/stats.c - integer-only sample statistics: insertion sort or
+ * lib/stats.c - integer-only sample statistics: insertion sort or
  * heapsort, numpy-style linear percentiles, rounded mean and sample
  * standard deviation.  Sums use unsigned __int128 so no intermediate ever
  * overflows; 128-bit quotients come from stats_div32() below, never from
@@ -12,7 +12,7 @@
  * one pass, quotients and square roots that fit 64 bits use 64-bit
  * arithmetic.
  */
-#include "kernel/stats.h"
+#include "lib/stats.h"
 
 typedef unsigned __int128 u128;
 

@@ -1,8 +1,8 @@
 /*
- * kernel/idepat.c - disk and CD data patterns of the ide suite (see
- * kernel/idepat.h).  Pure: compiled into the kernel and the host tests.
+ * kernel/suites/idepat.c - disk and CD data patterns of the ide suite (see
+ * kernel/suites/idepat.h).  Pure: compiled into the kernel and the host tests.
  */
-#include "kernel/idepat.h"
+#include "kernel/suites/idepat.h"
 
 static u64 word_at(u64 lba, u32 i, u64 seed)
 {

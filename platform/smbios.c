@@ -1,8 +1,8 @@
 /*
- * kernel/smbios.c - SMBIOS entry point and BIOS Information (type 0)
- * vendor string (see kernel/smbios.h; DMTF DSP0134).
+ * platform/smbios.c - SMBIOS entry point and BIOS Information (type 0)
+ * vendor string (see platform/smbios.h; DMTF DSP0134).
  */
-#include "kernel/smbios.h"
+#include "platform/smbios.h"
 #include "lib/string.h"
 
 #define EP_ALIGN          16

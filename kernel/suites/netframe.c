@@ -1,12 +1,12 @@
 /*
- * kernel/netframe.c - position-sensitive 32-bit payload checksum of the
+ * kernel/suites/netframe.c - position-sensitive 32-bit payload checksum of the
  * virtio suite's frames: the sum is multiplied through every aligned
  * 8-byte word of the payload (little-endian), then through each byte of
  * the tail.  Streaming keeps a partial word across pieces, so a frame
  * split over 512-byte receive buffers after a 12-byte header checks the
  * same as one contiguous buffer.
  */
-#include "kernel/netframe.h"
+#include "kernel/suites/netframe.h"
 
 #define CSUM_MUL   0x9e3779b97f4a7c15ull
 #define WORD_BYTES 8

@@ -1,9 +1,9 @@
 /*
- * kernel/model_mmio.c - the exit-count model for MMIO, ioeventfd and
- * coalesced I/O (see kernel/model.h).  Pure; kept apart from model.c's
+ * model/model_mmio.c - the exit-count model for MMIO, ioeventfd and
+ * coalesced I/O (see model/model.h).  Pure; kept apart from model.c's
  * port I/O rules.
  */
-#include "kernel/model.h"
+#include "model/model.h"
 
 u32 model_mmio_access_exits(u64 addr, u32 width)
 {

@@ -1,10 +1,10 @@
 /*
- * kernel/model.h - how many VM exits KVM takes for a port I/O operation,
+ * model/model.h - how many VM exits KVM takes for a port I/O operation,
  * by the model in docs/design.md (read from KVM's x86 emulator).  The host runner's
  * measured counts are the truth; this is what we expect.
  */
-#ifndef KERNEL_MODEL_H
-#define KERNEL_MODEL_H
+#ifndef MODEL_MODEL_H
+#define MODEL_MODEL_H
 
 #include "lib/types.h"
 
@@ -27,7 +27,7 @@ u32 model_rep_in_exits(u64 addr, u32 bytes, u32 width);
  * iterations.  (To a QEMU port every unit is its own exit.) */
 u32 model_rep_out_kernel_exits(u32 units);
 
-/* ---- MMIO and coalesced I/O (kernel/model_mmio.c) ------------------------
+/* ---- MMIO and coalesced I/O (model/model_mmio.c) ------------------------
  * Read from KVM's x86 emulator (arch/x86/kvm/x86.c emulator_read_write,
  * x86_emulate_instruction; emulate.c decode_operand, x86_emulate_insn):
  * an access to MMIO nobody in the kernel claims leaves KVM as

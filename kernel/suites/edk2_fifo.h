@@ -1,5 +1,5 @@
 /*
- * kernel/edk2_fifo.h - the per-call checks of edk2's string-I/O FIFO
+ * kernel/suites/edk2_fifo.h - the per-call checks of edk2's string-I/O FIFO
  * routines, so the suites can time firmware's own code shapes:
  *
  *   fifo.loop       MdePkg/Library/BaseIoLibIntrinsic/IoLibFifo.c: a C loop
@@ -17,8 +17,8 @@
  * CPUID 1, CPUID 0x80000000, CPUID 0x8000001f when that leaf exists, and
  * RDMSR 0xc0010131 (SEV status) only when 0x8000001f says SEV is there.
  */
-#ifndef KERNEL_EDK2_FIFO_H
-#define KERNEL_EDK2_FIFO_H
+#ifndef KERNEL_SUITES_EDK2_FIFO_H
+#define KERNEL_SUITES_EDK2_FIFO_H
 
 #include "lib/types.h"
 

@@ -1,9 +1,8 @@
 /*
- * kernel/tsc_check.c - the TSC frequency against the ACPI PM timer (see
+ * platform/tsc_check.c - the TSC frequency against the ACPI PM timer (see
  * tsc_check.h).  QEMU: PIIX4 PM on `pc`, ICH9 on `q35` (drivers/acpi_pm.c).
  */
-#include "kernel/tsc_check.h"
-#include "kernel/console.h"
+#include "platform/tsc_check.h"
 #include "arch/x86/io.h"
 #include "arch/x86/tsc.h"
 #include "drivers/acpi_pm.h"
@@ -70,7 +69,4 @@ void tsc_check_run(void)
 	tsc_check.diff_ppm = tsc_check_diff_ppm(tsc.khz, tsc_check.khz);
 	tsc_check.disagree = tsc_check.diff_ppm > TSC_CHECK_WARN_PPM ||
 			     tsc_check.diff_ppm < -TSC_CHECK_WARN_PPM;
-	if (tsc_check.disagree)
-		kprintf("warning: TSC %lu kHz from %s but %lu kHz against the ACPI PM timer over %u ms (%ld ppm apart)\n",
-			tsc.khz, tsc.source, tsc_check.khz, tsc_check.ms, tsc_check.diff_ppm);
 }

@@ -1,0 +1,108 @@
+#!/usr/bin/env python3
+"""The figure rule (tools/trapmeterlib/output/figure.py): a cost is
+measured or model above zero, else not resolved with the reason; the one
+formatter never prints a number for a figure that is not resolved, labels
+a model figure, and results.json's forms round-trip."""
+
+import os
+import sys
+import unittest
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(HERE)),
+                                "tools"))
+
+from trapmeterlib.output import figure as fig  # noqa: E402
+
+
+class Rule(unittest.TestCase):
+    def test_a_cost_above_zero_is_measured_with_its_interval(self):
+        f = fig.cost(23121.0, [22900.0, 23342.0])
+        self.assertEqual(f.kind, fig.MEASURED)
+        self.assertEqual(f.value, 23121.0)
+        self.assertEqual(f.interval, [22900.0, 23342.0])
+        self.assertTrue(f.resolved)
+
+    def test_a_cost_below_zero_is_not_resolved_and_has_no_value(self):
+        for value in (-943.0, -0.5, 0.0, 0):
+            f = fig.cost(value)
+            self.assertEqual(f.kind, fig.NOT_RESOLVED, value)
+            self.assertIsNone(f.value)
+            self.assertEqual(f.reason, fig.BELOW_ZERO)
+
+    def test_an_interval_holding_zero_is_not_resolved(self):
+        f = fig.cost(120.0, [-40.0, 280.0])
+        self.assertEqual((f.kind, f.value, f.reason),
+                         (fig.NOT_RESOLVED, None, fig.HOLDS_ZERO))
+        # an interval that ends at zero holds it too
+        self.assertFalse(fig.cost(120.0, [0.0, 240.0]).resolved)
+
+    def test_a_model_cost_keeps_the_rule_and_its_kind(self):
+        self.assertEqual(fig.cost(44.7, kind=fig.MODEL).kind, fig.MODEL)
+        self.assertFalse(fig.cost(-3.0, kind=fig.MODEL).resolved)
+
+    def test_no_value_gives_the_callers_reason(self):
+        self.assertEqual(fig.cost(None, reason="no control").reason,
+                         "no control")
+        self.assertEqual(fig.cost(None).reason, fig.NO_DATA)
+        self.assertFalse(fig.cost(float("nan")).resolved)
+
+    def test_bad_figures_are_refused(self):
+        with self.assertRaises(ValueError):
+            fig.not_resolved("")
+        with self.assertRaises(ValueError):
+            fig.measured(None)
+        with self.assertRaises(ValueError):
+            fig.measured(1.0, [2.0, 1.0])
+        with self.assertRaises(ValueError):
+            fig.cost(1.0, kind="guess")
+
+
+class Text(unittest.TestCase):
+    def test_measured_with_and_without_interval(self):
+        self.assertEqual(fig.text(fig.measured(23121.4)), "23,121")
+        self.assertEqual(fig.text(fig.measured(23121.0, [22969.0, 23273.0])),
+                         "23,121\u00b1152")
+
+    def test_model_is_labelled_unless_its_column_says_so(self):
+        self.assertEqual(fig.text(fig.model(1250.0)), "1,250 (model)")
+        self.assertEqual(fig.text(fig.model(1250.0), label=False), "1,250")
+
+    def test_not_resolved_never_shows_a_number(self):
+        f = fig.cost(-943.0)
+        self.assertEqual(fig.text(f), fig.SHORT)
+        self.assertEqual(fig.text(f, short=False),
+                         "not resolved (%s)" % fig.BELOW_ZERO)
+        self.assertNotIn("943", fig.text(f, short=False))
+
+    def test_the_caller_formats_the_number(self):
+        self.assertEqual(fig.text(fig.measured(0.456), "{:.2f}".format),
+                         "0.46")
+
+
+class Json(unittest.TestCase):
+    def test_round_trip(self):
+        for f in (fig.measured(5.0, [4.0, 6.0]), fig.measured(7.0),
+                  fig.model(3.5), fig.not_resolved(fig.HOLDS_ZERO)):
+            self.assertEqual(fig.from_json(fig.to_json(f)), f)
+        self.assertEqual(fig.to_json(fig.cost(-1.0))["value"], None)
+        with self.assertRaises(ValueError):
+            fig.from_json({"kind": "estimate", "value": 1})
+
+    def test_flat_records_carry_null_and_a_reason(self):
+        rec = {}
+        fig.put(rec, "measured", fig.cost(-823.0))
+        self.assertEqual(rec, {"measured": None,
+                               "measured_reason": fig.BELOW_ZERO})
+        self.assertEqual(fig.get(rec, "measured"), fig.cost(-823.0))
+        fig.put(rec, "measured", fig.measured(820.0, [700.0, 940.0]))
+        self.assertEqual(rec, {"measured": 820.0,
+                               "measured_ci": [700.0, 940.0]})
+        self.assertEqual(fig.get(rec, "measured"),
+                         fig.measured(820.0, [700.0, 940.0]))
+        self.assertEqual(fig.get({}, "x").reason, fig.NO_DATA)
+        self.assertEqual(fig.get({"x": 2.0}, "x", fig.MODEL), fig.model(2.0))
+
+
+if __name__ == "__main__":
+    unittest.main()
