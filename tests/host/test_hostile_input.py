@@ -111,7 +111,7 @@ class ResultsIntegrity(Cli):
         path = self.write("edited.json", json.dumps(doc))
         proc = self.cli("compare", SCHEMA2, path)
         self.assertEqual(proc.returncode, 11, proc.stderr)
-        self.assertIn("checks", proc.stderr)
+        self.assertIn("check", proc.stderr)
 
     def test_dropped_check_is_refused(self):
         with open(SCHEMA2, encoding="utf-8") as fh:
@@ -120,7 +120,7 @@ class ResultsIntegrity(Cli):
         path = self.write("edited.json", json.dumps(doc))
         proc = self.cli("compare", SCHEMA2, path)
         self.assertEqual(proc.returncode, 11, proc.stderr)
-        self.assertIn("checks", proc.stderr)
+        self.assertIn("check", proc.stderr)
 
 
 def lava_log(measurement):

@@ -30,7 +30,7 @@ import math
 import re
 import zlib
 
-from . import resultform, rounds
+from . import records, resultform, rounds
 from .status import GUEST_STATUS
 
 TM_PREFIX = b"@tm "
@@ -51,7 +51,11 @@ MAX_TM_LINES = 200000           # @tm lines kept; more is a flood
 MAX_DUMP_BYTES = 256 << 20      # serial bytes in all; more is a flood
 PRESTART_BYTES = 1 << 20        # firmware noise before START: ~ 10 KiB
 # C0 controls, DEL, C1 controls and lone surrogates: never printed raw.
-_CONTROL_RE = re.compile("[\x00-\x1f\x7f-\x9f\ud800-\udfff]")
+# Control characters, lone surrogates, and the characters that reorder or
+# break a terminal line: bidi embeddings, overrides and isolates (U+202A-E,
+# U+2066-9), marks (U+061C, U+200E-F) and line/paragraph separators.
+_CONTROL_RE = re.compile("[\x00-\x1f\x7f-\x9f\ud800-\udfff\u061c\u200e"
+                         "\u200f\u2028-\u202e\u2066-\u2069]")
 
 # Record "type" -> Dump attribute holding the list of such records.
 COLLECTED = {"result": "results", "check": "checks", "skip": "skips",
@@ -109,18 +113,34 @@ def _excerpt(raw):
 
 def clean_text(text):
     """Guest text made safe for a terminal: control characters (ESC, CR,
-    LF, BEL, C1, ...) become visible escapes such as \\x1b."""
+    LF, BEL, C1, ...) and bidi controls become visible escapes such as
+    \\x1b or \\u202e.  Strings from host files (results.json, LAVA
+    inputs) pass here too (compare.read_results, lava.load)."""
     return _CONTROL_RE.sub(lambda m: "\\x%02x" % ord(m.group())
                            if ord(m.group()) < 0x100
                            else "\\u%04x" % ord(m.group()), text)
 
 
+def guest_utf8(text):
+    """The guest's JSON writer escapes each byte outside printable ASCII
+    as \\u00XX (lib/json.c), so UTF-8 text (a word the user typed)
+    arrives as one character per byte: decoded back here when those bytes
+    are valid UTF-8, else kept."""
+    if not any("\x80" <= c <= "\xff" for c in text) or max(text) > "\xff":
+        return text
+    try:
+        return text.encode("latin-1").decode("utf-8")
+    except UnicodeDecodeError:
+        return text
+
+
 def clean_value(value):
-    """clean_text on every string (keys too) of a parsed JSON value."""
+    """clean_text on every string (keys too) of a parsed JSON value, after
+    guest_utf8."""
     if isinstance(value, str):
-        return clean_text(value)
+        return clean_text(guest_utf8(value))
     if isinstance(value, dict):
-        return {clean_text(k): clean_value(v) for k, v in value.items()}
+        return {clean_value(k): clean_value(v) for k, v in value.items()}
     if isinstance(value, list):
         return [clean_value(v) for v in value]
     return value
@@ -358,7 +378,7 @@ class DumpParser:
             return None
         dump.tm_texts.append(text.decode("utf-8", "surrogateescape"))
         if obj is not None:
-            why = self._expand(obj)
+            why = self._expand(obj) or records.problem(obj)
         if why is not None:
             self._bad_lines.append((dump.tm_count, why, _excerpt(text)))
             return None

@@ -24,7 +24,7 @@ import re
 import shlex
 
 from . import inputfile, qemu, report, status
-from .dump import parse_dump
+from .dump import clean_text, clean_value, parse_dump
 from .status import Outcome, decide_from_dump
 
 MONITOR_NAME = "trapmeter"
@@ -563,15 +563,16 @@ def _take_record(run, rec):
         run.serial.append(target_text(msg))
     elif lvl == "results" and isinstance(msg, dict):
         if msg.get("definition") == "lava":
+            msg = clean_value(msg)
             run.lava_results.append(msg)
             extra = msg.get("extra") if isinstance(msg.get("extra"),
                                                     dict) else {}
             if msg.get("case") == "execute-qemu":
                 run.qemu_version = extra.get("qemu_version")
         else:
-            run.cases.append(_case_from_result(msg))
+            run.cases.append(clean_value(_case_from_result(msg)))
     elif lvl in ("error", "exception"):
-        run.errors.append(str(msg))
+        run.errors.append(clean_text(str(msg)))
     elif lvl == "info" and isinstance(msg, str) and msg.startswith(
             "Boot command: "):
         run.boot_command = msg[len("Boot command: "):]
@@ -602,10 +603,10 @@ def read_export(path, rows):
         run.records += 1
         suite = str(row.get("suite") or "")
         if suite == "lava" or suite.endswith("_lava"):
-            run.lava_results.append({"case": row.get("name"),
-                                     "result": row.get("result")})
+            run.lava_results.append(clean_value({
+                "case": row.get("name"), "result": row.get("result")}))
         else:
-            run.cases.append(_export_case(row))
+            run.cases.append(clean_value(_export_case(row)))
     return run
 
 

@@ -220,6 +220,7 @@ class RunSession:
                        "kernel_irqchip": args.kernel_irqchip,
                        "count_exits": None}
         self.boots = []
+        self.booted = False         # a QEMU was started: results.json due
         self.summary = None
         self.count_exits = False
         self.perf_events = []
@@ -398,9 +399,9 @@ def command(args, extra):
 
 def finish_early(session, code, message):
     """A run stopped by an error or a signal writes the boots it completed
-    (and says so); before the first boot there is nothing to write, and an
-    existing --json stays as it was."""
-    if not session.boots:
+    (and says so); before the first QEMU starts there is nothing to write,
+    and an existing --json stays as it was."""
+    if not session.booted:
         return
     written = session.write_json(code, [message])
     if session.args.junit:
@@ -528,6 +529,7 @@ def one_boot(session, cfg, argv, tmpdir, index, timeout):
             if session.perf_events else None
         counter = exitcount.ExitCounter(cfg.qmp_path, say, perf)
     before = backend_stats(session, "before boot %d" % (index + 1))
+    session.booted = True
     try:
         boot = qemu.run_boot(argv, timeout, stderr_path, log,
                              session.on_record,
