@@ -21,7 +21,10 @@ import sys
 import time
 import unittest
 
-from tests.host.test_hostile import FIXTURES, IS_ROOT, OK_LOG, TOOL, Cli
+from tests.boot.common import pid_gone
+from tests.host.test_hostile import (FIXTURES, IS_ROOT, OK_LOG, TOOL, Cli,
+                                     kill_quietly)
+from trapmeterlib import privdir, testpmd
 
 SCHEMA2 = os.path.join(FIXTURES, "tcg-schema2.json")
 BASE = os.path.join(FIXTURES, "tcg-base.json")
@@ -431,6 +434,41 @@ class DirectoryOutputs(Cli):
         self.assertEqual(proc.returncode, 2, proc.stderr)
         self.assertIn("directory", proc.stderr)
         self.assertNotIn("suite pio", proc.stderr)
+
+
+class Children(Cli):
+    """Every child through the one child helper: a QEMU wrapper that does
+    not exec leaves nothing behind after the version probe; a dead run's
+    DPDK runtime directory is removed by the next run."""
+
+    def test_version_probe_kills_the_wrappers_group(self):
+        pidfile = self.path("probe-kid.pid")
+        fake = self.write("wrapper", "#!/bin/sh\n"
+                          "if [ \"$1\" = --version ]; then\n"
+                          "  sleep 300 &\n  echo $! > %s\n  wait\nfi\n"
+                          "exit 1\n" % pidfile, 0o755)
+        proc = self.run_fake(fake, timeout=60)
+        self.assertEqual(proc.returncode, 5, proc.stderr)
+        kid = int(read(pidfile))
+        self.addCleanup(kill_quietly, kid)
+        self.assertTrue(pid_gone(kid, 5), "the probe's child outlived it")
+
+    def test_dead_runs_dpdk_dir_is_removed(self):
+        dead = subprocess.Popen(["true"])
+        dead.wait()
+        base = os.path.dirname(testpmd.runtime_dir("x"))
+        stale = os.path.join(base, "trapmeter-%d-0" % dead.pid)
+        try:
+            os.makedirs(stale)
+        except OSError as exc:
+            self.skipTest("cannot make %s: %s" % (stale, exc))
+        self.addCleanup(subprocess.run, ["rm", "-rf", stale])
+        proc = self.run_fake(self.good_fake())
+        self.assertEqual(proc.returncode, 0, proc.stderr)
+        if privdir.pid_alive(dead.pid):
+            self.skipTest("PID %d reused meanwhile" % dead.pid)
+        self.assertFalse(os.path.exists(stale))
+        self.assertIn("removed %s, left by a dead run" % stale, proc.stderr)
 
 
 if __name__ == "__main__":

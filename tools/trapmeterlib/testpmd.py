@@ -152,10 +152,17 @@ def qemu_args(private_dir):
 
 def runtime_dir(prefix, env=None, uid=None):
     """Where EAL puts its runtime files for this prefix."""
+    return os.path.join(runtime_base(env, uid), prefix)
+
+
+def runtime_base(env=None, uid=None):
+    """The directory of EAL's runtime directories; those of our prefix
+    (trapmeter-PID-N) whose runner is dead are removed by the next run
+    (privdir.remove_stale)."""
     env = os.environ if env is None else env
     uid = os.getuid() if uid is None else uid
     base = "/var/run" if uid == 0 else env.get("XDG_RUNTIME_DIR", "/tmp")
-    return os.path.join(base, "dpdk", prefix)
+    return os.path.join(base, "dpdk")
 
 
 def classify_failure(text):

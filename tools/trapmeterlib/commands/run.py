@@ -7,7 +7,7 @@ import shutil
 import subprocess
 import sys
 
-from .. import (breakdown, exitcount, host, ide, junit, logfile, mmio,
+from .. import (breakdown, child, exitcount, host, ide, junit, logfile, mmio,
                perfcount, pinning, plan, privdir, qemu, report, rounds,
                status, testpmd, virtio)
 from ..status import Outcome, decide_boot
@@ -158,17 +158,16 @@ def validate_run_options(args):
 def ensure_built(root):
     """`make -q all`; if out of date `make all` (its output to stderr)."""
     try:
-        quiet = subprocess.run(["make", "-q", "all"], cwd=root,
-                               stdout=subprocess.DEVNULL,
-                               stderr=subprocess.DEVNULL, check=False)
+        quiet = child.run(["make", "-q", "all"], cwd=root,
+                          stdout=subprocess.DEVNULL,
+                          stderr=subprocess.DEVNULL)
     except OSError as exc:
         raise TrapmeterError(status.QEMU_ERROR, "cannot run make: %s"
                              % (exc.strerror or exc))
     if quiet.returncode == 0:
         return
     say("kernel out of date: building (make all)")
-    done = subprocess.run(["make", "all"], cwd=root, stdout=sys.stderr,
-                          check=False)
+    done = child.run(["make", "all"], cwd=root, stdout=sys.stderr)
     if done.returncode != 0:
         raise TrapmeterError(status.QEMU_ERROR, "build failed: 'make all' "
                              "exited with status %d" % done.returncode)
@@ -372,7 +371,8 @@ def command(args, extra):
         else:
             cfg = prepare(session)
             lock = lock_log(args.log)
-            for gone in privdir.remove_stale():
+            for gone in privdir.remove_stale() + privdir.remove_stale(
+                    testpmd.runtime_base()):
                 say("removed %s, left by a dead run" % gone)
             tmpdir = privdir.make()
             try:
