@@ -50,6 +50,8 @@ _SERIAL = itertools.count()
 PORT_FAILURES = ("Fail to configure port", "Fail to start port",
                  "Not all ports were started", "Failed to start driver",
                  "Start ports failed")
+OPTION_FAILURES = re.compile(r"unrecognized option|invalid option|requires an "
+                             r"argument|Invalid .*(option|argument)", re.I)
 CORE_FAILURES = re.compile(r"invalid core list|lcore \d+ unavailable|"
                            r"Check the core mask|not enough (forwarding )?"
                            r"cores|nb_fwd_lcores|nb-cores", re.I)
@@ -167,6 +169,9 @@ def runtime_base(env=None, uid=None):
 
 def classify_failure(text):
     """A named reason from testpmd's output, or None."""
+    for line in text.splitlines():
+        if OPTION_FAILURES.search(line):     # before its usage text
+            return "bad --testpmd-args option: " + line.strip()
     for line in text.splitlines():
         if any(p in line for p in PORT_FAILURES):
             return "port start failed: " + line.strip()
