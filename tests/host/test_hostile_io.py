@@ -471,5 +471,28 @@ class Children(Cli):
         self.assertIn("removed %s, left by a dead run" % stale, proc.stderr)
 
 
+class SignalWhileWriting(unittest.TestCase):
+    """A signal while the final outputs are written is dropped and said:
+    results.json and the exit status then agree (sigdefer.deferred)."""
+
+    def test_signal_inside_the_final_writes_is_dropped(self):
+        code = ("import os, signal, sys\n"
+                "from trapmeterlib import cli, sigdefer\n"
+                "cli.interrupt_on_signals()\n"
+                "with sigdefer.deferred(lambda m: print('said:', m)):\n"
+                "    os.kill(os.getpid(), signal.SIGINT)\n"
+                "    os.kill(os.getpid(), signal.SIGHUP)\n"
+                "    print('wrote')\n"
+                "print('done')\n")
+        proc = subprocess.run([sys.executable, "-c", code], cwd=os.path.join(
+            os.path.dirname(TOOL)), capture_output=True, text=True,
+            timeout=30, check=False)
+        self.assertEqual(proc.returncode, 0, proc.stderr)
+        self.assertIn("wrote", proc.stdout)
+        self.assertIn("said: SIGHUP, SIGINT while the results were written",
+                      proc.stdout)
+        self.assertIn("done", proc.stdout)
+
+
 if __name__ == "__main__":
     unittest.main()

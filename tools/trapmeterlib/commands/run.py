@@ -9,7 +9,7 @@ import sys
 
 from .. import (breakdown, child, exitcount, host, ide, junit, logfile, mmio,
                perfcount, pinning, plan, privdir, qemu, report, rounds,
-               status, testpmd, virtio)
+               sigdefer, status, testpmd, virtio)
 from ..status import Outcome, decide_boot
 from .common import (OptionError, TrapmeterError, check_outputs, check_words,
                      has_report, repo_root, report_outcome, say)
@@ -388,12 +388,13 @@ def command(args, extra):
     finally:
         if lock is not None:
             lock.release()
-    if not session.write_json(code) and code == status.OK:
-        code = status.BAD_INPUT
-    if session.output_errors and code == status.OK:
-        code = status.BAD_INPUT
-    if args.junit:
-        write_run_junit(args.junit, session)
+    with sigdefer.deferred(say):
+        if not session.write_json(code) and code == status.OK:
+            code = status.BAD_INPUT
+        if session.output_errors and code == status.OK:
+            code = status.BAD_INPUT
+        if args.junit:
+            write_run_junit(args.junit, session)
     return code
 
 
