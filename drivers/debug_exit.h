@@ -6,7 +6,7 @@
 
 #include "lib/types.h"
 
-/* Guest status codes; QEMU exits with (code << 1) | 1.  README's table. */
+/* Guest status codes; QEMU exits with (code << 1) | 1 (docs/reference.md). */
 enum tm_status {
 	TM_STATUS_OK = 0,
 	TM_STATUS_CHECK_FAILED = 1,

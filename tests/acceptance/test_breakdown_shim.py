@@ -1,5 +1,5 @@
 """tests/acceptance/test_breakdown_shim.py - `make acceptance`: the cost
-breakdown (tools/trapmeterlib/breakdown.py) under the delay shim
+breakdown (tools/trapmeterlib/stats/breakdown.py) under the delay shim
 (build/kvm_delay.so, +N ns after every exit to QEMU).
 
 Two sides of BOOTS boots each on the breakdown's sweep (fw_cfg single and
@@ -33,7 +33,7 @@ import unittest
 from tests.boot.common import ROOT, RUNNER, need_build, need_kvm
 
 sys.path.insert(0, os.path.join(ROOT, "tools"))
-from trapmeterlib import attribution, breakdown  # noqa: E402
+from trapmeterlib.stats import attribution, breakdown  # noqa: E402
 from trapmeterlib.commands import sensitivity  # noqa: E402
 
 DELAY_NS = 4000

@@ -10,7 +10,7 @@ shim's count of delayed exits covers the measured exits of every boot
 count: on the noisy host of 2026-12-02 (half the boots 30-50 % high, the
 rest spread 3-4 %) 8+8 boots resolved only 4-9 % and flagged two of six.
 +10 %, not +2 %: the test asserts what must hold on any host of this
-kind; the detection limit is measured (README, sensitivity)."""
+kind; the detection limit is measured (docs/measurements.md, "Detection limit")."""
 import json
 import os
 import shutil

@@ -13,7 +13,7 @@ import unittest
 from tests.boot.common import ROOT, need_build, need_kvm, run
 
 sys.path.insert(0, os.path.join(ROOT, "tools"))
-from trapmeterlib import perfcount  # noqa: E402
+from trapmeterlib.counters import perfcount  # noqa: E402
 
 USER_CASES = ("fwcfg.in8.single.512", "fwcfg.in8.rep.4096", "fwcfg.in8.dma.4096",
               "debugcon.out8.rep.512", "acpi.tmr.in32.rep.4096")

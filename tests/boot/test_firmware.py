@@ -10,7 +10,7 @@ import unittest
 from tests.boot.common import ROOT, need_build, run
 
 sys.path.insert(0, os.path.join(ROOT, "tools"))
-from trapmeterlib import qemu  # noqa: E402
+from trapmeterlib.guest import qemu  # noqa: E402
 
 CASE = ("--accel", "tcg", "--boot", "direct", "--suite", "exits", "--case", "cpuid")
 

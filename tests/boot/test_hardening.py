@@ -22,7 +22,7 @@ import unittest
 from tests.boot.common import ROOT, RUNNER, need_build, pid_gone, run
 
 sys.path.insert(0, os.path.join(ROOT, "tools"))
-from trapmeterlib import qemu  # noqa: E402
+from trapmeterlib.guest import qemu  # noqa: E402
 
 QUICK = ("--accel", "tcg", "--quick")
 REP_CASES = "port80.out16.*.512,acpi.tmr.in32.*.512,fwcfg.in8.*.4096"

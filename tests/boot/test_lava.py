@@ -22,7 +22,7 @@ import unittest
 from tests.boot.common import ROOT, RUNNER, need_build
 
 sys.path.insert(0, os.path.join(ROOT, "tools"))
-from trapmeterlib import lava  # noqa: E402
+from trapmeterlib.backends import lava  # noqa: E402
 
 TEMPLATES = os.path.join(ROOT, "build", "lava", "device-types")
 TEMPLATE_FILES = ("base.jinja2", "qemu.jinja2")
@@ -132,7 +132,7 @@ class LavaJobs(unittest.TestCase):
             self.parsed[name])}
 
     def dump(self, name):
-        from trapmeterlib.dump import parse_dump
+        from trapmeterlib.guest.dump import parse_dump
         return parse_dump("\n".join(self.parsed[name].serial).encode())
 
     def describe(self, name):

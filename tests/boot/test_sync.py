@@ -15,7 +15,7 @@ from tests.boot.common import ROOT, need_build
 
 import sys
 sys.path.insert(0, os.path.join(ROOT, "tools"))
-from trapmeterlib import qemu  # noqa: E402
+from trapmeterlib.guest import qemu  # noqa: E402
 
 CASE = "fwcfg.in8.rep.512"
 BACKGROUND = [("background", p) for p in ("e0", "e1", "e2", "e3", "e4", "e5", "sp")]

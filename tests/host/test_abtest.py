@@ -12,7 +12,8 @@ from unittest import mock
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 sys.path.insert(0, os.path.join(ROOT, "tools"))
 
-from trapmeterlib import abtest, bootstats, compare, plan  # noqa: E402
+from trapmeterlib.guest import plan  # noqa: E402
+from trapmeterlib.stats import abtest, bootstats, compare  # noqa: E402
 from trapmeterlib.commands import ab as ab_cmd  # noqa: E402
 
 

@@ -1,13 +1,13 @@
 """tests/host/test_attribution.py - compare/ab name the breakdown component
-that moved (tools/trapmeterlib/attribution.py), on results docs made from
+that moved (tools/trapmeterlib/stats/attribution.py), on results docs made from
 known coefficients."""
 import os
 import sys
 import unittest
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..", "tools"))
-from trapmeterlib import attribution  # noqa: E402
-from trapmeterlib import breakdown as bd  # noqa: E402
+from trapmeterlib.stats import attribution  # noqa: E402
+from trapmeterlib.stats import breakdown as bd  # noqa: E402
 from trapmeterlib.commands import compare as compare_cmd  # noqa: E402
 from tests.host.test_breakdown import anchors, sweep  # noqa: E402
 

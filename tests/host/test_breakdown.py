@@ -1,12 +1,12 @@
 """tests/host/test_breakdown.py - the cost breakdown's fit and layers
-(tools/trapmeterlib/breakdown.py) on sweeps made from known coefficients:
+(tools/trapmeterlib/stats/breakdown.py) on sweeps made from known coefficients:
 each row a gross minimum and its control op's, as the dump has them."""
 import os
 import sys
 import unittest
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..", "tools"))
-from trapmeterlib import breakdown as bd  # noqa: E402
+from trapmeterlib.stats import breakdown as bd  # noqa: E402
 
 SIZES = (16, 512, 1024, 2048, 4096, 16384, 65536)
 SPLITS = ((1024, 3584), (2048, 3584), (4096, 3584), (16, 4088))

@@ -1,13 +1,13 @@
 """tests/host/test_breakdown_lowfit.py - the lower-envelope fit
-(tools/trapmeterlib/lowfit.py) the cost breakdown uses."""
+(tools/trapmeterlib/stats/lowfit.py) the cost breakdown uses."""
 import os
 import random
 import sys
 import unittest
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..", "tools"))
-from trapmeterlib import breakdown as bd  # noqa: E402
-from trapmeterlib.lowfit import frontier  # noqa: E402
+from trapmeterlib.stats import breakdown as bd  # noqa: E402
+from trapmeterlib.stats.lowfit import frontier  # noqa: E402
 
 
 def line(xs, a=1000.0, b=20.0, slow=lambda i: 1.0):

@@ -20,8 +20,9 @@ import xml.etree.ElementTree as ET
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 sys.path.insert(0, os.path.join(ROOT, "tools"))
 
-from trapmeterlib import compare, plot, report  # noqa: E402
-from trapmeterlib.dump import parse_dump  # noqa: E402
+from trapmeterlib.output import plot, report  # noqa: E402
+from trapmeterlib.stats import compare  # noqa: E402
+from trapmeterlib.guest.dump import parse_dump  # noqa: E402
 
 FIX = os.path.join(ROOT, "tests", "fixtures")
 RUNNER = os.path.join(ROOT, "tools", "trapmeter")
@@ -196,7 +197,7 @@ class Outputs(unittest.TestCase):
 
 class RunJunit(unittest.TestCase):
     def test_checks_skips_and_status_per_boot(self):
-        from trapmeterlib import junit
+        from trapmeterlib.output import junit
         doc = load("kvm-base.json")
         xml = ET.fromstring(junit.run_suite(doc["boots"], doc["config"]))
         cases = xml.findall(".//testcase")
@@ -214,7 +215,7 @@ class RunJunit(unittest.TestCase):
 
 
 def compare_junit(rows):
-    from trapmeterlib import junit
+    from trapmeterlib.output import junit
     return junit.to_xml("t", compare.junit_cases(rows))
 
 
@@ -544,7 +545,7 @@ class BootRules(unittest.TestCase):
 
 
 def compare_junit_w(rows, warnings):
-    from trapmeterlib import junit
+    from trapmeterlib.output import junit
     return junit.to_xml("t", compare.junit_cases(rows, warnings))
 
 

@@ -1,13 +1,57 @@
-"""tests/host/test_docs.py - the project's design document exists, has the
-sections the code and README point to, and nothing cites a DESIGN.md that
-is not there."""
+"""tests/host/test_docs.py - the project's documents: the README stays a
+five-minute read (at most 300 lines of at most 100 columns) and every
+docs/*.md it links exists; the design document has the sections the code
+points to and its data flow names every stage; nothing cites a DESIGN.md
+that is not there."""
 
 import os
+import re
 import subprocess
 import unittest
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 DESIGN = os.path.join(ROOT, "docs", "design.md")
+README = os.path.join(ROOT, "README.md")
+README_MAX_LINES = 300
+README_MAX_COLUMNS = 100
+# The documents the README splits its matter into.
+DOCS = ("design.md", "reference.md", "measurements.md", "ci.md")
+# What the design's data flow must name: the commands and the host stages.
+DATA_FLOW_WORDS = ("ab", "sensitivity", "bootstats", "breakdown", "rounds", "compare")
+
+
+def read(path):
+    with open(path, encoding="utf-8") as fh:
+        return fh.read()
+
+
+def section(text, heading):
+    """The body of a "## heading" section, up to the next "## "."""
+    start = text.index("\n" + heading + "\n") + len(heading) + 2
+    end = text.find("\n## ", start)
+    return text[start:] if end < 0 else text[start:end]
+
+
+class Readme(unittest.TestCase):
+
+    def test_short_and_narrow(self):
+        lines = read(README).splitlines()
+        self.assertLessEqual(len(lines), README_MAX_LINES)
+        wide = ["%d (%d columns)" % (num, len(line))
+                for num, line in enumerate(lines, 1) if len(line) > README_MAX_COLUMNS]
+        self.assertEqual(wide, [], "README lines over %d columns" % README_MAX_COLUMNS)
+
+    def test_docs_links_exist(self):
+        links = re.findall(r"docs/[A-Za-z0-9_.-]+\.md", read(README))
+        self.assertTrue(links, "the README links no docs/*.md")
+        missing = sorted({link for link in links
+                          if not os.path.isfile(os.path.join(ROOT, link))})
+        self.assertEqual(missing, [])
+
+    def test_the_split_documents_exist(self):
+        for name in DOCS:
+            self.assertTrue(os.path.isfile(os.path.join(ROOT, "docs", name)), name)
+
 SECTIONS = ("## Layout", "## Data flow", "## The data flow in detail",
             "## The dump (schema 4)", "## The exit model and its sources")
 
@@ -19,6 +63,14 @@ class DesignDocument(unittest.TestCase):
             text = fh.read()
         for heading in SECTIONS:
             self.assertIn("\n" + heading + "\n", text)
+
+    def test_no_placeholder(self):
+        self.assertNotIn("filled in as the work goes", read(DESIGN))
+
+    def test_data_flow_names_every_stage(self):
+        flow = section(read(DESIGN), "## Data flow")
+        for word in DATA_FLOW_WORDS:
+            self.assertRegex(flow, r"\b%s\b" % word)
 
     def test_no_citation_of_a_missing_design_md(self):
         files = subprocess.run(["git", "ls-files"], cwd=ROOT, check=True,

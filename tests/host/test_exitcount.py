@@ -8,9 +8,11 @@ import unittest
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 sys.path.insert(0, os.path.join(ROOT, "tools"))
 
-from trapmeterlib import exitcount, qemu, report  # noqa: E402
-from trapmeterlib.exitcount import BootCounting  # noqa: E402
-from trapmeterlib.qmp import sum_vcpu_stats  # noqa: E402
+from trapmeterlib.counters import exitcount  # noqa: E402
+from trapmeterlib.guest import qemu  # noqa: E402
+from trapmeterlib.output import report  # noqa: E402
+from trapmeterlib.counters.exitcount import BootCounting  # noqa: E402
+from trapmeterlib.counters.qmp import sum_vcpu_stats  # noqa: E402
 
 KHZ = 2445406
 

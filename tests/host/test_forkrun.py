@@ -1,4 +1,4 @@
-"""tests/host/test_forkrun.py - tools/trapmeterlib/forkrun.py: a trapmeter
+"""tests/host/test_forkrun.py - tools/trapmeterlib/system/forkrun.py: a trapmeter
 command in a forked child gives the command's exit status, its stderr in
 the named file, nothing on the parent's stdout, and an interrupt of the
 parent stops the child."""
@@ -13,7 +13,7 @@ from unittest import mock
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 sys.path.insert(0, os.path.join(ROOT, "tools"))
 
-from trapmeterlib import forkrun  # noqa: E402
+from trapmeterlib.system import forkrun  # noqa: E402
 
 
 class ForkRun(unittest.TestCase):

@@ -31,7 +31,8 @@ OK_LOG = os.path.join(FIXTURES, "serial-tcg-ok.log")
 FAILED_LOG = os.path.join(FIXTURES, "serial-tcg-check-failed.log")
 sys.path.insert(0, os.path.join(ROOT, "tools"))
 
-from trapmeterlib import child, dump as dumpmod, privdir  # noqa: E402
+from trapmeterlib.guest import dump as dumpmod  # noqa: E402
+from trapmeterlib.system import children, privdir  # noqa: E402
 from tests.boot.common import pid_gone  # noqa: E402
 
 FAKE_HEADER = """\
@@ -570,13 +571,13 @@ class SignalsAndKills(Cli):
             self.assertEqual(removed, [stale])
 
     def test_spawn_helper_child_dies_with_its_parent(self):
-        """child.spawn from a short-lived parent process."""
+        """children.spawn from a short-lived parent process."""
         pidfile = self.path("grandchild.pid")
         code = textwrap.dedent("""
             import sys, time
             sys.path.insert(0, %r)
-            from trapmeterlib import child
-            proc = child.spawn(["sleep", "300"])
+            from trapmeterlib.system import children
+            proc = children.spawn(["sleep", "300"])
             open(%r, "w").write(str(proc.pid))
             time.sleep(300)
             """ % (os.path.join(ROOT, "tools"), pidfile))
@@ -591,9 +592,9 @@ class SignalsAndKills(Cli):
         self.assertTrue(pid_gone(pid, 5), "spawned child outlived its parent")
 
     def test_stop_kills_the_group(self):
-        proc = child.spawn(["sh", "-c", "sleep 300 & sleep 300"])
+        proc = children.spawn(["sh", "-c", "sleep 300 & sleep 300"])
         time.sleep(0.2)
-        child.stop(proc, 0.5)
+        children.stop(proc, 0.5)
         out = subprocess.run(["pgrep", "-g", str(proc.pid)],
                              capture_output=True, text=True)
         members = [int(p) for p in out.stdout.split()]

@@ -24,7 +24,8 @@ import unittest
 from tests.boot.common import pid_gone
 from tests.host.test_hostile import (FIXTURES, IS_ROOT, OK_LOG, TOOL, Cli,
                                      kill_quietly)
-from trapmeterlib import privdir, testpmd
+from trapmeterlib.backends import testpmd
+from trapmeterlib.system import privdir
 
 SCHEMA2 = os.path.join(FIXTURES, "tcg-schema2.json")
 BASE = os.path.join(FIXTURES, "tcg-base.json")
@@ -477,7 +478,8 @@ class SignalWhileWriting(unittest.TestCase):
 
     def test_signal_inside_the_final_writes_is_dropped(self):
         code = ("import os, signal, sys\n"
-                "from trapmeterlib import cli, sigdefer\n"
+                "from trapmeterlib import cli\n"
+                "from trapmeterlib.system import sigdefer\n"
                 "cli.interrupt_on_signals()\n"
                 "with sigdefer.deferred(lambda m: print('said:', m)):\n"
                 "    os.kill(os.getpid(), signal.SIGINT)\n"

@@ -1,4 +1,4 @@
-"""Unit tests of tools/trapmeterlib/ide.py (no QEMU): the disk pattern
+"""Unit tests of tools/trapmeterlib/guest/ide.py (no QEMU): the disk pattern
 matches kernel/suites/idepat.h's definition, sizes parse, the image check finds
 a changed sector and names its LBA, the QEMU arguments attach what they
 should."""
@@ -13,8 +13,8 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(os.path.dirname(HERE))
 sys.path.insert(0, os.path.join(REPO, "tools"))
 
-from trapmeterlib import ide, qemu  # noqa: E402
-from trapmeterlib.dump import Dump  # noqa: E402
+from trapmeterlib.guest import ide, qemu  # noqa: E402
+from trapmeterlib.guest.dump import Dump  # noqa: E402
 
 MASK = (1 << 64) - 1
 

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Unit tests for tools/trapmeterlib/lava.py (no LAVA, no QEMU): the job's
+"""Unit tests for tools/trapmeterlib/backends/lava.py (no LAVA, no QEMU): the job's
 YAML and QEMU options, the monitor pattern against serial text as LAVA sees
 it, the reader for lava-run's YAML flow lines, and import from a log and
 from JSON/CSV results exports.  The end-to-end run is tests/boot/test_lava.py.
@@ -18,7 +18,8 @@ REPO = os.path.dirname(os.path.dirname(HERE))
 TOOL = os.path.join(REPO, "tools", "trapmeter")
 sys.path.insert(0, os.path.join(REPO, "tools"))
 
-from trapmeterlib import lava, status  # noqa: E402
+from trapmeterlib.backends import lava  # noqa: E402
+from trapmeterlib.system import exitstatus  # noqa: E402
 
 ISO = "https://example.org/trapmeter.iso"
 
@@ -131,7 +132,7 @@ class JobTests(unittest.TestCase):
             self.assertEqual(os.path.getsize(blob), 65536)
             bad = subprocess.run([TOOL, "lava-job", "--iso-url", "nope"],
                                  capture_output=True, text=True)
-            self.assertEqual(bad.returncode, status.BAD_INPUT)
+            self.assertEqual(bad.returncode, exitstatus.BAD_INPUT)
             self.assertIn("not an http(s)://", bad.stderr)
             self.assertNotIn("Traceback", bad.stderr)
 
@@ -215,14 +216,14 @@ class ImportTests(unittest.TestCase):
 
     def test_log(self):
         entry, outcome = lava.boot_from_run(0, self.load(self.log()))
-        self.assertEqual(outcome.code, status.OK, outcome.messages)
+        self.assertEqual(outcome.code, exitstatus.OK, outcome.messages)
         self.assertEqual(entry["results"][0]["cycles"]["median"], 1234)
         self.assertEqual(entry["lava"]["mismatches"], [])
         self.assertEqual(entry["lava"]["job_result"], "pass")
 
     def test_log_disagreeing_with_dump(self):
         _entry, outcome = lava.boot_from_run(0, self.load(self.log(999)))
-        self.assertEqual(outcome.code, status.GARBLED)
+        self.assertEqual(outcome.code, exitstatus.GARBLED)
         self.assertIn("999", " ".join(outcome.messages))
 
     def test_json_export(self):
@@ -239,7 +240,7 @@ class ImportTests(unittest.TestCase):
                 {"name": "job", "suite": "lava", "result": "pass"}]
         entry, outcome = lava.boot_from_run(0, self.load(json.dumps(rows),
                                                          ".json"))
-        self.assertEqual(outcome.code, status.CHECK_FAILED)
+        self.assertEqual(outcome.code, exitstatus.CHECK_FAILED)
         self.assertEqual(entry["results"][0]["case"], "fwcfg.in8.rep.4096")
         self.assertEqual(entry["results"][0]["cycles"]["median"], 1234)
         self.assertEqual(entry["checks"][0]["name"], "fwcfg.blob")
@@ -250,13 +251,13 @@ class ImportTests(unittest.TestCase):
                 "7,0_trapmeter,pass,55.0000000000,cycles,cpuid,{}\n"
                 "7,0_trapmeter,pass,0E-10,status,trapmeter_status,{}\n")
         entry, outcome = lava.boot_from_run(0, self.load(text, ".csv"))
-        self.assertEqual(outcome.code, status.OK, outcome.messages)
+        self.assertEqual(outcome.code, exitstatus.OK, outcome.messages)
         self.assertEqual(entry["results"][0]["cycles"]["median"], 55)
 
     def test_cli_errors(self):
         proc = subprocess.run([TOOL, "import-lava", "/nonexistent/log"],
                               capture_output=True, text=True)
-        self.assertEqual(proc.returncode, status.BAD_INPUT)
+        self.assertEqual(proc.returncode, exitstatus.BAD_INPUT)
         self.assertIn("cannot read", proc.stderr)
         with tempfile.TemporaryDirectory() as tmp:
             junk = os.path.join(tmp, "junk.log")
@@ -265,7 +266,7 @@ class ImportTests(unittest.TestCase):
             proc = subprocess.run([TOOL, "import-lava", junk, "--json",
                                    os.path.join(tmp, "r.json")],
                                   capture_output=True, text=True)
-            self.assertEqual(proc.returncode, status.BAD_INPUT, proc.stderr)
+            self.assertEqual(proc.returncode, exitstatus.BAD_INPUT, proc.stderr)
             self.assertIn("not a lava-run log", proc.stderr)
             self.assertNotIn("Traceback", proc.stderr)
 
@@ -282,7 +283,7 @@ class ImportTests(unittest.TestCase):
                 proc = subprocess.run([TOOL, "import-lava", path, "--json",
                                        os.path.join(tmp, "r.json")],
                                       capture_output=True, text=True)
-                self.assertEqual(proc.returncode, status.BAD_INPUT, proc.stderr)
+                self.assertEqual(proc.returncode, exitstatus.BAD_INPUT, proc.stderr)
                 self.assertIn("nest", proc.stderr)
                 self.assertNotIn("Traceback", proc.stderr)
 

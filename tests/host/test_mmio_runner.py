@@ -1,12 +1,12 @@
 """tests/host/test_mmio_runner.py - the mmio suite's runner side
-(tools/trapmeterlib/mmio.py): when devices are attached, and round trips
+(tools/trapmeterlib/guest/mmio.py): when devices are attached, and round trips
 to QEMU against the model."""
 import os
 import sys
 import unittest
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..", "tools"))
-from trapmeterlib import mmio  # noqa: E402
+from trapmeterlib.guest import mmio  # noqa: E402
 
 
 class Devices(unittest.TestCase):

@@ -11,7 +11,7 @@ from unittest import mock
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 sys.path.insert(0, os.path.join(ROOT, "tools"))
 
-from trapmeterlib import perfcount  # noqa: E402
+from trapmeterlib.counters import perfcount  # noqa: E402
 
 # perf script --ns -F time,event,trace, as printed here (KVM on PVM):
 # an fw_cfg select + one inb (QEMU), one PIC read (KVM), COM1 polls

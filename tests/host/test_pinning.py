@@ -1,13 +1,13 @@
 """tests/host/test_pinning.py - run --pin-cpu: the CPU list is parsed
-strictly (tools/trapmeterlib/pinning.py), and a spawned child really runs
-only on those CPUs (tools/trapmeterlib/child.py), threads included."""
+strictly (tools/trapmeterlib/system/pinning.py), and a spawned child really runs
+only on those CPUs (tools/trapmeterlib/system/children.py), threads included."""
 import os
 import subprocess
 import sys
 import unittest
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..", "tools"))
-from trapmeterlib import child, pinning  # noqa: E402
+from trapmeterlib.system import children, pinning  # noqa: E402
 
 
 class Parse(unittest.TestCase):
@@ -36,10 +36,10 @@ class Parse(unittest.TestCase):
 
 class Spawn(unittest.TestCase):
     def allowed(self, cpus):
-        proc = child.spawn(["sh", "-c", "grep Cpus_allowed_list /proc/self/status"],
+        proc = children.spawn(["sh", "-c", "grep Cpus_allowed_list /proc/self/status"],
                            cpus=cpus, stdout=subprocess.PIPE)
         out = proc.communicate(timeout=10)[0].decode()
-        child.forget(proc)
+        children.forget(proc)
         return out.split(":")[1].strip()
 
     def test_child_is_confined(self):

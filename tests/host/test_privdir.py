@@ -12,7 +12,7 @@ import unittest
 from unittest import mock
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..", "tools"))
-from trapmeterlib import privdir  # noqa: E402
+from trapmeterlib.system import privdir  # noqa: E402
 from trapmeterlib.commands import ab as ab_cmd  # noqa: E402
 from trapmeterlib.commands import sensitivity as sens_cmd  # noqa: E402
 

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Schema 3's compact result lines (tools/trapmeterlib/resultform.py):
+"""Schema 3's compact result lines (tools/trapmeterlib/guest/resultform.py):
 the host names the arrays again and derives what the guest no longer
 sends, exactly as the guest's integer code printed it in schema 2; a line
 of the wrong form is refused by number, so the dump is garbled."""
@@ -14,8 +14,8 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(HERE)),
                                 "tools"))
 
-from trapmeterlib import resultform  # noqa: E402
-from trapmeterlib.dump import parse_dump  # noqa: E402
+from trapmeterlib.guest import resultform  # noqa: E402
+from trapmeterlib.guest.dump import parse_dump  # noqa: E402
 
 RUN3 = {"type": "run", "schema": 3, "version": "0.1.0",
         "tsc": {"khz": 2445406, "source": "kvmclock", "guess": False}}

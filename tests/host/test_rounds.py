@@ -1,5 +1,5 @@
 """tests/host/test_rounds.py - merging a boot's rounds of a case into one
-result (tools/trapmeterlib/rounds.py, fed by the dump parser), the plan's
+result (tools/trapmeterlib/guest/rounds.py, fed by the dump parser), the plan's
 split over rounds, and the runner's plan check that follows it."""
 import json
 import os
@@ -9,7 +9,7 @@ import unittest
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 sys.path.insert(0, os.path.join(ROOT, "tools"))
 
-from trapmeterlib import dump, plan, rounds  # noqa: E402
+from trapmeterlib.guest import dump, plan, rounds  # noqa: E402
 
 FIXTURES = os.path.join(ROOT, "tests", "fixtures")
 KHZ = 2000000

@@ -30,9 +30,12 @@ TOOLS = os.path.join(REPO, "tools")
 TOOL = os.path.join(TOOLS, "trapmeter")
 sys.path.insert(0, TOOLS)
 
-from trapmeterlib import cli, host, qemu, report, status  # noqa: E402
+from trapmeterlib import cli  # noqa: E402
+from trapmeterlib.guest import qemu  # noqa: E402
+from trapmeterlib.output import report  # noqa: E402
+from trapmeterlib.system import exitstatus, hostinfo  # noqa: E402
 from trapmeterlib.commands import common, run as cmd_run  # noqa: E402
-from trapmeterlib.dump import DumpParser, parse_dump  # noqa: E402
+from trapmeterlib.guest.dump import DumpParser, parse_dump  # noqa: E402
 
 
 # ---------------------------------------------------------------- dump builder
@@ -120,7 +123,7 @@ class DumpParsingTest(unittest.TestCase):
                          [SINGLE["case"], REP["case"], DMA["case"]])
         self.assertEqual(len(dump.checks), 1)
         self.assertEqual(len(dump.skips), 1)
-        self.assertEqual(status.decide_from_dump(dump).code, status.OK)
+        self.assertEqual(exitstatus.decide_from_dump(dump).code, exitstatus.OK)
 
     def test_crlf_line_endings(self):
         dump = parse_dump(make_dump(eol=b"\r\n"))
@@ -154,15 +157,15 @@ class DumpParsingTest(unittest.TestCase):
         self.assertIn("missing end line", joined)
         self.assertIn("missing 'trapmeter END status=...' line", joined)
         self.assertIn("pio/" + DMA["case"], joined)
-        self.assertEqual(status.decide_from_dump(dump).code, status.GARBLED)
+        self.assertEqual(exitstatus.decide_from_dump(dump).code, exitstatus.GARBLED)
 
     def test_crc_mismatch(self):
         dump = parse_dump(make_dump(crc="deadbeef"))
         self.assertEqual(len(dump.problems), 1)
         self.assertIn("CRC32 mismatch: end line says deadbeef",
                       dump.problems[0])
-        outcome = status.decide_from_dump(dump)
-        self.assertEqual(outcome.code, status.GARBLED)
+        outcome = exitstatus.decide_from_dump(dump)
+        self.assertEqual(outcome.code, exitstatus.GARBLED)
         self.assertTrue(outcome.messages[0].startswith(
             "dump cut or garbled: "))
 
@@ -231,7 +234,7 @@ class DumpParsingTest(unittest.TestCase):
 class StatusDecisionTest(unittest.TestCase):
 
     def test_guest_code_from_qemu(self):
-        self.assertEqual([status.guest_code_from_qemu(rc)
+        self.assertEqual([exitstatus.guest_code_from_qemu(rc)
                           for rc in (1, 3, 5, 7, 0, 2, 9, None, -9)],
                          [0, 1, 2, 3, None, None, None, None, None])
 
@@ -239,41 +242,41 @@ class StatusDecisionTest(unittest.TestCase):
         for word, rc, code in (("ok", 1, 0), ("check-failed", 3, 1),
                                ("bad-input", 5, 2), ("exception", 7, 3)):
             dump = parse_dump(make_dump(end_status=word))
-            self.assertEqual(status.decide_boot(dump, rc, False).code, code)
+            self.assertEqual(exitstatus.decide_boot(dump, rc, False).code, code)
 
     def test_end_and_qemu_disagree_uses_worse_and_reports_both(self):
         dump = parse_dump(make_dump(end_status="ok"))
-        outcome = status.decide_boot(dump, 3, False)
-        self.assertEqual(outcome.code, status.CHECK_FAILED)
+        outcome = exitstatus.decide_boot(dump, 3, False)
+        self.assertEqual(outcome.code, exitstatus.CHECK_FAILED)
         self.assertIn("status=ok", outcome.messages[0])
         self.assertIn("QEMU exit status 3", outcome.messages[0])
         dump = parse_dump(make_dump(end_status="exception"))
-        self.assertEqual(status.decide_boot(dump, 1, False).code,
-                         status.EXCEPTION)
+        self.assertEqual(exitstatus.decide_boot(dump, 1, False).code,
+                         exitstatus.EXCEPTION)
 
     def test_garbled_with_guest_code_is_6(self):
         dump = parse_dump(make_dump(crc="00000000"))
-        outcome = status.decide_boot(dump, 1, False)
-        self.assertEqual(outcome.code, status.GARBLED)
+        outcome = exitstatus.decide_boot(dump, 1, False)
+        self.assertEqual(outcome.code, exitstatus.GARBLED)
 
     def test_qemu_exit_0_is_no_guest_status(self):
         dump = parse_dump(make_dump(with_end=False, with_status=False))
-        self.assertEqual(status.decide_boot(dump, 0, False).code,
-                         status.QEMU_ERROR)
+        self.assertEqual(exitstatus.decide_boot(dump, 0, False).code,
+                         exitstatus.QEMU_ERROR)
         dump = parse_dump(make_dump())
-        self.assertEqual(status.decide_boot(dump, 0, False).code,
-                         status.QEMU_ERROR)
+        self.assertEqual(exitstatus.decide_boot(dump, 0, False).code,
+                         exitstatus.QEMU_ERROR)
 
     def test_no_output_and_qemu_error(self):
         dump = parse_dump(b"")
-        outcome = status.decide_boot(dump, 1, False)
-        self.assertEqual(outcome.code, status.QEMU_ERROR)
+        outcome = exitstatus.decide_boot(dump, 1, False)
+        self.assertEqual(outcome.code, exitstatus.QEMU_ERROR)
         self.assertIn("before any serial output", outcome.messages[0])
 
     def test_timeout_names_last_case(self):
         dump = parse_dump(make_dump()[:200 + len(json.dumps(RUN))])
-        outcome = status.decide_boot(dump, -15, True, 300)
-        self.assertEqual(outcome.code, status.TIMEOUT)
+        outcome = exitstatus.decide_boot(dump, -15, True, 300)
+        self.assertEqual(outcome.code, exitstatus.TIMEOUT)
         self.assertEqual(outcome.messages[0],
                          "timeout after 300 s; last case started: pio/"
                          + SINGLE["case"])
@@ -384,7 +387,7 @@ class ResultsJsonTest(unittest.TestCase):
 
     def test_shape(self):
         dump = parse_dump(make_dump())
-        outcome = status.decide_boot(dump, 1, False)
+        outcome = exitstatus.decide_boot(dump, 1, False)
         boot = report.boot_entry(0, outcome, dump, 1.23456, 1)
         hostobj = {"qemu_version": "7.2.0", "accel": "tcg",
                    "kvm_flavour": None, "host_cpu": "x", "kernel": "y",
@@ -551,24 +554,24 @@ class HostDetectionTest(unittest.TestCase):
         tmp = tempfile.mkdtemp()
         self.addCleanup(shutil.rmtree, tmp)
         missing = os.path.join(tmp, "absent")
-        self.assertEqual(host.kvm_flavour("flags\t: fpu vmx sse\n", tmp),
+        self.assertEqual(hostinfo.kvm_flavour("flags\t: fpu vmx sse\n", tmp),
                          "vt-x")
-        self.assertEqual(host.kvm_flavour("flags\t: fpu svm\n", missing),
+        self.assertEqual(hostinfo.kvm_flavour("flags\t: fpu svm\n", missing),
                          "amd-v")
-        self.assertEqual(host.kvm_flavour("flags\t: fpu sse\n", tmp), "pvm")
-        self.assertEqual(host.kvm_flavour("flags\t: fpu sse\n", missing),
+        self.assertEqual(hostinfo.kvm_flavour("flags\t: fpu sse\n", tmp), "pvm")
+        self.assertEqual(hostinfo.kvm_flavour("flags\t: fpu sse\n", missing),
                          "unknown")
 
     def test_host_cpu(self):
-        self.assertEqual(host.host_cpu("processor: 0\nmodel name\t: Foo X\n"),
+        self.assertEqual(hostinfo.host_cpu("processor: 0\nmodel name\t: Foo X\n"),
                          "Foo X")
 
     def test_accel_kvm_unusable_is_status_5(self):
-        with mock.patch.object(host, "kvm_usable",
+        with mock.patch.object(hostinfo, "kvm_usable",
                                return_value=(False, "no /dev/kvm")):
             with self.assertRaises(common.TrapmeterError) as ctx:
                 cmd_run.choose_accel("kvm")
-            self.assertEqual(ctx.exception.code, status.QEMU_ERROR)
+            self.assertEqual(ctx.exception.code, exitstatus.QEMU_ERROR)
             self.assertIn("no /dev/kvm", ctx.exception.message)
             self.assertEqual(cmd_run.choose_accel("auto")[0], "tcg")
 
@@ -576,7 +579,7 @@ class HostDetectionTest(unittest.TestCase):
         err = io.StringIO()
         with mock.patch.object(cli, "dispatch", side_effect=ValueError("x")), \
                 redirect_stderr(err):
-            self.assertEqual(cli.main([]), status.INTERNAL)
+            self.assertEqual(cli.main([]), exitstatus.INTERNAL)
         self.assertIn("trapmeter: internal error: ValueError: x",
                       err.getvalue())
         self.assertNotIn("Traceback", err.getvalue())

@@ -1,12 +1,12 @@
 """tests/host/test_smp_runner.py - how many vCPUs the runner gives a boot
-(tools/trapmeterlib/qemu.py smp_for): one unless asked, or unless case=
+(tools/trapmeterlib/guest/qemu.py smp_for): one unless asked, or unless case=
 selects suite exits' ipi case, which needs an application processor."""
 import os
 import sys
 import unittest
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..", "tools"))
-from trapmeterlib import qemu  # noqa: E402
+from trapmeterlib.guest import qemu  # noqa: E402
 
 
 class Smp(unittest.TestCase):

@@ -1,4 +1,4 @@
-"""Unit tests of tools/trapmeterlib/testpmd.py without DPDK: the command
+"""Unit tests of tools/trapmeterlib/backends/testpmd.py without DPDK: the command
 lines, the statistics parser on testpmd 22.11's own output, the
 cross-check with the guest's totals, and every error path against a fake
 testpmd (tests/host/fake_testpmd.py): missing binary, too few cores, a
@@ -17,7 +17,9 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(os.path.dirname(HERE))
 sys.path.insert(0, os.path.join(REPO, "tools"))
 
-from trapmeterlib import qemu, status, testpmd, virtio  # noqa: E402
+from trapmeterlib.backends import testpmd  # noqa: E402
+from trapmeterlib.guest import qemu, virtio  # noqa: E402
+from trapmeterlib.system import exitstatus  # noqa: E402
 
 FAKE = os.path.join(HERE, "fake_testpmd.py")
 RUNNER = os.path.join(REPO, "tools", "trapmeter")
@@ -294,7 +296,7 @@ class FakeProcess(unittest.TestCase):
         with self.assertRaisesRegex(testpmd.TestpmdError, "testpmd not found: "
                                     "no-such-testpmd.*dpdk-dev"):
             self.start("ok", binary="no-such-testpmd")
-        self.assertEqual(testpmd.TestpmdError("x").code, status.BACKEND_ERROR)
+        self.assertEqual(testpmd.TestpmdError("x").code, exitstatus.BACKEND_ERROR)
 
     def test_too_few_cores_before_start(self):
         with self.assertRaisesRegex(testpmd.TestpmdError, "too few cores"):
@@ -354,7 +356,7 @@ class FakeProcess(unittest.TestCase):
     def test_dies_with_the_runner(self):
         pidfile = os.path.join(self.tmp.name, "pid")
         code = ("import os,sys; sys.path.insert(0, %r);"
-                "from trapmeterlib import testpmd;"
+                "from trapmeterlib.backends import testpmd;"
                 "p = testpmd.Testpmd(%r, [], %r, cpus={0, 1}); p.start(10);"
                 "os._exit(0)" % (os.path.join(REPO, "tools"), FAKE, self.dir))
         env = dict(os.environ, FAKE_TESTPMD_MODE="ok", FAKE_TESTPMD_STUBBORN="1",
@@ -400,13 +402,13 @@ class RunnerStatus(unittest.TestCase):
     def test_missing_testpmd(self):
         proc = self.run_tm("--virtio-backend", "vhost-user", "--testpmd",
                            "/nonexistent/dpdk-testpmd")
-        self.assertEqual(proc.returncode, status.BACKEND_ERROR, proc.stderr)
+        self.assertEqual(proc.returncode, exitstatus.BACKEND_ERROR, proc.stderr)
         self.assertIn("testpmd not found", proc.stderr)
 
     def test_too_few_cores(self):
         proc = self.run_tm("--virtio-backend", "vhost-user", "--testpmd", FAKE,
                            "--testpmd-args=--nb-cores=%d" % os.cpu_count())
-        self.assertEqual(proc.returncode, status.BACKEND_ERROR, proc.stderr)
+        self.assertEqual(proc.returncode, exitstatus.BACKEND_ERROR, proc.stderr)
         self.assertIn("too few cores", proc.stderr)
 
     def test_port_start_fails(self):
@@ -415,12 +417,12 @@ class RunnerStatus(unittest.TestCase):
              "--json", os.devnull, "--virtio-backend", "vhost-user",
              "--testpmd", FAKE], capture_output=True, text=True, timeout=60,
             cwd=REPO, env=dict(os.environ, FAKE_TESTPMD_MODE="port-fail"))
-        self.assertEqual(proc.returncode, status.BACKEND_ERROR, proc.stderr)
+        self.assertEqual(proc.returncode, exitstatus.BACKEND_ERROR, proc.stderr)
         self.assertIn("port start failed", proc.stderr)
 
     def test_bad_option_is_bad_input(self):
         proc = self.run_tm("--testpmd-args=--nb-cores=1")
-        self.assertEqual(proc.returncode, status.BAD_INPUT)
+        self.assertEqual(proc.returncode, exitstatus.BAD_INPUT)
         self.assertIn("needs --virtio-backend vhost-user", proc.stderr)
 
 

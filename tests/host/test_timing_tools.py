@@ -1,5 +1,5 @@
 """tests/host/test_timing_tools.py - the runner's side of the timing work:
-the fixed plan (tools/trapmeterlib/plan.py), make bench's precision table,
+the fixed plan (tools/trapmeterlib/guest/plan.py), make bench's precision table,
 the control/net columns and the per-suite time footer, --firmware auto."""
 import os
 import sys
@@ -8,7 +8,9 @@ import unittest
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
                                 "..", "..", "tools"))
-from trapmeterlib import plan, precision, qemu, report  # noqa: E402
+from trapmeterlib.guest import plan, qemu  # noqa: E402
+from trapmeterlib.output import report  # noqa: E402
+from trapmeterlib.stats import precision  # noqa: E402
 from trapmeterlib.commands import run as run_cmd  # noqa: E402
 
 

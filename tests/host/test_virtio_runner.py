@@ -1,4 +1,4 @@
-"""Unit tests of tools/trapmeterlib/virtio.py (no QEMU): NIC arguments,
+"""Unit tests of tools/trapmeterlib/guest/virtio.py (no QEMU): NIC arguments,
 option checks, result labels and the matrix table."""
 import argparse
 import os
@@ -8,8 +8,8 @@ import unittest
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 sys.path.insert(0, os.path.join(ROOT, "tools"))
 
-from trapmeterlib import virtio  # noqa: E402
-from trapmeterlib.dump import parse_dump  # noqa: E402
+from trapmeterlib.guest import virtio  # noqa: E402
+from trapmeterlib.guest.dump import parse_dump  # noqa: E402
 
 
 def args(**kw):

@@ -11,7 +11,7 @@ import signal
 import sys
 import traceback
 
-from . import status, stdio
+from .system import exitstatus, stdio
 from .commands import (ab, compare, import_lava, lava_job, parse, run,
                        sensitivity)
 from .commands.common import PROG, OptionError, Parser, TrapmeterError, say
@@ -24,7 +24,7 @@ PASSTHROUGH = (ab, sensitivity)
 
 def build_parser():
     fmt = argparse.RawDescriptionHelpFormatter
-    top = Parser(prog=PROG, formatter_class=fmt, epilog=status.EXIT_TABLE,
+    top = Parser(prog=PROG, formatter_class=fmt, epilog=exitstatus.EXIT_TABLE,
                  description="Measure VM trap costs (REP string port I/O vs "
                  "single-unit port I/O) by booting the trapmeter guest "
                  "kernel under QEMU.")
@@ -85,26 +85,26 @@ def main(argv=None):
     out, _err = stdio.guard()
     code = _main(argv)
     out.flush()
-    if out.failed is None or code == status.INTERRUPTED:
+    if out.failed is None or code == exitstatus.INTERRUPTED:
         return code
     if out.broken_pipe:
         return code or 1            # `| head`: the reader left; quietly
     say("error: cannot write stdout: %s (the results files were written)"
         % out.why())
-    return code or status.BAD_INPUT
+    return code or exitstatus.BAD_INPUT
 
 
 def _main(argv):
     try:
         return dispatch(sys.argv[1:] if argv is None else argv)
     except TrapmeterError as exc:
-        say(("error: " if exc.code in (status.BAD_INPUT, status.QEMU_ERROR,
-                                       status.UNUSABLE)
+        say(("error: " if exc.code in (exitstatus.BAD_INPUT, exitstatus.QEMU_ERROR,
+                                       exitstatus.UNUSABLE)
              else "") + exc.message)
         return exc.code
     except KeyboardInterrupt:
         say("interrupted")
-        return status.INTERRUPTED
+        return exitstatus.INTERRUPTED
     except BrokenPipeError:
         _silence_stdout()
         return 1
@@ -112,7 +112,7 @@ def _main(argv):
         if os.environ.get("TRAPMETER_DEBUG"):
             traceback.print_exc()
         say("internal error: %s: %s" % (type(exc).__name__, exc))
-        return status.INTERNAL
+        return exitstatus.INTERNAL
 
 
 def _silence_stdout():

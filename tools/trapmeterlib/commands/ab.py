@@ -1,7 +1,7 @@
 """`trapmeter ab`: boot two run configurations alternately (A B B A ...),
 re-evaluate after each round and stop when every selected metric is
-decided (the sequential method lives in trapmeterlib/abtest.py, the
-statistics in trapmeterlib/compare.py)."""
+decided (the sequential method lives in trapmeterlib/stats/abtest.py, the
+statistics in trapmeterlib/stats/compare.py)."""
 
 import argparse
 import os
@@ -9,8 +9,10 @@ import shlex
 import sys
 import time
 
-from .. import (abtest, compare, forkrun, plan, privdir, report, rounds,
-               status)
+from ..guest import plan, rounds
+from ..output import report
+from ..stats import abtest, compare
+from ..system import exitstatus, forkrun, privdir
 from . import compare as compare_cmd
 from . import run as run_cmd
 from .common import (PROG, OptionError, Parser, TrapmeterError, check_outputs,
@@ -25,7 +27,7 @@ OWN_RUN_OPTIONS = ("--repeat", "--json", "--log", "--junit", "--plan",
 
 def add_parser(sub, fmt):
     ab = sub.add_parser(
-        NAME, formatter_class=fmt, epilog=status.EXIT_TABLE,
+        NAME, formatter_class=fmt, epilog=exitstatus.EXIT_TABLE,
         allow_abbrev=False,
         help="interleaved A/B runs that stop when decided",
         usage="%(prog)s [RUN OPTIONS...] [--a-qemu PATH] [--b-qemu PATH] "
@@ -230,8 +232,8 @@ class Session:
         err = None if self.args.verbose else os.path.join(self.tmp, "boot.err")
         code = forkrun.run(self.boot_argv(name, out, counted), err)
         self.walls.append(time.monotonic() - begin)
-        if code >= status.BAD_INPUT or not os.path.exists(out):
-            raise TrapmeterError(code or status.INTERNAL,
+        if code >= exitstatus.BAD_INPUT or not os.path.exists(out):
+            raise TrapmeterError(code or exitstatus.INTERNAL,
                                  "side %s %s failed (status %d)%s"
                                  % (name.upper(), label, code,
                                     "".join("\n  " + t for t in _tail(err))))
@@ -248,7 +250,7 @@ class Session:
         try:
             entries = plan.raised(doc, out, self.args.min_samples)
         except plan.PlanError as exc:
-            raise TrapmeterError(status.UNUSABLE, "planning boot: %s" % exc)
+            raise TrapmeterError(exitstatus.UNUSABLE, "planning boot: %s" % exc)
         path = os.path.join(self.tmp, "plan.json")
         report.write_json_atomic(path, plan.document(entries))
         self.plan, self.plan_entries = path, entries
@@ -267,7 +269,7 @@ class Session:
         try:
             return compare.read_results(path)
         except compare.InputError as exc:
-            raise TrapmeterError(status.UNUSABLE, "unusable boot: %s" % exc)
+            raise TrapmeterError(exitstatus.UNUSABLE, "unusable boot: %s" % exc)
 
     def add(self, name, path):
         doc = self.read(path)
@@ -282,7 +284,7 @@ class Session:
                 merged["boots"].append(boot)
             merged["exit_code"] = max(merged.get("exit_code", 0),
                                       doc.get("exit_code", 0))
-            merged["status"] = status.status_name(merged["exit_code"])
+            merged["status"] = exitstatus.status_name(merged["exit_code"])
         report.write_json_atomic(self.paths[name], self.docs[name])
 
     def compare(self, alpha):

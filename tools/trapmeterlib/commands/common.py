@@ -8,7 +8,8 @@ import os
 import stat
 import sys
 
-from .. import report, status
+from ..output import report
+from ..system import exitstatus
 
 PROG = "trapmeter"
 STDERR_TAIL = 20
@@ -25,7 +26,7 @@ class TrapmeterError(Exception):
 
 class OptionError(TrapmeterError):
     def __init__(self, message):
-        super().__init__(status.BAD_INPUT, message)
+        super().__init__(exitstatus.BAD_INPUT, message)
 
 
 class Parser(argparse.ArgumentParser):

@@ -1,9 +1,11 @@
 """`trapmeter compare BASE.json CAND.json`: regression verdicts of a
-candidate against a base (the statistics live in trapmeterlib/compare.py)."""
+candidate against a base (the statistics live in trapmeterlib/stats/compare.py)."""
 
 import sys
 
-from .. import attribution, compare, junit, plot, report, status
+from ..output import junit, plot, report
+from ..stats import attribution, compare
+from ..system import exitstatus
 from .common import OptionError, TrapmeterError, check_outputs, say
 
 NAME = "compare"
@@ -11,7 +13,7 @@ NAME = "compare"
 
 def add_parser(sub, fmt):
     cmp_ = sub.add_parser(
-        NAME, formatter_class=fmt, epilog=status.EXIT_TABLE,
+        NAME, formatter_class=fmt, epilog=exitstatus.EXIT_TABLE,
         help="regression verdicts: candidate results.json against a base",
         description="Compare two results.json files (each one or more "
         "boots, run --repeat N) metric by metric. The boot is the unit: "
@@ -144,9 +146,9 @@ def compare_files(args, thresholds):
                                               args.seed, args.resamples,
                                               args.stat, args.alpha)
     except compare.InputError as exc:
-        raise TrapmeterError(status.UNUSABLE, "unusable input: %s" % exc)
+        raise TrapmeterError(exitstatus.UNUSABLE, "unusable input: %s" % exc)
     if not rows:
-        raise TrapmeterError(status.UNUSABLE, "unusable input: no case is "
+        raise TrapmeterError(exitstatus.UNUSABLE, "unusable input: no case is "
                              "in both files")
     return base, cand, rows, warnings
 

@@ -3,7 +3,9 @@ to results.json."""
 
 import sys
 
-from .. import lava, report, status
+from ..backends import lava
+from ..output import report
+from ..system import exitstatus
 from .common import OptionError, check_outputs, say, write_json
 
 NAME = "import-lava"
@@ -11,7 +13,7 @@ NAME = "import-lava"
 
 def add_parser(sub, fmt):
     imp = sub.add_parser(
-        NAME, formatter_class=fmt, epilog=status.EXIT_TABLE,
+        NAME, formatter_class=fmt, epilog=exitstatus.EXIT_TABLE,
         help="turn lava-run logs or LAVA results exports into results.json",
         description="Read lava-run logs (stderr of lava-run, or a job's "
         "log from the server) and/or LAVA results exports (JSON or CSV; "
@@ -28,7 +30,7 @@ def add_parser(sub, fmt):
 def command(args):
     check_outputs([("LOG", path) for path in args.logs],
                   [("--json", args.json)])
-    runs, boots, worst = [], [], status.OK
+    runs, boots, worst = [], [], exitstatus.OK
     for index, path in enumerate(args.logs):
         run, entry, outcome = load_one(index, path)
         runs.append(run)

@@ -4,7 +4,9 @@ device type."""
 import os
 import sys
 
-from .. import lava, qemu, status
+from ..backends import lava
+from ..guest import qemu
+from ..system import exitstatus
 from .common import OptionError, check_words, repo_root, write_file
 
 NAME = "lava-job"
@@ -75,4 +77,4 @@ def command(args):
     else:
         sys.stdout.write(text)
         sys.stdout.flush()
-    return status.OK
+    return exitstatus.OK

@@ -4,9 +4,11 @@ table."""
 import os
 import sys
 
-from .. import ide, inputfile, report, status
-from ..dump import parse_chunks
-from ..status import decide_from_dump
+from ..guest import ide
+from ..output import report
+from ..system import exitstatus, inputfile
+from ..guest.dump import parse_chunks
+from ..system.exitstatus import decide_from_dump
 from .common import (OptionError, check_outputs, has_report, report_outcome,
                      write_json)
 
@@ -15,7 +17,7 @@ NAME = "parse"
 
 def add_parser(sub, fmt):
     par = sub.add_parser(NAME, formatter_class=fmt,
-                         epilog=status.EXIT_TABLE,
+                         epilog=exitstatus.EXIT_TABLE,
                          help="validate an existing serial log and print "
                          "the table",
                          description="Parse and validate a COM1 log of a "

@@ -7,10 +7,14 @@ import shutil
 import subprocess
 import sys
 
-from .. import (breakdown, child, exitcount, host, ide, junit, logfile, mmio,
-               perfcount, pinning, plan, privdir, qemu, report, rounds,
-               sigdefer, status, testpmd, virtio)
-from ..status import Outcome, decide_boot
+from ..backends import testpmd
+from ..counters import exitcount, perfcount
+from ..guest import ide, mmio, plan, qemu, rounds, virtio
+from ..output import junit, logfile, report
+from ..stats import breakdown
+from ..system import (children, exitstatus, hostinfo, pinning, privdir,
+                      sigdefer)
+from ..system.exitstatus import Outcome, decide_boot
 from .common import (OptionError, TrapmeterError, check_outputs, check_words,
                      has_report, repo_root, report_outcome, say)
 
@@ -21,7 +25,7 @@ NAME = "run"
 
 def add_parser(sub, fmt):
     run = sub.add_parser(
-        NAME, formatter_class=fmt, epilog=status.EXIT_TABLE,
+        NAME, formatter_class=fmt, epilog=exitstatus.EXIT_TABLE,
         help="build, boot under QEMU, collect and report",
         usage="%(prog)s [options] [-- EXTRA QEMU ARGS]",
         description="Build the kernel (make), boot it under QEMU, collect "
@@ -158,18 +162,18 @@ def validate_run_options(args):
 def ensure_built(root):
     """`make -q all`; if out of date `make all` (its output to stderr)."""
     try:
-        quiet = child.run(["make", "-q", "all"], cwd=root,
-                          stdout=subprocess.DEVNULL,
-                          stderr=subprocess.DEVNULL)
+        quiet = children.run(["make", "-q", "all"], cwd=root,
+                             stdout=subprocess.DEVNULL,
+                             stderr=subprocess.DEVNULL)
     except OSError as exc:
-        raise TrapmeterError(status.QEMU_ERROR, "cannot run make: %s"
+        raise TrapmeterError(exitstatus.QEMU_ERROR, "cannot run make: %s"
                              % (exc.strerror or exc))
     if quiet.returncode == 0:
         return
     say("kernel out of date: building (make all)")
-    done = child.run(["make", "all"], cwd=root, stdout=sys.stderr)
+    done = children.run(["make", "all"], cwd=root, stdout=sys.stderr)
     if done.returncode != 0:
-        raise TrapmeterError(status.QEMU_ERROR, "build failed: 'make all' "
+        raise TrapmeterError(exitstatus.QEMU_ERROR, "build failed: 'make all' "
                              "exited with status %d" % done.returncode)
 
 
@@ -177,11 +181,11 @@ def choose_accel(requested):
     """(accel, kvm flavour or None, reason)."""
     if requested == "tcg":
         return "tcg", None, "TCG requested with --accel tcg"
-    usable, why = host.kvm_usable()
+    usable, why = hostinfo.kvm_usable()
     if usable:
-        return "kvm", host.kvm_flavour(), why
+        return "kvm", hostinfo.kvm_flavour(), why
     if requested == "kvm":
-        raise TrapmeterError(status.QEMU_ERROR, "--accel kvm: KVM is not "
+        raise TrapmeterError(exitstatus.QEMU_ERROR, "--accel kvm: KVM is not "
                              "usable: %s" % why)
     return "tcg", None, "KVM not usable (%s); using TCG" % why
 
@@ -190,7 +194,7 @@ def resolve_qemu(path):
     """Absolute QEMU path; a missing binary is a QEMU start failure."""
     found = shutil.which(path)
     if found is None:
-        raise TrapmeterError(status.QEMU_ERROR, "QEMU binary not found: %s"
+        raise TrapmeterError(exitstatus.QEMU_ERROR, "QEMU binary not found: %s"
                              % path)
     return found
 
@@ -211,7 +215,7 @@ class RunSession:
     def __init__(self, args, extra):
         self.args = args
         self.extra = extra
-        self.host = host.host_info(None, None, None)
+        self.host = hostinfo.host_info(None, None, None)
         self.config = {"accel": args.accel, "boot": args.boot,
                        "firmware": args.firmware, "machine": args.machine,
                        "cmdline": None, "qemu_argv": None,
@@ -265,7 +269,7 @@ def prepare(session):
     qemu_bin = resolve_qemu(args.qemu)
     accel, flavour, why = choose_accel(args.accel)
     say("accel %s%s: %s" % (accel, " (%s)" % flavour if flavour else "", why))
-    if accel == "kvm" and flavour in host.SOFTWARE_FLAVOURS:
+    if accel == "kvm" and flavour in hostinfo.SOFTWARE_FLAVOURS:
         say("warning: KVM flavour is %s: absolute cycle counts are not "
             "representative of hardware-virtualised (VT-x/AMD-V) hosts; "
             "ratios and exit counts are" % flavour)
@@ -320,7 +324,7 @@ def prepare(session):
     cfg.extra = (mmio.device_args(words, args.mmio_devices)
                  + list(session.extra))     # run_boots adds the NICs
     session.config["virtio"] = vconf
-    session.host = host.host_info(qemu_bin, accel, flavour)
+    session.host = hostinfo.host_info(qemu_bin, accel, flavour)
     session.config.update(accel=accel, accel_requested=args.accel,
                           cmdline=cfg.cmdline)
     image = cfg.iso if cfg.boot == "iso" else cfg.elf
@@ -383,16 +387,16 @@ def command(args, extra):
         finish_early(session, exc.code, exc.message)
         raise
     except KeyboardInterrupt:
-        finish_early(session, status.INTERRUPTED, "interrupted")
+        finish_early(session, exitstatus.INTERRUPTED, "interrupted")
         raise
     finally:
         if lock is not None:
             lock.release()
     with sigdefer.deferred(say):
-        if not session.write_json(code) and code == status.OK:
-            code = status.BAD_INPUT
-        if session.output_errors and code == status.OK:
-            code = status.BAD_INPUT
+        if not session.write_json(code) and code == exitstatus.OK:
+            code = exitstatus.BAD_INPUT
+        if session.output_errors and code == exitstatus.OK:
+            code = exitstatus.BAD_INPUT
         if args.junit:
             write_run_junit(args.junit, session)
     return code
@@ -410,7 +414,7 @@ def finish_early(session, code, message):
             write_run_junit(session.args.junit, session)
         except OptionError as exc:
             say("error: " + exc.message)
-    if code == status.INTERRUPTED and written:
+    if code == exitstatus.INTERRUPTED and written:
         say("interrupted: %d completed boot(s) written to %s"
             % (len(session.boots), session.args.json))
 
@@ -479,7 +483,7 @@ def _run_boots(session, cfg, tmpdir):
     except ide.IdeOptionError as exc:
         raise OptionError(str(exc))
     except OSError as exc:
-        raise TrapmeterError(status.QEMU_ERROR, "cannot prepare QEMU's files "
+        raise TrapmeterError(exitstatus.QEMU_ERROR, "cannot prepare QEMU's files "
                              "in %s: %s" % (tmpdir, exc.strerror or exc))
     if session.count_exits and session.config["exit_counter"] != "perf":
         cfg.qmp_path = exitcount.qmp.socket_path(tmpdir)
@@ -492,7 +496,7 @@ def _run_boots(session, cfg, tmpdir):
     if args.verbose:
         say("qemu: " + " ".join(_shell_quote(a) for a in argv))
     timeout = args.timeout or qemu.DEFAULT_TIMEOUT[cfg.accel]
-    worst, dumps = status.OK, []
+    worst, dumps = exitstatus.OK, []
     for index in range(args.repeat):
         if args.repeat > 1:
             say("boot %d/%d" % (index + 1, args.repeat))
@@ -502,7 +506,7 @@ def _run_boots(session, cfg, tmpdir):
         if args.repeat == 1:
             print_boot_report(session, cfg, dump, wall)
         worst = max(worst, outcome.code)
-        if outcome.code >= status.BAD_INPUT:
+        if outcome.code >= exitstatus.BAD_INPUT:
             if index + 1 < args.repeat:
                 say("stopping after boot %d/%d (status %s)"
                     % (index + 1, args.repeat, outcome.name))
@@ -537,7 +541,7 @@ def one_boot(session, cfg, argv, tmpdir, index, timeout):
                              counter.on_sync if counter else None,
                              args.pin_cpus)
     except qemu.QemuStartError as exc:
-        outcome = Outcome(status.QEMU_ERROR, [str(exc)])
+        outcome = Outcome(exitstatus.QEMU_ERROR, [str(exc)])
         session.boots.append(report.boot_entry(index, outcome, None, None,
                                                None))
         report_outcome(outcome, None, "")
@@ -558,8 +562,8 @@ def one_boot(session, cfg, argv, tmpdir, index, timeout):
                           boot.fatal)
     virtio.annotate(boot.dump, session.config.get("virtio"))
     ide_failure = ide.after_boot(session.ide, boot.dump)
-    if ide_failure and outcome.code == status.OK:
-        outcome = Outcome(status.CHECK_FAILED, [ide_failure])
+    if ide_failure and outcome.code == exitstatus.OK:
+        outcome = Outcome(exitstatus.CHECK_FAILED, [ide_failure])
     outcome = backend_after_boot(session, before, boot.dump, outcome, index)
     session.boots.append(report.boot_entry(index, outcome, boot.dump,
                                            boot.wall_s, boot.rc,
@@ -600,15 +604,15 @@ def backend_after_boot(session, before, dump, outcome, index):
         session.backend.check_alive("during boot %d" % (index + 1))
         after = session.backend.stats()
     except testpmd.TestpmdError as exc:
-        return Outcome(status.BACKEND_ERROR, [exc.message] + outcome.messages)
+        return Outcome(exitstatus.BACKEND_ERROR, [exc.message] + outcome.messages)
     if dump is None or not dump.started:
         return outcome
     check = testpmd.boot_check(before, after, dump)
     if not check["ok"]:
         check["testpmd_log_tail"] = session.backend.log_text()[-3000:]
     dump.checks.append(check)
-    if not check["ok"] and outcome.code == status.OK:
-        return Outcome(status.CHECK_FAILED, ["vhost.testpmd_stats failed: "
+    if not check["ok"] and outcome.code == exitstatus.OK:
+        return Outcome(exitstatus.CHECK_FAILED, ["vhost.testpmd_stats failed: "
                                              + check["detail"]])
     return outcome
 

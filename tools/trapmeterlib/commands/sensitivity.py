@@ -14,7 +14,9 @@ import shutil
 import sys
 import time
 
-from .. import compare, host, privdir, report, status
+from ..output import report
+from ..stats import compare
+from ..system import exitstatus, hostinfo, privdir
 from . import ab as ab_cmd
 from . import compare as compare_cmd
 from .common import OptionError, TrapmeterError, repo_root, say
@@ -28,7 +30,7 @@ COUNT_SLACK = 0.9           # delayed >= 90 % of the exits measured
 
 def add_parser(sub, fmt):
     sen = sub.add_parser(
-        NAME, formatter_class=fmt, epilog=status.EXIT_TABLE,
+        NAME, formatter_class=fmt, epilog=exitstatus.EXIT_TABLE,
         allow_abbrev=False,
         help="detection limit of ab on this host, by injected delays",
         usage="%(prog)s [--case GLOBS] [--budget S] [--levels LIST] "
@@ -86,7 +88,7 @@ def parse_levels(text):
 # ---------------------------------------------------------------- can it act
 
 def refuse(message):
-    raise TrapmeterError(status.NO_INJECTION, "cannot inject delays: "
+    raise TrapmeterError(exitstatus.NO_INJECTION, "cannot inject delays: "
                          + message)
 
 
@@ -111,7 +113,7 @@ def check_applicable(args, run_words):
             else None)
         if value == "tcg":
             refuse("--accel tcg: TCG never calls KVM_RUN")
-    usable, why = host.kvm_usable()
+    usable, why = hostinfo.kvm_usable()
     if not usable:
         refuse("KVM is not usable: %s" % why)
     qemu = shutil.which(args.qemu)
@@ -482,4 +484,4 @@ def sessions_and_table(args, levels, qemu, shim, tmp, begin, extra):
     for path in filter(None, (os.path.join(args.out, "sensitivity.json"),
                               args.json)):
         report.write_json_atomic(path, doc)
-    return status.REGRESSION if alarms else status.OK
+    return exitstatus.REGRESSION if alarms else exitstatus.OK

@@ -1,4 +1,4 @@
-"""tools/trapmeterlib/pinning.py - which host CPUs QEMU may run on
+"""tools/trapmeterlib/system/pinning.py - which host CPUs QEMU may run on
 (run --pin-cpu).
 
 On a shared host the scheduler moves QEMU's vCPU thread between CPUs, and

@@ -25,17 +25,17 @@ import signal
 import sys
 import time
 
-from . import child, status
+from . import children, exitstatus
 
 GRACE_S = 5.0
 
 
 def _child_main(argv, stderr_path):
     """In the child: redirect, run the command, leave with its status."""
-    code = status.INTERNAL
+    code = exitstatus.INTERNAL
     try:
-        child.die_with_parent()
-        child.disown_all()
+        children.die_with_parent()
+        children.disown_all()
         devnull = os.open(os.devnull, os.O_RDWR)
         os.dup2(devnull, 0)
         os.dup2(devnull, 1)
@@ -43,16 +43,16 @@ def _child_main(argv, stderr_path):
             err = os.open(stderr_path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC,
                           0o600)
             os.dup2(err, 2)
-        from .cli import main       # loaded already in the parent
+        from ..cli import main       # loaded already in the parent
         code = main(list(argv))
         sys.stdout.flush()
         sys.stderr.flush()
     except BaseException:  # pylint: disable=broad-except
-        code = status.INTERNAL
+        code = exitstatus.INTERNAL
     finally:
-        child.stop_all()
+        children.stop_all()
         os._exit(code if isinstance(code, int) and 0 <= code < 256
-                 else status.INTERNAL)
+                 else exitstatus.INTERNAL)
 
 
 def run(argv, stderr_path=None):

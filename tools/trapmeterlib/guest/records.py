@@ -3,7 +3,8 @@ valid count and CRC (a resealed log can carry any JSON).  dump.py refuses
 a record that breaks it by its line number, like a bad number.
 
 The fields are those the guest writes (kernel/, lib/json.c: jw_u64 is an
-integer >= 0, jw_str a string, jw_bool a boolean); a field the table
+integer >= 0, jw_str a string, jw_bool a boolean; null where a figure or
+string is not resolved, never for a required field); a field the table
 below does not name is not checked, so a newer guest's fields pass.  The
 status record's counts must agree with its status (kernel/main.c
 finish(): "ok" has no failed check and no dropped line)."""
@@ -58,10 +59,10 @@ def problem(obj):
     kind = obj.get("type")
     fields, required = SCHEMA.get(kind, ({}, ()))
     for name in required:
-        if name not in obj:
+        if obj.get(name) is None:
             return "%s record without %r" % (kind, name)
     for name, want in fields.items():
-        if name in obj and not _fits(want, obj[name]):
+        if obj.get(name) is not None and not _fits(want, obj[name]):
             return "%s record field %r must be %s (got %.40r)" % (
                 kind, name, WANT[want], obj[name])
     if kind == "status":

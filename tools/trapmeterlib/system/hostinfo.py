@@ -10,7 +10,7 @@ import platform
 import re
 import subprocess
 
-from . import child
+from . import children
 
 KVM_DEV = "/dev/kvm"
 KVM_CREATE_VM = 0xAE01
@@ -95,7 +95,7 @@ def qemu_version(qemu, timeout=5):
     if qemu is None:
         return None
     try:
-        proc = child.run([qemu, "--version"], stdin=subprocess.DEVNULL,
+        proc = children.run([qemu, "--version"], stdin=subprocess.DEVNULL,
                          capture_output=True, timeout=timeout)
     except (OSError, subprocess.SubprocessError):
         return None

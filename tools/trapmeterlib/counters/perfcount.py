@@ -34,7 +34,7 @@ import signal
 import subprocess
 import time
 
-from . import child
+from ..system import children
 
 PERF = "perf"
 TRACEFS = ("/sys/kernel/tracing", "/sys/kernel/debug/tracing")
@@ -319,7 +319,7 @@ class PerfCounter:
         argv = record_argv(self.events, pid, ctl, ack, self.data, self.perf)
         with open(self.stderr_path, "wb") as err:
             # dies with the runner (PR_SET_PDEATHSIG, see child.py)
-            self.proc = child.spawn(
+            self.proc = children.spawn(
                 argv, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
                 stderr=err)
         self.ack = os.open(ack, os.O_RDONLY | os.O_NONBLOCK)
@@ -402,9 +402,9 @@ class PerfCounter:
         argv = [self.perf, "script", "-i", self.data, "--ns",
                 "--show-lost-events", "-F", "time,event,trace"]
         try:
-            done = child.run(argv, stdout=subprocess.PIPE,
-                             stderr=subprocess.PIPE, text=True,
-                             errors="replace", timeout=SCRIPT_TIMEOUT_S)
+            done = children.run(argv, stdout=subprocess.PIPE,
+                                stderr=subprocess.PIPE, text=True,
+                                errors="replace", timeout=SCRIPT_TIMEOUT_S)
         except (OSError, subprocess.TimeoutExpired) as exc:
             self.fail("perf script: %s" % exc)
             return []

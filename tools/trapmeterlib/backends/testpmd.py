@@ -11,8 +11,8 @@ vhost-user ports, forwarding NIC A's frames (port 0) to NIC B (port 1).
 testpmd runs in the run's private directory (sockets and its log); its
 EAL runtime directory (/var/run/dpdk/PREFIX as root, else
 $XDG_RUNTIME_DIR/dpdk/PREFIX, pointed into the private directory) is
-removed afterwards.  The process dies with the runner (child.spawn:
-PR_SET_PDEATHSIG) and is stopped ("quit", then child.stop: SIGTERM,
+removed afterwards.  The process dies with the runner (children.spawn:
+PR_SET_PDEATHSIG) and is stopped ("quit", then children.stop: SIGTERM,
 SIGKILL) however the run ends.
 Port statistics come from the interactive prompt: "show port stats all"
 and "show fwd stats all".  testpmd's output goes to a pseudo-terminal
@@ -29,7 +29,7 @@ import subprocess
 import threading
 import time
 
-from . import child, status
+from ..system import children, exitstatus
 
 DEFAULT_BINARY = "dpdk-testpmd"
 MEM_MB = 256                    # testpmd -m and QEMU's shared memory backend
@@ -62,7 +62,7 @@ class TestpmdError(Exception):
 
     def __init__(self, message):
         super().__init__(message)
-        self.code = status.BACKEND_ERROR
+        self.code = exitstatus.BACKEND_ERROR
         self.message = message
 
 
@@ -333,7 +333,7 @@ class Testpmd:
         self._log = open(self.log_path, "wb")
         master, slave = os.openpty()
         try:
-            self.proc = child.spawn(
+            self.proc = children.spawn(
                 self.argv, stdin=subprocess.PIPE, stdout=slave,
                 stderr=slave, cwd=self.dir, env=self.env)
         except OSError as exc:
@@ -473,7 +473,7 @@ def _stop_process(proc):
         proc.wait(timeout=QUIT_GRACE_S)
     except (OSError, subprocess.TimeoutExpired):
         pass
-    child.stop(proc, KILL_GRACE_S)
+    children.stop(proc, KILL_GRACE_S)
     try:
         proc.stdin.close()
     except OSError:

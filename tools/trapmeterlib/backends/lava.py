@@ -1,7 +1,7 @@
 """LAVA support: write a job definition for LAVA's `qemu` device type, and
 read a lava-run log (or a LAVA results export) back into results.json.
 
-Facts this relies on (lava-dispatcher 2023.01, see README "Running in a LAVA
+Facts this relies on (lava-dispatcher 2023.01, see docs/ci.md "A LAVA
 lab"): the qemu device template builds the QEMU command from its own options,
 then the job context's `extra_options`, then one `image_arg` per deployed
 image; pexpect splits that command line like a shell (quotes group words);
@@ -23,9 +23,11 @@ import os
 import re
 import shlex
 
-from . import inputfile, qemu, report, status
-from .dump import clean_text, clean_value, parse_dump
-from .status import Outcome, decide_from_dump
+from ..guest import qemu
+from ..output import report
+from ..system import exitstatus, inputfile
+from ..guest.dump import clean_text, clean_value, parse_dump
+from ..system.exitstatus import Outcome, decide_from_dump
 
 MONITOR_NAME = "trapmeter"
 MONITOR_START = r"trapmeter \S+ START"
@@ -796,7 +798,7 @@ def boot_from_run(index, run):
         lava["dump_results"] = len(dump.results)
         lava["mismatches"] = problems
         if problems:
-            outcome = Outcome(max(outcome.code, status.GARBLED),
+            outcome = Outcome(max(outcome.code, exitstatus.GARBLED),
                               outcome.messages + ["LAVA test cases disagree "
                                                   "with the guest dump: "
                                                   + "; ".join(problems[:5])])
@@ -813,17 +815,17 @@ def boot_from_run(index, run):
 
 def _outcome_from_cases(run, cases):
     if not cases:
-        return Outcome(status.GARBLED, ["%s: no trapmeter test cases and no "
+        return Outcome(exitstatus.GARBLED, ["%s: no trapmeter test cases and no "
                                         "guest serial output (job result: "
                                         "%s)" % (run.path, run.job_result)])
     _found, code = _results_from_cases(cases)
-    if isinstance(code, int) and code in status.NAMES:
+    if isinstance(code, int) and code in exitstatus.NAMES:
         out = Outcome(code)
-        if code != status.OK:
+        if code != exitstatus.OK:
             out.messages.append("guest status %s (from LAVA case %s)"
-                                % (status.status_name(code), STATUS_CASE))
+                                % (exitstatus.status_name(code), STATUS_CASE))
         return out
-    return Outcome(status.GARBLED, ["%s: no %s test case (job cut short?); "
+    return Outcome(exitstatus.GARBLED, ["%s: no %s test case (job cut short?); "
                                     "job result: %s" % (run.path, STATUS_CASE,
                                                         run.job_result)])
 

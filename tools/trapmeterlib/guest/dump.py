@@ -15,12 +15,12 @@ Schema 2 (docs/design.md, "The dump"): the last counted @tm line is
 {"type":"status","status":...}, so the run's status lies inside the end
 record's count and CRC; the human END line must agree with it.  Schema-1
 dumps (no status record) take the status from the END line.  Schema 3
-sends result lines in a compact form (tools/trapmeterlib/resultform.py),
+sends result lines in a compact form (tools/trapmeterlib/guest/resultform.py),
 expanded here to the schema-2 record as each line arrives, so every
 reader (and compare's replay of the stored lines) sees the same record.
 A case measured in rounds (kernel word rounds=N, one result line per
 round) is merged into one result as its lines arrive
-(tools/trapmeterlib/rounds.py).  Schema 4 sends rounds after the first
+(tools/trapmeterlib/guest/rounds.py).  Schema 4 sends rounds after the first
 as short "round" records without "case" lines: each becomes the result
 line it stands for, and the case running is inferred from round 0's
 order (rounds.CaseOrder)."""
@@ -31,7 +31,7 @@ import re
 import zlib
 
 from . import records, resultform, rounds
-from .status import GUEST_STATUS
+from ..system.exitstatus import GUEST_STATUS
 
 TM_PREFIX = b"@tm "
 # Firmware (OVMF, GRUB) may leave escape sequences on the line before START.

@@ -26,8 +26,10 @@ import random
 import re
 import statistics
 
-from . import bootstats, inputfile, report
-from .dump import DumpParser, clean_text
+from ..output import report
+from ..system import inputfile
+from . import bootstats
+from ..guest.dump import DumpParser, clean_text
 
 OK = 0
 REGRESSION = 10
@@ -811,7 +813,7 @@ def render_markdown(rows, warnings, base_path, cand_path):
 def junit_cases(rows, warnings=()):
     """One testcase per metric (regressions fail) and one failing testcase
     per failed data check of the candidate."""
-    from .junit import Case
+    from ..output.junit import Case
     cases = [Case("trapmeter.compare.checks", w.split(": ")[0], w, text=w)
              for w in candidate_failures(warnings)]
     for row in rows:

@@ -8,7 +8,7 @@ control), next to how each boot's sampling stopped (stable, budget, max,
 plan).  Pure functions over the parsed file, so they are tested without
 QEMU; no test asserts a time."""
 
-from . import report
+from ..output import report
 
 STATS = (("cycles", "min"), ("cycles", "p10"), ("cycles", "median"),
          ("cycles_net", "median"))

@@ -13,15 +13,15 @@ import statistics
 import tempfile
 import zlib
 
-from .dump import time_mark
-from .exitcount import counters_differ
-from .status import status_name
+from ..guest.dump import time_mark
+from ..counters.exitcount import counters_differ
+from ..system.exitstatus import status_name
 
 PAIRED_METHODS = ("rep", "dma")
 # results.json schema: 2 since the guest's status is sealed in its dump
 # (the status record); 3 since a case measured in rounds (rounds=N) is one
 # merged result whose samples are the total and whose "rounds" keeps each
-# round's figures (tools/trapmeterlib/rounds.py); compare reads 1, 2, 3.
+# round's figures (tools/trapmeterlib/guest/rounds.py); compare reads 1, 2, 3.
 RESULTS_SCHEMA = 3
 COLUMNS = [("case", "<"), ("method", "<"), ("bytes", ">"),
            ("cycles/op (median)", ">"), ("control", ">"), ("net", ">"),

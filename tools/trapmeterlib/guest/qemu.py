@@ -13,7 +13,7 @@ import subprocess
 import time
 from dataclasses import dataclass, field
 
-from . import child
+from ..system import children
 from .dump import DumpParser
 
 ELF_REL = os.path.join("build", "trapmeter.elf")
@@ -332,7 +332,7 @@ class QemuProcess:
         self._next_stderr_check = 0.0
         with open(stderr_path, "wb") as err:
             try:
-                self.proc = child.spawn(
+                self.proc = children.spawn(
                     argv, cpus=cpus, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                     stderr=err)
             except OSError as exc:
@@ -433,7 +433,7 @@ class QemuProcess:
 
     def kill(self):
         """SIGTERM the QEMU process group, SIGKILL after a grace period."""
-        child.stop(self.proc, KILL_GRACE_S)
+        children.stop(self.proc, KILL_GRACE_S)
 
     def close(self):
         for pipe in (self.proc.stdin, self.proc.stdout):
@@ -460,7 +460,7 @@ def run_boot(argv, timeout, stderr_path, log=None, on_record=None,
         raise
     finally:
         qp.close()
-        child.stop(qp.proc, 0.0)
+        children.stop(qp.proc, 0.0)
     wall = qp.elapsed()
     with open(stderr_path, "rb") as fh:
         err = fh.read().decode("utf-8", "replace")

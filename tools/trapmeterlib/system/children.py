@@ -1,7 +1,7 @@
 """Start helper processes (QEMU, perf, testpmd, a QEMU wrapper) so that they
 never outlive the runner.
 
-    from .child import die_with_parent, spawn, stop
+    from .children import die_with_parent, spawn, stop
     proc = spawn(argv, stdin=..., stdout=..., stderr=...)   # a Popen
     ...
     stop(proc)          # SIGTERM the child's process group, SIGKILL later

@@ -7,13 +7,14 @@ The guest sends on NIC A and receives on NIC B; nothing leaves the VM:
   -netdev hubport,id=tmnet0,hubid=0 -device virtio-net-pci,netdev=tmnet0,...
   -netdev hubport,id=tmnet1,hubid=0 -device virtio-net-pci,netdev=tmnet1,...
 or, with --virtio-backend vhost-user, each NIC is a vhost-user port of DPDK
-testpmd, which forwards port 0 to port 1 (tools/trapmeterlib/testpmd.py).
+testpmd, which forwards port 0 to port 1 (tools/trapmeterlib/backends/testpmd.py).
 """
 
 import shutil
 import sys
 
-from . import privdir, status, testpmd
+from ..backends import testpmd
+from ..system import exitstatus, privdir
 from .dump import time_mark
 
 # transport -> virtio-net-pci properties (QEMU 7.2 names)
@@ -318,7 +319,7 @@ def run_matrix(session, prepare, run_boots, say):
         say("--virtio-matrix: adding the virtio suite to --suite %s"
             % args.suite)
         args.suite += "," + SUITE
-    worst, rows = status.OK, []
+    worst, rows = exitstatus.OK, []
     for transport, ioeventfd in MATRIX:
         args.virtio_transport, args.ioeventfd = transport, ioeventfd
         say("virtio matrix: transport %s, ioeventfd=%s" % (transport,
@@ -333,8 +334,8 @@ def run_matrix(session, prepare, run_boots, say):
         session.boots[-1]["index"] = len(session.boots) - 1
         rows.append(matrix_row(transport, ioeventfd, session.boots[-1]))
         worst = max(worst, code)
-        if code >= status.BAD_INPUT and code != status.TIMEOUT:
-            say("virtio matrix: stopping (status %s)" % status.status_name(code))
+        if code >= exitstatus.BAD_INPUT and code != exitstatus.TIMEOUT:
+            say("virtio matrix: stopping (status %s)" % exitstatus.status_name(code))
             break
     session.summary = {"virtio_matrix": rows}
     sys.stdout.write("\n" + render_matrix(rows))

@@ -25,7 +25,7 @@ instructions; that background is not subtracted: the same pseudo case's
 100 ms idle spin (e5..sp) measures its rate, and each result says how much
 it could at most have added (`exits_background_max`).
 
-perf (tools/trapmeterlib/perfcount.py), per case, over the count window:
+perf (tools/trapmeterlib/counters/perfcount.py), per case, over the count window:
 the trapped accesses the host's KVM tracepoints saw, without the COM1 sync
 ports, divided by the window's ops.
 
