@@ -223,6 +223,12 @@ class ConcurrentLog(Cli):
                          read(OK_LOG).replace(b"\r\n", b"\n"))
 
 
+def hup_default():
+    """The runner keeps a SIGHUP its caller ignores (nohup, a detached
+    `make test`); the probe wants it delivered."""
+    signal.signal(signal.SIGHUP, signal.SIG_DFL)
+
+
 class InterruptedRepeat(Cli):
     """A signal during `run --repeat 5` (boot 3 hangs) keeps boots 1-2."""
 
@@ -246,7 +252,7 @@ class InterruptedRepeat(Cli):
             [sys.executable, TOOL, "run", "--no-build", "--accel", "tcg",
              "--qemu", self.hang_third(), "--repeat", "5", "--junit",
              self.path("j.xml")], cwd=self.tmp, stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE, text=True)
+            stderr=subprocess.PIPE, text=True, preexec_fn=hup_default)
         self.addCleanup(lambda: runner.poll() is None and runner.kill())
         end = time.monotonic() + 30
         while not os.path.exists(self.path("hung")):
