@@ -365,6 +365,17 @@ class BoundedReaders(unittest.TestCase):
         self.assertNotIn("internal error", err)
 
 
+class BoundedPlan(Cli):
+
+    def test_run_plan_dev_zero(self):
+        started = time.monotonic()
+        proc = self.run_fake(self.good_fake(), "--plan", "/dev/zero",
+                             timeout=30)
+        self.assertLess(time.monotonic() - started, 10)
+        self.assertEqual(proc.returncode, 2, proc.stderr)
+        self.assertIn("not a text file", proc.stderr)
+
+
 class BrokenStdout(Cli):
     """stdout to /dev/full or closed: a named error, results kept."""
 
