@@ -47,6 +47,18 @@ class AbUnderTcg(unittest.TestCase):
                             for w in verdicts["warnings"]), verdicts["warnings"])
         self.assertTrue(any("first 1 boot(s) of each side" in w
                             for w in verdicts["warnings"]), verdicts["warnings"])
+        # the two files are the sides of one session, measured alike
+        self.assertFalse([w for w in verdicts["warnings"] if "interleaved" in w
+                          or "refused" in w], verdicts["warnings"])
+
+    def test_files_name_their_session(self):
+        sessions = []
+        for side in "ab":
+            with open(self.paths[side]) as fh:
+                sessions.append(json.load(fh)["session"])
+        self.assertEqual([s["side"] for s in sessions], ["a", "b"])
+        self.assertEqual(sessions[0]["id"], sessions[1]["id"])
+        self.assertEqual(sessions[0]["kind"], "ab")
 
 
 if __name__ == "__main__":

@@ -6,6 +6,7 @@
 #include "tests/host/check.h"
 #include "tests/host/fake_cpu.h"
 #include "tests/host/fake_io.h"
+#include "tests/host/fake_tsc.h"
 #include "arch/x86/tsc.h"
 #include "arch/x86/cpuinfo.h"
 
@@ -124,6 +125,77 @@ static void test_pit_over_base_frequency(void)
 	CHECK(pit_reads >= 3 * 50);
 }
 
+/* A PIT whose calibration measures nothing: OUT2 rises, but the clock
+ * does not move between the reads (fake TSC, no read cost), so every
+ * round counts 0 ticks and the PIT gives no frequency. */
+static void no_measured_source(u32 max_leaf)
+{
+	cpu_with(max_leaf, false);
+	fake_tsc_on = true;
+	fake_tsc_now = 0;
+	fake_tsc_read_cost = 0;
+	pit_reads = 0;
+}
+
+/* Nothing measured it: CPUID 0x16's base frequency is used, as a guess. */
+static void test_base_frequency_is_a_flagged_guess(void)
+{
+	no_measured_source(0x16);
+	tsc_init();
+	fake_tsc_on = false;
+	CHECK_STR(tsc.source, "cpuid16-base");
+	CHECK_EQ_U64(tsc.khz, 2100000);
+	CHECK(tsc.guess);
+	CHECK(pit_reads >= 3 * 50);     /* the PIT was tried first */
+}
+
+/* EAX[15:0] is the frequency in MHz; the bits above are reserved. */
+static void test_base_frequency_reads_the_low_16_bits(void)
+{
+	no_measured_source(0x16);
+	fake_cpu_reset();
+	fake_cpuid_set(0, 0x16, 0, 0, 0);
+	fake_cpuid_set(0x16, 0xabcd0000u | 3000, 3000, 100, 0);
+	tsc_init();
+	fake_tsc_on = false;
+	CHECK_STR(tsc.source, "cpuid16-base");
+	CHECK_EQ_U64(tsc.khz, 3000000);
+	CHECK(tsc.guess);
+}
+
+/* Below leaf 0x16 (or a leaf that reads 0) nothing answers: 1 GHz is
+ * assumed, flagged, and a cycle then reads as one nanosecond. */
+static void test_nothing_answers_assumes_1ghz(void)
+{
+	static const u32 leaves[] = { 0x0d, 0x16 };
+
+	for (u32 i = 0; i < sizeof(leaves) / sizeof(leaves[0]); i++) {
+		no_measured_source(leaves[i]);
+		fake_cpu_reset();
+		fake_cpuid_set(0, leaves[i], 0, 0, 0);
+		fake_cpuid_set(0x16, 0, 0, 0, 0);
+		tsc_init();
+		fake_tsc_on = false;
+		CHECK_STR(tsc.source, "assumed-1GHz");
+		CHECK_EQ_U64(tsc.khz, 1000000);
+		CHECK(tsc.guess);
+		CHECK_EQ_U64(tsc_cycles_to_ps(1234567), 1234567000ull);
+	}
+}
+
+/* A source that measured the rate is not a guess, even with 0x16 there. */
+static void test_measured_source_clears_the_guess(void)
+{
+	no_measured_source(0x16);
+	tsc_init();
+	CHECK(tsc.guess);
+	fake_tsc_on = false;
+	cpu_with(0x16, true);
+	tsc_init();
+	CHECK_STR(tsc.source, "kvmclock");
+	CHECK(!tsc.guess);
+}
+
 int main(void)
 {
 	RUN(test_crystal_first, "tsc: CPUID 0x15 with a crystal comes first");
@@ -131,5 +203,9 @@ int main(void)
 	RUN(test_kvmclock_over_base_frequency, "tsc: kvmclock beats CPUID 0x16");
 	RUN(test_kvmclock_shift, "tsc: kvmclock's shift in both directions");
 	RUN(test_pit_over_base_frequency, "tsc: a PIT calibration beats CPUID 0x16");
+	RUN(test_base_frequency_is_a_flagged_guess, "tsc: nothing measured: CPUID 0x16 base frequency, flagged as a guess");
+	RUN(test_base_frequency_reads_the_low_16_bits, "tsc: CPUID 0x16 EAX[15:0] is the MHz, the high bits are reserved");
+	RUN(test_nothing_answers_assumes_1ghz, "tsc: no CPUID 0x16 answer: 1 GHz assumed, flagged, 1 cycle = 1 ns");
+	RUN(test_measured_source_clears_the_guess, "tsc: a measured source clears the guess flag");
 	return check_summary();
 }

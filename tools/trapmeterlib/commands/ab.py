@@ -201,6 +201,9 @@ class Session:
         self.plan = None            # the session's plan (run --plan)
         self.plan_entries = []
         self.tmp = privdir.fresh("ab", say)
+        # names the two files as sides of one interleaved session, so that
+        # compare can tell them from blocks of boots taken apart in time
+        self.session_id = os.urandom(8).hex()
         schedule = abtest.look_schedule(args.max_boots, args.looks,
                                         args.alpha)
         self.seq = abtest.Sequential(schedule, args.alpha, args.looks,
@@ -276,6 +279,8 @@ class Session:
         if self.after_boot:
             self.after_boot(name, doc)
         if self.docs[name] is None:
+            doc["session"] = {"kind": "ab", "id": self.session_id,
+                              "side": name, "order": "A B B A ..."}
             self.docs[name] = doc
         else:
             merged = self.docs[name]

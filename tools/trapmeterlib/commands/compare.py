@@ -22,8 +22,12 @@ def add_parser(sub, fmt):
         "95%% interval, and one permutation test of the boot labels over all "
         "metrics of the run gives family-wise p-values. Verdicts: "
         "regression, improvement, unchanged, inconclusive (always with one "
-        "boot per side). Exit status 0: no regression; 10: regression; 11: "
-        "unusable input.")
+        "boot per side). Files not measured alike (samples per case, rounds, "
+        "statistic, TSC rate, accel) get no timing verdict for the cases "
+        "concerned (refused); other differences, and files that are not "
+        "the two sides of one ab session, are named. Exit status 0: no "
+        "regression; 10: regression; 11: unusable input; 13: timing "
+        "verdicts refused.")
     add = cmp_.add_argument
     add("base", metavar="BASE.json")
     add("candidate", metavar="CAND.json")

@@ -12,13 +12,17 @@ at its level, so by Bonferroni over looks any metric flagged at any look
 is a false alarm under A/A with probability at most the sum of the levels,
 alpha, whatever the looks see and however early the session stops.  The
 doubling keeps most of alpha for the last look, where a 1-2 % change is
-decided; a large change is still decided at the first look.  A metric's
-verdict is final at the look that decides it (regression, improvement or
-unchanged); the session stops when every selected metric is decided, or
-at --max-boots / --budget.  With --budget, the K look points are set after
+decided; a large change is still decided at the first look.  "Unchanged"
+is decided at each look at that look's level too (two one-sided tests at
+its alpha / 2, stats/equivalence.py), so a wrong "unchanged" is bounded
+by alpha / 2 over the session.  A metric's verdict is final at the look
+that decides it (regression, improvement or unchanged); the session
+stops when every selected metric is decided, or at --max-boots /
+--budget.  With --budget, the K look points are set after
 the first round from its wall time (boots_within_budget), so they spread
-over the boots the budget can reach.  `simulate` replays this rule on
-recorded boots."""
+over the boots the budget can reach.  `session_verdicts` and `simulate`
+run this rule on sessions drawn from a pool of boots, `replay` on a
+recorded session."""
 
 import math
 import random
@@ -138,8 +142,11 @@ class Sequential:
         return n_per_side > seen and self.taken < self.looks
 
     def undecided(self, rows):
+        """Selected keys without a verdict yet (a refused one -- the sides
+        were not measured alike -- will not get one from more boots)."""
         return sorted({(r.name, r.metric) for r in rows
                        if r.metric in self.metrics
+                       and r.verdict != compare.REFUSED
                        and (r.name, r.metric) not in self.frozen})
 
     def final_rows(self, rows):
@@ -165,18 +172,17 @@ def _resampled_doc(doc, boots):
     return out
 
 
-def simulate_session(pool, rng, max_boots, looks, alpha, metrics,
-                     resamples=1000, shift=None):
-    """One simulated A/A session: both sides drawn from the same pool of
-    recorded boots (without replacement when it holds max_boots), so
-    nothing changed.  `shift` (a
-    function result -> result copy) may alter side B to measure power.
-    Returns the set of (name, metric) flagged regression or improvement."""
+def session_verdicts(pool, rng, max_boots, looks, alpha, metrics,
+                     resamples=1000, shift=None, thresholds=None):
+    """One simulated session on a pool of recorded (or modelled) boots:
+    both sides drawn from the pool, without replacement when it holds
+    max_boots (a boot repeated within a session is a tie the exact test
+    does not expect), so nothing changed -- unless `shift` (a function
+    boot -> boot copy) alters side B.  Returns the frozen verdicts,
+    {(name, metric): (verdict, boots per side)}."""
     schedule = look_schedule(max_boots, looks, alpha)
     seq = Sequential(schedule, alpha, looks, metrics)
     side = {"a": [], "b": []}
-    # without replacement when the pool allows it: a boot repeated within a
-    # session is a tie the exact test does not expect
     deck = rng.sample(pool, max_boots) if len(pool) >= max_boots else None
     for round_index in range(max_boots // 2):
         for name in order(round_index):
@@ -191,13 +197,49 @@ def simulate_session(pool, rng, max_boots, looks, alpha, metrics,
         level = seq.next_level(n)
         rows, _w = compare.compare_docs(
             _resampled_doc(pool_doc(pool), side["a"]),
-            _resampled_doc(pool_doc(pool), side["b"]),
-            seed=rng.randrange(1 << 30), resamples=resamples,
-            alpha=level)
+            _resampled_doc(pool_doc(pool), side["b"]), thresholds,
+            seed=rng.randrange(1 << 30), resamples=resamples, alpha=level)
         if not seq.look(rows, n, level=level):
             break
-    return {k for k, (v, _n) in seq.frozen.items()
+    return dict(seq.frozen)
+
+
+def simulate_session(pool, rng, max_boots, looks, alpha, metrics,
+                     resamples=1000, shift=None):
+    """The set of (name, metric) one simulated session flags regression or
+    improvement (session_verdicts)."""
+    frozen = session_verdicts(pool, rng, max_boots, looks, alpha, metrics,
+                              resamples, shift)
+    return {k for k, (v, _n) in frozen.items()
             if v in ("regression", "improvement") and k[1] != "exits_per_op"}
+
+
+def replay(doc_a, doc_b, looks=DEFAULT_LOOKS, alpha=compare.DEFAULT_ALPHA,
+           metrics=("cycles_per_op",), thresholds=None,
+           seed=compare.DEFAULT_SEED, resamples=compare.DEFAULT_RESAMPLES):
+    """The decisions of a recorded session: round i is the i-th boot of
+    each side, looked at on the schedule ab sets for its boots.  Returns
+    (final rows, Sequential)."""
+    a, b = compare.boot_results(doc_a), compare.boot_results(doc_b)
+    n_max = min(len(a), len(b))
+    seq = Sequential(look_schedule(2 * n_max, looks, alpha), alpha, looks,
+                     metrics)
+    for n in range(1, n_max + 1):
+        if not seq.is_look(n):
+            continue
+        level = seq.next_level(n, final=n == n_max)
+        rows, _w = compare.compare_docs(
+            _prefix(doc_a, n), _prefix(doc_b, n), thresholds, seed,
+            resamples, alpha=level)
+        if not seq.look(rows, n, level=level):
+            break
+    return seq.final_rows(seq.last_rows), seq
+
+
+def _prefix(doc, n):
+    out = dict(doc)
+    out["boots"] = [b for b in doc["boots"] if b.get("results")][:n]
+    return out
 
 
 def pool_doc(pool):
@@ -220,11 +262,34 @@ def simulate(pool, sessions, seed, max_boots, looks, alpha,
     return bad, sessions, per_metric
 
 
-def wilson_upper(k, n, z=1.96):
-    """Upper 95 % bound of a binomial rate k/n."""
-    if n == 0:
+def binomial_upper(k, n, confidence=0.99):
+    """Exact (Clopper-Pearson) one-sided upper bound of a rate seen k times
+    in n independent trials: the p at which k or fewer would be seen with
+    probability 1 - confidence."""
+    if n <= 0 or k >= n:
         return 1.0
-    p = k / float(n)
-    centre = p + z * z / (2 * n)
-    rad = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n))
-    return min(1.0, (centre + rad) / (1 + z * z / n))
+    lo, hi = k / float(n), 1.0
+    for _ in range(60):
+        mid = 0.5 * (lo + hi)
+        if _binomial_cdf(k, n, mid) > 1.0 - confidence:
+            lo = mid
+        else:
+            hi = mid
+    return hi
+
+
+def binomial_lower(k, n, confidence=0.99):
+    """The one-sided lower bound that goes with binomial_upper."""
+    return 0.0 if k <= 0 else 1.0 - binomial_upper(n - k, n, confidence)
+
+
+def _binomial_cdf(k, n, p):
+    """P(X <= k) for X ~ Binomial(n, p), summed in logs."""
+    if p <= 0.0:
+        return 1.0
+    if p >= 1.0:
+        return 0.0 if k < n else 1.0
+    lp, lq = math.log(p), math.log1p(-p)
+    return min(1.0, sum(math.exp(math.lgamma(n + 1) - math.lgamma(i + 1)
+                                 - math.lgamma(n - i + 1) + i * lp
+                                 + (n - i) * lq) for i in range(k + 1)))

@@ -20,6 +20,7 @@ Pure functions (no I/O), used by compare.py and abtest.py:
 
 All shifts are of natural logarithms: exp(shift) is the cost ratio."""
 
+import functools
 import itertools
 import math
 
@@ -230,6 +231,13 @@ def mann_whitney_cdf(n_a, n_b):
     """[P(U <= u) for u in 0..n_a*n_b] under the null, exact: c(m, n, u),
     the arrangements of m and n values with statistic u, obeys
     c(m, n, u) = c(m-1, n, u-n) + c(m, n-1, u)."""
+    return list(_mann_whitney_cdf(n_a, n_b))
+
+
+@functools.lru_cache(maxsize=64)
+def _mann_whitney_cdf(n_a, n_b):
+    """mann_whitney_cdf as a tuple, kept: every row of every look of an ab
+    session asks for the same few (n_a, n_b)."""
     # rows[n] = counts for the current m and every n' <= n_b
     rows = [[1] for _ in range(n_b + 1)]         # m = 0: U = 0 only
     for m in range(1, n_a + 1):
@@ -249,7 +257,7 @@ def mann_whitney_cdf(n_a, n_b):
     for w in dist:
         acc += w
         out.append(acc / total)
-    return out
+    return tuple(out)
 
 
 def moses_interval(a, b, level):
@@ -261,7 +269,7 @@ def moses_interval(a, b, level):
     n = len(diffs)
     if not n:
         return None, None, 0.0
-    cdf = mann_whitney_cdf(len(a), len(b))
+    cdf = _mann_whitney_cdf(len(a), len(b))
     tail = (1.0 - level) / 2.0
     k = 1
     while k < len(cdf) and cdf[k] <= tail and k + 1 <= (n + 1) // 2:

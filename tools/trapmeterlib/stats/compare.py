@@ -16,9 +16,13 @@ distribution-free (Moses) interval; one permutation test of the boot
 labels for all timing metrics of the run together (max-T) gives each a
 family-wise p-value.  A timing metric is a regression (improvement) when
 p <= alpha (default 0.05) and the shift exceeds +t (-t), t = 0.5 % by
-default; unchanged when the interval (95 %) lies inside +-t; inconclusive
+default; unchanged when the interval at the level 1 - alpha (95 %) lies
+inside +-t (two one-sided tests, stats/equivalence.py); inconclusive
 otherwise -- always with one boot per side.  Exit counts are compared as
-counts: a move beyond 10 % is an exit-path change with any boot count."""
+counts: a move beyond 10 % is an exit-path change with any boot count.
+Files not measured alike (stats/comparable.py: samples per case, rounds,
+statistic, clock, accelerator) get no timing verdict for the cases the
+difference touches ("refused", exit status 13)."""
 
 import json
 import math
@@ -28,12 +32,13 @@ import statistics
 
 from ..output import report
 from ..system import inputfile
-from . import bootstats
+from . import bootstats, comparable, equivalence
 from ..guest.dump import DumpParser, clean_text
 
 OK = 0
 REGRESSION = 10
 UNUSABLE = 11
+NOT_COMPARABLE = 13         # system/exitstatus.NOT_COMPARABLE
 
 DEFAULT_THRESHOLD = 0.005   # t: 0.5 %, so that +1 % can be flagged
 DEFAULT_ALPHA = 0.05        # false alarms, for all metrics of a run together
@@ -53,6 +58,7 @@ KNOWN_SCHEMAS = (1, 2, 3)  # 2: status sealed in the dump; 3: rounds merged
 GENERIC_RE = re.compile(r"(^|_)(mib_s|mb_s|gib_s|pps|kpps|mpps|gbps|mbps|packets_per_s)$")
 # Fields that identify what a result measured; any change = hand edit.
 VERDICTS = ("regression", "improvement", "unchanged", "inconclusive")
+REFUSED = "refused"         # a timing verdict withheld: not measured alike
 
 
 class InputError(Exception):
@@ -357,6 +363,8 @@ class Row:
         self.resolution = None      # smallest shift the test could flag
         self.spread = None          # sd of the undisturbed boots (factor)
         self.boots_for_target = None    # about, to resolve RESOLVE_TARGET
+        self.refused = []           # why the timing verdict is withheld
+        self.equivalence = None     # the interval "unchanged" was judged by
 
     @property
     def name(self):
@@ -392,7 +400,9 @@ class Row:
                 "lower_is_better": self.lower_is_better,
                 "notes": list(self.notes), "decided_at": self.decided_at,
                 "resolution": self.resolution, "spread": self.spread,
-                "boots_for_1pct": self.boots_for_target}
+                "boots_for_1pct": self.boots_for_target,
+                "refused": list(self.refused),
+                "equivalence": self.equivalence}
 
 
 class Settings:
@@ -425,7 +435,9 @@ def compare_docs(base, cand, thresholds=None, seed=DEFAULT_SEED,
                              ", ".join(sorted(sc)) or "none"))
     tb, order = collect(base, stat)
     tc, _ = collect(cand, stat)
-    warnings = _config_warnings(base, cand) + _boot_warnings(base, cand)
+    refusals, warnings = comparable.check(base, cand, stat)
+    warnings = [refusal_text(r) for r in refusals] + warnings \
+        + _boot_warnings(base, cand)
     only_b = [k for k in order if k not in tc]
     only_c = [k for k in tc if k not in tb]
     for label, keys in (("base", only_b), ("candidate", only_c)):
@@ -439,6 +451,10 @@ def compare_docs(base, cand, thresholds=None, seed=DEFAULT_SEED,
         if key in tc:
             rows.extend(_case_rows(key, tb[key], tc[key], opts))
     n_base, n_cand = len(boot_results(base)), len(boot_results(cand))
+    for row in rows:
+        if row.timing:
+            row.refused = comparable.refusals_for(refusals,
+                                                  (row.suite, row.case))
     decide_timing(rows, n_base, n_cand, opts)
     for key in order:
         if key in tc:
@@ -448,17 +464,11 @@ def compare_docs(base, cand, thresholds=None, seed=DEFAULT_SEED,
     return rows, warnings
 
 
-def _config_warnings(base, cand):
-    out = []
-    for field in ("accel", "kvm_flavour"):
-        vb = (base.get("host") or {}).get(field) if isinstance(
-            base.get("host"), dict) else None
-        vc = (cand.get("host") or {}).get(field) if isinstance(
-            cand.get("host"), dict) else None
-        if vb != vc:
-            out.append("host %s differs: base %s, candidate %s"
-                       % (field, vb, vc))
-    return out
+def refusal_text(refusal):
+    """The warning line of a withheld timing verdict."""
+    where = ("every case" if refusal.cases is None else "%d case(s)"
+             % len(refusal.cases))
+    return "timing verdicts refused for %s: %s" % (where, refusal.reason)
 
 
 def _boot_warnings(base, cand):
@@ -555,7 +565,8 @@ def _timing_figures(row, obs_b, obs_c):
 def decide_timing(rows, n_base, n_cand, opts):
     """The family-wise permutation test over boots for every timing row of
     the run together, then each row's verdict."""
-    timing = [r for r in rows if r.timing and r.logs]
+    # a refused metric stays out of the family: its shift is the method's
+    timing = [r for r in rows if r.timing and r.logs and not r.refused]
     metrics = [bootstats.Metric(dict(
         [(n - 1, v) for n, v in zip(r.boots[0], r.logs[0])]
         + [(n_base + n - 1, v) for n, v in zip(r.boots[1], r.logs[1])]))
@@ -570,6 +581,8 @@ def decide_timing(rows, n_base, n_cand, opts):
         set_resolution(row, metric, observed, crit)
     for row in rows:
         row.file_boots = (n_base, n_cand)
+        if row.refused:
+            row.verdict = REFUSED
 
 
 def set_resolution(row, metric, observed, crit):
@@ -593,7 +606,10 @@ def set_resolution(row, metric, observed, crit):
 def timing_verdict(row, alpha):
     """regression / improvement: family-wise p <= alpha and the shift the
     test measured (of the undisturbed boots' means, in cost) beyond the
-    threshold t; unchanged: the interval (at least 95 %) inside +-t; else
+    threshold t; unchanged: two one-sided tests at alpha / 2 each reject
+    a shift beyond +-t (the interval of coverage 1 - alpha inside +-t;
+    stats/equivalence.py), so that ab's looks, each at its share of
+    alpha, keep a wrong "unchanged" below alpha / 2 over a session; else
     inconclusive."""
     if row.n_base < 2 or row.n_cand < 2 or row.p is None:
         return "inconclusive"
@@ -603,12 +619,12 @@ def timing_verdict(row, alpha):
         return "regression"
     if row.p <= alpha and cost is not None and cost <= -t:
         return "improvement"
-    lo = _cost_log(row.lo, row.lower_is_better)
-    hi = _cost_log(row.hi, row.lower_is_better)
-    if row.coverage >= CI_LEVEL - 1e-9 and min(lo, hi) >= -t and \
-            max(lo, hi) <= t:
-        return "unchanged"
-    return "inconclusive"
+    same, (lo, hi, coverage) = equivalence.unchanged(row.logs[0],
+                                                     row.logs[1], t, alpha)
+    row.equivalence = {"alpha": alpha, "coverage": coverage,
+                       "interval": None if lo is None else
+                       [math.exp(lo), math.exp(hi)]}
+    return "unchanged" if same else "inconclusive"
 
 
 def _exits_note(rows):
@@ -634,7 +650,8 @@ def _annotate(rows, eb, ec):
 
 
 def timing_notes(row):
-    notes = []
+    notes = ["timing verdict refused: %s" % comparable.short(r)
+             for r in row.refused]
     if row.verdict == "regression":
         notes.append("%.3fx slower" % row.slowdown)
     elif row.verdict == "improvement":
@@ -721,14 +738,18 @@ def test_note(row):
 def summarize(rows):
     counts = {v: 0 for v in VERDICTS}
     for row in rows:
-        counts[row.verdict] += 1
+        counts[row.verdict] = counts.get(row.verdict, 0) + 1
     changed = sorted({r.name for r in rows if any(
         n.startswith("exit path changed") for n in r.notes)})
     return counts, changed
 
 
 def exit_status(rows):
-    return REGRESSION if any(r.verdict == "regression" for r in rows) else OK
+    """10 when a metric regressed; else 13 when a timing verdict was
+    refused (the files were not measured alike); else 0."""
+    if any(r.verdict == "regression" for r in rows):
+        return REGRESSION
+    return NOT_COMPARABLE if any(r.verdict == REFUSED for r in rows) else OK
 
 
 # ---------------------------------------------------------------- output
@@ -779,6 +800,8 @@ def render_table(rows, warnings, base_path, cand_path):
 
 def summary_line(counts, changed, failed=()):
     text = ", ".join("%s %d" % (v, counts[v]) for v in VERDICTS)
+    if counts.get(REFUSED):
+        text += ", refused %d (not measured alike)" % counts[REFUSED]
     if failed:
         names = sorted({w.split(" data check ")[1].split(" FAILED")[0]
                         for w in failed})

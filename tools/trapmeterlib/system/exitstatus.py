@@ -14,6 +14,7 @@ BACKEND_ERROR = 7      # the vhost-user backend (testpmd) failed
 REGRESSION = 10         # compare: at least one metric regressed
 UNUSABLE = 11           # compare: an input file cannot be used
 NO_INJECTION = 12       # sensitivity: the delay shim cannot act here
+NOT_COMPARABLE = 13     # compare: files not measured alike, timing refused
 INTERNAL = 70
 INTERRUPTED = 130
 
@@ -24,7 +25,7 @@ GUEST_STATUS = {"ok": OK, "check-failed": CHECK_FAILED,
 NAMES = {OK: "ok", CHECK_FAILED: "check-failed", BAD_INPUT: "bad-input",
          EXCEPTION: "exception", TIMEOUT: "timeout", QEMU_ERROR: "qemu-error",
          GARBLED: "garbled", BACKEND_ERROR: "backend-error",
-         REGRESSION: "regression",
+         REGRESSION: "regression", NOT_COMPARABLE: "not-comparable",
          UNUSABLE: "unusable-input", NO_INJECTION: "no-injection",
          INTERNAL: "internal-error",
          INTERRUPTED: "interrupted"}
@@ -54,6 +55,9 @@ exit status (guest writes code C to isa-debug-exit; QEMU exits (C<<1)|1):
   12      sensitivity: the delay shim cannot act (TCG, KVM unusable, QEMU
           static or not calling ioctl through libc, shim not built, or its
           count of delayed exits disagrees with the measured exits)
+  13      compare: timing verdicts refused, the files were not measured
+          alike (samples per case, rounds, statistic, TSC rate or accel
+          differ; a regression among the rest still exits 10)
   70      internal error in the runner; 130 interrupted (Ctrl-C)
 If the END line and QEMU's exit code disagree, both are reported and the
 worse status is used. With --repeat the worst status over boots is returned."""

@@ -1,0 +1,309 @@
+#!/usr/bin/env python3
+"""tests/host/ab_simulation.py - ab's sequential rule in simulated sessions.
+
+Sessions are drawn WITHOUT replacement from a pool of boots and run through
+abtest's looks (tools/trapmeterlib/abtest.py: the same Sequential, the
+same compare at each look's level).  Two questions, each a rate over
+sessions with its exact (Clopper-Pearson) one-sided upper bound:
+
+  A/A     both sides from one pool: how often any timing metric is flagged
+          (target: at most alpha);
+  shift   side B's QEMU-port cases (handler user) made dearer by a true
+          shift: how often a shifted metric is frozen "unchanged"
+          (target: at most 5 %).
+
+Pools:
+  recorded  the 24 boots of the recorded A/A ab session
+            (tests/fixtures/kvm-ab-aa-*.json).  Too small for the question:
+            a session of 24 boots takes every one of them, so sessions
+            differ only in the order of one set of boots and tell nothing
+            about the host's next boots;
+  model     a PARAMETRIC MODEL fitted to that session (fit() below): per
+            case its level and spread, a per-boot level shared by the
+            cases of a boot (the recorded cases correlate 0.6 within a
+            boot), and the slow mode -- boots a host disturbance hits
+            across most cases, and single cases hit in calm boots, by the
+            excesses recorded (10-40 %).  A pool of MODEL_POOL boots is
+            drawn from it once; sessions are drawn from that pool.
+
+Run as a script for the figures (about 15 minutes on 2 shared cores):
+    python3 tests/host/ab_simulation.py --sessions 500
+    python3 tests/host/ab_simulation.py --parts margin --rule before
+(the second: the rule before, a 95 % interval at every look, for
+comparison).  tests/host/test_abtest.py runs small versions of the same.
+"""
+import argparse
+import contextlib
+import copy
+import math
+import os
+import random
+import statistics
+import sys
+import time
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+sys.path.insert(0, os.path.join(ROOT, "tools"))
+
+from trapmeterlib.stats import abtest, bootstats, compare  # noqa: E402
+from trapmeterlib.stats import equivalence  # noqa: E402
+
+FIX = os.path.join(ROOT, "tests", "fixtures")
+MODEL_POOL = 4000
+EPISODE_SHARE = 0.3     # a boot with this share of its cases hit: an episode
+MARGIN_CASE = "fwcfg.in8.single.512"    # a QEMU-port case (handler user)
+
+
+# ---------------------------------------------------------------- pools
+
+def recorded_pool(prefix="kvm-ab-aa"):
+    """Both sides' boots of a recorded ab session."""
+    boots = []
+    for side in "ab":
+        doc = compare.read_results(os.path.join(FIX, "%s-%s.json"
+                                                % (prefix, side)))
+        boots += copy.deepcopy(compare.boot_results(doc))
+    return [{"results": results} for results in boots]
+
+
+def _cells(boots):
+    """{case key: {boot: log min}}, and each case's handler."""
+    cells, handler = {}, {}
+    for i, boot in enumerate(boots):
+        for res in boot["results"]:
+            key = (res["suite"], res["case"])
+            cells.setdefault(key, {})[i] = math.log(res["cycles"]["min"])
+            handler[key] = res.get("handler")
+    return cells, handler
+
+
+def fit(boots):
+    """The model's parameters from recorded boots of one session."""
+    cells, handler = _cells(boots)
+    n = len(boots)
+    level, top, hit = {}, {}, {}
+    for key, vals in cells.items():
+        band = bootstats.undisturbed(list(vals.values()))
+        level[key], top[key] = statistics.mean(band), max(band)
+        hit[key] = {i for i, v in vals.items() if v > top[key]}
+    share = [sum(i in hit[k] for k in cells) / len(cells) for i in range(n)]
+    episodes = [i for i in range(n) if share[i] >= EPISODE_SHARE]
+    calm = [i for i in range(n) if not any(i in hit[k] for k in cells)]
+    single = sum(i in hit[k] for k in cells for i in range(n)
+                 if i not in episodes)
+    boot_level = {i: statistics.mean(cells[k][i] - level[k] for k in cells)
+                  for i in calm}
+    noise = {k: statistics.pstdev([cells[k][i] - level[k] - boot_level[i]
+                                   for i in calm]) for k in cells}
+    mean_noise = statistics.mean(v * v for v in noise.values())
+    return {
+        "level": level, "handler": handler, "noise": noise,
+        "boot_sd": math.sqrt(max(0.0, statistics.pvariance(
+            list(boot_level.values())) - mean_noise / len(cells))),
+        "p_episode": len(episodes) / n,
+        "hit_in_episode": statistics.mean(share[i] for i in episodes)
+        if episodes else 0.0,
+        "p_single": single / max(1, (n - len(episodes)) * len(cells)),
+        "excess": sorted(cells[k][i] - level[k] for k in cells
+                         for i in hit[k]),
+        "boots": n, "calm": len(calm), "episodes": len(episodes)}
+
+
+def model_boot(params, rng):
+    """One boot drawn from the model."""
+    shared = rng.gauss(0.0, params["boot_sd"])
+    episode = rng.random() < params["p_episode"]
+    p_hit = params["hit_in_episode"] if episode else params["p_single"]
+    results = []
+    for key, level in params["level"].items():
+        value = level + shared + rng.gauss(0.0, params["noise"][key])
+        if rng.random() < p_hit:
+            value += rng.choice(params["excess"])
+        cycles = math.exp(value)
+        results.append({"type": "result", "suite": key[0], "case": key[1],
+                        "handler": params["handler"][key],
+                        "cycles": {"min": cycles, "p10": cycles * 1.002,
+                                   "median": cycles * 1.01}})
+    return {"results": results}
+
+
+def model_pool(params, size=MODEL_POOL, seed=1):
+    rng = random.Random(seed)
+    return [model_boot(params, rng) for _ in range(size)]
+
+
+def calm(params):
+    """The model without its slow mode: a calm host, whose narrow
+    intervals make "unchanged" reachable -- the case that tests the
+    equivalence rule at the margin (a true shift of exactly t)."""
+    return dict(params, p_episode=0.0, p_single=0.0)
+
+
+def only_cases(pool, names):
+    """The pool's boots with only the named cases."""
+    return [{"results": [r for r in b["results"] if r["case"] in names]}
+            for b in pool]
+
+
+def describe(params):
+    noise = sorted(100 * v for v in params["noise"].values())
+    return ("parametric model fitted to %d recorded boots: per-case noise "
+            "%.2f-%.2f %%, per-boot level sd %.2f %%, episodes %.0f %% of "
+            "boots hitting %.0f %% of their cases, single hits %.1f %% of "
+            "calm cases, excess %.0f-%.0f %%" % (
+                params["boots"], noise[0], noise[-1],
+                100 * params["boot_sd"], 100 * params["p_episode"],
+                100 * params["hit_in_episode"], 100 * params["p_single"],
+                100 * (math.exp(params["excess"][0]) - 1),
+                100 * (math.exp(params["excess"][-1]) - 1)))
+
+
+# ---------------------------------------------------------------- sessions
+
+def slower(factor):
+    """Side B's copy of a boot with its QEMU-port cases `factor` dearer."""
+    def shift(boot):
+        out = copy.deepcopy(boot)
+        for res in out["results"]:
+            if res.get("handler") == "user":
+                for key in ("min", "p10", "median"):
+                    res["cycles"][key] *= factor
+        return out
+    return shift
+
+
+@contextlib.contextmanager
+def random_splits():
+    """Random label splits at every look (EXACT_MAX 0): still an exact-
+    level permutation test (p = (1 + hits) / (1 + resamples)), faster than
+    enumerating the 12870 splits of 8+8 boots."""
+    saved = bootstats.EXACT_MAX
+    bootstats.EXACT_MAX = 0
+    try:
+        yield
+    finally:
+        bootstats.EXACT_MAX = saved
+
+
+class Setting:
+    """What one simulated ab session runs with."""
+
+    def __init__(self, max_boots=abtest.DEFAULT_MAX_BOOTS,
+                 looks=abtest.DEFAULT_LOOKS, alpha=compare.DEFAULT_ALPHA,
+                 threshold=compare.DEFAULT_THRESHOLD, resamples=400):
+        self.max_boots, self.looks, self.alpha = max_boots, looks, alpha
+        self.threshold, self.resamples = threshold, resamples
+
+    def __str__(self):
+        return ("%d boots max, %d looks, alpha %g, threshold %g %%, %d "
+                "random splits a look" % (self.max_boots, self.looks,
+                                          self.alpha, 100 * self.threshold,
+                                          self.resamples))
+
+
+def run_sessions(pool, sessions, seed, setting, shift=None):
+    """[frozen verdicts of each session] ({(name, metric): (verdict, n)})."""
+    rng = random.Random(seed)
+    out = []
+    with random_splits():
+        for _ in range(sessions):
+            out.append(abtest.session_verdicts(
+                pool, rng, setting.max_boots, setting.looks, setting.alpha,
+                ("cycles_per_op",), setting.resamples, shift,
+                {"*": setting.threshold}))
+    return out
+
+
+def alarms(verdicts):
+    """Sessions with any timing metric flagged."""
+    return sum(any(v in ("regression", "improvement")
+                   for v, _n in s.values()) for s in verdicts)
+
+
+def wrong_unchanged(verdicts, shifted):
+    """Sessions in which a shifted metric was frozen "unchanged"."""
+    return sum(any(s.get(k, ("", 0))[0] == "unchanged" for k in shifted)
+               for s in verdicts)
+
+
+def shifted_keys(pool):
+    return sorted(("%s/%s" % (r["suite"], r["case"]), "cycles_per_op")
+                  for r in pool[0]["results"] if r.get("handler") == "user")
+
+
+def rate_line(what, k, n, target):
+    upper = abtest.binomial_upper(k, n, 0.99)
+    return "%-44s %4d/%-5d = %5.2f %%  (99 %% upper bound %5.2f %%; target " \
+        "<= %g %%)" % (what, k, n, 100.0 * k / n, 100 * upper, 100 * target)
+
+
+def part_aa(ctx, args):
+    setting = Setting()
+    verdicts = run_sessions(ctx["pool"], args.sessions, args.seed, setting)
+    print(rate_line("model pool, A/A, any timing alarm", alarms(verdicts),
+                    args.sessions, setting.alpha))
+
+
+def part_shift(ctx, args):
+    verdicts = run_sessions(ctx["pool"], args.sessions, args.seed + 1,
+                            Setting(), slower(1 + args.shift / 100.0))
+    print(rate_line("model pool, +%g %%, a shifted case unchanged"
+                    % args.shift, wrong_unchanged(
+                        verdicts, shifted_keys(ctx["pool"])),
+                    args.sessions, 0.05))
+
+
+def part_margin(ctx, args):
+    """A true shift of exactly t on the calm model (one QEMU-port case)."""
+    pool = only_cases(model_pool(calm(ctx["params"])), (MARGIN_CASE,))
+    for looks in (abtest.DEFAULT_LOOKS, 8):
+        setting = Setting(max_boots=40, looks=looks,
+                          threshold=args.shift / 100.0)
+        verdicts = run_sessions(pool, args.sessions, args.seed + 2, setting,
+                                slower(1 + args.shift / 100.0))
+        print(rate_line("calm model, +%g %% at t = %g %%, %d looks, "
+                        "unchanged" % (args.shift, args.shift, looks),
+                        wrong_unchanged(verdicts, shifted_keys(pool)),
+                        args.sessions, compare.DEFAULT_ALPHA / 2))
+
+
+def part_recorded(ctx, args):
+    verdicts = run_sessions(ctx["recorded"], args.sessions, args.seed + 3,
+                            Setting(max_boots=16))
+    print(rate_line("recorded pool (24 boots), A/A, 8+8 a session",
+                    alarms(verdicts), args.sessions, compare.DEFAULT_ALPHA))
+
+
+PARTS = {"aa": part_aa, "shift": part_shift, "margin": part_margin,
+         "recorded": part_recorded}
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--sessions", type=int, default=500)
+    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--shift", type=float, default=1.0,
+                        help="true shift of side B's QEMU-port cases, %%")
+    parser.add_argument("--parts", default=",".join(PARTS),
+                        help="which of %s (default all)" % ",".join(PARTS))
+    parser.add_argument("--rule", choices=("looks", "before"),
+                        default="looks", help="unchanged at each look's "
+                        "level (looks), or the rule before: the 95 %% "
+                        "interval at every look (for comparison)")
+    args = parser.parse_args(argv)
+    if args.rule == "before":
+        equivalence.level = lambda alpha: 0.95
+    recorded = recorded_pool()
+    ctx = {"recorded": recorded, "params": fit(recorded)}
+    ctx["pool"] = model_pool(ctx["params"])
+    print(describe(ctx["params"]))
+    print("setting: %s (margin: 40 boots max; recorded: 16)" % Setting())
+    begin = time.monotonic()
+    for name in args.parts.split(","):
+        PARTS[name](ctx, args)
+    print("# %.0f s" % (time.monotonic() - begin))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
