@@ -48,7 +48,7 @@ class Lock:
         self.fd = None
         if _special(path):
             return          # /dev/null, a FIFO: many runs may share them
-        head, name = os.path.split(os.path.abspath(path))
+        head, name = os.path.split(os.path.realpath(path))
         self.path = os.path.join(head, "." + name + ".lock")
         self._acquire()
 
