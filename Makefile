@@ -83,6 +83,7 @@ C_SRCS := \
 	kernel/suites/mmio.c \
 	kernel/suites/netframe.c \
 	kernel/suites/pio.c \
+	kernel/suites/pio_table.c \
 	kernel/suites/virtio.c
 
 OBJS := $(ASM_SRCS:%.asm=$(BUILD)/%.o) $(C_SRCS:%.c=$(BUILD)/%.o)
@@ -93,7 +94,7 @@ SHIM := $(BUILD)/kvm_delay.so
 
 # Host unit tests: test name -> the pure files it links.
 HOST_TESTS := fmt crc32 glob stats cmdline json dump string bootinfo smbios model lava virtq virtio_pci ata model_mmio tsc \
-              virtio_net netframe bench plan pio pit lapic
+              virtio_net netframe bench plan pio pit lapic tsc_check uart
 HOST_DEPS_fmt      := lib/fmt.c lib/string.c
 HOST_DEPS_crc32    := lib/crc32.c
 HOST_DEPS_glob     := lib/glob.c
@@ -113,17 +114,22 @@ HOST_DEPS_virtio_net := drivers/virtio_net.c drivers/virtio_pci.c drivers/virtq.
                         lib/string.c tests/host/fake_io.c
 HOST_DEPS_netframe := kernel/suites/netframe.c
 HOST_DEPS_ata      := drivers/ata.c drivers/pci.c kernel/suites/idepat.c model/model.c \
-                      lib/fmt.c lib/string.c tests/host/fake_io.c
+                      lib/fmt.c lib/string.c tests/host/fake_io.c arch/x86/tsc.c \
+                      arch/x86/cpuinfo.c tests/host/fake_cpu.c tests/host/fake_tsc.c
 BENCH_CORE := kernel/bench.c lib/stats.c kernel/plan.c model/model.c kernel/cmdline.c \
               lib/glob.c kernel/lava.c kernel/phase_sync.c lib/json.c lib/fmt.c lib/string.c \
               drivers/fw_cfg.c arch/x86/tsc.c arch/x86/cpuinfo.c tests/host/fake_cpu.c tests/host/fake_io.c \
               tests/host/fake_fw_cfg.c tests/host/fake_tsc.c tests/host/fake_console.c
 HOST_DEPS_bench    := $(BENCH_CORE)
 HOST_DEPS_plan     := kernel/plan.c lib/fmt.c lib/string.c
-HOST_DEPS_pio      := $(BENCH_CORE) kernel/suites/pio.c drivers/acpi_pm.c drivers/pci.c \
+HOST_DEPS_pio      := $(BENCH_CORE) kernel/suites/pio.c kernel/suites/pio_table.c drivers/acpi_pm.c drivers/pci.c \
                       kernel/suites/edk2_fifo.c model/model_mmio.c drivers/pci_testdev.c
 HOST_DEPS_tsc      := arch/x86/tsc.c tests/host/fake_cpu.c tests/host/fake_io.c tests/host/fake_tsc.c
 HOST_DEPS_pit      := arch/x86/tsc.c tests/host/fake_cpu.c tests/host/fake_io.c tests/host/fake_tsc.c
+HOST_DEPS_uart     := drivers/uart16550.c arch/x86/tsc.c arch/x86/cpuinfo.c tests/host/fake_cpu.c \
+                      tests/host/fake_io.c tests/host/fake_tsc.c lib/string.c
+HOST_DEPS_tsc_check := platform/tsc_check.c arch/x86/tsc.c arch/x86/cpuinfo.c tests/host/fake_cpu.c \
+                      tests/host/fake_io.c tests/host/fake_tsc.c lib/string.c
 HOST_DEPS_lapic    := drivers/lapic.c arch/x86/tsc.c arch/x86/cpuinfo.c tests/host/fake_cpu.c tests/host/fake_io.c \
                       tests/host/fake_tsc.c lib/string.c
 HOST_BINS := $(HOST_TESTS:%=$(BUILD)/host/test_%)

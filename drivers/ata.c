@@ -17,13 +17,14 @@
 #include "drivers/ata.h"
 #include "drivers/pci.h"
 #include "arch/x86/io.h"
+#include "arch/x86/tsc.h"
 #include "lib/fmt.h"
 #include "lib/string.h"
 
-/* Status polls before a wait gives up.  QEMU completes a PIO block in
- * microseconds; under a software hypervisor one poll is ~10 us, so this
- * bounds a wait to well under a minute there. */
-#define ATA_POLL_LIMIT        (1u << 22)
+/* How long a wait for BSY to clear may take.  QEMU completes a PIO
+ * block in microseconds (SeaBIOS bounds its IDE waits in ms too); under
+ * a software hypervisor one status poll is ~10 us. */
+#define ATA_WAIT_MS           5000
 /* Alternate-status reads that make the 400 ns settle delay (ATA/ATAPI-6
  * 9.7: each read takes at least 100 ns on an ISA-speed bus). */
 #define ATA_SETTLE_READS      4
@@ -316,11 +317,11 @@ static int device_error(struct ata_dev *d, const char *what, u8 st)
  * is to be ignored: before a new command) and timeouts are named. */
 static int wait_bsy(struct ata_dev *d, const char *what, u8 *st_out, bool errors)
 {
+	struct tsc_wait wait = TSC_WAIT((u64)ATA_WAIT_MS * 1000);
 	char sbuf[48];
-	u32 i;
 	u8 st = 0;
 
-	for (i = 0; i < ATA_POLL_LIMIT; i++) {
+	do {
 		st = reg_in(d->ch, ATA_REG_STATUS);
 		if (st == ATA_SR_FLOATING) {
 			set_error("%s: %s: floating bus (status 0xff): no controller or drive",
@@ -333,10 +334,10 @@ static int wait_bsy(struct ata_dev *d, const char *what, u8 *st_out, bool errors
 			return device_error(d, what, st);
 		*st_out = st;
 		return 0;
-	}
+	} while (!tsc_wait_over(&wait));
 	ata_status_str(st, sbuf, sizeof(sbuf));
-	set_error("%s: %s: timeout after %u polls waiting for BSY to clear (status 0x%02x %s)",
-		  d->name, what, ATA_POLL_LIMIT, st, sbuf);
+	set_error("%s: %s: timeout after %u ms waiting for BSY to clear (status 0x%02x %s)",
+		  d->name, what, ATA_WAIT_MS, st, sbuf);
 	return -ETIMEDOUT;
 }
 
@@ -739,20 +740,20 @@ static int packet_error(struct ata_dev *d, const u8 *cdb, u8 st)
 /* Wait out BSY without treating ERR as fatal: the caller decodes it. */
 static int packet_wait(struct ata_dev *d, const u8 *cdb, u8 *st_out)
 {
+	struct tsc_wait wait = TSC_WAIT((u64)ATA_WAIT_MS * 1000);
 	char sbuf[48];
-	u32 i;
 	u8 st = 0;
 
-	for (i = 0; i < ATA_POLL_LIMIT; i++) {
+	do {
 		st = reg_in(d->ch, ATA_REG_STATUS);
 		if (!(st & ATA_SR_BSY) && st != ATA_SR_FLOATING) {
 			*st_out = st;
 			return (st & (ATA_SR_ERR | ATA_SR_DF)) ? packet_error(d, cdb, st) : 0;
 		}
-	}
+	} while (!tsc_wait_over(&wait));
 	ata_status_str(st, sbuf, sizeof(sbuf));
-	set_error("%s: PACKET op 0x%02x: timeout after %u polls (status 0x%02x %s)",
-		  d->name, cdb[0], ATA_POLL_LIMIT, st, sbuf);
+	set_error("%s: PACKET op 0x%02x: timeout after %u ms (status 0x%02x %s)",
+		  d->name, cdb[0], ATA_WAIT_MS, st, sbuf);
 	return -ETIMEDOUT;
 }
 

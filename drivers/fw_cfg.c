@@ -11,6 +11,7 @@
 #include "drivers/fw_cfg.h"
 #include "arch/x86/io.h"
 #include "arch/x86/cpu.h"
+#include "arch/x86/tsc.h"
 #include "drivers/platform.h"
 #include "lib/string.h"
 
@@ -19,7 +20,9 @@
 #define FW_CFG_DMA_READ      0x02
 #define FW_CFG_DMA_SELECT    0x08
 #define FW_CFG_NAME_LEN      56
-#define FW_CFG_DMA_SPIN_MAX  10000000u
+/* QEMU completes a transfer before the doorbell write returns; a
+ * descriptor still busy after this long never will be */
+#define FW_CFG_DMA_WAIT_MS   1000
 
 /* FWCfgDmaAccess: all fields big-endian */
 struct fw_cfg_dma_access {
@@ -112,13 +115,15 @@ static void dma_fill(struct fw_cfg_dma_access *d, u16 key, void *buf, u32 len)
 	barrier();
 }
 
-/* QEMU completes synchronously; poll anyway, bounded, as the spec asks */
+/* QEMU completes synchronously; poll anyway, bounded by
+ * FW_CFG_DMA_WAIT_MS, as the spec asks */
 static int dma_wait(struct fw_cfg_dma_access *d)
 {
-	u32 spins = 0, ctl;
+	struct tsc_wait wait = TSC_WAIT((u64)FW_CFG_DMA_WAIT_MS * 1000);
+	u32 ctl;
 
 	while ((ctl = be32(*(volatile u32 *)&d->control)) & ~FW_CFG_DMA_ERROR) {
-		if (++spins > FW_CFG_DMA_SPIN_MAX)
+		if (tsc_wait_over(&wait))
 			return -ETIMEDOUT;
 	}
 	return (ctl & FW_CFG_DMA_ERROR) ? -EIO : 0;

@@ -10,6 +10,7 @@
  */
 #include "drivers/uart16550.h"
 #include "arch/x86/io.h"
+#include "arch/x86/tsc.h"
 #include "drivers/platform.h"
 
 #define UART_THR  0   /* transmit holding (write), DLAB=0 */
@@ -29,7 +30,9 @@
 #define LSR_DR    0x01  /* data ready */
 #define LSR_THRE  0x20  /* transmit holding register empty */
 #define UART_CLOCK_DIV_115200 1
-#define TX_SPIN_LIMIT 100000
+/* THRE not set after this long: the port is taken for dead and output
+ * dropped (a console must never hang the run) */
+#define TX_WAIT_MS    1000
 #define TX_FIFO_DEPTH 16    /* 16550A transmit FIFO, enabled by uart_init */
 
 static bool uart_dead;
@@ -50,21 +53,13 @@ void uart_init(void)
  * TX_FIFO_DEPTH bytes, not per byte (each poll is a VM exit). */
 static void wait_tx_empty(void)
 {
-	u32 spins = 0;
+	struct tsc_wait wait = TSC_WAIT((u64)TX_WAIT_MS * 1000);
 
 	while (!uart_dead && !(inb(COM1_BASE + UART_LSR) & LSR_THRE)) {
-		if (++spins > TX_SPIN_LIMIT)
+		if (tsc_wait_over(&wait))
 			uart_dead = true;
 	}
 	tx_room = TX_FIFO_DEPTH;
-}
-
-void uart_putc(char c)
-{
-	if (!tx_room)
-		wait_tx_empty();
-	tx_room--;
-	outb((u8)c, COM1_BASE + UART_THR);
 }
 
 /* Bytes as they are, a FIFO's worth per rep outsb: under a software
@@ -92,11 +87,9 @@ void uart_tx_drain(void)
 	wait_tx_empty();
 }
 
-int uart_getc_timeout(u64 spins)
+int uart_getc_ready(void)
 {
-	while (!(inb(COM1_BASE + UART_LSR) & LSR_DR)) {
-		if (!spins--)
-			return -ETIMEDOUT;
-	}
+	if (!(inb(COM1_BASE + UART_LSR) & LSR_DR))
+		return -EAGAIN;
 	return inb(COM1_BASE + UART_RBR);
 }

@@ -7,13 +7,13 @@
 #include "lib/types.h"
 
 void uart_init(void);
-void uart_putc(char c);
 /* Write n bytes untranslated. */
 void uart_write(const char *s, size_t n);
 /* Wait (one status poll when idle) until the transmit FIFO is empty, so
  * that what follows costs the same polls whatever came before. */
 void uart_tx_drain(void);
-/* Next received byte, or -ETIMEDOUT after `spins` empty polls. */
-int uart_getc_timeout(u64 spins);
+/* The received byte waiting, or -EAGAIN (one status poll; a caller that
+ * waits bounds the wait by time: kernel/phase_sync.c). */
+int uart_getc_ready(void);
 
 #endif

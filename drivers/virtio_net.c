@@ -59,7 +59,7 @@ static int rx_add(struct vnet *n, u16 slot)
 	return virtq_add(&n->rx, &b, 1, b.addr);
 }
 
-static int rx_fill(struct vnet *n)
+int vnet_rx_fill(struct vnet *n)
 {
 	u16 slot;
 	int err;
@@ -73,17 +73,14 @@ static int rx_fill(struct vnet *n)
 	return 0;
 }
 
-int vnet_rx_init_mem(struct vnet *n, u16 num, void *ring, u8 *bufs, bool mrg)
+void vnet_set_layout(struct vnet *n, u64 features)
 {
-	int err = virtq_init(&n->rx, num, ring, false);
-
-	if (err)
-		return err;
-	n->mrg = mrg;
-	n->hdr_len = VNET_HDR_MODERN;
-	n->rx_buf_size = mrg ? VNET_MRG_BUF_SIZE : VNET_BUF_SIZE;
-	n->rx_bufs = bufs;
-	return rx_fill(n);
+	n->mrg = features & (1ull << VIRTIO_NET_F_MRG_RXBUF);
+	/* 5.1.6.1: num_buffers is there with VERSION_1 or MRG_RXBUF */
+	n->hdr_len = features & ((1ull << VIRTIO_F_VERSION_1) |
+				 (1ull << VIRTIO_NET_F_MRG_RXBUF)) ? VNET_HDR_MODERN
+								   : VNET_HDR_LEGACY;
+	n->rx_buf_size = n->mrg ? VNET_MRG_BUF_SIZE : VNET_BUF_SIZE;
 }
 
 static int setup_queues(struct vnet *n, u32 which)
@@ -125,17 +122,12 @@ int vnet_init(struct vnet *n, u32 which, const struct pci_dev *pci,
 		vpci_fail(&n->vp);
 		return -VPCI_EFEATURES;
 	}
-	n->mrg = n->vp.features & (1ull << VIRTIO_NET_F_MRG_RXBUF);
-	/* 5.1.6.1: num_buffers is there with VERSION_1 or MRG_RXBUF */
-	n->hdr_len = n->vp.features & ((1ull << VIRTIO_F_VERSION_1) |
-				       (1ull << VIRTIO_NET_F_MRG_RXBUF)) ? VNET_HDR_MODERN
-									: VNET_HDR_LEGACY;
-	n->rx_buf_size = n->mrg ? VNET_MRG_BUF_SIZE : VNET_BUF_SIZE;
+	vnet_set_layout(n, n->vp.features);
 	err = setup_queues(n, which);
 	if (err)
 		goto err_fail;
 	read_mac(n);
-	err = rx_fill(n);
+	err = vnet_rx_fill(n);
 	if (err)
 		goto err_fail;
 	/* 3.1.1 step 8: buffers may be posted before DRIVER_OK (5.1.5) */

@@ -105,9 +105,12 @@ u16 vnet_rx_posted(const struct vnet *n);
 /* Receive buffers a frame of `len` bytes takes (1 on the normal path). */
 u32 vnet_rx_bufs_per_frame(const struct vnet *n, u32 len);
 
-/* Set up the receive side over caller memory without a device: the
- * bookkeeping of both paths, for host tests.  `ring` as for virtq_init,
- * `bufs` VIRTQ_MAX_SIZE x VNET_BUF_SIZE. */
-int vnet_rx_init_mem(struct vnet *n, u16 num, void *ring, u8 *bufs, bool mrg);
+/* The receive layout the negotiated features give: mergeable buffers or
+ * not, header length (legacy 10 B, else 12), buffer size (vnet_init). */
+void vnet_set_layout(struct vnet *n, u64 features);
+
+/* Post every receive buffer (n->rx set up, n->rx_bufs VIRTQ_MAX_SIZE x
+ * n->rx_buf_size) and publish them (vnet_init). */
+int vnet_rx_fill(struct vnet *n);
 
 #endif

@@ -21,7 +21,7 @@
  * a case 1/N of its plan's samples, or of the adaptive cap and budget
  * (the stability rule judges each round on its own).  Exits are counted
  * (sync=on) in the first round only; the result line names its round and
- * the host merges a case's rounds (tools/trapmeterlib/rounds.py).  Rounds
+ * the host merges a case's rounds (tools/trapmeterlib/guest/rounds.py).  Rounds
  * after the first send no "case" line and a short "round" record instead
  * of the result (emit_round: the host has the rest from round 0, and
  * every COM1 byte costs ~45 us under a software hypervisor); the suite
@@ -458,14 +458,17 @@ static void emit_stats(struct jw *w, const char *key, const struct stats *s, boo
 	jw_u64s(w, key, v, all ? 8 : 5);
 }
 
-/* {polls e0 m0 m1 c0 c1, timeouts, window_cycles, count_ops} */
+/* {polls e0 m0 m1 c0 c1, timeouts, window_cycles, count_ops}: a case has
+ * no e0 point, but its place stays 0 in the schema-4 array that
+ * tools/trapmeterlib/guest/resultform.py reads by position. */
 static void emit_sync(struct jw *w, const struct sync_record *y)
 {
-	u64 v[SYNC_PHASES + 3];
-	u32 i;
+	u64 v[1 + SYNC_PHASES + 3];
+	u32 i = 0;
 
-	for (i = 0; i < SYNC_PHASES; i++)
-		v[i] = y->polls[i];
+	v[i++] = 0;
+	for (u32 p = 0; p < SYNC_PHASES; p++)
+		v[i++] = y->polls[p];
 	v[i++] = y->timeouts;
 	v[i++] = y->window_cycles;
 	v[i++] = y->count_ops;

@@ -147,6 +147,18 @@ static void emit_tsc_check(struct jw *w)
 	jw_obj_end(w);
 }
 
+/* The TSC against the PM timer; a warning when they disagree or the
+ * timer never got there. */
+static void check_tsc(void)
+{
+	if (tsc_check_run() == -ETIMEDOUT)
+		kprintf("warning: the ACPI PM timer did not advance %u ms within %u ms: TSC not cross-checked\n",
+			TSC_CHECK_MS, TSC_CHECK_WAIT_MS);
+	if (tsc_check.disagree)
+		kprintf("warning: TSC %lu kHz from %s but %lu kHz against the ACPI PM timer over %u ms (%ld ppm apart)\n",
+			tsc.khz, tsc.source, tsc_check.khz, tsc_check.ms, tsc_check.diff_ppm);
+}
+
 static void emit_run_line(void)
 {
 	char line[RUN_LINE_MAX];
@@ -263,10 +275,7 @@ void kmain(u32 magic, u32 info)
 	if (cmdline_parse(cmdline, &config, err, sizeof(err)) != 0)
 		bad_input(err);
 	tsc_init();
-	tsc_check_run();
-	if (tsc_check.disagree)
-		kprintf("warning: TSC %lu kHz from %s but %lu kHz against the ACPI PM timer over %u ms (%ld ppm apart)\n",
-			tsc.khz, tsc.source, tsc_check.khz, tsc_check.ms, tsc_check.diff_ppm);
+	check_tsc();
 	bench_init(&config);
 	if (bench_load_plan(err, sizeof(err)) != 0) {
 		kprintf("error: %s\n", err);

@@ -26,12 +26,7 @@
 #define SYNC_BACKGROUND_CASE "background"
 
 static const char *const sync_phase_names[SYNC_PHASES] = {
-	[SYNC_E0] = "e0", [SYNC_M0] = "m0", [SYNC_M1] = "m1",
-	[SYNC_C0] = "c0", [SYNC_C1] = "c1",
-};
-static const char *const sync_poll_keys[SYNC_PHASES] = {
-	[SYNC_E0] = "polls_e0", [SYNC_M0] = "polls_m0", [SYNC_M1] = "polls_m1",
-	[SYNC_C0] = "polls_c0", [SYNC_C1] = "polls_c1",
+	[SYNC_M0] = "m0", [SYNC_M1] = "m1", [SYNC_C0] = "c0", [SYNC_C1] = "c1",
 };
 /* The background's points: e0 .. e5 bound the empty windows, sp ends the
  * spin. */
@@ -42,16 +37,16 @@ static const char *const background_names[SYNC_CAL_WINDOWS + 2] = {
 /* Poll COM1 RX until a byte or the TSC deadline; counts the polls. */
 static int sync_wait(u32 *polls)
 {
-	u64 deadline = tsc_begin() + (u64)SYNC_TIMEOUT_MS * tsc.khz;
+	struct tsc_wait wait = TSC_WAIT((u64)SYNC_TIMEOUT_MS * 1000);
 	int byte;
 
 	*polls = 0;
 	for (;;) {
 		(*polls)++;
-		byte = uart_getc_timeout(0);
+		byte = uart_getc_ready();
 		if (byte >= 0)
 			return byte;
-		if (tsc_begin() > deadline)
+		if (tsc_wait_over(&wait))
 			return -ETIMEDOUT;
 	}
 }
@@ -89,19 +84,6 @@ bool sync_end(struct sync_record *rec, u64 cycles)
 {
 	rec->window_cycles = cycles;
 	return sync_point(SYNC_M1, rec) == SYNC_REPLY_COUNT;
-}
-
-void sync_emit(struct jw *w, const struct sync_record *s)
-{
-	u32 i;
-
-	jw_key_obj(w, "sync");
-	for (i = 0; i < SYNC_PHASES; i++)
-		jw_u64(w, sync_poll_keys[i], s->polls[i]);
-	jw_u64(w, "timeouts", s->timeouts);
-	jw_u64(w, "window_cycles", s->window_cycles);
-	jw_u64(w, "count_ops", s->count_ops);
-	jw_obj_end(w);
 }
 
 /* The background's closing line, outside every window and not answered

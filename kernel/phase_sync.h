@@ -23,9 +23,8 @@
 
 #include "lib/types.h"
 
-/* The e0 slot is kept (always 0 for a case since the per-case empty
- * window went away), so the result line's sync array keeps its places. */
-enum sync_phase { SYNC_E0, SYNC_M0, SYNC_M1, SYNC_C0, SYNC_C1, SYNC_PHASES };
+/* A case's points (the background's e0 .. e5 and sp are its own). */
+enum sync_phase { SYNC_M0, SYNC_M1, SYNC_C0, SYNC_C1, SYNC_PHASES };
 
 /* The host's byte after a sync line: go on, or (at m1) run the c window. */
 #define SYNC_REPLY_GO     's'
@@ -42,8 +41,6 @@ struct sync_record {
 	u64 count_ops;            /* ops run in the c window (0: none) */
 };
 
-struct jw;
-
 /*
  * Print the sync line for phase and wait, bounded by SYNC_TIMEOUT_MS of
  * TSC, for one byte on COM1.  Counts the polls into rec; a timeout is
@@ -57,10 +54,6 @@ void sync_begin(struct sync_record *rec);
 /* m1 after `cycles` of timed samples; true when the host asks for the
  * untimed count window (the caller then runs it between c0 and c1). */
 bool sync_end(struct sync_record *rec, u64 cycles);
-
-/* The "sync" object of a result line: what the host needs to turn its
- * counter snapshots into exits per op. */
-void sync_emit(struct jw *w, const struct sync_record *rec);
 
 /* Once per boot, before any case: SYNC_CAL_WINDOWS empty windows (points
  * e0 .. e5: the sync traffic alone, which the host subtracts from every

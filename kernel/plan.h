@@ -45,7 +45,7 @@ struct plan_entry *plan_find(struct plan *p, const char *suite, const char *name
 /*
  * A case's samples in each of `rounds` passes over the case list
  * (kernel word rounds=): ceil(samples / rounds), so the boot takes at
- * least the planned total (tools/trapmeterlib/rounds.py mirrors it).
+ * least the planned total (tools/trapmeterlib/guest/rounds.py mirrors it).
  */
 u32 plan_round_samples(u32 samples, u32 rounds);
 

@@ -33,6 +33,7 @@ typedef int64_t s64;
 #define ENODEV 19
 #define EINVAL 22
 #define ERANGE 34
+#define EAGAIN 11
 #define ETIMEDOUT 110
 #define ENOSPC 28
 #define ENOENT 2

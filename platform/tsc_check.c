@@ -9,7 +9,6 @@
 
 #define PM_TMR_HZ        3579545u
 #define PM_TMR_MASK      0xffffffu     /* 24 bits unless FADT TMR_VAL_EXT */
-#define PM_POLL_LIMIT    200000000u
 
 struct tsc_check tsc_check;
 
@@ -29,34 +28,34 @@ s64 tsc_check_diff_ppm(u64 chosen_khz, u64 measured_khz)
 	return measured_khz ? diff * 1000000 / (s64)measured_khz : 0;
 }
 
-/* TSC ticks over `ms` of the PM timer at port `tmr`; 0 if it never moves. */
+/* TSC ticks over `ms` of the PM timer at port `tmr`; 0 if it did not
+ * get there within TSC_CHECK_WAIT_MS. */
 static u64 measure(u16 tmr, u32 ms, u32 *pm_ticks)
 {
-	u32 want = PM_TMR_HZ / 1000 * ms, p0, p = 0, polls = 0;
+	struct tsc_wait wait = TSC_WAIT((u64)TSC_CHECK_WAIT_MS * 1000);
+	u32 want = PM_TMR_HZ / 1000 * ms, p0, p;
 	u64 t0;
 
 	p0 = inl(tmr) & PM_TMR_MASK;
 	t0 = tsc_begin();
-	do {
-		if (++polls > PM_POLL_LIMIT)
+	while ((p = (inl(tmr) - p0) & PM_TMR_MASK) < want)
+		if (tsc_wait_over(&wait))
 			return 0;
-		p = (inl(tmr) - p0) & PM_TMR_MASK;
-	} while (p < want);
 	*pm_ticks = p;
 	return tsc_end() - t0;
 }
 
-void tsc_check_run(void)
+int tsc_check_run(void)
 {
 	u16 base = acpi_pm_base();
 	u32 pm_ticks = 0;
 	u64 ticks;
 
 	if (!base)
-		return;
+		return -ENODEV;
 	ticks = measure(base + ACPI_PM_TMR, TSC_CHECK_MS, &pm_ticks);
 	if (!ticks)
-		return;
+		return -ETIMEDOUT;
 	tsc_check.done = true;
 	tsc_check.ms = TSC_CHECK_MS;
 	tsc_check.khz = tsc_check_khz(ticks, pm_ticks);
@@ -69,4 +68,5 @@ void tsc_check_run(void)
 	tsc_check.diff_ppm = tsc_check_diff_ppm(tsc.khz, tsc_check.khz);
 	tsc_check.disagree = tsc_check.diff_ppm > TSC_CHECK_WARN_PPM ||
 			     tsc_check.diff_ppm < -TSC_CHECK_WARN_PPM;
+	return 0;
 }

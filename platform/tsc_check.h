@@ -11,6 +11,8 @@
 
 #define TSC_CHECK_MS        50
 #define TSC_CHECK_WARN_PPM  20000     /* 2 % */
+/* the PM timer must cover TSC_CHECK_MS within this (by the TSC) */
+#define TSC_CHECK_WAIT_MS   1000
 
 struct tsc_check {
 	bool done;          /* the PM timer was found and ticked */
@@ -24,8 +26,9 @@ struct tsc_check {
 extern struct tsc_check tsc_check;
 
 /* After tsc_init(): measure, replace a guess, cross-check (the caller
- * warns when tsc_check.disagree). */
-void tsc_check_run(void);
+ * warns when tsc_check.disagree).  0, -ENODEV without a PM timer, or
+ * -ETIMEDOUT when it did not tick TSC_CHECK_MS in TSC_CHECK_WAIT_MS. */
+int tsc_check_run(void);
 
 /* Pure: TSC kHz from ticks counted over pm_ticks of the PM timer. */
 u64 tsc_check_khz(u64 tsc_ticks, u32 pm_ticks);

@@ -48,7 +48,11 @@ struct tsc_info tsc;
 #define NMI_SC_OUT2            0x20
 #define PIT_CAL_MS             10
 #define PIT_CAL_ROUNDS         3
-#define PIT_POLL_LIMIT         100000000u
+/* A round that has not ended after this long never will (the PIT's
+ * one-shot is PIT_CAL_MS).  The TSC rate is not known yet here, so the
+ * bound is counted at TSC_MAX_KHZ (tsc.h): at a 2.5 GHz TSC the wait
+ * gives up after 4 s, not 1 s; still 100x the round, and bounded. */
+#define PIT_WAIT_US            1000000u
 
 /* pvclock_vcpu_time_info, as KVM writes it (Documentation/virt/kvm/msr.rst) */
 struct pvclock_time_info {
@@ -119,13 +123,14 @@ static u64 khz_from_kvmclock(void)
 	return shift >= 0 ? khz >> shift : khz << -shift;
 }
 
-/* One PIT channel 2 one-shot of PIT_CAL_MS; returns TSC ticks, 0 on timeout. */
+/* One PIT channel 2 one-shot of PIT_CAL_MS; returns TSC ticks, 0 when
+ * OUT2 did not rise within PIT_WAIT_US (the next source is tried). */
 static u64 pit_round(void)
 {
 	u16 count = PIT_HZ * PIT_CAL_MS / 1000;
 	u8 sc = inb(PORT_NMI_SC);
+	struct tsc_wait wait = TSC_WAIT(PIT_WAIT_US);
 	u64 t0, t1;
-	u32 polls = 0;
 
 	outb((sc & ~NMI_SC_SPEAKER) | NMI_SC_GATE2, PORT_NMI_SC);
 	outb(PIT_CMD_CH2_ONESHOT, PIT_PORT_CMD);
@@ -133,8 +138,10 @@ static u64 pit_round(void)
 	outb(count >> 8, PIT_PORT_CH2);    /* counting starts with this write */
 	t0 = tsc_begin();
 	while (!(inb(PORT_NMI_SC) & NMI_SC_OUT2)) {
-		if (++polls > PIT_POLL_LIMIT)
+		if (tsc_wait_over(&wait)) {
+			outb(sc, PORT_NMI_SC);
 			return 0;
+		}
 	}
 	t1 = tsc_end();
 	outb(sc, PORT_NMI_SC);
@@ -161,6 +168,7 @@ void tsc_init(void)
 	const char *src = "none";
 	u64 khz;
 
+	tsc.khz = 0;    /* unknown until the end: waits count at TSC_MAX_KHZ */
 	if (ext_max >= CPUID_EXT_FEATURES)
 		tsc.rdtscp = cpuid(CPUID_EXT_FEATURES, 0).edx & EXT_EDX_RDTSCP;
 	if (ext_max >= CPUID_EXT_POWER)
@@ -199,4 +207,16 @@ void tsc_delay_us(u64 us)
 
 	while (tsc_begin() - start < ticks)
 		cpu_relax();
+}
+
+bool tsc_wait_over(struct tsc_wait *w)
+{
+	u64 now = tsc_begin();
+	u64 khz = tsc.khz ? tsc.khz : TSC_MAX_KHZ;
+
+	if (!w->deadline) {
+		w->deadline = now + w->us * khz / 1000 + 1;
+		return false;
+	}
+	return now > w->deadline;
 }

@@ -48,4 +48,23 @@ u64 tsc_cycles_to_ps(u64 cycles);
 /* Busy-wait, bounded by the TSC; used for device settle times. */
 void tsc_delay_us(u64 us);
 
+/*
+ * A wait bounded by time, not by a poll count:
+ *	struct tsc_wait w = TSC_WAIT(bound_us);
+ *	while (!ready())
+ *		if (tsc_wait_over(&w))
+ *			return -ETIMEDOUT;	(the error names bound_us)
+ * The first miss starts the clock, so a device that is ready at once
+ * costs no TSC read.  Before tsc_init() knows the rate (tsc.khz == 0) a
+ * microsecond counts TSC_MAX_KHZ / 1000 cycles: the fastest plausible
+ * TSC, so a wait then lasts at least its bound (longer on a slower TSC).
+ */
+#define TSC_MAX_KHZ 10000000ull       /* 10 GHz */
+struct tsc_wait {
+	u64 deadline;                  /* 0: not started */
+	u64 us;
+};
+#define TSC_WAIT(bound_us) ((struct tsc_wait){ .deadline = 0, .us = (bound_us) })
+bool tsc_wait_over(struct tsc_wait *w);
+
 #endif

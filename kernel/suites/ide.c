@@ -49,7 +49,6 @@
 #define IDE_CFG_READONLY   (1u << 0)
 
 #define MIB                (1024u * 1024u)
-#define VIEW_BYTES         (4u * MIB)       /* the regression view's read */
 #define SEQ_BYTES          (4u * MIB)
 #define SEQ_BYTES_QUICK    (256u * 1024u)
 #define WSEQ_BYTES         (1u * MIB)
@@ -64,9 +63,6 @@
 #define WBUF_SECTORS       (WSEQ_BYTES / ATA_SECTOR_SIZE)
 #define FIFO_SHAPES        3
 #define MAX_CASES          (7 * ATA_XFER_COUNT + 2 * FIFO_SHAPES)
-#define NAME_LEN           40
-#define PS_PER_MS          1000000000ull
-#define MS_PER_S           1000
 #define HZ_PER_KHZ         1000ull
 /* data phases of one op the control replays: one per sector at most
  * (READ/WRITE SECTORS), plus a CDB per ATAPI command */
@@ -75,7 +71,7 @@
 
 enum ide_kind { K_READ1, K_SEQ, K_MULT, K_WRITE1, K_WSEQ, K_CD_READ1, K_CD_SEQ, K_COUNT };
 
-/* fw_cfg opt/trapmeter/ide, little-endian (tools/trapmeterlib/ide.py) */
+/* fw_cfg opt/trapmeter/ide, little-endian (tools/trapmeterlib/guest/ide.py) */
 struct ide_fw_cfg {
 	u32 magic;          /* IDE_CFG_MAGIC */
 	u32 version;        /* IDE_CFG_VERSION */
@@ -109,9 +105,24 @@ static const char *const kind_names[K_COUNT] = {
 	"cd.read1", "cd.seq",
 };
 
+/* The cases by kind and transfer (enum ata_xfer order: loop16, rep16,
+ * loop32, rep32), and edk2's shapes by direction and shape. */
+static const char *const case_names[K_COUNT][ATA_XFER_COUNT] = {
+	{ "disk.read1.in16.single", "disk.read1.in16.rep", "disk.read1.in32.single", "disk.read1.in32.rep" },
+	{ "disk.seq.in16.single", "disk.seq.in16.rep", "disk.seq.in32.single", "disk.seq.in32.rep" },
+	{ "disk.mult16.in16.single", "disk.mult16.in16.rep", "disk.mult16.in32.single", "disk.mult16.in32.rep" },
+	{ "disk.write1.out16.single", "disk.write1.out16.rep", "disk.write1.out32.single", "disk.write1.out32.rep" },
+	{ "disk.wseq.out16.single", "disk.wseq.out16.rep", "disk.wseq.out32.single", "disk.wseq.out32.rep" },
+	{ "cd.read1.in16.single", "cd.read1.in16.rep", "cd.read1.in32.single", "cd.read1.in32.rep" },
+	{ "cd.seq.in16.single", "cd.seq.in16.rep", "cd.seq.in32.single", "cd.seq.in32.rep" },
+};
+static const char *const fifo_names[2][FIFO_SHAPES + 1] = {
+	{ NULL, "disk.fifo.loop.in16", "disk.fifo.rep.in16", "disk.fifo.probe_rep.in16" },
+	{ NULL, "disk.fifo.loop.out16", "disk.fifo.rep.out16", "disk.fifo.probe_rep.out16" },
+};
+
 static struct bench_case cases[MAX_CASES];
 static struct ide_case state[MAX_CASES];
-static char names[MAX_CASES][NAME_LEN];
 static u32 n_cases;
 
 static struct ata_channel channels[2];
@@ -469,9 +480,6 @@ static void add_case(u8 kind, u8 xfer, struct ata_dev *dev, u64 lba, u32 sectors
 
 	kmemset(c, 0, sizeof(*c));
 	kmemset(s, 0, sizeof(*s));
-	fmt_snprintf(names[n_cases], NAME_LEN, "%s.%s%u.%s", kind_names[kind],
-		     is_write(kind) ? "out" : "in", width * 8,
-		     ata_xfer_is_rep(xfer) ? "rep" : "single");
 	s->kind = kind;
 	s->xfer = xfer;
 	s->dev = dev;
@@ -479,7 +487,7 @@ static void add_case(u8 kind, u8 xfer, struct ata_dev *dev, u64 lba, u32 sectors
 	s->sectors = sectors;
 	s->sector_size = is_cd(kind) ? ATAPI_SECTOR_SIZE : ATA_SECTOR_SIZE;
 	c->suite = "ide";
-	c->name = names[n_cases];
+	c->name = case_names[kind][xfer];
 	c->target = kind_names[kind];
 	c->port = dev ? dev->ch->cmd : 0;
 	c->handler = HANDLER_USER;
@@ -501,7 +509,6 @@ static void add_case(u8 kind, u8 xfer, struct ata_dev *dev, u64 lba, u32 sectors
  * the loop after its probe, as the firmware does. */
 static void add_fifo_cases(void)
 {
-	static const char *const shape_names[] = { "", "loop", "rep", "probe_rep" };
 	u32 traps, f, k;
 	bool unroll = edk2_fifo_no_rep(&traps);
 
@@ -515,8 +522,7 @@ static void add_fifo_cases(void)
 			else
 				add_case(K_READ1, xfer, disk, READ1_LBA, 1);
 			state[n_cases - 1].fifo = (u8)f;
-			fmt_snprintf(names[n_cases - 1], NAME_LEN, "disk.fifo.%s.%s16",
-				     shape_names[f], k ? "out" : "in");
+			cases[n_cases - 1].name = fifo_names[k][f];
 		}
 	}
 }
@@ -684,18 +690,10 @@ static void check_group(const char *name, u8 k0, u8 k1, const char *what)
 	bench_check(name, bad == 0, detail);
 }
 
-/* Seconds (ms) to read VIEW_BYTES at this case's cycles per sector. */
-static u64 view_ms(const struct ide_case *s)
-{
-	u64 ps = tsc_cycles_to_ps(s->median * (VIEW_BYTES / s->sector_size) / s->sectors);
-
-	return ps / PS_PER_MS;
-}
-
 static void emit_view(u8 kind, const char *what)
 {
 	struct ide_case *loop = NULL, *rep = NULL;
-	char line[400], ratio[24];
+	char line[400], ratio[24], rep_cs[24], loop_cs[24];
 	struct jw w;
 	u32 i;
 
@@ -709,15 +707,17 @@ static void emit_view(u8 kind, const char *what)
 	if (!loop || !rep)
 		return;
 	fmt_decimal(ratio, sizeof(ratio), loop->median, rep->median, 1);
-	kprintf("  regression view: %s %s: reading 4 MiB takes %lu ms with rep insw, %lu ms with the inw loop: loop/rep %sx (OVMF: 28 s vs 464 s = 16.6x)\n",
-		what, rep->dev->name, (unsigned long)view_ms(rep), (unsigned long)view_ms(loop), ratio);
+	fmt_decimal(rep_cs, sizeof(rep_cs), rep->median, rep->sectors, 0);
+	fmt_decimal(loop_cs, sizeof(loop_cs), loop->median, loop->sectors, 0);
+	/* measured figures only: the per-sector medians and their ratio */
+	kprintf("  regression view: %s %s: loop/rep %sx per sector (rep insw %s cycles, inw loop %s cycles a sector)\n",
+		what, rep->dev->name, ratio, rep_cs, loop_cs);
 	jw_record(&w, line, sizeof(line), "view");
 	jw_str(&w, "suite", "ide");
 	jw_str(&w, "device", rep->dev->name);
 	jw_str(&w, "what", what);
-	jw_u64(&w, "bytes", VIEW_BYTES);
-	jw_dec(&w, "rep_s", view_ms(rep), MS_PER_S, 3);
-	jw_dec(&w, "loop_s", view_ms(loop), MS_PER_S, 3);
+	jw_dec(&w, "rep_cycles_per_sector", rep->median, rep->sectors, 1);
+	jw_dec(&w, "loop_cycles_per_sector", loop->median, loop->sectors, 1);
 	jw_dec(&w, "loop_over_rep", loop->median, rep->median, 2);
 	jw_obj_end(&w);
 	tm_line(jw_finish(&w));

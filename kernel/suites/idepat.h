@@ -1,6 +1,6 @@
 /*
  * kernel/suites/idepat.h - the data the ide suite expects on its disk and CD.
- * Pure; tools/trapmeterlib/ide.py writes the same bytes.
+ * Pure; tools/trapmeterlib/guest/ide.py writes the same bytes.
  *
  * Disk sector at LBA L, written with seed S (0 for the runner's image,
  * IDEPAT_WRITE_SEED for what the guest writes), as 64 little-endian u64

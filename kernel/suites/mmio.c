@@ -4,7 +4,7 @@
  * string forms (rep movs, rep stos) wherever the device accepts them.
  *
  * Targets (drivers/platform.h; the runner adds the devices, see
- * tools/trapmeterlib/mmio.py):
+ * tools/trapmeterlib/guest/mmio.py):
  *   testdev  pc-testdev's 64 KiB iomem at 0xff000000 (`-device pc-testdev`):
  *            QEMU answers and stores what is written, so every width and
  *            string form is checked byte for byte            handler user
@@ -38,7 +38,6 @@
 #include "arch/x86/paging.h"
 
 #define MAX_CASES        64
-#define NAME_LEN         48
 #define REGION_BYTES     512        /* data moved by a testdev / MTA op */
 #define REG_WRITES       64         /* accesses per op to one register */
 #define IOAPIC_IOREGSEL  0x00
@@ -69,7 +68,6 @@ struct mmio_case {
 
 static struct bench_case cases[MAX_CASES];
 static struct mmio_case state[MAX_CASES];
-static char names[MAX_CASES][NAME_LEN];
 static u32 n_cases;
 static struct pci_testdev ptd;
 static const char *ptd_why;
@@ -330,50 +328,57 @@ static void extra_mmio(const struct bench_case *c, const struct bench_result *r,
 
 /* ---- the case table ----------------------------------------------------- */
 
-static struct mmio_case *add(u8 kind, const char *target, u64 addr, u8 handler, u8 dir,
-			     u8 width, u8 insn, u32 bytes, const char *suffix)
+static struct mmio_case *add(const char *name, u8 kind, const char *target, u64 addr,
+			     u8 handler, u8 dir, u8 width, u8 insn, u32 bytes)
 {
 	struct bench_case *c = &cases[n_cases];
 	struct mmio_case *m = &state[n_cases];
 
 	if (n_cases == MAX_CASES)
 		return NULL;
-	fmt_snprintf(names[n_cases], NAME_LEN, "%s.%s%u.%s.%u%s", target,
-		     dir == DIR_IN ? "in" : "out", width * 8,
-		     insn == INSN_MOV ? "single" : insn == INSN_MOVS ? "rep" : "stos",
-		     bytes, suffix);
 	*m = (struct mmio_case){ .kind = kind, .insn = insn, .addr = addr };
 	*c = (struct bench_case){
-		.suite = "mmio", .name = names[n_cases++], .target = target,
+		.suite = "mmio", .name = name, .target = target,
 		.handler = handler, .dir = dir, .width = width, .bytes = bytes,
 		.method = insn == INSN_MOV ? METHOD_SINGLE : METHOD_REP,
 		.op = op_mmio, .control = ctl_mmio, .exits_model = model_mmio, .skip = skip_mmio,
 		.verify = verify_mmio, .extra = extra_mmio,
 	};
+	n_cases++;
 	return m;
 }
 
+#define TESTDEV(name, dir, width, insn) \
+	add(name, K_TESTDEV, "testdev", PC_TESTDEV_IOMEM, HANDLER_USER, dir, width, insn, \
+	    REGION_BYTES)
+
 static void add_testdev(void)
 {
-	u8 w, d;
-
-	for (d = DIR_IN; d <= DIR_OUT; d++)
-		for (w = 1; w <= 8; w *= 2) {
-			add(K_TESTDEV, "testdev", PC_TESTDEV_IOMEM, HANDLER_USER, d, w, INSN_MOV,
-			    REGION_BYTES, "");
-			add(K_TESTDEV, "testdev", PC_TESTDEV_IOMEM, HANDLER_USER, d, w, INSN_MOVS,
-			    REGION_BYTES, "");
-		}
-	for (w = 1; w <= 4; w *= 4)
-		add(K_TESTDEV, "testdev", PC_TESTDEV_IOMEM, HANDLER_USER, DIR_OUT, w, INSN_STOS,
-		    REGION_BYTES, "")->value = 0xc3a5963cu;
+	TESTDEV("testdev.in8.single.512", DIR_IN, 1, INSN_MOV);
+	TESTDEV("testdev.in8.rep.512", DIR_IN, 1, INSN_MOVS);
+	TESTDEV("testdev.in16.single.512", DIR_IN, 2, INSN_MOV);
+	TESTDEV("testdev.in16.rep.512", DIR_IN, 2, INSN_MOVS);
+	TESTDEV("testdev.in32.single.512", DIR_IN, 4, INSN_MOV);
+	TESTDEV("testdev.in32.rep.512", DIR_IN, 4, INSN_MOVS);
+	TESTDEV("testdev.in64.single.512", DIR_IN, 8, INSN_MOV);
+	TESTDEV("testdev.in64.rep.512", DIR_IN, 8, INSN_MOVS);
+	TESTDEV("testdev.out8.single.512", DIR_OUT, 1, INSN_MOV);
+	TESTDEV("testdev.out8.rep.512", DIR_OUT, 1, INSN_MOVS);
+	TESTDEV("testdev.out16.single.512", DIR_OUT, 2, INSN_MOV);
+	TESTDEV("testdev.out16.rep.512", DIR_OUT, 2, INSN_MOVS);
+	TESTDEV("testdev.out32.single.512", DIR_OUT, 4, INSN_MOV);
+	TESTDEV("testdev.out32.rep.512", DIR_OUT, 4, INSN_MOVS);
+	TESTDEV("testdev.out64.single.512", DIR_OUT, 8, INSN_MOV);
+	TESTDEV("testdev.out64.rep.512", DIR_OUT, 8, INSN_MOVS);
+	TESTDEV("testdev.out8.stos.512", DIR_OUT, 1, INSN_STOS)->value = 0xc3a5963cu;
+	TESTDEV("testdev.out32.stos.512", DIR_OUT, 4, INSN_STOS)->value = 0xc3a5963cu;
 }
 
-static void add_ptd_case(const char *target, u8 test, u8 handler, u8 width, u32 value,
-			 const char *suffix)
+static void add_ptd_case(const char *name, const char *target, u8 test, u8 handler,
+			 u8 width, u32 value)
 {
-	struct mmio_case *m = add(K_PTD, target, 0, handler, DIR_OUT, width, INSN_MOV,
-				  REG_WRITES * width, suffix);
+	struct mmio_case *m = add(name, K_PTD, target, 0, handler, DIR_OUT, width, INSN_MOV,
+				  REG_WRITES * width);
 
 	if (!m)
 		return;
@@ -387,28 +392,38 @@ static void add_ptd_case(const char *target, u8 test, u8 handler, u8 width, u32 
  * (its header names it): resolved in prepare(). */
 static void add_ptd(void)
 {
-	u8 w;
-
-	add_ptd_case("ptd.nofd", PTD_NO_EVENTFD, HANDLER_USER, 1, PTD_MATCH_VALUE, "");
-	add_ptd_case("ptd.wildcard", PTD_WILDCARD, HANDLER_IOEVENTFD, 1, PTD_MATCH_VALUE, "");
-	add_ptd_case("ptd.datamatch", PTD_DATAMATCH, HANDLER_IOEVENTFD, 1, PTD_MATCH_VALUE, "");
-	add_ptd_case("ptd.datamatch", PTD_DATAMATCH, HANDLER_USER, 1, PTD_NOMATCH_VAL, ".nomatch");
+	add_ptd_case("ptd.nofd.out8.single.64", "ptd.nofd", PTD_NO_EVENTFD, HANDLER_USER, 1,
+		     PTD_MATCH_VALUE);
+	add_ptd_case("ptd.wildcard.out8.single.64", "ptd.wildcard", PTD_WILDCARD,
+		     HANDLER_IOEVENTFD, 1, PTD_MATCH_VALUE);
+	add_ptd_case("ptd.datamatch.out8.single.64", "ptd.datamatch", PTD_DATAMATCH,
+		     HANDLER_IOEVENTFD, 1, PTD_MATCH_VALUE);
+	add_ptd_case("ptd.datamatch.out8.single.64.nomatch", "ptd.datamatch", PTD_DATAMATCH,
+		     HANDLER_USER, 1, PTD_NOMATCH_VAL);
 	/* With KVM_CAP_IOEVENTFD_ANY_LENGTH QEMU registers the MMIO wildcard
 	 * eventfd with length 0 (hw/misc/pci-testdev.c "fastmmio"), which KVM
 	 * matches at any width (virt/kvm/eventfd.c ioeventfd_in_range): no
 	 * round trip.  The datamatch eventfd keeps length 1, so its wider
 	 * writes miss it and go to QEMU. */
-	for (w = 2; w <= 8; w *= 2)
-		add_ptd_case("ptd.wildcard", PTD_WILDCARD, HANDLER_IOEVENTFD, w, PTD_MATCH_VALUE, "");
-	for (w = 2; w <= 8; w *= 2)
-		add_ptd_case("ptd.datamatch", PTD_DATAMATCH, HANDLER_USER, w, PTD_MATCH_VALUE, "");
+	add_ptd_case("ptd.wildcard.out16.single.128", "ptd.wildcard", PTD_WILDCARD,
+		     HANDLER_IOEVENTFD, 2, PTD_MATCH_VALUE);
+	add_ptd_case("ptd.wildcard.out32.single.256", "ptd.wildcard", PTD_WILDCARD,
+		     HANDLER_IOEVENTFD, 4, PTD_MATCH_VALUE);
+	add_ptd_case("ptd.wildcard.out64.single.512", "ptd.wildcard", PTD_WILDCARD,
+		     HANDLER_IOEVENTFD, 8, PTD_MATCH_VALUE);
+	add_ptd_case("ptd.datamatch.out16.single.128", "ptd.datamatch", PTD_DATAMATCH,
+		     HANDLER_USER, 2, PTD_MATCH_VALUE);
+	add_ptd_case("ptd.datamatch.out32.single.256", "ptd.datamatch", PTD_DATAMATCH,
+		     HANDLER_USER, 4, PTD_MATCH_VALUE);
+	add_ptd_case("ptd.datamatch.out64.single.512", "ptd.datamatch", PTD_DATAMATCH,
+		     HANDLER_USER, 8, PTD_MATCH_VALUE);
 }
 
-static void add_reg(u8 kind, const char *target, u64 addr, u8 handler, u8 dir, u8 width,
-		    u32 value)
+static void add_reg(const char *name, u8 kind, const char *target, u64 addr, u8 handler,
+		    u8 dir, u8 width, u32 value)
 {
-	struct mmio_case *m = add(kind, target, addr, handler, dir, width, INSN_MOV,
-				  REG_WRITES * width, "");
+	struct mmio_case *m = add(name, kind, target, addr, handler, dir, width, INSN_MOV,
+				  REG_WRITES * width);
 
 	if (m) {
 		m->fixed = true;
@@ -418,47 +433,59 @@ static void add_reg(u8 kind, const char *target, u64 addr, u8 handler, u8 dir, u
 
 static void add_apics(void)
 {
-	add_reg(K_IOAPIC, "ioapic", IOAPIC_BASE + IOAPIC_IOWIN, HANDLER_KERNEL, DIR_IN, 4, 0);
-	add_reg(K_IOAPIC, "ioapic", IOAPIC_BASE + IOAPIC_IOREGSEL, HANDLER_KERNEL, DIR_OUT, 4,
-		IOAPIC_REG_VER);
-	add_reg(K_LAPIC, "lapic", LAPIC_BASE + LAPIC_REG_VER, HANDLER_KERNEL, DIR_IN, 4, 0);
-	add_reg(K_LAPIC, "lapic", LAPIC_BASE + LAPIC_REG_TPR, HANDLER_KERNEL, DIR_OUT, 4, 0);
+	add_reg("ioapic.in32.single.256", K_IOAPIC, "ioapic", IOAPIC_BASE + IOAPIC_IOWIN,
+		HANDLER_KERNEL, DIR_IN, 4, 0);
+	add_reg("ioapic.out32.single.256", K_IOAPIC, "ioapic", IOAPIC_BASE + IOAPIC_IOREGSEL,
+		HANDLER_KERNEL, DIR_OUT, 4, IOAPIC_REG_VER);
+	add_reg("lapic.in32.single.256", K_LAPIC, "lapic", LAPIC_BASE + LAPIC_REG_VER,
+		HANDLER_KERNEL, DIR_IN, 4, 0);
+	add_reg("lapic.out32.single.256", K_LAPIC, "lapic", LAPIC_BASE + LAPIC_REG_TPR,
+		HANDLER_KERNEL, DIR_OUT, 4, 0);
 }
+
+#define E1000_RDBAL_VALUE 0x12345670u
 
 static void add_e1000(u64 bar)
 {
 	struct mmio_case *m;
-	u8 w;
 
-	for (w = 1; w <= 8; w *= 2)
-		add_reg(K_E1000, "e1000", bar + E1000_RDBAL, HANDLER_COALESCED, DIR_OUT, w,
-			0x12345670u);
-	add_reg(K_E1000, "e1000", bar + E1000_RDBAL, HANDLER_USER, DIR_IN, 4, 0x12345670u);
-	add(K_E1000, "e1000", bar + E1000_MTA, HANDLER_COALESCED, DIR_OUT, 4, INSN_MOVS,
-	    REGION_BYTES, "");
-	m = add(K_E1000, "e1000", bar + E1000_MTA, HANDLER_COALESCED, DIR_OUT, 4, INSN_STOS,
-		REGION_BYTES, "");
+	add_reg("e1000.out8.single.64", K_E1000, "e1000", bar + E1000_RDBAL, HANDLER_COALESCED,
+		DIR_OUT, 1, E1000_RDBAL_VALUE);
+	add_reg("e1000.out16.single.128", K_E1000, "e1000", bar + E1000_RDBAL, HANDLER_COALESCED,
+		DIR_OUT, 2, E1000_RDBAL_VALUE);
+	add_reg("e1000.out32.single.256", K_E1000, "e1000", bar + E1000_RDBAL, HANDLER_COALESCED,
+		DIR_OUT, 4, E1000_RDBAL_VALUE);
+	add_reg("e1000.out64.single.512", K_E1000, "e1000", bar + E1000_RDBAL, HANDLER_COALESCED,
+		DIR_OUT, 8, E1000_RDBAL_VALUE);
+	add_reg("e1000.in32.single.256", K_E1000, "e1000", bar + E1000_RDBAL, HANDLER_USER,
+		DIR_IN, 4, E1000_RDBAL_VALUE);
+	add("e1000.out32.rep.512", K_E1000, "e1000", bar + E1000_MTA, HANDLER_COALESCED, DIR_OUT,
+	    4, INSN_MOVS, REGION_BYTES);
+	m = add("e1000.out32.stos.512", K_E1000, "e1000", bar + E1000_MTA, HANDLER_COALESCED,
+		DIR_OUT, 4, INSN_STOS, REGION_BYTES);
 	if (m)
 		m->value = 0x9e3779b9u;
 }
+
+#define VGA(name, handler, dir, width, insn) \
+	add(name, K_VGA, "vga", VGA_TEXT_BASE, handler, dir, width, insn, REGION_BYTES)
 
 /* Coalesced writes of every width and string form to the text buffer,
  * and the reads that still exit. */
 static void add_vga(void)
 {
-	u8 w;
-
-	for (w = 1; w <= 8; w *= 2) {
-		add(K_VGA, "vga", VGA_TEXT_BASE, HANDLER_COALESCED, DIR_OUT, w, INSN_MOV,
-		    REGION_BYTES, "");
-		add(K_VGA, "vga", VGA_TEXT_BASE, HANDLER_COALESCED, DIR_OUT, w, INSN_MOVS,
-		    REGION_BYTES, "");
-	}
-	for (w = 1; w <= 4; w *= 4)
-		add(K_VGA, "vga", VGA_TEXT_BASE, HANDLER_COALESCED, DIR_OUT, w, INSN_STOS,
-		    REGION_BYTES, "")->value = 0x1e2d3c4bu;
-	add(K_VGA, "vga", VGA_TEXT_BASE, HANDLER_USER, DIR_IN, 1, INSN_MOV, REGION_BYTES, "");
-	add(K_VGA, "vga", VGA_TEXT_BASE, HANDLER_USER, DIR_IN, 4, INSN_MOVS, REGION_BYTES, "");
+	VGA("vga.out8.single.512", HANDLER_COALESCED, DIR_OUT, 1, INSN_MOV);
+	VGA("vga.out8.rep.512", HANDLER_COALESCED, DIR_OUT, 1, INSN_MOVS);
+	VGA("vga.out16.single.512", HANDLER_COALESCED, DIR_OUT, 2, INSN_MOV);
+	VGA("vga.out16.rep.512", HANDLER_COALESCED, DIR_OUT, 2, INSN_MOVS);
+	VGA("vga.out32.single.512", HANDLER_COALESCED, DIR_OUT, 4, INSN_MOV);
+	VGA("vga.out32.rep.512", HANDLER_COALESCED, DIR_OUT, 4, INSN_MOVS);
+	VGA("vga.out64.single.512", HANDLER_COALESCED, DIR_OUT, 8, INSN_MOV);
+	VGA("vga.out64.rep.512", HANDLER_COALESCED, DIR_OUT, 8, INSN_MOVS);
+	VGA("vga.out8.stos.512", HANDLER_COALESCED, DIR_OUT, 1, INSN_STOS)->value = 0x1e2d3c4bu;
+	VGA("vga.out32.stos.512", HANDLER_COALESCED, DIR_OUT, 4, INSN_STOS)->value = 0x1e2d3c4bu;
+	VGA("vga.in8.single.512", HANDLER_USER, DIR_IN, 1, INSN_MOV);
+	VGA("vga.in32.rep.512", HANDLER_USER, DIR_IN, 4, INSN_MOVS);
 }
 
 /* ---- set-up ------------------------------------------------------------- */

@@ -1,6 +1,7 @@
 /*
  * kernel/suites/pio.c - suite "pio": REP string port I/O against one
- * in/out per unit, per port class, width and size.
+ * in/out per unit, per port class, width and size.  The cases are the
+ * rows of kernel/suites/pio_table.c, one each, by name.
  *
  * Targets (drivers/platform.h):
  *   fwcfg    0x511 IN, 8-bit only: QEMU answers (userspace exit each unit,
@@ -27,6 +28,7 @@
  *            debug message (IoWriteFifo8); debugcon keeps nothing to check
  */
 #include "kernel/suites/suites.h"
+#include "kernel/suites/pio.h"
 #include "kernel/bench.h"
 #include "lib/fmt.h"
 #include "lib/json.h"
@@ -37,33 +39,26 @@
 #include "drivers/pci_testdev.h"
 #include "kernel/suites/edk2_fifo.h"
 #include "model/model.h"
-#include "lib/json.h"
 #include "arch/x86/io.h"
 #include "arch/x86/control.h"
 
 #define BLOB_NAME      "opt/trapmeter/blob"
-#define SPLIT_OFFSET   (BENCH_PAGE - 512)   /* 512 B before a page end */
-#define MAX_CASES      176
-#define NAME_LEN       48
 #define PIC_IMR_ALL    0xff
 /* check_blob reads this much by each method; the per-case checks cover
  * every longer read the selected cases make (and each byte checked costs
  * microseconds under a software hypervisor) */
 #define BLOB_CHECK_LEN 4096
 
-enum fifo_shape { SHAPE_NONE, SHAPE_LOOP, SHAPE_REP, SHAPE_PROBE_REP };
-
-static struct bench_case cases[MAX_CASES];
-static u8 shapes[MAX_CASES];
-static char names[MAX_CASES][NAME_LEN];
+static struct bench_case cases[PIO_MAX_ROWS];
+static u8 shapes[PIO_MAX_ROWS];
 static u32 n_cases;
-static bool ran[MAX_CASES];	/* the case ran (in some round) */
+static bool ran[PIO_MAX_ROWS];	/* the case ran (in some round) */
 /* bench_selected, asked once per boot: 0 not yet, else SEL_YES / SEL_NO.
  * Under PVM the glob matching and the buffer fills of a table of ~170
  * cases cost about 0.2 s a round; only the selected few need them. */
 enum { SEL_UNKNOWN, SEL_YES, SEL_NO };
-static u8 selection[MAX_CASES];
-static bool case_bad[MAX_CASES];	/* its data or counts were wrong in some round */
+static u8 selection[PIO_MAX_ROWS];
+static bool case_bad[PIO_MAX_ROWS];	/* its data or counts were wrong in some round */
 static u16 blob_key;
 static u32 blob_size;
 static u8 elcr_value;
@@ -352,206 +347,79 @@ static const char *skip_acpi(const struct bench_case *c)
 	return pm_base ? NULL : "no ACPI PM I/O block (chipset unknown or not enabled by firmware)";
 }
 
-/* ---- the case table --------------------------------------------------- */
+/* ---- the case table (kernel/suites/pio_table.c) ----------------------- */
 
-static struct bench_case *add(const char *target, u16 port, u8 handler, u8 dir,
-			      u8 width, u8 method, u32 bytes, u32 off)
+static void setup_fwcfg(struct bench_case *c)
 {
-	struct bench_case *c;
-	char *name;
+	c->arg = blob_key;
+	c->op = c->method == METHOD_DMA ? op_fwcfg_dma : op_fwcfg;
+	c->control = c->method == METHOD_DMA ? op_fwcfg_dma_control : op_fwcfg_control;
+	c->exits_model = model_fwcfg;
+	c->skip = skip_fwcfg;
+	c->verify = verify_fwcfg;
+	if (c->method == METHOD_DMA)
+		c->port = FW_CFG_PORT_DMA_LO;
+}
 
-	if (n_cases == MAX_CASES)
-		return NULL;
-	c = &cases[n_cases];
-	shapes[n_cases] = SHAPE_NONE;
-	name = names[n_cases++];
-	fmt_snprintf(name, NAME_LEN, "%s.%s%u.%s.%u%s", target,
-		     dir == DIR_IN ? "in" : "out", width * 8, bench_method_name(method),
-		     bytes, off ? ".split" : "");
+static void setup_ext(struct bench_case *c, const struct pio_row *row);
+
+/* The bench case of one row, appended to the cases. */
+static void add_row(const struct pio_row *row)
+{
+	struct bench_case *c = &cases[n_cases];
+
+	shapes[n_cases++] = row->kind == PIO_FIFO ? row->shape : SHAPE_NONE;
 	kmemset(c, 0, sizeof(*c));
 	c->suite = "pio";
-	c->name = name;
-	c->target = target;
-	c->port = port;
-	c->handler = handler;
-	c->dir = dir;
-	c->width = width;
-	c->method = method;
-	c->bytes = bytes;
-	c->buf_offset = off;
+	c->name = row->name;
+	c->target = row->target;
+	c->port = row->port;
+	c->handler = row->handler;
+	c->dir = row->dir;
+	c->width = row->width;
+	c->method = row->method;
+	c->bytes = row->bytes;
+	c->buf_offset = row->off;
 	c->op = op_port;
 	c->control = op_port_control;
 	c->extra = extra_pio;
-	c->rep_as_loop = method == METHOD_REP && !bench_cfg->rep;
-	if (method == METHOD_SINGLE)
+	c->rep_as_loop = c->method == METHOD_REP && !bench_cfg->rep;
+	if (c->method == METHOD_SINGLE)
 		c->exits_model = bench_model_units;
-	else if (dir == DIR_IN)
+	else if (c->dir == DIR_IN)
 		c->exits_model = bench_model_rep_in;
-	else if (handler == HANDLER_KERNEL)
+	else if (c->handler == HANDLER_KERNEL)
 		c->exits_model = bench_model_rep_kernel_out;
 	else
 		c->exits_model = bench_model_units;   /* QEMU: one exit per unit */
-	return c;
-}
-
-/* Single-unit loops above this size are extended cases: they show the
- * per-exit figure the 4 KiB loop already shows, at up to 16x its time
- * (the 64 KiB loop alone took 2.1 s of a 18 s default run under KVM here). */
-#define FW_SINGLE_MAX_DEFAULT 4096
-#define FW_SINGLE (1u << 0)	/* bits of add_fwcfg_methods' mask */
-#define FW_REP    (1u << 1)
-#define FW_DMA    (1u << 2)
-
-/* the fw_cfg cases of one size; MASK: bit i for methods[i] below */
-static void add_fwcfg_methods(u32 bytes, u32 off, u32 mask)
-{
-	static const u8 methods[] = { METHOD_SINGLE, METHOD_REP, METHOD_DMA };
-	struct bench_case *c;
-	u32 m;
-
-	for (m = 0; m < ARRAY_SIZE(methods); m++) {
-		if (!(mask & (1u << m)))
-			continue;
-		c = add("fwcfg", FW_CFG_PORT_DATA, HANDLER_USER, DIR_IN, 1, methods[m], bytes, off);
-		if (!c)
-			return;
-		c->arg = blob_key;
-		c->op = methods[m] == METHOD_DMA ? op_fwcfg_dma : op_fwcfg;
-		c->control = methods[m] == METHOD_DMA ? op_fwcfg_dma_control : op_fwcfg_control;
-		c->exits_model = model_fwcfg;
-		c->skip = skip_fwcfg;
-		c->verify = verify_fwcfg;
-		if (methods[m] == METHOD_DMA)
-			c->port = FW_CFG_PORT_DMA_LO;
+	if (row->kind == PIO_FWCFG) {
+		setup_fwcfg(c);
+	} else if (row->kind == PIO_ACPI) {
+		c->port = pm_base + row->port;
+		c->skip = skip_acpi;
+	} else if (row->kind != PIO_PORT) {
+		setup_ext(c, row);
 	}
 }
 
-/* every method of one size; a long single loop only in the extended set */
-static void add_fwcfg(u32 bytes, u32 off, bool dma)
+static bool in_table(u8 set, bool quick, bool more)
 {
-	u32 mask = FW_REP | (dma ? FW_DMA : 0);
-
-	if (bytes <= FW_SINGLE_MAX_DEFAULT)
-		mask |= FW_SINGLE;
-	add_fwcfg_methods(bytes, off, mask);
-}
-
-static const u32 fw_full[] = { 1, 16, 512, 1024, 2048, 4096, 16384, 65536 };
-/* the single loops add_fwcfg left out of the default table */
-static void add_long_fwcfg_loops(void)
-{
-	u32 i;
-
-	for (i = 0; i < ARRAY_SIZE(fw_full); i++)
-		if (fw_full[i] > FW_SINGLE_MAX_DEFAULT)
-			add_fwcfg_methods(fw_full[i], 0, FW_SINGLE);
-}
-
-static void add_pair(const char *target, u16 port, u8 handler, u8 dir, u8 width, u32 bytes)
-{
-	add(target, port, handler, dir, width, METHOD_SINGLE, bytes, 0);
-	add(target, port, handler, dir, width, METHOD_REP, bytes, 0);
-}
-
-/* rep ins and rep outs of an in-kernel port, without their single loops */
-static void add_kernel_rep(const char *target, u16 port, u32 bytes)
-{
-	add(target, port, HANDLER_KERNEL, DIR_IN, 1, METHOD_REP, bytes, 0);
-	add(target, port, HANDLER_KERNEL, DIR_OUT, 1, METHOD_REP, bytes, 0);
-}
-
-/* rep_only: the rep ins alone (no single loop of that size) */
-static void add_acpi(const char *target, u16 reg, u8 width, u32 bytes, bool rep_only)
-{
-	struct bench_case *c;
-	u32 m;
-
-	for (m = rep_only ? 1 : 0; m < 2; m++) {
-		c = add(target, pm_base + reg, HANDLER_USER, DIR_IN, width,
-			m ? METHOD_REP : METHOD_SINGLE, bytes, 0);
-		if (c)
-			c->skip = skip_acpi;
-	}
+	return set == PIO_QUICK || (set == PIO_FULL && !quick) ||
+	       (set == PIO_MORE && more && !quick);
 }
 
 /* quick: one size per port class (fw_cfg 4096 and its split twin, the
  * rest 512), so a quick run stays a few seconds under a software
  * hypervisor; the full table sweeps the sizes.  more: the cost
- * breakdown's extra sweep points (QEMU ports at 4 B, the in-kernel ports
- * at 64 B and rep only at 2048 B, the ACPI registers' rep at 8192 B) --
- * in the extended set, because the default run must stay within its 15 s
- * (docs/design.md, "Cost breakdown"). */
+ * breakdown's extra sweep points -- in the extended set, because the
+ * default run must stay within its 15 s (docs/design.md, "Cost
+ * breakdown"). */
 u32 pio_build_table(bool quick, bool more)
 {
-	static const u32 fw_quick[] = { 4096 };
-	static const u32 split_full[] = { 1024, 2048, 16384 };
-	/* QEMU's ports: small sizes too, where a string instruction's own
-	 * set-up shows beside its exits */
-	static const u32 qemu_sizes[] = { 1, 16, 64, 512, 4096 };
-	static const u32 qemu_more[] = { 1, 4, 16, 64, 512, 4096 };
-	/* the in-kernel ports, and rep only at 2048 B: KVM's emulator returns
-	 * to the guest every 1 KiB of units, so 1, 2 and 4 exits at 512, 2048
-	 * and 4096 B pin the breakdown's per-exit term apart from per-unit */
-	static const u32 out_sizes[] = { 1, 512, 4096 };
-	static const u32 out_more[] = { 1, 64, 512, 4096 };
-	static const u32 kernel_rep_only = 2048;
-	/* the ACPI registers' rep ins batch (1 KiB per exit): sizes between
-	 * 512 and 4096 pin their per-unit slope */
-	static const u32 acpi_sizes[] = { 16, 64, 512, 1024, 2048, 4096 };
-	static const u32 acpi_rep_only = 8192;  /* a second row above 4 KiB */
-	static const u32 out_quick[] = { 512 };
-	const u32 *fw = quick ? fw_quick : fw_full;
-	u32 n_fw = quick ? ARRAY_SIZE(fw_quick) : ARRAY_SIZE(fw_full);
-	const u32 *outs = quick ? out_quick : more ? out_more : out_sizes;
-	u32 n_out = quick ? ARRAY_SIZE(out_quick) : more ? ARRAY_SIZE(out_more) :
-		    ARRAY_SIZE(out_sizes);
-	const u32 *qs = quick ? out_quick : more ? qemu_more : qemu_sizes;
-	u32 n_q = quick ? ARRAY_SIZE(out_quick) : more ? ARRAY_SIZE(qemu_more) :
-		  ARRAY_SIZE(qemu_sizes);
-	const u32 *as = quick ? out_quick : acpi_sizes;
-	u32 n_a = quick ? ARRAY_SIZE(out_quick) : ARRAY_SIZE(acpi_sizes);
-	u32 i, w;
-
 	n_cases = 0;
-	for (i = 0; i < n_fw; i++)
-		add_fwcfg(fw[i], 0, true);
-	/* the same reads from a buffer that starts 512 B before a page end */
-	add_fwcfg(4096, SPLIT_OFFSET, false);
-	/* more split reads, rep ins only: the exit a page split adds at the
-	 * same size is what tells the cost breakdown's per-exit term from its
-	 * per-unit term (tools/trapmeterlib/breakdown.py); a single-unit loop
-	 * takes one exit per unit wherever its buffer lies, so its split twin
-	 * beyond the 4 KiB one would only repeat it */
-	for (i = 0; !quick && i < ARRAY_SIZE(split_full); i++)
-		add_fwcfg_methods(split_full[i], SPLIT_OFFSET, FW_REP);
-	if (!quick)     /* 16 B across a page end: 3 exits where 16 B take 2 */
-		add_fwcfg_methods(16, BENCH_PAGE - 8, FW_REP);
-	for (i = 0; i < n_q; i++)
-		add_pair("debugcon", DEBUGCON_PORT, HANDLER_USER, DIR_OUT, 1, qs[i]);
-	for (w = 1; w <= 4; w *= 2)
-		for (i = 0; i < n_q; i++)
-			if (qs[i] >= w)
-				add_pair("port80", POST_PORT, HANDLER_USER, DIR_OUT, w, qs[i]);
-	for (i = 0; i < n_a; i++) {
-		add_acpi("acpi.pm1", ACPI_PM1_STS, 2, as[i], false);
-		add_acpi("acpi.tmr", ACPI_PM_TMR, 4, as[i], false);
-	}
-	if (more) {
-		add_acpi("acpi.pm1", ACPI_PM1_STS, 2, acpi_rep_only, true);
-		add_acpi("acpi.tmr", ACPI_PM_TMR, 4, acpi_rep_only, true);
-	}
-	for (i = 0; i < n_out; i++) {
-		add_pair("pic", PIC1_DATA_PORT, HANDLER_KERNEL, DIR_IN, 1, outs[i]);
-		add_pair("pic", PIC1_DATA_PORT, HANDLER_KERNEL, DIR_OUT, 1, outs[i]);
-	}
-	if (more)
-		add_kernel_rep("pic", PIC1_DATA_PORT, kernel_rep_only);
-	for (i = 0; i < n_out; i++) {
-		add_pair("elcr", ELCR1_PORT, HANDLER_KERNEL, DIR_IN, 1, outs[i]);
-		add_pair("elcr", ELCR1_PORT, HANDLER_KERNEL, DIR_OUT, 1, outs[i]);
-	}
-	if (more)
-		add_kernel_rep("elcr", ELCR1_PORT, kernel_rep_only);
+	for (u32 i = 0; i < pio_n_rows; i++)
+		if (in_table(pio_rows[i].set, quick, more))
+			add_row(&pio_rows[i]);
 	return n_cases;
 }
 
@@ -562,7 +430,6 @@ const char *pio_case_name(u32 i)
 
 /* ---- extended cases: coalesced and ioeventfd PIO, edk2's FIFO shapes --- */
 
-#define EXT_UNITS          512
 #define CMOS_SCRATCH       0x7e        /* CMOS RAM byte nothing else uses */
 #define CMOS_SCRATCH_VAL   0xa7
 #define PCI_ADDR_HOST      0x80000000u /* enable, bus 0 dev 0 fn 0, reg 0 */
@@ -685,93 +552,45 @@ static u32 model_fifo_out(const struct bench_case *c, const u8 *buf)
 	return traps + bench_units(c);
 }
 
-/* One edk2 FIFO shape case of TARGET: named TARGET.fifo.SHAPE.EXT_UNITS;
- * NULL when the table is full. */
-static struct bench_case *add_fifo_case(const char *target, u16 port, u8 dir, u8 shape)
+/* The extended kinds: edk2's FIFO shapes, coalesced and pci-testdev PIO. */
+static void setup_ext(struct bench_case *c, const struct pio_row *row)
 {
-	static const char *const shape_names[] = { "", "loop", "rep", "probe_rep" };
-	struct bench_case *c = add(target, port, HANDLER_USER, dir, 1,
-				   shape == SHAPE_LOOP ? METHOD_SINGLE : METHOD_REP, EXT_UNITS, 0);
-
-	if (!c)
-		return NULL;
-	fmt_snprintf(names[c - cases], NAME_LEN, "%s.fifo.%s.%u", target, shape_names[shape],
-		     EXT_UNITS);
-	shapes[c - cases] = shape;
 	c->extra = extra_ext;
-	return c;
-}
-
-static void add_fifo_out(u8 shape)
-{
-	struct bench_case *c = add_fifo_case("debugcon", DEBUGCON_PORT, DIR_OUT, shape);
-
-	if (!c)
+	if (row->kind == PIO_FIFO && c->dir == DIR_IN) {
+		c->arg = blob_key;
+		c->op = op_fifo;
+		c->exits_model = model_fifo;
+		c->skip = skip_fwcfg;
+		c->verify = verify_fwcfg;
 		return;
-	c->op = op_fifo_out;
-	c->exits_model = model_fifo_out;
-	c->verify = NULL;
-}
-
-static void add_fifo(u8 shape)
-{
-	struct bench_case *c = add_fifo_case("fwcfg", FW_CFG_PORT_DATA, DIR_IN, shape);
-
-	if (!c)
+	}
+	if (row->kind == PIO_FIFO) {
+		c->op = op_fifo_out;
+		c->exits_model = model_fifo_out;
 		return;
-	c->arg = blob_key;
-	c->op = op_fifo;
-	c->exits_model = model_fifo;
-	c->skip = skip_fwcfg;
-	c->verify = verify_fwcfg;
-}
-
-static void add_ext_pair(const char *target, u16 port, u8 handler, u8 width, u32 arg)
-{
-	struct bench_case *c;
-	u32 m;
-
-	for (m = 0; m < 2; m++) {
-		c = add(target, port, handler, DIR_OUT, width, m ? METHOD_REP : METHOD_SINGLE,
-			EXT_UNITS * width, 0);
-		if (!c)
-			return;
-		c->extra = extra_ext;
-		c->arg = arg;
-		/* in-kernel claim (coalesced ring, eventfd): re-entry per 1024 */
-		if (m && handler != HANDLER_USER)
-			c->exits_model = bench_model_rep_kernel_out;
-		if (target[0] == 'p') {
-			c->op = op_ptd;
-			c->skip = skip_ptd;
-			c->verify = verify_ptd;
-		} else {
-			c->verify = verify_coalesced;
-		}
+	}
+	c->arg = row->kind == PIO_PTD ? row->shape : 0;
+	/* in-kernel claim (coalesced ring, eventfd): re-entry per 1024 */
+	if (c->method == METHOD_REP && c->handler != HANDLER_USER)
+		c->exits_model = bench_model_rep_kernel_out;
+	if (row->kind == PIO_PTD) {
+		c->op = op_ptd;
+		c->skip = skip_ptd;
+		c->verify = verify_ptd;
+	} else {
+		c->verify = verify_coalesced;
 	}
 }
 
 static void add_extended(void)
 {
-	static const char *const ptd_targets[] = { "ptd.io.nofd", "ptd.io.wildcard",
-						   "ptd.io.datamatch" };
-	u32 t;
-
-	add_long_fwcfg_loops();
 	edk2_fifo_no_rep(&probe_traps);
-	add_fifo(SHAPE_LOOP);
-	add_fifo(SHAPE_REP);
-	add_fifo(SHAPE_PROBE_REP);
-	add_fifo_out(SHAPE_LOOP);
-	add_fifo_out(SHAPE_REP);
-	add_fifo_out(SHAPE_PROBE_REP);
-	add_ext_pair("rtc", RTC_INDEX_PORT, HANDLER_COALESCED, 1, 0);
-	add_ext_pair("cf8", PCI_CONFIG_ADDR_PORT, HANDLER_COALESCED, 4, 0);
 	ptd_why = NULL;
 	if (ptd_find(&ptd, &ptd_why))
 		ptd_why = ptd_why ? ptd_why : "pci-testdev unusable";
-	for (t = 0; t < PTD_TESTS; t++)
-		add_ext_pair(ptd_targets[t], 0, t ? HANDLER_IOEVENTFD : HANDLER_USER, 1, t);
+	for (u32 i = 0; i < pio_n_rows; i++)
+		if (pio_rows[i].set == PIO_EXT)
+			add_row(&pio_rows[i]);
 }
 
 /* Set-up of an extended OUT case before it runs; true when it filled the
@@ -954,12 +773,4 @@ void suite_pio_round(const struct tm_config *cfg, u32 round)
 	bench_round(0, 1);
 	if (round + 1 == cfg->rounds)
 		pio_end();
-}
-
-void suite_pio(const struct tm_config *cfg)
-{
-	u32 i;
-
-	for (i = 0; i < cfg->rounds; i++)
-		suite_pio_round(cfg, i);
 }

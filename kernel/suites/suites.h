@@ -8,10 +8,9 @@
 
 /* One round of a suite (kernel word rounds=; from 0: the first sets up,
  * the last checks), so main can interleave the suites' rounds over the
- * whole boot; suite_pio runs all of pio's rounds in a row. */
+ * whole boot. */
 void suite_pio_round(const struct tm_config *cfg, u32 round);
 void suite_exits_round(const struct tm_config *cfg, u32 round);
-void suite_pio(const struct tm_config *cfg);
 /* The pio case table alone (quick; more: the breakdown's extra sweep
  * points), its size returned; and a case's name (NULL past the end). */
 u32 pio_build_table(bool quick, bool more);

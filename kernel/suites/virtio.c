@@ -66,7 +66,6 @@
 #define FLOW_ENOLINK      2002
 #define FLOW_EBADRX       2003
 #define SEQ_MUL           0x85ebca6bu
-#define NAME_LEN          32
 #define MAX_CASES         32
 #define VIRTIO_SUBSYS_NET 1
 #define PAIR_ROUNDS       512        /* kick.interleaved: A, B, A, B, ... */
@@ -78,6 +77,16 @@
 enum policy { POLICY_EACH, POLICY_BATCH, POLICY_EVENT };
 static const char *const policy_names[] = { "each", "batch32", "event" };
 static const u32 sizes[] = { 64, 128, 260, 520, 1024, 1500 };
+/* the packet cases by size and policy, as sizes[] and policy_names[] */
+static const char *const net_names[][ARRAY_SIZE(policy_names)] = {
+	{ "net.64.each", "net.64.batch32", "net.64.event" },
+	{ "net.128.each", "net.128.batch32", "net.128.event" },
+	{ "net.260.each", "net.260.batch32", "net.260.event" },
+	{ "net.520.each", "net.520.batch32", "net.520.event" },
+	{ "net.1024.each", "net.1024.batch32", "net.1024.event" },
+	{ "net.1500.each", "net.1500.batch32", "net.1500.event" },
+};
+_Static_assert(ARRAY_SIZE(net_names) == ARRAY_SIZE(sizes), "virtio: a name row per size");
 
 struct flow {
 	u64 sent, received, corrupt, out_of_order;
@@ -95,7 +104,6 @@ static struct vnet nic_a, nic_b;
 static struct flow flow;
 static struct pci_dev pci_devs[PCI_MAX_DEVICES];
 static struct bench_case cases[MAX_CASES];
-static char names[MAX_CASES][NAME_LEN];
 static struct case_stats case_start;     /* counters when the case began */
 static u32 n_cases;
 static u64 pair_cycles[2][PAIR_ROUNDS];
@@ -448,10 +456,10 @@ static struct bench_case *add_case(const char *name)
 	if (n_cases == MAX_CASES)
 		return NULL;
 	c = &cases[n_cases];
-	fmt_snprintf(names[n_cases], NAME_LEN, "%s", name);
 	kmemset(c, 0, sizeof(*c));
 	c->suite = SUITE;
-	c->name = names[n_cases++];
+	c->name = name;
+	n_cases++;
 	c->target = "virtio-net";
 	c->handler = HANDLER_NONE;      /* KVM with ioeventfd=on, else QEMU */
 	c->dir = DIR_OUT;
@@ -477,7 +485,6 @@ static void add_kick(const char *name, const struct vnet *n, u32 which)
 
 static void build_table(void)
 {
-	char name[NAME_LEN];
 	struct bench_case *c;
 	u32 s, p;
 
@@ -486,8 +493,7 @@ static void build_table(void)
 	add_kick("kick.alone.nic_b", &nic_b, 1);
 	for (s = 0; s < ARRAY_SIZE(sizes); s++)
 		for (p = 0; p < ARRAY_SIZE(policy_names); p++) {
-			fmt_snprintf(name, sizeof(name), "net.%u.%s", sizes[s], policy_names[p]);
-			c = add_case(name);
+			c = add_case(net_names[s][p]);
 			if (!c)
 				return;
 			c->target = "virtio-net.hub";
@@ -726,7 +732,8 @@ static void probe_link(void)
 }
 
 /* Every frame each NIC moved, probes included: the runner compares these
- * with the backend's own port counters (tools/trapmeterlib/testpmd.py). */
+ * with the backend's own port counters
+ * (tools/trapmeterlib/backends/testpmd.py). */
 static void emit_totals(void)
 {
 	char line[400];

@@ -41,11 +41,13 @@ class Boot:
 
 
 def run(*args, timeout=300):
-    """tools/trapmeter run --no-build ARGS, results in a temp file."""
+    """tools/trapmeter run --no-build --table full ARGS (the boot tests read
+    the full table), results in a temp file."""
     with tempfile.TemporaryDirectory(prefix="tm-test-") as tmp:
         out = os.path.join(tmp, "results.json")
         log = os.path.join(tmp, "serial.log")
-        argv = [RUNNER, "run", "--no-build", "--json", out, "--log", log, *args]
+        argv = [RUNNER, "run", "--no-build", "--json", out, "--log", log,
+                "--table", "full", *args]
         proc = subprocess.run(argv, capture_output=True, text=True, timeout=timeout,
                               cwd=ROOT)
         results = None

@@ -18,12 +18,13 @@ class AbUnderTcg(unittest.TestCase):
         cls.dir = tempfile.mkdtemp(prefix="tm-ab-")
         cls.addClassCleanup(shutil.rmtree, cls.dir, True)
         cls.paths = {k: os.path.join(cls.dir, k + ".json") for k in "abv"}
+        cls.html = os.path.join(cls.dir, "ab.html")
         cls.proc = subprocess.run(
             [RUNNER, "ab", "--no-build", "--accel", "tcg", "--suite", "pio",
              "--case", "fwcfg.in8.single.512,pic.in8.single.512",
              "--max-boots", "4", "--looks", "1", "--min-samples", "9",
              "--a-json", cls.paths["a"], "--b-json", cls.paths["b"],
-             "--json", cls.paths["v"]],
+             "--json", cls.paths["v"], "--html", cls.html],
             capture_output=True, text=True, timeout=600, cwd=ROOT)
 
     def test_status_and_progress(self):
@@ -31,6 +32,17 @@ class AbUnderTcg(unittest.TestCase):
         self.assertEqual(self.proc.returncode, 0, self.proc.stderr[-3000:])
         self.assertIn("planning boot (side A, not compared)", self.proc.stderr)
         self.assertIn("round 2: 2+2 boots", self.proc.stderr)
+
+    def test_summary_heads_the_table_and_the_report_is_written(self):
+        head = self.proc.stdout.splitlines()[:4]
+        self.assertTrue(head[0].startswith("trapmeter ab: A "), head)
+        self.assertTrue(head[1].startswith("verdicts (2+2 boots): "), head)
+        with open(self.html) as fh:
+            text = fh.read()
+        for ident in ("summary", "table-verdicts", "table-looks", "fig-strip"):
+            self.assertIn('id="%s"' % ident, text)
+        # 2+2 boots flag nothing: the strip plot's place says so
+        self.assertIn("figure not drawn: no metric was flagged", text)
 
     def test_every_boot_ran_the_raised_plan(self):
         for side in "ab":

@@ -5,6 +5,7 @@ without replacement from a model pool fitted to the recorded A/A session)
 that early stopping keeps the false-alarm level and that "unchanged" keeps
 its own, judged by exact binomial bounds."""
 import copy
+import io
 import math
 import os
 import sys
@@ -19,6 +20,7 @@ from trapmeterlib.guest import plan  # noqa: E402
 from trapmeterlib.stats import abtest, bootstats, compare  # noqa: E402
 from tests.host import ab_simulation as sim  # noqa: E402
 from trapmeterlib.commands import ab as ab_cmd  # noqa: E402
+from trapmeterlib.output import progress  # noqa: E402
 
 
 def ab_pool():
@@ -290,6 +292,8 @@ class FakeSession:
         self.look_s, self.compare_s = 0.0, 0.0
         self.n = {"a": 0, "b": 0}
         self.levels = []
+        self.title = "ab"
+        self.status = progress.Progress(io.StringIO(), terminal=False)
 
     def make_plan(self):
         pass
@@ -403,6 +407,50 @@ class CountBoots(unittest.TestCase):
         proc = Cli.run_cli(self, "ab", "--no-build", "--count-boots", "-1")
         self.assertEqual(proc.returncode, 2, proc.stderr)
         self.assertIn("--count-boots must be 0 or more", proc.stderr)
+
+
+class SentinelList(unittest.TestCase):
+    """Without --case or --suite, ab (and sensitivity, through it) runs the
+    sentinel list, and the verdict's lines say which list ran."""
+
+    @staticmethod
+    def args(a="", b=""):
+        return types.SimpleNamespace(a_args=a, b_args=b)
+
+    def test_no_choice_runs_the_sentinel_list(self):
+        words, label = ab_cmd.case_list(self.args(), ["--accel", "kvm"])
+        self.assertEqual(words[:4], ["--suite", ab_cmd.SENTINEL_SUITES, "--case",
+                                     ",".join(ab_cmd.SENTINEL_CASES)])
+        self.assertEqual(words[4:], ["--accel", "kvm"])
+        self.assertIn("sentinel list", label)
+        self.assertIn("pio.user", label)    # sensitivity's round trip
+
+    def test_a_choice_anywhere_runs_it(self):
+        for shared, a, b in ((["--case", "cpuid"], "", ""),
+                             (["--suite=ide"], "", ""),
+                             ([], "--case pio.*", ""), ([], "", "--suite ide")):
+            words, label = ab_cmd.case_list(self.args(a, b), list(shared))
+            self.assertEqual(words, shared)
+            self.assertNotIn("sentinel", label)
+
+    def test_one_or_two_cases_per_handler_class_and_direction(self):
+        # the choice written down in docs/design.md: the pio cases by
+        # (handler, direction) from their names; the exits anchors
+        classes = {}
+        for case in ab_cmd.SENTINEL_CASES:
+            if case in ("cpuid", "pio.kernel", "pio.user"):
+                continue
+            target, direction = case.split(".")[0], case.split(".")[1][:-1]
+            classes.setdefault((target in ("pic", "elcr"), direction),
+                               []).append(case)
+        self.assertEqual(len(classes), 4)
+        self.assertTrue(all(1 <= len(v) <= 2 for v in classes.values()))
+        self.assertTrue(all(c.endswith(".512") for v in classes.values()
+                            for c in v))
+        with open(os.path.join(ROOT, "docs", "design.md")) as fh:
+            design = fh.read()
+        for case in ab_cmd.SENTINEL_CASES:
+            self.assertIn("`%s`" % case, design)
 
 
 class ShimProof(unittest.TestCase):

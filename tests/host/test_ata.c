@@ -7,6 +7,8 @@
  */
 #include "tests/host/check.h"
 #include "tests/host/fake_io.h"
+#include "tests/host/fake_tsc.h"
+#include "arch/x86/tsc.h"
 #include "drivers/ata.h"
 #include "kernel/suites/idepat.h"
 #include "model/model.h"
@@ -269,6 +271,20 @@ static u32 pci_read(void)
 	return 0;
 }
 
+/* A drive stuck in BSY: each status read takes STUCK_POLL_CYCLES of the
+ * fake clock; after STUCK_POLL_MAX reads (far past any bound) it gives
+ * in, so a wait without a time bound ends, and says so, instead of
+ * hanging the test. */
+#define STUCK_POLL_CYCLES 1000000u      /* 1 ms at the tests' 1 GHz */
+#define STUCK_POLL_MAX    100000u
+static u32 stuck_polls;
+
+static u8 stuck_status(void)
+{
+	fake_tsc_now += STUCK_POLL_CYCLES;
+	return ++stuck_polls > STUCK_POLL_MAX ? ST_READY : ATA_SR_BSY;
+}
+
 static u32 read_hook(u16 port, u8 width)
 {
 	struct fdrive *d;
@@ -285,8 +301,10 @@ static u32 read_hook(u16 port, u8 width)
 	d = &ch->d[ch->sel];
 	if (!d->present)
 		return 0;                     /* QEMU: absent drive reads 0 */
+	if (reg == ATA_REG_STATUS && d->stuck_bsy)
+		return stuck_status();
 	if (reg == ATA_REG_STATUS)
-		return d->stuck_bsy ? ATA_SR_BSY : d->status;
+		return d->status;
 	if (reg == ATA_REG_ERROR)
 		return d->error;
 	if (reg != ATA_REG_DATA)
@@ -644,10 +662,39 @@ static void test_errors_named(void)
 	CHECK_CONTAINS(ata_last_error(), "ABRT");
 	CHECK_EQ_S64(ata_read(&hd, DISK_SECTORS - 1, 2, buf, ATA_XFER_REP16, true, false), -ERANGE);
 	CHECK_CONTAINS(ata_last_error(), "READ SECTORS EXT");
+}
+
+/* A drive that never clears BSY: the wait ends by the fake clock after
+ * its bound, with an error that names the bound; the same for a CD's
+ * PACKET command. */
+static void test_stuck_bsy_times_out(void)
+{
+	static u8 buf[2048];
+	u64 t0;
+
+	setup_drives();
+	fake_tsc_on = true;
+	fake_tsc_read_cost = 20;
+	tsc.khz = 1000000;
 	chans[0].d[0].stuck_bsy = true;
+	stuck_polls = 0;
+	t0 = fake_tsc_now;
 	CHECK_EQ_S64(ata_read(&hd, 1, 1, buf, ATA_XFER_REP16, false, false), -ETIMEDOUT);
-	CHECK_CONTAINS(ata_last_error(), "ata0.0: READ SECTORS: timeout");
+	CHECK_CONTAINS(ata_last_error(), "ata0.0: READ SECTORS: timeout after 5000 ms");
 	CHECK_CONTAINS(ata_last_error(), "BSY");
+	CHECKF(stuck_polls <= STUCK_POLL_MAX, "the wait outlasted %u polls", STUCK_POLL_MAX);
+	CHECK(fake_tsc_now - t0 >= 5000ull * 1000000);
+	CHECK(fake_tsc_now - t0 < 5010ull * 1000000);
+	chans[0].d[0].stuck_bsy = false;
+	setup_drives();
+	cd.blocks = CD_SECTORS;
+	chans[1].d[0].stuck_bsy = true;
+	stuck_polls = 0;
+	CHECK_EQ_S64(atapi_read(&cd, 16, 1, buf, ATA_XFER_LOOP16, false), -ETIMEDOUT);
+	CHECK_CONTAINS(ata_last_error(), "timeout after 5000 ms");
+	CHECKF(stuck_polls <= STUCK_POLL_MAX, "the wait outlasted %u polls", STUCK_POLL_MAX);
+	chans[1].d[0].stuck_bsy = false;
+	fake_tsc_on = false;
 }
 
 static void test_atapi(void)
@@ -776,6 +823,7 @@ int main(void)
 	RUN(test_read_ext_registers, "ata: READ SECTORS EXT port sequence");
 	RUN(test_multiple, "ata: SET MULTIPLE + READ MULTIPLE blocks");
 	RUN(test_write, "ata: WRITE SECTORS/MULTIPLE then read back");
+	RUN(test_stuck_bsy_times_out, "ata: a drive stuck in BSY times out after 5000 ms by the clock, named");
 	RUN(test_errors_named, "ata: device error and timeout name drive and command");
 	RUN(test_atapi, "atapi: ready, capacity, READ(10)/(12) every method");
 	RUN(test_atapi_packet_sequence, "atapi: CDB words and byte count per block");

@@ -12,7 +12,9 @@ from trapmeterlib.commands import compare as compare_cmd  # noqa: E402
 from tests.host.test_breakdown import anchors, sweep  # noqa: E402
 
 
-def doc(n=4, round_trip=0.0, kernel=9000.0, with_exits=True):
+def doc(n=4, round_trip=0.0, kernel=9000.0, with_exits=True, counted=None):
+    """A side of n boots; exits counted in every boot, or (ab's
+    --count-boots) in the first `counted` only."""
     boots = []
     for b in range(n):
         jitter = lambda i, b=b: 1.0 + 0.002 * ((i * 5 + b * 3) % 7)  # noqa: E731
@@ -20,7 +22,8 @@ def doc(n=4, round_trip=0.0, kernel=9000.0, with_exits=True):
                         noise=jitter)
         results += anchors(kernel=kernel + 20.0 * (b % 3))
         for r in results:
-            if r["suite"] == "pio" and with_exits:
+            if r["suite"] == "pio" and with_exits and (counted is None
+                                                       or b < counted):
                 r["exits_measured"] = r["exits_model"]
         boots.append({"index": b, "results": results})
     return {"schema": 2, "boots": boots}
@@ -36,6 +39,38 @@ class Attribution(unittest.TestCase):
         lo, hi = entry["components"]["device_model"]["ci"]
         self.assertLessEqual(lo, 0.0)
         self.assertGreaterEqual(hi, 0.0)
+
+    def test_ab_s_default_session_attributes_with_one_counted_boot(self):
+        # ab --count-boots 1: the first boot of each side counts exits;
+        # the others take its exits per op, so every boot has a breakdown
+        self.assertEqual(len(attribution.per_boot(doc(counted=1))), 4)
+        attr = attribution.attribution(doc(counted=1),
+                                       doc(round_trip=2445.0, counted=1))
+        self.assertEqual(attr["fwcfg.in"]["moved"], "qemu_round_trip")
+        # no boot counted: no exits known, nothing to attribute (TCG)
+        self.assertEqual(attribution.per_boot(doc(counted=0)), [])
+
+    def test_the_anchors_alone_name_a_slower_round_trip(self):
+        # ab's sentinel list has no size sweep: cpuid, pio.kernel and
+        # pio.user alone lay out one access to a QEMU port
+        def side(round_trip):
+            boots = []
+            for b in range(4):
+                j = 20.0 * ((b * 3) % 5)
+                boots.append({"results": [
+                    {"suite": "pio", "case": "fwcfg.in8.single.512",
+                     "exits_measured": 513.0, "cycles": {"min": 1e7}},
+                    {"suite": "exits", "case": "cpuid", "cycles_net": 300.0 + j},
+                    {"suite": "exits", "case": "pio.kernel", "cycles_net": 1500.0 + j},
+                    {"suite": "exits", "case": "pio.user",
+                     "cycles_net": 24000.0 + round_trip + j}]})
+            return {"boots": boots}
+        attr = attribution.attribution(side(0.0), side(9000.0))
+        entry = attr[attribution.ANCHOR_CLASS]
+        self.assertEqual(entry["moved"], "qemu_round_trip")
+        self.assertAlmostEqual(entry["delta"], 9000.0, delta=1.0)
+        self.assertIsNone(attribution.attribution(side(0.0), side(0.0))
+                          [attribution.ANCHOR_CLASS]["moved"])
 
     def test_a_slower_in_kernel_port_is_kvm_pio_not_the_round_trip(self):
         # every exit slower by 1500 through KVM: kvm_pio moves, the rest not

@@ -34,9 +34,8 @@ static struct tm_config cfg;
 /* ---- what bench.c calls besides the framework ----------------------- */
 
 /* COM1 RX for phase sync: the byte comes after polls_left[point] polls */
-int uart_getc_timeout(u64 spins)
+int uart_getc_ready(void)
 {
-	(void)spins;
 	if (--polls_left[poll_phase] == 0)
 		return reply[poll_phase++];
 	return -1;
@@ -306,8 +305,8 @@ static void test_min_samples(void)
 	CHECK_EQ_U64(bench_min_samples(400000000, 1000000), 2);  /* never below 2 */
 }
 
-/* Long ops under the default 60 ms budget: a 40 ms op used to stop at 3
- * samples (too few for a stable median); 5 fit in LONG_CASE_MS.  A
+/* Long ops under the default 60 ms budget: a 40 ms op takes 5 samples
+ * (3 are too few for a stable median), as 5 fit in LONG_CASE_MS; a
  * 150 ms op stops at 2. */
 static void test_long_case_floor(void)
 {
@@ -367,7 +366,7 @@ static void test_sync_polls_reported(void)
 	start = fake_console_n;
 	bench_run(&the_case, &r);
 	l = result_line();
-	CHECK_EQ_S64(field(l, "sync", "polls_e0"), 0);   /* no e0 point any more */
+	CHECK_EQ_S64(field(l, "sync", "polls_e0"), 0);   /* a case has no e0 point */
 	CHECK_EQ_S64(field(l, "sync", "polls_m0"), 7);
 	CHECK_EQ_S64(field(l, "sync", "polls_m1"), 2);
 	CHECK_EQ_S64(field(l, "sync", "polls_c0"), 4);

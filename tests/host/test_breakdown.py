@@ -7,6 +7,7 @@ import unittest
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..", "tools"))
 from trapmeterlib.stats import breakdown as bd  # noqa: E402
+from trapmeterlib.output import figure as fig  # noqa: E402
 
 SIZES = (16, 512, 1024, 2048, 4096, 16384, 65536)
 SPLITS = ((1024, 3584), (2048, 3584), (4096, 3584), (16, 4088))
@@ -310,15 +311,50 @@ class Layers(unittest.TestCase):
         self.assertAlmostEqual(sum(c.values()), out["measured"], delta=1e-6)
 
     def test_an_in_kernel_class_is_exit_kvm_and_device_without_round_trip(self):
+        # the per-boot fit keeps what the rows measured (of either sign)
         out = bd.boot_breakdown(kernel_sweep() + anchors(cpuid=300.0))["pic.in"]
         c = out["components"]
         self.assertIsNone(c["qemu_round_trip"])
         self.assertAlmostEqual(c["vm_exit"], 300.0)
         self.assertAlmostEqual(c["device_model"], 350.0, delta=0.01)
         self.assertAlmostEqual(c["kvm_pio"], -2000.0 - 300.0, delta=1.0)
-        self.assertAlmostEqual(out["measured"], -1650.0, delta=1.0)
         self.assertTrue(out["in_kernel"])
-        self.assertFalse(out["fit"]["poor"])
+        # every loop is mostly its control (as on a software backend): the
+        # single access is the control envelope's extrapolation
+        self.assertFalse(out["fit"]["identifiable"])
+        self.assertEqual(out["not_identifiable"], ["measured", "per_exit", "kvm_pio"])
+
+    def test_what_is_stored_and_shown_is_never_below_zero(self):
+        # the figure rule: results.json keeps null and the reason, and the
+        # fit verdict does not say "ok" beside a figure not resolved
+        entry = bd.breakdown([kernel_sweep() + anchors(cpuid=300.0)])[0]
+        self.assertEqual(entry["class"], "pic.in")
+        self.assertIsNone(entry["measured"])
+        self.assertEqual(entry["measured_reason"], fig.NOT_IDENTIFIABLE)
+        kvm = entry["components"]["kvm_pio"]
+        self.assertEqual((kvm["cycles"], kvm["kind"]), (None, fig.NOT_RESOLVED))
+        self.assertEqual(entry["components"]["device_model"]["kind"], fig.MEASURED)
+        self.assertIsNone(entry["fit"]["per_exit"])
+        self.assertEqual(entry["fit"]["per_exit_reason"], fig.NOT_IDENTIFIABLE)
+        row_ = bd.table_rows([entry])[0]
+        self.assertEqual(row_[1], fig.SHORT)
+        self.assertNotIn("ok", row_[-1])
+        self.assertIn("total, KVM PIO n.r.", row_[-1])
+        self.assertFalse(any(c.lstrip().startswith("-") and c != "-" for c in row_))
+
+    def test_a_cost_below_zero_is_not_resolved_where_the_loops_identify_it(self):
+        # a QEMU port whose loops are not mostly control (each half its
+        # time), but whose single access came out below zero
+        rows = [row("fwcfg", "single", n, n, -500.0 * n, ctl=1000.0 * n)
+                for n in (1, 16, 64, 512)]
+        rows += [row("fwcfg", "rep", n, -(-n // 1024),
+                     5000.0 - 500.0 * -(-n // 1024) + 150.0 * n, ctl=2000.0)
+                 for n in (16, 512, 4096)]
+        self.assertTrue(bd.boot_breakdown(rows + anchors())["fwcfg.in"]["fit"]["identifiable"])
+        entry = bd.combine([bd.boot_breakdown(rows + anchors())])[0]
+        self.assertIsNone(entry["measured"])
+        self.assertEqual(entry["measured_reason"], fig.BELOW_ZERO)
+        self.assertNotIn("ok", bd.fit_cell(entry))
 
     def test_a_faster_row_stays_where_the_rest_could_not_be_held_out(self):
         # the default table's in-kernel rows: three loops (each mostly its

@@ -13,6 +13,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)
 DEPS = os.path.join(ROOT, "tools", "deps")
 # tools the tests would otherwise skip or fail without -> Debian package
 TEST_TOOLS = {"gnuplot": "gnuplot-nox", "lava-run": "lava-dispatcher",
+              "chromium": "chromium",
               "objdump": "binutils", "pgrep": "procps"}
 BASE_TOOLS = ("qemu-system-x86_64", "grub-mkrescue", "xorriso", "mformat",
               "nasm", "gcc", "make", "python3", "sh", "tr", "sort", "echo",

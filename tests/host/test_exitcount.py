@@ -64,6 +64,24 @@ class QmpArithmetic(unittest.TestCase):
         self.assertEqual(res["exits_counter"], "exits")
         self.assertFalse(res["exits_model_mismatch"])
 
+    def test_a_count_below_the_empty_window_is_not_resolved(self):
+        # the figure rule: 100 exits in the window against 140 of sync
+        # traffic is no count at all (it was stored as -0.1 per op)
+        res = exitcount.fill_result(result(ops=375), snaps(1000, 1100),
+                                    boot=boot(140))
+        self.assertIsNone(res["exits_qmp"])
+        self.assertIsNone(res["exits_measured"])
+        self.assertIsNone(res["exit_stats_per_op"]["exits"])
+        self.assertEqual(res["exits_qmp_reason"], exitcount.COUNT_BELOW)
+        self.assertIn("exits", res["exit_stats_per_op_reason"])
+        self.assertIn("none distinguishable", res["exits_note"])
+        self.assertIn("n.r.", report.fmt_measured(res))
+        # a later fill of the same record leaves no stale reason
+        again = exitcount.fill_result(res, snaps(1000, 1000 + 140 + 375),
+                                      boot=boot(140))
+        self.assertNotIn("exits_qmp_reason", again)
+        self.assertEqual(again["exits_qmp"], 1.0)
+
     def test_polls_before_the_pause_are_taken_out(self):
         # 137 status polls at m1 before the host paused (those at m0 lie
         # before the window)

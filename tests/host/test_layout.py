@@ -99,6 +99,55 @@ OLD_TREE = [
 ]
 
 
+CASES = os.path.join(ROOT, "tests", "fixtures", "cases.txt")
+COMMENT = re.compile(r"/\*.*?\*/|//[^\n]*", re.S)
+
+
+def committed_cases():
+    """(suite, name) of tests/fixtures/cases.txt, in its order."""
+    with open(CASES, encoding="utf-8") as f:
+        return [tuple(line.split()) for line in f
+                if line.strip() and not line.startswith("#")]
+
+
+def kernel_code():
+    """The C of kernel/, comments left out (a name in a comment is no case)."""
+    text = []
+    for rel in guest_files():
+        if layer(rel) in ("kernel", "suites"):
+            with open(os.path.join(ROOT, rel), encoding="utf-8") as f:
+                text.append(COMMENT.sub("", f.read()))
+    return "\n".join(text)
+
+
+def names_not_written_out(names, code):
+    return [n for n in names if f'"{n}"' not in code]
+
+
+class CaseNames(unittest.TestCase):
+    """A case can be found by grepping kernel/ for its name."""
+
+    def test_every_committed_case_is_written_out(self):
+        names = [name for _suite, name in committed_cases()]
+        self.assertGreater(len(names), 250)
+        self.assertEqual(len(names), len(set(names)), "a name twice in the list")
+        self.assertEqual(names_not_written_out(names, kernel_code()), [])
+
+    def test_a_name_built_at_run_time_is_caught(self):
+        code = 'fmt_snprintf(name, n, "%s.%s%u", target, dir, bits);'
+        self.assertEqual(names_not_written_out(["fwcfg.in8.rep.4096"], code),
+                         ["fwcfg.in8.rep.4096"])
+        self.assertEqual(names_not_written_out(["x.y"], COMMENT.sub("", '/* "x.y" */')),
+                         ["x.y"])
+
+    def test_pio_table_is_the_list(self):
+        """suite=all runs every row of kernel/suites/pio_table.c, in order."""
+        with open(os.path.join(ROOT, "kernel", "suites", "pio_table.c"), encoding="utf-8") as f:
+            rows = re.findall(r'^\t[A-Z]+\("([^"]+)"', f.read(), re.M)
+        listed = [name for suite, name in committed_cases() if suite == "pio"]
+        self.assertEqual(rows, listed)
+
+
 class Layout(unittest.TestCase):
     def test_layers_include_only_below(self):
         self.assertEqual(layering_violations(guest_includes()), [])

@@ -12,12 +12,14 @@
 #include "kernel/bench.h"
 #include "kernel/console.h"
 #include "kernel/suites/suites.h"
+#include "kernel/suites/pio.h"
 #include "drivers/fw_cfg.h"
 #include "drivers/uart16550.h"
 #include "arch/x86/tsc.h"
 #include "arch/x86/trap.h"
 #include "arch/x86/paging.h"
 #include <stdio.h>
+#include <unistd.h>
 
 #define BLOB_SIZE 65536
 
@@ -42,9 +44,8 @@ int paging_map_mmio(u64 phys, u64 size)
 	return -ENODEV;
 }
 
-int uart_getc_timeout(u64 spins)
+int uart_getc_ready(void)
 {
-	(void)spins;
 	return 's';
 }
 
@@ -84,7 +85,8 @@ static void run_suite_words(int bad, const char *words)
 	char err[160];
 	u32 i;
 
-	for (i = 0; i < BLOB_SIZE; i++)        /* tools/trapmeterlib/qemu.py make_blob */
+	/* the blob of tools/trapmeterlib/guest/qemu.py make_blob */
+	for (i = 0; i < BLOB_SIZE; i++)
 		blob[i] = (u8)(i * 7 + (i >> 8) + 0x5a);
 	if (bad >= 0)
 		blob[bad] ^= 0x40;
@@ -103,7 +105,8 @@ static void run_suite_words(int bad, const char *words)
 	cmdline_defaults(&cfg);
 	CHECK_EQ_S64(cmdline_parse(words, &cfg, err, sizeof(err)), 0);
 	bench_init(&cfg);
-	suite_pio(&cfg);
+	for (i = 0; i < cfg.rounds; i++)      /* all of pio's rounds in a row */
+		suite_pio_round(&cfg, i);
 }
 
 static void run_suite(int bad)
@@ -168,6 +171,32 @@ static void test_breakdown_extras_only_extended(void)
 	CHECK_EQ_U64(pio_build_table(false, true) - plain, 22);
 	for (i = 0; i < ARRAY_SIZE(extras); i++)
 		CHECK(table_has(extras[i]));
+}
+
+/* A row's name says what it does: target, direction and bits, method,
+ * bytes, ".split" off a page start (edk2's shapes: target.fifo.shape.N);
+ * no name twice. */
+static void test_names_say_what_rows_do(void)
+{
+	static const char *const shape_names[] = { "", "loop", "rep", "probe_rep" };
+	char want[64];
+	u32 i, k;
+
+	CHECK(pio_n_rows > 100);
+	for (i = 0; i < pio_n_rows; i++) {
+		const struct pio_row *r = &pio_rows[i];
+
+		if (r->kind == PIO_FIFO)
+			snprintf(want, sizeof(want), "%s.fifo.%s.%u", r->target,
+				 shape_names[r->shape], r->bytes);
+		else
+			snprintf(want, sizeof(want), "%s.%s%u.%s.%u%s", r->target,
+				 r->dir == DIR_IN ? "in" : "out", r->width * 8,
+				 bench_method_name(r->method), r->bytes, r->off ? ".split" : "");
+		CHECK_STR(r->name, want);
+		for (k = 0; k < i; k++)
+			CHECKF(strcmp(pio_rows[k].name, r->name) != 0, "%s twice", r->name);
+	}
 }
 
 /* rounds=2: a result line per case, then a short round record (schema 4);
@@ -240,6 +269,27 @@ static void test_dma_control_traps_nothing(void)
 	CHECK_EQ_U64(buf[4095], 0x33);
 }
 
+/* A DMA transfer the device never completes (this fake bus ignores the
+ * doorbell): the poll ends by the clock after its 1000 ms bound, counted
+ * by the fake TSC's reads (0.5 ms each here).  An unbounded poll never
+ * ends: the alarm kills the test binary instead. */
+static void test_dma_that_never_completes(void)
+{
+	static u8 buf[64];
+	u64 t0;
+
+	run_suite(-1);
+	fake_io_write_hook = NULL;
+	fake_tsc_read_cost = 1000000;           /* 0.5 ms at 2 GHz */
+	t0 = fake_tsc_now;
+	alarm(20);
+	CHECK_EQ_S64(fw_cfg_dma_read(0x20, buf, sizeof(buf)), -ETIMEDOUT);
+	alarm(0);
+	CHECK(fake_tsc_now - t0 >= 1000ull * 2000000);
+	CHECK(fake_tsc_now - t0 <= 1000ull * 2000000 + 2 * 1000000);
+	fake_tsc_read_cost = 400;
+}
+
 /* What OUT cases write: the blob's pattern to QEMU's ports (debugcon
  * here, from byte 0 of the buffer at every op), all ones to the PIC's mask
  * and what ELCR held (all ones on this fake bus), whatever ran before. */
@@ -279,9 +329,11 @@ int main(void)
 	RUN(test_rounds_check_once, "pio: rounds=2 runs each case twice and checks it once");
 	RUN(test_later_rounds_short, "pio: rounds after the first send short round records, no case lines");
 	RUN(test_selection_once_per_boot, "pio: the case globs are matched once per boot, not once per round");
+	RUN(test_names_say_what_rows_do, "pio: every row's name says its target, direction, width, method and size");
 	RUN(test_breakdown_extras_only_extended, "pio: the breakdown's extra sweep points are extended cases, not default ones");
 	RUN(test_bad_byte_fails_cases, "pio: one wrong blob byte fails the per-case data check");
 	RUN(test_out_cases_write_the_pattern, "pio: OUT cases write the pattern, PIC and ELCR what they held");
+	RUN(test_dma_that_never_completes, "pio: a fw_cfg DMA that never completes times out after 1000 ms by the clock");
 	RUN(test_dma_control_traps_nothing, "pio: the fw_cfg DMA control makes no port access");
 	return check_summary();
 }

@@ -67,8 +67,48 @@ static void test_pit_calibration(void)
 	CHECK_EQ_U64(tsc_cycles_to_ps(TRUE_KHZ), 1000000000ull);
 }
 
+/* A PIT whose OUT2 never rises: each round gives up by the clock after
+ * PIT_WAIT_US counted at TSC_MAX_KHZ (the rate is unknown yet), and the
+ * frequency comes from the next source.  After DEAD_POLL_MAX polls (far
+ * past the bound) the fake gives in, so an unbounded wait fails here
+ * instead of hanging. */
+#define DEAD_POLL_CYCLES 10000000u        /* 1 ms at 10 GHz */
+#define DEAD_POLL_MAX    1000000u
+static u32 dead_polls;
+
+static u32 dead_read(u16 port, u8 width)
+{
+	(void)width;
+	if (port != 0x61)
+		return 0;
+	fake_tsc_now += DEAD_POLL_CYCLES;
+	return ++dead_polls > DEAD_POLL_MAX ? 0x20 : 0;
+}
+
+static void test_pit_that_never_fires(void)
+{
+	u64 t0;
+
+	fake_io_read_hook = dead_read;
+	fake_io_write_hook = io_write;
+	fake_tsc_on = true;
+	fake_tsc_read_cost = 20;
+	dead_polls = 0;
+	tsc.khz = 1;                  /* whatever was there: tsc_init forgets it */
+	t0 = fake_tsc_now;
+	tsc_init();
+	CHECKF(dead_polls <= DEAD_POLL_MAX, "the PIT wait outlasted %u polls", DEAD_POLL_MAX);
+	CHECK(strcmp(tsc.source, "pit") != 0);
+	CHECK(tsc.guess);
+	/* three rounds of 1 s each at 10 GHz, a few polls over each (the
+	 * round reads port 0x61 once before it starts the clock) */
+	CHECK(fake_tsc_now - t0 >= 3 * 10000000000ull);
+	CHECK(fake_tsc_now - t0 < 3 * (10000000000ull + 4ull * DEAD_POLL_CYCLES));
+}
+
 int main(void)
 {
 	RUN(test_pit_calibration, "pit: PIT one-shot calibration gives the TSC frequency within 0.1 %");
+	RUN(test_pit_that_never_fires, "pit: a PIT that never fires ends each round after 1 s by the clock");
 	return check_summary();
 }

@@ -94,10 +94,32 @@ class Expand(unittest.TestCase):
             self.expanded(control_none="none declared")
         self.assertIn("not both", str(err.exception))
 
-    def test_control_slower_gives_zero_per_exit(self):
+    def test_control_slower_gives_no_figure_and_a_reason(self):
+        # the figure rule: no net at or below zero is stored, and no cost
+        # per exit is divided from one (it was 0.00: never measured)
         rec = self.expanded(cycles_control=[1, 1, 99999999, 1, 1])
-        self.assertEqual(rec["cycles_per_exit_model"], 0.0)
-        self.assertLess(rec["cycles_net"]["median"], 0)
+        self.assertIsNone(rec["cycles_net"]["median"])
+        self.assertGreater(rec["cycles_net"]["min"], 0)
+        self.assertEqual(rec["cycles_net_reason"], resultform.NET_REASON)
+        self.assertIsNone(rec["cycles_per_exit_model"])
+        self.assertEqual(rec["cycles_per_exit_model_reason"],
+                         resultform.NET_REASON)
+        # the measured difference stays a function of what is stored
+        self.assertEqual(resultform.raw_net(rec), 92468194 - 99999999)
+        again = json.loads(json.dumps(rec))
+        self.assertEqual(resultform.apply_rule(again), rec)
+
+    def test_a_stored_negative_net_is_ruled_on_reading(self):
+        # a schema-2 record (the guest printed the net) as an earlier
+        # runner stored it
+        rec = {"cycles": {"min": 10, "p10": 12, "median": 15},
+               "cycles_net": {"min": -4, "p10": 2, "median": -1},
+               "exits_model": 1, "cycles_per_exit_model": 0.0}
+        resultform.apply_rule(rec)
+        self.assertEqual(rec["cycles_net"], {"min": None, "p10": 2,
+                                             "median": None})
+        self.assertIsNone(rec["cycles_per_exit_model"])
+        self.assertIn("cycles_per_exit_model_reason", rec)
 
     def test_plan_and_units(self):
         rec = self.expanded(stop="plan", width=4, bytes=512)

@@ -716,8 +716,10 @@ class FakeQemuTest(CliCase):
         return self.write(name, text, 0o755)
 
     def run_fake(self, fake, *args, timeout=60):
+        """A run against a fake QEMU, printing the full table (what these
+        tests read; the summary has its own tests)."""
         return self.cli("run", "--no-build", "--accel", "tcg", "--qemu", fake,
-                        *args, timeout=timeout)
+                        "--table", "full", *args, timeout=timeout)
 
     def test_sleeping_qemu_times_out(self):
         fake = self.fake("sleepy", """

@@ -103,13 +103,20 @@ class Report(unittest.TestCase):
                "cycles_net": {"median": 700}}
         row = report.result_row(res)
         self.assertEqual(row[3:6], ["1000", "300", "700"])
+        # the figure rule: a net below zero is not resolved, never "-5"
         res["cycles_net"] = {"median": -5}
-        self.assertEqual(report.result_row(res)[5], "<0")
+        self.assertEqual(report.result_row(res)[5], "n.r.")
         text = report.render_report({}, {}, [res], [], [])
-        self.assertIn("net <0", text)
-        agg = report.aggregate_results([[dict(res, cycles_net={"median": 10})],
-                                        [dict(res, cycles_net={"median": 30})]])
+        self.assertIn("n.r.: not resolved: net estimate at or below zero", text)
+        self.assertNotIn("-5", text)
+        agg = report.aggregate_results([[dict(res, cycles={"median": 310})],
+                                        [dict(res, cycles={"median": 330})]])
         self.assertEqual(agg[0]["cycles_net"], {"median": 20})
+        # a median over boots of nets of either sign is ruled as a whole
+        agg = report.aggregate_results([[dict(res, cycles={"median": 290})],
+                                        [dict(res, cycles={"median": 305})]])
+        self.assertEqual(agg[0]["cycles_net"], {"median": None})
+        self.assertEqual(report.result_row(agg[0])[5], "n.r.")
 
     def test_control_none_is_said_not_blank(self):
         why = "only the interrupt itself does what the op does"

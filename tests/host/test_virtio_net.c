@@ -1,9 +1,9 @@
 /*
  * tests/host/test_virtio_net.c - the receive bookkeeping of
  * drivers/virtio_net.c on the host, both paths: normal (one 2 KiB buffer
- * per frame) and mergeable (VIRTIO_NET_F_MRG_RXBUF, 5.1.6.4: 512-byte
- * buffers, the first one's num_buffers says how many used entries form
- * the frame).  The test plays the device: it takes available buffers in
+ * per frame; with a legacy device's 10-byte header or a modern one's 12)
+ * and mergeable (VIRTIO_NET_F_MRG_RXBUF, 5.1.6.4: 512-byte buffers, the
+ * first one's num_buffers says how many used entries form the frame).  The test plays the device: it takes available buffers in
  * order, writes header and frame across them, and publishes used entries.
  */
 #include "tests/host/check.h"
@@ -13,7 +13,10 @@
 #include "arch/x86/tsc.h"
 
 #define QSIZE     16
-#define HDR       12
+/* feature sets: legacy (ANY_LAYOUT: 10-byte header), modern, mergeable */
+#define F_LEGACY  (1ull << VIRTIO_F_ANY_LAYOUT)
+#define F_MODERN  (1ull << VIRTIO_F_VERSION_1)
+#define F_MRG     (F_MODERN | 1ull << VIRTIO_NET_F_MRG_RXBUF)
 
 /* host stubs for what virtio_pci.c links against */
 struct tsc_info tsc;
@@ -25,13 +28,19 @@ static u8 bufs[VIRTQ_MAX_SIZE * VNET_BUF_SIZE];
 static u8 frame[VNET_MAX_FRAME];
 static struct vnet n;
 static u16 dev_avail;           /* the device's next available entry */
+static u32 dev_hdr;             /* the header the device writes (5.1.6.1) */
 
-static void fresh(bool mrg)
+/* The receive side as vnet_init sets it up, over the test's memory. */
+static void fresh(u64 features)
 {
 	memset(&n, 0, sizeof(n));
 	memset(ring, 0, sizeof(ring));
 	dev_avail = 0;
-	CHECK_EQ_S64(vnet_rx_init_mem(&n, QSIZE, ring, bufs, mrg), 0);
+	dev_hdr = features == F_LEGACY ? 10 : 12;
+	vnet_set_layout(&n, features);
+	CHECK_EQ_S64(virtq_init(&n.rx, QSIZE, ring, false), 0);
+	n.rx_bufs = bufs;
+	CHECK_EQ_S64(vnet_rx_fill(&n), 0);
 }
 
 static void make_frame(u32 len, u32 seed)
@@ -44,10 +53,10 @@ static void make_frame(u32 len, u32 seed)
  * `visible` of them get their used entry published (all: -1). */
 static u32 device_deliver(u32 len, int visible, u16 num_buffers_override)
 {
-	u32 done = 0, used = 0, idx = n.rx.used->idx;
+	u32 hdr = dev_hdr, done = 0, used = 0, idx = n.rx.used->idx;
 	u8 *first = NULL;
 
-	while (done < HDR + len) {
+	while (done < hdr + len) {
 		u16 head = n.rx.avail->ring[dev_avail++ % QSIZE];
 		struct virtq_desc *d = &n.rx.desc[head];
 		u8 *buf = (u8 *)(uintptr_t)d->addr;
@@ -55,11 +64,11 @@ static u32 device_deliver(u32 len, int visible, u16 num_buffers_override)
 
 		if (!first) {
 			first = buf;
-			memset(buf, 0, HDR);
-			put = HDR;
+			memset(buf, 0, hdr);
+			put = hdr;
 		}
-		while (put < room && done + put < HDR + len) {
-			u32 at = done + put - HDR;
+		while (put < room && done + put < hdr + len) {
+			u32 at = done + put - hdr;
 
 			buf[put] = frame[at];
 			put++;
@@ -69,8 +78,9 @@ static u32 device_deliver(u32 len, int visible, u16 num_buffers_override)
 		done += put;
 		used++;
 	}
-	((struct virtio_net_hdr *)first)->num_buffers =
-		num_buffers_override ? num_buffers_override : (u16)used;
+	if (hdr == 12)                  /* a legacy 10-byte header has no num_buffers */
+		((struct virtio_net_hdr *)first)->num_buffers =
+			num_buffers_override ? num_buffers_override : (u16)used;
 	n.rx.used->idx = (u16)(idx + (visible < 0 ? used : (u32)visible));
 	return used;
 }
@@ -90,14 +100,14 @@ static bool same_frame(const struct vnet_rx_frame *f, u32 len)
 
 static void test_buffers_per_frame(void)
 {
-	fresh(true);
+	fresh(F_MRG);
 	CHECK_EQ_U64(vnet_rx_bufs_per_frame(&n, 64), 1);
 	CHECK_EQ_U64(vnet_rx_bufs_per_frame(&n, 500), 1);     /* 12 + 500 = 512 */
 	CHECK_EQ_U64(vnet_rx_bufs_per_frame(&n, 501), 2);
 	CHECK_EQ_U64(vnet_rx_bufs_per_frame(&n, 1024), 3);
 	CHECK_EQ_U64(vnet_rx_bufs_per_frame(&n, 1500), 3);
 	CHECK_EQ_U64(vnet_rx_bufs_per_frame(&n, VNET_MAX_FRAME), 3);
-	fresh(false);
+	fresh(F_MODERN);
 	CHECK_EQ_U64(vnet_rx_bufs_per_frame(&n, VNET_MAX_FRAME), 1);
 	CHECK_EQ_U64(n.rx_buf_size, VNET_BUF_SIZE);
 }
@@ -107,7 +117,7 @@ static void test_mergeable_frames(void)
 	static const u32 sizes[] = { 64, 128, 260, 500, 501, 520, 1024, 1500, 1514 };
 	struct vnet_rx_frame f;
 
-	fresh(true);
+	fresh(F_MRG);
 	CHECK_EQ_U64(vnet_rx_posted(&n), QSIZE);
 	CHECK_EQ_S64(vnet_rx_poll(&n, &f), 0);            /* nothing yet */
 	for (u32 round = 0; round < 300; round++) {
@@ -134,7 +144,7 @@ static void test_mergeable_partial(void)
 {
 	struct vnet_rx_frame f;
 
-	fresh(true);
+	fresh(F_MRG);
 	make_frame(1500, 3);
 	CHECK_EQ_U64(device_deliver(1500, 2, 0), 3);
 	CHECK_EQ_S64(vnet_rx_poll(&n, &f), 0);
@@ -150,7 +160,7 @@ static void test_mergeable_bad_count(void)
 {
 	struct vnet_rx_frame f;
 
-	fresh(true);
+	fresh(F_MRG);
 	make_frame(64, 1);
 	device_deliver(64, -1, VNET_MAX_FRAGS + 1);
 	CHECK_EQ_S64(vnet_rx_poll(&n, &f), -EIO);
@@ -164,11 +174,11 @@ static void test_mergeable_bad_count(void)
 	CHECK(same_frame(&f, 64));
 }
 
-static void test_normal_path(void)
+static void normal_path(u64 features)
 {
 	struct vnet_rx_frame f;
 
-	fresh(false);
+	fresh(features);
 	for (u32 round = 0; round < 40; round++) {
 		make_frame(1514, round);
 		CHECK_EQ_U64(device_deliver(1514, -1, 0), 1);
@@ -179,6 +189,22 @@ static void test_normal_path(void)
 	}
 }
 
+static void test_normal_path(void)
+{
+	normal_path(F_MODERN);
+	CHECK_EQ_U64(n.hdr_len, 12);
+}
+
+/* A legacy device (no VERSION_1, no MRG_RXBUF): the frame starts 10
+ * bytes into the buffer. */
+static void test_legacy_header(void)
+{
+	normal_path(F_LEGACY);
+	CHECK_EQ_U64(n.hdr_len, 10);
+	CHECK(!n.mrg);
+	CHECK_EQ_U64(n.rx_frames, 40);
+}
+
 int main(void)
 {
 	fake_io_reset();
@@ -187,5 +213,6 @@ int main(void)
 	RUN(test_mergeable_partial, "virtio_net: mergeable frame waits for all its used entries");
 	RUN(test_mergeable_bad_count, "virtio_net: bad num_buffers is -EIO, buffers come back");
 	RUN(test_normal_path, "virtio_net: normal path, one 2 KiB buffer per frame");
+	RUN(test_legacy_header, "virtio_net: a legacy device's 10-byte header on the normal path");
 	return check_summary();
 }

@@ -11,8 +11,10 @@ import time
 
 from ..guest import plan, rounds
 from ..output import report
-from ..stats import abtest, compare
+from ..stats import abtest, attribution, breakdown, compare
 from ..system import exitstatus, forkrun, privdir
+from ..output import html
+from ..output import progress as progress_line
 from . import compare as compare_cmd
 from . import run as run_cmd
 from .common import (PROG, OptionError, Parser, TrapmeterError, check_outputs,
@@ -23,6 +25,16 @@ DEFAULT_COUNT_BOOTS = 1     # boots per side that count exits
 # run options ab sets itself, per boot
 OWN_RUN_OPTIONS = ("--repeat", "--json", "--log", "--junit", "--plan",
                    "--no-build", "--rounds")
+# The sentinel list: what ab and sensitivity run when no --case or --suite
+# is given, one or two cases per handler class and direction, 512-byte
+# loops (they resolve more per second than 4096-byte ones); the choice and
+# its measurement: docs/design.md, "The sentinel list".
+SENTINEL_SUITES = "pio,exits"
+SENTINEL_CASES = ("fwcfg.in8.single.512", "fwcfg.in8.rep.512",
+                  "debugcon.out8.single.512", "debugcon.out8.rep.512",
+                  "pic.in8.single.512", "pic.out8.single.512",
+                  "cpuid", "pio.kernel", "pio.user")
+SELECTING = ("--case", "--suite")
 
 
 def add_parser(sub, fmt):
@@ -43,10 +55,12 @@ def add_parser(sub, fmt):
         "frozen, and the "
         "session stops when every selected metric is a regression, an "
         "improvement or unchanged, or --max-boots / --budget runs out. "
+        "Without --case or --suite the session runs the sentinel list (%s; "
+        "docs/design.md), and the verdict says which list ran. "
         "Unknown options are run options for both sides; for a verdict on "
         "cycles per op and exits alone, --cmdline controls=off skips the "
         "control ops (no net figures or breakdown; boots about a fifth "
-        "shorter on this project's hosts).")
+        "shorter on this project's hosts)." % ", ".join(SENTINEL_CASES))
     add_ab_options(ab.add_argument)
     compare_cmd.add_verdict_options(ab.add_argument)
 
@@ -131,6 +145,26 @@ def check_run_options(words, what):
         raise OptionError("%s: %s" % (what, exc.message))
 
 
+def selects_cases(words):
+    """Do these run words choose cases (--case or --suite)?"""
+    return any(w.split("=")[0] in SELECTING for w in words)
+
+
+def case_list(args, shared):
+    """(shared run words, which list runs): the sentinel list when no
+    side's words choose cases, else theirs."""
+    sides = " ".join((getattr(args, "a_args", "") or "",
+                      getattr(args, "b_args", "") or ""))
+    if selects_cases(shared) or any(sel in sides for sel in SELECTING):
+        return shared, "the cases --case/--suite selected"
+    words = ["--suite", SENTINEL_SUITES, "--case", ",".join(SENTINEL_CASES)]
+    return words + shared, ("the sentinel list (%d cases, one or two per "
+                            "handler class and direction: %s; --case or "
+                            "--suite runs others)" % (
+                                len(SENTINEL_CASES),
+                                ", ".join(SENTINEL_CASES)))
+
+
 def side_words(args, shared, extra):
     """{"a": (run words, qemu args), "b": ...}, validated."""
     sides = {}
@@ -186,6 +220,25 @@ def _tail(path, lines=6):
         return []
 
 
+BREAKDOWN_EXITS = "exits per op of the side's counted boot (--count-boots)"
+
+
+def add_breakdowns(doc, whole=False):
+    """Every boot of a side carries its breakdown once one boot counted
+    exits (attribution.boots_with_exits): a boot that did not count them
+    takes the counted boot's exits per op (`breakdown_exits` says so).
+    whole: also the side's breakdown over all its boots (`breakdown`)."""
+    lists = attribution.boots_with_exits(doc)
+    if not lists:
+        return
+    for boot in doc["boots"]:
+        if boot.get("results") and "breakdown" not in boot:
+            boot["breakdown"] = breakdown.breakdown([boot["results"]])
+            boot["breakdown_exits"] = BREAKDOWN_EXITS
+    if whole and len(lists) > 1:
+        doc["breakdown"] = breakdown.breakdown(lists)
+
+
 class Session:
     """The boots of one ab session, both sides."""
 
@@ -208,6 +261,8 @@ class Session:
                                         args.alpha)
         self.seq = abtest.Sequential(schedule, args.alpha, args.looks,
                                      args.metric_list)
+        self.status = progress_line.Progress()
+        self.title = getattr(args, "status_title", None) or NAME
 
     def boots(self, name):
         doc = self.docs[name]
@@ -232,6 +287,8 @@ class Session:
         """One `trapmeter run` of side `name` into `out`, in a fork of this
         process (forkrun: no interpreter start per boot)."""
         begin = time.monotonic()
+        self.status.update(status_text(self, "side %s %s" % (name.upper(),
+                                                              label)))
         err = None if self.args.verbose else os.path.join(self.tmp, "boot.err")
         code = forkrun.run(self.boot_argv(name, out, counted), err)
         self.walls.append(time.monotonic() - begin)
@@ -290,6 +347,7 @@ class Session:
             merged["exit_code"] = max(merged.get("exit_code", 0),
                                       doc.get("exit_code", 0))
             merged["status"] = exitstatus.status_name(merged["exit_code"])
+        add_breakdowns(self.docs[name])
         report.write_json_atomic(self.paths[name], self.docs[name])
 
     def compare(self, alpha):
@@ -298,7 +356,41 @@ class Session:
             self.args.resamples, self.args.stat, alpha)
 
 
+def resolution_so_far(rows):
+    """The smallest shift the last look could flag, over its undecided
+    timing rows: "resolves 1.2-4.3 %", or "" before any look."""
+    vals = sorted(r.resolution for r in rows or ()
+                  if r.timing and r.verdict == "inconclusive"
+                  and r.resolution is not None)
+    if not vals:
+        return ""
+    lo, hi = 100 * vals[0], 100 * vals[-1]
+    if round(lo, 1) == round(hi, 1):
+        return "resolves %.1f %%" % lo
+    return "resolves %.1f-%.1f %%" % (lo, hi)
+
+
+def status_text(session, doing=""):
+    """The status line: boots a side, elapsed / budget, metrics decided,
+    resolution so far, what runs now."""
+    seq = session.seq
+    decided = ""
+    if seq.taken:
+        total = len(seq.frozen) + len(seq.undecided(seq.last_rows))
+        decided = "%d/%d decided" % (len(seq.frozen), total)
+    return progress_line.status_text(
+        session.title, "A %d B %d boots" % (session.boots("a"),
+                                           session.boots("b")),
+        progress_line.elapsed_text(session.elapsed(), session.args.budget),
+        decided, resolution_so_far(seq.last_rows), doing)
+
+
 def progress(session, round_index, undecided, looked):
+    """After a round: the status line on a terminal, a plain line in a
+    log."""
+    session.status.update(status_text(session), force=True)
+    if session.status.terminal:
+        return
     left = ""
     if session.args.budget:
         left = ", %.0f s of budget left" % max(
@@ -415,16 +507,33 @@ def finish(args, session, rows, warnings):
         "of side A that is not compared" % (
             len(session.plan_entries), args.min_samples, plan.WINDOW_MS),
         "ab: exits counted, where run counts them, in the first %d boot(s) "
-        "of each side (--count-boots); cycles_per_exit comes from those"
-        % args.count_boots]
-    sys.stdout.write(compare.render_table(rows, warnings, args.a_json,
-                                          args.b_json))
-    sys.stdout.write(compare_cmd.attribution_text(session.docs["a"],
-                                                  session.docs["b"]))
-    sys.stdout.flush()
-    compare_cmd.write_compare_outputs(args, rows, warnings,
-                                      session.docs["a"], session.docs["b"])
+        "of each side (--count-boots); cycles_per_exit comes from those, "
+        "and every boot's breakdown takes their exits" % args.count_boots,
+        "ab: case list: %s" % getattr(args, "case_list",
+                                      "the cases --case/--suite selected")]
+    for name in ("a", "b"):
+        add_breakdowns(session.docs[name], whole=True)
+        report.write_json_atomic(session.paths[name], session.docs[name])
+    docs = (session.docs["a"], session.docs["b"])
+    title = "trapmeter ab: A %s vs B %s" % (args.a_json, args.b_json)
+    compare_cmd.print_verdicts(title, rows, warnings, docs,
+                               (args.a_json, args.b_json))
+    compare_cmd.write_compare_outputs(args, rows, warnings, *docs)
+    compare_cmd.write_html(args, title, rows, warnings, *docs, ("A", "B"),
+                           extra=[session_html(session)])
     return compare.exit_status(rows)
+
+
+def session_html(session):
+    """The session's looks for the HTML report: boots a side, time and
+    level at each."""
+    seq = session.seq
+    rows = [[i + 1, n, "-" if seq.look_seconds.get(n) is None else
+             "%.0f" % seq.look_seconds[n], "%.3g" % level]
+            for i, (n, level) in enumerate(zip(sorted(seq.look_seconds),
+                                               seq.levels))]
+    return html.section("The session's looks", html.table(
+        "table-looks", ["look", "boots a side", "seconds", "alpha"], rows))
 
 
 def build_once(args):
@@ -434,11 +543,15 @@ def build_once(args):
 
 def command(args, extra=(), after_boot=None):
     thresholds = validate(args)
-    sides = side_words(args, list(getattr(args, "run_options", [])), extra)
+    shared, args.case_list = case_list(
+        args, list(getattr(args, "run_options", [])))
+    sides = side_words(args, shared, extra)
     build_once(args)
     session = Session(args, sides, thresholds, after_boot)
     try:
-        rows, warnings = run_session(session)
+        with session.status:
+            rows, warnings = run_session(session)
         return finish(args, session, rows, warnings)
     finally:
+        session.status.close()
         privdir.remove(session.tmp)

@@ -10,6 +10,7 @@ import sys
 
 from ..output import report
 from ..system import exitstatus
+from ..output import progress
 
 PROG = "trapmeter"
 STDERR_TAIL = 20
@@ -44,7 +45,21 @@ def repo_root():
 
 
 def say(message, stream=None):
-    print("%s: %s" % (PROG, message), file=stream or sys.stderr, flush=True)
+    """"trapmeter: message" on stderr, above a status line if one shows."""
+    text = "%s: %s" % (PROG, message)
+    if stream is not None:
+        print(text, file=stream, flush=True)
+    else:
+        tell(text)
+
+
+def tell(line):
+    """A line on stderr as it is, above a status line if one shows."""
+    shown = progress.active()
+    if shown is not None:
+        shown.line(line)
+    else:
+        print(line, file=sys.stderr, flush=True)
 
 
 def check_words(args):
@@ -121,7 +136,7 @@ def report_outcome(outcome, dump, stderr_text, verbose=False):
     """Print guest errors/exceptions, status messages and QEMU's stderr."""
     if dump is not None:
         for line in report.guest_problem_lines(dump.errors, dump.exceptions):
-            print(line, file=sys.stderr)
+            tell(line)
         for warning in dump.warnings:
             say("warning: " + warning)
     for message in outcome.messages:
@@ -129,5 +144,5 @@ def report_outcome(outcome, dump, stderr_text, verbose=False):
     if stderr_text.strip() and (outcome.show_stderr or verbose):
         lines = stderr_text.rstrip("\n").splitlines()[-STDERR_TAIL:]
         for line in lines:
-            print("qemu: " + line, file=sys.stderr)
+            tell("qemu: " + line)
     sys.stderr.flush()

@@ -6,6 +6,7 @@ import sys
 from ..output import junit, plot, report
 from ..stats import attribution, compare
 from ..system import exitstatus
+from ..output import html, summary
 from .common import OptionError, TrapmeterError, check_outputs, say
 
 NAME = "compare"
@@ -62,6 +63,9 @@ def add_verdict_options(add):
         default="auto", help="gnuplot when installed (auto) or the plain "
         "Python SVG writer")
     add("--json", metavar="FILE", help="verdicts as JSON")
+    add("--html", metavar="FILE", help="a self-contained HTML report: the "
+        "summary, a per-boot strip plot of every flagged metric, the "
+        "verdict table")
 
 
 def check_verdict_options(args):
@@ -73,7 +77,7 @@ def check_verdict_options(args):
     if not 0 < args.alpha < 0.5:
         raise OptionError("--alpha must be between 0 and 0.5 (got %g)"
                           % args.alpha)
-    for opt in ("junit", "markdown", "plot", "json"):
+    for opt in ("junit", "markdown", "plot", "json", "html"):
         path = getattr(args, opt)
         if path and not junit.exists_dir(path):
             raise OptionError("--%s %s: directory does not exist"
@@ -115,7 +119,7 @@ def parse_thresholds(items):
     return out
 
 
-VERDICT_OUTPUTS = ("json", "markdown", "junit", "plot")
+VERDICT_OUTPUTS = ("json", "markdown", "junit", "plot", "html")
 
 
 def verdict_outputs(args):
@@ -128,12 +132,40 @@ def command(args):
                   verdict_outputs(args))
     thresholds = check_verdict_options(args)
     base, cand, rows, warnings = compare_files(args, thresholds)
-    sys.stdout.write(compare.render_table(rows, warnings, args.base,
-                                          args.candidate))
-    sys.stdout.write(attribution_text(base, cand))
-    sys.stdout.flush()
+    title = "trapmeter compare: base %s vs candidate %s" % (args.base,
+                                                           args.candidate)
+    print_verdicts(title, rows, warnings, (base, cand),
+                   (args.base, args.candidate))
     write_compare_outputs(args, rows, warnings, base, cand)
+    write_html(args, title, rows, warnings, base, cand, ("base", "candidate"))
     return compare.exit_status(rows)
+
+
+def side_boots(base, cand):
+    return (len(compare.boot_results(base)), len(compare.boot_results(cand)))
+
+
+def print_verdicts(title, rows, warnings, docs, paths):
+    """The summary (output/summary.py), then compare's table and the
+    breakdown's attribution."""
+    head = summary.compare_summary([r.as_dict() for r in rows], title,
+                                   side_boots(*docs))
+    sys.stdout.write("\n".join(head) + "\n\n")
+    sys.stdout.write(compare.render_table(rows, warnings, *paths))
+    sys.stdout.write(attribution_text(*docs))
+    sys.stdout.flush()
+
+
+def write_html(args, title, rows, warnings, base, cand, labels, extra=()):
+    if not args.html:
+        return
+    try:
+        report.write_text_atomic(args.html, html.compare_report(
+            rows, warnings, title, labels, side_boots(base, cand), extra))
+    except OSError as exc:
+        raise OptionError("cannot write --html %s: %s"
+                          % (args.html, exc.strerror or exc))
+    say("report written to %s" % args.html)
 
 
 def compare_files(args, thresholds):

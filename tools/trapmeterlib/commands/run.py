@@ -6,11 +6,12 @@ import os
 import shutil
 import subprocess
 import sys
+import time
 
 from ..backends import testpmd
 from ..counters import exitcount, perfcount
 from ..guest import ide, mmio, plan, qemu, rounds, virtio
-from ..output import junit, logfile, report
+from ..output import html, junit, logfile, progress, report, summary
 from ..stats import breakdown
 from ..system import (children, exitstatus, hostinfo, pinning, privdir,
                       sigdefer)
@@ -19,6 +20,7 @@ from .common import (OptionError, TrapmeterError, check_outputs, check_words,
                      has_report, repo_root, report_outcome, say)
 
 NAME = "run"
+TABLES = ("summary", "full", "none")
 
 
 # ---------------------------------------------------------------- arguments
@@ -94,6 +96,12 @@ def add_parser(sub, fmt):
         pinning.CHOICES_HELP + " (default none)")
     add("--junit", metavar="FILE", help="also write JUnit XML: one "
         "testcase per check, skip and boot status")
+    add("--table", choices=TABLES, default="summary",
+        help="console output: summary (default: one screen, every figure "
+        "from results.json), full (every case, the breakdown, the suites' "
+        "own tables) or none")
+    add("--html", metavar="FILE", help="also write a self-contained HTML "
+        "report (figures drawn by gnuplot; tables without it)")
     add("-v", "--verbose", action="store_true",
         help="show every case, the QEMU command line and QEMU's stderr")
     virtio.add_options(add)
@@ -112,7 +120,8 @@ def validate_run_options(args):
     args.log = logfile.resolve(args.log)
     check_outputs([("--plan", args.plan)], [("--json", args.json),
                                             ("--log", args.log),
-                                            ("--junit", args.junit)])
+                                            ("--junit", args.junit),
+                                            ("--html", args.html)])
     try:
         args.ide_disk_bytes = ide.parse_size(args.ide_disk_size)
     except ide.IdeOptionError as exc:
@@ -151,10 +160,12 @@ def validate_run_options(args):
     problem = virtio.validate(args)
     if problem:
         raise OptionError(problem)
-    json_dir = os.path.dirname(os.path.abspath(args.json))
-    if not os.path.isdir(json_dir):
-        raise OptionError("--json %s: directory %s does not exist"
-                          % (args.json, json_dir))
+    for opt in ("json", "html"):
+        path = getattr(args, opt)
+        where = os.path.dirname(os.path.abspath(path)) if path else None
+        if where and not os.path.isdir(where):
+            raise OptionError("--%s %s: directory %s does not exist"
+                              % (opt, path, where))
 
 
 # ---------------------------------------------------------------- host steps
@@ -225,12 +236,18 @@ class RunSession:
         self.boots = []
         self.booted = False         # a QEMU was started: results.json due
         self.summary = None
+        self.doc = None             # the results document last written
         self.count_exits = False
         self.perf_events = []
         self.ide = None
         self.output_errors = []     # outputs that could not be written
         self.backend = None             # testpmd.Testpmd with vhost-user
-        self.detailed = args.verbose or sys.stderr.isatty()
+        self.status = progress.Progress()
+        # a terminal without -v: one status line; else a line per suite
+        # (and per case with -v)
+        self.status_line = self.status.terminal and not args.verbose
+        self.boot_label = ""        # "boot 2/3" with --repeat
+        self.started = time.monotonic()
         self.suite_marks = []       # (suite, seconds since QEMU started)
         self.breakdown = BreakdownMemo()
 
@@ -238,6 +255,7 @@ class RunSession:
         doc = report.results_document(self.host, self.config, self.boots,
                                       code, messages, self.summary)
         add_breakdown(doc, self.breakdown)
+        self.doc = doc
         try:
             report.write_json_atomic(self.args.json, doc)
         except OSError as exc:
@@ -246,14 +264,20 @@ class RunSession:
         return True
 
     def on_record(self, rec, elapsed):
-        """Progress on stderr: every case on a tty or with -v, else one
-        line per suite."""
+        """Progress on stderr: on a terminal one status line (boot, time,
+        the case running); else a line per suite, and per case with -v."""
         kind = rec.get("type")
         if kind == "suite":
             self.suite_marks.append((str(rec.get("suite")), elapsed))
+        if self.status_line and kind in ("suite", "case"):
+            self.status.update(progress.status_text(
+                NAME, self.boot_label, progress.elapsed_text(
+                    time.monotonic() - self.started),
+                "%s: %s" % (rec.get("suite"), rec.get("case") or "start")))
+        elif kind == "suite":
             print("[%5.1fs] suite %s" % (elapsed, rec.get("suite")),
                   file=sys.stderr, flush=True)
-        elif kind == "case" and self.detailed:
+        elif kind == "case" and self.args.verbose:
             print("[%5.1fs] %s: %s" % (elapsed, rec.get("suite"),
                                        rec.get("case")),
                   file=sys.stderr, flush=True)
@@ -380,7 +404,8 @@ def command(args, extra):
                 say("removed %s, left by a dead run" % gone)
             tmpdir = privdir.make()
             try:
-                code = run_boots(session, cfg, tmpdir)
+                with session.status:
+                    code = run_boots(session, cfg, tmpdir)
             finally:
                 shutil.rmtree(tmpdir, ignore_errors=True)
     except TrapmeterError as exc:
@@ -399,7 +424,33 @@ def command(args, extra):
             code = exitstatus.BAD_INPUT
         if args.junit:
             write_run_junit(args.junit, session)
+    if not args.virtio_matrix:
+        print_summary(session)
+    if args.html:
+        write_run_html(args.html, session)
     return code
+
+
+def print_summary(session):
+    """The one-screen summary (--table summary), from the results
+    document just written."""
+    if session.args.table != "summary" or session.doc is None:
+        return
+    lines = summary.run_summary(session.doc, session.args.json)
+    sys.stdout.write("\n".join(lines) + "\n")
+    sys.stdout.flush()
+
+
+def write_run_html(path, session):
+    if session.doc is None:
+        return
+    try:
+        report.write_text_atomic(path, html.run_report(session.doc,
+                                                       session.args.json))
+    except OSError as exc:
+        raise OptionError("cannot write --html %s: %s"
+                          % (path, exc.strerror or exc))
+    say("report written to %s" % path)
 
 
 def finish_early(session, code, message):
@@ -499,11 +550,13 @@ def _run_boots(session, cfg, tmpdir):
     worst, dumps = exitstatus.OK, []
     for index in range(args.repeat):
         if args.repeat > 1:
-            say("boot %d/%d" % (index + 1, args.repeat))
+            session.boot_label = "boot %d/%d" % (index + 1, args.repeat)
+            if not session.status_line:
+                say(session.boot_label)
         outcome, dump, wall = one_boot(session, cfg, argv, tmpdir, index,
                                        timeout)
         dumps.append(dump)
-        if args.repeat == 1:
+        if args.repeat == 1 and args.table == "full":
             print_boot_report(session, cfg, dump, wall)
         worst = max(worst, outcome.code)
         if outcome.code >= exitstatus.BAD_INPUT:
@@ -511,7 +564,7 @@ def _run_boots(session, cfg, tmpdir):
                 say("stopping after boot %d/%d (status %s)"
                     % (index + 1, args.repeat, outcome.name))
             break
-    if args.repeat > 1:
+    if args.repeat > 1 and args.table == "full":
         print_repeat_report(session, cfg, [d for d in dumps if d])
     return worst
 
@@ -720,6 +773,7 @@ def breakdown_text(session, results_per_boot):
 def print_boot_report(session, cfg, dump, wall):
     if not has_report(dump):
         return
+    session.status.close()
     text = report.render_report(dump.run, header_info(session, cfg, wall),
                                 dump.results, dump.checks, dump.skips)
     sizes = virtio.render_sizes(dump.results)
@@ -738,6 +792,7 @@ def print_repeat_report(session, cfg, dumps):
     dumps = [d for d in dumps if has_report(d)]
     if not dumps:
         return
+    session.status.close()
     results = report.aggregate_results([d.results for d in dumps])
     checks = report.aggregate_checks([d.checks for d in dumps])
     skips = report.aggregate_skips([d.skips for d in dumps])

@@ -14,7 +14,7 @@ import shutil
 import sys
 import time
 
-from ..output import report
+from ..output import html, report
 from ..stats import compare
 from ..system import exitstatus, hostinfo, privdir
 from . import ab as ab_cmd
@@ -41,7 +41,8 @@ def add_parser(sub, fmt):
         "delay flagged, the A/A false alarms and the verdicts of in-kernel "
         "controls. Needs KVM and a dynamically linked QEMU (status 12 "
         "otherwise). Unknown options are run options (--case, --suite, "
-        "--cmdline, ...).")
+        "--cmdline, ...); without --case or --suite every session runs ab's "
+        "sentinel list (docs/design.md).")
     add = sen.add_argument
     add("--levels", default=",".join("%g" % x for x in DEFAULT_LEVELS),
         help="delays in percent of the round trip (default %s)"
@@ -202,8 +203,9 @@ def ab_args(args, name, a_qemu, b_qemu, budget):
     ns.a_args = ns.b_args = ""
     ns.a_json, ns.b_json = stem + "-a.json", stem + "-b.json"
     ns.json, ns.markdown = stem + "-verdicts.json", stem + "-verdicts.md"
-    ns.junit = ns.plot = None
+    ns.junit = ns.plot = ns.html = None
     ns.budget, ns.no_build = budget, True
+    ns.status_title = "sensitivity " + name
     return ns
 
 
@@ -474,14 +476,20 @@ def sessions_and_table(args, levels, qemu, shim, tmp, begin, extra):
         if name in table:
             table[name]["handler"] = handler
     text = render(table, sessions, levels, rt)
+    cases = ab_cmd.case_list(args, args.run_options)[1]
+    text += "case list: %s\n" % cases
     alarms = false_alarms(table)
     text += "".join("false alarm: %s\n" % a for a in alarms)
     sys.stdout.write(text)
     doc = {"tool": "trapmeter", "kind": "sensitivity", "levels_pct": levels,
            "round_trip": {"cycles": rt[0], "ns": rt[1]}, "cases": table,
-           "sessions": sessions, "false_alarms": alarms,
+           "sessions": sessions, "false_alarms": alarms, "case_list": cases,
            "wall_s": round(time.monotonic() - begin, 1)}
     for path in filter(None, (os.path.join(args.out, "sensitivity.json"),
                               args.json)):
         report.write_json_atomic(path, doc)
+    if args.html:
+        report.write_text_atomic(args.html, html.sensitivity_report(
+            doc, text.rstrip("\n").split("\n")))
+        say("report written to %s" % args.html)
     return exitstatus.REGRESSION if alarms else exitstatus.OK

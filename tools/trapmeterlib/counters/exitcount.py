@@ -320,8 +320,17 @@ EMPTY_FIELDS = ("exits_measured", "exits_source", "cycles_per_exit",
                 "exits_background_per_s", "exits_background_max")
 
 
+# why a count is not resolved (stored as null beside it)
+COUNT_BELOW = ("below the sync traffic of an empty window (a count under "
+               "zero): not resolved")
+REASON_FIELDS = ("cycles_per_exit_reason", "exits_qmp_reason",
+                 "exit_stats_per_op_reason")
+
+
 def _empty(res, why):
     res.update({name: None for name in EMPTY_FIELDS})
+    for name in REASON_FIELDS:
+        res.pop(name, None)
     res["exits_note"] = why
     return res
 
@@ -416,10 +425,20 @@ def _fill_qmp(res, group, boot, ops, notes):
     if counter is None:
         notes.append("the host reports no 'exits' counter")
         return None
-    res.update(exits_qmp=round(deltas[counter] / ops, 3),
+    stats = {k: round(v / ops, 3) for k, v in sorted(deltas.items())}
+    # the figure rule: a count below the empty window's is not resolved
+    below = [k for k, v in stats.items() if v < 0]
+    res.update(exits_qmp=None if stats[counter] < 0 else stats[counter],
                exits_counter=counter,
-               exit_stats_per_op={k: round(v / ops, 3)
-                                  for k, v in sorted(deltas.items())})
+               exit_stats_per_op={k: None if v < 0 else v
+                                  for k, v in stats.items()})
+    if below:
+        res["exit_stats_per_op_reason"] = "%s: %s" % (COUNT_BELOW, ", ".join(below))
+    if stats[counter] < 0:
+        res["exits_qmp_reason"] = COUNT_BELOW
+        notes.append("fewer exits than the sync traffic of an empty "
+                     "window: none distinguishable from it")
+        return None
     return deltas[counter]
 
 
@@ -467,6 +486,9 @@ def _cost_and_model(res, ops, window, notes):
     elif isinstance(median, (int, float)) and median > 0 and \
             per_op >= MIN_EXITS_FOR_COST:
         res["cycles_per_exit"] = round(median / per_op, 1)
+    elif res.get("cycles_net_reason") and per_op >= MIN_EXITS_FOR_COST:
+        # the figure rule: no cost is divided from a net not resolved
+        res["cycles_per_exit_reason"] = res["cycles_net_reason"]
     model = res.get("exits_model")
     if isinstance(model, (int, float)) and not isinstance(model, bool):
         if model > 0:

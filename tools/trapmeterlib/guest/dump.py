@@ -387,11 +387,14 @@ class DumpParser:
 
     def _expand(self, obj):
         """Schema 3: a result line back in the schema-2 form (schema 4: a
-        "round" record first made the result line it stands for); None,
-        or why the line is refused."""
+        "round" record first made the result line it stands for); schema
+        2: its figures ruled (resultform.apply_rule).  None, or why the
+        line is refused."""
         is_round = obj.get("type") == rounds.ROUND_TYPE
-        if not is_round and (obj.get("type") != "result" or (
-                self._schema() or 0) < resultform.COMPACT_SCHEMA):
+        if not is_round and obj.get("type") != "result":
+            return None
+        if not is_round and (self._schema() or 0) < resultform.COMPACT_SCHEMA:
+            resultform.apply_rule(obj)      # the guest's own net, ruled
             return None
         try:
             if is_round:

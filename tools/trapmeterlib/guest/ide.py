@@ -15,6 +15,7 @@ import struct
 from dataclasses import dataclass
 
 from .dump import time_mark
+from ..output import figure
 
 MASK = (1 << 64) - 1
 SECTOR = 512
@@ -267,13 +268,14 @@ def render(dump):
     if not rows and not views:
         return ""
     head = ("case", "device", "xfer", "cycles/sector", "MiB/s",
-            "exits/sector", "cycles/exit", "REP/loop")
+            "exits/sector (model)", "cycles/exit (model)", "REP/loop")
     table = [head]
     for r in rows:
         table.append((r.get("case", "?"), r.get("device", "?"),
                       r.get("xfer", "?"), _fmt(r.get("cycles_per_sector"), 0),
                       _fmt(r.get("mib_s"), 2) + time_mark(r), _fmt(r.get("exits_per_sector"), 2),
-                      _fmt(r.get("cycles_per_exit_model"), 0),
+                      figure.SHORT if r.get("cycles_per_exit_model_reason")
+                      else _fmt(r.get("cycles_per_exit_model"), 0),
                       _fmt(r.get("rep_loop_ratio"), 1) + "x"
                       if r.get("rep_loop_ratio") is not None else ""))
     widths = [max(len(str(row[i])) for row in table) for i in range(len(head))]
@@ -283,9 +285,10 @@ def render(dump):
             str(c).ljust(w) if i < 3 else str(c).rjust(w)
             for i, (c, w) in enumerate(zip(row, widths))).rstrip())
     for v in views:
-        lines.append("regression view: %s %s: reading 4 MiB takes %s s with "
-                     "rep insw, %s s with the inw loop: loop/rep %sx "
-                     "(OVMF: 28 s vs 464 s = 16.6x)" % (
-                         v.get("what"), v.get("device"), _fmt(v.get("rep_s"), 3),
-                         _fmt(v.get("loop_s"), 3), _fmt(v.get("loop_over_rep"), 1)))
+        lines.append("regression view: %s %s: loop/rep %sx per sector (rep "
+                     "insw %s cycles, inw loop %s cycles a sector)" % (
+                         v.get("what"), v.get("device"),
+                         _fmt(v.get("loop_over_rep"), 1),
+                         _fmt(v.get("rep_cycles_per_sector"), 0),
+                         _fmt(v.get("loop_cycles_per_sector"), 0)))
     return "\n".join(lines) + "\n"

@@ -177,8 +177,8 @@ def render(results):
     rows = [r for r in results if "exits_to_qemu_model" in r]
     if not rows:
         return ""
-    head = ("case", "handler", "exits model", "exits meas.", "to QEMU model",
-            "to QEMU meas.", "cycles/op")
+    head = ("case", "handler", "exits (model)", "exits meas.",
+            "to QEMU (model)", "to QEMU meas.", "cycles/op")
     table = [head]
     for r in rows:
         meas = r.get("exits_to_qemu_measured")

@@ -7,7 +7,19 @@ statistics as arrays in a fixed order and leaves out what is a pure
 function of the rest.  expand() turns such a line back into the schema-2
 record every consumer reads (report, compare, breakdown, exitcount), with
 the derived figures computed exactly as the guest's integer code did
-(lib/fmt.c fmt_decimal: rounded half up)."""
+(lib/fmt.c fmt_decimal: rounded half up).
+
+The net and the cycles per modelled exit follow the figure rule
+(output/figure.py): a statistic of case minus control at or below zero is
+stored as null with `cycles_net_reason`, and the cost per modelled exit
+is divided only from a net above zero (else null with
+`cycles_per_exit_model_reason`).  apply_rule() does this for every result
+record the dump parser reads, of any schema, and is idempotent, so a
+record stored by an earlier runner and its replay compare alike.  The
+raw difference stays a function of the stored cycles and cycles_control
+(raw_net)."""
+
+from ..output import figure
 
 COMPACT_SCHEMA = 3
 CYCLES_KEYS = ("min", "p10", "median", "p90", "p99", "max", "mean", "stddev")
@@ -72,11 +84,75 @@ def _control_none(rec):
                         "control op or says why not, not both")
 
 
-def _net_median(cycles, control):
-    """The median a cost per exit divides (kernel/bench.c of schema 2)."""
-    if control is None:
-        return cycles["median"]
-    return max(cycles["median"] - control["median"], 0)
+NET_REASON = figure.BELOW_ZERO + (": the control op took as long as the "
+                                  "case or longer")
+
+
+def _num(value):
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
+
+
+def raw_net(rec, key="median"):
+    """Case minus control at one statistic, as measured (it may be below
+    zero), from the stored cycles and cycles_control; a record without a
+    control dict keeps the net it carries (schema 2).  None when absent."""
+    cycles, control = rec.get("cycles"), rec.get("cycles_control")
+    if isinstance(cycles, dict) and isinstance(control, dict) and \
+            _num(cycles.get(key)) and _num(control.get(key)):
+        return cycles[key] - control[key]
+    net = rec.get("cycles_net")
+    value = net.get(key) if isinstance(net, dict) else None
+    return value if _num(value) else None
+
+
+def _rule_net(rec):
+    """cycles_net: each statistic above zero, else null and the reason."""
+    if not isinstance(rec.get("cycles_control"), dict) and \
+            not isinstance(rec.get("cycles_net"), dict):
+        return
+    keys = rec["cycles_net"].keys() if isinstance(rec.get("cycles_net"),
+                                                  dict) else NET_KEYS
+    net = {}
+    for key in keys:
+        fig = figure.cost(raw_net(rec, key), reason=NET_REASON)
+        net[key] = fig.value if fig.resolved else None
+    rec["cycles_net"] = net
+    if any(v is None for v in net.values()):
+        rec["cycles_net_reason"] = NET_REASON
+    else:
+        rec.pop("cycles_net_reason", None)
+
+
+def per_exit_model(net, model):
+    """The cost of one modelled exit (a model figure): net / model with
+    the guest's rounding (1 decimal), only from a net above zero; None
+    where the model counts no exit (no such figure)."""
+    if not _uint(model) or not model:
+        return None
+    if net is None or net <= 0:
+        return figure.not_resolved(NET_REASON)
+    value = decimal(net, model, 1) if isinstance(net, int) \
+        else round(float(net) / model, 1)
+    return figure.cost(value, kind=figure.MODEL, reason=NET_REASON)
+
+
+def apply_rule(rec):
+    """The figure rule on one result record (in place, returned): the net
+    and the cost per modelled exit, from the raw figures.  Idempotent."""
+    if not isinstance(rec.get("cycles"), dict):
+        return rec
+    _rule_net(rec)
+    net = raw_net(rec) if isinstance(rec.get("cycles_control"), dict) or \
+        isinstance(rec.get("cycles_net"), dict) else rec["cycles"].get("median")
+    net = net if _num(net) else None
+    if "exits_model" in rec or "cycles_per_exit_model" in rec:
+        fig = per_exit_model(net, rec.get("exits_model"))
+        if fig is None:
+            rec["cycles_per_exit_model"] = None
+            rec.pop("cycles_per_exit_model_reason", None)
+        else:
+            figure.put(rec, "cycles_per_exit_model", fig)
+    return rec
 
 
 def derive(rec, khz):
@@ -87,14 +163,11 @@ def derive(rec, khz):
     units = size // width if _uint(width) and width and _uint(size) else 1
     rec["units"] = units
     rec["plan"] = "fixed" if rec.get("stop") == "plan" else "adaptive"
-    if control is not None:
-        rec["cycles_net"] = {k: cycles[k] - control[k] for k in NET_KEYS}
     rec["cycles_per_unit"] = decimal(cycles["median"], units, 2)
     rec["ns_median"] = decimal(cycles_to_ps(cycles["median"], khz), 1000, 1) \
         if _uint(khz) and khz else None
-    model = rec.get("exits_model")
-    rec["cycles_per_exit_model"] = decimal(
-        _net_median(cycles, control), model, 1) if _uint(model) else None
+    rec["cycles_per_exit_model"] = None
+    apply_rule(rec)
 
 
 def expand(rec, run):

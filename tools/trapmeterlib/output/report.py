@@ -13,9 +13,11 @@ import statistics
 import tempfile
 import zlib
 
+from ..guest import resultform
 from ..guest.dump import time_mark
 from ..counters.exitcount import counters_differ
 from ..system.exitstatus import status_name
+from . import figure
 
 PAIRED_METHODS = ("rep", "dma")
 # results.json schema: 2 since the guest's status is sealed in its dump
@@ -29,7 +31,7 @@ COLUMNS = [("case", "<"), ("method", "<"), ("bytes", ">"),
            ("REP speed-up", ">"), ("exits (model)", ">"),
            ("cycles/exit (model)", ">"), ("exits (meas.)", ">"),
            ("cycles/exit (meas.)", ">"), ("ns/op", ">")]
-MEDIAN_FIELDS = ("cycles_per_unit", "ns_median", "cycles_per_exit_model",
+MEDIAN_FIELDS = ("cycles_per_unit", "ns_median",
                  "exits_measured", "cycles_per_exit", "exits_qmp",
                  "exits_perf")
 # Shown after "exits (meas.)" when a run counted with both counters.
@@ -54,11 +56,38 @@ def median_cycles(result, key="cycles"):
     return _number(cycles.get("median")) if isinstance(cycles, dict) else None
 
 
+def net_figure(res):
+    """The net median by the figure rule (resultform.apply_rule stored it
+    or null and the reason)."""
+    net = res.get("cycles_net")
+    if not isinstance(net, dict):
+        return None
+    return figure.cost(_number(net.get("median")),
+                       reason=res.get("cycles_net_reason")
+                       or resultform.NET_REASON)
+
+
 def fmt_net(res):
-    """The net median; "<0" when the control was the slower (on a software
-    hypervisor rep movs is emulated per unit, rep ins is not)."""
-    net = median_cycles(res, "cycles_net")
-    return "<0" if net is not None and net < 0 else fmt_num(net)
+    """The net median; n.r. when the control took as long or longer (on
+    a software hypervisor rep movs is emulated per unit, rep ins is not)."""
+    fig = net_figure(res)
+    return "-" if fig is None else figure.text(fig, fmt_num)
+
+
+def fmt_per_exit(res):
+    """Cycles per measured exit; n.r. where the net is not resolved."""
+    if res.get("cycles_per_exit") is None and \
+            res.get("cycles_per_exit_reason"):
+        return figure.SHORT
+    return fmt_num(res.get("cycles_per_exit"))
+
+
+def fmt_per_exit_model(res):
+    """Cycles per modelled exit (its column says "(model)"); n.r. where
+    the net it divides is not resolved."""
+    if res.get("cycles_per_exit_model_reason"):
+        return figure.SHORT
+    return fmt_num(res.get("cycles_per_exit_model"))
 
 
 def fmt_control(res):
@@ -149,12 +178,15 @@ def aggregate_results(boot_results):
         group = groups[key]
         agg = copy.deepcopy(group[0])
         agg["cycles"] = {"median": _median(median_cycles(r) for r in group)}
-        for key in ("cycles_control", "cycles_net"):
-            if key in agg:
-                agg[key] = {"median": _median(median_cycles(r, key)
-                                              for r in group)}
+        if "cycles_control" in agg:
+            agg["cycles_control"] = {"median": _median(
+                median_cycles(r, "cycles_control") for r in group)}
+        if "cycles_net" in agg:
+            agg["cycles_net"] = {"median": _median(
+                resultform.raw_net(r) for r in group)}
         for name in MEDIAN_FIELDS:
             agg[name] = _median(r.get(name) for r in group)
+        _rule_aggregate(agg)
         agg["boots"] = len(group)
         if agg.get("exits_measured") is not None:
             agg["exits_model_mismatch"] = model_mismatch(agg)
@@ -165,6 +197,27 @@ def aggregate_results(boot_results):
                 agg.get("exits_background_max"))
         merged.append(agg)
     return add_speedups(merged)
+
+
+def _rule_aggregate(agg):
+    """The figure rule on a median over boots: the net is the median of
+    the boots' measured nets (any sign), then ruled; the cost per
+    modelled exit is divided from it, not a median of the boots' own."""
+    net = agg.get("cycles_net")
+    raw = net.get("median") if isinstance(net, dict) else \
+        median_cycles(agg)
+    if isinstance(net, dict):
+        fig = figure.cost(raw, reason=resultform.NET_REASON)
+        agg["cycles_net"] = {"median": fig.value}
+        if fig.resolved:
+            agg.pop("cycles_net_reason", None)
+        else:
+            agg["cycles_net_reason"] = fig.reason
+    per_exit = resultform.per_exit_model(raw, agg.get("exits_model"))
+    agg["cycles_per_exit_model"] = None
+    agg.pop("cycles_per_exit_model_reason", None)
+    if per_exit is not None:
+        figure.put(agg, "cycles_per_exit_model", per_exit)
 
 
 def aggregate_checks(boot_checks):
@@ -225,8 +278,8 @@ def result_row(res, with_qmp=False):
            fmt_num(res.get("cycles_per_unit")),
            fmt_speedup(res.get("speedup")),
            fmt_num(res.get("exits_model")),
-           fmt_num(res.get("cycles_per_exit_model")),
-           fmt_measured(res), fmt_num(res.get("cycles_per_exit")),
+           fmt_per_exit_model(res),
+           fmt_measured(res), fmt_per_exit(res),
            fmt_num(res.get("ns_median")) + time_mark(res)]
     if with_qmp:
         row.insert(QMP_AT, fmt_qmp(res))
@@ -253,7 +306,9 @@ def fmt_qmp(res):
 def fmt_measured(res):
     meas = _number(res.get("exits_measured"))
     # below the empty sync window: nothing to tell from the sync traffic
-    text = "<0" if meas is not None and meas < 0 else fmt_num(res.get("exits_measured"))
+    below = (meas is not None and meas < 0) or (
+        meas is None and res.get("exits_qmp_reason"))
+    text = figure.SHORT if below else fmt_num(res.get("exits_measured"))
     return text + MISMATCH_MARK if model_mismatch(res) else text
 
 
@@ -335,7 +390,12 @@ def _tsc_text(tsc):
         text += " (GUESS)"
     check = tsc.get("check")
     if isinstance(check, dict) and isinstance(check.get("diff_ppm"), int):
-        text += " (pm-timer %+.1f %%)" % (check["diff_ppm"] / 1e4)
+        # diff_ppm: the chosen kHz minus the PM timer's, a deviation (said
+        # as a size and a direction, as every figure shown is unsigned)
+        ppm = check["diff_ppm"]
+        text += " (pm-timer %.1f %% %s)" % (abs(ppm) / 1e4, "higher" if ppm
+                                            < 0 else "lower") if ppm else \
+            " (pm-timer agrees)"
     return text
 
 
@@ -383,9 +443,12 @@ def render_report(run, info, results, checks, skips):
     if any(model_mismatch(r) for r in results):
         lines.append("  ! measured exits differ from the model by more than "
                      "10 % (a finding about the hypervisor, not an error)")
-    if any((_number(r.get("exits_measured")) or 0) < 0 for r in results):
-        lines.append("  <0: fewer exits than the empty sync window: none "
-                     "distinguishable from the sync traffic")
+    if any((_number(r.get("exits_measured")) or 0) < 0 or (
+            r.get("exits_measured") is None and r.get("exits_qmp_reason"))
+           for r in results):
+        lines.append("  %s in exits (meas.): not resolved, fewer exits than "
+                     "the empty sync window: none distinguishable from the "
+                     "sync traffic" % figure.SHORT)
     lines += exit_counter_notes(results)
     if any(r.get("method") == "rep" and isinstance(r.get("cycles_control"),
                                                    dict) for r in results):
@@ -393,9 +456,12 @@ def render_report(run, info, results, checks, skips):
                      "the string instruction at zero units (what it moves, "
                      "the trap's handler moves)")
     lines += control_none_notes(results)
-    if any((median_cycles(r, "cycles_net") or 0) < 0 for r in results):
-        lines.append("  net <0: the control op (the same loop and set-up "
-                     "without the trap) took longer than the case")
+    if any(not (net_figure(r) or figure.measured(1)).resolved
+           for r in results):
+        lines.append("  %s: not resolved: net %s (the control op, the same "
+                     "loop and set-up without the trap); no cycles/exit is "
+                     "divided from it" % (
+                         figure.SHORT, resultform.NET_REASON))
     timing = render_timing(info)
     if timing:
         lines.append(timing)

@@ -161,7 +161,7 @@ class Sequential:
                 row.notes.append("decided %s at %d boots per side"
                                  % (hit[0], hit[1]))
                 row.verdict = hit[0]
-        return rows
+        return compare.order_rows(rows)
 
 
 # ---------------------------------------------------------------- simulation

@@ -69,7 +69,20 @@ twice (the round trip to QEMU already contains one unit of device work):
                      work per unit, inside one `rep ins` exit
 
 Their sum is the class's cost of one single-unit access of its narrowest
-width.  The anchors use the net figures of the exits suite (the fit's
+width.  What is stored and shown follows the figure rule (output/figure.py;
+`ruled`, in combine): a total or component at or below zero, or whose interval
+across boots holds zero, is not resolved, with the reason; so is an
+in-kernel access whose loops are all mostly control ("not identifiable
+here": on a software backend such a loop costs what its RAM twin costs,
+and the fit's single access is then the control envelope's extrapolation,
+`identifiable` false) and the layer computed from it (KVM PIO of a port
+KVM answers, the round trip of a QEMU port).  A layer the class does not
+have (no round trip where KVM answers; no device term where every unit is
+an exit and the round trip holds the unit's work) is kind null.  The fit's
+verdict is "ok" only where every figure of the row is resolved, and a
+poor fit names why (poor_reason).
+
+The anchors use the net figures of the exits suite (the fit's
 per_exit excludes the loop, as a net figure does) and gross ones only where
 the dump has no net.  fw_cfg DMA is fitted apart: per_op + per_byte * bytes.
 Across boots every component gets a t-interval.  Pure functions: the runner
@@ -78,7 +91,9 @@ stores the result as `breakdown`, attribution.py names what moved.
 import math
 
 from . import bootstats
+from ..guest import resultform
 from .lowfit import frontier, solve
+from ..output import figure as fig
 
 # two-sided 95 % Student t quantiles by degrees of freedom
 T95 = {1: 12.706, 2: 4.303, 3: 3.182, 4: 2.776, 5: 2.571, 6: 2.447,
@@ -139,8 +154,10 @@ def _number(value):
 
 
 def net_of(result):
-    """The result's net per-op minimum, or None."""
-    return _number(result.get("cycles_net"))
+    """The result's net per-op minimum as measured (case minus control,
+    of either sign: the fit takes it as it is), or None."""
+    raw = resultform.raw_net(result, "min")
+    return float(raw) if raw is not None else _number(result.get("cycles_net"))
 
 
 def gross_of(result):
@@ -384,13 +401,24 @@ def judge(offs, rows):
     host phase, or a miss: one boot cannot tell), "within": the largest
     miss of the others either way, "poor"}."""
     if offs is None:
-        return {"faster": None, "slow": [], "within": None, "poor": True}
+        return {"faster": None, "slow": [], "within": None, "poor": True,
+                "why": "a row cannot be held out (the others do not fix "
+                       "every term)"}
     slow = [case for case, off in offs if off > POOR_FIT]
-    rest = [abs(off) for case, off in offs if off <= POOR_FIT]
-    faster = max([0.0] + [-off for _, off in offs])
+    rest = [(abs(off), case) for case, off in offs if off <= POOR_FIT]
+    faster = min(offs, key=lambda o: o[1])
     most = max(MAX_SLOW, rows // 4)
-    return {"faster": faster, "slow": slow, "within": max(rest) if rest else None,
-            "poor": faster > POOR_FIT or len(slow) > most}
+    why = []
+    if -faster[1] > POOR_FIT:
+        why.append("%s ran %.1f %% of its time faster than the others' fit "
+                   "predicts (a row that alone pins a term)"
+                   % (faster[0], -100 * faster[1]))
+    if len(slow) > most:
+        why.append("%d of %d rows slower than predicted (a slower host "
+                   "phase, or a miss)" % (len(slow), rows))
+    return {"faster": max(0.0, -faster[1]), "slow": slow,
+            "within": max(rest)[0] if rest else None,
+            "poor": bool(why), "why": "; ".join(why) or None}
 
 
 def fit_class(points):
@@ -406,8 +434,12 @@ def fit_class(points):
         return None
     strong = [p for p in points if not p["weak"]]
     loop_fixed = False
+    identifiable = True
     if (len(strong) < MIN_POINTS or loops(strong) < MIN_LOOPS
             or choose_terms(strong) is None):
+        # the loops are mostly control: their single access is the
+        # control envelope's extrapolation where no loop is strong
+        identifiable = loops(strong) >= MIN_LOOPS
         strong = points     # without loops nothing tells an exit from a unit
         # ... and such a loop differs from its twin per op as much as per
         # unit: a free per-op term, where the rows are enough to judge it
@@ -429,6 +461,7 @@ def fit_class(points):
                  "rows": len(points), "held_out_faster": verdict["faster"],
                  "held_out_within": verdict["within"], "slow": verdict["slow"],
                  "faster": faster, "poor": verdict["poor"],
+                 "poor_reason": verdict["why"], "identifiable": identifiable,
                  "width": min(p["width"] for p in points)})
     return coef
 
@@ -535,6 +568,9 @@ def fit_dma(results):
 
 
 ANCHORS = ("cpuid", "pio.kernel", "pio.user")
+# the layer computed from a class's single access (by in_kernel): not
+# identifiable when that access is not
+FROM_TOTAL = {True: "kvm_pio", False: "qemu_round_trip"}
 
 
 def exit_costs(results):
@@ -591,10 +627,13 @@ def boot_breakdown(results):
         coef = fit_class(pts)
         if coef is None:
             continue
-        comps = layers(coef, anchors, in_kernel=not key_is_user(results, key))
+        in_kernel = not key_is_user(results, key)
+        comps = layers(coef, anchors, in_kernel=in_kernel)
         out[key] = {"measured": single_access(coef)[0], "components": comps,
                     "fit": coef, "net": all(p["kind"] == "net" for p in pts),
-                    "anchors_net": anchors_net, "in_kernel": not key_is_user(results, key)}
+                    "anchors_net": anchors_net, "in_kernel": in_kernel,
+                    "not_identifiable": [] if coef["identifiable"] else
+                    ["measured", "per_exit", FROM_TOTAL[in_kernel]]}
     dma = fit_dma(results)
     if dma:
         out["fwcfg.dma"] = {"measured": dma["per_op"], "components": None,
@@ -621,14 +660,35 @@ def interval(values):
     return mean, [mean - half, mean + half]
 
 
+# why a layer is absent (kind null): the class does not have it
+ABSENT = {
+    "qemu_round_trip": "KVM answers this port: no round trip to QEMU",
+    "device_model": "every unit is an exit here: the round trip holds the "
+                    "unit's device work",
+}
+NOT_IN_EVERY_BOOT = "not in every boot's fit"
+
+
+def ruled(values, rows, name):
+    """The figure of `name` over the boots (mean, t-interval) by the
+    figure rule; NOT_IDENTIFIABLE where a boot could not identify it."""
+    if any(name in (r.get("not_identifiable") or ()) for r in rows):
+        return fig.not_resolved(fig.NOT_IDENTIFIABLE)
+    mean, ci = interval(values)
+    return fig.cost(mean, ci)
+
+
 def combine(per_boot):
-    """Boots' breakdowns -> the results.json `breakdown` list."""
+    """Boots' breakdowns -> the results.json `breakdown` list, every
+    figure ruled (a total not resolved: measured null, measured_reason)."""
     classes = sorted({k for b in per_boot for k in b})
     out = []
     for key in classes:
         rows = [b[key] for b in per_boot if key in b]
         entry = {"class": key, "boots": len(rows)}
-        entry["measured"], entry["measured_ci"] = interval([r["measured"] for r in rows])
+        total = ruled([r["measured"] for r in rows], rows, "measured")
+        entry["measured_ci"] = total.interval
+        fig.put(entry, "measured", total)
         entry["components"] = combine_components(rows)
         entry["fit"] = combine_fit(rows)
         entry["net"] = all(r["net"] for r in rows)
@@ -639,29 +699,40 @@ def combine(per_boot):
 
 
 def combine_components(rows):
+    """{component: {"cycles", "ci", "kind", "reason"}} by the figure rule;
+    kind null: a layer the class does not have (ABSENT says why)."""
     if not all(r["components"] for r in rows):
         return None
     comps = {}
     for name in COMPONENTS:
         vals = [r["components"][name] for r in rows]
         if any(v is None for v in vals):
-            comps[name] = {"cycles": None, "ci": None}
+            comps[name] = {"cycles": None, "ci": None, "kind": None,
+                           "reason": ABSENT.get(name, NOT_IN_EVERY_BOOT)}
             continue
-        mean, ci = interval(vals)
-        comps[name] = {"cycles": mean, "ci": ci}
+        fig = ruled(vals, rows, name)
+        comps[name] = {"cycles": fig.value, "ci": fig.interval,
+                       "kind": fig.kind, "reason": fig.reason}
     return comps
 
 
 def combine_fit(rows):
+    """The coefficients over boots (each a cost: ruled, name_reason where
+    not resolved) and the held-out verdict."""
     fit = {}
     for name in COEFS + ["per_op"]:
         vals = [r["fit"].get(name) for r in rows]
         if vals and all(v is not None for v in vals):
-            fit[name], fit[name + "_ci"] = interval(vals)
+            coef = ruled(vals, rows, name)
+            fit[name + "_ci"] = coef.interval
+            fig.put(fit, name, coef)
     for name in ("held_out_faster", "held_out_within"):
         vals = [r["fit"].get(name) for r in rows]
         fit[name] = max(vals) if vals and None not in vals else None
     fit["poor"] = any(r["fit"].get("poor") for r in rows)
+    fit["poor_reason"] = next((r["fit"].get("poor_reason") for r in rows
+                               if r["fit"].get("poor_reason")), None)
+    fit["identifiable"] = all(r["fit"].get("identifiable", True) for r in rows)
     used = {t for r in rows for t in r["fit"].get("terms") or ()}
     fit["terms"] = [t for t in COEFS if t in used]      # in any boot's fit
     fit["rows"] = rows[0]["fit"].get("rows")
@@ -691,12 +762,13 @@ def breakdown(boots_results):
     lower envelope (`envelope`), the fit that is judged on held-out rows."""
     entries = combine([boot_breakdown(res) for res in boots_results])
     if len(boots_results) > 1:
-        env = boot_breakdown(envelope(boots_results))
+        env = {e["class"]: e for e in combine([boot_breakdown(envelope(boots_results))])}
         for e in entries:
             one = env.get(e["class"])
             if one:
-                e["envelope"] = {"measured": one["measured"],
-                                 "components": one["components"], "fit": one["fit"]}
+                e["envelope"] = {k: v for k, v in one.items()
+                                 if k in ("measured", "measured_reason",
+                                          "components", "fit")}
     return entries
 
 
@@ -785,10 +857,13 @@ def attribute(base, cand, alpha=ALPHA):
 
 
 def _values(boots, key, name):
+    """The component's per-boot values, of the boots that identify it."""
     vals = []
     for b in boots:
-        comps = (b.get(key) or {}).get("components")
-        if comps and comps.get(name) is not None:
+        one = b.get(key) or {}
+        comps = one.get("components")
+        if comps and comps.get(name) is not None and \
+                name not in (one.get("not_identifiable") or ()):
             vals.append(comps[name])
     return vals
 
@@ -809,6 +884,8 @@ def diff_interval(a, b, alpha=0.05):
 
 # ---- the table ------------------------------------------------------------
 
+SHORT_LABELS = {"vm_exit": "VM exit", "kvm_pio": "KVM PIO",
+                "qemu_round_trip": "round trip", "device_model": "device/unit"}
 LABELS = {
     "vm_exit": "VM exit+entry (cpuid)",
     "kvm_pio": "KVM PIO emulation",
@@ -822,22 +899,87 @@ HEAD = ("class", "total", "VM exit", "KVM PIO", "round trip to QEMU",
 def _cell(value, ci=None):
     if value is None:
         return "-"
-    text = f"{value:,.0f}"
-    if ci:
-        text += f"\u00b1{(ci[1] - ci[0]) / 2:,.0f}"
-    return text
+    return fig.text(fig.measured(value, ci))
+
+
+def comp_cell(comp):
+    """A component's cell: its figure, n.r., or "-" for a layer the
+    class does not have."""
+    if comp.get("kind") is None and comp.get("reason") is not None:
+        return "-"
+    if comp.get("cycles") is None:
+        return fig.SHORT if comp.get("reason") else "-"
+    return _cell(comp["cycles"], comp.get("ci"))
+
+
+def total_of(entry):
+    return fig.get(entry, "measured")
+
+
+def not_resolved(entry):
+    """[(label, reason)] of the row's figures that are not resolved."""
+    out = []
+    total = total_of(entry)
+    if not total.resolved:
+        out.append(("total", total.reason))
+    for name in COMPONENTS:
+        comp = (entry.get("components") or {}).get(name) or {}
+        if comp.get("kind") == fig.NOT_RESOLVED:
+            out.append((SHORT_LABELS[name], comp.get("reason")))
+    return out
 
 
 def fit_cell(entry):
-    """The judged fit: the lower envelope's across boots, else the boot's."""
+    """The judged fit (the lower envelope's across boots, else the
+    boot's): "ok" only where every figure of the row is resolved; a poor
+    fit's reason is printed under the table (poor_notes)."""
     fit = (entry.get("envelope") or entry)["fit"]
     within = fit.get("held_out_within")
-    text = ("poor" if fit.get("poor") else "ok") + (
-        f" ({within * 100:.1f} %)" if within is not None else
-        " (cannot hold rows out)" if fit.get("held_out_faster") is None else "")
+    held = (f"{within * 100:.1f} %" if within is not None else
+            "cannot hold rows out" if fit.get("held_out_faster") is None else "")
+    missing = not_resolved(entry)
+    if fit.get("poor"):
+        text = f"poor ({held + ', ' if held else ''}why below)"
+    elif missing:
+        text = f"held-out {held}" if held else "not judged"
+    else:
+        text = f"ok ({held})" if held else "ok"
     if fit.get("slow"):
         text += f", {len(fit['slow'])} of {fit.get('rows')} rows slower"
+    if missing:
+        text += "; " + ", ".join(label for label, _ in missing) + " " + fig.SHORT
     return text
+
+
+def poor_notes(entries):
+    """One line per class whose judged fit is poor: why."""
+    lines = []
+    for e in entries:
+        fit = (e.get("envelope") or e)["fit"]
+        if e.get("components") and fit.get("poor"):
+            lines.append(f"  poor fit, {e['class']}: "
+                         f"{fit.get('poor_reason') or 'held-out rows missed by more than 5 %'}")
+    return lines
+
+
+def legend_notes(entries):
+    """n.r. reasons (one line each, with the figures that have it) and
+    what "-" means, for the rows shown."""
+    reasons = {}
+    absent = False
+    for e in entries:
+        if not e.get("components"):
+            continue
+        for label, why in not_resolved(e):
+            reasons.setdefault(why, []).append(f"{e['class']} {label}")
+        absent = absent or any(
+            c.get("kind") is None and name != "qemu_round_trip"
+            for name, c in e["components"].items())
+    lines = [f"  {fig.SHORT}: not resolved, {why}: {', '.join(names)}"
+             for why, names in reasons.items()]
+    if absent:
+        lines.append("  -: " + ABSENT["device_model"])
+    return lines
 
 
 def table_rows(entries):
@@ -846,12 +988,12 @@ def table_rows(entries):
         comps = e.get("components")
         if not comps:
             continue
-        cells = [e["class"], _cell(e["measured"], e.get("measured_ci"))]
+        cells = [e["class"], fig.text(total_of(e))]
         for name in COMPONENTS:
             if name == "qemu_round_trip" and e.get("in_kernel"):
                 cells.append("none (KVM)")
                 continue
-            cells.append(_cell(comps[name]["cycles"], comps[name]["ci"]))
+            cells.append(comp_cell(comps[name]))
         rows.append(cells + [fit_cell(e)])
     return rows
 
@@ -874,8 +1016,10 @@ def format_table(entries, software_backend=False):
     for e in entries:
         if e["class"] == "fwcfg.dma":
             f = e["fit"]
-            lines.append(f"  fwcfg.dma: {_cell(f.get('per_op'), f.get('per_op_ci'))} per op"
-                         f" + {f.get('per_byte', 0):,.2f} per byte (the device writing guest memory)")
+            per_byte = fig.text(fig.get(f, "per_byte"), "{:,.2f}".format)
+            lines.append(f"  fwcfg.dma: {fig.text(fig.get(f, 'per_op'))} per op"
+                         f" + {per_byte} per byte (the device writing guest memory)")
+    lines += poor_notes(entries) + legend_notes(entries)
     lines.append("  held-out error: each sweep row predicted by the fit of the others, the "
                  "largest miss of those not slower than predicted by more than 5 % (noise "
                  "only adds time; the slower rows are named in results.json, fit.slow)")

@@ -24,6 +24,7 @@ Files not measured alike (stats/comparable.py: samples per case, rounds,
 statistic, clock, accelerator) get no timing verdict for the cases the
 difference touches ("refused", exit status 13)."""
 
+import copy
 import json
 import math
 import random
@@ -33,6 +34,7 @@ import statistics
 from ..output import report
 from ..system import inputfile
 from . import bootstats, comparable, equivalence
+from ..guest import resultform
 from ..guest.dump import DumpParser, clean_text
 
 OK = 0
@@ -187,6 +189,8 @@ def verify_boot(boot, index):
         raise InputError("boot %d: checks do not match their CRC seal "
                          "(%r): the file was edited after the run"
                          % (index, seal))
+    for res in results:         # what every reader of the file then sees
+        resultform.apply_rule(res)
     return bool(results)
 
 
@@ -250,8 +254,11 @@ def _match_results(results, guest, index):
         if not isinstance(mine, dict):
             raise InputError("boot %d: result %d is not an object"
                              % (index, i))
+        # an earlier runner stored its figures before the figure rule:
+        # ruled alike, they must be the guest's (the seal covers the rest)
+        ruled = resultform.apply_rule(copy.deepcopy(mine))
         for key, value in theirs.items():
-            if mine.get(key) != value:
+            if ruled.get(key) != value:
                 raise InputError("boot %d: result %d (%s) field %r differs "
                                  "from the guest's line: edited"
                                  % (index, i, theirs.get("case"), key))
@@ -460,8 +467,60 @@ def compare_docs(base, cand, thresholds=None, seed=DEFAULT_SEED,
         if key in tc:
             _annotate([r for r in rows if (r.suite, r.case) == key],
                       tb[key], tc[key])
-    rows.sort(key=lambda r: (-r.effect, r.name, r.metric))
-    return rows, warnings
+    return order_rows(rows), warnings
+
+
+# the order rows are shown in: decided verdicts first, then inconclusive,
+# then the rows no verdict can reach with these boots (undecidable)
+VERDICT_ORDER = {"regression": 0, "improvement": 1, "unchanged": 2,
+                 "inconclusive": 3}
+
+
+def undecidable(row):
+    """Why no verdict can be reached on this timing row with these boots
+    (fewer than MIN_SIDE boots of a side carry its figure), or None."""
+    if not row.timing or min(row.n_base, row.n_cand) >= bootstats.MIN_SIDE:
+        return None
+    base, cand = row.file_boots
+    if row.metric == "cycles_per_exit" and max(base, cand) >= 2:
+        return ("fewer than %d boots a side have this figure, of %d+%d "
+                "(cycles_per_exit is only in boots that counted exits, "
+                "above the counters' noise floor)"
+                % (bootstats.MIN_SIDE, base, cand))
+    return ("fewer than %d boots a side have this figure (%d+%d): the "
+            "test needs %d" % (bootstats.MIN_SIDE, row.n_base, row.n_cand,
+                               bootstats.MIN_SIDE))
+
+
+def order_rows(rows):
+    """Rows by what matters: regressions, improvements, unchanged,
+    inconclusive, then the undecidable ones; by effect size within."""
+    rows.sort(key=lambda r: (4 if undecidable(r) else VERDICT_ORDER.get(
+        r.verdict, 3), -r.effect, r.name, r.metric))
+    return rows
+
+
+def folded(rows):
+    """(rows to show one by one, [line per reason]): the undecidable rows
+    of files with boots enough (a figure only some boots carry) fold into
+    one line per reason, naming their cases; where the files themselves
+    have too few boots every row stays, last."""
+    shown, why = [], {}
+    for row in rows:
+        reason = undecidable(row)
+        if reason is None or min(row.file_boots) < bootstats.MIN_SIDE:
+            shown.append(row)
+        else:
+            why.setdefault(reason, []).append(row)
+    lines = []
+    for reason, group in why.items():
+        names = sorted({r.name for r in group})
+        metrics = sorted({r.metric for r in group})
+        lines.append("not decidable: %d row(s), %s: %s%s" % (
+            len(group), reason, ", ".join(metrics) + " of " if metrics else "",
+            ", ".join(names[:6]) + (" and %d more" % (len(names) - 6)
+                                    if len(names) > 6 else "")))
+    return shown, lines
 
 
 def refusal_text(refusal):
@@ -785,6 +844,7 @@ def render_table(rows, warnings, base_path, cand_path):
     lines = ["trapmeter compare: base %s vs candidate %s" % (base_path,
                                                              cand_path)]
     lines += ["warning: " + w for w in warnings]
+    rows, folds = folded(rows)
     cells = [list(TABLE_HEAD)] + [row_cells(r) for r in rows]
     widths = [max(len(c[i]) for c in cells) for i in range(len(TABLE_HEAD)
                                                            - 1)]
@@ -794,6 +854,7 @@ def render_table(rows, warnings, base_path, cand_path):
         lines.append("  " + "  ".join(parts) + "  " + c[-1])
         if i == 0:
             lines.append("  " + "  ".join("-" * w for w in widths) + "  -----")
+    lines += ["  " + line for line in folds]
     lines.append(summary_line(counts, changed, candidate_failures(warnings)))
     return "\n".join(lines) + "\n"
 
@@ -822,6 +883,7 @@ def render_markdown(rows, warnings, base_path, cand_path):
     out += ["> warning: %s" % w for w in warnings]
     if warnings:
         out.append("")
+    rows, folds = folded(rows)
     out.append("| " + " | ".join(TABLE_HEAD) + " |")
     out.append("|" + "|".join(["---"] * 3 + ["---:"] * 5 + ["---"]) + "|")
     for row in rows:
@@ -830,6 +892,8 @@ def render_markdown(rows, warnings, base_path, cand_path):
             else cells[0]
         out.append("| " + " | ".join(c.replace("|", "\\|") for c in cells)
                    + " |")
+    if folds:
+        out += [""] + ["- %s" % line for line in folds]
     return "\n".join(out) + "\n"
 
 

@@ -1,0 +1,486 @@
+"""The one-screen answer: what `run` prints by default (about 20 lines of at
+most 100 columns) and what heads `compare` and `ab`.
+
+A run's summary answers a hypervisor developer's questions in order: on
+what host and backend; what one exit costs per handler class (QEMU port,
+in-kernel port, MMIO to QEMU, ioeventfd, coalesced, a classic exit), in ns
+and cycles with its interval over boots or "not resolved" and why; what
+REP saves at 4 KiB per port and direction; which exit counts disagree with
+the model and what that means; how many checks passed and cases skipped.
+A comparison's summary: the verdict counts, the flagged metrics with their
+shift and interval, and the detection limit the session reached.
+
+Every figure comes from the results document (results.json) or from
+compare's rows (its --json), never from a run's memory, and every figure
+is shown through output/figure.py: measured (± its interval over boots),
+model (labelled), or not resolved with its reason.  Pure: no I/O."""
+
+import fnmatch
+import math
+
+from . import figure
+
+WIDTH = 100
+MAX_FINDING_LINES = 2       # lines of cases per exit-count finding
+MAX_FLAGGED = 8             # flagged metrics shown before the table
+REP_BYTES = 4096
+
+# (label, handler, case globs in order of preference): the case that
+# stands for the class is the first result matching a glob, in that order
+CLASSES = (
+    ("QEMU port", "user", ("pio.user",)),
+    ("in-kernel port", "kernel", ("pio.kernel",)),
+    ("MMIO to QEMU", "user", ("testdev.out32.single.*", "testdev.*.single.*")),
+    ("ioeventfd", "ioeventfd", ("ptd.wildcard.out8.single.*",
+                                "ptd.io.wildcard.out8.single.*", "ptd.*single*")),
+    ("coalesced", "coalesced", ("vga.out32.single.*", "e1000.out32.single*",
+                                "rtc.out8.single.*", "*.single*")),
+    ("classic exit", "kernel", ("cpuid",)),
+)
+# where a class's cases live, for the reason when none ran
+CLASS_SUITE = {"QEMU port": "exits", "in-kernel port": "exits",
+               "MMIO to QEMU": "mmio", "ioeventfd": "mmio",
+               "coalesced": "mmio", "classic exit": "exits"}
+
+
+# ---------------------------------------------------------------- numbers
+
+def _number(value):
+    return isinstance(value, (int, float)) and not isinstance(value, bool) \
+        and math.isfinite(value)
+
+
+def grouped(value):
+    if abs(value) < 10:
+        return "{:,.2f}".format(value)
+    if abs(value) < 100:
+        return "{:,.1f}".format(value)
+    return "{:,.0f}".format(value)
+
+
+def times(value):
+    return ("%.0f" if value >= 100 else "%.1f") % value
+
+
+def _t95(df):
+    """Student's t, two-sided 95 %, df >= 1 (the table the breakdown uses)."""
+    table = (12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262,
+             2.228)
+    if df < 1:
+        return None
+    return table[df - 1] if df <= len(table) else 1.96 + 2.5 / df
+
+
+def over_boots(values, kind=figure.MEASURED, reason=None, is_cost=True):
+    """One figure from per-boot values: the mean, with the 95 % t interval
+    when there are two or more; a model figure (which keeps no interval)
+    the median.  A cost goes
+    through figure.cost, and one boot whose cost is at or below zero makes
+    the whole figure not resolved (a mean over the other boots would be
+    an invented figure)."""
+    vals = [v for v in values if _number(v)]
+    if not vals:
+        return figure.not_resolved(reason or figure.NO_DATA)
+    low = sum(1 for v in vals if v <= 0)
+    if is_cost and low:
+        return figure.not_resolved("%s in %d of %d boots" % (
+            figure.BELOW_ZERO, low, len(vals)) if len(vals) > 1
+            else figure.BELOW_ZERO)
+    if kind == figure.MODEL:
+        # no interval to show the boots' spread: the median, which one
+        # disturbed boot does not move
+        mid = sorted(vals)[len(vals) // 2] if len(vals) % 2 else \
+            sum(sorted(vals)[len(vals) // 2 - 1:len(vals) // 2 + 1]) / 2.0
+        return figure.cost(mid, kind=kind) if is_cost else figure.model(mid)
+    mean = sum(vals) / len(vals)
+    interval = None
+    if len(vals) > 1 and kind == figure.MEASURED:
+        sd = math.sqrt(sum((v - mean) ** 2 for v in vals) / (len(vals) - 1))
+        half = _t95(len(vals) - 1) * sd / math.sqrt(len(vals))
+        interval = [mean - half, mean + half]
+    if is_cost:
+        return figure.cost(mean, interval, kind)
+    if kind == figure.MODEL:
+        return figure.model(mean)
+    return figure.measured(mean, interval)
+
+
+def cell(fig, unit="", number=grouped):
+    """A figure as a summary cell: "16,537±250 cycles", "2,829 (model)",
+    or "not resolved (reason)"."""
+    if not fig.resolved:
+        return figure.text(fig, short=False)
+    out = figure.text(fig, number=number, label=False)
+    if unit:
+        out += " " + unit
+    return out + (figure.MODEL_LABEL if fig.kind == figure.MODEL else "")
+
+
+# ---------------------------------------------------------------- documents
+
+def boots_with_results(doc):
+    return [b for b in doc.get("boots") or []
+            if isinstance(b, dict) and b.get("results")]
+
+
+def tsc_khz(boot):
+    khz = ((boot.get("run") or {}).get("tsc") or {}).get("khz")
+    return khz if _number(khz) and khz > 0 else None
+
+
+def find_case(doc, handler, globs):
+    """The name of the case that stands for a class: the first result of
+    the first boot matching a glob, in glob order, with that handler."""
+    boots = boots_with_results(doc)
+    results = boots[0]["results"] if boots else []
+    for glob in globs:
+        for res in results:
+            if res.get("handler") == handler and fnmatch.fnmatchcase(
+                    str(res.get("case")), glob):
+                return res.get("suite"), res.get("case")
+    return None
+
+
+def case_results(doc, suite, case):
+    """(boot, result) of a case in every boot that has it."""
+    out = []
+    for boot in boots_with_results(doc):
+        for res in boot["results"]:
+            if res.get("suite") == suite and res.get("case") == case:
+                out.append((boot, res))
+                break
+    return out
+
+
+def exit_cost(pairs):
+    """(cycles figure, ns figure, exits figure) of one exit of a case over
+    its boots: cycles_per_exit where exits were counted, else
+    cycles_per_exit_model (labelled model); ns from each boot's TSC."""
+    measured = [(b, r) for b, r in pairs if _number(r.get("cycles_per_exit"))]
+    if measured:
+        key, kind, exits_key, chosen = ("cycles_per_exit", figure.MEASURED,
+                                        "exits_measured", measured)
+    else:
+        key, kind, exits_key, chosen = ("cycles_per_exit_model", figure.MODEL,
+                                        "exits_model", pairs)
+    cycles = [r.get(key) for _b, r in chosen]
+    ns = [r[key] * 1e6 / tsc_khz(b) for b, r in chosen
+          if _number(r.get(key)) and tsc_khz(b)]
+    reason = None
+    if all(not _number(v) for v in cycles):
+        reason = "no cost per exit in the data (no net figure or no exits)"
+    exits = over_boots([r.get(exits_key) for _b, r in chosen], kind,
+                       is_cost=False)
+    return (over_boots(cycles, kind, reason), over_boots(ns, kind, reason),
+            exits)
+
+
+def class_data(doc):
+    """[(label, case or None, cycles, ns, exits, reason)] per handler
+    class: the figures of its case, or the reason none ran."""
+    out = []
+    for label, handler, globs in CLASSES:
+        found = find_case(doc, handler, globs)
+        if not found:
+            out.append((label, None, None, None, None, "no case of it ran; "
+                        "it is in suite %s" % CLASS_SUITE[label]))
+            continue
+        cycles, ns, exits = exit_cost(case_results(doc, *found))
+        out.append((label, found[1], cycles, ns, exits, None))
+    return out
+
+
+CLASS_HEAD = "  %-15s %-28s %16s %17s %15s" % ("class", "case", "ns",
+                                                 "cycles", "exits/op")
+
+
+def class_lines(doc):
+    lines = [CLASS_HEAD]
+    for label, case, cycles, ns, exits, reason in class_data(doc):
+        if reason:
+            lines.append("  %-15s not resolved (%s)" % (label, reason))
+        elif not cycles.resolved:
+            lines.append("  %-15s %-28s %s" % (label, case, figure.text(
+                cycles, short=False)))
+        else:
+            lines.append("  %-15s %-28s %16s %17s %15s" % (
+                label, case, cell(ns), cell(cycles), cell(exits)))
+    return lines
+
+
+# ---------------------------------------------------------------- REP
+
+def rep_groups(doc):
+    """[(label, speed-up figure)] of the REP rows at 4 KiB, page-aligned,
+    per port, direction and width, in the table's order."""
+    order, values = [], {}
+    for boot in boots_with_results(doc):
+        for res in boot["results"]:
+            if res.get("method") != "rep" or res.get("bytes") != REP_BYTES \
+                    or res.get("buf_offset") or not _number(res.get("speedup")):
+                continue
+            label = "%s %s%d" % (res.get("target"), res.get("dir"),
+                                 8 * (res.get("width") or 1))
+            if label not in values:
+                order.append(label)
+            values.setdefault(label, []).append(res["speedup"])
+    return [(label, over_boots(values[label], is_cost=False))
+            for label in order]
+
+
+def rep_lines(doc):
+    groups = rep_groups(doc)
+    head = "REP speed-up at 4 KiB (the single-unit loop's time / REP's):"
+    if not groups:
+        return ["REP speed-up at 4 KiB: not resolved (no REP case of 4 KiB ran)"]
+    cells = ["%s %sx" % (label, figure.text(fig, number=times))
+             for label, fig in groups]
+    return [head] + wrap(cells, "  ", " | ")
+
+
+def wrap(cells, indent, sep):
+    lines, cur = [], indent
+    for c in cells:
+        piece = c if cur == indent else sep + c
+        if len(cur) + len(piece) > WIDTH and cur != indent:
+            lines.append(cur)
+            cur, piece = indent, c
+        cur += piece
+    if cur != indent:
+        lines.append(cur)
+    return lines
+
+
+# ---------------------------------------------------------------- findings
+
+def meaning(handler, model, got, source):
+    """What a measured count away from the model says, in one line."""
+    if got < model and handler in ("kernel", "ioeventfd", "coalesced"):
+        return ("answered in the kernel, where the %s counter does not see "
+                "them (--exit-counter both does)" % source)
+    if got < model:
+        return "fewer exits than modelled: KVM batched more than its source says"
+    return "more exits than modelled: exits the model does not expect"
+
+
+def findings(doc):
+    """([(meaning, [results])], counted) of the rows whose measured exits
+    differ from the model by more than 10 %, from the first boot that
+    counted exits; counted is False when no boot did."""
+    for boot in boots_with_results(doc):
+        if not any(_number(r.get("exits_measured")) for r in boot["results"]):
+            continue
+        groups = {}
+        for r in boot["results"]:
+            if r.get("exits_model_mismatch") and _number(r.get("exits_measured")):
+                key = meaning(r.get("handler"), r.get("exits_model") or 0,
+                              r["exits_measured"], r.get("exits_source") or "exit")
+                groups.setdefault(key, []).append(r)
+        return list(groups.items()), True
+    return [], False
+
+
+def finding_cell(res):
+    """"pic.in8.single.4096 4,096 -> 20.4": model, then measured."""
+    return "%s %s -> %s" % (res.get("case"), figure.text(
+        figure.model(res.get("exits_model") or 0), number=grouped, label=False),
+        figure.text(figure.measured(res["exits_measured"]), number=grouped))
+
+
+def finding_wrap(cells):
+    """The cells in at most MAX_FINDING_LINES lines; what does not fit is
+    counted at the end ("+20 more (--table full)")."""
+    for shown in range(len(cells), 0, -1):
+        more = "" if shown == len(cells) else \
+            "+%d more (--table full)" % (len(cells) - shown)
+        lines = wrap(cells[:shown] + ([more] if more else []), "    ", ", ")
+        if len(lines) <= MAX_FINDING_LINES:
+            return lines
+    return ["    %d cases (--table full)" % len(cells)]
+
+
+def finding_lines(doc):
+    groups, counted = findings(doc)
+    if not counted:
+        return ["exit counts: not resolved (no exits counted: TCG, or "
+                "--no-count-exits)"]
+    if not groups:
+        return ["exit counts: every counted case within 10 % of the model"]
+    lines = ["exit counts, model -> measured per op, where they are more than "
+             "10 % apart:"]
+    for text, rows in groups:
+        lines += ["  " + text] + finding_wrap([finding_cell(r) for r in rows])
+    return lines
+
+
+# ---------------------------------------------------------------- the rest
+
+def header_lines(doc):
+    host = doc.get("host") or {}
+    boots = doc.get("boots") or []
+    accel = host.get("accel") or (doc.get("config") or {}).get("accel")
+    if host.get("kvm_flavour"):
+        accel = "%s (%s)" % (accel, host["kvm_flavour"])
+    walls = [b.get("wall_s") for b in boots if _number(b.get("wall_s"))]
+    first = (boots_with_results(doc) or [{}])[0]
+    run = first.get("run") or {}
+    tsc = run.get("tsc") or {}
+    line1 = "trapmeter %s | %s | QEMU %s | %d boot%s, %.1f s | firmware %s" % (
+        doc.get("version") or "?", accel or "?", host.get("qemu_version")
+        or "?", len(boots), "" if len(boots) == 1 else "s", sum(walls),
+        run.get("firmware") or "?")
+    line2 = "  host %s, Linux %s | tsc %s kHz (%s)%s" % (
+        host.get("host_cpu") or "?", host.get("kernel") or "?",
+        tsc.get("khz") or "?", tsc.get("source") or "?",
+        " GUESS" if tsc.get("guess") else "")
+    return [line1[:WIDTH], line2[:WIDTH]]
+
+
+def checks_line(doc):
+    ok = failed = 0
+    skips = {}
+    for boot in doc.get("boots") or []:
+        for chk in boot.get("checks") or []:
+            if chk.get("ok"):
+                ok += 1
+            else:
+                failed += 1
+        for skip in boot.get("skips") or []:
+            skips.setdefault("%s/%s" % (skip.get("suite"), skip.get("case")),
+                             skip.get("reason"))
+    text = "checks: %d ok, %d failed | skips: %d" % (ok, failed, len(skips))
+    if skips:
+        name, why = next(iter(skips.items()))
+        why = str(why).split(" (")[0]
+        text += " (%s: %s%s)" % (name, why, "; ..." if len(skips) > 1 else "")
+    return text[:WIDTH - 3] + "..." if len(text) > WIDTH else text
+
+
+def ide_lines(doc):
+    """Suite ide's regression view (the OVMF story) per device: reading
+    4 MiB with rep insw against the inw loop, over boots."""
+    views = {}
+    for boot in boots_with_results(doc):
+        for v in boot.get("other") or []:
+            if v.get("type") == "view" and v.get("suite") == "ide":
+                key = "%s %s" % (v.get("what"), v.get("device"))
+                views.setdefault(key, []).append(v)
+    lines = ["IDE PIO, reading 4 MiB (OVMF's regression: 28 s -> 464 s, 16.6x):"]
+    for key, got in views.items():
+        rep = over_boots([v.get("rep_s") for v in got])
+        loop = over_boots([v.get("loop_s") for v in got])
+        ratio = over_boots([v.get("loop_over_rep") for v in got], is_cost=False)
+        lines.append(("  %-30s %s by rep insw, %s by the inw loop: %sx" % (
+            key, cell(rep, "s"), cell(loop, "s"),
+            figure.text(ratio, number=times)))[:WIDTH])
+    return lines if views else []
+
+
+def run_summary(doc, json_path=None):
+    """The summary of a run's results document, as lines."""
+    lines = header_lines(doc)
+    if not boots_with_results(doc):
+        lines.append("no results: status %s" % doc.get("status"))
+        lines += ["  " + m for m in doc.get("messages") or []]
+        return lines
+    what = "cost of one exit per handler class"
+    if (doc.get("host") or {}).get("accel") == "tcg":
+        what = "cost per would-be exit (TCG: no VM exits)"
+    boots = len(boots_with_results(doc))
+    spread = " (± 95 %% over %d boots)" % boots if boots > 1 else ""
+    lines.append(what + spread + ":")
+    lines += class_lines(doc)
+    lines += rep_lines(doc)
+    lines += ide_lines(doc)
+    lines += finding_lines(doc)
+    lines.append(checks_line(doc))
+    tail = "status %s" % doc.get("status")
+    if json_path:
+        tail += " | every figure: %s" % json_path
+    lines.append(tail + " | the full table: --table full")
+    return lines
+
+
+# ---------------------------------------------------------------- compare
+
+VERDICTS = ("regression", "improvement", "unchanged", "inconclusive")
+
+
+def _pct(ratio):
+    return 100.0 * (ratio - 1.0)
+
+
+def _signed(value):
+    return "%+.1f" % value
+
+
+def shift_text(row):
+    """"+1.8 % [+1.1..+2.4]" of a row's ratio and 95 % interval, or the
+    exit path change."""
+    if row.get("metric") == "exits_per_op":
+        return "exits %s -> %s per op" % (grouped(row.get("base") or 0),
+                                          grouped(row.get("candidate") or 0))
+    ratio = row.get("ratio")
+    if not _number(ratio):
+        return figure.text(figure.not_resolved("no ratio"), short=False)
+    ci = row.get("ci95") or [None, None]
+    fig = figure.measured(_pct(ratio))
+    out = figure.text(fig, number=_signed) + " %"
+    if _number(ci[0]) and _number(ci[1]):
+        out += " [%s..%s]" % (_signed(_pct(ci[0])), _signed(_pct(ci[1])))
+    return out
+
+
+def flagged_line(row):
+    p = row.get("p_familywise")
+    return "  %-11s %-33s %-15s %s%s" % (
+        row.get("verdict"), "%s/%s" % (row.get("suite"), row.get("case")),
+        row.get("metric"), shift_text(row),
+        "  p %.3g" % p if _number(p) else "")
+
+
+def limit_line(rows):
+    """The detection limit the comparison reached: the resolution of its
+    inconclusive timing rows."""
+    res = sorted(r["resolution"] for r in rows
+                 if r.get("verdict") == "inconclusive"
+                 and _number(r.get("resolution")))
+    if not res:
+        if any(r.get("verdict") == "inconclusive" for r in rows):
+            return ("detection limit: not resolved (no inconclusive row has "
+                    "the boots for a resolution)")
+        return "detection limit: every metric decided"
+    mid = res[len(res) // 2]
+    if round(100 * res[0], 1) == round(100 * res[-1], 1):
+        return ("detection limit: the inconclusive timing rows resolve "
+                "%.1f %%" % (100 * res[0]))
+    return ("detection limit: the inconclusive timing rows resolve "
+            "%.1f-%.1f %% (median %.1f %%)" % (100 * res[0], 100 * res[-1],
+                                               100 * mid))
+
+
+def compare_summary(rows, title, boots=None):
+    """Lines heading compare's and ab's table; rows are compare's JSON rows
+    (Row.as_dict())."""
+    counts = {v: 0 for v in VERDICTS}
+    for r in rows:
+        counts[r.get("verdict")] = counts.get(r.get("verdict"), 0) + 1
+    lines = [title if len(title) <= WIDTH else title[:WIDTH - 3] + "..."]
+    sides = " (%d+%d boots)" % tuple(boots) if boots else ""
+    lines.append("verdicts%s: " % sides + ", ".join(
+        "%d %s" % (counts[v], v) for v in VERDICTS))
+    flagged = [r for r in rows if r.get("verdict") in ("regression",
+                                                       "improvement")]
+    flagged.sort(key=lambda r: -abs(math.log(r["ratio"]))
+                 if _number(r.get("ratio")) and r["ratio"] > 0 else 0)
+    if flagged:
+        lines.append("flagged, largest shift first (shift [95 % interval], "
+                     "p over the run):")
+        lines += [flagged_line(r)[:WIDTH] for r in flagged[:MAX_FLAGGED]]
+        if len(flagged) > MAX_FLAGGED:
+            lines.append("  ... %d more in the table" % (len(flagged)
+                                                          - MAX_FLAGGED))
+    else:
+        lines.append("flagged: none")
+    lines.append(limit_line(rows))
+    return lines
