@@ -223,10 +223,12 @@ class ConcurrentLog(Cli):
                          read(OK_LOG).replace(b"\r\n", b"\n"))
 
 
-def hup_default():
-    """The runner keeps a SIGHUP its caller ignores (nohup, a detached
-    `make test`); the probe wants it delivered."""
+def signals_default():
+    """The runner keeps a SIGHUP or SIGINT its caller ignores (nohup, a
+    shell's background job, a detached `make test`); the probes want them
+    delivered."""
     signal.signal(signal.SIGHUP, signal.SIG_DFL)
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
 
 
 class InterruptedRepeat(Cli):
@@ -252,7 +254,7 @@ class InterruptedRepeat(Cli):
             [sys.executable, TOOL, "run", "--no-build", "--accel", "tcg",
              "--qemu", self.hang_third(), "--repeat", "5", "--junit",
              self.path("j.xml")], cwd=self.tmp, stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE, text=True, preexec_fn=hup_default)
+            stderr=subprocess.PIPE, text=True, preexec_fn=signals_default)
         self.addCleanup(lambda: runner.poll() is None and runner.kill())
         end = time.monotonic() + 30
         while not os.path.exists(self.path("hung")):
@@ -301,7 +303,8 @@ class EarlySignals(Cli):
             for extra in (0.02, 0.06, 0.12):
                 proc = subprocess.Popen(
                     [sys.executable, TOOL, "parse", OK_LOG], cwd=self.tmp,
-                    stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+                    stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                    preexec_fn=signals_default)
                 time.sleep(base + extra)
                 proc.send_signal(signum)
                 _out, err = proc.communicate(timeout=30)
