@@ -443,7 +443,8 @@ class SentinelList(unittest.TestCase):
     def test_a_choice_anywhere_runs_it(self):
         for shared, a, b in ((["--case", "cpuid"], "", ""),
                              (["--suite=ide"], "", ""),
-                             ([], "--case pio.*", ""), ([], "", "--suite ide")):
+                             ([], "--case pio.*", ""), ([], "", "--suite ide"),
+                             (["--quick"], "", "")):
             words, label = ab_cmd.case_list(self.args(a, b), list(shared))
             self.assertEqual(words, shared)
             self.assertNotIn("sentinel", label)
