@@ -48,6 +48,8 @@ C_SRCS := \
 	drivers/ata.c \
 	drivers/debug_exit.c \
 	drivers/fw_cfg.c \
+	drivers/ide_bm.c \
+	drivers/ide_prd.c \
 	drivers/lapic.c \
 	drivers/pci.c \
 	drivers/pci_testdev.c \
@@ -55,6 +57,8 @@ C_SRCS := \
 	drivers/virtio_net.c \
 	drivers/virtio_pci.c \
 	drivers/virtq.c \
+	drivers/vtd.c \
+	drivers/vtd_tables.c \
 	lib/crc32.c \
 	lib/fmt.c \
 	lib/glob.c \
@@ -63,6 +67,7 @@ C_SRCS := \
 	lib/string.c \
 	model/model.c \
 	model/model_mmio.c \
+	platform/acpi_tables.c \
 	platform/bootinfo.c \
 	platform/firmware.c \
 	platform/smbios.c \
@@ -75,6 +80,8 @@ C_SRCS := \
 	kernel/main.c \
 	kernel/phase_sync.c \
 	kernel/plan.c \
+	kernel/suites/dma.c \
+	kernel/suites/dma_vtd.c \
 	kernel/suites/edk2_fifo.c \
 	kernel/suites/exits.c \
 	kernel/suites/ide.c \
@@ -94,7 +101,8 @@ SHIM := $(BUILD)/kvm_delay.so
 
 # Host unit tests: test name -> the pure files it links.
 HOST_TESTS := fmt crc32 glob stats cmdline json dump string bootinfo smbios model lava virtq virtio_pci ata model_mmio tsc \
-              virtio_net netframe bench plan pio pit lapic tsc_check uart
+              virtio_net netframe bench plan pio pit lapic tsc_check uart ide_prd ide_bm vtd \
+              acpi_tables
 HOST_DEPS_fmt      := lib/fmt.c lib/string.c
 HOST_DEPS_crc32    := lib/crc32.c
 HOST_DEPS_glob     := lib/glob.c
@@ -113,6 +121,12 @@ HOST_DEPS_virtio_pci := drivers/virtio_pci.c drivers/virtq.c drivers/pci.c tests
 HOST_DEPS_virtio_net := drivers/virtio_net.c drivers/virtio_pci.c drivers/virtq.c drivers/pci.c \
                         lib/string.c tests/host/fake_io.c
 HOST_DEPS_netframe := kernel/suites/netframe.c
+HOST_DEPS_ide_prd  := drivers/ide_prd.c
+HOST_DEPS_ide_bm   := drivers/ide_bm.c drivers/ata.c drivers/pci.c lib/fmt.c lib/string.c \
+                      arch/x86/tsc.c arch/x86/cpuinfo.c tests/host/fake_cpu.c tests/host/fake_io.c \
+                      tests/host/fake_tsc.c
+HOST_DEPS_vtd      := drivers/vtd_tables.c lib/string.c
+HOST_DEPS_acpi_tables := platform/acpi_tables.c lib/string.c
 HOST_DEPS_ata      := drivers/ata.c drivers/pci.c kernel/suites/idepat.c model/model.c \
                       lib/fmt.c lib/string.c tests/host/fake_io.c arch/x86/tsc.c \
                       arch/x86/cpuinfo.c tests/host/fake_cpu.c tests/host/fake_tsc.c

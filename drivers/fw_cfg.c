@@ -19,6 +19,7 @@
 #define FW_CFG_DMA_ERROR     0x01
 #define FW_CFG_DMA_READ      0x02
 #define FW_CFG_DMA_SELECT    0x08
+#define FW_CFG_DMA_WRITE     0x10
 #define FW_CFG_NAME_LEN      56
 /* QEMU completes a transfer before the doorbell write returns; a
  * descriptor still busy after this long never will be */
@@ -106,13 +107,20 @@ int fw_cfg_find(const char *name, struct fw_cfg_file *out)
 	return -ENOENT;
 }
 
-/* The descriptor of one read of `len` bytes of `key` into `buf`. */
-static void dma_fill(struct fw_cfg_dma_access *d, u16 key, void *buf, u32 len)
+/* The descriptor of one transfer (`op`: read or write) of `len` bytes
+ * of `key` from or to `buf`. */
+static void dma_fill_op(struct fw_cfg_dma_access *d, u16 key, const void *buf, u32 len,
+			u32 op)
 {
-	d->control = be32((u32)key << 16 | FW_CFG_DMA_SELECT | FW_CFG_DMA_READ);
+	d->control = be32((u32)key << 16 | FW_CFG_DMA_SELECT | op);
 	d->length = be32(len);
 	d->address = __builtin_bswap64((u64)(uintptr_t)buf);
 	barrier();
+}
+
+static void dma_fill(struct fw_cfg_dma_access *d, u16 key, void *buf, u32 len)
+{
+	dma_fill_op(d, key, buf, len, FW_CFG_DMA_READ);
 }
 
 /* QEMU completes synchronously; poll anyway, bounded by
@@ -134,6 +142,13 @@ int fw_cfg_dma_read(u16 key, void *buf, u32 len)
 	dma_fill(&dma_req, key, buf, len);
 	/* the high half stays 0 (QEMU clears the latch after each transfer);
 	 * writing the low half starts the transfer */
+	outl(be32((u32)(uintptr_t)&dma_req), FW_CFG_PORT_DMA_LO);
+	return dma_wait(&dma_req);
+}
+
+int fw_cfg_dma_write(u16 key, const void *buf, u32 len)
+{
+	dma_fill_op(&dma_req, key, buf, len, FW_CFG_DMA_WRITE);
 	outl(be32((u32)(uintptr_t)&dma_req), FW_CFG_PORT_DMA_LO);
 	return dma_wait(&dma_req);
 }

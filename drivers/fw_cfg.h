@@ -38,6 +38,12 @@ void fw_cfg_read(u16 key, void *buf, u32 len);
 int fw_cfg_dma_read(u16 key, void *buf, u32 len);
 
 /*
+ * One DMA write of `len` bytes from `buf` into item `key` from offset 0.
+ * QEMU takes writes only for items it added as writable (else -EIO).
+ */
+int fw_cfg_dma_write(u16 key, const void *buf, u32 len);
+
+/*
  * The non-trapping twin of fw_cfg_dma_read for a benchmark control
  * (kernel/bench.h): the same descriptor writes (into a descriptor of its
  * own) and the same bounded poll, a RAM store in place of the doorbell.

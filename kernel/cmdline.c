@@ -27,7 +27,7 @@ struct cmdline_key {
 	{ #field, NULL, CMDLINE_BOOL_EXPECTED, offsetof(struct tm_config, field) }
 
 static const char *const cmdline_suite_names[] = {
-	"pio", "exits", "ide", "virtio", "mmio",
+	"pio", "exits", "ide", "virtio", "mmio", "dma",
 };
 
 static const char *const cmdline_fault_names[] = {
@@ -201,7 +201,7 @@ static bool cmdline_apply_virtio_path(struct tm_config *cfg, struct cmdline_tok 
 }
 
 static const struct cmdline_key cmdline_keys[] = {
-	{ "suite", cmdline_apply_suite, "pio, exits, ide, virtio, mmio, all", 0 },
+	{ "suite", cmdline_apply_suite, "pio, exits, ide, virtio, mmio, dma, all", 0 },
 	{ "case", cmdline_apply_case,
 	  "comma list of 1..8 globs, under 256 chars in total", 0 },
 	{ "samples", cmdline_apply_samples, "3..10000", 0 },

@@ -4,7 +4,7 @@
  *
  * Syntax: words separated by spaces, tabs or newlines; each word is a
  * flag (quick, verbose) or key=value:
- *   suite=LIST      comma list of pio, exits, ide, virtio, mmio, all
+ *   suite=LIST      comma list of pio, exits, ide, virtio, mmio, dma, all
  *   case=GLOBS      comma list of up to 8 globs (* ? [abc] [a-z] [!a])
  *   samples=N       3..10000: the cap on adaptive samples (default 63)
  *   quick=B verbose=B hypercall=B rep=B sync=B
@@ -61,7 +61,9 @@ struct tm_config {
 #define SUITE_IDE    (1u << 2)
 #define SUITE_VIRTIO (1u << 3)
 #define SUITE_MMIO   (1u << 4)
-#define SUITE_ALL    (SUITE_PIO | SUITE_EXITS | SUITE_IDE | SUITE_VIRTIO | SUITE_MMIO)
+#define SUITE_DMA    (1u << 5)
+#define SUITE_ALL    (SUITE_PIO | SUITE_EXITS | SUITE_IDE | SUITE_VIRTIO | SUITE_MMIO | \
+		      SUITE_DMA)
 /* Not a suite: set by suite=all.  The suites' extended cases (handler
  * classes beyond user/kernel, edk2's FIFO shapes, the classic exits past
  * the first four) run with it or when case= names them; the default run

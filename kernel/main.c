@@ -6,6 +6,7 @@
 #include "kernel/console.h"
 #include "platform/bootinfo.h"
 #include "platform/firmware.h"
+#include "platform/acpi_tables.h"
 #include "kernel/cmdline.h"
 #include "kernel/bench.h"
 #include "kernel/phase_sync.h"
@@ -260,6 +261,7 @@ void kmain(u32 magic, u32 info)
 	if (bootinfo_parse(magic, (const void *)(uintptr_t)info, &boot) != 0)
 		kprintf("warning: unknown boot magic 0x%x; no command line\n", magic);
 	boot.firmware = firmware_detect(boot.firmware, fw_vendor, sizeof(fw_vendor));
+	acpi_use_rsdp(boot.rsdp, boot.rsdp_len);
 	cpuinfo_init();
 	fw_cfg_init();
 	pick_cmdline();
@@ -293,6 +295,8 @@ void kmain(u32 magic, u32 info)
 		suite_ide(&config);
 	if (config.suites & SUITE_VIRTIO)
 		suite_virtio(&config);
+	if (config.suites & SUITE_DMA)
+		suite_dma(&config);
 	bench_plan_report();
 	if (cmdline_unmatched_globs(&config, err, sizeof(err)))
 		bad_input(err);

@@ -11,6 +11,8 @@
 #define MB2_TAG_LOADER    2
 #define MB2_TAG_EFI32     11
 #define MB2_TAG_EFI64     12
+#define MB2_TAG_ACPI_OLD  14   /* a copy of the ACPI 1.0 RSDP */
+#define MB2_TAG_ACPI_NEW  15   /* a copy of the ACPI 2.0+ RSDP */
 #define MB2_TAG_ALIGN     8
 #define MB2_MAX_TOTAL     (1u << 20)
 
@@ -38,6 +40,13 @@ static void copy_str(char *dst, size_t cap, const char *src, bool *truncated)
 	dst[n] = 0;
 }
 
+/* The RSDP copy a tag carries (the new one wins over the old). */
+static void set_rsdp(struct bootinfo *bi, const struct mb2_tag *t)
+{
+	bi->rsdp = t + 1;
+	bi->rsdp_len = t->size - (u32)sizeof(*t);
+}
+
 static int parse_mb2(const u8 *info, struct bootinfo *bi)
 {
 	u32 total, off = MB2_TAG_ALIGN;
@@ -56,6 +65,9 @@ static int parse_mb2(const u8 *info, struct bootinfo *bi)
 			copy_str(bi->loader, sizeof(bi->loader), (const char *)(t + 1), NULL);
 		else if (t->type == MB2_TAG_EFI32 || t->type == MB2_TAG_EFI64)
 			bi->firmware = "uefi";
+		else if (t->type == MB2_TAG_ACPI_NEW ||
+			 (t->type == MB2_TAG_ACPI_OLD && !bi->rsdp))
+			set_rsdp(bi, t);
 		off += ALIGN_UP(t->size, MB2_TAG_ALIGN);
 	}
 	return 0;

@@ -17,6 +17,9 @@ struct bootinfo {
 	char loader[64];        /* boot loader name, if given */
 	char cmdline[BOOTINFO_CMDLINE_MAX];
 	bool truncated;         /* command line longer than we keep */
+	const void *rsdp;       /* multiboot2's copy of the ACPI RSDP, or NULL
+				   (UEFI keeps it outside the BIOS areas) */
+	u32 rsdp_len;
 };
 
 /*

@@ -18,6 +18,9 @@ const char *pio_case_name(u32 i);
 void suite_virtio(const struct tm_config *cfg);
 void suite_ide(const struct tm_config *cfg);
 void suite_mmio(const struct tm_config *cfg);
+/* suite dma (kernel/suites/dma.c): last, its IOMMU fault probe leaves
+ * the IDE channel busy */
+void suite_dma(const struct tm_config *cfg);
 /* suite exits' interrupt cases (kernel/suites/irq.c), extended only */
 void exits_irq_run(void);
 /* vCPUs QEMU started (fw_cfg FW_CFG_NB_CPUS; 0 without fw_cfg) */

@@ -64,6 +64,30 @@ static void test_mb2_uefi(void)
 	CHECK_EQ_S64(bootinfo_parse(MB2_BOOT_MAGIC, b.buf, &bi), 0);
 	CHECK_STR(bi.firmware, "uefi");
 	CHECK_STR(bi.cmdline, "");
+	CHECK(bi.rsdp == NULL);
+}
+
+/* The ACPI tags: the new RSDP copy wins, whichever comes first. */
+static void test_mb2_rsdp(void)
+{
+	static const char old_rsdp[20] = "RSD PTR old";
+	static const char new_rsdp[36] = "RSD PTR new";
+	struct mb2_builder b;
+	struct bootinfo bi;
+
+	mb2_start(&b);
+	mb2_tag(&b, 15, new_rsdp, sizeof(new_rsdp));
+	mb2_tag(&b, 14, old_rsdp, sizeof(old_rsdp));
+	mb2_finish(&b);
+	CHECK_EQ_S64(bootinfo_parse(MB2_BOOT_MAGIC, b.buf, &bi), 0);
+	CHECK(bi.rsdp != NULL);
+	CHECK_EQ_U64(bi.rsdp_len, sizeof(new_rsdp));
+	CHECK(bi.rsdp && !memcmp(bi.rsdp, "RSD PTR new", 11));
+	mb2_start(&b);
+	mb2_tag(&b, 14, old_rsdp, sizeof(old_rsdp));
+	mb2_finish(&b);
+	CHECK_EQ_S64(bootinfo_parse(MB2_BOOT_MAGIC, b.buf, &bi), 0);
+	CHECK_EQ_U64(bi.rsdp_len, sizeof(old_rsdp));
 }
 
 static void test_long_cmdline_truncated(void)
@@ -109,6 +133,7 @@ int main(void)
 {
 	RUN(test_mb2_bios, "bootinfo: multiboot2 under BIOS");
 	RUN(test_mb2_uefi, "bootinfo: multiboot2 under UEFI");
+	RUN(test_mb2_rsdp, "bootinfo: multiboot2 ACPI RSDP tags");
 	RUN(test_long_cmdline_truncated, "bootinfo: long command line truncated");
 	RUN(test_bad_input, "bootinfo: bad magic, NULL, oversize, zero-size tag");
 	return check_summary();

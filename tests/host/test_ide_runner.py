@@ -58,6 +58,8 @@ class Options(unittest.TestCase):
         self.assertTrue(ide.suite_selected(["suite=pio,all"]))
         self.assertFalse(ide.suite_selected(["suite=ide", "suite=pio"]))
         self.assertFalse(ide.suite_selected(["quick"]))
+        # suite dma's bus-master cases read and write the same disk
+        self.assertTrue(ide.suite_selected(["suite=dma"]))
 
 
 class Setup(unittest.TestCase):
@@ -88,6 +90,22 @@ class Setup(unittest.TestCase):
         with open(os.path.join(self.tmp.name, ide.CFG_NAME), "rb") as fh:
             fields = struct.unpack(ide.CFG_FORMAT, fh.read())
         self.assertEqual(fields, (ide.CFG_MAGIC, 1, 2048, 1536, 512, 0))
+
+    def test_q35_drives_on_piix3_ide(self):
+        """q35's own IDE is AHCI: the drives hang on one PIIX3 IDE
+        function, disk on its bus 0, CD on bus 1."""
+        self.cfg.machine = "q35"
+        s = ide.prepare(self.cfg, self.tmp.name, 1 << 20)
+        self.assertEqual(s.qemu_args[:2], ["-device", "piix3-ide,id=tmide"])
+        args = " ".join(s.qemu_args)
+        self.assertEqual(args.count("piix3-ide"), 1)
+        self.assertNotIn("if=ide", args)
+        self.assertIn("ide-hd,drive=tmdrive0,bus=tmide.0,unit=0", args)
+        self.assertIn("ide-cd,drive=tmdrive2,bus=tmide.1,unit=0", args)
+        self.assertIn("if=none,id=tmdrive2,media=cdrom,readonly=on", args)
+        s = ide.prepare(self.cfg, self.tmp.name, 0, with_cd=False)
+        self.assertEqual(s.qemu_args[:2], ["-fw_cfg", "name=opt/trapmeter/ide,file=%s"
+                                           % os.path.join(self.tmp.name, ide.CFG_NAME)])
 
     def test_readonly_and_absent(self):
         s = ide.prepare(self.cfg, self.tmp.name, 1 << 20, readonly=True,
@@ -129,6 +147,20 @@ class Setup(unittest.TestCase):
         rec["sectors"] = 4
         msg = ide.after_boot(s, self._dump(rec))
         self.assertIn("1 mismatches, first at LBA 77", msg)
+
+    def test_two_suites_written_union(self):
+        """Suites ide and dma both write from the region's start: the
+        host check takes the union of their ide_written records."""
+        s = ide.prepare(self.cfg, self.tmp.name, 1 << 20)
+        with open(s.disk_path, "r+b") as fh:
+            for lba in range(s.write_lba, s.write_lba + 8):
+                fh.seek(lba * 512)
+                fh.write(ide.sector(lba, ide.WRITE_SEED))
+        dump = self._dump({"type": "ide_written", "lba": s.write_lba, "sectors": 2})
+        dump.other.append({"type": "ide_written", "suite": "dma",
+                           "lba": s.write_lba, "sectors": 8})
+        self.assertIsNone(ide.after_boot(s, dump))
+        self.assertIn("8 written sectors", dump.checks[-1]["detail"])
 
     def test_write_outside_region_rejected(self):
         s = ide.prepare(self.cfg, self.tmp.name, 1 << 20)

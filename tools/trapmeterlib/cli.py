@@ -12,14 +12,15 @@ import sys
 import traceback
 
 from .system import exitstatus
-from .commands import (ab, compare, import_lava, lava_job, parse, run,
-                       sensitivity)
+from .commands import (ab, bisect, bisect_step, compare, import_lava,
+                       lava_job, parse, run, sensitivity)
 from .commands.common import PROG, OptionError, Parser, TrapmeterError, say
 
 # in `trapmeter --help` order
-COMMANDS = (run, parse, lava_job, import_lava, compare, ab, sensitivity)
+COMMANDS = (run, parse, lava_job, import_lava, compare, ab, sensitivity,
+            bisect, bisect_step)
 # commands that take run options of their own and QEMU arguments after --
-PASSTHROUGH = (ab, sensitivity)
+PASSTHROUGH = (ab, sensitivity, bisect, bisect_step)
 
 
 def build_parser():
@@ -60,36 +61,52 @@ def dispatch(argv):
         return run.command(args, extra)
     if extra:
         raise OptionError("'--' QEMU arguments are only accepted by 'run', "
-                          "'ab' and 'sensitivity'")
+                          "'ab', 'sensitivity', 'bisect' and 'bisect-step'")
     for module in COMMANDS:
         if args.command == module.NAME:
             return module.command(args)
     raise OptionError("a command is required: run, parse, compare, ab, "
-                      "sensitivity, lava-job or import-lava (see '%s --help')"
+                      "sensitivity, bisect, bisect-step, lava-job or "
+                      "import-lava (see '%s --help')"
                       % PROG)
 
 
 def main(argv=None):
-    """Entry point: map every failure to one line and an exit status."""
+    """Entry point: map every failure to one line and an exit status.
+    Under bisect-step every failure is 128, which stops `git bisect run`
+    (1-127 would read as "bad", 125 as "skip")."""
     signal.signal(signal.SIGTERM, _raise_interrupt)
+    argv = list(sys.argv[1:] if argv is None else argv)
+    code, verdict = _run(argv)
+    if argv[:1] == [bisect_step.NAME] and not verdict and \
+            code < exitstatus.STEP_ABORT:
+        say("bisect-step: status %d is no verdict: exit %d, so that git "
+            "bisect run stops" % (code, exitstatus.STEP_ABORT))
+        return exitstatus.STEP_ABORT
+    return code
+
+
+def _run(argv):
+    """(exit status, True when the command returned it itself)."""
     try:
-        return dispatch(sys.argv[1:] if argv is None else argv)
+        return dispatch(argv), True
     except TrapmeterError as exc:
-        say(("error: " if exc.code in (exitstatus.BAD_INPUT, exitstatus.QEMU_ERROR,
+        say(("error: " if exc.code in (exitstatus.BAD_INPUT,
+                                       exitstatus.QEMU_ERROR,
                                        exitstatus.UNUSABLE)
              else "") + exc.message)
-        return exc.code
+        return exc.code, False
     except KeyboardInterrupt:
         say("interrupted")
-        return exitstatus.INTERRUPTED
+        return exitstatus.INTERRUPTED, False
     except BrokenPipeError:
         _silence_stdout()
-        return 1
+        return 1, False
     except Exception as exc:  # pylint: disable=broad-except
         if os.environ.get("TRAPMETER_DEBUG"):
             traceback.print_exc()
         say("internal error: %s: %s" % (type(exc).__name__, exc))
-        return exitstatus.INTERNAL
+        return exitstatus.INTERNAL, False
 
 
 def _silence_stdout():

@@ -256,6 +256,7 @@ class Session:
         self.plan = None            # the session's plan (run --plan)
         self.plan_entries = []
         self.tmp = privdir.fresh("ab", say)
+        self.env_lines = []         # host fingerprint differences
         # names the two files as sides of one interleaved session, so that
         # compare can tell them from blocks of boots taken apart in time
         self.session_id = os.urandom(8).hex()
@@ -341,6 +342,8 @@ class Session:
             doc["session"] = {"kind": "ab", "id": self.session_id,
                               "side": name, "order": "A B B A ..."}
             self.docs[name] = doc
+            if self.docs["a"] and self.docs["b"]:
+                env_check(self)
         else:
             merged = self.docs[name]
             for boot in doc["boots"]:
@@ -429,6 +432,30 @@ def out_of_time(session, look_next=False):
     return session.elapsed() + pair > session.args.budget
 
 
+def side_binary(words):
+    """The --qemu a side's run words give (the last one wins), or None."""
+    found = None
+    for i, word in enumerate(words):
+        if word == "--qemu" and i + 1 < len(words):
+            found = words[i + 1]
+        elif word.startswith("--qemu="):
+            found = word.split("=", 1)[1]
+    return found
+
+
+def env_check(session):
+    """At the first boot of both sides: their host fingerprints, less the QEMU
+    fields when the sides were given different QEMUs on purpose; a
+    cost-changing difference ends the session (status 14)."""
+    a, b = (side_binary(session.sides[n][0]) for n in "ab")
+    on_purpose = ("qemu",) if a != b else ()
+    session.env_lines = compare_cmd.env_check(
+        session.docs["a"], session.docs["b"], session.args, on_purpose,
+        ("side A", "side B"))
+    for line in session.env_lines:
+        say(line)
+
+
 def next_is_look(session):
     n = min(session.boots("a"), session.boots("b")) + 1
     return session.seq.is_look(n)
@@ -498,7 +525,7 @@ def run_session(session):
 def finish(args, session, rows, warnings):
     """Table on stdout, compare's outputs, compare's exit status."""
     args.base, args.candidate = args.a_json, args.b_json
-    warnings = list(warnings) + [
+    warnings = session.env_lines + list(warnings) + [
         "ab: %d looks (planned at %s boots per side), alpha %s at them "
         "(%g over the session); %d+%d boots in %.0f s" % (
             session.seq.taken, "/".join(map(str, session.seq.schedule)),

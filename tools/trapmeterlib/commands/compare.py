@@ -3,10 +3,9 @@ candidate against a base (the statistics live in trapmeterlib/stats/compare.py).
 
 import sys
 
-from ..output import junit, plot, report
+from ..output import html, junit, plot, report, summary
 from ..stats import attribution, compare
-from ..system import exitstatus
-from ..output import html, summary
+from ..system import envdiff, exitstatus
 from .common import OptionError, TrapmeterError, say
 
 NAME = "compare"
@@ -66,6 +65,25 @@ def add_verdict_options(add):
     add("--html", metavar="FILE", help="a self-contained HTML report: the "
         "summary, a per-boot strip plot of every flagged metric, the "
         "verdict table")
+    add("--allow-env-diff", metavar="FIELD", action="append", default=[],
+        help="judge although the sides' host fingerprints differ in FIELD "
+        "(a name as printed, e.g. vulnerabilities.retbleed, or a group: "
+        "vulnerabilities, cpu, kvm; comma list, repeatable), which changes "
+        "trap costs by itself: a warning instead of status 14")
+
+
+def env_check(base, cand, args, on_purpose=(), labels=("base",
+                                                          "candidate")):
+    """The host fingerprint lines to add to the warnings; a cost-changing
+    difference not allowed is refused (status 14)."""
+    lines, refused = envdiff.check(base, cand, envdiff.parse_allowed(
+        getattr(args, "allow_env_diff", [])), on_purpose, labels)
+    if refused:
+        for line in lines:
+            say(line)
+        raise TrapmeterError(exitstatus.ENV_DIFFERS,
+                             envdiff.refusal_message(refused))
+    return lines
 
 
 def check_verdict_options(args):
@@ -150,9 +168,11 @@ def compare_files(args, thresholds):
             raise compare.InputError("different schemas: base %r, "
                                      "candidate %r" % (base.get("schema"),
                                                        cand.get("schema")))
+        env = env_check(base, cand, args)
         rows, warnings = compare.compare_docs(base, cand, thresholds,
                                               args.seed, args.resamples,
                                               args.stat, args.alpha)
+        warnings = env + warnings
     except compare.InputError as exc:
         raise TrapmeterError(exitstatus.UNUSABLE, "unusable input: %s" % exc)
     if not rows:

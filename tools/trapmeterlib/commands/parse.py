@@ -4,7 +4,7 @@ table."""
 import os
 import sys
 
-from ..guest import ide
+from ..guest import dma, ide
 from ..output import report
 from ..system import exitstatus
 from ..guest.dump import parse_dump
@@ -43,6 +43,7 @@ def command(args):
         sys.stdout.write(report.render_report(dump.run, info, dump.results,
                                               dump.checks, dump.skips))
         sys.stdout.write(ide.render(dump))
+        sys.stdout.write(dma.render(dump))
         sys.stdout.flush()
     report_outcome(outcome, dump, "")
     if args.json:

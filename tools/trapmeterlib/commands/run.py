@@ -10,10 +10,11 @@ import time
 
 from ..backends import testpmd
 from ..counters import exitcount, perfcount
-from ..guest import ide, mmio, plan, qemu, rounds, virtio
+from ..guest import dma, ide, mmio, plan, qemu, rounds, viommu, virtio
 from ..output import html, junit, progress, report, summary
 from ..stats import breakdown
-from ..system import exitstatus, hostinfo, pinning, privdir
+from ..system import (envdiff, exitstatus, fingerprint, hostinfo,
+                      pinning, privdir)
 from ..system.exitstatus import Outcome, decide_boot
 from .common import (OptionError, TrapmeterError, check_words, has_report,
                      repo_root, report_outcome, say)
@@ -100,6 +101,7 @@ def add_parser(sub, fmt):
         help="show every case, the QEMU command line and QEMU's stderr")
     virtio.add_options(add)
     mmio.add_options(add)
+    viommu.add_options(add)
     add("--ide-disk-size", metavar="SIZE", default="16M",
         help="suite ide: scratch disk attached as ATA dev0 (default 16M; "
         "0: no disk)")
@@ -146,7 +148,8 @@ def validate_run_options(args):
             if not os.path.isfile(path):
                 raise OptionError("OVMF firmware file %s not found (install "
                                   "the 'ovmf' package)" % path)
-    problem = virtio.validate(args)
+    problem = virtio.validate(args) or viommu.problem(args.viommu,
+                                                      args.machine)
     if problem:
         raise OptionError(problem)
     for opt in ("json", "html"):
@@ -239,6 +242,7 @@ class RunSession:
         self.started = time.monotonic()
         self.suite_marks = []       # (suite, seconds since QEMU started)
         self.breakdown = BreakdownMemo()
+        self.cpus = None            # fingerprint.CpuSampler of the boot
 
     def write_json(self, code, messages=()):
         doc = report.results_document(self.host, self.config, self.boots,
@@ -256,6 +260,8 @@ class RunSession:
         """Progress on stderr: on a terminal one status line (boot, time,
         the case running); else a line per suite, and per case with -v."""
         kind = rec.get("type")
+        if self.cpus is not None and kind in ("suite", "case"):
+            self.cpus.sample(elapsed)
         if kind == "suite":
             self.suite_marks.append((str(rec.get("suite")), elapsed))
         if self.status_line and kind in ("suite", "case"):
@@ -328,10 +334,16 @@ def prepare(session):
     session.config["count_exits"] = count
     session.config["plan"] = args.plan
     vconf = virtio.settings(args)
-    cfg.extra = (mmio.device_args(words, args.mmio_devices)
+    cfg.extra = (viommu.device_args(args.viommu)
+                 + mmio.device_args(words, args.mmio_devices)
                  + list(session.extra))     # run_boots adds the NICs
+    session.config["viommu"] = args.viommu
     session.config["virtio"] = vconf
     session.host = hostinfo.host_info(qemu_bin, accel, flavour)
+    session.host["fingerprint"] = fingerprint.collect(
+        qemu_bin, version=session.host.get("qemu_version"))
+    for seen in envdiff.noise(session.host["fingerprint"]):
+        say("warning: noisy host: " + seen)
     session.config.update(accel=accel, accel_requested=args.accel,
                           cmdline=cfg.cmdline)
     image = cfg.iso if cfg.boot == "iso" else cfg.elf
@@ -532,6 +544,7 @@ def one_boot(session, cfg, argv, tmpdir, index, timeout):
             if session.perf_events else None
         counter = exitcount.ExitCounter(cfg.qmp_path, say, perf)
     before = backend_stats(session, "before boot %d" % (index + 1))
+    load = boot_load(session)
     try:
         boot = qemu.run_boot(argv, timeout, stderr_path, log,
                              session.on_record,
@@ -554,6 +567,7 @@ def one_boot(session, cfg, argv, tmpdir, index, timeout):
             "went on and its results are kept)" % (lpath, boot.log_error))
     count_boot_exits(counter, cfg, boot.dump)
     mmio.annotate(boot.dump.results)
+    dma.annotate(boot.dump.results)
     outcome = decide_boot(boot.dump, boot.rc, boot.timed_out, timeout,
                           boot.fatal)
     virtio.annotate(boot.dump, session.config.get("virtio"))
@@ -567,6 +581,7 @@ def one_boot(session, cfg, argv, tmpdir, index, timeout):
     session.boots[-1].update(virtio.boot_fields(
         boot.dump, session.config.get("virtio")))
     session.boots[-1].update(suite_times(session.suite_marks, boot.wall_s))
+    session.boots[-1].update(host_load=load, qemu_cpus=session.cpus.result())
     check_cmdline(boot.dump, cfg)
     if firmware_problem(boot.dump.run, cfg.firmware):
         say("warning: " + firmware_problem(boot.dump.run, cfg.firmware))
@@ -577,6 +592,19 @@ def one_boot(session, cfg, argv, tmpdir, index, timeout):
         say("boot %d/%d: %s (%.1f s)" % (index + 1, args.repeat,
                                          outcome.name, boot.wall_s))
     return outcome, boot.dump, boot.wall_s
+
+
+def boot_load(session):
+    """The load as the boot starts (warned when other processes run), and
+    a fresh sampler of the CPUs QEMU runs on."""
+    backend = session.backend.proc.pid if session.backend is not None \
+        and session.backend.proc is not None else None
+    load = fingerprint.load_at_start(own=[os.getppid(), backend])
+    busy = envdiff.noise(None, load)
+    for seen in busy:
+        say("warning: noisy host: " + seen)
+    session.cpus = fingerprint.CpuSampler(skip=[backend] if backend else ())
+    return load
 
 
 def backend_stats(session, when):
@@ -723,6 +751,7 @@ def print_boot_report(session, cfg, dump, wall):
     if sizes:
         text += "\n" + "\n".join(sizes) + "\n"
     text += ide.render(dump)
+    text += dma.render(dump)
     text += mmio.render(dump.results)
     if breakdown.has_exits(dump.results):
         text += breakdown_text(session, [dump.results])

@@ -44,6 +44,10 @@ MAX_DISK_SIZE = 64 * 1024 * 1024 * 1024
 WRITE_REGION_MAX = 2048          # sectors (1 MiB) at the end of the disk
 CD_SUMS_MAX = 2048               # sectors (4 MiB): what the guest reads
 CD_INDEX = 2                     # secondary master, as -cdrom
+# q35's own IDE is AHCI: there the drives hang on a PIIX3 IDE function
+# (QEMU 7.2 accepts -device piix3-ide on q35; its channels take the
+# legacy ports), so the ide and dma suites find the same controller.
+Q35_IDE_ID = "tmide"
 GEN_CHUNK = 2048                 # sectors per write while generating
 # Test hook: flip one byte of this LBA in the generated image, so a test
 # can watch the guest and the host check name it.
@@ -124,13 +128,18 @@ def cd_sums(iso_path, limit=CD_SUMS_MAX):
     return struct.pack("<%dQ" % len(out), *out)
 
 
+# Suites that use the scratch disk: ide, and dma's bus-master cases.
+DISK_SUITES = ("ide", "dma", "all")
+
+
 def suite_selected(words):
-    """True when the kernel words select suite ide (last suite= wins)."""
+    """True when the kernel words select a suite that uses the scratch
+    disk (last suite= wins)."""
     chosen = None
     for word in words:
         if word.startswith("suite="):
             chosen = word[len("suite="):].split(",")
-    return chosen is not None and ("ide" in chosen or "all" in chosen)
+    return chosen is not None and any(s in chosen for s in DISK_SUITES)
 
 
 @dataclass
@@ -155,7 +164,6 @@ def prepare(cfg, tmpdir, disk_size, readonly=False, with_cd=True):
     """Create the image and fw_cfg files; returns an IdeSetup (its
     qemu_args go before the user's extra arguments)."""
     setup = IdeSetup(readonly=readonly, qemu_args=[])
-    esc = _escape
     if disk_size:
         setup.disk_path = os.path.join(tmpdir, DISK_NAME)
         setup.disk_sectors = disk_size // SECTOR
@@ -166,20 +174,19 @@ def prepare(cfg, tmpdir, disk_size, readonly=False, with_cd=True):
                 setup.disk_sectors)
         # QEMU refuses readonly=on for an IDE disk ("Block node is
         # read-only"); snapshot=on keeps the image file untouched instead.
-        setup.qemu_args += ["-drive", "file=%s,format=raw,if=ide,index=0,"
-                            "media=disk%s" % (esc(setup.disk_path),
-                                              ",snapshot=on" if readonly
-                                              else "")]
+        setup.qemu_args += _drive(cfg, setup.disk_path, 0, "media=disk%s" % (
+            ",snapshot=on" if readonly else ""))
     if with_cd and cfg.boot != "iso":
         # a private copy: a rebuild during the run must not change the
         # bytes the guest reads under the sums computed here
         setup.cd_path = os.path.join(tmpdir, CD_NAME)
         shutil.copyfile(cfg.iso, setup.cd_path)
-        setup.qemu_args += ["-drive", "file=%s,format=raw,if=ide,index=%d,"
-                            "media=cdrom,readonly=on"
-                            % (esc(setup.cd_path), CD_INDEX)]
+        setup.qemu_args += _drive(cfg, setup.cd_path, CD_INDEX,
+                                  "media=cdrom,readonly=on")
     elif cfg.boot == "iso":
         setup.cd_path = cfg.iso
+    if cfg.machine == "q35" and setup.qemu_args:
+        setup.qemu_args[:0] = ["-device", "piix3-ide,id=%s" % Q35_IDE_ID]
     blob = struct.pack(CFG_FORMAT, CFG_MAGIC, CFG_VERSION, setup.disk_sectors,
                        setup.write_lba, setup.write_sectors,
                        CFG_READONLY if readonly else 0)
@@ -188,6 +195,21 @@ def prepare(cfg, tmpdir, disk_size, readonly=False, with_cd=True):
         _fwcfg_file(setup, tmpdir, SUMS_NAME, FWCFG_SUMS,
                     cd_sums(setup.cd_path))
     return setup
+
+
+def _drive(cfg, path, index, media):
+    """The image at IDE position index (0 primary master, 2 secondary
+    master): if=ide on pc; on q35 a drive on the PIIX3 function (prepare
+    adds the function)."""
+    if cfg.machine != "q35":
+        return ["-drive", "file=%s,format=raw,if=ide,index=%d,%s"
+                % (_escape(path), index, media)]
+    name = "tmdrive%d" % index
+    kind = "ide-cd" if "media=cdrom" in media else "ide-hd"
+    return ["-drive", "file=%s,format=raw,if=none,id=%s,%s"
+            % (_escape(path), name, media), "-device",
+            "%s,drive=%s,bus=%s.%d,unit=%d" % (kind, name, Q35_IDE_ID,
+                                              index // 2, index % 2)]
 
 
 def _escape(value):
@@ -204,10 +226,16 @@ def _fwcfg_file(setup, tmpdir, name, fwname, data):
 # ---------------------------------------------------------------- afterwards
 
 def written_record(dump):
-    for rec in getattr(dump, "other", []) or []:
-        if rec.get("type") == "ide_written":
-            return rec
-    return None
+    """What the guest reports writing: suites ide and dma each write from
+    the start of the writable region and say so in an ide_written record;
+    their union (one range from the lowest LBA to the highest end)."""
+    recs = [r for r in getattr(dump, "other", []) or []
+            if r.get("type") == "ide_written"]
+    if not recs:
+        return None
+    lo = min(int(r.get("lba", 0)) for r in recs)
+    hi = max(int(r.get("lba", 0)) + int(r.get("sectors", 0)) for r in recs)
+    return dict(recs[0], lba=lo, sectors=hi - lo)
 
 
 def verify_image(setup, written):

@@ -205,7 +205,7 @@ def auto_firmware(boot, words, qboot=QBOOT, pci_devices=False):
     BARs they need unassigned), else SeaBIOS."""
     suites = [w.split("=", 1)[1] for w in words if w.startswith("suite=")]
     wanted = ",".join(suites[-1:]).split(",") if suites else []
-    needs_bios = pci_devices or any(s in ("virtio", "mmio", "all")
+    needs_bios = pci_devices or any(s in ("virtio", "mmio", "dma", "all")
                                     for s in wanted)
     if boot == "direct" and not needs_bios and os.path.isfile(qboot):
         return "qboot"

@@ -15,6 +15,10 @@ REGRESSION = 10         # compare: at least one metric regressed
 UNUSABLE = 11           # compare: an input file cannot be used
 NO_INJECTION = 12       # sensitivity: the delay shim cannot act here
 NOT_COMPARABLE = 13     # compare: files not measured alike, timing refused
+ENV_DIFFERS = 14        # compare/ab/bisect: hosts differ in a cost field
+BISECT_REFUSED = 15     # bisect: nothing to search for between the ends
+BISECT_UNRESOLVED = 16  # bisect: the search ended with several candidates
+STEP_ABORT = 128        # bisect-step: cannot judge (git bisect run stops)
 INTERNAL = 70
 INTERRUPTED = 130
 
@@ -27,6 +31,8 @@ NAMES = {OK: "ok", CHECK_FAILED: "check-failed", BAD_INPUT: "bad-input",
          GARBLED: "garbled", BACKEND_ERROR: "backend-error",
          REGRESSION: "regression", NOT_COMPARABLE: "not-comparable",
          UNUSABLE: "unusable-input", NO_INJECTION: "no-injection",
+         ENV_DIFFERS: "env-differs", BISECT_REFUSED: "bisect-refused",
+         BISECT_UNRESOLVED: "bisect-unresolved", STEP_ABORT: "step-abort",
          INTERNAL: "internal-error",
          INTERRUPTED: "interrupted"}
 
@@ -58,6 +64,16 @@ exit status (guest writes code C to isa-debug-exit; QEMU exits (C<<1)|1):
   13      compare: timing verdicts refused, the files were not measured
           alike (samples per case, rounds, statistic, TSC rate or accel
           differ; a regression among the rest still exits 10)
+  14      compare, ab, bisect: the two sides' hosts differ in a field that
+          changes trap costs by itself (mitigations, microcode, backend,
+          kernel, KVM parameters, ...): no verdict (--allow-env-diff FIELD)
+  15      bisect: refused: good against bad flags no regression, good is
+          judged the worse one, or an endpoint does not build
+  16      bisect: the search ended with several candidate commits (skipped
+          or untested steps between the last good and the first bad)
+  bisect-step (for git bisect run): 0 good, 1 bad, 125 skip (build failed
+          or undecided), 128 cannot judge (bad options, unusable host or
+          results: git bisect run stops)
   70      internal error in the runner; 130 interrupted (Ctrl-C)
 If the END line and QEMU's exit code disagree, both are reported and the
 worse status is used. With --repeat the worst status over boots is returned."""

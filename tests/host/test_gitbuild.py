@@ -1,0 +1,91 @@
+"""tests/host/test_gitbuild.py - the repository side of bisect
+(tools/trapmeterlib/system/gitbuild.py) on a small git repository made
+by the test: the first-parent line, worktrees, and builds that fail, time
+out or leave the last step's binary behind."""
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import unittest
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+sys.path.insert(0, os.path.join(ROOT, "tools"))
+
+from trapmeterlib.system import gitbuild  # noqa: E402
+
+
+def git(repo, *words):
+    env = dict(os.environ, GIT_AUTHOR_NAME="t", GIT_AUTHOR_EMAIL="t@t",
+               GIT_COMMITTER_NAME="t", GIT_COMMITTER_EMAIL="t@t")
+    return subprocess.run(["git", "-C", repo, *words], check=True, env=env,
+                          capture_output=True, text=True).stdout.strip()
+
+
+@unittest.skipUnless(shutil.which("git"), "git not installed")
+class GitBuild(unittest.TestCase):
+    def setUp(self):
+        self.dir = tempfile.mkdtemp(prefix="tm-gitbuild-")
+        self.addCleanup(shutil.rmtree, self.dir, True)
+        self.repo = os.path.join(self.dir, "repo")
+        os.makedirs(self.repo)
+        git(self.repo, "init", "-q")
+        self.hashes = []
+        for i in range(4):
+            with open(os.path.join(self.repo, "v"), "w") as fh:
+                fh.write("%d\n" % i)
+            git(self.repo, "add", "-A")
+            git(self.repo, "commit", "-q", "-m", "c%d" % i)
+            self.hashes.append(git(self.repo, "rev-parse", "HEAD"))
+        # a side branch merged into the line: its commit is no step
+        git(self.repo, "checkout", "-q", "-b", "side", self.hashes[1])
+        with open(os.path.join(self.repo, "w"), "w") as fh:
+            fh.write("side\n")
+        git(self.repo, "add", "-A")
+        git(self.repo, "commit", "-q", "-m", "side")
+        self.side = git(self.repo, "rev-parse", "HEAD")
+        git(self.repo, "checkout", "-q", "master" if "master" in git(
+            self.repo, "branch") else "main")
+        git(self.repo, "merge", "-q", "--no-ff", "-m", "merge side", "side")
+        self.merge = git(self.repo, "rev-parse", "HEAD")
+
+    def test_first_parent_line(self):
+        line = gitbuild.first_parent_line(self.repo, self.hashes[0], self.merge)
+        self.assertEqual([c for c, _ in line], self.hashes + [self.merge])
+        self.assertEqual(line[0][1], "c0")
+
+    def test_good_off_the_line_refused(self):
+        with self.assertRaises(gitbuild.GitError) as cm:
+            gitbuild.first_parent_line(self.repo, self.side, self.merge)
+        self.assertIn("not on the first-parent line", str(cm.exception))
+
+    def test_unknown_revision(self):
+        with self.assertRaises(gitbuild.GitError):
+            gitbuild.commit_of(self.repo, "no-such-rev")
+
+    def test_build_in_worktree_and_failures(self):
+        tree = os.path.join(self.dir, "wt")
+        log = os.path.join(self.dir, "build.log")
+        cmd = "test $(cat v) != 2 && mkdir -p out && cp v out/bin"
+        gitbuild.add_worktree(self.repo, tree, self.hashes[1])
+        path, why = gitbuild.build(tree, cmd, "out/bin", log)
+        self.assertIsNone(why)
+        with open(path) as fh:
+            self.assertEqual(fh.read(), "1\n")
+        # commit 2 fails: the last step's binary must not survive it
+        gitbuild.checkout(tree, self.hashes[2])
+        path, why = gitbuild.build(tree, cmd, "out/bin", log)
+        self.assertIsNone(path)
+        self.assertIn("status 1", why)
+        self.assertFalse(os.path.exists(os.path.join(tree, "out/bin")))
+        # a build that succeeds without writing the binary fails
+        path, why = gitbuild.build(tree, "true", "out/bin", log)
+        self.assertIn("wrote no out/bin", why)
+        path, why = gitbuild.build(tree, "sleep 5", "out/bin", log, timeout=0.3)
+        self.assertIn("timed out", why)
+        gitbuild.remove_worktree(self.repo, tree)
+        self.assertFalse(os.path.exists(tree))
+
+
+if __name__ == "__main__":
+    unittest.main()

@@ -1,0 +1,429 @@
+"""`trapmeter bisect`: the first commit between a good and a bad build
+that carries a measured change.  First an ab session good against bad
+names what changed (the regressions it flags: refused when there are
+none, or when good is the worse one); then a first-parent search
+(stats/bisect.py) builds each step with the user's command in a worktree
+(system/gitbuild.py) and judges it with a sequential ab against the good
+build, on the flagged cases and metrics only, within its share of
+--budget."""
+
+import argparse
+import json
+import os
+import shlex
+import sys
+import time
+
+from ..output import report
+from ..stats import bisect as search
+from ..stats import compare
+from ..system import exitstatus, gitbuild
+from . import ab as ab_cmd
+from . import compare as compare_cmd
+from .common import OptionError, TrapmeterError, repo_root, say
+
+NAME = "bisect"
+BINARY_AS = ("qemu", "bios", "testpmd")
+# ab options bisect sets itself for each session
+OWN_AB_OPTIONS = ("--a-qemu", "--b-qemu", "--a-args", "--b-args",
+                  "--a-json", "--b-json", "--budget")
+# each session writes its own verdicts into --out
+OWN_OUTPUTS = ("--json", "--junit", "--markdown", "--plot", "--plot-engine",
+               "--html")
+
+
+def add_parser(sub, fmt):
+    bis = sub.add_parser(
+        NAME, formatter_class=fmt, epilog=exitstatus.EXIT_TABLE,
+        allow_abbrev=False,
+        help="the first commit that carries a measured change",
+        usage="%(prog)s --repo DIR --good REV --bad REV --build CMD "
+        "--binary PATH [--binary-as qemu|bios|testpmd] [--budget S] "
+        "[--out DIR] [AB OPTIONS...] [RUN OPTIONS...] [-- QEMU ARGS]",
+        description="Build --good and --bad with --build (a shell line run "
+        "in a worktree of --repo) and run ab between them: the regressions "
+        "it flags are what the search looks for (refused, status 15, when "
+        "nothing is flagged or good is judged worse). Then walk bad's "
+        "first-parent line between them: each step is built and judged "
+        "by a sequential ab against the good build, on the flagged cases "
+        "and metrics, with the threshold at half the flagged shift; it "
+        "stops when decided, or at its share of --budget (a skip, like a "
+        "failed build). Prints the first bad commit, the commits it "
+        "could not separate, the shift, boots and time; --json has every "
+        "step.")
+    add_bisect_options(bis.add_argument)
+    add = bis.add_argument
+    add("--bad", metavar="REV", required=True,
+        help="a commit that carries the change")
+    add("--out", metavar="DIR", default="bisect",
+        help="worktrees, build logs and every session's results (default "
+        "./bisect)")
+    add("--json", metavar="FILE",
+        help="the bisect result (default OUT/bisect.json)")
+    add("--budget", type=float, metavar="SECONDS",
+        help="wall time for the endpoint session and every step (builds "
+        "included); each step gets what is left over the steps still "
+        "needed")
+
+
+def add_bisect_options(add):
+    """Options bisect and bisect-step share."""
+    add("--repo", metavar="DIR", default=".",
+        help="the git repository of the binary (default .)")
+    add("--good", metavar="REV", help="a commit without the change")
+    add("--build", metavar="CMD", required=True,
+        help="shell line that builds a checkout (run in its top directory)")
+    add("--binary", metavar="PATH", required=True,
+        help="what --build produces, relative to the checkout")
+    add("--binary-as", choices=BINARY_AS, default="qemu",
+        help="how ab's sides take the binary: qemu (--qemu: a QEMU or a "
+        "wrapper script, default), bios (QEMU -bios: a firmware image), "
+        "testpmd (--testpmd, with --virtio-backend vhost-user)")
+    add("--build-timeout", type=float, metavar="SECONDS",
+        default=gitbuild.DEFAULT_BUILD_TIMEOUT,
+        help="a build that takes longer is a failed build (default %d)"
+        % gitbuild.DEFAULT_BUILD_TIMEOUT)
+    _add_ab_options(add)
+
+
+def _add_ab_options(add):
+    """ab's options and its verdict options, less those bisect sets
+    itself for each session."""
+    def keep(*names, **kw):
+        if names[0] not in OWN_AB_OPTIONS + OWN_OUTPUTS:
+            add(*names, **kw)
+    ab_cmd.add_ab_options(keep)
+    compare_cmd.add_verdict_options(keep)
+
+
+# ---------------------------------------------------------------- sessions
+
+def side_args(binary_as, path):
+    """(--X-qemu value, --X-args text) that give one ab side `path`."""
+    if binary_as == "qemu":
+        return path, ""
+    if binary_as == "bios":
+        return None, "-- -bios " + shlex.quote(path)
+    return None, "--testpmd " + shlex.quote(path)
+
+
+def case_words(run_words, cases):
+    """The run options with --case replaced by the cases given."""
+    out, skip = [], False
+    for word in run_words:
+        if skip:
+            skip = False
+        elif word == "--case":
+            skip = True
+        elif not word.startswith("--case="):
+            out.append(word)
+    return out + (["--case", ",".join(cases)] if cases else [])
+
+
+def session(args, name, good_bin, step_bin, budget, extra, focus=None):
+    """One ab session, A = good, B = the other build: {"name", "status",
+    "rows", "boots", "wall_s", "a_json", "b_json"}.  `focus`: (cases,
+    metrics, thresholds) of a step session."""
+    ns = ab_session_args(args, name, good_bin, step_bin, budget, focus)
+    begin = time.monotonic()
+    say("bisect: session %s (A %s, B %s%s)" % (
+        name, good_bin, step_bin, "" if budget is None else
+        ", %.0f s" % budget))
+    code = ab_cmd.command(ns, extra)
+    rows = report_rows(ns.json)
+    boots = [len(compare.boot_results(compare.read_results(p)))
+             for p in (ns.a_json, ns.b_json)]
+    # + the session's planning boot (side A, not compared)
+    return {"name": name, "status": code, "rows": rows, "boots": boots,
+            "planning_boots": 1,
+            "wall_s": round(time.monotonic() - begin, 1),
+            "a_json": ns.a_json, "b_json": ns.b_json, "verdicts": ns.json}
+
+
+def ab_session_args(args, name, good_bin, step_bin, budget, focus):
+    ns = argparse.Namespace(**vars(args))
+    stem = os.path.join(args.out, name)
+    ns.a_qemu, ns.a_args = side_args(args.binary_as, good_bin)
+    ns.b_qemu, ns.b_args = side_args(args.binary_as, step_bin)
+    ns.a_json, ns.b_json = stem + "-a.json", stem + "-b.json"
+    ns.json, ns.markdown = stem + "-verdicts.json", None
+    ns.junit = ns.plot = ns.html = None
+    ns.budget, ns.no_build = budget, True
+    ns.run_options = list(args.run_options)
+    if focus:
+        cases, metrics, thresholds = focus
+        ns.run_options = case_words(ns.run_options, cases)
+        ns.metrics = ",".join(sorted(metrics))
+        ns.threshold = list(args.threshold) + [
+            "%s=%.6g" % (m, 100 * t) for m, t in sorted(thresholds.items())]
+    return ns
+
+
+def report_rows(path):
+    with open(path) as fh:
+        return json.load(fh)["rows"]
+
+
+# ---------------------------------------------------------------- steps
+
+class Bisect:
+    """One bisection: its worktrees, the flagged rows, the steps."""
+
+    def __init__(self, args, extra, line):
+        self.args, self.extra, self.line = args, extra, line
+        self.begin = time.monotonic()
+        self.trees = os.path.join(os.path.abspath(args.out), "trees")
+        self.flag = None
+        self.focus = None
+        self.sessions = []
+        self.good_bin = None
+        self.judged = 0             # steps so far (they name the files)
+
+    def elapsed(self):
+        return time.monotonic() - self.begin
+
+    def budget_left(self):
+        if self.args.budget is None:
+            return None
+        return self.args.budget - self.elapsed()
+
+    def build(self, tree, rev, label):
+        """Binary of `rev` built in worktree `tree`, or (None, why)."""
+        path = os.path.join(self.trees, tree)
+        if os.path.isdir(path):
+            gitbuild.checkout(path, rev)
+        else:
+            gitbuild.add_worktree(self.args.repo, path, rev)
+        log = os.path.join(os.path.abspath(self.args.out),
+                           "build-%s.log" % label)
+        say("bisect: building %s (%s)" % (rev[:12], label))
+        return gitbuild.build(path, self.args.build, self.args.binary, log,
+                              self.args.build_timeout)
+
+    def endpoints(self):
+        """Build both ends and judge good against bad: the flagged rows."""
+        good, bad = self.line[0][0], self.line[-1][0]
+        self.good_bin, why = self.build("good", good, "good")
+        if self.good_bin is None:
+            refuse("build-failed", "the good commit %s does not build: %s"
+                   % (good[:12], why))
+        bad_bin, why = self.build("step", bad, "bad")
+        if bad_bin is None:
+            refuse("build-failed", "the bad commit %s does not build: %s"
+                   % (bad[:12], why))
+        steps = len(self.line) - 2
+        need = search.Search([c for c, _ in self.line]).steps_left()
+        # two shares: a change the endpoints miss loses the whole search,
+        # a step that runs out is one skip
+        share = None if self.args.budget is None else \
+            self.budget_left() * 2.0 / (2 + need)
+        say("bisect: %d commits between good and bad, about %d steps"
+            % (steps, need))
+        sess = session(self.args, "endpoints", self.good_bin, bad_bin,
+                       share, self.extra)
+        self.sessions.append(sess)
+        try:
+            self.flag = search.flagged(sess["rows"], set(
+                self.args.metric_names))
+        except search.Refused as exc:
+            self.write_refusal(sess, exc)
+            refuse(exc.reason, exc.message + (
+                "; the session ended undecided (more --budget or "
+                "--max-boots?)" if exc.reason == "nothing-flagged" and any(
+                    r["verdict"] == "inconclusive" for r in sess["rows"])
+                else ""))
+        cases = sorted({case for _, case, _ in self.flag})
+        metrics = {m for _, _, m in self.flag}
+        self.focus = (cases, metrics, search.step_thresholds(self.flag))
+        return sess
+
+    def write_refusal(self, sess, exc):
+        """bisect.json of a refused bisection: the endpoint rows and why."""
+        report.write_json_atomic(self.args.json or os.path.join(
+            self.args.out, "bisect.json"), {
+                "tool": "trapmeter", "kind": "bisect", "refused": exc.reason,
+                "message": exc.message, "good": self.line[0][0],
+                "bad": self.line[-1][0],
+                "endpoints": {k: sess[k] for k in (
+                    "rows", "boots", "planning_boots", "wall_s", "status")},
+                "wall_s": round(self.elapsed(), 1)})
+
+    def judge(self, commit, share):
+        """One step: build, then a sequential ab against good."""
+        begin = time.monotonic()
+        self.judged += 1
+        index = self.judged
+        step_bin, why = self.build("step", commit, "step-%02d-%s"
+                                   % (index, commit[:12]))
+        if step_bin is None:
+            return search.SKIP, {"reason": "build failed: " + why,
+                                 "boots": 0, "wall_s": round(
+                                     time.monotonic() - begin, 1)}
+        budget = None if share is None else max(
+            1.0, share - (time.monotonic() - begin))
+        try:
+            sess = session(self.args, "step-%02d-%s" % (index, commit[:12]),
+                           self.good_bin, step_bin, budget, self.extra,
+                           self.focus)
+        except TrapmeterError as exc:
+            if exc.code == exitstatus.ENV_DIFFERS:
+                raise
+            return search.SKIP, {"reason": "session failed: " + exc.message,
+                                 "boots": 0, "wall_s": round(
+                                     time.monotonic() - begin, 1)}
+        self.sessions.append(sess)
+        verdict, reason = search.step_verdict(sess["rows"], self.flag)
+        say("bisect: %s is %s (%s)" % (commit[:12], verdict, reason))
+        return verdict, {"reason": reason,
+                         "boots": sum(sess["boots"]) + sess["planning_boots"],
+                         "wall_s": round(time.monotonic() - begin, 1),
+                         "session": sess["name"],
+                         "rows": flagged_rows(sess["rows"], self.flag)}
+
+
+def refuse(reason, message):
+    raise TrapmeterError(exitstatus.BISECT_REFUSED, "bisect refused (%s): %s"
+                         % (reason, message))
+
+
+def flagged_rows(rows, flag):
+    """The rows of the flagged (suite, case, metric), short."""
+    keep = ("suite", "case", "metric", "verdict", "ratio", "ci95",
+            "slowdown_undisturbed", "boots", "threshold", "decided_at")
+    return [{k: r.get(k) for k in keep} for r in rows
+            if (r["suite"], r["case"], r["metric"]) in flag]
+
+
+# ---------------------------------------------------------------- command
+
+def validate(args):
+    if args.good is None:
+        raise OptionError("bisect: --good REV is required")
+    if args.budget is not None and not args.budget > 0:
+        raise OptionError("--budget must be a positive number of seconds")
+    validate_common(args)
+
+
+def validate_common(args):
+    """What bisect and bisect-step check alike."""
+    if not args.build_timeout > 0:
+        raise OptionError("--build-timeout must be a positive number of "
+                          "seconds")
+    if os.path.isabs(args.binary) or args.binary.startswith(".."):
+        raise OptionError("--binary %s: a path inside the checkout" %
+                          args.binary)
+    for word in getattr(args, "run_options", []):
+        if word.split("=")[0] in OWN_AB_OPTIONS:
+            raise OptionError("%s is set by bisect itself" % word)
+    args.metric_names = [m for m in args.metrics.split(",") if m]
+    if not args.metric_names:
+        raise OptionError("--metrics: name at least one metric")
+    for opt in OWN_OUTPUTS[1:]:
+        setattr(args, opt[2:].replace("-", "_"), None)
+    args.json = getattr(args, "json", None)
+    compare_cmd.check_verdict_options(args)
+    args.run_options = list(getattr(args, "run_options", []))
+
+
+def resolve(args):
+    """(repository top directory, [(hash, subject)] good .. bad)."""
+    try:
+        top = gitbuild.git(args.repo, "rev-parse", "--show-toplevel")
+        good = gitbuild.commit_of(top, args.good)
+        bad = gitbuild.commit_of(top, args.bad)
+        return top, gitbuild.first_parent_line(top, good, bad)
+    except gitbuild.GitError as exc:
+        raise OptionError("bisect: %s" % exc)
+
+
+def command(args, extra=()):
+    validate(args)
+    args.repo, line = resolve(args)
+    os.makedirs(args.out, exist_ok=True)
+    args.out = os.path.abspath(args.out)
+    if not args.no_build:
+        ab_cmd.run_cmd.ensure_built(repo_root())
+    work = Bisect(args, extra, line)
+    try:
+        endpoints = work.endpoints()
+        state = search.Search([c for c, _ in line])
+        steps = search.run(state, work.judge, work.budget_left)
+    finally:
+        for tree in ("good", "step"):
+            gitbuild.remove_worktree(args.repo, os.path.join(work.trees,
+                                                             tree))
+    doc = result_document(work, endpoints, state, steps)
+    sys.stdout.write(summary(doc))
+    report.write_json_atomic(args.json or os.path.join(args.out,
+                                                       "bisect.json"), doc)
+    return exitstatus.OK if doc["result"]["first_bad"] else \
+        exitstatus.BISECT_UNRESOLVED
+
+
+def result_document(work, endpoints, state, steps):
+    subjects = dict(work.line)
+    result = state.result()
+    boots = sum(sum(s["boots"]) + s["planning_boots"]
+                for s in work.sessions)
+    return {"tool": "trapmeter", "kind": "bisect", "repo": work.args.repo,
+            "good": work.line[0][0], "bad": work.line[-1][0],
+            "build": work.args.build, "binary": work.args.binary,
+            "binary_as": work.args.binary_as,
+            "commits": [{"commit": c, "subject": s} for c, s in work.line],
+            "endpoints": {k: endpoints[k] for k in
+                          ("rows", "boots", "planning_boots", "wall_s",
+                           "status")},
+            "flagged": flagged_rows(endpoints["rows"], work.flag),
+            "step_thresholds": work.focus[2],
+            "steps": [dict(s, subject=subjects.get(s["commit"]))
+                      for s in steps],
+            "result": dict(result, subject=subjects.get(
+                result["first_bad_candidate"])),
+            "budget_exhausted": bool(state.untested()),
+            "boots": boots, "wall_s": round(work.elapsed(), 1),
+            "budget_s": work.args.budget}
+
+
+def summary(doc):
+    res = doc["result"]
+    lines = []
+    if res["first_bad"]:
+        lines.append("trapmeter bisect: first bad commit %s %s"
+                     % (res["first_bad"][:12], res["subject"]))
+    else:
+        lines.append("trapmeter bisect: not separated: the first bad commit "
+                     "is one of %s" % ", ".join(
+                         c[:12] for c in res["not_separated"]))
+    lines += [shift_line("good vs bad", row) for row in doc["flagged"]]
+    for step in doc["steps"]:
+        if step["commit"] == res["first_bad"]:
+            lines += [shift_line("good vs %s" % step["commit"][:12], row)
+                      for row in step.get("rows") or ()]
+    for step in doc["steps"]:
+        lines.append("  step %s %-4s %3d boots %5.0f s  %s" % (
+            step["commit"][:12], step["verdict"], step["boots"],
+            step["wall_s"], step["reason"]))
+    if res["contradictions"]:
+        lines.append("  warning: judged good after the first bad commit: %s"
+                     % ", ".join(c[:12] for c in res["contradictions"]))
+    if doc["budget_exhausted"]:
+        lines.append("  the budget ran out with commits left untested")
+    lines.append("  %d commits, %d steps, %d boots, %.0f s%s" % (
+        len(doc["commits"]) - 1, len(doc["steps"]), doc["boots"],
+        doc["wall_s"], "" if doc["budget_s"] is None
+        else " (budget %.0f s)" % doc["budget_s"]))
+    return "\n".join(lines) + "\n"
+
+
+def shift_line(what, row):
+    lo, hi = (row.get("ci95") or [None, None])[:2]
+    return ("  shift (%s, %s boots): %s/%s %s %s, ratio %s [95 %% CI %s, "
+            "%s], undisturbed boots x%s" % (
+                what, "+".join(map(str, row.get("boots") or [])),
+                row["suite"], row["case"], row["metric"], row["verdict"],
+                _fmt(row.get("ratio")), _fmt(lo), _fmt(hi),
+                _fmt(row.get("slowdown_undisturbed"))))
+
+
+def _fmt(value):
+    return "-" if value is None else "%.4f" % value
