@@ -2,7 +2,9 @@
 trapmeter bisect-step` under KVM on a 4-commit repository made by the
 test (tests/boot/bisect_repo.py): commit 1 of 3 adds 10 % of an exit to
 QEMU to every exit to QEMU through the delay shim; bisect must name it
-within its budget, and git bisect run must end at it (about 4 minutes).  (The 17-commit, +5 %
+within its budget, and git bisect run must end at it (about 4 minutes).
+Bound: every session's verdicts hold ab's family-wise alpha 0.05, so the
+in-kernel control pio.kernel is flagged by chance in at most 5 % of runs.  (The 17-commit, +5 %
 version with a broken build is tests/acceptance/test_kvm_bisect.py.)
 Skipped where KVM cannot create a VM or the shim is not built."""
 import json

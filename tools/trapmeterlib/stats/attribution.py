@@ -7,7 +7,8 @@ A class is attributed where both sides have two boots or more with its
 layers; a component moved when the Welch interval of the difference of its
 means (over each side's undisturbed boots of the class:
 breakdown.undisturbed_boots) excludes 0 at level 5 % over all components of all classes
-(Bonferroni: a run compares about twenty), and the largest such move is
+(Bonferroni: a run compares about twenty) and reaches 0.5 % of the
+class's total (breakdown.MOVE_SHARE), and the largest such move is
 named with that interval.  `components` keeps every component's plain
 95 % interval, for the record.
 
