@@ -72,6 +72,20 @@ class Attribution(unittest.TestCase):
         self.assertIsNone(attribution.attribution(side(0.0), side(0.0))
                           [attribution.ANCHOR_CLASS]["moved"])
 
+    def test_a_sure_but_tiny_move_is_not_named(self):
+        # as compare's verdict: significant and beyond 0.5 % of the total
+        def boots(shift):
+            comps = lambda i: {"vm_exit": 300.0 + i % 3, "device_model": None,  # noqa: E731
+                               "kvm_pio": 1200.0 + shift + (i % 2),
+                               "qemu_round_trip": 24000.0 + 7 * (i % 3)}
+            return [{"x.out": {"measured": 25500.0, "components": comps(i)}}
+                    for i in range(12)]
+        self.assertIsNone(attribution.attribute(boots(0.0), boots(16.0))["x.out"])
+        self.assertEqual(attribution.attribute(boots(0.0), boots(200.0))["x.out"][0], "kvm_pio")
+        # the same tiny move is sure: its interval excludes 0
+        lo, _hi = attribution.component_moves(boots(0.0), boots(16.0))["x.out"]["kvm_pio"][1]
+        self.assertGreater(lo, 0.0)
+
     def test_a_slower_in_kernel_port_is_kvm_pio_not_the_round_trip(self):
         # every exit slower by 1500 through KVM: kvm_pio moves, the rest not
         attr = attribution.attribution(doc(), doc(kernel=10500.0))

@@ -221,6 +221,21 @@ static void test_compact_line(void)
 	CHECK(!strstr(result_line(), "\"sync\""));    /* sync=off */
 }
 
+/* An op whose cost does not divide the goal: the batch is rounded up, so
+ * a sample reaches the goal (80000 / 3000 = 26.7: 27 ops, never 26). */
+static void test_batch_rounds_up(void)
+{
+	struct bench_result r;
+
+	setup(3000, "");
+	bench_run(&the_case, &r);
+	CHECK_EQ_U64(r.iters, 27);
+	CHECK(r.iters * 3000 >= 200 * READ_COST);
+	setup(79999, "");
+	bench_run(&the_case, &r);
+	CHECK_EQ_U64(r.iters, 2);
+}
+
 /* A disturbed warm-up and a disturbed first probe (the "pair" that once
  * gave iters 17 instead of 43) must not move the batch. */
 static void test_plan_robust_to_outlier(void)
@@ -480,6 +495,7 @@ int main(void)
 	RUN(test_compact_line, "bench: schema 3 statistics arrays in their order");
 	RUN(test_min_samples, "bench: the sample floor from the cost of a sample");
 	RUN(test_long_case_floor, "bench: a 40 ms op gets 5 samples, a 150 ms op 2");
+	RUN(test_batch_rounds_up, "bench: the batch is rounded up to reach the goal");
 	RUN(test_plan_robust_to_outlier, "bench: batch size robust to a disturbed warm-up and probe");
 	RUN(test_adaptive_stops_when_stable, "bench: adaptive sampling stops when min and p10 are stable");
 	RUN(test_unstable_hits_cap_or_budget, "bench: an unstable case stops at the cap or the budget");

@@ -465,6 +465,16 @@ class AcrossBoots(unittest.TestCase):
         self.assertLess(lo, hi)
         self.assertEqual(entry["boots"], 4)
 
+    def test_interval_is_the_t_interval(self):
+        """1, 2, 3: mean 2, sample sd 1 (n - 1 = 2 in the divisor), t(2)
+        4.303, half width 4.303 / sqrt(3) = 2.484 (the sd over n would
+        give 2.028)."""
+        mean, (lo, hi) = bd.interval([1.0, 2.0, 3.0])
+        self.assertEqual(mean, 2.0)
+        self.assertAlmostEqual(hi - mean, 2.484, delta=0.002)
+        self.assertAlmostEqual(mean - lo, 2.484, delta=0.002)
+        self.assertEqual(bd.interval([5.0]), (5.0, None))
+
     def test_a_slower_round_trip_is_attributed_to_it(self):
         moved = attribution.attribute(self.boots(), self.boots(delay=1500.0))
         name, delta, ci = moved["fwcfg.in"]

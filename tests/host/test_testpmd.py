@@ -230,6 +230,21 @@ class Statistics(unittest.TestCase):
         self.assertIsNone(testpmd.classify_failure(
             "EAL: Physical addresses are unavailable, selecting IOVA as VA mode.\n"))
 
+    def test_bad_option_is_named_not_cores(self):
+        """testpmd prints its usage after a bad option, and the usage
+        names --nb-cores: the option is the cause (issue 27)."""
+        text = ("testpmd: No probed ethernet devices\n"
+                "dpdk-testpmd: unrecognized option '--frobnicate=1'\n\n"
+                "Usage: dpdk-testpmd [EAL options] -- [testpmd options]\n"
+                "  --nb-cores=N: set the number of forwarding cores "
+                "(1 <= N <= 1).\n")
+        why = testpmd.classify_failure(text)
+        self.assertRegex(why, "^bad --testpmd-args option: ")
+        self.assertIn("--frobnicate=1", why)
+        self.assertRegex(testpmd.classify_failure(
+            "dpdk-testpmd: option '--nb-cores' requires an argument\n"),
+            "^bad --testpmd-args option")
+
 
 def virtio_args(**kw):
     import argparse

@@ -16,17 +16,20 @@ struct hv_info hv;
 #define PORT_NMI_SC       0x61
 #define NMI_SC_OUT2       0x20
 
-/* Plays KVM: the pvclock record at the written address gets a scale of
- * 1 GHz * 2^32 / mul, i.e. mul 2^31 = a 2 GHz TSC. */
+/* Plays KVM: the pvclock record at the written address gets pv_mul and
+ * pv_shift, ns = (tsc << shift) * mul >> 32 (a negative shift shifts
+ * right): mul 2^31, shift 0 is a 2 GHz TSC. */
+static u32 pv_mul = 1u << 31;
+static s8 pv_shift;
+
 static void kvm_wrmsr(u32 msr, u64 value)
 {
 	u8 *rec = (u8 *)(uintptr_t)(value & ~1ull);
 
 	(void)msr;
 	if (value & 1) {
-		u32 mul = 1u << 31;
-		memcpy(rec + PVCLOCK_MUL_OFF, &mul, sizeof(mul));
-		rec[PVCLOCK_MUL_OFF + 4] = 0;
+		memcpy(rec + PVCLOCK_MUL_OFF, &pv_mul, sizeof(pv_mul));
+		rec[PVCLOCK_MUL_OFF + 4] = (u8)pv_shift;
 	}
 }
 
@@ -82,10 +85,33 @@ static void test_hv_leaf_over_base_frequency(void)
 static void test_kvmclock_over_base_frequency(void)
 {
 	cpu_with(0x16, true);
+	pv_mul = 1u << 31;
+	pv_shift = 0;
 	tsc_init();
 	CHECK_STR(tsc.source, "kvmclock");
 	CHECK_EQ_U64(tsc.khz, 2000000);
 	CHECK(!tsc.guess);
+}
+
+/* The scales KVM picks (mul in [2^31, 2^32)): a 2.3 GHz TSC is shifted
+ * right once (shift -1, mul 2^32 / 1.15), a 600 MHz one left once (shift
+ * 1, mul 2^32 / 1.2).  Swapping the shift's direction reads 575 MHz and
+ * 2.4 GHz. */
+static void test_kvmclock_shift(void)
+{
+	cpu_with(0x16, true);
+	pv_mul = (u32)((1000000000ull << 32) / 1150000000ull);
+	pv_shift = -1;
+	tsc_init();
+	CHECK_STR(tsc.source, "kvmclock");
+	CHECK(tsc.khz >= 2299990 && tsc.khz <= 2300010);
+	cpu_with(0x16, true);
+	pv_mul = (u32)((1000000000ull << 32) / 1200000000ull);
+	pv_shift = 1;
+	tsc_init();
+	CHECK(tsc.khz >= 599990 && tsc.khz <= 600010);
+	pv_mul = 1u << 31;
+	pv_shift = 0;
 }
 
 /* A measured PIT calibration beats the base frequency too. */
@@ -175,6 +201,7 @@ int main(void)
 	RUN(test_crystal_first, "tsc: CPUID 0x15 with a crystal comes first");
 	RUN(test_hv_leaf_over_base_frequency, "tsc: hypervisor leaf beats CPUID 0x16 (base frequency)");
 	RUN(test_kvmclock_over_base_frequency, "tsc: kvmclock beats CPUID 0x16");
+	RUN(test_kvmclock_shift, "tsc: kvmclock's shift in both directions");
 	RUN(test_pit_over_base_frequency, "tsc: a PIT calibration beats CPUID 0x16");
 	RUN(test_base_frequency_is_a_flagged_guess, "tsc: nothing measured: CPUID 0x16 base frequency, flagged as a guess");
 	RUN(test_base_frequency_reads_the_low_16_bits, "tsc: CPUID 0x16 EAX[15:0] is the MHz, the high bits are reserved");

@@ -234,6 +234,26 @@ static void test_bad_used_id(void)
 	CHECK_EQ_U64(q.num_free, 7);
 }
 
+/* A used id equal to the queue size is out of range too, even where the
+ * token array beyond the queue holds something (its room is sized for
+ * VIRTQ_MAX_SIZE; with a 256-entry queue token[256] is past the array). */
+static void test_used_id_equal_to_size(void)
+{
+	struct virtq q;
+	u32 len;
+
+	fresh(&q, 8, false);
+	add_one(&q, 0, false);
+	virtq_publish(&q);
+	q.token[8] = bufs[3];           /* stale memory right past the queue */
+	q.used->ring[0].id = 8;
+	q.used->idx = 1;
+	CHECK(virtq_peek(&q, &len) == NULL);
+	CHECK(virtq_get(&q, &len) == NULL);
+	CHECK_EQ_U64(q.num_free, 7);
+	CHECK(q.token[8] == bufs[3]);
+}
+
 int main(void)
 {
 	RUN(test_init, "virtq: init checks size, legacy layout, no interrupts");
@@ -243,5 +263,6 @@ int main(void)
 	RUN(test_need_event_formula, "virtq: need_event matches the spec definition");
 	RUN(test_publish_decisions, "virtq: publish kicks per avail_event / NO_NOTIFY");
 	RUN(test_bad_used_id, "virtq: out-of-range used id ignored");
+	RUN(test_used_id_equal_to_size, "virtq: used id == queue size ignored");
 	return check_summary();
 }

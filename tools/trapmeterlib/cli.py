@@ -11,7 +11,7 @@ import signal
 import sys
 import traceback
 
-from .system import exitstatus
+from .system import exitstatus, stdio
 from .commands import (ab, bisect, bisect_step, compare, import_lava,
                        lava_job, parse, run, sensitivity)
 from .commands.common import PROG, OptionError, Parser, TrapmeterError, say
@@ -47,6 +47,15 @@ def _raise_interrupt(_signum, _frame):
     raise KeyboardInterrupt
 
 
+def interrupt_on_signals():
+    """SIGTERM and SIGHUP end a command like ^C: what it completed is
+    written (tools/trapmeter installs this before the heavy imports).  A
+    SIGHUP ignored by the caller (nohup) stays ignored."""
+    signal.signal(signal.SIGTERM, _raise_interrupt)
+    if signal.getsignal(signal.SIGHUP) != signal.SIG_IGN:
+        signal.signal(signal.SIGHUP, _raise_interrupt)
+
+
 def dispatch(argv):
     argv, extra = split_extra(list(argv))
     parser = build_parser()
@@ -72,18 +81,35 @@ def dispatch(argv):
 
 
 def main(argv=None):
-    """Entry point: map every failure to one line and an exit status.
-    Under bisect-step every failure is 128, which stops `git bisect run`
-    (1-127 would read as "bad", 125 as "skip")."""
-    signal.signal(signal.SIGTERM, _raise_interrupt)
+    """Entry point: map every failure to one line and an exit status; a
+    stdout that could not be written is named at the end.  Under
+    bisect-step every failure is 128, which stops `git bisect run` (1-127
+    would read as "bad", 125 as "skip")."""
+    interrupt_on_signals()
+    out, _err = stdio.guard()
     argv = list(sys.argv[1:] if argv is None else argv)
     code, verdict = _run(argv)
+    out.flush()
+    named = _stdout_status(out, code)
+    if named != code:
+        code, verdict = named, False
     if argv[:1] == [bisect_step.NAME] and not verdict and \
             code < exitstatus.STEP_ABORT:
         say("bisect-step: status %d is no verdict: exit %d, so that git "
             "bisect run stops" % (code, exitstatus.STEP_ABORT))
         return exitstatus.STEP_ABORT
     return code
+
+
+def _stdout_status(out, code):
+    """The status once a stdout that could not be written is named."""
+    if out.failed is None or code == exitstatus.INTERRUPTED:
+        return code
+    if out.broken_pipe:
+        return code or 1            # `| head`: the reader left; quietly
+    say("error: cannot write stdout: %s (the results files were written)"
+        % out.why())
+    return code or exitstatus.BAD_INPUT
 
 
 def _run(argv):

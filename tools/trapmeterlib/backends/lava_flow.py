@@ -3,6 +3,16 @@ logger writes them (every scalar double-quoted in practice, but any
 flow collection is read).  Standard library only: no PyYAML."""
 import re
 
+# Input caps: a number's text, its range (dump.py's), a YAML export's
+# nesting and its values once aliases are expanded (a CSV field: the csv
+# module's 128 KiB).
+NUMBER_CHARS = 40
+MAX_INT = 2 ** 64
+MAX_FLOAT = 1e300
+YAML_DEPTH = 32
+YAML_VALUES = 1000000
+YAML_NON_FINITE = (".nan", ".inf", "-.inf", "+.inf")
+
 
 class FlowError(ValueError):
     pass
@@ -183,6 +193,8 @@ def _tagged(tag, text, quoted):
         return None
     if kind == "bool" or (kind is None and low in ("true", "false")):
         return low == "true"
+    if len(text) > NUMBER_CHARS:
+        return text             # _to_number refuses it by name
     if kind in (None, "int") and _INT.match(text):
         return int(text)
     if kind in (None, "float") and _FLOAT.match(text):

@@ -4,14 +4,16 @@ cross-checked against the guest's own dump where the log holds it."""
 import csv
 import io
 import json
+import math
 import re
 import shlex
 
-from ..guest.dump import parse_dump
+from ..guest.dump import clean_text, clean_value, parse_dump
 from ..output import report
-from ..system import exitstatus
+from ..system import exitstatus, inputfile
 from ..system.exitstatus import Outcome, decide_from_dump
-from .lava_flow import FlowError, parse_flow_line
+from .lava_flow import (MAX_FLOAT, MAX_INT, NUMBER_CHARS, YAML_DEPTH, YAML_NON_FINITE,
+                        YAML_VALUES, FlowError, parse_flow_line)
 from .lava_job import MONITOR_NAME, STATUS_CASE, LavaError
 
 
@@ -56,16 +58,34 @@ def _case_from_result(msg):
             "units": msg.get("units")}
 
 
+class BadNumber(ValueError):
+    """A measurement out of range (nan, inf, 1e999, 4,000 digits)."""
+
+
 def _to_number(value):
+    """A measurement as int or float; None when it is not a number;
+    BadNumber when it is one no run can have measured."""
     if isinstance(value, bool) or value is None:
         return None
-    if isinstance(value, (int, float)):
-        return value
-    try:
-        num = float(str(value).strip())
-    except ValueError:
-        return None
-    return int(num) if num.is_integer() else num
+    if isinstance(value, int):
+        num = value
+        if abs(num) >= MAX_INT:
+            raise BadNumber("measurement %s... out of range" % str(num)[:24])
+        return num
+    if isinstance(value, float):
+        num = value
+    else:
+        text = str(value).strip()
+        if len(text) > NUMBER_CHARS:
+            raise BadNumber("measurement %s... out of range" % text[:24])
+        try:
+            num = float(text.replace(".", "", 1)
+                        if text.lower() in YAML_NON_FINITE else text)
+        except ValueError:
+            return None
+    if not math.isfinite(num) or abs(num) > MAX_FLOAT:
+        raise BadNumber("measurement %r out of range" % (value,))
+    return int(num) if num.is_integer() and abs(num) < MAX_INT else num
 
 
 def read_log(path, text):
@@ -92,15 +112,16 @@ def _take_record(run, rec):
         run.serial.append(target_text(msg))
     elif lvl == "results" and isinstance(msg, dict):
         if msg.get("definition") == "lava":
+            msg = clean_value(msg)
             run.lava_results.append(msg)
             extra = msg.get("extra") if isinstance(msg.get("extra"),
                                                     dict) else {}
             if msg.get("case") == "execute-qemu":
                 run.qemu_version = extra.get("qemu_version")
         else:
-            run.cases.append(_case_from_result(msg))
+            run.cases.append(clean_value(_case_from_result(msg)))
     elif lvl in ("error", "exception"):
-        run.errors.append(str(msg))
+        run.errors.append(clean_text(str(msg)))
     elif lvl == "info" and isinstance(msg, str) and msg.startswith(
             "Boot command: "):
         run.boot_command = msg[len("Boot command: "):]
@@ -131,37 +152,70 @@ def read_export(path, rows):
         run.records += 1
         suite = str(row.get("suite") or "")
         if suite == "lava" or suite.endswith("_lava"):
-            run.lava_results.append({"case": row.get("name"),
-                                     "result": row.get("result")})
+            run.lava_results.append(clean_value({
+                "case": row.get("name"), "result": row.get("result")}))
         else:
-            run.cases.append(_export_case(row))
+            run.cases.append(clean_value(_export_case(row)))
     return run
 
 
 def load(path):
     """Read a lava-run log or a LAVA results export (JSON, CSV, YAML)."""
     try:
-        with open(path, "rb") as fh:
-            text = fh.read().decode("utf-8", "replace")
-    except OSError as exc:
-        raise LavaError("cannot read %s: %s" % (path, exc.strerror or exc))
+        text = inputfile.read_text(path).decode("utf-8", "replace")
+    except inputfile.InputError as exc:
+        raise LavaError(str(exc))
+    try:
+        return _load_text(path, text)
+    except BadNumber as exc:
+        raise LavaError("%s: %s" % (path, exc))
+
+
+def _json_export(path, text):
+    """The rows of a JSON results export, or None if text is not JSON."""
+    try:
+        doc = json.loads(text, parse_int=_json_int,
+                         parse_constant=_json_constant)
+    except RecursionError:
+        raise LavaError("%s: JSON nested too deep to be a LAVA results "
+                        "export" % path)
+    except BadNumber:
+        raise
+    except ValueError:
+        return None
+    rows = doc.get("results", []) if isinstance(doc, dict) else doc
+    return rows if isinstance(rows, list) else []
+
+
+def _json_int(text):
+    if len(text) > NUMBER_CHARS:
+        raise BadNumber("number %s... out of range" % text[:24])
+    return int(text)
+
+
+def _json_constant(name):
+    raise BadNumber("number %s out of range (NaN and Infinity are not JSON)"
+                    % name)
+
+
+def _csv_rows(path, text):
+    try:
+        return list(csv.DictReader(io.StringIO(text)))
+    except csv.Error as exc:
+        raise LavaError("%s: CSV: %s" % (path, exc))
+
+
+def _load_text(path, text):
     head = text.lstrip()[:1]
     if head in ("[", "{") and not text.lstrip().startswith(("{\"dt\"",
                                                               "{dt")):
-        try:
-            doc = json.loads(text)
-        except RecursionError:
-            raise LavaError("%s: JSON nested too deep to be a LAVA results "
-                            "export" % path)
-        except ValueError:
-            doc = None
-        if doc is not None:
-            rows = doc.get("results", []) if isinstance(doc, dict) else doc
-            return read_export(path, rows if isinstance(rows, list) else [])
+        rows = _json_export(path, text)
+        if rows is not None:
+            return read_export(path, rows)
     first = text.split("\n", 1)[0]
     if "name" in first and "result" in first and "," in first \
             and "{" not in first:
-        return read_export(path, list(csv.DictReader(io.StringIO(text))))
+        return read_export(path, _csv_rows(path, text))
     run = read_log(path, text)
     if run.records == 0 and text.strip():
         rows = _yaml_export(path, text)
@@ -186,7 +240,32 @@ def _yaml_export(path, text):
         rows = yaml.safe_load(text)
     except yaml.YAMLError as exc:
         raise LavaError("%s: bad YAML: %s" % (path, exc))
+    except RecursionError:
+        raise LavaError("%s: YAML nested deeper than %d" % (path, YAML_DEPTH))
+    problem = _yaml_too_big(rows)
+    if problem:
+        raise LavaError("%s: YAML %s" % (path, problem))
     return rows if isinstance(rows, list) else None
+
+
+def _yaml_too_big(value):
+    """Why a loaded YAML document is refused (nesting deeper than
+    YAML_DEPTH, or more than YAML_VALUES values once its aliases are
+    expanded, as json.dumps would), or None.  Without recursion."""
+    count, stack = 0, [(value, 1)]
+    while stack:
+        item, depth = stack.pop()
+        count += 1
+        if depth > YAML_DEPTH:
+            return "nested deeper than %d" % YAML_DEPTH
+        if count > YAML_VALUES:
+            return ("expands to more than %d values (aliases): refused"
+                    % YAML_VALUES)
+        if isinstance(item, dict):
+            stack.extend((v, depth + 1) for v in item.values())
+        elif isinstance(item, list):
+            stack.extend((v, depth + 1) for v in item)
+    return None
 
 
 def cross_check(dump, cases):

@@ -50,6 +50,8 @@ _SERIAL = itertools.count()
 PORT_FAILURES = ("Fail to configure port", "Fail to start port",
                  "Not all ports were started", "Failed to start driver",
                  "Start ports failed")
+OPTION_FAILURES = re.compile(r"unrecognized option|invalid option|requires an "
+                             r"argument|Invalid .*(option|argument)", re.I)
 CORE_FAILURES = re.compile(r"invalid core list|lcore \d+ unavailable|"
                            r"Check the core mask|not enough (forwarding )?"
                            r"cores|nb_fwd_lcores|nb-cores", re.I)
@@ -152,14 +154,24 @@ def qemu_args(private_dir):
 
 def runtime_dir(prefix, env=None, uid=None):
     """Where EAL puts its runtime files for this prefix."""
+    return os.path.join(runtime_base(env, uid), prefix)
+
+
+def runtime_base(env=None, uid=None):
+    """The directory of EAL's runtime directories; those of our prefix
+    (trapmeter-PID-N) whose runner is dead are removed by the next run
+    (privdir.remove_stale)."""
     env = os.environ if env is None else env
     uid = os.getuid() if uid is None else uid
     base = "/var/run" if uid == 0 else env.get("XDG_RUNTIME_DIR", "/tmp")
-    return os.path.join(base, "dpdk", prefix)
+    return os.path.join(base, "dpdk")
 
 
 def classify_failure(text):
     """A named reason from testpmd's output, or None."""
+    for line in text.splitlines():
+        if OPTION_FAILURES.search(line):     # before its usage text
+            return "bad --testpmd-args option: " + line.strip()
     for line in text.splitlines():
         if any(p in line for p in PORT_FAILURES):
             return "port start failed: " + line.strip()

@@ -22,8 +22,8 @@ from ..output import html
 from ..output import progress as progress_line
 from . import compare as compare_cmd
 from . import run as run_cmd
-from .common import (PROG, OptionError, Parser, TrapmeterError, repo_root,
-                     say)
+from .common import (PROG, OptionError, Parser, TrapmeterError, check_outputs,
+                     repo_root, say)
 
 NAME = "ab"
 DEFAULT_COUNT_BOOTS = 1     # boots per side that count exits
@@ -39,7 +39,13 @@ SENTINEL_CASES = ("fwcfg.in8.single.512", "fwcfg.in8.rep.512",
                   "debugcon.out8.single.512", "debugcon.out8.rep.512",
                   "pic.in8.single.512", "pic.out8.single.512",
                   "cpuid", "pio.kernel", "pio.user")
-SELECTING = ("--case", "--suite")
+# ... as the kernel word case= takes them (at most 8 globs): exactly the
+# cases above (tests/host/test_abtest.py checks both against the case list)
+SENTINEL_GLOBS = ("fwcfg.in8.[sr]*.512", "debugcon.out8.*.512",
+                  "pic.*8.single.512", "pio.*", "cpuid")
+# run options that choose the cases (--quick: its smaller sweep has no
+# 512-byte fw_cfg rows)
+SELECTING = ("--case", "--suite", "--quick")
 
 
 def add_parser(sub, fmt):
@@ -157,12 +163,12 @@ def selects_cases(words):
 
 def case_list(args, shared):
     """(shared run words, which list runs): the sentinel list when no
-    side's words choose cases, else theirs."""
+    side's words choose cases (SELECTING), else theirs."""
     sides = " ".join((getattr(args, "a_args", "") or "",
                       getattr(args, "b_args", "") or ""))
     if selects_cases(shared) or any(sel in sides for sel in SELECTING):
-        return shared, "the cases --case/--suite selected"
-    words = ["--suite", SENTINEL_SUITES, "--case", ",".join(SENTINEL_CASES)]
+        return shared, "the cases --case/--suite/--quick selected"
+    words = ["--suite", SENTINEL_SUITES, "--case", ",".join(SENTINEL_GLOBS)]
     return words + shared, ("the sentinel list (%d cases, one or two per "
                             "handler class and direction: %s; --case or "
                             "--suite runs others)" % (
@@ -217,7 +223,7 @@ class SessionConfig:
     stat: str = compare.DEFAULT_STAT
     verbose: bool = False
     outputs: Outputs = field(default_factory=Outputs)
-    case_list: str = "the cases --case/--suite selected"
+    case_list: str = "the cases --case/--suite/--quick selected"
     allow_env_diff: list = field(default_factory=list)  # compare's option
     title: str = NAME               # the status line's
 
@@ -233,6 +239,9 @@ class SessionConfig:
         for path in (self.a_json, self.b_json):
             if not os.path.isdir(os.path.dirname(os.path.abspath(path))):
                 raise OptionError("%s: directory does not exist" % path)
+        check_outputs([], [("--a-json", self.a_json),
+                           ("--b-json", self.b_json)]
+                      + compare_cmd.verdict_outputs(self.outputs))
         if not 1 <= self.rounds <= rounds.MAX_ROUNDS:
             raise OptionError("--rounds must be 1..%d" % rounds.MAX_ROUNDS)
         if not 3 <= self.min_samples <= plan.MAX_SAMPLES:
@@ -241,6 +250,8 @@ class SessionConfig:
             raise OptionError("--count-boots must be 0 or more")
         if not self.metrics:
             raise OptionError("--metrics: name at least one metric")
+        for metric in self.metrics:
+            compare_cmd.check_metric(metric, "--metrics")
         return self
 
 

@@ -7,7 +7,7 @@ from ..output import (breakdown_text, comparison, html, junit, plot, report,
                       resultsfile, summary)
 from ..stats import attribution, compare
 from ..system import envdiff, exitstatus
-from .common import OptionError, TrapmeterError, say
+from .common import OptionError, TrapmeterError, check_outputs, say
 
 NAME = "compare"
 
@@ -104,11 +104,29 @@ def check_verdict_options(args):
     return thresholds
 
 
+NAMED_METRICS = ("cycles_per_op", "exits_per_op", "cycles_per_exit")
+
+
+def check_metric(metric, option):
+    """A metric compare can produce (compare.observations), else bad
+    input naming the known ones."""
+    if metric in NAMED_METRICS or compare.GENERIC_RE.search(metric):
+        return
+    raise OptionError("%s: unknown metric %r (known: %s, or a throughput "
+                      "field such as mib_s or pps)"
+                      % (option, metric, ", ".join(NAMED_METRICS)))
+
+
 def parse_thresholds(items):
     """["10", "cycles_per_op=20"] -> {"*": 0.10, "cycles_per_op": 0.20}."""
     out = {}
     for item in items:
-        metric, _, pct = item.rpartition("=")
+        metric, eq, pct = item.rpartition("=")
+        if eq and not metric:
+            raise OptionError("--threshold %r: a metric name before '=' "
+                              "(or only the PERCENT)" % item)
+        if metric:
+            check_metric(metric, "--threshold %s" % item)
         try:
             value = float(pct)
         except ValueError:
@@ -120,7 +138,17 @@ def parse_thresholds(items):
     return out
 
 
+VERDICT_OUTPUTS = ("json", "markdown", "junit", "plot", "html")
+
+
+def verdict_outputs(args):
+    """[(option, path)] of the verdict's outputs, for check_outputs."""
+    return [("--" + opt, getattr(args, opt)) for opt in VERDICT_OUTPUTS]
+
+
 def command(args):
+    check_outputs([("BASE.json", args.base), ("CAND.json", args.candidate)],
+                  verdict_outputs(args))
     thresholds = check_verdict_options(args)
     base, cand, rows, warnings = compare_files(args, thresholds)
     title = "trapmeter compare: base %s vs candidate %s" % (args.base,

@@ -6,7 +6,7 @@ import sys
 from ..backends import lava_import, lava_job
 from ..output import report
 from ..system import exitstatus
-from .common import OptionError, say, write_json
+from .common import OptionError, check_outputs, say, write_json
 
 NAME = "import-lava"
 
@@ -28,6 +28,8 @@ def add_parser(sub, fmt):
 
 
 def command(args):
+    check_outputs([("LOG", path) for path in args.logs],
+                  [("--json", args.json)])
     runs, boots, worst = [], [], exitstatus.OK
     for index, path in enumerate(args.logs):
         run, entry, outcome = load_one(index, path)

@@ -6,10 +6,11 @@ import sys
 
 from ..guest import dma, ide
 from ..output import report
-from ..system import exitstatus
-from ..guest.dump import parse_dump
+from ..system import exitstatus, inputfile
+from ..guest.dump import parse_chunks
 from ..system.exitstatus import decide_from_dump
-from .common import OptionError, has_report, report_outcome, write_json
+from .common import (OptionError, check_outputs, has_report, report_outcome,
+                     write_json)
 
 NAME = "parse"
 
@@ -28,13 +29,11 @@ def add_parser(sub, fmt):
 
 
 def command(args):
+    check_outputs([("LOG", args.log)], [("--json", args.json)])
     try:
-        with open(args.log, "rb") as fh:
-            data = fh.read()
-    except OSError as exc:
-        raise OptionError("cannot read %s: %s" % (args.log,
-                                                  exc.strerror or exc))
-    dump = parse_dump(data)
+        dump = parse_chunks(inputfile.chunks(args.log))
+    except inputfile.InputError as exc:
+        raise OptionError(str(exc))
     outcome = decide_from_dump(dump)
     report.add_speedups(dump.results)
     info = {"accel": None, "boot": None, "firmware": None, "wall_s": None,

@@ -16,14 +16,14 @@ import time
 from ..backends import testpmd
 from ..counters import exitcount, perfcount
 from ..guest import dma, ide, mmio, plan, qemu, rounds, viommu, virtio
-from ..output import (breakdown_text, html, junit, progress, report,
+from ..output import (breakdown_text, html, junit, logfile, progress, report,
                       summary)
 from ..stats import breakdown
-from ..system import (envdiff, exitstatus, fingerprint, hostinfo,
-                      pinning, privdir)
+from ..system import (children, envdiff, exitstatus, fingerprint, hostinfo,
+                      pinning, privdir, sigdefer)
 from ..system.exitstatus import Outcome, decide_boot
-from .common import (OptionError, TrapmeterError, check_words, has_report,
-                     repo_root, report_outcome, say)
+from .common import (OptionError, TrapmeterError, check_outputs, check_words,
+                     has_report, repo_root, report_outcome, say)
 
 NAME = "run"
 TABLES = ("summary", "full", "none")
@@ -53,8 +53,11 @@ def add_parser(sub, fmt):
         help="QEMU machine type (default pc)")
     add("--suite", metavar="LIST", help="kernel word suite=LIST")
     add("--case", metavar="GLOBS", help="kernel word case=GLOBS")
-    add("--cmdline", metavar="WORDS", default="",
-        help="extra kernel words appended raw, e.g. \"samples=7 foo=1\"")
+    add("--cmdline", metavar="WORDS", action="append", default=[],
+        help="extra kernel words, e.g. \"samples=7 foo=1\" (repeatable: "
+        "the words add up); each word once, and none a runner option sets "
+        "(suite=, case=, quick, rounds=: use the option; sync=: the "
+        "runner's)")
     add("--repeat", metavar="N", type=int, default=1,
         help="boot N times; table shows median over boots (default 1)")
     add("--timeout", metavar="S", type=float,
@@ -63,7 +66,9 @@ def add_parser(sub, fmt):
         help="results file (default results.json in the current directory;"
         " written even on failure)")
     add("--log", metavar="FILE", help="save the raw serial output to FILE "
-        "(with --repeat: FILE.bootI per boot)")
+        "(with --repeat: FILE.bootI per boot; a directory DIR: "
+        "DIR/%s); written when the boot ends, the old FILE kept if it "
+        "cannot be; one run at a time per FILE" % logfile.LOG_IN_DIR)
     add("--quick", action="store_true", help="kernel word quick")
     add("--rounds", metavar="N", type=int, help="kernel word rounds=N "
         "(1..%d): suites pio and exits pass N times over their cases, each "
@@ -119,6 +124,11 @@ def add_parser(sub, fmt):
 
 
 def validate_run_options(args):
+    args.log = logfile.resolve(args.log)
+    check_outputs([("--plan", args.plan)], [("--json", args.json),
+                                            ("--log", args.log),
+                                            ("--junit", args.junit),
+                                            ("--html", args.html)])
     try:
         args.ide_disk_bytes = ide.parse_size(args.ide_disk_size)
     except ide.IdeOptionError as exc:
@@ -171,17 +181,16 @@ def validate_run_options(args):
 def ensure_built(root):
     """`make -q all`; if out of date `make all` (its output to stderr)."""
     try:
-        quiet = subprocess.run(["make", "-q", "all"], cwd=root,
-                               stdout=subprocess.DEVNULL,
-                               stderr=subprocess.DEVNULL, check=False)
+        quiet = children.run(["make", "-q", "all"], cwd=root,
+                             stdout=subprocess.DEVNULL,
+                             stderr=subprocess.DEVNULL)
     except OSError as exc:
         raise TrapmeterError(exitstatus.QEMU_ERROR, "cannot run make: %s"
                              % (exc.strerror or exc))
     if quiet.returncode == 0:
         return
     say("kernel out of date: building (make all)")
-    done = subprocess.run(["make", "all"], cwd=root, stdout=sys.stderr,
-                          check=False)
+    done = children.run(["make", "all"], cwd=root, stdout=sys.stderr)
     if done.returncode != 0:
         raise TrapmeterError(exitstatus.QEMU_ERROR, "build failed: 'make all' "
                              "exited with status %d" % done.returncode)
@@ -233,6 +242,7 @@ class RunSession:
                        "kernel_irqchip": args.kernel_irqchip,
                        "count_exits": None}
         self.boots = []
+        self.booted = False         # a QEMU was started: results.json due
         self.summary = None
         self.doc = None             # the results document last written
         self.count_exits = False
@@ -304,11 +314,17 @@ def prepare(session):
              "KVM, the PIC, ELCR and I/O APIC in QEMU"}[args.kernel_irqchip]
             if accel == "kvm" else "--kernel-irqchip applies to KVM only; "
             "ignored under TCG")
+    user = " ".join(args.cmdline).split()
+    problem = qemu.words_problem(user, {
+        "suite": args.suite is not None, "case": args.case is not None,
+        "quick": args.quick, "rounds": args.rounds is not None})
+    if problem:
+        raise OptionError(problem)
     count = decide_count_exits(args, accel)
     session.config["exit_counter"], session.perf_events = (
         decide_perf(args) if count else (None, []))
     words, notes = qemu.kernel_words(args.suite, args.case, args.quick,
-                                     args.cmdline,
+                                     " ".join(user),
                                      flavour if accel == "kvm" else None)
     if args.firmware == "auto":
         args.firmware = qemu.auto_firmware(
@@ -390,6 +406,7 @@ def decide_perf(args):
 
 def command(args, extra):
     session = RunSession(args, extra)
+    lock = None
     try:
         if args.virtio_matrix:
             problem = virtio.validate(args)
@@ -398,7 +415,9 @@ def command(args, extra):
             code = virtio.run_matrix(session, prepare, run_boots, say)
         else:
             cfg = prepare(session)
-            for gone in privdir.remove_stale():
+            lock = lock_log(args.log)
+            for gone in privdir.remove_stale() + privdir.remove_stale(
+                    testpmd.runtime_base()):
                 say("removed %s, left by a dead run" % gone)
             tmpdir = privdir.make()
             try:
@@ -407,17 +426,21 @@ def command(args, extra):
             finally:
                 shutil.rmtree(tmpdir, ignore_errors=True)
     except TrapmeterError as exc:
-        session.write_json(exc.code, [exc.message])
+        finish_early(session, exc.code, exc.message)
         raise
     except KeyboardInterrupt:
-        session.write_json(exitstatus.INTERRUPTED, ["interrupted"])
+        finish_early(session, exitstatus.INTERRUPTED, "interrupted")
         raise
-    if not session.write_json(code) and code == exitstatus.OK:
-        code = exitstatus.BAD_INPUT
-    if session.output_errors and code == exitstatus.OK:
-        code = exitstatus.BAD_INPUT
-    if args.junit:
-        write_run_junit(args.junit, session)
+    finally:
+        if lock is not None:
+            lock.release()
+    with sigdefer.deferred(say):
+        if not session.write_json(code) and code == exitstatus.OK:
+            code = exitstatus.BAD_INPUT
+        if session.output_errors and code == exitstatus.OK:
+            code = exitstatus.BAD_INPUT
+        if args.junit:
+            write_run_junit(args.junit, session)
     if not args.virtio_matrix:
         print_summary(session)
     if args.html:
@@ -445,6 +468,37 @@ def write_run_html(path, session):
         raise OptionError("cannot write --html %s: %s"
                           % (path, exc.strerror or exc))
     say("report written to %s" % path)
+
+
+def finish_early(session, code, message):
+    """A run stopped by an error or a signal writes the boots it completed
+    (and says so); before the first QEMU starts there is nothing to write,
+    and an existing --json stays as it was."""
+    if not session.booted:
+        return
+    written = session.write_json(code, [message])
+    if session.args.junit:
+        try:
+            write_run_junit(session.args.junit, session)
+        except OptionError as exc:
+            say("error: " + exc.message)
+    if code == exitstatus.INTERRUPTED and written:
+        say("interrupted: %d completed boot(s) written to %s"
+            % (len(session.boots), session.args.json))
+
+
+def lock_log(path):
+    """The --log lock, held for the whole run (logfile.Lock), or None."""
+    if not path:
+        return None
+    try:
+        return logfile.Lock(path)
+    except logfile.LockBusy as exc:
+        raise OptionError("--log %s: %s; give this run another --log"
+                          % (path, exc))
+    except OSError as exc:
+        raise OptionError("cannot write --log %s: %s"
+                          % (path, exc.strerror or exc))
 
 
 def write_run_junit(path, session):
@@ -538,7 +592,7 @@ def one_boot(session, cfg, argv, tmpdir, index, timeout):
     stderr_path = os.path.join(tmpdir, "qemu-stderr-%d.txt" % index)
     lpath = log_path(args.log, index, args.repeat)
     try:
-        log = report.open_output(lpath) if lpath else None
+        log = logfile.AtomicLog(lpath) if lpath else None
     except OSError as exc:
         raise OptionError("cannot write --log %s: %s" % (lpath, exc.strerror))
     counter = None
@@ -550,6 +604,7 @@ def one_boot(session, cfg, argv, tmpdir, index, timeout):
             if session.perf_events else None
         counter = exitcount.ExitCounter(cfg.qmp_path, say, perf)
     before = backend_stats(session, "before boot %d" % (index + 1))
+    session.booted = True
     load = boot_load(session)
     try:
         boot = qemu.run_boot(argv, timeout, stderr_path, log,
@@ -563,10 +618,11 @@ def one_boot(session, cfg, argv, tmpdir, index, timeout):
         report_outcome(outcome, None, "")
         return outcome, None, None
     finally:
-        if log:
-            log.close()
+        log_error = log.close() if log else None
         if counter:
             counter.close()
+    if log_error and not boot.log_error:
+        boot.log_error = log_error
     if boot.log_error:
         session.output_errors.append(lpath)
         say("error: cannot write --log %s: %s (logging stopped; the run "

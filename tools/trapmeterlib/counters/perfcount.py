@@ -402,10 +402,9 @@ class PerfCounter:
         argv = [self.perf, "script", "-i", self.data, "--ns",
                 "--show-lost-events", "-F", "time,event,trace"]
         try:
-            done = subprocess.run(argv, stdout=subprocess.PIPE,
-                                  stderr=subprocess.PIPE, text=True,
-                                  errors="replace", timeout=SCRIPT_TIMEOUT_S,
-                                  preexec_fn=children.die_with_parent, check=False)
+            done = children.run(argv, stdout=subprocess.PIPE,
+                                stderr=subprocess.PIPE, text=True,
+                                errors="replace", timeout=SCRIPT_TIMEOUT_S)
         except (OSError, subprocess.TimeoutExpired) as exc:
             self.fail("perf script: %s" % exc)
             return []

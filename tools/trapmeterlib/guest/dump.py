@@ -34,7 +34,7 @@ import math
 import re
 import zlib
 
-from . import resultform, rounds
+from . import records, resultform, rounds
 from ..system.exitstatus import GUEST_STATUS
 
 TM_PREFIX = b"@tm "
@@ -52,8 +52,14 @@ MAX_INT = 2 ** 64       # the guest writes u64/s64
 MAX_FLOAT = 1e300
 HUMAN_KEEP_BYTES = 4 << 20      # console text kept; more is a flood
 MAX_TM_LINES = 200000           # @tm lines kept; more is a flood
+MAX_DUMP_BYTES = 256 << 20      # serial bytes in all; more is a flood
+PRESTART_BYTES = 1 << 20        # firmware noise before START: ~ 10 KiB
 # C0 controls, DEL, C1 controls and lone surrogates: never printed raw.
-_CONTROL_RE = re.compile("[\x00-\x1f\x7f-\x9f\ud800-\udfff]")
+# Control characters, lone surrogates, and the characters that reorder or
+# break a terminal line: bidi embeddings, overrides and isolates (U+202A-E,
+# U+2066-9), marks (U+061C, U+200E-F) and line/paragraph separators.
+_CONTROL_RE = re.compile("[\x00-\x1f\x7f-\x9f\ud800-\udfff\u061c\u200e"
+                         "\u200f\u2028-\u202e\u2066-\u2069]")
 
 # Record "type" -> Dump attribute holding the list of such records.
 COLLECTED = {"result": "results", "check": "checks", "skip": "skips",
@@ -103,18 +109,34 @@ def _excerpt(raw):
 
 def clean_text(text):
     """Guest text made safe for a terminal: control characters (ESC, CR,
-    LF, BEL, C1, ...) become visible escapes such as \\x1b."""
+    LF, BEL, C1, ...) and bidi controls become visible escapes such as
+    \\x1b or \\u202e.  Strings from host files (results.json, LAVA
+    inputs) pass here too (resultsfile.read_results, lava_import.load)."""
     return _CONTROL_RE.sub(lambda m: "\\x%02x" % ord(m.group())
                            if ord(m.group()) < 0x100
                            else "\\u%04x" % ord(m.group()), text)
 
 
+def guest_utf8(text):
+    """The guest's JSON writer escapes each byte outside printable ASCII
+    as \\u00XX (lib/json.c), so UTF-8 text (a word the user typed)
+    arrives as one character per byte: decoded back here when those bytes
+    are valid UTF-8, else kept."""
+    if not any("\x80" <= c <= "\xff" for c in text) or max(text) > "\xff":
+        return text
+    try:
+        return text.encode("latin-1").decode("utf-8")
+    except UnicodeDecodeError:
+        return text
+
+
 def clean_value(value):
-    """clean_text on every string (keys too) of a parsed JSON value."""
+    """clean_text on every string (keys too) of a parsed JSON value, after
+    guest_utf8."""
     if isinstance(value, str):
-        return clean_text(value)
+        return clean_text(guest_utf8(value))
     if isinstance(value, dict):
-        return {clean_text(k): clean_value(v) for k, v in value.items()}
+        return {clean_value(k): clean_value(v) for k, v in value.items()}
     if isinstance(value, list):
         return [clean_value(v) for v in value]
     return value
@@ -242,6 +264,8 @@ class DumpParser:
         never grows past MAX_LINE."""
         self.dump.bytes_received += len(chunk)
         records = []
+        if self._over_cap():
+            return records
         start = 0
         while True:
             cut = chunk.find(b"\n", start)
@@ -257,6 +281,25 @@ class DumpParser:
             rec = self.feed_line(line)
             if rec is not None:
                 records.append(rec)
+
+    def _over_cap(self):
+        """More serial bytes than any trapmeter boot writes, or no START
+        line after more firmware noise than any firmware prints: a flood,
+        and the rest is not read."""
+        received = self.dump.bytes_received
+        if received > MAX_DUMP_BYTES:
+            self._flood("more than %d MiB of serial output"
+                        % (MAX_DUMP_BYTES >> 20))
+        elif not self.dump.started and received > PRESTART_BYTES:
+            self._flood("%d bytes without a START line: not a trapmeter "
+                        "serial log" % received)
+        return self.dump.flood is not None and (
+            received > MAX_DUMP_BYTES or not self.dump.started)
+
+    @property
+    def saturated(self):
+        """A flood was seen: a reader may stop feeding."""
+        return self.dump.flood is not None
 
     def _keep_partial(self, piece):
         if self._overlong:
@@ -331,7 +374,7 @@ class DumpParser:
             return None
         dump.tm_texts.append(text.decode("utf-8", "surrogateescape"))
         if obj is not None:
-            why = self._expand(obj)
+            why = self._expand(obj) or records.problem(obj)
         if why is not None:
             self._bad_lines.append((dump.tm_count, why, _excerpt(text)))
             return None
@@ -454,7 +497,7 @@ class DumpParser:
             what = ("no serial output at all" if dump.bytes_received == 0
                     else "%d bytes received" % dump.bytes_received)
             return ["missing START line 'trapmeter <version> START' (%s)"
-                    % what]
+                    % what] + ([dump.flood] if dump.flood else [])
         probs = ["@tm line %d %s: %r" % (num, why if why.startswith("is ")
                                          else "refused: " + why, text)
                  for num, why, text in self._bad_lines]
@@ -541,4 +584,16 @@ def parse_dump(data):
     """Parse a complete serial log (bytes)."""
     parser = DumpParser()
     parser.feed(data)
+    return parser.finish()
+
+
+def parse_chunks(pieces):
+    """Parse a serial log read as a stream of byte chunks; the reading
+    stops at the first flood (dump.py's caps), so /dev/zero or
+    /dev/urandom ends after a bounded read."""
+    parser = DumpParser()
+    for piece in pieces:
+        parser.feed(piece)
+        if parser.saturated:
+            break
     return parser.finish()

@@ -19,6 +19,7 @@ import json
 import os
 
 from . import rounds
+from ..system import inputfile
 
 FWCFG_PLAN = "opt/trapmeter/plan"
 PLAN_FILE = "plan.txt"
@@ -40,11 +41,9 @@ class PlanError(Exception):
 
 def _read(path):
     try:
-        with open(path, encoding="utf-8") as fh:
-            return json.load(fh)
-    except OSError as exc:
-        raise PlanError("--plan %s: cannot read: %s"
-                        % (path, exc.strerror or exc))
+        return json.loads(inputfile.read_text(path).decode("utf-8"))
+    except inputfile.InputError as exc:
+        raise PlanError("--plan: %s" % exc)
     except (ValueError, RecursionError) as exc:
         raise PlanError("--plan %s: not a results.json (invalid JSON: %s)"
                         % (path, exc))

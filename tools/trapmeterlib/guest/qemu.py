@@ -132,13 +132,74 @@ def smp_for(words, mode="auto"):
 CMDLINE_MAX = 511
 
 
+# The guest's run record (kernel/main.c, RUN_LINE_MAX: 1023 bytes of JSON)
+# carries the command line JSON-escaped beside ~720 bytes of other fields
+# at their longest (a 48-character CPU brand, a loader and firmware vendor
+# of 32, 20-digit numbers); a longer record is dropped ("machine line too
+# long") and the table header is lost, so the runner keeps the escaped
+# command line within this room.
+RUN_RECORD_ROOM = 300
+
+
+def json_escaped_size(text):
+    """Bytes of text as the guest's JSON writer escapes it (lib/json.c):
+    '"' and '\\' take 2, other bytes outside printable ASCII 6 (\\u00XX)."""
+    size = 0
+    for byte in text.encode("utf-8"):
+        size += 2 if byte in (0x22, 0x5c) else 1 if 0x20 <= byte < 0x7f \
+            else 6
+    return size
+
+
 def cmdline_problem(words):
     """Why the kernel command line cannot be passed whole, or None."""
-    size = len(" ".join(words).encode("utf-8"))
+    line = " ".join(words)
+    size = len(line.encode("utf-8"))
     if size > CMDLINE_MAX:
         return ("kernel command line is %d bytes; the guest keeps at most %d "
                 "(platform/bootinfo.h BOOTINFO_CMDLINE_MAX): shorten --cmdline "
                 "/ --case" % (size, CMDLINE_MAX))
+    escaped = json_escaped_size(line)
+    if escaped > RUN_RECORD_ROOM:
+        return ("kernel command line is %d bytes (%d JSON-escaped); the "
+                "guest's run record carries at most %d beside its other "
+                "fields (kernel/main.c RUN_LINE_MAX): shorten --cmdline / "
+                "--case" % (size, escaped, RUN_RECORD_ROOM))
+    return None
+
+
+# Kernel words a runner option sets (the one rule, docs/design.md "The
+# runner"): each kernel word is given once; a --cmdline word with the key
+# of one of these options is refused, whichever of the two came first.
+# Words the runner adds as defaults (hypercall=off and pvm=on under PVM,
+# table=off) give way to a --cmdline word with their key.
+OPTION_KEYS = {"suite": "--suite", "case": "--case", "quick": "--quick",
+               "rounds": "--rounds"}
+SYNC_WHY = ("kernel word sync= is the runner's: it adds sync=on when it "
+            "counts exits (--count-exits, KVM) and answers the guest at each "
+            "sync point; a guest given sync=on by hand would wait for a "
+            "runner that never answers. Drop it from --cmdline")
+
+
+def word_key(word):
+    return word.split("=", 1)[0]
+
+
+def words_problem(user, options):
+    """Why the --cmdline words `user` break the one rule, or None;
+    options: {key: True when its runner option was given}."""
+    seen = {}
+    for word in user:
+        key = word_key(word)
+        if key == "sync":
+            return SYNC_WHY
+        if key in seen:
+            return ("kernel word %s= given twice in --cmdline (%r and %r): "
+                    "give it once" % (key, seen[key], word))
+        seen[key] = word
+        if options.get(key):
+            return ("%s and the kernel word %r in --cmdline both set %s: "
+                    "give one of them" % (OPTION_KEYS[key], word, key))
     return None
 
 

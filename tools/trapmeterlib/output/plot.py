@@ -10,6 +10,7 @@ import subprocess
 import tempfile
 
 from ..stats.bootstats import median
+from ..system import children
 from .report import write_text_atomic
 
 PANEL_W, PANEL_H = 420, 300
@@ -117,9 +118,9 @@ def _gnuplot(path, groups):
             script.append("plot " + ", ".join(plots))
         script.append("unset multiplot")
         try:
-            done = subprocess.run(["gnuplot"], input="\n".join(script) + "\n",
-                                  text=True, capture_output=True,
-                                  timeout=GNUPLOT_TIMEOUT_S, check=False)
+            done = children.run(["gnuplot"], input="\n".join(script) + "\n",
+                                text=True, capture_output=True,
+                                timeout=GNUPLOT_TIMEOUT_S)
         except (OSError, subprocess.TimeoutExpired) as exc:
             raise PlotError("gnuplot failed: %s" % exc)
         if done.returncode != 0 or not os.path.exists(path):

@@ -566,9 +566,12 @@ def results_crc32(results):
 
 
 def seal_boot(boot):
+    """The boot's results and checks under CRC-32s (compare re-verifies
+    the guest's part from the raw lines, these cover the runner's)."""
     integ = boot.get("integrity")
     if isinstance(integ, dict):
         integ["results_crc32"] = results_crc32(boot.get("results") or [])
+        integ["checks_crc32"] = results_crc32(boot.get("checks") or [])
     return boot
 
 

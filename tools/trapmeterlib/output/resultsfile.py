@@ -14,7 +14,8 @@ import json
 import math
 
 from ..guest import resultform
-from ..guest.dump import DumpParser
+from ..guest.dump import DumpParser, clean_text
+from ..system import inputfile
 from .report import results_crc32
 
 MAX_ABS = 1e300             # larger numbers are refused as corrupt
@@ -53,10 +54,9 @@ def _check_numbers(obj, where, depth=0):
 def read_results(path):
     """Load and fully verify one results.json; returns the document."""
     try:
-        with open(path, "rb") as fh:
-            raw = fh.read()
-    except OSError as exc:
-        raise InputError("%s: cannot read: %s" % (path, exc.strerror or exc))
+        raw = inputfile.read_text(path)
+    except inputfile.InputError as exc:
+        raise InputError(str(exc))
     try:
         doc = json.loads(raw.decode("utf-8"),
                          parse_constant=_reject_constant)
@@ -67,12 +67,30 @@ def read_results(path):
                          % (path, str(exc).splitlines()[0][:120]))
     try:
         _check_numbers(doc, "results")
+        doc = clean_host_strings(doc)
         verify_document(doc)
     except InputError as exc:
         raise InputError("%s: %s" % (path, exc))
     except RecursionError:
         raise InputError("%s: nesting too deep" % path)
     return doc
+
+
+def clean_host_strings(value, key=None):
+    """Every string of the file made safe for a terminal by the one gate
+    guest text passes (dump.clean_text), but the raw @tm lines, which the
+    replay checks byte for byte: a string the runner wrote is clean
+    already, so only a hand-edited one changes."""
+    if key == "tm_lines":
+        return value
+    if isinstance(value, str):
+        return clean_text(value)
+    if isinstance(value, dict):
+        return {clean_text(k) if isinstance(k, str) else k:
+                clean_host_strings(v, k) for k, v in value.items()}
+    if isinstance(value, list):
+        return [clean_host_strings(v) for v in value]
+    return value
 
 
 def verify_document(doc):
@@ -117,10 +135,16 @@ def verify_boot(boot, index):
         raise InputError("boot %d: the guest's end line is missing: the "
                          "dump was cut" % index)
     guest = _replay(integ["tm_lines"], end, index)
-    _match_results(results, guest, index)
+    _match_results(results, guest.results, index)
+    _match_checks(boot.get("checks"), guest.checks, index)
     seal = integ.get("results_crc32")
     if seal != results_crc32(results):
         raise InputError("boot %d: results do not match their CRC seal "
+                         "(%r): the file was edited after the run"
+                         % (index, seal))
+    seal = integ.get("checks_crc32")
+    if seal is not None and seal != results_crc32(boot["checks"]):
+        raise InputError("boot %d: checks do not match their CRC seal "
                          "(%r): the file was edited after the run"
                          % (index, seal))
     for res in results:         # what every reader of the file then sees
@@ -128,9 +152,25 @@ def verify_boot(boot, index):
     return bool(results)
 
 
+def _match_checks(checks, guest, index):
+    """The guest's checks, as its lines hold them, come first in the
+    boot's checks (the runner may add its own after them, sealed by
+    checks_crc32)."""
+    if not isinstance(checks, list) or len(checks) < len(guest):
+        raise InputError("boot %d: the boot's checks lack some of the "
+                         "guest's %d: edited" % (index, len(guest)))
+    for i, (mine, theirs) in enumerate(zip(checks, guest)):
+        if not isinstance(mine, dict) or any(
+                mine.get(key) != value for key, value in theirs.items()):
+            raise InputError("boot %d: check %d (%s) differs from the "
+                             "guest's line: edited" % (index, i,
+                                                       theirs.get("name")))
+
+
 def _replay(lines, end, index):
     """Feed the stored @tm lines through the dump parser: count and CRC
-    must match the end line.  Returns the guest's result records."""
+    must match the end line.  Returns the guest's dump (its results and
+    checks)."""
     parser = DumpParser()
     parser.feed_line(b"trapmeter ? START")
     for i, text in enumerate(lines):
@@ -160,7 +200,7 @@ def _replay(lines, end, index):
         raise InputError("boot %d: end line says status %r but the sealed "
                          "status record says %r: edited" % (
                              index, end.get("status"), sealed))
-    return dump.results
+    return dump
 
 
 def _match_results(results, guest, index):

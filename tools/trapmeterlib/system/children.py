@@ -5,7 +5,7 @@ never outlive the runner.
     proc = spawn(argv, stdin=..., stdout=..., stderr=...)   # a Popen
     ...
     stop(proc)          # SIGTERM the child's process group, SIGKILL later
-    subprocess.run(argv, preexec_fn=die_with_parent)   # short helpers
+    done = run(argv, timeout=5, capture_output=True)    # short helpers
 
 How a child dies with the runner:
 - The child runs in its own session and process group (so a terminal's
@@ -75,6 +75,28 @@ def spawn(argv, cpus=None, **popen_kw):
                             **popen_kw)
     _LIVE.append(proc)
     return proc
+
+
+def run(argv, timeout=None, input=None, capture_output=False, **popen_kw):
+    """subprocess.run for a short helper (QEMU's --version, make, gnuplot,
+    perf): started by spawn(), and its whole process group stopped when
+    it times out (subprocess.TimeoutExpired, as subprocess.run raises) or
+    the runner is interrupted, so a wrapper script's own children go too.
+    Returns a CompletedProcess."""
+    # pylint: disable=redefined-builtin
+    if capture_output:
+        popen_kw.setdefault("stdout", subprocess.PIPE)
+        popen_kw.setdefault("stderr", subprocess.PIPE)
+    if input is not None:
+        popen_kw["stdin"] = subprocess.PIPE
+    proc = spawn(argv, **popen_kw)
+    try:
+        out, err = proc.communicate(input, timeout=timeout)
+    except BaseException:
+        stop(proc, 0.5)
+        raise
+    stop(proc, 0.5)         # the group: what the helper left running
+    return subprocess.CompletedProcess(argv, proc.returncode, out, err)
 
 
 def _signal_group(proc, sig):

@@ -10,6 +10,8 @@ import platform
 import re
 import subprocess
 
+from . import children
+
 KVM_DEV = "/dev/kvm"
 KVM_CREATE_VM = 0xAE01
 PVM_MODULE_DIR = "/sys/module/kvm_pvm"
@@ -93,9 +95,8 @@ def qemu_version(qemu, timeout=5):
     if qemu is None:
         return None
     try:
-        proc = subprocess.run([qemu, "--version"], stdin=subprocess.DEVNULL,
-                              capture_output=True, timeout=timeout,
-                              check=False)
+        proc = children.run([qemu, "--version"], stdin=subprocess.DEVNULL,
+                         capture_output=True, timeout=timeout)
     except (OSError, subprocess.SubprocessError):
         return None
     first = proc.stdout.decode("utf-8", "replace").strip().splitlines()

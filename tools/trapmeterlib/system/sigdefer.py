@@ -1,0 +1,28 @@
+"""Signals held while a command writes its final outputs: a SIGINT,
+SIGTERM or SIGHUP that comes while results.json and the JUnit file are
+being written is dropped (and said), so the files and the exit status
+agree on the outcome; one that comes before is an interruption as
+usual (cli.py)."""
+
+import contextlib
+import signal
+
+SIGNALS = {signal.SIGINT, signal.SIGTERM, signal.SIGHUP}
+
+
+@contextlib.contextmanager
+def deferred(say):
+    """Block SIGNALS for the block; drop those that came meanwhile."""
+    old = signal.pthread_sigmask(signal.SIG_BLOCK, SIGNALS)
+    try:
+        yield
+    finally:
+        came = signal.sigpending() & SIGNALS
+        saved = {sig: signal.signal(sig, signal.SIG_IGN) for sig in came}
+        signal.pthread_sigmask(signal.SIG_SETMASK, old)
+        for sig, handler in saved.items():
+            signal.signal(sig, handler)
+        if came:
+            say("%s while the results were written: ignored, the run had "
+                "finished" % ", ".join(sorted(signal.Signals(s).name
+                                               for s in came)))
