@@ -117,6 +117,16 @@ def need_kvm():
     raise unittest.SkipTest(f"KVM cannot run a VM here: {why}")
 
 
+def checks_of(boot):
+    """A boot's checks by name."""
+    return {c["name"]: c for c in boot.boot["checks"]}
+
+
+def skips_of(boot, suite):
+    """A boot's skips of one suite: case -> reason."""
+    return {s["case"]: s["reason"] for s in boot.boot["skips"] if s["suite"] == suite}
+
+
 def need_build(test, *paths):
     for p in paths:
         if not os.path.exists(os.path.join(ROOT, p)):

@@ -11,7 +11,7 @@ margin) and a 64 KiB command in one PRD takes no more exits than 4 KiB
 ones do in proportion."""
 import unittest
 
-from tests.boot.common import need_build, need_kvm, run
+from tests.boot.common import checks_of, skips_of, need_build, need_kvm, run
 
 TCG = ("--accel", "tcg", "--suite", "dma", "--ide-disk-size", "2M")
 FAST = ("--cmdline", "samples=3 budget_ms=50")
@@ -24,12 +24,6 @@ FW = ("fwdma.read.16", "fwdma.read.512", "fwdma.read.512.cross", "fwdma.read.409
 MODE_SUFFIX = {"off": ".vtd_off", "pt": ".vtd_pt", "4k": "", "2m": ".vtd_2m"}
 
 
-def checks_of(boot):
-    return {c["name"]: c for c in boot.boot["checks"]}
-
-
-def skips_of(boot):
-    return {s["case"]: s["reason"] for s in boot.boot["skips"] if s["suite"] == "dma"}
 
 
 class DmaPcTcg(unittest.TestCase):
@@ -72,7 +66,7 @@ class DmaPcTcg(unittest.TestCase):
         self.assertIn("128 written sectors (LBA 3072..3199)", detail)
 
     def test_skips_name_their_reason(self):
-        skips = skips_of(self.b)
+        skips = skips_of(self.b, 'dma')
         self.assertIn("no writable fw_cfg item", skips["fwdma.write.8"])
         self.assertIn("--viommu intel", skips["bm.read.4096.miss"])
         self.assertIn("--viommu intel", skips["vtd.iotlb_inval"])

@@ -7,7 +7,7 @@ import os
 import unittest
 from unittest import mock
 
-from tests.boot.common import need_build, need_kvm, run
+from tests.boot.common import checks_of, skips_of, need_build, need_kvm, run
 
 TCG = ("--accel", "tcg", "--suite", "ide")
 FAST = ("--quick", "--ide-disk-size", "2M", "--cmdline", "samples=3 budget_ms=100")
@@ -18,12 +18,6 @@ XFER = {"in16.single": "inw loop", "in16.rep": "rep insw",
         "out32.single": "outl loop", "out32.rep": "rep outsl"}
 
 
-def checks_of(boot):
-    return {c["name"]: c for c in boot.boot["checks"]}
-
-
-def skips_of(boot):
-    return {s["case"]: s["reason"] for s in boot.boot["skips"] if s["suite"] == "ide"}
 
 
 class IdeTcg(unittest.TestCase):
@@ -100,14 +94,14 @@ class IdeMissing(unittest.TestCase):
         b = run(*TCG, *FAST[:1], "--ide-disk-size", "0", "--no-ide-cd")
         self.assertEqual(b.status, 0, b.describe())
         self.assertEqual(b.boot["results"], [])
-        skips = skips_of(b)
+        skips = skips_of(b, 'ide')
         self.assertEqual(skips["disk.seq.in16.rep"], "no ATA drive found")
         self.assertEqual(skips["cd.seq.in16.rep"], "no ATAPI drive found")
 
     def test_readonly_disk_skips_writes(self):
         b = run(*TCG, *FAST, "--ide-readonly", "--case", "disk.read1.*,disk.write1.*")
         self.assertEqual(b.status, 0, b.describe())
-        self.assertIn("read-only", skips_of(b)["disk.write1.out16.rep"])
+        self.assertIn("read-only", skips_of(b, 'ide')["disk.write1.out16.rep"])
         self.assertEqual(len(b.boot["results"]), 4)
         checks = checks_of(b)
         self.assertTrue(checks["ide.disk.read"]["ok"])

@@ -42,16 +42,6 @@ def ab_docs(prefix):
         for side in "ab")
 
 
-def slower(factor):
-    """A boot copy whose exits to QEMU (handler user) cost `factor` more."""
-    def shift(boot):
-        out = copy.deepcopy(boot)
-        for res in out["results"]:
-            if res.get("handler") == "user":
-                for key in ("min", "p10", "median"):
-                    res["cycles"][key] *= factor
-        return out
-    return shift
 
 
 class Schedule(unittest.TestCase):
@@ -260,7 +250,7 @@ class Simulation(unittest.TestCase):
         with sim.random_splits():
             _bad, sessions, per = abtest.simulate(
                 ab_pool(), 6, 3, 24, 4, 0.05, resamples=300,
-                shift=slower(1.02))
+                shift=sim.slower(1.02))
         found = per.get(("pio/debugcon.out8.single.512", "cycles_per_op"), 0)
         self.assertGreaterEqual(found, 4, per)
         for (name, _metric) in per:
