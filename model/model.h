@@ -65,4 +65,19 @@ u32 model_mmio_string_exits(u32 units, bool user_write);
  * VM exit, but only one in MODEL_COALESCED_RING reaches QEMU. */
 u32 model_coalesced_user_exits_milli(u32 writes);
 
+/* The piece of a `width`-byte MMIO write at `addr` that QEMU's memory
+ * core hands a device at `addr` itself (for a region whose ops set no
+ * valid.max_access_size and no impl.unaligned, like pci-testdev's):
+ * - after a KVM exit (KVM_EXIT_MMIO -> address_space_rw ->
+ *   flatview_write_continue), memory_access_size cuts the write into
+ *   pieces of at most 4 bytes, each no wider than its address's
+ *   alignment: 4 bytes at 2050 go as 2 + 2, 8 bytes as 2 + 2 + 2 + 2;
+ * - under TCG (accel/tcg/cputlb.c store_helper) an aligned write goes
+ *   whole and an unaligned one "recurses through byte stores": 1.
+ * The device's eventfds are matched against this piece (by KVM, or by
+ * QEMU itself under TCG: memory.c memory_region_dispatch_write_eventfds),
+ * before the device's impl sizes split it further. */
+#define MODEL_QEMU_MMIO_PIECE_MAX 4
+u32 model_qemu_mmio_piece(u64 addr, u32 width, bool kvm_exit);
+
 #endif

@@ -28,3 +28,21 @@ u32 model_coalesced_user_exits_milli(u32 writes)
 {
 	return (u32)(((u64)writes * 1000 + MODEL_COALESCED_RING / 2) / MODEL_COALESCED_RING);
 }
+
+u32 model_qemu_mmio_piece(u64 addr, u32 width, bool kvm_exit)
+{
+	u64 align = addr & -addr;     /* the largest power of two dividing addr */
+	u32 piece = width;
+
+	if (!width)
+		return 0;
+	if (!kvm_exit)
+		return addr % width ? 1 : width;
+	if (piece > MODEL_QEMU_MMIO_PIECE_MAX)
+		piece = MODEL_QEMU_MMIO_PIECE_MAX;
+	if (align && align < piece)
+		piece = (u32)align;
+	while (piece & (piece - 1))   /* pow2floor, as memory_access_size */
+		piece &= piece - 1;
+	return piece;
+}

@@ -133,8 +133,17 @@ class MmioKvm(unittest.TestCase):
         need_build(cls, "build/trapmeter.elf")
         cls.b = run("--accel", "kvm", "--suite", "mmio", "--case",
                     "testdev.out8.single.512,testdev.in8.rep.512,"
-                    "ptd.datamatch.out8.single.64,e1000.out32.stos.512",
+                    "ptd.datamatch.out8.single.64,e1000.out32.stos.512,"
+                    "ptd.datamatch.out32.single.256,ptd.datamatch.out64.single.512",
                     "--cmdline", "samples=5 budget_ms=300", "--timeout", "300", timeout=400)
+
+    def test_unaligned_datamatch_counted(self):
+        # under KVM QEMU gets the 4- and 8-byte writes at 2050 as 2-byte
+        # pieces (memory_access_size): they miss the 1-byte eventfd and
+        # pci-testdev counts each; under TCG they are byte stores, not counted
+        c = checks(self.b)["mmio.data"]
+        self.assertTrue(c["ok"], c)
+        self.assertIn("6 mmio cases, 0 with wrong", c["detail"])
 
     def test_round_trips_match_the_model(self):
         self.assertEqual(self.b.status, 0, self.b.describe())

@@ -33,10 +33,27 @@ static void test_coalesced(void)
 	CHECK_EQ_U64(model_coalesced_user_exits_milli(4096), 24094);
 }
 
+/* pci-testdev's datamatch register is at 2050 (hw/misc/pci-testdev.c) */
+static void test_qemu_piece(void)
+{
+	CHECK_EQ_U64(model_qemu_mmio_piece(0x802, 1, true), 1);
+	CHECK_EQ_U64(model_qemu_mmio_piece(0x802, 2, true), 2);
+	CHECK_EQ_U64(model_qemu_mmio_piece(0x802, 4, true), 2);    /* 2050: 2 + 2 */
+	CHECK_EQ_U64(model_qemu_mmio_piece(0x802, 8, true), 2);    /* 2 + 2 + 2 + 2 */
+	CHECK_EQ_U64(model_qemu_mmio_piece(0x801, 2, true), 1);
+	CHECK_EQ_U64(model_qemu_mmio_piece(0x800, 8, true), 4);    /* at most 4 */
+	CHECK_EQ_U64(model_qemu_mmio_piece(0x802, 2, false), 2);   /* TCG: aligned, whole */
+	CHECK_EQ_U64(model_qemu_mmio_piece(0x802, 4, false), 1);   /* TCG: byte stores */
+	CHECK_EQ_U64(model_qemu_mmio_piece(0x802, 8, false), 1);
+	CHECK_EQ_U64(model_qemu_mmio_piece(0x800, 8, false), 8);
+	CHECK_EQ_U64(model_qemu_mmio_piece(0x802, 0, true), 0);
+}
+
 int main(void)
 {
 	RUN(test_access, "model_mmio: one exit per <= 8-byte fragment, two across a page");
 	RUN(test_string, "model_mmio: rep movs/stos: user writes per unit, else per 1024");
 	RUN(test_coalesced, "model_mmio: one round trip to QEMU per 170 coalesced writes");
+	RUN(test_qemu_piece, "model_mmio: QEMU's piece at the address: KVM by alignment, TCG bytes");
 	return check_summary();
 }
