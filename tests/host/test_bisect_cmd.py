@@ -3,7 +3,6 @@ without boots: how a binary reaches ab's sides (--binary-as), the step
 session's cases, metrics and thresholds, the refusals before any boot, and
 bisect-step's exit statuses for git bisect run (a failure must be 128, never
 1-127, which git reads as "bad")."""
-import argparse
 import os
 import subprocess
 import sys
@@ -15,6 +14,7 @@ sys.path.insert(0, os.path.join(ROOT, "tools"))
 
 from trapmeterlib.commands import ab as ab_cmd  # noqa: E402
 from trapmeterlib.commands import bisect as bisect_cmd  # noqa: E402
+from trapmeterlib.cli import build_parser  # noqa: E402
 
 RUNNER = os.path.join(ROOT, "tools", "trapmeter")
 
@@ -36,21 +36,75 @@ class Sides(unittest.TestCase):
         words = ["--accel", "kvm", "--case", "a,b,c", "--case=d", "--suite", "pio"]
         self.assertEqual(bisect_cmd.case_words(words, ["b", "c"]),
                          ["--accel", "kvm", "--suite", "pio", "--case", "b,c"])
-        args = argparse.Namespace(out="/o", binary_as="bios", threshold=["1"],
-                                  run_options=words, metrics="cycles_per_op,exits_per_op")
-        ns = bisect_cmd.ab_session_args(
-            args, "step-01", "/g/bios", "/s/bios", 30.0,
-            (["pio.user"], {"cycles_per_op"}, {"cycles_per_op": 0.0247}))
-        self.assertEqual((ns.a_qemu, ns.b_qemu), (None, None))
-        self.assertEqual(ns.a_args, "-- -bios /g/bios")
-        self.assertEqual(ns.metrics, "cycles_per_op")
-        self.assertEqual(ns.threshold, ["1", "cycles_per_op=2.47"])
-        self.assertEqual(ns.run_options[-2:], ["--case", "pio.user"])
-        self.assertEqual((ns.budget, ns.no_build), (30.0, True))
-        # what ab itself makes of the sides: the bios is a QEMU argument
-        sides = ab_cmd.make_sides(ns.run_options, [], (ns.a_args, ns.b_args),
-                                  (ns.a_qemu, ns.b_qemu))
-        self.assertEqual(sides["b"][1], ["-bios", "/s/bios"])
+        with tempfile.TemporaryDirectory() as out:
+            args = bisect_args(out, "--binary-as", "bios", "--threshold", "1",
+                               "--metrics", "cycles_per_op,exits_per_op",
+                               "--max-boots", "8", *words)
+            cfg = bisect_cmd.ab_config(
+                args, "step-01", "/g/bios", "/s/bios", 30.0, [],
+                (["pio.user"], {"cycles_per_op"}, {"cycles_per_op": 0.0247}))
+        self.assertIsInstance(cfg, ab_cmd.SessionConfig)
+        self.assertEqual(cfg.metrics, ["cycles_per_op"])
+        self.assertEqual(cfg.thresholds, {"*": 0.01, "cycles_per_op": 0.0247})
+        self.assertEqual((cfg.budget, cfg.max_boots), (30.0, 8))
+        self.assertEqual(cfg.outputs.json, os.path.join(out, "step-01-verdicts.json"))
+        self.assertEqual(cfg.a_json, os.path.join(out, "step-01-a.json"))
+        # the bios is a QEMU argument of each side; the focus picks the case
+        self.assertEqual(cfg.sides["a"][1], ["-bios", "/g/bios"])
+        self.assertEqual(cfg.sides["b"][1], ["-bios", "/s/bios"])
+        self.assertEqual(cfg.sides["b"][0][-2:], ["--case", "pio.user"])
+
+    def test_endpoint_session_takes_the_user_options(self):
+        with tempfile.TemporaryDirectory() as out:
+            args = bisect_args(out, "--seed", "7", "--looks", "3")
+            cfg = bisect_cmd.ab_config(args, "endpoints", "/g/qemu",
+                                       "/b/qemu", None, ["-m", "512"])
+        self.assertEqual((cfg.seed, cfg.looks), (7, 3))
+        words = cfg.sides["b"][0]
+        self.assertEqual(words[words.index("--qemu") + 1], "/b/qemu")
+        self.assertEqual(cfg.sides["a"][1], ["-m", "512"])
+        self.assertIn("sentinel list", cfg.case_list)
+
+
+def bisect_args(out, *words):
+    """`trapmeter bisect` options as the CLI parses and validates them."""
+    argv = ["bisect", "--good", "g", "--bad", "b", "--build", "true",
+            "--binary", "q", "--out", out] + list(words)
+    args, unknown = build_parser().parse_known_args(argv)
+    args.run_options = unknown
+    bisect_cmd.validate(args)
+    return args
+
+
+ROW = {"suite": "pio", "case": "pio.user", "metric": "cycles_per_op",
+       "verdict": "regression", "boots": [5, 5], "notes": []}
+
+
+class Summary(unittest.TestCase):
+    """bisect's shift lines go through the figure rule."""
+
+    def test_measured_ratio_with_interval(self):
+        line = bisect_cmd.shift_line("good vs bad", dict(
+            ROW, ratio=1.05, ci95=[1.04, 1.06], slowdown_undisturbed=1.051))
+        self.assertIn("ratio 1.0500 [95 % CI 1.0400, 1.0600]", line)
+        self.assertIn("undisturbed boots x1.0510", line)
+
+    def test_missing_and_negative_figures_not_resolved(self):
+        line = bisect_cmd.shift_line("good vs bad", dict(
+            ROW, ratio=None, ci95=[None, None], slowdown_undisturbed=-0.5,
+            notes=["too few boots"]))
+        self.assertIn("ratio not resolved (the session gave no ratio "
+                      "(too few boots))", line)
+        self.assertIn("undisturbed boots not resolved (estimate at or below "
+                      "zero)", line)
+        self.assertNotIn("-0.5", line)
+        self.assertNotIn(" - ", line)
+
+    def test_exit_rows_have_no_interval_and_no_undisturbed(self):
+        line = bisect_cmd.shift_line("good vs bad", dict(
+            ROW, metric="exits_per_op", ratio=2.0, ci95=[None, None],
+            slowdown_undisturbed=None))
+        self.assertTrue(line.endswith("ratio 2.0000"), line)
 
 
 class Refusals(unittest.TestCase):

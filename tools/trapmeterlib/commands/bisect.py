@@ -7,14 +7,13 @@ none, or when good is the worse one); then a first-parent search
 build, on the flagged cases and metrics only, within its share of
 --budget."""
 
-import argparse
 import json
 import os
 import shlex
 import sys
 import time
 
-from ..output import report, resultsfile
+from ..output import figure, report, resultsfile
 from ..stats import bisect as search
 from ..stats import compare
 from ..system import exitstatus, gitbuild
@@ -124,39 +123,51 @@ def session(args, name, good_bin, step_bin, budget, extra, focus=None):
     """One ab session, A = good, B = the other build: {"name", "status",
     "rows", "boots", "wall_s", "a_json", "b_json"}.  `focus`: (cases,
     metrics, thresholds) of a step session."""
-    ns = ab_session_args(args, name, good_bin, step_bin, budget, focus)
+    cfg = ab_config(args, name, good_bin, step_bin, budget, extra, focus)
     begin = time.monotonic()
     say("bisect: session %s (A %s, B %s%s)" % (
         name, good_bin, step_bin, "" if budget is None else
         ", %.0f s" % budget))
-    code = ab_cmd.command(ns, extra)
-    rows = report_rows(ns.json)
+    code = ab_cmd.run_session(cfg)
+    rows = report_rows(cfg.outputs.json)
     boots = [len(compare.boot_results(resultsfile.read_results(p)))
-             for p in (ns.a_json, ns.b_json)]
+             for p in (cfg.a_json, cfg.b_json)]
     # + the session's planning boot (side A, not compared)
     return {"name": name, "status": code, "rows": rows, "boots": boots,
             "planning_boots": 1,
             "wall_s": round(time.monotonic() - begin, 1),
-            "a_json": ns.a_json, "b_json": ns.b_json, "verdicts": ns.json}
+            "a_json": cfg.a_json, "b_json": cfg.b_json,
+            "verdicts": cfg.outputs.json}
 
 
-def ab_session_args(args, name, good_bin, step_bin, budget, focus):
-    ns = argparse.Namespace(**vars(args))
+def ab_config(args, name, good_bin, step_bin, budget, extra, focus=None):
+    """The ab session (a checked ab_cmd.SessionConfig) of good_bin (A)
+    against step_bin (B) with the user's ab and run options; results and
+    verdicts in --out under the session's name.  A step session (`focus`)
+    runs the flagged cases and metrics only, at their step thresholds."""
     stem = os.path.join(args.out, name)
-    ns.a_qemu, ns.a_args = side_args(args.binary_as, good_bin)
-    ns.b_qemu, ns.b_args = side_args(args.binary_as, step_bin)
-    ns.a_json, ns.b_json = stem + "-a.json", stem + "-b.json"
-    ns.json, ns.markdown = stem + "-verdicts.json", None
-    ns.junit = ns.plot = ns.html = None
-    ns.budget, ns.no_build = budget, True
-    ns.run_options = list(args.run_options)
+    (a_qemu, a_args), (b_qemu, b_args) = (side_args(args.binary_as, good_bin),
+                                          side_args(args.binary_as, step_bin))
+    words = list(args.run_options)
+    metrics = list(args.metric_names)
+    thresholds = compare_cmd.check_verdict_options(args)
     if focus:
-        cases, metrics, thresholds = focus
-        ns.run_options = case_words(ns.run_options, cases)
-        ns.metrics = ",".join(sorted(metrics))
-        ns.threshold = list(args.threshold) + [
-            "%s=%.6g" % (m, 100 * t) for m, t in sorted(thresholds.items())]
-    return ns
+        cases, focus_metrics, steps = focus
+        words, metrics = case_words(words, cases), sorted(focus_metrics)
+        thresholds = dict(thresholds, **steps)
+    shared, which = ab_cmd.case_list(args, words)
+    return ab_cmd.SessionConfig(
+        sides=ab_cmd.make_sides(shared, extra, (a_args, b_args),
+                                (a_qemu, b_qemu)),
+        a_json=stem + "-a.json", b_json=stem + "-b.json",
+        thresholds=thresholds, metrics=metrics,
+        max_boots=args.max_boots, budget=budget, looks=args.looks,
+        alpha=args.alpha, rounds=args.rounds, min_samples=args.min_samples,
+        count_boots=args.count_boots, seed=args.seed,
+        resamples=args.resamples, stat=args.stat, verbose=args.verbose,
+        outputs=ab_cmd.Outputs(json=stem + "-verdicts.json"),
+        case_list=which, title="bisect " + name,
+        allow_env_diff=args.allow_env_diff).check()
 
 
 def report_rows(path):
@@ -416,14 +427,43 @@ def summary(doc):
 
 
 def shift_line(what, row):
-    lo, hi = (row.get("ci95") or [None, None])[:2]
-    return ("  shift (%s, %s boots): %s/%s %s %s, ratio %s [95 %% CI %s, "
-            "%s], undisturbed boots x%s" % (
-                what, "+".join(map(str, row.get("boots") or [])),
-                row["suite"], row["case"], row["metric"], row["verdict"],
-                _fmt(row.get("ratio")), _fmt(lo), _fmt(hi),
-                _fmt(row.get("slowdown_undisturbed"))))
+    """One flagged row's shift, every figure by the figure rule."""
+    return "  shift (%s, %s boots): %s/%s %s %s, ratio %s%s" % (
+        what, "+".join(map(str, row.get("boots") or [])), row["suite"],
+        row["case"], row["metric"], row["verdict"], ratio_text(row),
+        undisturbed_text(row))
 
 
-def _fmt(value):
-    return "-" if value is None else "%.4f" % value
+def _ratio_number(value):
+    return "%.4f" % value
+
+
+def ratio_text(row):
+    """B's cost over A's: measured with its 95 % interval where it has one,
+    else not resolved with the reason (a ratio of costs is never at or
+    below zero: figure.cost)."""
+    why = "the session gave no ratio (%s)" % (
+        "; ".join(row.get("notes") or ()) or "no note")
+    ends = list(row.get("ci95") or ())
+    try:
+        fig = figure.cost(row.get("ratio"), ends if len(ends) == 2 and
+                          None not in ends else None, reason=why)
+    except (TypeError, ValueError):     # an interval not [lo <= hi]
+        fig = figure.cost(row.get("ratio"), reason=why)
+    if not fig.resolved or fig.interval is None:
+        return figure.text(fig, _ratio_number, short=False)
+    return "%s [95 %% CI %s, %s]" % (
+        figure.text(figure.measured(fig.value), _ratio_number),
+        _ratio_number(fig.interval[0]), _ratio_number(fig.interval[1]))
+
+
+def undisturbed_text(row):
+    """", undisturbed boots x1.0523" of a timing row (exit counts have no
+    undisturbed shift), by the figure rule."""
+    if row["metric"] == "exits_per_op":
+        return ""
+    fig = figure.cost(row.get("slowdown_undisturbed"),
+                      reason="no boots on a side")
+    return ", undisturbed boots %s" % (
+        "x" + figure.text(fig, _ratio_number) if fig.resolved
+        else figure.text(fig, short=False))
