@@ -1,12 +1,13 @@
 """tests/host/test_gitbuild.py - the repository side of bisect
 (tools/trapmeterlib/system/gitbuild.py) on a small git repository made
 by the test: the first-parent line, worktrees, and builds that fail, time
-out or leave the last step's binary behind."""
+out, leave the last step's binary behind or leave a process running."""
 import os
 import shutil
 import subprocess
 import sys
 import tempfile
+import time
 import unittest
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
@@ -85,6 +86,40 @@ class GitBuild(unittest.TestCase):
         self.assertIn("timed out", why)
         gitbuild.remove_worktree(self.repo, tree)
         self.assertFalse(os.path.exists(tree))
+
+    def test_a_build_leaves_no_process_behind(self):
+        # a build that starts a daemon and exits: the build's process group
+        # goes with it (system/children.py), finished or timed out
+        pidfile = os.path.join(self.dir, "pid")
+        for cmd, timeout in (("sleep 300 & echo $! > %s; mkdir -p out; "
+                              "touch out/bin" % pidfile, 30),
+                             ("sleep 300 & echo $! > %s; sleep 300" % pidfile,
+                              0.5)):
+            gitbuild.build(self.repo, cmd, "out/bin",
+                           os.path.join(self.dir, "log"), timeout=timeout)
+            with open(pidfile) as fh:
+                pid = int(fh.read())
+            self.assertTrue(dies(pid), cmd)
+
+    def test_git_timeout_is_a_git_error(self):
+        with self.assertRaises(gitbuild.GitError) as cm:
+            gitbuild.git(self.repo, "log", timeout=0.000001)
+        self.assertIn("git log", str(cm.exception))
+
+
+def dies(pid, within_s=2.0):
+    """Is `pid` gone (or a zombie) within `within_s` seconds?  A SIGKILL
+    sent to the group takes effect shortly after kill() returns."""
+    deadline = time.monotonic() + within_s
+    while time.monotonic() < deadline:
+        try:
+            with open("/proc/%d/stat" % pid) as fh:
+                if fh.read().rsplit(")", 1)[1].split()[0] == "Z":
+                    return True
+        except OSError:
+            return True
+        time.sleep(0.02)
+    return False
 
 
 if __name__ == "__main__":

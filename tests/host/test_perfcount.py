@@ -114,17 +114,20 @@ class Host(unittest.TestCase):
     def test_an_empty_tracefs_is_mounted_as_root_only(self):
         calls = []
 
-        def run(argv, **_kw):
+        def run(argv, **kw):
             calls.append(argv)
+            self.assertEqual(kw.get("timeout"), perfcount.MOUNT_TIMEOUT_S)
 
+        # through children.run: a bounded child of its own group
         with tempfile.TemporaryDirectory() as tmp, \
+                mock.patch.object(perfcount.children, "run", run), \
                 mock.patch.object(perfcount.os, "geteuid", return_value=0):
-            perfcount.mount_tracefs((tmp,), run)
+            perfcount.mount_tracefs((tmp,))
             self.assertEqual(calls, [["mount", "-t", "tracefs", "nodev", tmp]])
             with mock.patch.object(perfcount.os, "geteuid", return_value=1000):
-                perfcount.mount_tracefs((tmp,), run)
+                perfcount.mount_tracefs((tmp,))
             open(os.path.join(tmp, "README"), "w").close()   # mounted already
-            perfcount.mount_tracefs((tmp,), run)
+            perfcount.mount_tracefs((tmp,))
         self.assertEqual(len(calls), 1)
 
     def test_offered_events_follow_tracefs(self):

@@ -57,6 +57,7 @@ READY_TIMEOUT_S = 4.0           # below the guest's 5 s sync-wait bound
 ACK_TIMEOUT_S = 5.0
 EXIT_TIMEOUT_S = 10.0
 SCRIPT_TIMEOUT_S = 300.0
+MOUNT_TIMEOUT_S = 10.0
 
 
 class PerfError(Exception):
@@ -235,7 +236,7 @@ def offered_events(tracefs=TRACEFS):
     return []
 
 
-def mount_tracefs(tracefs=TRACEFS, run=subprocess.run):
+def mount_tracefs(tracefs=TRACEFS):
     """A fresh boot of a Debian host has /sys/kernel/tracing empty until
     something mounts it (perf does, on its first use of a tracepoint): as
     root, mount it at tracefs[0] when no tracefs lists KVM's events and
@@ -245,8 +246,12 @@ def mount_tracefs(tracefs=TRACEFS, run=subprocess.run):
         return
     root = tracefs[0]
     if os.path.isdir(root) and not os.listdir(root):
-        run(["mount", "-t", "tracefs", "nodev", root],
-            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=False)
+        try:
+            children.run(["mount", "-t", "tracefs", "nodev", root],
+                         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                         timeout=MOUNT_TIMEOUT_S)
+        except (OSError, subprocess.SubprocessError):
+            pass                # available() says what is missing
 
 
 def available(perf=PERF, tracefs=TRACEFS):

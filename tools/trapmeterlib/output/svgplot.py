@@ -14,6 +14,8 @@ import shutil
 import subprocess
 import tempfile
 
+from ..system import children
+
 TIMEOUT_S = 60
 FONT = "sans,10"
 INSTALL_HINT = "gnuplot is not installed (apt-get install gnuplot-nox)"
@@ -82,8 +84,8 @@ def render(script, datasets, size, prefix):
                 "background rgb 'white'\nset output %s\n%s\nunset output\n"
                 % (size[0], size[1], quote(FONT), quote(out), body))
         try:
-            done = subprocess.run(["gnuplot"], input=text, text=True,
-                                  capture_output=True, timeout=TIMEOUT_S)
+            done = children.run(["gnuplot"], input=text, text=True,
+                                capture_output=True, timeout=TIMEOUT_S)
         except (OSError, subprocess.TimeoutExpired) as exc:
             raise Unavailable("gnuplot failed: %s" % exc)
         if done.returncode != 0 or not os.path.exists(out):

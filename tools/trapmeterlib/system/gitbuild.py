@@ -5,8 +5,9 @@ out in worktrees of their own, and build one with the user's command
 
 import os
 import shutil
-import signal
 import subprocess
+
+from . import children
 
 GIT_TIMEOUT = 120           # seconds for one git command
 DEFAULT_BUILD_TIMEOUT = 1800
@@ -19,9 +20,9 @@ class GitError(Exception):
 def git(repo, *words, timeout=GIT_TIMEOUT):
     """stdout of `git -C repo WORDS`, stripped; GitError on failure."""
     try:
-        proc = subprocess.run(["git", "-C", repo] + list(words),
-                              stdin=subprocess.DEVNULL, capture_output=True,
-                              text=True, timeout=timeout, check=False)
+        proc = children.run(["git", "-C", repo] + list(words),
+                            stdin=subprocess.DEVNULL, capture_output=True,
+                            text=True, timeout=timeout)
     except (OSError, subprocess.SubprocessError) as exc:
         raise GitError("git %s: %s" % (words[0], exc))
     if proc.returncode != 0:
@@ -118,18 +119,11 @@ def build(tree, command, binary, log_path, timeout=DEFAULT_BUILD_TIMEOUT):
 
 def _run_bounded(command, cwd, log, timeout):
     """Exit status of the shell line, or None after `timeout` seconds
-    (then its whole process group is killed)."""
-    proc = subprocess.Popen(command, shell=True, cwd=cwd,
-                            stdin=subprocess.DEVNULL, stdout=log,
-                            stderr=subprocess.STDOUT, start_new_session=True)
+    (children.run then stops its whole process group)."""
     try:
-        return proc.wait(timeout=timeout)
+        return children.run(command, shell=True, cwd=cwd,
+                            stdin=subprocess.DEVNULL, stdout=log,
+                            stderr=subprocess.STDOUT,
+                            timeout=timeout).returncode
     except subprocess.TimeoutExpired:
         return None
-    finally:
-        if proc.poll() is None:
-            try:
-                os.killpg(proc.pid, signal.SIGKILL)
-            except OSError:
-                pass
-            proc.wait()
