@@ -7,15 +7,21 @@ leaves the earlier log whole; a boot stopped by a signal still gets what
 it received.  A device or FIFO is written in place (report.open_output).
 While a run logs to a path it holds a lock (flock on a hidden ".NAME.lock"
 beside it, removed at the end), so a second run naming the same --log is
-refused instead of tearing the file."""
+refused instead of tearing the file.  A run killed by SIGKILL leaves its
+".NAME.lock" (the kernel drops the flock with the process, so the next
+run takes the file over and removes it) and its ".NAME.PID.XXXXXXXX.partial"
+temporary file: the next AtomicLog of NAME removes every partial whose
+PID is no longer running."""
 
 import errno
 import fcntl
 import os
+import re
 import stat
 import tempfile
 
 from . import report
+from ..system import privdir
 
 LOG_IN_DIR = "serial.log"       # --log DIR/ writes DIR/serial.log
 
@@ -87,6 +93,30 @@ class Lock:
         self.fd = None
 
 
+PARTIAL = ".partial"
+# tempfile.mkstemp's random part: 8 of [a-z0-9_]
+_RANDOM = r"[a-z0-9_]{8}"
+
+
+def sweep_partials(folder, prefix):
+    """Remove the temporary files PREFIX + PID + "." + random + PARTIAL in
+    `folder` whose PID is not running (a run killed before its rename);
+    the files of live runs, and every other name, are left alone."""
+    pattern = re.compile(re.escape(prefix) + r"(\d{1,7})\." + _RANDOM
+                         + re.escape(PARTIAL) + "$")
+    try:
+        names = os.listdir(folder)
+    except OSError:
+        return
+    for name in names:
+        found = pattern.match(name)
+        if found and not privdir.pid_alive(int(found.group(1))):
+            try:
+                os.unlink(os.path.join(folder, name))
+            except OSError:
+                pass
+
+
 class AtomicLog:
     """write()/flush() like a file; close() puts the file in place (or,
     after a failed write, removes the temporary file and keeps the old
@@ -100,9 +130,11 @@ class AtomicLog:
             self.fh = report.open_output(path)
             return
         real = os.path.realpath(path)
+        prefix = "." + os.path.basename(real) + "."
+        sweep_partials(os.path.dirname(real), prefix)
         fd, self.tmp = tempfile.mkstemp(
-            prefix="." + os.path.basename(real) + ".",
-            suffix=".partial", dir=os.path.dirname(real))
+            prefix=prefix + "%d." % os.getpid(), suffix=PARTIAL,
+            dir=os.path.dirname(real))
         self.target = real
         umask = os.umask(0o022)
         os.umask(umask)
