@@ -450,9 +450,9 @@ static void extra_ide(const struct bench_case *c, const struct bench_result *r, 
 	jw_u64(w, "sector_size", s->sector_size);
 	jw_dec(w, "cycles_per_sector", med, s->sectors, 1);
 	jw_dec(w, "mib_s", bytes * tsc.khz * HZ_PER_KHZ, med * MIB, 2);
-	jw_dec(w, "exits_per_sector", r->exits_model, s->sectors, 2);
+	jw_dec(w, "exits_per_sector_model", r->exits_model, s->sectors, 2);
 	/* data-port exits alone: deterministic (status polls are not) */
-	jw_dec(w, "data_exits_per_sector", s->data_exits, s->ops * s->sectors, 2);
+	jw_dec(w, "data_exits_per_sector_model", s->data_exits, s->ops * s->sectors, 2);
 	/* what the control replayed per op (cut: more than it holds) */
 	jw_u64(w, "control_phases", phase_owner == s ? n_phases : 0);
 	if (phase_owner == s && phases_cut)

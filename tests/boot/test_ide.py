@@ -64,19 +64,19 @@ class IdeTcg(unittest.TestCase):
         loop = self.b.result("disk.mult16.in16.single")
         rep = self.b.result("disk.mult16.in16.rep")
         # data port: one exit per inw; rep insw of a 16-sector block: 1 per 1024 B
-        self.assertEqual(loop["data_exits_per_sector"], 256)
-        self.assertEqual(rep["data_exits_per_sector"], 0.5)
-        self.assertEqual(self.b.result("disk.seq.in32.single")["data_exits_per_sector"], 128)
+        self.assertEqual(loop["data_exits_per_sector_model"], 256)
+        self.assertEqual(rep["data_exits_per_sector_model"], 0.5)
+        self.assertEqual(self.b.result("disk.seq.in32.single")["data_exits_per_sector_model"], 128)
         # ATAPI: the 12-byte CDB is 6 outw; one 2048-byte sector 2 exits
-        self.assertEqual(self.b.result("cd.read1.in16.rep")["data_exits_per_sector"], 8)
+        self.assertEqual(self.b.result("cd.read1.in16.rep")["data_exits_per_sector_model"], 8)
         # READ(10) of 64 KiB with byte count limit 0xfffe: QEMU offers DRQ
         # blocks of 65534 + 2 bytes (64 + 1 exits), plus the CDB: 71 / 32
-        self.assertEqual(self.b.result("cd.seq.in16.rep")["data_exits_per_sector"], 2.22)
+        self.assertEqual(self.b.result("cd.seq.in16.rep")["data_exits_per_sector_model"], 2.22)
         # rep outs is not batched: one exit per unit
-        self.assertEqual(self.b.result("disk.wseq.out16.rep")["data_exits_per_sector"], 256)
-        self.assertEqual(self.b.result("disk.wseq.out32.rep")["data_exits_per_sector"], 128)
+        self.assertEqual(self.b.result("disk.wseq.out16.rep")["data_exits_per_sector_model"], 256)
+        self.assertEqual(self.b.result("disk.wseq.out32.rep")["data_exits_per_sector_model"], 128)
         # plus the command and status register accesses the driver made
-        self.assertGreater(rep["exits_per_sector"], rep["data_exits_per_sector"])
+        self.assertGreater(rep["exits_per_sector_model"], rep["data_exits_per_sector_model"])
         self.assertIn("rep_loop_ratio", rep)
 
     def test_regression_view(self):

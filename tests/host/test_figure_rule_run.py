@@ -143,7 +143,7 @@ class ModelLabels(unittest.TestCase):
     """Every column that shows a model figure says "(model)"."""
 
     MARK = {"exits_model": 271828, "cycles_per_exit_model": 3141.5,
-            "exits_per_sector": 161.8}
+            "exits_per_sector_model": 161.8}
 
     SHOWN = ("271828", "3142", "161.80")    # the marks as the tables print them
 
@@ -155,7 +155,7 @@ class ModelLabels(unittest.TestCase):
         doc = resultsfile.read_results(os.path.join(FIX, MAKE_RUN))
         for res in doc["boots"][0]["results"]:
             res = dict(res, **{k: v for k, v in self.MARK.items()
-                               if k != "exits_per_sector"})
+                               if k != "exits_per_sector_model"})
             res.pop("cycles_per_exit_model_reason", None)
             for with_qmp in (False, True):
                 header = [name for name, _ in report.columns(with_qmp)]

@@ -38,6 +38,7 @@ cross-check are one pipeline over the same snapshots."""
 from dataclasses import dataclass
 
 from . import qmp
+from ..guest.resultform import COUNT_BELOW
 from ..stats.bootstats import median
 from .perfcount import PerfError, per_op
 
@@ -318,8 +319,6 @@ EMPTY_FIELDS = ("exits_measured", "exits_source", "cycles_per_exit",
 
 
 # why a count is not resolved (stored as null beside it)
-COUNT_BELOW = ("below the sync traffic of an empty window (a count under "
-               "zero): not resolved")
 REASON_FIELDS = ("cycles_per_exit_reason", "exits_qmp_reason",
                  "exit_stats_per_op_reason")
 

@@ -301,7 +301,7 @@ def render(dump):
     for r in rows:
         table.append((r.get("case", "?"), r.get("device", "?"),
                       r.get("xfer", "?"), _fmt(r.get("cycles_per_sector"), 0),
-                      _fmt(r.get("mib_s"), 2) + time_mark(r), _fmt(r.get("exits_per_sector"), 2),
+                      _fmt(r.get("mib_s"), 2) + time_mark(r), _fmt(r.get("exits_per_sector_model"), 2),
                       figure.SHORT if r.get("cycles_per_exit_model_reason")
                       else _fmt(r.get("cycles_per_exit_model"), 0),
                       _fmt(r.get("rep_loop_ratio"), 1) + "x"

@@ -2,8 +2,8 @@
 `compare` and `ab` print, markdown, the JSON document and JUnit cases."""
 from ..stats import bootstats
 from ..stats.compare import REFUSED, VERDICTS, summarize, undecidable
+from ..stats.compare_notes import side_text
 from .junit import Case
-from .report import fmt_num
 
 TABLE_HEAD = ("verdict", "case", "metric", "base", "candidate", "ratio",
               "95% CI", "p (run)", "notes")
@@ -49,8 +49,8 @@ def fmt_ratio(value):
 def row_cells(row):
     ci = "-" if row.lo is None else "%s..%s" % (fmt_ratio(row.lo),
                                                 fmt_ratio(row.hi))
-    return [row.verdict, row.name, row.metric, fmt_num(row.base),
-            fmt_num(row.cand), fmt_ratio(row.ratio), ci,
+    return [row.verdict, row.name, row.metric, side_text(row, "base"),
+            side_text(row, "cand"), fmt_ratio(row.ratio), ci,
             fmt_p(row.p), "; ".join(row.notes)]
 
 
@@ -120,7 +120,7 @@ def junit_cases(rows, warnings=()):
     for row in rows:
         detail = ("base %s, candidate %s, ratio %s, 95%% CI %s..%s, "
                   "p (run) %s, threshold %g%%, boots %d/%d%s" % (
-                      fmt_num(row.base), fmt_num(row.cand),
+                      side_text(row, "base"), side_text(row, "cand"),
                       fmt_ratio(row.ratio), fmt_ratio(row.lo),
                       fmt_ratio(row.hi), fmt_p(row.p), row.threshold * 100,
                       row.n_base, row.n_cand, ("; " + "; ".join(row.notes))

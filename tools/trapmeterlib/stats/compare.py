@@ -28,8 +28,7 @@ import re
 
 from . import bootstats, comparable, equivalence
 from .bootstats import median
-from .compare_notes import timing_notes
-from ..output.report import fmt_num
+from .compare_notes import rule_counts, side_text, timing_notes
 from ..output.resultsfile import InputError
 
 OK = 0
@@ -156,6 +155,7 @@ class Row:
         self.boots_for_target = None    # about, to resolve RESOLVE_TARGET
         self.refused = []           # why the timing verdict is withheld
         self.equivalence = None     # the interval "unchanged" was judged by
+        self.reasons = {}           # side ("base", "cand") -> not resolved why
 
     @property
     def name(self):
@@ -193,7 +193,9 @@ class Row:
                 "resolution": self.resolution, "spread": self.spread,
                 "boots_for_1pct": self.boots_for_target,
                 "refused": list(self.refused),
-                "equivalence": self.equivalence}
+                "equivalence": self.equivalence,
+                **{("candidate" if side == "cand" else side) + "_reason": why
+                   for side, why in self.reasons.items()}}
 
 
 class Settings:
@@ -331,6 +333,7 @@ def _case_rows(key, eb, ec, opts):
         row.cand = median([v for _n, v in obs_c])
         if metric == "exits_per_op":
             exits_verdict(row, eb["res"].get("exits_model"))
+            rule_counts(row)
         else:
             _timing_figures(row, obs_b, obs_c)
         rows.append(row)
@@ -446,7 +449,7 @@ def _exits_note(rows):
     for row in rows:
         if row.metric == "exits_per_op" and row.verdict != "unchanged":
             return "exit path changed: %s -> %s exits/op" % (
-                fmt_num(row.base), fmt_num(row.cand))
+                side_text(row, "base"), side_text(row, "cand"))
     return None
 
 

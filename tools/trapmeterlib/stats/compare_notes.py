@@ -5,6 +5,9 @@ alike (stats/compare.py builds the rows)."""
 import math
 
 from . import bootstats, comparable
+from ..guest.resultform import COUNT_BELOW
+from ..output import figure
+from ..output.report import fmt_num
 
 
 def timing_notes(row, alpha):
@@ -91,3 +94,22 @@ def test_note(row):
     return "test: %d/%d undisturbed boots, %+.1f %%" % (
         len(bootstats.undisturbed(a)), len(bootstats.undisturbed(b)),
         100 * (math.exp(row.floor_shift) - 1))
+
+
+def rule_counts(row):
+    """The figure rule on an exit row's sides: a median count below zero
+    (an older runner stored counts below the empty window so) counts as
+    below EXITS_FLOOR in the verdict but is never shown: not resolved,
+    with the reason."""
+    for side in ("base", "cand"):
+        value = getattr(row, side)
+        if value is not None and value < 0:
+            setattr(row, side, None)
+            row.reasons[side] = COUNT_BELOW
+
+
+def side_text(row, side):
+    """A row's base or cand figure as the tables show it."""
+    why = row.reasons.get(side)
+    return figure.text(figure.not_resolved(why)) if why else \
+        fmt_num(getattr(row, side))
