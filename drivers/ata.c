@@ -85,15 +85,8 @@ const char *ata_last_error(void)
 	return errmsg;
 }
 
-static void set_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-static void set_error(const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	fmt_vsnprintf(errmsg, sizeof(errmsg), fmt, ap);
-	va_end(ap);
-}
+/* the last error, kept (truncated) for the caller to name */
+#define set_error(...) ((void)fmt_snprintf(errmsg, sizeof(errmsg), __VA_ARGS__))
 
 /* ---- pure helpers ----------------------------------------------------- */
 
