@@ -8,6 +8,7 @@ function here, and moving them out would make library modules read
 run's options."""
 
 import os
+import shlex
 import shutil
 import subprocess
 import sys
@@ -22,6 +23,7 @@ from ..stats import breakdown
 from ..system import (children, envdiff, exitstatus, fingerprint, hostinfo,
                       pinning, privdir, sigdefer)
 from ..system.exitstatus import Outcome, decide_boot
+from . import viommu_sweep
 from .common import (OptionError, TrapmeterError, check_outputs, check_words,
                      has_report, repo_root, report_outcome, say)
 
@@ -218,13 +220,6 @@ def resolve_qemu(path):
     return found
 
 
-def log_path(base, index, repeat):
-    if base is None or repeat == 1:
-        return base
-    stem, ext = os.path.splitext(base)
-    return "%s.boot%d%s" % (stem, index, ext)
-
-
 # ---------------------------------------------------------------- run
 
 class RunSession:
@@ -356,10 +351,10 @@ def prepare(session):
     session.config["count_exits"] = count
     session.config["plan"] = args.plan
     vconf = virtio.settings(args)
-    cfg.extra = (viommu.device_args(args.viommu)
+    cfg.extra = (viommu.device_args(args.viommu[0])
                  + mmio.device_args(words, args.mmio_devices)
                  + list(session.extra))     # run_boots adds the NICs
-    session.config["viommu"] = args.viommu
+    session.config["viommu"] = args.viommu[0]
     session.config["virtio"] = vconf
     session.host = hostinfo.host_info(qemu_bin, accel, flavour)
     session.host["fingerprint"] = fingerprint.collect(
@@ -408,7 +403,9 @@ def command(args, extra):
     session = RunSession(args, extra)
     lock = None
     try:
-        if args.virtio_matrix:
+        if viommu_sweep.wanted(args):
+            code = viommu_sweep.run(session, prepare, run_in_tmpdir, lock_log)
+        elif args.virtio_matrix:
             problem = virtio.validate(args)
             if problem:
                 raise OptionError(problem)
@@ -419,12 +416,7 @@ def command(args, extra):
             for gone in privdir.remove_stale() + privdir.remove_stale(
                     testpmd.runtime_base()):
                 say("removed %s, left by a dead run" % gone)
-            tmpdir = privdir.make()
-            try:
-                with session.status:
-                    code = run_boots(session, cfg, tmpdir)
-            finally:
-                shutil.rmtree(tmpdir, ignore_errors=True)
+            code = run_in_tmpdir(session, cfg)
     except TrapmeterError as exc:
         finish_early(session, exc.code, exc.message)
         raise
@@ -446,6 +438,16 @@ def command(args, extra):
     if args.html:
         write_run_html(args.html, session)
     return code
+
+
+def run_in_tmpdir(session, cfg):
+    """run_boots in a private temporary directory, removed after."""
+    tmpdir = privdir.make()
+    try:
+        with session.status:
+            return run_boots(session, cfg, tmpdir)
+    finally:
+        shutil.rmtree(tmpdir, ignore_errors=True)
 
 
 def print_summary(session):
@@ -562,7 +564,7 @@ def _run_boots(session, cfg, tmpdir):
     argv = qemu.build_argv(cfg, tmpdir)
     session.config["qemu_argv"] = argv
     if args.verbose:
-        say("qemu: " + " ".join(_shell_quote(a) for a in argv))
+        say("qemu: " + " ".join(shlex.quote(a) for a in argv))
     timeout = args.timeout or qemu.DEFAULT_TIMEOUT[cfg.accel]
     worst, dumps = exitstatus.OK, []
     for index in range(args.repeat):
@@ -590,7 +592,7 @@ def one_boot(session, cfg, argv, tmpdir, index, timeout):
     """Run QEMU once, decide its status, record it and say why."""
     args = session.args
     stderr_path = os.path.join(tmpdir, "qemu-stderr-%d.txt" % index)
-    lpath = log_path(args.log, index, args.repeat)
+    lpath = logfile.boot_path(args.log, index, args.repeat)
     try:
         log = logfile.AtomicLog(lpath) if lpath else None
     except OSError as exc:
@@ -841,8 +843,3 @@ def print_repeat_report(session, cfg, dumps):
         text += breakdown_report(session, [d.results for d in dumps])
     sys.stdout.write(text)
     sys.stdout.flush()
-
-
-def _shell_quote(arg):
-    safe = all(c.isalnum() or c in "-_=,./:@+" for c in arg)
-    return arg if arg and safe else "'" + arg.replace("'", "'\\''") + "'"
