@@ -15,7 +15,7 @@ import time
 
 from ..backends import testpmd
 from ..counters import exitcount, perfcount
-from ..guest import dma, ide, mmio, plan, qemu, rounds, viommu, virtio
+from ..guest import dma, dma_vnet, ide, mmio, plan, qemu, rounds, viommu, virtio
 from ..output import (breakdown_text, html, junit, logfile, progress, report,
                       summary)
 from ..stats import breakdown
@@ -630,6 +630,7 @@ def one_boot(session, cfg, argv, tmpdir, index, timeout):
     count_boot_exits(counter, cfg, boot.dump)
     mmio.annotate(boot.dump.results)
     dma.annotate(boot.dump.results)
+    dma_vnet.annotate(boot.dump.results)
     outcome = decide_boot(boot.dump, boot.rc, boot.timed_out, timeout,
                           boot.fatal)
     virtio.annotate(boot.dump, session.config.get("virtio"))
@@ -814,6 +815,7 @@ def print_boot_report(session, cfg, dump, wall):
         text += "\n" + "\n".join(sizes) + "\n"
     text += ide.render(dump)
     text += dma.render(dump)
+    text += dma_vnet.render(dump)
     text += mmio.render(dump.results)
     if breakdown.has_exits(dump.results):
         text += breakdown_report(session, [dump.results])

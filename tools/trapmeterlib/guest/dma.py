@@ -26,6 +26,9 @@ cost.  annotate() stores the figures on the 4k and 2m rows
 from ..output import figure
 
 SUITE = "dma"
+# the PCI DMA clients whose cases run in every mode (kernel/suites/dma.c,
+# dma_vnet.c): the IDE bus master and virtio-net (tx alone, tx into rx)
+PCI_TARGETS = ("piix-ide.bm", "virtio-net.tx", "virtio-net.hub")
 MODES = ("none", "off", "pt", "4k", "2m")
 SUFFIXES = {"off": ".vtd_off", "pt": ".vtd_pt", "2m": ".vtd_2m"}
 MISS_CASE = "bm.read.4096.miss"
@@ -76,10 +79,10 @@ def _combine(terms):
 
 
 def by_mode(results):
-    """{base case: {mode: row}} for the suite's bus-master cases."""
+    """{base case: {mode: row}} for the suite's PCI cases."""
     table = {}
     for row in results or []:
-        if row.get("suite") != SUITE or row.get("target") != "piix-ide.bm" \
+        if row.get("suite") != SUITE or row.get("target") not in PCI_TARGETS \
                 or row.get("case") == MISS_CASE:
             continue
         table.setdefault(base_name(row), {})[row.get("iommu_mode")] = row
