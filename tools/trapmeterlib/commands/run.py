@@ -790,7 +790,7 @@ def add_breakdown(doc, compute=breakdown.breakdown):
     and the fit of the boots' lower envelope."""
     results = []
     for boot in doc["boots"]:
-        if breakdown.has_exits(boot.get("results") or []):
+        if breakdown.applies(boot.get("results") or []):
             boot["breakdown"] = compute([boot["results"]])
             results.append(boot["results"])
     if len(results) > 1:
@@ -817,7 +817,7 @@ def print_boot_report(session, cfg, dump, wall):
     text += dma.render(dump)
     text += dma_vnet.render(dump)
     text += mmio.render(dump.results)
-    if breakdown.has_exits(dump.results):
+    if breakdown.applies(dump.results):
         text += breakdown_report(session, [dump.results])
     sys.stdout.write(text)
     sys.stdout.flush()
@@ -839,7 +839,7 @@ def print_repeat_report(session, cfg, dumps):
     run = next((d.run for d in dumps if d.run), None)
     text = report.render_report(run, header_info(session, cfg, wall, title),
                                 results, checks, skips)
-    if all(breakdown.has_exits(d.results) for d in dumps):
+    if all(breakdown.applies(d.results) for d in dumps):
         text += breakdown_report(session, [d.results for d in dumps])
     sys.stdout.write(text)
     sys.stdout.flush()

@@ -45,7 +45,7 @@ def base_name(row):
     return name[:-len(suffix)] if suffix and name.endswith(suffix) else name
 
 
-def _net(row):
+def net_median(row):
     net = row.get("cycles_net") or {}
     value = net.get("median")
     if value is None:
@@ -53,7 +53,7 @@ def _net(row):
     return value
 
 
-def _band(row):
+def op_band(row):
     """(p10, p90) of the case's ops less its control's median, or None."""
     cycles = row.get("cycles") or {}
     ctl = (row.get("cycles_control") or {}).get("median") or 0
@@ -62,20 +62,34 @@ def _band(row):
     return cycles["p10"] - ctl, cycles["p90"] - ctl
 
 
-def _combine(terms):
-    """sum(sign * net median) over (sign, row) terms by the figure rule,
-    its band from the terms' bands (lower ends of the + terms less upper
-    ends of the - terms, and the reverse)."""
-    values = [_net(row) for _, row in terms]
-    bands = [_band(row) for _, row in terms]
+def terms_value(terms):
+    """sum(sign * net median) over (sign, row) terms, or None."""
+    values = [net_median(row) for _, row in terms]
     if None in values:
-        return figure.not_resolved(figure.NO_DATA)
-    value = sum(sign * v for (sign, _), v in zip(terms, values))
+        return None
+    return sum(sign * v for (sign, _), v in zip(terms, values))
+
+
+def terms_band(terms):
+    """The band of terms_value from the terms' bands (lower ends of the +
+    terms less upper ends of the - terms, and the reverse), or None."""
+    bands = [op_band(row) for _, row in terms]
     if None in bands:
-        return figure.cost(value)
+        return None
     lo = sum(b[0] if sign > 0 else -b[1] for (sign, _), b in zip(terms, bands))
     hi = sum(b[1] if sign > 0 else -b[0] for (sign, _), b in zip(terms, bands))
-    return figure.cost(value, [min(lo, value), max(hi, value)])
+    return lo, hi
+
+
+def combine_terms(terms):
+    """terms_value by the figure rule, with terms_band (widened to hold
+    the value)."""
+    value, band = terms_value(terms), terms_band(terms)
+    if value is None:
+        return figure.not_resolved(figure.NO_DATA)
+    if band is None:
+        return figure.cost(value)
+    return figure.cost(value, [min(band[0], value), max(band[1], value)])
 
 
 def by_mode(results):
@@ -93,7 +107,7 @@ def _diff(a, b):
     """a - b of two rows' net medians by the figure rule."""
     if a is None or b is None:
         return figure.not_resolved("mode not run")
-    return _combine([(1, a), (-1, b)])
+    return combine_terms([(1, a), (-1, b)])
 
 
 def annotate(results):
@@ -108,15 +122,26 @@ def annotate(results):
 
 def miss_minus_hit(results):
     """The IOTLB miss's extra cycles, or not resolved with the reason."""
+    terms = miss_terms(results)
+    if terms is None:
+        return figure.not_resolved(MISS_NEEDS)
+    return combine_terms(terms)
+
+
+MISS_NEEDS = "needs %s, %s and %s (--viommu intel)" % (MISS_CASE, HIT_CASE,
+                                                        INVAL_CASE)
+
+
+def miss_terms(results):
+    """[(sign, row)] of miss - inval - hit, or None when one is missing."""
     rows = {r.get("case"): r for r in results or [] if r.get("suite") == SUITE}
     miss, hit, inval = (rows.get(n) for n in (MISS_CASE, HIT_CASE, INVAL_CASE))
     if miss is None or hit is None or inval is None:
-        return figure.not_resolved("needs %s, %s and %s (--viommu intel)"
-                                   % (MISS_CASE, HIT_CASE, INVAL_CASE))
-    return _combine([(1, miss), (-1, inval), (-1, hit)])
+        return None
+    return [(1, miss), (-1, inval), (-1, hit)]
 
 
-def _diff_text(f):
+def band_text(f):
     """A difference with its band as [lo..hi] (it need not be symmetric)."""
     if not f.resolved or f.interval is None:
         return figure.text(f)
@@ -125,7 +150,7 @@ def _diff_text(f):
 
 
 def _cell(row):
-    value = _net(row) if row else None
+    value = net_median(row) if row else None
     return figure.text(figure.cost(value, reason="mode not run"))
 
 
@@ -144,9 +169,9 @@ def render(dump):
     rows = [head]
     for name, by in table.items():
         row = [name] + [_cell(by.get(m)) for m in modes]
-        row += [_diff_text(_diff(by.get(m), by.get("pt"))) for m in derived]
+        row += [band_text(_diff(by.get(m), by.get("pt"))) for m in derived]
         if "4k" in modes and "2m" in modes:
-            row.append(_diff_text(_diff(by.get("4k"), by.get("2m"))))
+            row.append(band_text(_diff(by.get("4k"), by.get("2m"))))
         rows.append(row)
     widths = [max(len(r[i]) for r in rows) for i in range(len(head))]
     lines = ["", "dma by IOMMU mode: cycles per op, median net of the control; "
@@ -160,7 +185,7 @@ def render(dump):
         miss = miss_minus_hit(results)
         lines.append("IOTLB miss - hit (%s - %s - %s): %s%s"
                      % (MISS_CASE, INVAL_CASE, HIT_CASE,
-                        _diff_text(miss) if miss.resolved else
+                        band_text(miss) if miss.resolved else
                         figure.text(miss, short=False),
                         " cycles" if miss.resolved else ""))
     return "\n".join(lines) + "\n"
