@@ -16,7 +16,7 @@ import time
 
 from ..backends import testpmd
 from ..counters import exitcount, perfcount
-from ..guest import dma, ide, mmio, plan, qemu, rounds, viommu, virtio
+from ..guest import dma, dma_vnet, ide, mmio, plan, qemu, rounds, viommu, virtio
 from ..output import (breakdown_text, html, junit, logfile, progress, report,
                       summary)
 from ..stats import breakdown
@@ -632,6 +632,7 @@ def one_boot(session, cfg, argv, tmpdir, index, timeout):
     count_boot_exits(counter, cfg, boot.dump)
     mmio.annotate(boot.dump.results)
     dma.annotate(boot.dump.results)
+    dma_vnet.annotate(boot.dump.results)
     outcome = decide_boot(boot.dump, boot.rc, boot.timed_out, timeout,
                           boot.fatal)
     virtio.annotate(boot.dump, session.config.get("virtio"))
@@ -791,7 +792,7 @@ def add_breakdown(doc, compute=breakdown.breakdown):
     and the fit of the boots' lower envelope."""
     results = []
     for boot in doc["boots"]:
-        if breakdown.has_exits(boot.get("results") or []):
+        if breakdown.applies(boot.get("results") or []):
             boot["breakdown"] = compute([boot["results"]])
             results.append(boot["results"])
     if len(results) > 1:
@@ -816,8 +817,9 @@ def print_boot_report(session, cfg, dump, wall):
         text += "\n" + "\n".join(sizes) + "\n"
     text += ide.render(dump)
     text += dma.render(dump)
+    text += dma_vnet.render(dump)
     text += mmio.render(dump.results)
-    if breakdown.has_exits(dump.results):
+    if breakdown.applies(dump.results):
         text += breakdown_report(session, [dump.results])
     sys.stdout.write(text)
     sys.stdout.flush()
@@ -839,7 +841,7 @@ def print_repeat_report(session, cfg, dumps):
     run = next((d.run for d in dumps if d.run), None)
     text = report.render_report(run, header_info(session, cfg, wall, title),
                                 results, checks, skips)
-    if all(breakdown.has_exits(d.results) for d in dumps):
+    if all(breakdown.applies(d.results) for d in dumps):
         text += breakdown_report(session, [d.results for d in dumps])
     sys.stdout.write(text)
     sys.stdout.flush()

@@ -90,12 +90,15 @@ def by_mode(results):
 
 
 def _rows(x):
+    """A row or a list of rows (one per boot) as a list."""
     return None if x is None else [x] if isinstance(x, dict) else list(x)
 
 
-def _net(rows):
-    """The median over rows of their signed net (case less control)."""
-    values = [v for v in (resultform.raw_net(r) for r in rows) if v is not None]
+def net_median(x):
+    """The median over a row's boots (a row or a list) of its signed net,
+    case less control (any sign: a difference needs it), or None."""
+    values = [v for v in (resultform.raw_net(r) for r in _rows(x))
+              if v is not None]
     return statistics.median(values) if values else None
 
 
@@ -108,28 +111,43 @@ def _band1(row):
     return cycles["p10"] - ctl, cycles["p90"] - ctl
 
 
-def _band(rows):
-    """The single ops' band over rows: lowest p10, highest p90."""
-    bands = [_band1(r) for r in rows]
+def op_band(x):
+    """The single ops' band of a row, or over its boots (a list): the
+    lowest p10 to the highest p90 less the control's median; or None."""
+    bands = [_band1(r) for r in _rows(x)]
     if not bands or None in bands:
         return None
     return min(b[0] for b in bands), max(b[1] for b in bands)
 
 
-def _combine(terms):
-    """sum(sign * net median) over (sign, rows) terms by the figure rule,
-    its band from the terms' bands (lower ends of the + terms less upper
-    ends of the - terms, and the reverse)."""
-    values = [_net(rows) for _, rows in terms]
-    bands = [_band(rows) for _, rows in terms]
+def terms_value(terms):
+    """sum(sign * net median) over (sign, row or rows) terms, or None."""
+    values = [net_median(rows) for _, rows in terms]
     if None in values:
-        return figure.not_resolved(figure.NO_DATA)
-    value = sum(sign * v for (sign, _), v in zip(terms, values))
+        return None
+    return sum(sign * v for (sign, _), v in zip(terms, values))
+
+
+def terms_band(terms):
+    """The band of terms_value from the terms' bands (lower ends of the +
+    terms less upper ends of the - terms, and the reverse), or None."""
+    bands = [op_band(rows) for _, rows in terms]
     if None in bands:
-        return figure.cost(value)
+        return None
     lo = sum(b[0] if sign > 0 else -b[1] for (sign, _), b in zip(terms, bands))
     hi = sum(b[1] if sign > 0 else -b[0] for (sign, _), b in zip(terms, bands))
-    return figure.cost(value, [min(lo, value), max(hi, value)])
+    return lo, hi
+
+
+def combine_terms(terms):
+    """terms_value by the figure rule, with terms_band (widened to hold
+    the value)."""
+    value, band = terms_value(terms), terms_band(terms)
+    if value is None:
+        return figure.not_resolved(figure.NO_DATA)
+    if band is None:
+        return figure.cost(value)
+    return figure.cost(value, [min(band[0], value), max(band[1], value)])
 
 
 def _diff(a, b):
@@ -137,7 +155,7 @@ def _diff(a, b):
     a, b = _rows(a), _rows(b)
     if not a or not b:
         return figure.not_resolved(NOT_RUN)
-    return _combine([(1, a), (-1, b)])
+    return combine_terms([(1, a), (-1, b)])
 
 
 def annotate(results):
@@ -150,24 +168,37 @@ def annotate(results):
             figure.put(modes["4k"], MINUS_2M, _diff(modes["4k"], modes["2m"]))
 
 
-def miss_minus_hit(boot_results):
-    """The IOTLB miss's extra cycles over the boots that ran it (the hit
-    is the translated bm.read.4096, not a sweep's mode-none one), or not
-    resolved with the reason."""
+MISS_NEEDS = "needs %s, %s and %s (--viommu intel)" % (MISS_CASE, HIT_CASE,
+                                                        INVAL_CASE)
+
+
+def miss_terms(boot_results):
+    """[(sign, rows over boots)] of miss - inval - hit, or None when one is
+    missing; a list of boots' results, or one boot's results (the hit is
+    the translated bm.read.4096, never a sweep's mode-none one)."""
+    if boot_results and isinstance(boot_results[0], dict):
+        boot_results = [boot_results]
     rows = {MISS_CASE: [], HIT_CASE: [], INVAL_CASE: []}
-    for results in boot_results:
+    for results in boot_results or []:
         for r in results or []:
             if r.get("suite") == SUITE and r.get("case") in rows and \
                     r.get("iommu_mode") == "4k":
                 rows[r["case"]].append(r)
     if not all(rows.values()):
-        return figure.not_resolved("needs %s, %s and %s, translated"
-                                   % (MISS_CASE, HIT_CASE, INVAL_CASE))
-    return _combine([(1, rows[MISS_CASE]), (-1, rows[INVAL_CASE]),
-                     (-1, rows[HIT_CASE])])
+        return None
+    return [(1, rows[MISS_CASE]), (-1, rows[INVAL_CASE]), (-1, rows[HIT_CASE])]
 
 
-def diff_text(f, number=None):
+def miss_minus_hit(boot_results):
+    """The IOTLB miss's extra cycles over the boots that ran it, or not
+    resolved with the reason."""
+    terms = miss_terms(boot_results)
+    if terms is None:
+        return figure.not_resolved(MISS_NEEDS)
+    return combine_terms(terms)
+
+
+def band_text(f, number=None):
     """A difference with its band as [lo..hi] (it need not be symmetric)."""
     if not f.resolved or f.interval is None:
         return figure.text(f, number=number)
@@ -180,7 +211,7 @@ def mode_cell(rows, number=None):
     """One mode's median net: "-" where the mode did not run."""
     if not rows:
         return "-"
-    return figure.text(figure.cost(_net(rows), reason=resultform.NET_REASON),
+    return figure.text(figure.cost(net_median(rows), reason=resultform.NET_REASON),
                        number=number)
 
 
@@ -207,7 +238,7 @@ def full_rows(boot_results):
     rows = [["case"] + modes + [d[0] for d in diffs]]
     for name, by in table.items():
         rows.append([name] + [mode_cell(by.get(m)) for m in modes] +
-                    [diff_text(_diff(by.get(a), by.get(b))) for _l, a, b in diffs])
+                    [band_text(_diff(by.get(a), by.get(b))) for _l, a, b in diffs])
     return rows
 
 
@@ -229,7 +260,7 @@ def render_boots(boot_results, title="dma by IOMMU mode"):
 def miss_line(boot_results, number=None):
     miss = miss_minus_hit(boot_results)
     return "IOTLB miss - hit (%s - %s - %s): %s" % (
-        MISS_CASE, INVAL_CASE, HIT_CASE, diff_text(miss, number) + " cycles"
+        MISS_CASE, INVAL_CASE, HIT_CASE, band_text(miss, number) + " cycles"
         if miss.resolved else figure.text(miss, short=False))
 
 
@@ -266,7 +297,7 @@ def _face_cell(fig, reasons):
         reasons[fig.reason] = reasons.get(fig.reason, 0) + 1
     if not fig.resolved and fig.reason == NOT_RUN:
         return "-"
-    return diff_text(fig, kilo)
+    return band_text(fig, kilo)
 
 
 def _face_rows(table, modes, diffs, reasons):
@@ -274,7 +305,7 @@ def _face_rows(table, modes, diffs, reasons):
     for name, by in table.items():
         cells = [name]
         for m in modes:
-            fig = figure.cost(_net(by[m]), reason=resultform.NET_REASON) \
+            fig = figure.cost(net_median(by[m]), reason=resultform.NET_REASON) \
                 if by.get(m) else figure.not_resolved(NOT_RUN)
             cells.append(_face_cell(fig, reasons))
         cells += [_face_cell(_diff(by.get(a), by.get(b)), reasons)
