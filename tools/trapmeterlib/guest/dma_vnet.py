@@ -41,7 +41,7 @@ def render(dump):
     """One line per txrx case, a column per mode ("" without vnet rows)."""
     cells, modes = {}, []
     for base, mode, row, tx in pairs(dump.results if dump else []):
-        cells.setdefault(base, {})[mode] = dma._diff_text(dma._diff(row, tx))
+        cells.setdefault(base, {})[mode] = dma.band_text(dma._diff(row, tx))
         modes += [] if mode in modes else [mode]
     if not cells:
         return ""
