@@ -8,14 +8,16 @@ import unittest
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 sys.path.insert(0, os.path.join(ROOT, "tools"))
 
-from trapmeterlib.guest import virtio  # noqa: E402
+from trapmeterlib.guest import virtio, viommu  # noqa: E402
 from trapmeterlib.guest.dump import parse_dump  # noqa: E402
 
 
 def args(**kw):
+    """The runner's namespace; --viommu as its parser gives it (a tuple)."""
     base = dict(suite="virtio", virtio_transport=None, ioeventfd=None,
                 virtio_nics=None, virtio_matrix=False, repeat=1)
     base.update(kw)
+    base["viommu"] = viommu.parse(base.get("viommu", "off"))
     return argparse.Namespace(**base)
 
 
@@ -74,6 +76,8 @@ class Options(unittest.TestCase):
             args(viommu="intel", virtio_matrix=True)))
         self.assertIsNone(virtio.validate(args(viommu="intel")))
         self.assertIsNone(virtio.validate(args(suite="pio", viommu="intel")))
+        self.assertIn("legacy transport", virtio.validate(
+            args(suite="dma", viommu="off,intel", virtio_transport="legacy")))
 
     def test_validate(self):
         self.assertIsNone(virtio.validate(args()))
