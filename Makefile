@@ -81,6 +81,7 @@ C_SRCS := \
 	kernel/phase_sync.c \
 	kernel/plan.c \
 	kernel/suites/dma.c \
+	kernel/suites/dma_vnet.c \
 	kernel/suites/dma_vtd.c \
 	kernel/suites/edk2_fifo.c \
 	kernel/suites/exits.c \

@@ -103,10 +103,13 @@ static int setup_queues(struct vnet *n, u32 which)
 	return 0;
 }
 
-int vnet_init(struct vnet *n, u32 which, const struct pci_dev *pci,
-	      bool prefer_pio_notify, u64 extra)
+/* ACCESS_PLATFORM is taken whenever offered: every address this driver
+ * hands the device is an IOVA too (suite dma maps the image one to one). */
+static int start(struct vnet *n, u32 which, const struct pci_dev *pci,
+		 bool prefer_pio_notify, u64 extra, bool fill_rx)
 {
-	u64 wanted = (1ull << VIRTIO_NET_F_MAC) | (1ull << VIRTIO_F_ANY_LAYOUT) | extra;
+	u64 wanted = (1ull << VIRTIO_NET_F_MAC) | (1ull << VIRTIO_F_ANY_LAYOUT) |
+		     (1ull << VIRTIO_F_ACCESS_PLATFORM) | extra;
 	int err;
 
 	if (which >= VNET_MAX_NICS)
@@ -127,7 +130,7 @@ int vnet_init(struct vnet *n, u32 which, const struct pci_dev *pci,
 	if (err)
 		goto err_fail;
 	read_mac(n);
-	err = vnet_rx_fill(n);
+	err = fill_rx ? vnet_rx_fill(n) : 0;
 	if (err)
 		goto err_fail;
 	/* 3.1.1 step 8: buffers may be posted before DRIVER_OK (5.1.5) */
@@ -135,6 +138,18 @@ int vnet_init(struct vnet *n, u32 which, const struct pci_dev *pci,
 err_fail:
 	vpci_fail(&n->vp);
 	return err;
+}
+
+int vnet_init(struct vnet *n, u32 which, const struct pci_dev *pci,
+	      bool prefer_pio_notify, u64 extra)
+{
+	return start(n, which, pci, prefer_pio_notify, extra, true);
+}
+
+int vnet_init_rx_empty(struct vnet *n, u32 which, const struct pci_dev *pci,
+		       bool prefer_pio_notify, u64 extra)
+{
+	return start(n, which, pci, prefer_pio_notify, extra, false);
 }
 
 u8 *vnet_tx_buffer(struct vnet *n, u16 *slot)

@@ -20,7 +20,7 @@
 #define VNET_BUF_SIZE        2048 /* one buffer per descriptor */
 #define VNET_ETH_ALEN        6
 #define VNET_MAX_FRAME       1514 /* Ethernet without FCS */
-#define VNET_MAX_NICS        2
+#define VNET_MAX_NICS        3    /* suite dma: a third NIC on a hub of its own */
 #define VNET_MRG_BUF_SIZE    512  /* mergeable: a 1514-byte frame spans 3 */
 #define VNET_MAX_FRAGS       8    /* more buffers per frame: a device bug */
 
@@ -68,6 +68,11 @@ struct vnet_rx_frame {
  * (vpci_strerror). */
 int vnet_init(struct vnet *n, u32 which, const struct pci_dev *pci,
 	      bool prefer_pio_notify, u64 extra);
+
+/* vnet_init with the receive queue left empty: the caller posts its own
+ * buffers (suite dma lays them out across pages) with virtq_add. */
+int vnet_init_rx_empty(struct vnet *n, u32 which, const struct pci_dev *pci,
+		       bool prefer_pio_notify, u64 extra);
 
 /* A free transmit buffer: its frame area (after the header) and slot, or
  * NULL when all are in flight (reap first). */

@@ -306,6 +306,16 @@ static int probe_modern(struct vpci_dev *v, bool prefer_pio)
 	return 0;
 }
 
+bool vpci_is_net(const struct pci_dev *d)
+{
+	if (d->vendor != VIRTIO_PCI_VENDOR)
+		return false;
+	if (d->device == VIRTIO_PCI_DEVICE_NET)
+		return true;
+	/* transitional ids share 0x1000..; the subsystem id names the type */
+	return d->device == VIRTIO_PCI_DEVICE_NET_TR && d->subsys_id == VIRTIO_SUBSYS_NET;
+}
+
 int vpci_probe(struct vpci_dev *v, const struct pci_dev *pci, bool prefer_pio_notify)
 {
 	*v = (struct vpci_dev){ .pci = *pci };

@@ -15,6 +15,7 @@
 #define VIRTIO_PCI_DEVICE_NET_TR  0x1000  /* transitional virtio-net */
 #define VIRTIO_PCI_DEVICE_NET     0x1041  /* 0x1040 + device type 1 */
 #define VIRTIO_ID_NET             1
+#define VIRTIO_SUBSYS_NET         1       /* transitional: subsystem id = type */
 
 /* Device status bits (2.1) */
 #define VIRTIO_STATUS_ACKNOWLEDGE 1
@@ -29,6 +30,10 @@
 #define VIRTIO_F_ANY_LAYOUT       27
 #define VIRTIO_F_EVENT_IDX        29
 #define VIRTIO_F_VERSION_1        32
+/* the device's DMA goes through the platform's IOMMU (QEMU iommu_platform=on);
+ * a device that offers it refuses FEATURES_OK without it (QEMU 7.2
+ * virtio_validate_features) */
+#define VIRTIO_F_ACCESS_PLATFORM  33
 
 #define VPCI_MAX_QUEUES           4
 
@@ -76,6 +81,9 @@ struct vpci_dev {
 	u64 features;                     /* negotiated */
 	struct vpci_notify notify[VPCI_MAX_QUEUES];
 };
+
+/* Is this PCI function a virtio-net device (modern or transitional id)? */
+bool vpci_is_net(const struct pci_dev *d);
 
 /* Bind a virtio PCI function: modern when it has the capabilities
  * (prefer_pio_notify: use an I/O-port notify capability when the device

@@ -23,6 +23,7 @@
 #define UNMAPPED_IOVA  0x3fff0000ull   /* 1 GiB - 64 KiB: above the image */
 #define VER_MAJOR_SHIFT 4              /* VER_REG: major 7:4, minor 3:0 */
 #define VER_NIBBLE     0xfu
+#define MAX_DEVICES    8               /* the IDE function and three NICs */
 
 extern const u8 __load_start[], __bss_end[];
 
@@ -35,6 +36,10 @@ static bool spaces_built;
 static struct vtd_unit unit;
 static struct dmar_unit drhd;
 static bool have_unit, root_set, te_on;
+static u8 devfns[MAX_DEVICES];         /* attached devices, all on bus 0 */
+static u32 n_devices;
+static u8 mode_now;
+static bool devices_changed;           /* attached since the last enter */
 
 static const char *const mode_names[DMA_MODE_COUNT] = {
 	[DMA_MODE_NONE] = "none", [DMA_MODE_OFF] = "off", [DMA_MODE_PT] = "pt",
@@ -94,7 +99,9 @@ u8 dma_vtd_probe(void)
 	u32 len = 0;
 	int rc;
 
-	have_unit = root_set = te_on = spaces_built = false;
+	have_unit = root_set = te_on = spaces_built = devices_changed = false;
+	n_devices = 0;
+	mode_now = DMA_MODE_NONE;
 	dmar = acpi_find_table("DMAR", &len);
 	if (!dmar)
 		return DMA_MODE_NONE;
@@ -110,7 +117,29 @@ u8 dma_vtd_probe(void)
 	have_unit = true;
 	vtd_clear_faults(&unit);
 	emit_unit();
-	return DMA_MODE_OFF;
+	mode_now = DMA_MODE_OFF;
+	return mode_now;
+}
+
+int dma_vtd_attach(u8 bus, u8 devfn)
+{
+	u32 i;
+
+	if (bus != 0)
+		return -EINVAL;
+	for (i = 0; i < n_devices; i++)
+		if (devfns[i] == devfn)
+			return 0;
+	if (n_devices == MAX_DEVICES)
+		return -ENOSPC;
+	devfns[n_devices++] = devfn;
+	devices_changed = true;
+	return 0;
+}
+
+u8 dma_vtd_mode(void)
+{
+	return mode_now;
 }
 
 /* Second-level tables mapping the kernel image, once with 4 KiB and once
@@ -136,27 +165,30 @@ static int build_spaces(void)
 	return rc;
 }
 
-static int set_context(u8 mode, u8 bus, u8 devfn)
+static int set_context(u8 mode)
 {
 	int rc = spaces_built ? 0 : build_spaces();
+	u32 i;
 
 	if (rc)
 		return rc;
-	if (mode == DMA_MODE_PT)
-		vtd_context_set(ctx, devfn, VTD_TT_PASS, NULL, unit.levels, DOMAIN_ID);
-	else
-		vtd_context_set(ctx, devfn, VTD_TT_TRANSLATED,
-				spaces[mode == DMA_MODE_2M].top, unit.levels, DOMAIN_ID);
-	vtd_root_set(root, bus, ctx);
+	for (i = 0; i < n_devices; i++) {
+		if (mode == DMA_MODE_PT)
+			vtd_context_set(ctx, devfns[i], VTD_TT_PASS, NULL, unit.levels, DOMAIN_ID);
+		else
+			vtd_context_set(ctx, devfns[i], VTD_TT_TRANSLATED,
+					spaces[mode == DMA_MODE_2M].top, unit.levels, DOMAIN_ID);
+	}
+	vtd_root_set(root, 0, ctx);
 	return 0;
 }
 
-static int program(u8 mode, u8 bus, u8 devfn, const char **step)
+static int program(u8 mode, const char **step)
 {
 	int rc;
 
 	*step = "second-level tables";
-	rc = set_context(mode, bus, devfn);
+	rc = set_context(mode);
 	if (!rc && !root_set) {
 		*step = "root table pointer (GCMD.SRTP)";
 		rc = vtd_set_root(&unit, root);
@@ -178,7 +210,7 @@ static int program(u8 mode, u8 bus, u8 devfn, const char **step)
 	return rc;
 }
 
-int dma_vtd_enter(u8 mode, u8 bus, u8 devfn)
+int dma_vtd_enter(u8 mode)
 {
 	const char *step = "translation disable (GCMD.TE)";
 	char detail[160];
@@ -186,18 +218,24 @@ int dma_vtd_enter(u8 mode, u8 bus, u8 devfn)
 
 	if (!have_unit || mode == DMA_MODE_NONE)
 		return 0;
+	if (mode == mode_now && !devices_changed)
+		return 0;
 	if (mode == DMA_MODE_OFF) {
 		rc = te_on ? vtd_translation(&unit, false) : 0;
 		te_on = te_on && rc;
 	} else {
-		rc = program(mode, bus, devfn, &step);
+		rc = program(mode, &step);
 	}
 	if (rc) {
 		fmt_snprintf(detail, sizeof(detail), "mode %s: %s failed (%d)",
 			     dma_mode_name(mode), step, rc);
 		bench_check("dma.vtd.mode", false, detail);
+		mode_now = DMA_MODE_COUNT;      /* unknown: the next enter programs */
+		return rc;
 	}
-	return rc;
+	mode_now = mode;
+	devices_changed = devices_changed && mode == DMA_MODE_OFF;
+	return 0;
 }
 
 int dma_vtd_invalidate_iotlb(void)
@@ -233,4 +271,6 @@ void dma_vtd_leave(void)
 {
 	if (have_unit && te_on && !vtd_translation(&unit, false))
 		te_on = false;
+	if (have_unit && !te_on)
+		mode_now = DMA_MODE_OFF;
 }

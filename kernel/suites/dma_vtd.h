@@ -3,7 +3,8 @@
  * the ACPI DMAR table names (drivers/acpi_tables.h, drivers/vtd.h), set up
  * in the mode a case runs in.  Only suite dma uses it.
  *
- * Modes, per device (one context entry, domain 1):
+ * Modes, for every device attached (one context entry each on bus 0, all
+ * in domain 1, sharing the second-level tables):
  *   none     no DMAR table: the machine has no IOMMU
  *   off      unit present, translation disabled (GSTS.TES clear)
  *   pt       translation on, the device's context entry pass-through
@@ -32,8 +33,15 @@ const char *dma_mode_name(u8 mode);     /* "none", "off", "pt", "4k", "2m" */
  * ".vtd_off", ".vtd_pt", ".vtd_2m" */
 const char *dma_mode_suffix(u8 mode);
 
-/* Put device bus:devfn in mode; 0, or an error after a failed check. */
-int dma_vtd_enter(u8 mode, u8 bus, u8 devfn);
+/* Give device bus:devfn a context entry in every mode entered from now
+ * on: 0, or -EINVAL (bus other than 0: one context table) / -ENOSPC. */
+int dma_vtd_attach(u8 bus, u8 devfn);
+/* Put every attached device in mode; 0, or an error after a failed
+ * check.  A mode already in force with no device attached since costs
+ * nothing. */
+int dma_vtd_enter(u8 mode);
+/* The mode in force (the probe's until a dma_vtd_enter). */
+u8 dma_vtd_mode(void);
 /* Global IOTLB invalidation (the next DMA walks the tables again). */
 int dma_vtd_invalidate_iotlb(void);
 /* Register accesses of one invalidation (write, poll). */

@@ -67,7 +67,6 @@
 #define FLOW_EBADRX       2003
 #define SEQ_MUL           0x85ebca6bu
 #define MAX_CASES         32
-#define VIRTIO_SUBSYS_NET 1
 #define PAIR_ROUNDS       512        /* kick.interleaved: A, B, A, B, ... */
 #define PAIR_CASE         "kick.interleaved"
 #define FRAME_BROKEN      1u         /* frame_faults() */
@@ -560,23 +559,13 @@ static void kick_interleaved(void)
 
 /* ---- set-up, run, checks ---------------------------------------------- */
 
-static bool is_virtio_net(const struct pci_dev *d)
-{
-	if (d->vendor != VIRTIO_PCI_VENDOR)
-		return false;
-	if (d->device == VIRTIO_PCI_DEVICE_NET)
-		return true;
-	/* transitional ids share 0x1000..; the subsystem id names the type */
-	return d->device == VIRTIO_PCI_DEVICE_NET_TR && d->subsys_id == VIRTIO_SUBSYS_NET;
-}
-
 /* The first two virtio-net functions; how many were found. */
 static u32 find_nics(const struct pci_dev **a, const struct pci_dev **b)
 {
 	u32 n = pci_scan(pci_devs, PCI_MAX_DEVICES), i, found = 0;
 
 	for (i = 0; i < n; i++) {
-		if (!is_virtio_net(&pci_devs[i]))
+		if (!vpci_is_net(&pci_devs[i]))
 			continue;
 		if (found == 0)
 			*a = &pci_devs[i];

@@ -48,8 +48,8 @@ class Modes(unittest.TestCase):
         self.assertIn("zero", by["bm.write.512"][dma.MINUS_PT + "_reason"])
 
     def test_miss(self):
-        self.assertEqual(dma.miss_minus_hit(ROWS).value, 2000 - 300 - 1500)
-        self.assertFalse(dma.miss_minus_hit(ROWS[:3]).resolved)
+        self.assertEqual(dma.miss_minus_hit([ROWS]).value, 2000 - 300 - 1500)
+        self.assertFalse(dma.miss_minus_hit([ROWS[:3]]).resolved)
 
     def test_band(self):
         """The band of single ops: resolved when one case's p10..p90 lies
@@ -63,6 +63,23 @@ class Modes(unittest.TestCase):
         b["cycles"]["p90"] = 1700                  # 950..1600: overlaps
         self.assertFalse(dma._diff(a, b).resolved)
         self.assertIn("holds zero", dma._diff(a, b).reason)
+
+    def test_over_boots(self):
+        """Over boots a mode's figure is the median of the boots' nets and
+        its band runs from the lowest p10 to the highest p90."""
+        boots = []
+        for net in (1000, 3000, 1200):
+            a = row("bm.read.4096", "4k", net)
+            a["cycles"].update(p10=net, p90=net + 200)
+            boots.append([a, row("bm.read.4096.vtd_pt", "pt", 500)])
+        for b in boots:
+            b[1]["cycles"].update(p10=550, p90=650)
+        table = dma.mode_table(boots)
+        self.assertEqual(len(table["bm.read.4096"]["4k"]), 3)
+        f = dma._diff(table["bm.read.4096"]["4k"], table["bm.read.4096"]["pt"])
+        self.assertEqual(f.value, 1200 - 500)
+        self.assertEqual(f.interval, [1000 - 650,
+                                      3200 - 550])
 
     def test_render(self):
         dump = Dump()

@@ -218,6 +218,29 @@ class QmpArithmetic(unittest.TestCase):
         self.assertEqual(sum_vcpu_stats(None), {})
 
 
+class ModelMismatch(unittest.TestCase):
+    """The 10 % flag: background allowed above the model, never below."""
+    def test_background_explains_an_excess_of_a_slow_op(self):
+        self.assertFalse(exitcount.model_mismatch(17.8, 16, 1.1))
+        self.assertTrue(exitcount.model_mismatch(17.8, 16, 0))
+        self.assertTrue(exitcount.model_mismatch(17.8, 16))
+
+    def test_background_never_explains_a_shortfall(self):
+        self.assertTrue(exitcount.model_mismatch(14.0, 16, 5))
+
+    def test_missing_figures_decide_nothing(self):
+        self.assertIsNone(exitcount.model_mismatch(None, 16))
+        self.assertIsNone(exitcount.model_mismatch(3, True))
+
+    def test_aggregate_takes_the_median_model(self):
+        boots = [[{"suite": "dma", "case": "bm.read.512", "exits_model": m,
+                   "exits_measured": e, "cycles": {"median": 1}}]
+                 for m, e in ((35, 26), (25, 25.6), (26, 26.1))]
+        agg = report.aggregate_results(boots)[0]
+        self.assertEqual(agg["exits_model"], 26)
+        self.assertFalse(agg["exits_model_mismatch"])
+
+
 class TwoCounters(unittest.TestCase):
     def test_perf_is_the_headline_when_counted(self):
         # pic.in8.single.4096 on PVM: QMP misses in-kernel exits

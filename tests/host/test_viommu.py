@@ -16,9 +16,9 @@ from trapmeterlib.guest import viommu  # noqa: E402
 
 class Options(unittest.TestCase):
     def test_problem(self):
-        self.assertIsNone(viommu.problem("off", "pc"))
-        self.assertIsNone(viommu.problem("intel", "q35"))
-        self.assertIn("needs --machine q35", viommu.problem("intel", "pc"))
+        self.assertIsNone(viommu.problem(("off",), "pc"))
+        self.assertIsNone(viommu.problem(("off", "intel"), "q35"))
+        self.assertIn("needs --machine q35", viommu.problem(("off", "intel"), "pc"))
 
     def test_device_args(self):
         self.assertEqual(viommu.device_args("off"), [])

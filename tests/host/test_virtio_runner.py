@@ -8,14 +8,16 @@ import unittest
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 sys.path.insert(0, os.path.join(ROOT, "tools"))
 
-from trapmeterlib.guest import virtio  # noqa: E402
+from trapmeterlib.guest import virtio, viommu  # noqa: E402
 from trapmeterlib.guest.dump import parse_dump  # noqa: E402
 
 
 def args(**kw):
+    """The runner's namespace; --viommu as its parser gives it (a tuple)."""
     base = dict(suite="virtio", virtio_transport=None, ioeventfd=None,
                 virtio_nics=None, virtio_matrix=False, repeat=1)
     base.update(kw)
+    base["viommu"] = viommu.parse(base.get("viommu", "off"))
     return argparse.Namespace(**base)
 
 
@@ -25,6 +27,7 @@ class Options(unittest.TestCase):
         self.assertEqual(conf, {"transport": "modern", "ioeventfd": "on", "nics": 2})
         argv = virtio.device_args(conf)
         self.assertEqual(argv.count("-device"), 2)
+        self.assertEqual(argv.count("-netdev"), 2)
         self.assertIn("hubport,id=tmnet0,hubid=0", argv)
         self.assertIn("hubport,id=tmnet1,hubid=0", argv)
         self.assertTrue(all("disable-legacy=on,ioeventfd=on" in a
@@ -41,6 +44,40 @@ class Options(unittest.TestCase):
         self.assertIsNone(virtio.settings(args(suite="pio")))
         self.assertEqual(virtio.device_args(None), [])
         self.assertIsNotNone(virtio.settings(args(suite="pio,all")))
+
+    def test_dma_adds_the_lone_nic(self):
+        """Suite dma: the hub pair and a third NIC on hub 1 with a sink
+        port (QEMU drops its frames); no change for suite virtio alone."""
+        conf = virtio.settings(args(suite="dma"))
+        self.assertEqual(conf, {"transport": "modern", "ioeventfd": "on",
+                                "nics": 2, "lone_nic": True})
+        argv = virtio.device_args(conf)
+        self.assertEqual(argv.count("-device"), 3)
+        self.assertEqual(argv.count("-netdev"), 4)
+        self.assertIn("hubport,id=tmnet2,hubid=1", argv)
+        self.assertIn("hubport,id=tmsink,hubid=1", argv)
+        self.assertIn("mac=52:54:00:74:6d:03", argv[argv.index("hubport,id=tmnet2,hubid=1") + 2])
+        self.assertTrue(virtio.settings(args(suite="all"))["lone_nic"])
+        self.assertNotIn("lone_nic", virtio.settings(args()))
+
+    def test_viommu_sets_iommu_platform(self):
+        plain = virtio.device_args(virtio.settings(args(suite="dma")))
+        self.assertFalse(any("iommu_platform" in a for a in plain))
+        argv = virtio.device_args(virtio.settings(args(suite="dma", viommu="intel")))
+        nics = [a for a in argv if a.startswith("virtio-net-pci")]
+        self.assertEqual(len(nics), 3)
+        self.assertTrue(all("disable-legacy=on" in a and "iommu_platform=on" in a
+                            for a in nics), nics)
+
+    def test_viommu_refuses_legacy(self):
+        self.assertIn("legacy transport", virtio.validate(
+            args(viommu="intel", virtio_transport="legacy")))
+        self.assertIn("--virtio-matrix", virtio.validate(
+            args(viommu="intel", virtio_matrix=True)))
+        self.assertIsNone(virtio.validate(args(viommu="intel")))
+        self.assertIsNone(virtio.validate(args(suite="pio", viommu="intel")))
+        self.assertIn("legacy transport", virtio.validate(
+            args(suite="dma", viommu="off,intel", virtio_transport="legacy")))
 
     def test_validate(self):
         self.assertIsNone(virtio.validate(args()))

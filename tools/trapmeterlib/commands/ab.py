@@ -116,9 +116,10 @@ def add_count_boots_option(add):
     add("--count-boots", type=int, default=DEFAULT_COUNT_BOOTS, metavar="N",
         help="boots per side that count exits, when run counts them (KVM): "
         "the first N; the others run with --no-count-exits. Exits per op "
-        "are exact and the same in every boot, and counting costs each "
-        "boot its QMP handshakes and longer result lines (default %d; 0: "
-        "none)" % DEFAULT_COUNT_BOOTS)
+        "are exact and the same in every boot (a case whose count is an "
+        "average, exits_model_exact false, needs N >= 3 for a verdict), and "
+        "counting costs each boot its QMP handshakes and longer result "
+        "lines (default %d; 0: none)" % DEFAULT_COUNT_BOOTS)
 
 
 def add_rounds_option(add):

@@ -4,7 +4,7 @@ candidate against a base (the statistics live in trapmeterlib/stats/compare.py).
 import sys
 
 from ..output import (breakdown_text, comparison, html, junit, plot, report,
-                      resultsfile, summary)
+                      resultsfile, verdicts)
 from ..stats import attribution, compare
 from ..system import envdiff, exitstatus
 from .common import OptionError, TrapmeterError, check_outputs, say
@@ -166,10 +166,10 @@ def side_boots(base, cand):
 
 
 def print_verdicts(title, rows, warnings, docs, paths):
-    """The summary (output/summary.py), then compare's table and the
+    """The summary (output/verdicts.py), then compare's table and the
     breakdown's attribution."""
-    head = summary.compare_summary([r.as_dict() for r in rows], title,
-                                   side_boots(*docs))
+    head = verdicts.compare_summary([r.as_dict() for r in rows], title,
+                                    side_boots(*docs))
     sys.stdout.write("\n".join(head) + "\n\n")
     sys.stdout.write(comparison.render_table(rows, warnings, *paths))
     sys.stdout.write(attribution_text(*docs))

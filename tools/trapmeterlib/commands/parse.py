@@ -4,7 +4,7 @@ table."""
 import os
 import sys
 
-from ..guest import dma, ide
+from ..guest import dma, dma_vnet, ide
 from ..output import report
 from ..system import exitstatus, inputfile
 from ..guest.dump import parse_chunks
@@ -43,6 +43,7 @@ def command(args):
                                               dump.checks, dump.skips))
         sys.stdout.write(ide.render(dump))
         sys.stdout.write(dma.render(dump))
+        sys.stdout.write(dma_vnet.render(dump))
         sys.stdout.flush()
     report_outcome(outcome, dump, "")
     if args.json:

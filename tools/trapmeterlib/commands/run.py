@@ -8,6 +8,7 @@ function here, and moving them out would make library modules read
 run's options."""
 
 import os
+import shlex
 import shutil
 import subprocess
 import sys
@@ -15,13 +16,14 @@ import time
 
 from ..backends import testpmd
 from ..counters import exitcount, perfcount
-from ..guest import dma, ide, mmio, plan, qemu, rounds, viommu, virtio
+from ..guest import dma, dma_vnet, ide, mmio, plan, qemu, rounds, viommu, virtio
 from ..output import (breakdown_text, html, junit, logfile, progress, report,
                       summary)
 from ..stats import breakdown
 from ..system import (children, envdiff, exitstatus, fingerprint, hostinfo,
                       pinning, privdir, sigdefer)
 from ..system.exitstatus import Outcome, decide_boot
+from . import viommu_sweep
 from .common import (OptionError, TrapmeterError, check_outputs, check_words,
                      has_report, repo_root, report_outcome, say)
 
@@ -218,13 +220,6 @@ def resolve_qemu(path):
     return found
 
 
-def log_path(base, index, repeat):
-    if base is None or repeat == 1:
-        return base
-    stem, ext = os.path.splitext(base)
-    return "%s.boot%d%s" % (stem, index, ext)
-
-
 # ---------------------------------------------------------------- run
 
 class RunSession:
@@ -356,10 +351,10 @@ def prepare(session):
     session.config["count_exits"] = count
     session.config["plan"] = args.plan
     vconf = virtio.settings(args)
-    cfg.extra = (viommu.device_args(args.viommu)
+    cfg.extra = (viommu.device_args(args.viommu[0])
                  + mmio.device_args(words, args.mmio_devices)
                  + list(session.extra))     # run_boots adds the NICs
-    session.config["viommu"] = args.viommu
+    session.config["viommu"] = args.viommu[0]
     session.config["virtio"] = vconf
     session.host = hostinfo.host_info(qemu_bin, accel, flavour)
     session.host["fingerprint"] = fingerprint.collect(
@@ -408,7 +403,9 @@ def command(args, extra):
     session = RunSession(args, extra)
     lock = None
     try:
-        if args.virtio_matrix:
+        if viommu_sweep.wanted(args):
+            code = viommu_sweep.run(session, prepare, run_in_tmpdir, lock_log)
+        elif args.virtio_matrix:
             problem = virtio.validate(args)
             if problem:
                 raise OptionError(problem)
@@ -419,12 +416,7 @@ def command(args, extra):
             for gone in privdir.remove_stale() + privdir.remove_stale(
                     testpmd.runtime_base()):
                 say("removed %s, left by a dead run" % gone)
-            tmpdir = privdir.make()
-            try:
-                with session.status:
-                    code = run_boots(session, cfg, tmpdir)
-            finally:
-                shutil.rmtree(tmpdir, ignore_errors=True)
+            code = run_in_tmpdir(session, cfg)
     except TrapmeterError as exc:
         finish_early(session, exc.code, exc.message)
         raise
@@ -446,6 +438,16 @@ def command(args, extra):
     if args.html:
         write_run_html(args.html, session)
     return code
+
+
+def run_in_tmpdir(session, cfg):
+    """run_boots in a private temporary directory, removed after."""
+    tmpdir = privdir.make()
+    try:
+        with session.status:
+            return run_boots(session, cfg, tmpdir)
+    finally:
+        shutil.rmtree(tmpdir, ignore_errors=True)
 
 
 def print_summary(session):
@@ -562,7 +564,7 @@ def _run_boots(session, cfg, tmpdir):
     argv = qemu.build_argv(cfg, tmpdir)
     session.config["qemu_argv"] = argv
     if args.verbose:
-        say("qemu: " + " ".join(_shell_quote(a) for a in argv))
+        say("qemu: " + " ".join(shlex.quote(a) for a in argv))
     timeout = args.timeout or qemu.DEFAULT_TIMEOUT[cfg.accel]
     worst, dumps = exitstatus.OK, []
     for index in range(args.repeat):
@@ -590,7 +592,7 @@ def one_boot(session, cfg, argv, tmpdir, index, timeout):
     """Run QEMU once, decide its status, record it and say why."""
     args = session.args
     stderr_path = os.path.join(tmpdir, "qemu-stderr-%d.txt" % index)
-    lpath = log_path(args.log, index, args.repeat)
+    lpath = logfile.boot_path(args.log, index, args.repeat)
     try:
         log = logfile.AtomicLog(lpath) if lpath else None
     except OSError as exc:
@@ -630,6 +632,7 @@ def one_boot(session, cfg, argv, tmpdir, index, timeout):
     count_boot_exits(counter, cfg, boot.dump)
     mmio.annotate(boot.dump.results)
     dma.annotate(boot.dump.results)
+    dma_vnet.annotate(boot.dump.results)
     outcome = decide_boot(boot.dump, boot.rc, boot.timed_out, timeout,
                           boot.fatal)
     virtio.annotate(boot.dump, session.config.get("virtio"))
@@ -789,7 +792,7 @@ def add_breakdown(doc, compute=breakdown.breakdown):
     and the fit of the boots' lower envelope."""
     results = []
     for boot in doc["boots"]:
-        if breakdown.has_exits(boot.get("results") or []):
+        if breakdown.applies(boot.get("results") or []):
             boot["breakdown"] = compute([boot["results"]])
             results.append(boot["results"])
     if len(results) > 1:
@@ -814,8 +817,9 @@ def print_boot_report(session, cfg, dump, wall):
         text += "\n" + "\n".join(sizes) + "\n"
     text += ide.render(dump)
     text += dma.render(dump)
+    text += dma_vnet.render(dump)
     text += mmio.render(dump.results)
-    if breakdown.has_exits(dump.results):
+    if breakdown.applies(dump.results):
         text += breakdown_report(session, [dump.results])
     sys.stdout.write(text)
     sys.stdout.flush()
@@ -837,12 +841,7 @@ def print_repeat_report(session, cfg, dumps):
     run = next((d.run for d in dumps if d.run), None)
     text = report.render_report(run, header_info(session, cfg, wall, title),
                                 results, checks, skips)
-    if all(breakdown.has_exits(d.results) for d in dumps):
+    if all(breakdown.applies(d.results) for d in dumps):
         text += breakdown_report(session, [d.results for d in dumps])
     sys.stdout.write(text)
     sys.stdout.flush()
-
-
-def _shell_quote(arg):
-    safe = all(c.isalnum() or c in "-_=,./:@+" for c in arg)
-    return arg if arg and safe else "'" + arg.replace("'", "'\\''") + "'"

@@ -467,6 +467,27 @@ def _fill_background(res, boot, window_cycles, ops):
         rate * window_cycles / (boot.khz * 1000.0) / ops, 3)
 
 
+def _real(value):
+    return None if isinstance(value, bool) or \
+        not isinstance(value, (int, float)) else value
+
+
+def model_mismatch(per_op, model, background_per_op=None):
+    """Measured exits per op more than MODEL_TOLERANCE off the model, or
+    None when either is missing.  Above the model the background the
+    window may hold (exits_background_max, per op) is allowed too: an op
+    of a third of a millisecond takes about one idle exit of QMP's count
+    with it, which says nothing about the exit path."""
+    per_op, model = _real(per_op), _real(model)
+    if per_op is None or model is None:
+        return None
+    if model <= 0:
+        return per_op >= MIN_EXITS_FOR_COST
+    above = MODEL_TOLERANCE * model + max(_real(background_per_op) or 0, 0)
+    return bool(per_op - model > above or
+                model - per_op > MODEL_TOLERANCE * model)
+
+
 def _cost_and_model(res, ops, window, notes):
     per_op = res["exits_measured"]
     # the cost per exit comes from the net figure (case minus its control)
@@ -485,13 +506,10 @@ def _cost_and_model(res, ops, window, notes):
     elif res.get("cycles_net_reason") and per_op >= MIN_EXITS_FOR_COST:
         # the figure rule: no cost is divided from a net not resolved
         res["cycles_per_exit_reason"] = res["cycles_net_reason"]
-    model = res.get("exits_model")
-    if isinstance(model, (int, float)) and not isinstance(model, bool):
-        if model > 0:
-            res["exits_model_mismatch"] = bool(
-                abs(per_op - model) > MODEL_TOLERANCE * model)
-        else:
-            res["exits_model_mismatch"] = per_op >= MIN_EXITS_FOR_COST
+    mismatch = model_mismatch(per_op, res.get("exits_model"),
+                              res.get("exits_background_max"))
+    if mismatch is not None:
+        res["exits_model_mismatch"] = mismatch
     if per_op < 0:
         notes.append("fewer exits than the sync traffic of an empty "
                      "window: none distinguishable from it")

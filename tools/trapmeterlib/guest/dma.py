@@ -1,29 +1,44 @@
-"""Suite dma's view of one boot: each bus-master case by IOMMU mode, and
-the costs the modes separate (kernel/suites/dma.c names the cases):
+"""Suite dma's view: each PCI case by IOMMU mode, over one boot or the
+boots of a `--viommu` sweep, and the costs the modes separate
+(kernel/suites/dma.c names the cases):
 
   translated - pass-through   what the VT-d translation adds to one DMA
                               command (4 KiB and 2 MiB leaves)
   4 KiB - 2 MiB               what the smaller leaves add (one IOTLB entry
                               and one walk per 4 KiB page the command
                               touches, against one per 2 MiB)
+  off - none, 4 KiB - none    what a unit that is present but off costs,
+                              and what translation costs against a machine
+                              without an IOMMU (mode none runs only in a
+                              boot without one: `--viommu off,intel`)
   IOTLB miss - hit            bm.read.4096.miss (the IOTLB invalidated
                               before each op) less vtd.iotlb_inval (the
                               invalidation alone) less bm.read.4096: the
                               walk a miss costs
 
-Every figure is a difference of the boot's medians of cycles per op net
-of the control, with the band its single ops span: each case's p10..p90
-less its control's median, the difference's band from the lower end of
-one to the upper end of the other (a conservative band, not a
-confidence interval of the medians: on this project's software backend
-the host's pace moved the same control by 1.7x within one boot, which no
-interval from one case's samples sees).  By the figure rule
-(output/figure.py) a difference at or below zero, or a band that holds
-zero, is not resolved; `ab` over many boots is the tool for a small
-cost.  annotate() stores the figures on the 4k and 2m rows
-(results.json), render() prints the table."""
+A PCI case is any dma row with an iommu_mode but fw_cfg's (no PCI
+device: it runs once, untranslated, a control) and the IOTLB cases (they
+run translated only); its base name is its name without the mode suffix,
+so a device added to the suite joins the table by itself.
+
+Every figure is a difference of medians of cycles per op net of the
+control (over boots: the median of the boots' medians), with the band
+its single ops span: each case's p10..p90 less its control's median
+(over boots: the lowest p10 and the highest p90), the difference's band
+from the lower end of one to the upper end of the other (a conservative
+band, not a confidence interval of the medians: on this project's
+software backend the host's pace moved the same control by 1.7x within
+one boot, which no interval from one case's samples sees).  By the
+figure rule (output/figure.py) a difference at or below zero, or a band
+that holds zero, is not resolved; `ab` over many boots is the tool for a
+small cost.  annotate() stores the figures on one boot's 4k and 2m rows
+(results.json), render() prints the full table, face_lines() the
+summary's compact one."""
+
+import statistics
 
 from ..output import figure
+from . import resultform
 
 SUITE = "dma"
 MODES = ("none", "off", "pt", "4k", "2m")
@@ -31,8 +46,15 @@ SUFFIXES = {"off": ".vtd_off", "pt": ".vtd_pt", "2m": ".vtd_2m"}
 MISS_CASE = "bm.read.4096.miss"
 HIT_CASE = "bm.read.4096"
 INVAL_CASE = "vtd.iotlb_inval"
+ONE_MODE_TARGETS = ("fwcfg.dma", "vtd")   # not a PCI DMA case by mode
 MINUS_PT = "cycles_minus_pt"         # on 4k and 2m rows
 MINUS_2M = "cycles_4k_minus_2m"      # on 4k rows
+# (label, minuend, subtrahend) of the full table, in its order
+DIFFS = (("4k-pt", "4k", "pt"), ("2m-pt", "2m", "pt"), ("4k-2m", "4k", "2m"),
+         ("off-none", "off", "none"), ("4k-none", "4k", "none"))
+FACE_DIFF = DIFFS[0]                 # the summary's one difference
+NOT_RUN = "mode not run"
+NO_UNIT = "no IOMMU mode ran: --machine q35 --viommu intel"
 
 
 def base_name(row):
@@ -42,16 +64,46 @@ def base_name(row):
     return name[:-len(suffix)] if suffix and name.endswith(suffix) else name
 
 
-def _net(row):
-    net = row.get("cycles_net") or {}
-    value = net.get("median")
-    if value is None:
-        value = (row.get("cycles") or {}).get("median")
-    return value
+def paired(row):
+    """Whether a result row is one mode of a PCI case."""
+    return (row.get("suite") == SUITE and row.get("iommu_mode") in MODES
+            and row.get("target") not in ONE_MODE_TARGETS
+            and row.get("case") != MISS_CASE)
 
 
-def _band(row):
-    """(p10, p90) of the case's ops less its control's median, or None."""
+def mode_table(boot_results):
+    """{base case: {mode: [its row in each boot]}} of the PCI cases over
+    the boots' result lists, in first-seen order."""
+    table = {}
+    for results in boot_results:
+        for row in results or []:
+            if paired(row):
+                table.setdefault(base_name(row), {}).setdefault(
+                    row["iommu_mode"], []).append(row)
+    return table
+
+
+def by_mode(results):
+    """{base case: {mode: row}} of one boot."""
+    return {base: {mode: rows[0] for mode, rows in modes.items()}
+            for base, modes in mode_table([results]).items()}
+
+
+def _rows(x):
+    """A row or a list of rows (one per boot) as a list."""
+    return None if x is None else [x] if isinstance(x, dict) else list(x)
+
+
+def net_median(x):
+    """The median over a row's boots (a row or a list) of its signed net,
+    case less control (any sign: a difference needs it), or None."""
+    values = [v for v in (resultform.raw_net(r) for r in _rows(x))
+              if v is not None]
+    return statistics.median(values) if values else None
+
+
+def _band1(row):
+    """(p10, p90) of one row's ops less its control's median, or None."""
     cycles = row.get("cycles") or {}
     ctl = (row.get("cycles_control") or {}).get("median") or 0
     if cycles.get("p10") is None or cycles.get("p90") is None:
@@ -59,42 +111,55 @@ def _band(row):
     return cycles["p10"] - ctl, cycles["p90"] - ctl
 
 
-def _combine(terms):
-    """sum(sign * net median) over (sign, row) terms by the figure rule,
-    its band from the terms' bands (lower ends of the + terms less upper
-    ends of the - terms, and the reverse)."""
-    values = [_net(row) for _, row in terms]
-    bands = [_band(row) for _, row in terms]
+def op_band(x):
+    """The single ops' band of a row, or over its boots (a list): the
+    lowest p10 to the highest p90 less the control's median; or None."""
+    bands = [_band1(r) for r in _rows(x)]
+    if not bands or None in bands:
+        return None
+    return min(b[0] for b in bands), max(b[1] for b in bands)
+
+
+def terms_value(terms):
+    """sum(sign * net median) over (sign, row or rows) terms, or None."""
+    values = [net_median(rows) for _, rows in terms]
     if None in values:
-        return figure.not_resolved(figure.NO_DATA)
-    value = sum(sign * v for (sign, _), v in zip(terms, values))
+        return None
+    return sum(sign * v for (sign, _), v in zip(terms, values))
+
+
+def terms_band(terms):
+    """The band of terms_value from the terms' bands (lower ends of the +
+    terms less upper ends of the - terms, and the reverse), or None."""
+    bands = [op_band(rows) for _, rows in terms]
     if None in bands:
-        return figure.cost(value)
+        return None
     lo = sum(b[0] if sign > 0 else -b[1] for (sign, _), b in zip(terms, bands))
     hi = sum(b[1] if sign > 0 else -b[0] for (sign, _), b in zip(terms, bands))
-    return figure.cost(value, [min(lo, value), max(hi, value)])
+    return lo, hi
 
 
-def by_mode(results):
-    """{base case: {mode: row}} for the suite's bus-master cases."""
-    table = {}
-    for row in results or []:
-        if row.get("suite") != SUITE or row.get("target") != "piix-ide.bm" \
-                or row.get("case") == MISS_CASE:
-            continue
-        table.setdefault(base_name(row), {})[row.get("iommu_mode")] = row
-    return table
+def combine_terms(terms):
+    """terms_value by the figure rule, with terms_band (widened to hold
+    the value)."""
+    value, band = terms_value(terms), terms_band(terms)
+    if value is None:
+        return figure.not_resolved(figure.NO_DATA)
+    if band is None:
+        return figure.cost(value)
+    return figure.cost(value, [min(band[0], value), max(band[1], value)])
 
 
 def _diff(a, b):
-    """a - b of two rows' net medians by the figure rule."""
-    if a is None or b is None:
-        return figure.not_resolved("mode not run")
-    return _combine([(1, a), (-1, b)])
+    """a - b of two modes' rows (a row or a list over boots)."""
+    a, b = _rows(a), _rows(b)
+    if not a or not b:
+        return figure.not_resolved(NOT_RUN)
+    return combine_terms([(1, a), (-1, b)])
 
 
 def annotate(results):
-    """Store translated - pass-through and 4 KiB - 2 MiB on the rows."""
+    """Store translated - pass-through and 4 KiB - 2 MiB on one boot's rows."""
     for modes in by_mode(results).values():
         for mode in ("4k", "2m"):
             if mode in modes and "pt" in modes:
@@ -103,61 +168,197 @@ def annotate(results):
             figure.put(modes["4k"], MINUS_2M, _diff(modes["4k"], modes["2m"]))
 
 
-def miss_minus_hit(results):
-    """The IOTLB miss's extra cycles, or not resolved with the reason."""
-    rows = {r.get("case"): r for r in results or [] if r.get("suite") == SUITE}
-    miss, hit, inval = (rows.get(n) for n in (MISS_CASE, HIT_CASE, INVAL_CASE))
-    if miss is None or hit is None or inval is None:
-        return figure.not_resolved("needs %s, %s and %s (--viommu intel)"
-                                   % (MISS_CASE, HIT_CASE, INVAL_CASE))
-    return _combine([(1, miss), (-1, inval), (-1, hit)])
+MISS_NEEDS = "needs %s, %s and %s (--viommu intel)" % (MISS_CASE, HIT_CASE,
+                                                        INVAL_CASE)
 
 
-def _diff_text(f):
+def miss_terms(boot_results):
+    """[(sign, rows over boots)] of miss - inval - hit, or None when one is
+    missing; a list of boots' results, or one boot's results (the hit is
+    the translated bm.read.4096, never a sweep's mode-none one)."""
+    if boot_results and isinstance(boot_results[0], dict):
+        boot_results = [boot_results]
+    rows = {MISS_CASE: [], HIT_CASE: [], INVAL_CASE: []}
+    for results in boot_results or []:
+        for r in results or []:
+            if r.get("suite") == SUITE and r.get("case") in rows and \
+                    r.get("iommu_mode") == "4k":
+                rows[r["case"]].append(r)
+    if not all(rows.values()):
+        return None
+    return [(1, rows[MISS_CASE]), (-1, rows[INVAL_CASE]), (-1, rows[HIT_CASE])]
+
+
+def miss_minus_hit(boot_results):
+    """The IOTLB miss's extra cycles over the boots that ran it, or not
+    resolved with the reason."""
+    terms = miss_terms(boot_results)
+    if terms is None:
+        return figure.not_resolved(MISS_NEEDS)
+    return combine_terms(terms)
+
+
+def band_text(f, number=None):
     """A difference with its band as [lo..hi] (it need not be symmetric)."""
     if not f.resolved or f.interval is None:
-        return figure.text(f)
-    return "%s [%s..%s]" % tuple(figure.text(figure.measured(v))
-                                  for v in (f.value, f.interval[0], f.interval[1]))
+        return figure.text(f, number=number)
+    return "%s [%s..%s]" % tuple(
+        figure.text(figure.measured(v), number=number)
+        for v in (f.value, f.interval[0], f.interval[1]))
 
 
-def _cell(row):
-    value = _net(row) if row else None
-    return figure.text(figure.cost(value, reason="mode not run"))
+def mode_cell(rows, number=None):
+    """One mode's median net: "-" where the mode did not run."""
+    if not rows:
+        return "-"
+    return figure.text(figure.cost(net_median(rows), reason=resultform.NET_REASON),
+                       number=number)
+
+
+def _modes_of(table):
+    return [m for m in MODES if any(m in v for v in table.values())]
+
+
+def _grid(rows):
+    """Rows of cells as aligned lines (first column left)."""
+    widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
+    return ["  " + "  ".join(c.ljust(w) if i == 0 else c.rjust(w)
+                             for i, (c, w) in enumerate(zip(r, widths)))
+            for r in rows]
+
+
+def full_rows(boot_results):
+    """The full table as rows of cells, its head first ([] without a PCI
+    dma row): every mode that ran and every difference of two of them."""
+    table = mode_table(boot_results)
+    if not table:
+        return []
+    modes = _modes_of(table)
+    diffs = [d for d in DIFFS if d[1] in modes and d[2] in modes]
+    rows = [["case"] + modes + [d[0] for d in diffs]]
+    for name, by in table.items():
+        rows.append([name] + [mode_cell(by.get(m)) for m in modes] +
+                    [band_text(_diff(by.get(a), by.get(b))) for _l, a, b in diffs])
+    return rows
+
+
+def render_boots(boot_results, title="dma by IOMMU mode"):
+    """The full per-mode table over boots and the derived costs ("" without
+    a PCI dma row)."""
+    rows = full_rows(boot_results)
+    if not rows:
+        return ""
+    lines = ["", "%s: cycles per op, median net of the control; differences "
+             "with the p10..p90 band of single ops (n.r.: not resolved, at or "
+             "below zero or the band holding zero; -: mode not run):" % title]
+    lines += _grid(rows)
+    if "4k" in rows[0]:
+        lines.append(miss_line(boot_results))
+    return "\n".join(lines) + "\n"
+
+
+def miss_line(boot_results, number=None):
+    miss = miss_minus_hit(boot_results)
+    return "IOTLB miss - hit (%s - %s - %s): %s" % (
+        MISS_CASE, INVAL_CASE, HIT_CASE, band_text(miss, number) + " cycles"
+        if miss.resolved else figure.text(miss, short=False))
 
 
 def render(dump):
-    """The per-mode table and the derived costs ("" without dma rows)."""
-    results = dump.results if dump else []
-    table = by_mode(results)
-    modes = [m for m in MODES if any(m in v for v in table.values())]
-    if not table:
-        return ""
-    head = ["case"] + modes
-    derived = [m for m in ("4k", "2m") if m in modes and "pt" in modes]
-    head += ["%s-pt" % m for m in derived]
-    if "4k" in modes and "2m" in modes:
-        head.append("4k-2m")
-    rows = [head]
+    """One boot's full per-mode table ("" without dma rows)."""
+    return render_boots([dump.results] if dump else [])
+
+
+# ---------------------------------------------------------------- the face
+
+FACE_WIDTH = 100
+
+
+def mostly_dma(boot_results):
+    """Whether suite dma holds at least half of the boots' result rows."""
+    rows = [r for results in boot_results for r in results or []]
+    return bool(rows) and 2 * sum(r.get("suite") == SUITE for r in rows) \
+        >= len(rows)
+
+
+def kilo(value):
+    """A compact cycle count: 1,412k, 35k, 2.5k, 950."""
+    if abs(value) >= 10000:
+        return "{:,.0f}k".format(value / 1000.0)
+    if abs(value) >= 1000:
+        return "%.1fk" % (value / 1000.0)
+    return "%.0f" % value
+
+
+def _face_cell(fig, reasons):
+    """A difference in the face: "-" where a mode did not run, n.r. with
+    its reason counted for the legend."""
+    if not fig.resolved:
+        reasons[fig.reason] = reasons.get(fig.reason, 0) + 1
+    if not fig.resolved and fig.reason == NOT_RUN:
+        return "-"
+    return band_text(fig, kilo)
+
+
+def _face_rows(table, modes, diffs, reasons):
+    rows = [["case"] + modes + [d[0] for d in diffs]]
     for name, by in table.items():
-        row = [name] + [_cell(by.get(m)) for m in modes]
-        row += [_diff_text(_diff(by.get(m), by.get("pt"))) for m in derived]
-        if "4k" in modes and "2m" in modes:
-            row.append(_diff_text(_diff(by.get("4k"), by.get("2m"))))
-        rows.append(row)
-    widths = [max(len(r[i]) for r in rows) for i in range(len(head))]
-    lines = ["", "dma by IOMMU mode: cycles per op, median net of the control; "
-             "differences with the p10..p90 band of single ops (n.r.: not "
-             "resolved, at or below zero, the band holding zero, or a mode "
-             "not run):"]
-    for r in rows:
-        lines.append("  " + "  ".join(c.ljust(w) if i == 0 else c.rjust(w)
-                                      for i, (c, w) in enumerate(zip(r, widths))))
-    if "4k" in modes:
-        miss = miss_minus_hit(results)
-        lines.append("IOTLB miss - hit (%s - %s - %s): %s%s"
-                     % (MISS_CASE, INVAL_CASE, HIT_CASE,
-                        _diff_text(miss) if miss.resolved else
-                        figure.text(miss, short=False),
-                        " cycles" if miss.resolved else ""))
-    return "\n".join(lines) + "\n"
+        cells = [name]
+        for m in modes:
+            fig = figure.cost(net_median(by[m]), reason=resultform.NET_REASON) \
+                if by.get(m) else figure.not_resolved(NOT_RUN)
+            cells.append(_face_cell(fig, reasons))
+        cells += [_face_cell(_diff(by.get(a), by.get(b)), reasons)
+                  for _label, a, b in diffs]
+        rows.append(cells)
+    return rows
+
+
+def face_lines(boot_results):
+    """The summary's compact table: per PCI case its cycles per op by
+    mode, translated - pass-through (and, with mode none, off - none and
+    4k - none) with the band, the reasons of what is not resolved; [] with
+    no PCI dma row."""
+    table = mode_table(boot_results)
+    if not table:
+        return []
+    modes = _modes_of(table)
+    diffs = [d for d in (FACE_DIFF, DIFFS[3], DIFFS[4])
+             if d[1] in modes and d[2] in modes]
+    lines = ["dma by IOMMU mode: cycles per op net of the control (k = 1,000), "
+             "differences with", "the p10..p90 band of single ops:"]
+    while True:
+        reasons = {}
+        grid = _grid(_face_rows(table, modes, diffs, reasons))
+        if len(diffs) <= 1 or max(len(g) for g in grid) <= FACE_WIDTH:
+            break
+        diffs = diffs[:-1]
+    lines += grid
+    if "4k" not in modes or "pt" not in modes:
+        lines.append("  translated - pass-through: %s" % figure.text(
+            figure.not_resolved(NO_UNIT if "4k" not in modes else NOT_RUN),
+            short=False))
+    notes = ["-: mode not run"] if reasons.pop(NOT_RUN, None) else []
+    if "none" not in modes:
+        notes.append("mode none: a boot without --viommu (--viommu off,intel "
+                     "runs both)")
+    if reasons:
+        notes.append("%s: not resolved: %s" % (figure.SHORT, ", ".join(
+            "%s (%d)" % item for item in reasons.items())))
+    lines += wrap_notes(notes)
+    if any(r.get("case") == MISS_CASE for results in boot_results
+           for r in results or []):
+        lines += wrap_notes([miss_line(boot_results, kilo)], indent="")
+    return lines
+
+
+def wrap_notes(notes, indent="  "):
+    """Notes "; "-joined in lines of at most FACE_WIDTH, broken at spaces
+    (a continued line indented two more)."""
+    lines, cur = [], indent
+    for word in "; ".join(notes).split(" "):
+        if len(cur) + len(word) >= FACE_WIDTH and cur.strip():
+            lines.append(cur.rstrip())
+            cur = indent + "  "
+        cur += word + " "
+    return lines + [cur.rstrip()]

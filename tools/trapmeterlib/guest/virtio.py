@@ -8,6 +8,15 @@ The guest sends on NIC A and receives on NIC B; nothing leaves the VM:
   -netdev hubport,id=tmnet1,hubid=0 -device virtio-net-pci,netdev=tmnet1,...
 or, with --virtio-backend vhost-user, each NIC is a vhost-user port of DPDK
 testpmd, which forwards port 0 to port 1 (tools/trapmeterlib/backends/testpmd.py).
+
+Suite dma uses the same pair (NIC A's frames land in NIC B's buffers) and a
+third NIC on a hub of its own, which QEMU reads frames from and drops:
+  -netdev hubport,id=tmnet2,hubid=1 -device virtio-net-pci,netdev=tmnet2,...
+  -netdev hubport,id=tmsink,hubid=1
+The second port of that hub has no peer: QEMU drops what reaches it (a hub
+with no port to send to would hold the frame, net/hub.c can_receive).
+With --viommu intel every NIC gets iommu_platform=on: its DMA (rings and
+buffers) then goes through the IOMMU, which needs the modern transport.
 """
 
 import shutil
@@ -16,6 +25,7 @@ import sys
 from ..backends import testpmd
 from ..system import exitstatus, privdir
 from .dump import time_mark
+from . import viommu
 
 # transport -> virtio-net-pci properties (QEMU 7.2 names)
 TRANSPORTS = {
@@ -30,6 +40,10 @@ DEFAULT_IOEVENTFD = "on"
 NIC_COUNT = 2
 MAC_FMT = "52:54:00:74:6d:%02x"
 SUITE = "virtio"
+DMA_SUITE = "dma"
+LONE_HUB = 1            # suite dma's third NIC: alone on its hub
+SINK = "hubport,id=tmsink,hubid=%d" % LONE_HUB
+IOMMU_PLATFORM = "iommu_platform=on"
 SIZES = (64, 128, 260, 520, 1024, 1500)
 POLICIES = ("each", "batch32", "event")
 BACKENDS = ("hub", "vhost-user")
@@ -72,19 +86,29 @@ def add_options(add):
         "virtio unless --suite says otherwise) and print one table")
 
 
-def wanted(suite):
-    """Does the kernel word suite=LIST select the virtio suite?"""
+def wanted(suite, which=SUITE):
+    """Does the kernel word suite=LIST select the virtio suite (or which)?"""
     names = (suite or "").split(",")
-    return SUITE in names or "all" in names
+    return which in names or "all" in names
+
+
+def nics_wanted(suite):
+    """Does a selected suite use the NICs (virtio, or dma's vnet cases)?"""
+    return wanted(suite) or wanted(suite, DMA_SUITE)
 
 
 def settings(args):
-    """The virtio configuration of one boot, or None when the suite is off."""
-    if not wanted(args.suite):
+    """The NIC configuration of one boot, or None when no suite uses them
+    (suite dma adds the lone NIC; --viommu intel iommu_platform=on)."""
+    if not nics_wanted(args.suite):
         return None
     conf = {"transport": args.virtio_transport or DEFAULT_TRANSPORT,
             "ioeventfd": args.ioeventfd or DEFAULT_IOEVENTFD,
             "nics": NIC_COUNT if args.virtio_nics is None else args.virtio_nics}
+    if wanted(args.suite, DMA_SUITE):
+        conf["lone_nic"] = True
+    if viommu.intel(args):
+        conf["iommu_platform"] = True
     backend = getattr(args, "virtio_backend", None) or DEFAULT_BACKEND
     if backend != DEFAULT_BACKEND:
         conf.update(backend=backend,
@@ -106,13 +130,23 @@ def device_args(conf, private_dir=None):
         return []
     props = "%s,ioeventfd=%s,romfile=" % (TRANSPORTS[conf["transport"]],
                                          conf["ioeventfd"])
+    if conf.get("iommu_platform"):
+        props += "," + IOMMU_PLATFORM
     argv = testpmd.qemu_args(private_dir) if vhost_user(conf) else []
     for i in range(conf["nics"]):
         if not vhost_user(conf):
             argv += ["-netdev", "hubport,id=tmnet%d,hubid=0" % i]
-        argv += ["-device", "virtio-net-pci,netdev=tmnet%d,mac=%s,%s"
-                 % (i, MAC_FMT % (i + 1), props)]
+        argv += _nic(i, props)
+    if conf.get("lone_nic"):
+        i = max(conf["nics"], NIC_COUNT)
+        argv += ["-netdev", "hubport,id=tmnet%d,hubid=%d" % (i, LONE_HUB)]
+        argv += _nic(i, props) + ["-netdev", SINK]
     return argv
+
+
+def _nic(i, props):
+    return ["-device", "virtio-net-pci,netdev=tmnet%d,mac=%s,%s"
+            % (i, MAC_FMT % (i + 1), props)]
 
 
 def validate_backend(args):
@@ -142,11 +176,23 @@ def validate_backend(args):
     return None
 
 
+def validate_viommu(args):
+    """iommu_platform=on needs a modern transport; a message or None."""
+    if not viommu.intel(args) or not nics_wanted(args.suite):
+        return None
+    if args.virtio_matrix or args.virtio_transport == "legacy":
+        return ("--viommu intel gives the virtio-net NICs iommu_platform=on, "
+                "which the legacy transport cannot carry; drop %s"
+                % ("--virtio-matrix" if args.virtio_matrix
+                   else "--virtio-transport legacy"))
+    return None
+
+
 def validate(args):
     """Option combinations that make no sense; a message or None."""
     if getattr(args, "matrix_running", False):
         return None
-    problem = validate_backend(args)
+    problem = validate_backend(args) or validate_viommu(args)
     if problem:
         return problem
     used = [n for n in ("virtio_transport", "ioeventfd", "virtio_nics")
@@ -154,9 +200,9 @@ def validate(args):
     if args.virtio_matrix and used:
         return ("--virtio-matrix chooses transport and ioeventfd itself; "
                 "drop --%s" % used[0].replace("_", "-"))
-    if used and not args.virtio_matrix and not wanted(args.suite):
-        return ("--%s needs the virtio suite (--suite virtio)"
-                % used[0].replace("_", "-"))
+    if used and not args.virtio_matrix and not nics_wanted(args.suite):
+        return ("--%s needs a suite with virtio-net NICs (--suite virtio "
+                "or dma)" % used[0].replace("_", "-"))
     if args.virtio_matrix and args.repeat != 1:
         return "--virtio-matrix runs one boot per path; drop --repeat"
     return None

@@ -1,6 +1,8 @@
 """The cost breakdown and its attribution as text: the "where the time
 goes" table `run` prints (stats/breakdown.py) and the "where the time
 went" lines of `compare` and `ab` (stats/attribution.py)."""
+from ..guest import dma
+from ..stats import dmafit
 from ..stats.breakdown import ABSENT, COMPONENTS
 from . import figure as fig
 
@@ -121,10 +123,13 @@ def table_rows(entries):
 
 
 def format_table(entries, software_backend=False):
-    """'Where the time goes' lines: one row per QEMU-port class."""
+    """'Where the time goes' lines: one row per QEMU-port class, then the
+    costs fitted apart (fw_cfg DMA, the DMA translation)."""
     rows = table_rows(entries)
+    apart = fitted_apart(entries)
     if not rows:
-        return []
+        return ["where the time goes (costs fitted apart, cycles):"] + apart \
+            if apart else []
     boots = max(e.get("boots", 1) for e in entries)
     head = list(HEAD)
     if software_backend:
@@ -135,17 +140,44 @@ def format_table(entries, software_backend=False):
     for r in [head] + rows:
         lines.append("  " + "  ".join(c.ljust(w) if i in (0, 6) else c.rjust(w)
                                        for i, (c, w) in enumerate(zip(r, widths))).rstrip())
-    for e in entries:
-        if e["class"] == "fwcfg.dma":
-            f = e["fit"]
-            per_byte = fig.text(fig.get(f, "per_byte"), "{:,.2f}".format)
-            lines.append(f"  fwcfg.dma: {fig.text(fig.get(f, 'per_op'))} per op"
-                         f" + {per_byte} per byte (the device writing guest memory)")
-    lines += poor_notes(entries) + legend_notes(entries)
+    lines += apart + poor_notes(entries) + legend_notes(entries)
     lines.append("  held-out error: each sweep row predicted by the fit of the others, the "
                  "largest miss of those not slower than predicted by more than 5 % (noise "
                  "only adds time; the slower rows are named in results.json, fit.slow)")
     return lines
+
+
+def fitted_apart(entries):
+    """The lines of the costs fitted apart from the layers."""
+    lines = []
+    for e in entries:
+        f = e["fit"]
+        if e["class"] == "fwcfg.dma":
+            per_byte = fig.text(fig.get(f, "per_byte"), "{:,.2f}".format)
+            lines.append(f"  fwcfg.dma: {fig.text(fig.get(f, 'per_op'))} per op"
+                         f" + {per_byte} per byte (the device writing guest memory)")
+        elif e["class"] == dmafit.CLASS:
+            lines += dma_translation(f, e.get("boots", 1))
+    return lines
+
+
+def _band(figure):
+    """guest/dma.py's [lo..hi] form; not resolved: with its reason."""
+    return dma.band_text(figure) if figure.resolved else \
+        fig.text(figure, short=False)
+
+
+def dma_translation(f, boots):
+    """The DMA translation lines (stats/dmafit.py)."""
+    pages = f.get("pages") or []
+    span = (f", {pages[0]}..{pages[-1]} pages an op" if len(pages) > 1 else "")
+    how = (f"95 % interval over {boots} boots" if boots > 1 else
+           "band of single ops, p10..p90 less the control")
+    return [f"  DMA translation (bus-master DMA, 4 KiB translated - pass-through, "
+            f"{f.get('points', 0)} cases{span}; {how}):",
+            f"    per op {_band(fig.get(f, 'per_op'))}; per page touched "
+            f"{_band(fig.get(f, 'per_page'))}",
+            f"    IOTLB miss - hit: {_band(fig.get(f, 'iotlb_miss'))}"]
 
 
 def render_attribution(attr):

@@ -12,8 +12,9 @@ it returns text; the commands write it."""
 
 import html
 
-from . import figure, plots, summary, svgplot
+from . import figure, plots, summary, svgplot, verdicts
 from . import report
+from ..guest import dma
 
 STYLE = """
 body { font-family: sans-serif; margin: 1.5em auto; max-width: 1200px;
@@ -190,11 +191,24 @@ def results_table(doc):
     return table("table-results", RESULT_HEAD, rows, left=3)
 
 
+def dma_section(results):
+    """Suite dma's PCI cases by IOMMU mode (guest/dma.py), or ""."""
+    rows = dma.full_rows(results)
+    if not rows:
+        return ""
+    return section("DMA by IOMMU mode", "<p class=\"note\">Cycles per op, "
+                   "median net of the control; differences with the p10..p90 "
+                   "band of single ops; n.r.: not resolved; -: mode not "
+                   "run.</p>", table("table-dma", rows[0], rows[1:]),
+                   "<p>%s</p>" % esc(dma.miss_line(results)))
+
+
 def run_report(doc, json_path=None):
     results = [b["results"] for b in summary.boots_with_results(doc)]
     sections = [
         plotter_note(),
         section("Summary", pre("summary", summary.run_summary(doc, json_path))),
+        dma_section(results),
         section("Cost of one exit per handler class", class_table(doc)),
         section("REP against single-unit I/O", figures(
             plots.rep_figures(results)), rep_table(doc)),
@@ -219,7 +233,7 @@ def verdict_table(rows):
 
 def compare_report(rows, warnings, title, labels, boots=None, extra=()):
     """compare's and ab's report: rows are compare.Row objects."""
-    lines = summary.compare_summary([r.as_dict() for r in rows], title, boots)
+    lines = verdicts.compare_summary([r.as_dict() for r in rows], title, boots)
     sections = [
         plotter_note(),
         section("Summary", pre("summary", lines + ["warning: " + w

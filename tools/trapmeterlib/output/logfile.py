@@ -33,6 +33,22 @@ def resolve(path):
     return path
 
 
+def boot_path(base, index, repeat):
+    """The log of boot `index`: FILE.bootI.ext with --repeat, else FILE."""
+    if base is None or repeat == 1:
+        return base
+    stem, ext = os.path.splitext(base)
+    return "%s.boot%d%s" % (stem, index, ext)
+
+
+def setting_path(base, setting):
+    """The log of one --viommu sweep setting: FILE.SETTING.ext."""
+    if base is None:
+        return base
+    stem, ext = os.path.splitext(base)
+    return "%s.%s%s" % (stem, setting, ext)
+
+
 def _special(path):
     try:
         return not stat.S_ISREG(os.stat(path).st_mode)

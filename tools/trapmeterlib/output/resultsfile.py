@@ -7,6 +7,9 @@ result records must be the ones those lines carry, and the CRC of the
 results (with the runner's additions) must match the seal written with
 them; a cut or hand-edited file is refused.
 
+A file whose boots are of different --viommu settings (a sweep) is
+refused too: its boots are not repeats of one machine.
+
 A file that fails any check raises InputError (exit status 11).
 """
 import copy
@@ -106,6 +109,16 @@ def verify_document(doc):
         raise InputError("no boots in the file")
     if len(boots) > MAX_BOOTS:
         raise InputError("%d boots: more than %d" % (len(boots), MAX_BOOTS))
+    settings = []
+    for boot in boots:
+        if isinstance(boot, dict) and boot.get("viommu") and \
+                str(boot["viommu"]) not in settings:
+            settings.append(str(boot["viommu"]))
+    if len(settings) > 1:
+        raise InputError("a --viommu sweep (boots of %s): its boots are "
+                         "different machines whose cases share names (bm.* "
+                         "is mode none in one, 4k in another); compare runs "
+                         "of one setting" % " and ".join(settings))
     usable = 0
     for index, boot in enumerate(boots):
         if not isinstance(boot, dict):

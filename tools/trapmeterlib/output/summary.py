@@ -1,5 +1,5 @@
 """The one-screen answer: what `run` prints by default (about 20 lines of at
-most 100 columns) and what heads `compare` and `ab`.
+most 100 columns); output/verdicts.py heads `compare` and `ab` alike.
 
 A run's summary answers a hypervisor developer's questions in order: on
 what host and backend; what one exit costs per handler class (QEMU port,
@@ -7,8 +7,10 @@ in-kernel port, MMIO to QEMU, ioeventfd, coalesced, a classic exit), in ns
 and cycles with its interval over boots or "not resolved" and why; what
 REP saves at 4 KiB per port and direction; which exit counts disagree with
 the model and what that means; how many checks passed and cases skipped.
-A comparison's summary: the verdict counts, the flagged metrics with their
-shift and interval, and the detection limit the session reached.
+Classes no case of which ran collapse into one line naming their suites.
+A run whose rows are mostly suite dma answers its user first: each PCI
+case's cycles per op by IOMMU mode and translated - pass-through
+(guest/dma.py, face_lines).
 
 Every figure comes from the results document (results.json) or from
 compare's rows (its --json), never from a run's memory, and every figure
@@ -19,10 +21,10 @@ import fnmatch
 import math
 
 from . import figure
+from ..guest import dma
 
 WIDTH = 100
 MAX_FINDING_LINES = 2       # lines of cases per exit-count finding
-MAX_FLAGGED = 8             # flagged metrics shown before the table
 REP_BYTES = 4096
 
 # (label, handler, case globs in order of preference): the case that
@@ -41,6 +43,7 @@ CLASSES = (
 CLASS_SUITE = {"QEMU port": "exits", "in-kernel port": "exits",
                "MMIO to QEMU": "mmio", "ioeventfd": "mmio",
                "coalesced": "mmio", "classic exit": "exits"}
+REP_SUITE = "pio"
 
 
 # ---------------------------------------------------------------- numbers
@@ -194,12 +197,34 @@ CLASS_HEAD = "  %-15s %-28s %16s %17s %15s" % ("class", "case", "ns",
                                                  "cycles", "exits/op")
 
 
-def class_lines(doc):
-    lines = [CLASS_HEAD]
-    for label, case, cycles, ns, exits, reason in class_data(doc):
+def not_run_lines(doc):
+    """One sentence naming the classes (and REP) no case of which ran, by
+    the suite they are in, wrapped; [] when every one ran."""
+    where = {}
+    for label, _case, _c, _n, _e, reason in class_data(doc):
         if reason:
-            lines.append("  %-15s not resolved (%s)" % (label, reason))
-        elif not cycles.resolved:
+            where.setdefault(CLASS_SUITE[label], []).append(label)
+    if not rep_groups(doc):
+        where.setdefault(REP_SUITE, []).append("REP speed-up")
+    if not where:
+        return []
+    parts = ["%s (suite %s)" % (", ".join(labels), suite)
+             for suite, labels in where.items()]
+    cells = ["not run here (no case of it ran):"] + [
+        p + ";" for p in parts[:-1]] + parts[-1:]
+    lines = wrap(cells, "  ", " ")
+    return [lines[0].lstrip()] + lines[1:]
+
+
+def class_lines(doc):
+    """The class table; classes no case of which ran are left to
+    not_run_lines (no table at all when none ran)."""
+    data = [d for d in class_data(doc) if not d[5]]
+    if not data:
+        return []
+    lines = [CLASS_HEAD]
+    for label, case, cycles, ns, exits, _reason in data:
+        if not cycles.resolved:
             lines.append("  %-15s %-28s %s" % (label, case, figure.text(
                 cycles, short=False)))
         else:
@@ -229,10 +254,11 @@ def rep_groups(doc):
 
 
 def rep_lines(doc):
+    """REP's line ([] when no REP case ran: not_run_lines names it)."""
     groups = rep_groups(doc)
     head = "REP speed-up at 4 KiB (the single-unit loop's time / REP's):"
     if not groups:
-        return ["REP speed-up at 4 KiB: not resolved (no REP case of 4 KiB ran)"]
+        return []
     cells = ["%s %sx" % (label, figure.text(fig, number=times))
              for label, fig in groups]
     return [head] + wrap(cells, "  ", " | ")
@@ -376,6 +402,19 @@ def ide_lines(doc):
     return lines if views else []
 
 
+def exit_cost_lines(doc):
+    """The classes' heading and table ([] when no class's case ran)."""
+    table = class_lines(doc)
+    if not table:
+        return []
+    what = "cost of one exit per handler class"
+    if (doc.get("host") or {}).get("accel") == "tcg":
+        what = "cost per would-be exit (TCG: no VM exits)"
+    boots = len(boots_with_results(doc))
+    spread = " (± 95 %% over %d boots)" % boots if boots > 1 else ""
+    return [what + spread + ":"] + table
+
+
 def run_summary(doc, json_path=None):
     """The summary of a run's results document, as lines."""
     lines = header_lines(doc)
@@ -383,14 +422,12 @@ def run_summary(doc, json_path=None):
         lines.append("no results: status %s" % doc.get("status"))
         lines += ["  " + m for m in doc.get("messages") or []]
         return lines
-    what = "cost of one exit per handler class"
-    if (doc.get("host") or {}).get("accel") == "tcg":
-        what = "cost per would-be exit (TCG: no VM exits)"
-    boots = len(boots_with_results(doc))
-    spread = " (± 95 %% over %d boots)" % boots if boots > 1 else ""
-    lines.append(what + spread + ":")
-    lines += class_lines(doc)
+    results = [b["results"] for b in boots_with_results(doc)]
+    if dma.mostly_dma(results):
+        lines += dma.face_lines(results)
+    lines += exit_cost_lines(doc)
     lines += rep_lines(doc)
+    lines += not_run_lines(doc)
     lines += ide_lines(doc)
     lines += finding_lines(doc)
     lines.append(checks_line(doc))
@@ -398,89 +435,4 @@ def run_summary(doc, json_path=None):
     if json_path:
         tail += " | every figure: %s" % json_path
     lines.append(tail + " | the full table: --table full")
-    return lines
-
-
-# ---------------------------------------------------------------- compare
-
-VERDICTS = ("regression", "improvement", "unchanged", "inconclusive")
-
-
-def _pct(ratio):
-    return 100.0 * (ratio - 1.0)
-
-
-def _signed(value):
-    return "%+.1f" % value
-
-
-def shift_text(row):
-    """"+1.8 % [+1.1..+2.4]" of a row's ratio and 95 % interval, or the
-    exit path change."""
-    if row.get("metric") == "exits_per_op":
-        return "exits %s -> %s per op" % (grouped(row.get("base") or 0),
-                                          grouped(row.get("candidate") or 0))
-    ratio = row.get("ratio")
-    if not _number(ratio):
-        return figure.text(figure.not_resolved("no ratio"), short=False)
-    ci = row.get("ci95") or [None, None]
-    fig = figure.measured(_pct(ratio))
-    out = figure.text(fig, number=_signed) + " %"
-    if _number(ci[0]) and _number(ci[1]):
-        out += " [%s..%s]" % (_signed(_pct(ci[0])), _signed(_pct(ci[1])))
-    return out
-
-
-def flagged_line(row):
-    p = row.get("p_familywise")
-    return "  %-11s %-33s %-15s %s%s" % (
-        row.get("verdict"), "%s/%s" % (row.get("suite"), row.get("case")),
-        row.get("metric"), shift_text(row),
-        "  p %.3g" % p if _number(p) else "")
-
-
-def limit_line(rows):
-    """The detection limit the comparison reached: the resolution of its
-    inconclusive timing rows."""
-    res = sorted(r["resolution"] for r in rows
-                 if r.get("verdict") == "inconclusive"
-                 and _number(r.get("resolution")))
-    if not res:
-        if any(r.get("verdict") == "inconclusive" for r in rows):
-            return ("detection limit: not resolved (no inconclusive row has "
-                    "the boots for a resolution)")
-        return "detection limit: every metric decided"
-    mid = res[len(res) // 2]
-    if round(100 * res[0], 1) == round(100 * res[-1], 1):
-        return ("detection limit: the inconclusive timing rows resolve "
-                "%.1f %%" % (100 * res[0]))
-    return ("detection limit: the inconclusive timing rows resolve "
-            "%.1f-%.1f %% (median %.1f %%)" % (100 * res[0], 100 * res[-1],
-                                               100 * mid))
-
-
-def compare_summary(rows, title, boots=None):
-    """Lines heading compare's and ab's table; rows are compare's JSON rows
-    (Row.as_dict())."""
-    counts = {v: 0 for v in VERDICTS}
-    for r in rows:
-        counts[r.get("verdict")] = counts.get(r.get("verdict"), 0) + 1
-    lines = [title if len(title) <= WIDTH else title[:WIDTH - 3] + "..."]
-    sides = " (%d+%d boots)" % tuple(boots) if boots else ""
-    lines.append("verdicts%s: " % sides + ", ".join(
-        "%d %s" % (counts[v], v) for v in VERDICTS))
-    flagged = [r for r in rows if r.get("verdict") in ("regression",
-                                                       "improvement")]
-    flagged.sort(key=lambda r: -abs(math.log(r["ratio"]))
-                 if _number(r.get("ratio")) and r["ratio"] > 0 else 0)
-    if flagged:
-        lines.append("flagged, largest shift first (shift [95 % interval], "
-                     "p over the run):")
-        lines += [flagged_line(r)[:WIDTH] for r in flagged[:MAX_FLAGGED]]
-        if len(flagged) > MAX_FLAGGED:
-            lines.append("  ... %d more in the table" % (len(flagged)
-                                                          - MAX_FLAGGED))
-    else:
-        lines.append("flagged: none")
-    lines.append(limit_line(rows))
     return lines

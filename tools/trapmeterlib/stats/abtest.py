@@ -27,7 +27,7 @@ recorded session."""
 import math
 import random
 
-from . import bootstats, compare
+from . import avgcount, bootstats, compare
 
 DEFAULT_LOOKS = 4
 DEFAULT_MAX_BOOTS = 28
@@ -143,10 +143,12 @@ class Sequential:
 
     def undecided(self, rows):
         """Selected keys without a verdict yet (a refused one -- the sides
-        were not measured alike -- will not get one from more boots)."""
+        were not measured alike -- will not get one from more boots, nor
+        will a stuck one)."""
         return sorted({(r.name, r.metric) for r in rows
                        if r.metric in self.metrics
                        and r.verdict != compare.REFUSED
+                       and not stuck(r)
                        and (r.name, r.metric) not in self.frozen})
 
     def final_rows(self, rows):
@@ -162,6 +164,13 @@ class Sequential:
                                  % (hit[0], hit[1]))
                 row.verdict = hit[0]
         return compare.order_rows(rows)
+
+
+def stuck(row):
+    """An averaged exit count without enough counted boots, which the
+    session's later boots (not counting exits) will not give it."""
+    return row.averaged and compare.undecidable(row) is not None \
+        and avgcount.fixed_boots(row)
 
 
 # ---------------------------------------------------------------- simulation

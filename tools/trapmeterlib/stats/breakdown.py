@@ -32,19 +32,26 @@ poor fit names why (poor_reason).
 
 The anchors use the net figures of the exits suite (the fit's
 per_exit excludes the loop, as a net figure does) and gross ones only where
-the dump has no net.  fw_cfg DMA is fitted apart: per_op + per_byte * bytes.
+the dump has no net.  fw_cfg DMA is fitted apart: per_op + per_byte * bytes;
+so is suite dma's DMA translation (dmafit.py: translated - pass-through
+per op + per page touched, and an IOTLB miss against a hit).
 Across boots every component gets a t-interval.  Pure functions: the runner
 stores the result as `breakdown`; attribution.py names what moved,
 output/breakdown_text.py prints it.
 """
-import math
-
 from ..output import figure as fig
+from . import dmafit
 from .sweepfit import COEFS, fit_class, fit_dma, gross_of, net_of, sweep_points
-from .tdist import t_quantile
+from .tdist import t_interval
 
 COMPONENTS = ("vm_exit", "kvm_pio", "qemu_round_trip", "device_model")
 LEVEL = 0.95             # of every interval across boots
+
+
+def applies(results):
+    """A boot with a breakdown: exits in suite pio, or suite dma's modes
+    under a hypervisor (dmafit.py's DMA translation)."""
+    return has_exits(results) or dmafit.applies(results)
 
 
 def has_exits(results):
@@ -134,16 +141,8 @@ def key_is_user(results, key):
 
 
 def interval(values):
-    vals = [v for v in values if v is not None]
-    if not vals:
-        return None, None
-    mean = sum(vals) / len(vals)
-    if len(vals) < 2:
-        return mean, None
-    t = t_quantile(1.0 - LEVEL, len(vals) - 1)
-    sd = math.sqrt(sum((v - mean) ** 2 for v in vals) / (len(vals) - 1))
-    half = t * sd / math.sqrt(len(vals))
-    return mean, [mean - half, mean + half]
+    """(mean, t-interval at LEVEL) over the boots' values."""
+    return t_interval(values, LEVEL)
 
 
 # why a layer is absent (kind null): the class does not have it
@@ -255,4 +254,6 @@ def breakdown(boots_results):
                 e["envelope"] = {k: v for k, v in one.items()
                                  if k in ("measured", "measured_reason",
                                           "components", "fit")}
-    return entries
+    dma = dmafit.entry([dmafit.boot_fit(res) for res in boots_results
+                        if dmafit.applies(res)])
+    return entries + ([dma] if dma else [])

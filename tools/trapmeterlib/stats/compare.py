@@ -15,7 +15,9 @@ p <= alpha (default 0.05) and the shift exceeds +t (-t), t = 0.5 % by
 default; unchanged when the interval at the level 1 - alpha (95 %) lies
 inside +-t (two one-sided tests, stats/equivalence.py); inconclusive
 otherwise -- always with one boot per side.  Exit counts are compared as
-counts: a move beyond 10 % is an exit-path change with any boot count.
+counts: a move beyond 10 % is an exit-path change with any boot count;
+a count the guest marks as an average (exits_model_exact false) is a
+timing row instead (stats/avgcount.py).
 Files not measured alike (stats/comparable.py: samples per case, rounds,
 statistic, clock, accelerator) get no timing verdict for the cases the
 difference touches ("refused", exit status 13).
@@ -26,7 +28,7 @@ import math
 import random
 import re
 
-from . import bootstats, comparable, equivalence
+from . import avgcount, bootstats, comparable, equivalence
 from .bootstats import median
 from .compare_notes import rule_counts, side_text, timing_notes
 from ..output.resultsfile import InputError
@@ -156,6 +158,7 @@ class Row:
         self.refused = []           # why the timing verdict is withheld
         self.equivalence = None     # the interval "unchanged" was judged by
         self.reasons = {}           # side ("base", "cand") -> not resolved why
+        self.averaged = False       # exits_per_op of an average count
 
     @property
     def name(self):
@@ -163,7 +166,7 @@ class Row:
 
     @property
     def timing(self):
-        return self.metric != "exits_per_op"
+        return self.metric != "exits_per_op" or self.averaged
 
     @property
     def effect(self):
@@ -194,6 +197,7 @@ class Row:
                 "boots_for_1pct": self.boots_for_target,
                 "refused": list(self.refused),
                 "equivalence": self.equivalence,
+                "averaged_count": self.averaged,
                 **{("candidate" if side == "cand" else side) + "_reason": why
                    for side, why in self.reasons.items()}}
 
@@ -262,6 +266,8 @@ def undecidable(row):
     if not row.timing or min(row.n_base, row.n_cand) >= bootstats.MIN_SIDE:
         return None
     base, cand = row.file_boots
+    if row.averaged:
+        return avgcount.too_few(row)
     if row.metric == "cycles_per_exit" and max(base, cand) >= 2:
         return ("fewer than %d boots a side have this figure, of %d+%d "
                 "(cycles_per_exit is only in boots that counted exits, "
@@ -331,11 +337,18 @@ def _case_rows(key, eb, ec, opts):
         row.n_base, row.n_cand = len(obs_b), len(obs_c)
         row.base = median([v for _n, v in obs_b])
         row.cand = median([v for _n, v in obs_c])
-        if metric == "exits_per_op":
+        row.averaged = metric == "exits_per_op" and \
+            avgcount.is_average(eb["res"], ec["res"])
+        if row.averaged:        # a timing row of the count (no log of 0)
+            row.threshold = avgcount.threshold(opts.thresholds)
+            obs_b, obs_c = ([(n, max(v, EXITS_FLOOR)) for n, v in obs]
+                            for obs in (obs_b, obs_c))
+        if metric == "exits_per_op" and not row.averaged:
             exits_verdict(row, eb["res"].get("exits_model"))
-            rule_counts(row)
         else:
             _timing_figures(row, obs_b, obs_c)
+        if metric == "exits_per_op":
+            rule_counts(row)
         rows.append(row)
     return rows
 
@@ -447,6 +460,8 @@ def timing_verdict(row, alpha):
 def _exits_note(rows):
     """"exits/op a -> b" when the exit count moved: always reported."""
     for row in rows:
+        if row.averaged:
+            return avgcount.moved_note(row)
         if row.metric == "exits_per_op" and row.verdict != "unchanged":
             return "exit path changed: %s -> %s exits/op" % (
                 side_text(row, "base"), side_text(row, "cand"))

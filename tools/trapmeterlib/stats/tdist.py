@@ -71,3 +71,18 @@ def t_quantile(alpha, df):
         else:
             hi = mid
     return hi
+
+
+def t_interval(values, level):
+    """(mean, [lo, hi]) of the values (None left out): the t-interval of
+    the mean at `level`; (mean, None) of one value, (None, None) of none."""
+    vals = [v for v in values if v is not None]
+    if not vals:
+        return None, None
+    mean = sum(vals) / len(vals)
+    if len(vals) < 2:
+        return mean, None
+    t = t_quantile(1.0 - level, len(vals) - 1)
+    sd = math.sqrt(sum((v - mean) ** 2 for v in vals) / (len(vals) - 1))
+    half = t * sd / math.sqrt(len(vals))
+    return mean, [mean - half, mean + half]

@@ -1,0 +1,221 @@
+"""Unit tests of the --viommu sweep (commands/viommu_sweep.py) and the dma
+face (guest/dma.py face_lines, output/summary.py, output/html.py), no
+QEMU: a sweep boots each setting --repeat times and marks every boot with
+its setting, stops at a status of 2-7, refuses suites other than dma,
+--plan, --virtio-matrix and intel without q35 (exit status 2, nothing
+booted); results.json readers refuse a sweep's mixed boots; the summary
+of a dma run shows each PCI case by mode (five columns in a sweep, mode
+none from the off boot), translated - pass-through with its band or the
+reason it is not resolved, and one line for the exit classes not run."""
+
+import argparse
+import os
+import subprocess
+import sys
+import unittest
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+REPO = os.path.dirname(os.path.dirname(HERE))
+sys.path.insert(0, os.path.join(REPO, "tools"))
+
+from trapmeterlib.commands import viommu_sweep  # noqa: E402
+from trapmeterlib.commands.common import OptionError  # noqa: E402
+from trapmeterlib.output import html, logfile, progress, resultsfile, summary  # noqa: E402
+
+SUFFIX = {"none": "", "off": ".vtd_off", "pt": ".vtd_pt", "4k": "", "2m": ".vtd_2m"}
+
+
+def row(base, mode, net, spread=1000, target="piix-ide.bm"):
+    """A dma result: net cycles per op over a RAM control of 1,000, its
+    single ops spread +-spread."""
+    return {"suite": "dma", "case": base + SUFFIX[mode], "iommu_mode": mode,
+            "target": target, "cycles": {"median": net + 1000,
+                                         "p10": net + 1000 - spread,
+                                         "p90": net + 1000 + spread},
+            "cycles_control": {"median": 1000}}
+
+
+def boot_rows(setting, nets):
+    """One boot's rows: bm.read.4096 and bm.write.512 in the setting's
+    modes, fw_cfg's control once."""
+    modes = ("none",) if setting == "off" else ("off", "pt", "4k", "2m")
+    out = [row("fwdma.read.16", modes[0], 30000, target="fwcfg.dma")]
+    for base in ("bm.read.4096", "bm.write.512"):
+        out += [row(base, m, nets[base][m]) for m in modes]
+    return out
+
+
+NETS = {"bm.read.4096": {"none": 500000, "off": 510000, "pt": 520000,
+                         "4k": 600000, "2m": 560000},
+        # translated below pass-through: no cost, not resolved
+        "bm.write.512": {"none": 400000, "off": 401000, "pt": 450000,
+                         "4k": 440000, "2m": 445000}}
+
+
+def doc_of(*settings):
+    boots = [{"index": i, "viommu": s, "results": boot_rows(s, NETS),
+              "checks": [], "skips": []} for i, s in enumerate(settings)]
+    return {"tool": "trapmeter", "schema": 3, "boots": boots,
+            "host": {"accel": "kvm"}, "status": "ok"}
+
+
+def table_lines(lines):
+    """{case: cells} of the face's table (its legend ends it)."""
+    start = next(i for i, l in enumerate(lines) if l.startswith("  case"))
+    out = {}
+    for line in lines[start:]:
+        if not line.startswith("  ") or line.split()[0].endswith(":"):
+            break
+        out[line.split()[0]] = line.split()[1:]
+    return out
+
+
+class Face(unittest.TestCase):
+    def test_sweep_has_five_mode_columns_and_none(self):
+        lines = summary.run_summary(doc_of("off", "intel"), "r.json")
+        table = table_lines(lines)
+        self.assertEqual(table["case"], ["none", "off", "pt", "4k", "2m", "4k-pt",
+                                         "off-none", "4k-none"])
+        self.assertEqual(table["bm.read.4096"][:5],
+                         ["500k", "510k", "520k", "600k", "560k"])
+        self.assertEqual(" ".join(table["bm.read.4096"][5:]),
+                         "80k [78k..82k] 10k [8.0k..12k] 100k [98k..102k]")
+        self.assertNotIn("fwdma.read.16", table)     # not a PCI case
+
+    def test_not_resolved_says_why(self):
+        lines = summary.run_summary(doc_of("off", "intel"), "r.json")
+        self.assertEqual(table_lines(lines)["bm.write.512"][5], "n.r.")
+        text = "\n".join(lines)
+        self.assertIn("not resolved: estimate at or below zero (1)", text)
+        self.assertTrue(all(len(l) <= summary.WIDTH for l in lines), text)
+
+    def test_exit_classes_collapse_to_one_line(self):
+        lines = summary.run_summary(doc_of("off", "intel"), "r.json")
+        text = "\n".join(lines)
+        self.assertNotIn("no case of it ran; it is in suite", text)
+        self.assertNotIn("cost of one exit per handler class", text)
+        self.assertIn("not run here (no case of it ran): QEMU port", text)
+        self.assertIn("(suite mmio)", text)
+        self.assertLessEqual(len(lines), 25, text)
+
+    def test_one_boot_with_a_unit_names_the_sweep(self):
+        lines = summary.run_summary(doc_of("intel"), "r.json")
+        self.assertEqual(table_lines(lines)["case"], ["off", "pt", "4k", "2m", "4k-pt"])
+        self.assertIn("--viommu off,intel", "\n".join(lines))
+
+    def test_no_unit_says_the_translation_is_not_resolved(self):
+        lines = summary.run_summary(doc_of("off"), "r.json")
+        self.assertEqual(table_lines(lines)["case"], ["none"])
+        self.assertIn("translated - pass-through: not resolved (no IOMMU mode "
+                      "ran: --machine q35 --viommu intel)", "\n".join(lines))
+
+    def test_a_new_pci_device_joins_the_table(self):
+        doc = doc_of("intel")
+        doc["boots"][0]["results"].append(row("vnet.tx.64", "4k", 9000,
+                                              target="virtio-net"))
+        self.assertIn("vnet.tx.64", table_lines(summary.run_summary(doc)))
+
+    def test_html_has_the_table(self):
+        page = html.run_report(doc_of("off", "intel"), "r.json")
+        self.assertIn('id="table-dma"', page)
+        self.assertIn("<th>off-none</th>", page)
+
+
+class FakeSession:
+    def __init__(self, args):
+        self.args, self.boots, self.config = args, [], {}
+        self.status, self.summary = progress.Progress(terminal=False), None
+
+
+def args_of(**kw):
+    base = dict(viommu=("off", "intel"), suite=None, plan=None,
+                virtio_matrix=False, machine="q35", log="serial.log",
+                no_build=False, table="summary", repeat=2)
+    base.update(kw)
+    return argparse.Namespace(**base)
+
+
+class Sweep(unittest.TestCase):
+    def sweep(self, args, codes=None):
+        """Run the sweep with fake boots; returns (session, status, the
+        (setting, log) each prepare saw)."""
+        session, seen = FakeSession(args), []
+
+        def prepare(sess):
+            seen.append((sess.args.viommu, sess.args.log))
+            sess.config["qemu_argv"] = ["qemu", sess.args.viommu[0]]
+            return None
+
+        def run_boots(sess, _cfg):
+            setting = sess.args.viommu[0]
+            for i in range(sess.args.repeat):
+                sess.boots.append({"index": i, "exit_code": (codes or {}).get(
+                    setting, 0), "results": boot_rows(setting, NETS)})
+            return (codes or {}).get(setting, 0)
+
+        code = viommu_sweep.run(session, prepare, run_boots, lambda _p: None)
+        return session, code, seen
+
+    def test_each_setting_repeat_boots_in_order(self):
+        session, code, seen = self.sweep(args_of())
+        self.assertEqual(code, 0)
+        self.assertEqual(seen, [(("off",), "serial.off.log"),
+                                (("intel",), "serial.intel.log")])
+        self.assertEqual([(b["index"], b["viommu"]) for b in session.boots],
+                         [(0, "off"), (1, "off"), (2, "intel"), (3, "intel")])
+        self.assertEqual(session.boots[2]["qemu_argv"], ["qemu", "intel"])
+        self.assertEqual(session.config["viommu_sweep"], ["off", "intel"])
+        self.assertEqual(session.summary["viommu_sweep"][1]["boots"], [2, 3])
+        self.assertEqual(session.args.viommu, ("off", "intel"))
+        self.assertEqual(session.args.suite, "dma")
+
+    def test_a_failed_setting_stops_the_sweep(self):
+        session, code, seen = self.sweep(args_of(), codes={"off": 4})
+        self.assertEqual(code, 4)
+        self.assertEqual(len(seen), 1)
+        self.assertEqual(session.summary["viommu_sweep"][0]["status"], "timeout")
+
+    def test_a_check_failure_goes_on(self):
+        _session, code, seen = self.sweep(args_of(), codes={"off": 1})
+        self.assertEqual((code, len(seen)), (1, 2))
+
+    def test_nonsense_is_refused_before_a_boot(self):
+        for kw, words in (({"suite": "dma,exits"}, "sweeps suite dma only"),
+                          ({"plan": "p.json"}, "--plan"),
+                          ({"virtio_matrix": True}, "--virtio-matrix"),
+                          ({"machine": "pc"}, "needs --machine q35")):
+            with self.assertRaises(OptionError) as ctx:
+                self.sweep(args_of(**kw))
+            self.assertIn(words, ctx.exception.message)
+
+    def test_setting_log(self):
+        self.assertEqual(logfile.setting_path("d/run.log", "off"), "d/run.off.log")
+        self.assertEqual(logfile.setting_path("d.x/run", "off"), "d.x/run.off")
+        self.assertIsNone(logfile.setting_path(None, "off"))
+        self.assertEqual(logfile.boot_path(logfile.setting_path("r.log", "intel"),
+                                           1, 2), "r.intel.boot1.log")
+
+    def test_readers_refuse_a_sweep(self):
+        with self.assertRaises(resultsfile.InputError) as ctx:
+            resultsfile.verify_document(doc_of("off", "intel"))
+        self.assertIn("--viommu sweep", str(ctx.exception))
+
+
+class Cli(unittest.TestCase):
+    def test_exit_status_2_and_no_traceback(self):
+        for words, text in ((["--viommu", "off,intel"], "needs --machine q35"),
+                            (["--viommu", "off,off"], "names a setting twice"),
+                            (["--viommu", "off,amd"], "'amd' is not a setting"),
+                            (["--viommu", "off,intel", "--machine", "q35",
+                              "--suite", "pio"], "sweeps suite dma only")):
+            proc = subprocess.run(
+                [sys.executable, os.path.join(REPO, "tools", "trapmeter"), "run",
+                 "--no-build", "--accel", "tcg", "--json", os.devnull] + words,
+                capture_output=True, text=True, timeout=60, check=False)
+            self.assertEqual(proc.returncode, 2, proc.stderr)
+            self.assertIn(text, proc.stderr)
+            self.assertNotIn("Traceback", proc.stderr)
+
+
+if __name__ == "__main__":
+    unittest.main()

@@ -1,0 +1,93 @@
+"""A comparison's one-screen head (compare's and ab's): the verdict
+counts, the flagged metrics with their shift and interval, and the
+detection limit the session reached, from compare's rows (its --json),
+every figure through output/figure.py.  Pure: no I/O."""
+
+import math
+
+from . import figure
+from .summary import WIDTH, grouped, _number
+
+MAX_FLAGGED = 8             # flagged metrics shown before the table
+
+VERDICTS = ("regression", "improvement", "unchanged", "inconclusive")
+
+
+def _pct(ratio):
+    return 100.0 * (ratio - 1.0)
+
+
+def _signed(value):
+    return "%+.1f" % value
+
+
+def shift_text(row):
+    """"+1.8 % [+1.1..+2.4]" of a row's ratio and 95 % interval, or the
+    exit path change."""
+    if row.get("metric") == "exits_per_op":
+        return "exits %s -> %s per op" % (grouped(row.get("base") or 0),
+                                          grouped(row.get("candidate") or 0))
+    ratio = row.get("ratio")
+    if not _number(ratio):
+        return figure.text(figure.not_resolved("no ratio"), short=False)
+    ci = row.get("ci95") or [None, None]
+    fig = figure.measured(_pct(ratio))
+    out = figure.text(fig, number=_signed) + " %"
+    if _number(ci[0]) and _number(ci[1]):
+        out += " [%s..%s]" % (_signed(_pct(ci[0])), _signed(_pct(ci[1])))
+    return out
+
+
+def flagged_line(row):
+    p = row.get("p_familywise")
+    return "  %-11s %-33s %-15s %s%s" % (
+        row.get("verdict"), "%s/%s" % (row.get("suite"), row.get("case")),
+        row.get("metric"), shift_text(row),
+        "  p %.3g" % p if _number(p) else "")
+
+
+def limit_line(rows):
+    """The detection limit the comparison reached: the resolution of its
+    inconclusive timing rows."""
+    res = sorted(r["resolution"] for r in rows
+                 if r.get("verdict") == "inconclusive"
+                 and _number(r.get("resolution")))
+    if not res:
+        if any(r.get("verdict") == "inconclusive" for r in rows):
+            return ("detection limit: not resolved (no inconclusive row has "
+                    "the boots for a resolution)")
+        return "detection limit: every metric decided"
+    mid = res[len(res) // 2]
+    if round(100 * res[0], 1) == round(100 * res[-1], 1):
+        return ("detection limit: the inconclusive timing rows resolve "
+                "%.1f %%" % (100 * res[0]))
+    return ("detection limit: the inconclusive timing rows resolve "
+            "%.1f-%.1f %% (median %.1f %%)" % (100 * res[0], 100 * res[-1],
+                                               100 * mid))
+
+
+def compare_summary(rows, title, boots=None):
+    """Lines heading compare's and ab's table; rows are compare's JSON rows
+    (Row.as_dict())."""
+    counts = {v: 0 for v in VERDICTS}
+    for r in rows:
+        counts[r.get("verdict")] = counts.get(r.get("verdict"), 0) + 1
+    lines = [title if len(title) <= WIDTH else title[:WIDTH - 3] + "..."]
+    sides = " (%d+%d boots)" % tuple(boots) if boots else ""
+    lines.append("verdicts%s: " % sides + ", ".join(
+        "%d %s" % (counts[v], v) for v in VERDICTS))
+    flagged = [r for r in rows if r.get("verdict") in ("regression",
+                                                       "improvement")]
+    flagged.sort(key=lambda r: -abs(math.log(r["ratio"]))
+                 if _number(r.get("ratio")) and r["ratio"] > 0 else 0)
+    if flagged:
+        lines.append("flagged, largest shift first (shift [95 % interval], "
+                     "p over the run):")
+        lines += [flagged_line(r)[:WIDTH] for r in flagged[:MAX_FLAGGED]]
+        if len(flagged) > MAX_FLAGGED:
+            lines.append("  ... %d more in the table" % (len(flagged)
+                                                          - MAX_FLAGGED))
+    else:
+        lines.append("flagged: none")
+    lines.append(limit_line(rows))
+    return lines
