@@ -61,7 +61,7 @@ class Options(unittest.TestCase):
     def test_viommu_sets_iommu_platform(self):
         plain = virtio.device_args(virtio.settings(args(suite="dma")))
         self.assertFalse(any("iommu_platform" in a for a in plain))
-        argv = virtio.device_args(virtio.settings(args(suite="dma", viommu="intel")))
+        argv = virtio.device_args(virtio.settings(args(suite="dma", viommu=("intel",))))
         nics = [a for a in argv if a.startswith("virtio-net-pci")]
         self.assertEqual(len(nics), 3)
         self.assertTrue(all("disable-legacy=on" in a and "iommu_platform=on" in a
@@ -69,11 +69,11 @@ class Options(unittest.TestCase):
 
     def test_viommu_refuses_legacy(self):
         self.assertIn("legacy transport", virtio.validate(
-            args(viommu="intel", virtio_transport="legacy")))
+            args(viommu=("intel",), virtio_transport="legacy")))
         self.assertIn("--virtio-matrix", virtio.validate(
-            args(viommu="intel", virtio_matrix=True)))
-        self.assertIsNone(virtio.validate(args(viommu="intel")))
-        self.assertIsNone(virtio.validate(args(suite="pio", viommu="intel")))
+            args(viommu=("intel",), virtio_matrix=True)))
+        self.assertIsNone(virtio.validate(args(viommu=("intel",))))
+        self.assertIsNone(virtio.validate(args(suite="pio", viommu=("intel",))))
 
     def test_validate(self):
         self.assertIsNone(virtio.validate(args()))

@@ -106,7 +106,7 @@ def settings(args):
             "nics": NIC_COUNT if args.virtio_nics is None else args.virtio_nics}
     if wanted(args.suite, DMA_SUITE):
         conf["lone_nic"] = True
-    if getattr(args, "viommu", "off") == "intel":
+    if "intel" in getattr(args, "viommu", ()):
         conf["iommu_platform"] = True
     backend = getattr(args, "virtio_backend", None) or DEFAULT_BACKEND
     if backend != DEFAULT_BACKEND:
@@ -177,7 +177,7 @@ def validate_backend(args):
 
 def validate_viommu(args):
     """iommu_platform=on needs a modern transport; a message or None."""
-    if getattr(args, "viommu", "off") != "intel" or not nics_wanted(args.suite):
+    if "intel" not in getattr(args, "viommu", ()) or not nics_wanted(args.suite):
         return None
     if args.virtio_matrix or args.virtio_transport == "legacy":
         return ("--viommu intel gives the virtio-net NICs iommu_platform=on, "
