@@ -25,6 +25,7 @@ import sys
 from ..backends import testpmd
 from ..system import exitstatus, privdir
 from .dump import time_mark
+from . import viommu
 
 # transport -> virtio-net-pci properties (QEMU 7.2 names)
 TRANSPORTS = {
@@ -106,7 +107,7 @@ def settings(args):
             "nics": NIC_COUNT if args.virtio_nics is None else args.virtio_nics}
     if wanted(args.suite, DMA_SUITE):
         conf["lone_nic"] = True
-    if "intel" in getattr(args, "viommu", ()):
+    if viommu.intel(args):
         conf["iommu_platform"] = True
     backend = getattr(args, "virtio_backend", None) or DEFAULT_BACKEND
     if backend != DEFAULT_BACKEND:
@@ -177,7 +178,7 @@ def validate_backend(args):
 
 def validate_viommu(args):
     """iommu_platform=on needs a modern transport; a message or None."""
-    if "intel" not in getattr(args, "viommu", ()) or not nics_wanted(args.suite):
+    if not viommu.intel(args) or not nics_wanted(args.suite):
         return None
     if args.virtio_matrix or args.virtio_transport == "legacy":
         return ("--viommu intel gives the virtio-net NICs iommu_platform=on, "
