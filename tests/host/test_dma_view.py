@@ -49,6 +49,11 @@ class Modes(unittest.TestCase):
 
     def test_miss(self):
         self.assertEqual(dma.miss_minus_hit([ROWS]).value, 2000 - 300 - 1500)
+        # the invalidation has no control: its net is its cycles
+        inval = {"suite": "dma", "case": "vtd.iotlb_inval", "iommu_mode": "4k",
+                 "target": "vtd", "cycles": {"median": 300}}
+        self.assertEqual(dma.miss_minus_hit([ROWS[:-2] + [inval]]).value,
+                         2000 - 300 - 1500)
         self.assertFalse(dma.miss_minus_hit([ROWS[:3]]).resolved)
 
     def test_band(self):

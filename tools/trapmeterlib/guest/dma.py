@@ -94,11 +94,19 @@ def _rows(x):
     return None if x is None else [x] if isinstance(x, dict) else list(x)
 
 
+def _net1(row):
+    """One row's signed net; a case without a control (vtd.iotlb_inval)
+    is its own cycles."""
+    value = resultform.raw_net(row)
+    if value is None and not isinstance(row.get("cycles_control"), dict):
+        value = (row.get("cycles") or {}).get("median")
+    return value
+
+
 def net_median(x):
     """The median over a row's boots (a row or a list) of its signed net,
     case less control (any sign: a difference needs it), or None."""
-    values = [v for v in (resultform.raw_net(r) for r in _rows(x))
-              if v is not None]
+    values = [v for v in (_net1(r) for r in _rows(x)) if v is not None]
     return statistics.median(values) if values else None
 
 
