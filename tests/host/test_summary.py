@@ -234,5 +234,21 @@ class VerdictSummary(unittest.TestCase):
         self.assertEqual([l for l in self.lines if len(l) > summary.WIDTH], [])
 
 
+class ExitShift(unittest.TestCase):
+    """A flagged exit row's sides: counts by the figure rule."""
+    def test_a_count_not_resolved_is_named_never_zero(self):
+        text = verdicts.shift_text({"metric": "exits_per_op", "base": None,
+                                    "candidate": 506, "base_reason": "below the sync traffic"})
+        self.assertEqual(text, "exits not resolved (below the sync traffic) -> 506 per op")
+        text = verdicts.shift_text({"metric": "exits_per_op", "base": -0.6, "candidate": 2})
+        self.assertNotIn("-0.6", text)
+        self.assertIn("not resolved", text)
+
+    def test_an_averaged_count_shows_its_ratio(self):
+        text = verdicts.shift_text({"metric": "exits_per_op", "averaged_count": True,
+                                    "base": 16, "candidate": 17, "ratio": 1.06,
+                                    "ci95": [1.01, 1.10]})
+        self.assertEqual(text, "average exits +6.0 % [+1.0..+10.0]")
+
 if __name__ == "__main__":
     unittest.main()

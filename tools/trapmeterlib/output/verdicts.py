@@ -21,12 +21,22 @@ def _signed(value):
     return "%+.1f" % value
 
 
+def _count(row, side):
+    """One side's exits per op, or "n.r. (reason)": a count below zero or
+    missing is never shown as a number (the figure rule)."""
+    value = row.get(side)
+    if _number(value) and value >= 0:
+        return figure.text(figure.measured(value), number=grouped)
+    return figure.text(figure.not_resolved(
+        row.get(side + "_reason") or "no count"), short=False)
+
+
 def shift_text(row):
     """"+1.8 % [+1.1..+2.4]" of a row's ratio and 95 % interval, or the
     exit path change."""
-    if row.get("metric") == "exits_per_op":
-        return "exits %s -> %s per op" % (grouped(row.get("base") or 0),
-                                          grouped(row.get("candidate") or 0))
+    if row.get("metric") == "exits_per_op" and not row.get("averaged_count"):
+        return "exits %s -> %s per op" % (_count(row, "base"),
+                                          _count(row, "candidate"))
     ratio = row.get("ratio")
     if not _number(ratio):
         return figure.text(figure.not_resolved("no ratio"), short=False)
@@ -35,7 +45,7 @@ def shift_text(row):
     out = figure.text(fig, number=_signed) + " %"
     if _number(ci[0]) and _number(ci[1]):
         out += " [%s..%s]" % (_signed(_pct(ci[0])), _signed(_pct(ci[1])))
-    return out
+    return "average exits " + out if row.get("averaged_count") else out
 
 
 def flagged_line(row):
