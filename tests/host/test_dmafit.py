@@ -1,14 +1,15 @@
 """tests/host/test_dmafit.py - the breakdown's "DMA translation" component
 (tools/trapmeterlib/stats/dmafit.py) on fake suite dma results made from
 known coefficients: translated (4k) - pass-through = PER_OP + PER_PAGE *
-pages, resolved with its band (one boot) or its t-interval (boots), not
-resolved with the reason when the fit cannot give the figure, never a
-cost below zero."""
+pages, resolved with its t-interval over three boots or more, not
+resolved with the reason when the fit cannot give the figure (one boot
+among them), never a cost below zero."""
 import os
 import sys
 import unittest
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..", "tools"))
+from trapmeterlib.guest import dma  # noqa: E402
 from trapmeterlib.output import breakdown_text  # noqa: E402
 from trapmeterlib.output import figure as fig  # noqa: E402
 from trapmeterlib.stats import breakdown, dmafit  # noqa: E402
@@ -65,9 +66,23 @@ class Pages(unittest.TestCase):
             self.assertIsNone(dmafit.pages_of(bad))
 
 
-class OneBoot(unittest.TestCase):
-    def test_resolved_recovers_the_coefficients_inside_their_band(self):
-        e = entry([boot(half=200.0)])
+def three(spread=2.0, **kw):
+    """Three boots whose per-page cost moves by -spread, 0, +spread."""
+    per_page = kw.pop("per_page", PER_PAGE)
+    return [boot(per_page=per_page + d, **kw) for d in (-spread, 0.0, spread)]
+
+
+class Fit(unittest.TestCase):
+    def test_one_boot_is_not_resolved(self):
+        """Within one boot the cases ran one after another: the host's
+        drift between them is in no band, so one boot gives no figure."""
+        f = entry([boot(half=200.0)])["fit"]
+        for name in ("per_op", "per_page"):
+            self.assertIsNone(f[name])
+            self.assertEqual(f[name + "_reason"], dma.FEW_BOOTS)
+
+    def test_resolved_recovers_the_coefficients_inside_their_interval(self):
+        e = entry(three())
         per_op, per_page = fig.get(e["fit"], "per_op"), fig.get(e["fit"], "per_page")
         self.assertAlmostEqual(per_op.value, PER_OP, delta=1e-6 * PER_OP)
         self.assertAlmostEqual(per_page.value, PER_PAGE, delta=1e-6 * PER_PAGE)
@@ -76,19 +91,17 @@ class OneBoot(unittest.TestCase):
         self.assertEqual(e["fit"]["points"], len(CASES))
         self.assertEqual(e["fit"]["pages"], [2, 3, 17])
 
-    def test_a_band_holding_zero_is_not_resolved(self):
-        """Single ops spread by +-100 k cycles (a software backend's op is
-        ~900 k): the per-page band holds zero."""
-        f = entry([boot(half=100000.0)])["fit"]
+    def test_an_interval_holding_zero_is_not_resolved(self):
+        f = entry(three(spread=400.0))["fit"]
         self.assertIsNone(f["per_page"])
         self.assertEqual(f["per_page_reason"], fig.HOLDS_ZERO)
 
     def test_translation_cheaper_than_pass_through_is_not_resolved(self):
-        f = entry([boot(per_op=-8000.0, per_page=-10.0, half=50.0)])["fit"]
+        f = entry(three(per_op=-8000.0, per_page=-10.0))["fit"]
         for name in ("per_op", "per_page"):
             self.assertIsNone(f[name])
             self.assertEqual(f[name + "_reason"], fig.BELOW_ZERO)
-        self.assertIsNone(entry([boot(per_op=-8000.0, half=50.0)])["measured"])
+        self.assertIsNone(entry(three(per_op=-8000.0))["measured"])
 
     def test_without_the_modes_it_says_what_it_needs(self):
         f = entry([boot(cases=CASES[:2])])["fit"]
@@ -103,12 +116,14 @@ class OneBoot(unittest.TestCase):
 
     def test_iotlb_miss_less_inval_less_hit(self):
         hit = BASE + PER_OP + 2 * PER_PAGE
-        rows = boot(half=10.0) + miss_rows(hit + 300.0 + 2000.0, 300.0, hit, half=10.0)
-        miss = fig.get(entry([rows])["fit"], "iotlb_miss")
+        boots = [boot() + miss_rows(hit + 300.0 + 2000.0 + d, 300.0, hit)
+                 for d in (-10.0, 0.0, 10.0)]
+        miss = fig.get(entry(boots)["fit"], "iotlb_miss")
         self.assertAlmostEqual(miss.value, 2000.0)
         self.assertTrue(0 < miss.interval[0] < 2000.0 < miss.interval[1])
-        rows = boot(half=10.0) + miss_rows(hit + 300.0 - 500.0, 300.0, hit)
-        self.assertEqual(entry([rows])["fit"]["iotlb_miss_reason"], fig.BELOW_ZERO)
+        boots = [boot() + miss_rows(hit + 300.0 - 500.0 + d, 300.0, hit)
+                 for d in (-10.0, 0.0, 10.0)]
+        self.assertEqual(entry(boots)["fit"]["iotlb_miss_reason"], fig.BELOW_ZERO)
 
     def test_tcg_has_no_translation_component(self):
         rows = [dict(r, exits_measured=None) for r in boot()]
@@ -132,16 +147,18 @@ class AcrossBoots(unittest.TestCase):
 
 class Text(unittest.TestCase):
     def test_the_line_shows_figures_and_reasons(self):
-        lines = breakdown_text.format_table(breakdown.breakdown([boot(half=200.0)]))
+        lines = breakdown_text.format_table(breakdown.breakdown(three()))
         text = "\n".join(lines)
         self.assertIn("DMA translation", text)
+        self.assertIn("95 % interval over 3 boots", text)
         self.assertIn("per op 5,000 [", text)
         self.assertIn("per page touched 300 [", text)
         self.assertIn("IOTLB miss - hit: not resolved (needs bm.read.4096.miss", text)
-        lines = breakdown_text.format_table(breakdown.breakdown([boot(half=100000.0)]))
+        lines = breakdown_text.format_table(breakdown.breakdown(three(spread=400.0)))
         self.assertIn("per page touched not resolved (%s)" % fig.HOLDS_ZERO,
                       "\n".join(lines))
-
+        lines = breakdown_text.format_table(breakdown.breakdown([boot()]))
+        self.assertIn("per op not resolved (%s)" % dma.FEW_BOOTS, "\n".join(lines))
 
 if __name__ == "__main__":
     unittest.main()

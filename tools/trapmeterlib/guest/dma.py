@@ -35,9 +35,11 @@ small cost.  annotate() stores the figures on one boot's 4k and 2m rows
 (results.json), render() prints the full table, face_lines() the
 summary's compact one."""
 
+import math
 import statistics
 
 from ..output import figure
+from ..stats.tdist import t_quantile
 from . import resultform
 
 SUITE = "dma"
@@ -54,6 +56,16 @@ DIFFS = (("4k-pt", "4k", "pt"), ("2m-pt", "2m", "pt"), ("4k-2m", "4k", "2m"),
          ("off-none", "off", "none"), ("4k-none", "4k", "none"))
 FACE_DIFF = DIFFS[0]                 # the summary's one difference
 NOT_RUN = "mode not run"
+# A difference of two cases needs this many boots of each: within one
+# boot the cases run one after another, and this host's pace drifts
+# within a boot beyond what the single ops' band shows (an A/B of 116
+# boots a side bounded translated - none of vnet.tx.64 to +1.0 %, where
+# one boot's band "resolved" +8 %).
+MIN_BOOTS = 3
+LEVEL = 0.95
+HOW = "the 95 %% interval over boots (%d or more)" % MIN_BOOTS
+FEW_BOOTS = ("fewer than %d boots: a difference of cases needs the spread "
+             "over boots (--repeat %d, or ab)" % (MIN_BOOTS, MIN_BOOTS))
 NO_UNIT = "no IOMMU mode ran: --machine q35 --viommu intel"
 
 
@@ -147,15 +159,26 @@ def terms_band(terms):
     return lo, hi
 
 
+def _boot_nets(rows):
+    """The per-boot signed nets of a term's rows (None left out)."""
+    return [v for v in (_net1(r) for r in rows) if v is not None]
+
+
 def combine_terms(terms):
-    """terms_value by the figure rule, with terms_band (widened to hold
-    the value)."""
-    value, band = terms_value(terms), terms_band(terms)
-    if value is None:
+    """sum(sign * mean over boots of the net) by the figure rule, with a
+    Welch-style t-interval (LEVEL) over the boots: each term's variance of
+    its boots' nets over their count, the smallest count less one for the
+    degrees of freedom (conservative).  Fewer than MIN_BOOTS boots of any
+    term: not resolved (FEW_BOOTS)."""
+    nets = [_boot_nets(_rows(rows)) for _, rows in terms]
+    if any(not v for v in nets):
         return figure.not_resolved(figure.NO_DATA)
-    if band is None:
-        return figure.cost(value)
-    return figure.cost(value, [min(band[0], value), max(band[1], value)])
+    if min(len(v) for v in nets) < MIN_BOOTS:
+        return figure.not_resolved(FEW_BOOTS)
+    value = sum(sign * statistics.fmean(v) for (sign, _), v in zip(terms, nets))
+    var = sum(statistics.variance(v) / len(v) for v in nets)
+    half = t_quantile(1.0 - LEVEL, min(len(v) for v in nets) - 1) * math.sqrt(var)
+    return figure.cost(value, [value - half, value + half])
 
 
 def _diff(a, b):
@@ -257,8 +280,9 @@ def render_boots(boot_results, title="dma by IOMMU mode"):
     if not rows:
         return ""
     lines = ["", "%s: cycles per op, median net of the control; differences "
-             "with the p10..p90 band of single ops (n.r.: not resolved, at or "
-             "below zero or the band holding zero; -: mode not run):" % title]
+             "of means with %s (n.r.: not resolved, at or below zero, the "
+             "interval holding zero, or too few boots; -: mode not run):"
+             % (title, HOW)]
     lines += _grid(rows)
     if "4k" in rows[0]:
         lines.append(miss_line(boot_results))
@@ -334,7 +358,7 @@ def face_lines(boot_results):
     diffs = [d for d in (FACE_DIFF, DIFFS[3], DIFFS[4])
              if d[1] in modes and d[2] in modes]
     lines = ["dma by IOMMU mode: cycles per op net of the control (k = 1,000), "
-             "differences with", "the p10..p90 band of single ops:"]
+             "differences with", HOW + ":"]
     while True:
         reasons = {}
         grid = _grid(_face_rows(table, modes, diffs, reasons))

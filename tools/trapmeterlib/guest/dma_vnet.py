@@ -49,8 +49,8 @@ def render(dump):
     rows = [["case"] + modes] + [[b] + [by.get(m, "-") for m in modes]
                                  for b, by in cells.items()]
     widths = [max(len(r[i]) for r in rows) for i in range(len(modes) + 1)]
-    lines = ["", "vnet receive write (%s, the same mode; cycles per op, net "
-             "medians, band of single ops; n.r.: not resolved):" % LABEL]
+    lines = ["", "vnet receive write (%s, the same mode; cycles per op, nets "
+             "of means, %s; n.r.: not resolved):" % (LABEL, dma.HOW)]
     for r in rows:
         lines.append("  " + "  ".join(c.ljust(w) if i == 0 else c.rjust(w)
                                       for i, (c, w) in enumerate(zip(r, widths))))

@@ -171,8 +171,7 @@ def dma_translation(f, boots):
     """The DMA translation lines (stats/dmafit.py)."""
     pages = f.get("pages") or []
     span = (f", {pages[0]}..{pages[-1]} pages an op" if len(pages) > 1 else "")
-    how = (f"95 % interval over {boots} boots" if boots > 1 else
-           "band of single ops, p10..p90 less the control")
+    how = f"95 % interval over {boots} boot{'s' if boots > 1 else ''}"
     return [f"  DMA translation (bus-master DMA, 4 KiB translated - pass-through, "
             f"{f.get('points', 0)} cases{span}; {how}):",
             f"    per op {_band(fig.get(f, 'per_op'))}; per page touched "

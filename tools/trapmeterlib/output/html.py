@@ -197,8 +197,8 @@ def dma_section(results):
     if not rows:
         return ""
     return section("DMA by IOMMU mode", "<p class=\"note\">Cycles per op, "
-                   "median net of the control; differences with the p10..p90 "
-                   "band of single ops; n.r.: not resolved; -: mode not "
+                   "median net of the control; differences of means with "
+                   + esc(dma.HOW) + "; n.r.: not resolved; -: mode not "
                    "run.</p>", table("table-dma", rows[0], rows[1:]),
                    "<p>%s</p>" % esc(dma.miss_line(results)))
 

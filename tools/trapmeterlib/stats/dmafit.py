@@ -16,12 +16,10 @@ intercept, the translation's cost that does not grow with the pages (a
 coefficient, not a command of zero pages).  The IOTLB miss is guest/dma.py's
 miss - inval - hit.
 
-Intervals: across boots the t-interval (95 %) of the boots' coefficients;
-with one boot the band of single ops guest/dma.py uses, carried through
-the fit: a least-squares coefficient is a weighted sum of the
-differences, so its band runs from the sum with each difference at the
-end of its band that lowers it to the sum with each at the end that
-raises it (conservative, as that band is).  Every figure then goes
+Intervals: across boots the t-interval (95 %) of the boots' coefficients,
+from guest/dma.py's MIN_BOOTS boots on; fewer boots are not resolved (one
+boot's band of single ops does not see the host's drift between cases:
+guest/dma.py, FEW_BOOTS).  Every figure then goes
 through the figure rule (output/figure.py): at or below zero, or an
 interval holding zero, not resolved; fewer than FIT_MIN cases in both
 modes, or one page count only, not resolved with that reason.
@@ -132,7 +130,7 @@ def _miss(results):
 
 def ruled(fits, name):
     """The figure of coefficient `name` over the boots' fits: the
-    t-interval across two boots or more, the band of one boot alone."""
+    t-interval across dma.MIN_BOOTS boots or more, else not resolved."""
     got = [f[name] for f in fits if f.get(name) is not None]
     if not got:
         reason = next((f["reason"] for f in fits if f.get("reason")), None)
@@ -140,9 +138,8 @@ def ruled(fits, name):
                                 else reason or NEEDS_MODES)
     if len(got) < len(fits):
         return fig.not_resolved("not in every boot's fit")
-    if len(got) == 1:
-        value, band = got[0]
-        return fig.cost(value, list(band) if band else None)
+    if len(got) < dma.MIN_BOOTS:
+        return fig.not_resolved(dma.FEW_BOOTS)
     mean, ci = t_interval([v for v, _b in got], LEVEL)
     return fig.cost(mean, ci)
 
@@ -156,7 +153,7 @@ def entry(fits):
         return None
     fit = {"points": min(f["points"] for f in fits),
            "pages": sorted({p for f in fits for p in f["pages"]}),
-           "interval": "t95 over boots" if len(fits) > 1 else "p10..p90 band"}
+           "interval": "t95 over boots"}
     for name in COEFS:
         fig.put(fit, name, ruled(fits, name))
     out = {"class": CLASS, "boots": len(fits), "components": None,
