@@ -64,6 +64,10 @@ class RxWrite(unittest.TestCase):
         k4 = dma._diff(table["vnet.txrx.64"]["4k"], table["vnet.tx.64"]["4k"])
         self.assertIsNone(k4.value)
         self.assertIn("zero", k4.reason)
+        line = [l for l in dma_vnet.render_boots(boots).splitlines()
+                if l.strip().startswith("vnet.txrx.64 ")][0]
+        self.assertIn("1,500 [", line)
+        self.assertIn("n.r.", line)
 
     def test_render(self):
         text = dma_vnet.render(dump_of(ROWS))

@@ -19,7 +19,7 @@ stops the sweep as it stops --repeat; the worst status wins."""
 
 import sys
 
-from ..guest import dma, viommu
+from ..guest import dma, dma_vnet, viommu
 from ..output import logfile
 from ..system import exitstatus
 from .common import OptionError, say
@@ -121,9 +121,9 @@ def sweep_record(boots):
 
 def print_table(session):
     """--table full: the by-mode table over every boot of the sweep."""
-    text = dma.render_boots([b.get("results") or [] for b in session.boots],
-                            "dma by IOMMU mode over the sweep's %d boots"
-                            % len(session.boots))
+    boots = [b.get("results") or [] for b in session.boots]
+    text = dma.render_boots(boots, "dma by IOMMU mode over the sweep's %d boots"
+                            % len(session.boots)) + dma_vnet.render_boots(boots)
     session.status.close()
     sys.stdout.write(text)
     sys.stdout.flush()

@@ -4,12 +4,13 @@ transmitting it,
 
   receive write = vnet.txrx.X - vnet.tx.X        (the same mode)
 
-a difference of one boot's net medians with the band of single ops, by
-the figure rule (guest/dma.py combines them: at or below zero, or a band
-holding zero, is not resolved).  It is labelled a difference wherever it
+a difference of means over boots with its t-interval, by the figure rule
+(guest/dma.py combines them: at or below zero, an interval holding zero,
+or fewer than three boots, not resolved).  It is labelled a difference wherever it
 is shown: the two cases send from different NICs (A on the pair's hub, C
 on a hub of its own), so it also holds what the hub's delivery costs.
-annotate() stores it on the txrx rows, render() prints the table."""
+annotate() stores one boot's on the txrx rows, render_boots() prints
+the table over boots."""
 
 from ..output import figure
 from . import dma
@@ -20,9 +21,11 @@ RX_WRITE = "cycles_rx_write"          # on vnet.txrx rows
 LABEL = "difference txrx - tx"
 
 
-def pairs(results):
-    """(txrx base name, mode, txrx row, tx row or None) per txrx row."""
-    table = dma.by_mode(results)
+def pairs(results, table=None):
+    """(txrx base name, mode, txrx row(s), tx row(s) or None) per txrx
+    case and mode: of one boot's results, or of a dma.mode_table over
+    boots (then lists of rows, one per boot)."""
+    table = dma.by_mode(results) if table is None else table
     for base, modes in table.items():
         if not base.startswith(TXRX):
             continue
@@ -38,10 +41,16 @@ def annotate(results):
 
 
 def render(dump):
-    """One line per txrx case, a column per mode ("" without vnet rows)."""
+    """One boot's table ("" without vnet rows)."""
+    return render_boots([dump.results] if dump else [])
+
+
+def render_boots(boot_results):
+    """One line per txrx case, a column per mode, over the boots ("" without
+    vnet rows)."""
     cells, modes = {}, []
-    for base, mode, row, tx in pairs(dump.results if dump else []):
-        cells.setdefault(base, {})[mode] = dma.band_text(dma._diff(row, tx))
+    for base, mode, rows, tx in pairs(None, dma.mode_table(boot_results)):
+        cells.setdefault(base, {})[mode] = dma.band_text(dma._diff(rows, tx))
         modes += [] if mode in modes else [mode]
     if not cells:
         return ""
