@@ -117,5 +117,22 @@ class Labels(unittest.TestCase):
         self.assertIn("legacy/pio", text)
 
 
+    def test_kicks_with_ioeventfd_are_answered_by_kvm(self):
+        """A kick row's handler from the runner's ioeventfd setting: the
+        exit-count finding then says the counter cannot see it."""
+        def rows():
+            return [{"suite": "dma", "case": "vnet.tx.64", "target": "virtio-net.tx",
+                     "handler": "none"},
+                    {"suite": "virtio", "case": "kick.alone", "handler": "none"},
+                    {"suite": "dma", "case": "bm.read.512", "target": "piix-ide.bm",
+                     "handler": "user"}]
+        for setting, want in (("on", "ioeventfd"), ("off", "none")):
+            dump = parse_dump(b"trapmeter 0.1.0 START\n")
+            dump.results = rows()
+            virtio.annotate(dump, {"transport": "modern", "ioeventfd": setting,
+                                   "nics": 2})
+            self.assertEqual([r["handler"] for r in dump.results],
+                             [want, want, "user"], setting)
+
 if __name__ == "__main__":
     unittest.main()
