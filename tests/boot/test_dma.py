@@ -155,6 +155,18 @@ class DmaSweepTcg(unittest.TestCase):
         self.assertIn("off-none", head[-1])
 
 
+class DmaRepeatTcg(unittest.TestCase):
+    """--repeat 3 --table full: the by-mode table and the vnet receive
+    write are printed over the boots, where a difference can resolve."""
+    def test_tables_over_boots(self):
+        need_build(self, "build/trapmeter.elf")
+        b = run(*TCG, *FAST, "--repeat", "3",
+                "--case", "bm.read.4096,vnet.tx.64,vnet.txrx.64")
+        self.assertEqual(b.status, 0, b.describe())
+        self.assertIn("dma by IOMMU mode over 3 boots:", b.stdout)
+        self.assertIn("vnet receive write (difference txrx - tx", b.stdout)
+
+
 class DmaKvm(unittest.TestCase):
     def test_exits_per_op(self):
         need_kvm()

@@ -841,7 +841,11 @@ def print_repeat_report(session, cfg, dumps):
     run = next((d.run for d in dumps if d.run), None)
     text = report.render_report(run, header_info(session, cfg, wall, title),
                                 results, checks, skips)
+    boot_results = [d.results for d in dumps]
+    # suite dma's differences of cases are over boots (guest/dma.py)
+    text += dma.render_boots(boot_results, "dma by IOMMU mode over %d boots"
+                             % len(dumps)) + dma_vnet.render_boots(boot_results)
     if all(breakdown.applies(d.results) for d in dumps):
-        text += breakdown_report(session, [d.results for d in dumps])
+        text += breakdown_report(session, boot_results)
     sys.stdout.write(text)
     sys.stdout.flush()
