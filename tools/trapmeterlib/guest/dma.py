@@ -21,17 +21,14 @@ device: it runs once, untranslated, a control) and the IOTLB cases (they
 run translated only); its base name is its name without the mode suffix,
 so a device added to the suite joins the table by itself.
 
-Every figure is a difference of medians of cycles per op net of the
-control (over boots: the median of the boots' medians), with the band
-its single ops span: each case's p10..p90 less its control's median
-(over boots: the lowest p10 and the highest p90), the difference's band
-from the lower end of one to the upper end of the other (a conservative
-band, not a confidence interval of the medians: on this project's
-software backend the host's pace moved the same control by 1.7x within
-one boot, which no interval from one case's samples sees).  By the
-figure rule (output/figure.py) a difference at or below zero, or a band
-that holds zero, is not resolved; `ab` over many boots is the tool for a
-small cost.  annotate() stores the figures on one boot's 4k and 2m rows
+Every mode's figure is its net cycles per op (case less control; over
+boots the median of the boots' medians); every difference is one of means
+over boots with a Welch-style 95 % t-interval (combine_terms), by the
+figure rule (output/figure.py): at or below zero, an interval holding
+zero, or fewer than MIN_BOOTS boots of a term, not resolved.  One boot
+is never enough: its cases run one after another, and this project's
+software backend drifts within a boot more than a case's own ops show.
+annotate() stores the figures on one boot's 4k and 2m rows
 (results.json), render() prints the full table, face_lines() the
 summary's compact one."""
 
@@ -122,41 +119,12 @@ def net_median(x):
     return statistics.median(values) if values else None
 
 
-def _band1(row):
-    """(p10, p90) of one row's ops less its control's median, or None."""
-    cycles = row.get("cycles") or {}
-    ctl = (row.get("cycles_control") or {}).get("median") or 0
-    if cycles.get("p10") is None or cycles.get("p90") is None:
-        return None
-    return cycles["p10"] - ctl, cycles["p90"] - ctl
-
-
-def op_band(x):
-    """The single ops' band of a row, or over its boots (a list): the
-    lowest p10 to the highest p90 less the control's median; or None."""
-    bands = [_band1(r) for r in _rows(x)]
-    if not bands or None in bands:
-        return None
-    return min(b[0] for b in bands), max(b[1] for b in bands)
-
-
 def terms_value(terms):
     """sum(sign * net median) over (sign, row or rows) terms, or None."""
     values = [net_median(rows) for _, rows in terms]
     if None in values:
         return None
     return sum(sign * v for (sign, _), v in zip(terms, values))
-
-
-def terms_band(terms):
-    """The band of terms_value from the terms' bands (lower ends of the +
-    terms less upper ends of the - terms, and the reverse), or None."""
-    bands = [op_band(rows) for _, rows in terms]
-    if None in bands:
-        return None
-    lo = sum(b[0] if sign > 0 else -b[1] for (sign, _), b in zip(terms, bands))
-    hi = sum(b[1] if sign > 0 else -b[0] for (sign, _), b in zip(terms, bands))
-    return lo, hi
 
 
 def _boot_nets(rows):
@@ -230,7 +198,7 @@ def miss_minus_hit(boot_results):
 
 
 def band_text(f, number=None):
-    """A difference with its band as [lo..hi] (it need not be symmetric)."""
+    """A difference with its interval as [lo..hi]."""
     if not f.resolved or f.interval is None:
         return figure.text(f, number=number)
     return "%s [%s..%s]" % tuple(
@@ -349,7 +317,7 @@ def _face_rows(table, modes, diffs, reasons):
 def face_lines(boot_results):
     """The summary's compact table: per PCI case its cycles per op by
     mode, translated - pass-through (and, with mode none, off - none and
-    4k - none) with the band, the reasons of what is not resolved; [] with
+    4k - none) with its interval, the reasons of what is not resolved; [] with
     no PCI dma row."""
     table = mode_table(boot_results)
     if not table:

@@ -69,17 +69,16 @@ def applies(results):
 
 
 def points(results):
-    """[(pages, difference, band or None)] of the cases run translated
-    (4k) and pass-through (pt)."""
+    """[(pages, difference)] of the cases run translated (4k) and
+    pass-through (pt)."""
     out = []
     for modes in dma.by_mode(results).values():
         a, b = modes.get("4k"), modes.get("pt")
         if a is None or b is None:
             continue
-        pages, terms = pages_of(a), [(1, a), (-1, b)]
-        value = dma.terms_value(terms)
+        pages, value = pages_of(a), dma.terms_value([(1, a), (-1, b)])
         if pages is not None and value is not None:
-            out.append((pages, value, dma.terms_band(terms)))
+            out.append((pages, value))
     return out
 
 
@@ -92,21 +91,11 @@ def ols_weights(xs):
     return [1.0 / n - mean * w for w in slope], slope
 
 
-def _weighted(weights, pts):
-    """(value, band or None) of sum(w * difference) over the points."""
-    value = sum(w * d for w, (_p, d, _b) in zip(weights, pts))
-    if any(b is None for _p, _d, b in pts):
-        return value, None
-    lo = sum(w * (b[0] if w > 0 else b[1]) for w, (_p, _d, b) in zip(weights, pts))
-    hi = sum(w * (b[1] if w > 0 else b[0]) for w, (_p, _d, b) in zip(weights, pts))
-    return value, (min(lo, value), max(hi, value))
-
-
 def boot_fit(results):
-    """One boot: {"per_op", "per_page", "iotlb_miss": (value, band) or
-    None, "points", "pages", "reason"} (reason: why the fit is absent)."""
+    """One boot: {"per_op", "per_page", "iotlb_miss": value or None,
+    "points", "pages", "reason"} (reason: why the fit is absent)."""
     pts = points(results)
-    out = {"points": len(pts), "pages": sorted({p for p, _d, _b in pts}),
+    out = {"points": len(pts), "pages": sorted({p for p, _d in pts}),
            "per_op": None, "per_page": None, "reason": None,
            "iotlb_miss": _miss(results)}
     if not pts:
@@ -116,16 +105,16 @@ def boot_fit(results):
     elif len(out["pages"]) < 2:
         out["reason"] = ONE_PAGE_COUNT
     else:
-        w_op, w_page = ols_weights([p for p, _d, _b in pts])
-        out["per_op"], out["per_page"] = _weighted(w_op, pts), _weighted(w_page, pts)
+        w_op, w_page = ols_weights([p for p, _d in pts])
+        out["per_op"] = sum(w * d for w, (_p, d) in zip(w_op, pts))
+        out["per_page"] = sum(w * d for w, (_p, d) in zip(w_page, pts))
     return out
 
 
 def _miss(results):
-    """miss - inval - hit of the boot: (value, band or None) or None."""
+    """miss - inval - hit of the boot, or None."""
     terms = dma.miss_terms(results)
-    value = dma.terms_value(terms) if terms else None
-    return None if value is None else (value, dma.terms_band(terms))
+    return dma.terms_value(terms) if terms else None
 
 
 def ruled(fits, name):
@@ -140,7 +129,7 @@ def ruled(fits, name):
         return fig.not_resolved("not in every boot's fit")
     if len(got) < dma.MIN_BOOTS:
         return fig.not_resolved(dma.FEW_BOOTS)
-    mean, ci = t_interval([v for v, _b in got], LEVEL)
+    mean, ci = t_interval(got, LEVEL)
     return fig.cost(mean, ci)
 
 
