@@ -536,22 +536,29 @@ def next_is_look(session):
 
 
 def fit_looks_to_budget(session, done):
-    """After the first round: spread the looks over the boots --budget can
-    reach (abtest.boots_within_budget), when that is fewer than
-    --max-boots."""
+    """After every round: the looks not yet taken spread over the boots
+    --budget can still reach at the running wall time of a round (and the
+    looks' own time), the last at the end (abtest.replan), so that no boot
+    the session runs goes without a look.  Said when the end moves."""
     args = session.cfg
     if args.budget is None or not session.walls:
         return
     pair = 2.0 * sum(session.walls) / len(session.walls)
-    boots = abtest.boots_within_budget(
-        args.max_boots, done, args.budget - session.elapsed(), pair)
-    if boots >= args.max_boots:
-        return
-    session.seq.schedule = abtest.look_schedule(boots, args.looks,
-                                                args.alpha)
-    say("budget: about %d boots per side fit in %.0f s; looks at %s boots "
-        "per side" % (boots // 2, args.budget,
-                      "/".join(map(str, session.seq.schedule))))
+    seq = session.seq
+    left_s = args.budget - session.elapsed() \
+        - session.look_s * max(0, seq.looks - seq.taken)
+    boots = abtest.boots_within_budget(args.max_boots, done, left_s, pair)
+    seq.schedule = abtest.replan(sorted(seq.look_seconds), done, boots // 2,
+                                 args.looks, args.alpha)
+    said = getattr(session, "said_end", None)
+    end = seq.schedule[-1]
+    if said is None or abs(end - said) >= max(2, said // 10):
+        session.said_end = end
+        say("budget: about %d boots per side fit in %.0f s; looks at %s "
+            "boots per side%s" % (end, args.budget,
+                                  "/".join(map(str, seq.schedule)),
+                                  "" if said is None else
+                                  " (re-planned from the running wall time)"))
 
 
 def rounds_until_decided(session):
@@ -567,8 +574,7 @@ def rounds_until_decided(session):
         for name in abtest.order(r):
             session.run_boot(name, session.boots(name) + 1)
         n = min(session.boots("a"), session.boots("b"))
-        if r == 0:
-            fit_looks_to_budget(session, n)
+        fit_looks_to_budget(session, n)
         looked = session.seq.is_look(n)
         undecided = None
         if looked:
@@ -586,6 +592,12 @@ def rounds_until_decided(session):
         if looked and not undecided:
             say("every selected metric is decided")
             return session.seq.final_rows(rows), warnings
+        if looked and session.seq.spent >= session.cfg.alpha * (1 - 1e-9):
+            # all of alpha is spent: a boot after this look could never
+            # be compared, so the session ends here
+            say("last look taken: the session ends at %d boots per side"
+                % n)
+            break
     n = min(session.boots("a"), session.boots("b"))
     if session.seq.needs_last_look(n):
         # stopped between looks: the boots so far get one last look, at

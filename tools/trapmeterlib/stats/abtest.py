@@ -62,10 +62,7 @@ def look_schedule(max_boots, looks=DEFAULT_LOOKS, alpha=compare.DEFAULT_ALPHA):
     at which an exact permutation test can reach the first look's level, to
     max_boots/2, evenly spaced.  Fewer when the range is short."""
     n_max = max(1, max_boots // 2)
-    level = alpha * spending(looks)[0]
-    n_first = 2
-    while bootstats.min_p(n_first, n_first) > level and n_first < n_max:
-        n_first += 1
+    n_first = first_point(n_max, looks, alpha)
     if looks <= 1 or n_first >= n_max:
         return [n_max]
     step = (n_max - n_first) / float(looks - 1)
@@ -85,6 +82,40 @@ def boots_within_budget(max_boots, done_per_side, left_s, pair_s):
         return max_boots
     reach = done_per_side + int(max(0.0, left_s) // pair_s)
     return max(2, min(max_boots, 2 * reach))
+
+
+def first_point(n_max, looks=DEFAULT_LOOKS, alpha=compare.DEFAULT_ALPHA):
+    """The fewest boots per side at which the exact permutation test can
+    reach the first look's level (at most n_max)."""
+    level = alpha * spending(looks)[0]
+    n_first = 2
+    while bootstats.min_p(n_first, n_first) > level and n_first < n_max:
+        n_first += 1
+    return n_first
+
+
+def replan(seen, n_done, reach, looks=DEFAULT_LOOKS,
+           alpha=compare.DEFAULT_ALPHA):
+    """The look points once `n_done` rounds have run and `reach` boots per
+    side is where the session now expects to end (from the running wall
+    time, ab re-plans after every round): the points already looked at
+    (`seen`), then the looks left spread evenly from the last of them to
+    `reach`, the last at `reach` -- so the last look sees every boot the
+    session runs.  A point the session has passed moves to `n_done` (the
+    look is taken now).  The points depend on wall time only, never on
+    the figures compared, so the looks keep their levels."""
+    seen = sorted(seen)
+    left = looks - len(seen)
+    reach = max(reach, n_done, seen[-1] + 1 if seen else 1)
+    if left <= 0:
+        return seen
+    if not seen:
+        points = look_schedule(2 * reach, looks, alpha)
+    else:
+        step = (reach - seen[-1]) / float(left)
+        points = [int(round(seen[-1] + step * (i + 1))) for i in range(left)]
+    points = sorted({max(n_done, p) for p in points})
+    return seen + [p for p in points if not seen or p > seen[-1]]
 
 
 class Sequential:
