@@ -8,6 +8,7 @@ builds too) and the session itself; the rounds and looks are the seam to
 cut next."""
 
 import argparse
+import contextlib
 import os
 import shlex
 import time
@@ -17,7 +18,7 @@ from typing import Optional
 from ..guest import plan, rounds
 from ..output import report, resultsfile
 from ..stats import abtest, attribution, breakdown, compare
-from ..system import exitstatus, forkrun, privdir
+from ..system import exitstatus, forkrun, kvmlock, privdir
 from ..output import html
 from ..output import progress as progress_line
 from . import compare as compare_cmd
@@ -655,14 +656,52 @@ def run_session(cfg, after_boot=None):
     """One ab session of `cfg` (a checked SessionConfig), the kernel built
     already: the boots, the table and outputs; compare's exit status.
     after_boot(side, doc), when given, sees each boot's results first."""
-    session = Session(cfg, after_boot)
+    with kvm_lock(cfg.sides):
+        session = Session(cfg, after_boot)
+        try:
+            with session.status:
+                rows, warnings = rounds_until_decided(session)
+            return finish(session, rows, warnings)
+        finally:
+            session.status.close()
+            privdir.remove(session.tmp)
+
+
+def _option_value(words, name):
+    """The value of run option `name` in shell words (last one wins)."""
+    value = None
+    for i, word in enumerate(words):
+        if word.startswith(name + "="):
+            value = word.split("=", 1)[1]
+        elif word == name and i + 1 < len(words):
+            value = words[i + 1]
+    return value
+
+
+@contextlib.contextmanager
+def kvm_lock(sides):
+    """The session's boots run in forked children, each of which would
+    take the host's KVM lock for its own boot only: the session takes it
+    for all of them, so no other measurement runs between two of its
+    boots (the children inherit it).  Not for TCG sides or --no-lock."""
+    words = [w for run_words, _ in sides.values() for w in run_words]
     try:
-        with session.status:
-            rows, warnings = rounds_until_decided(session)
-        return finish(session, rows, warnings)
+        timeout = float(_option_value(words, "--lock-timeout")
+                        or kvmlock.DEFAULT_TIMEOUT_S)
+    except ValueError:
+        raise OptionError("--lock-timeout: not a number of seconds") from None
+    lock = contextlib.nullcontext() if "--no-lock" in words or all(
+        _option_value(run_words, "--accel") == "tcg"
+        for run_words, _ in sides.values()) else kvmlock.held(
+            "trapmeter ab (or bisect, sensitivity)", timeout, say)
+    try:
+        lock.__enter__()
+    except kvmlock.LockTimeout as exc:
+        raise TrapmeterError(exitstatus.LOCK_BUSY, str(exc)) from None
+    try:
+        yield
     finally:
-        session.status.close()
-        privdir.remove(session.tmp)
+        lock.__exit__(None, None, None)
 
 
 def build_once(args):

@@ -7,6 +7,7 @@ counters, testpmd, the table and each output); each step is a short
 function here, and moving them out would make library modules read
 run's options."""
 
+import contextlib
 import os
 import shlex
 import shutil
@@ -21,7 +22,7 @@ from ..output import (breakdown_text, html, junit, logfile, progress, report,
                       summary)
 from ..stats import breakdown
 from ..system import (children, envdiff, exitstatus, fingerprint, hostinfo,
-                      pinning, privdir, sigdefer)
+                      kvmlock, pinning, privdir, sigdefer)
 from ..system.exitstatus import Outcome, decide_boot
 from . import viommu_sweep
 from .common import (OptionError, TrapmeterError, check_outputs, check_words,
@@ -102,6 +103,13 @@ def add_parser(sub, fmt):
     add("--pin-cpu", metavar="CPUS", default="none",
         help="run every QEMU thread on these host CPUs: " +
         pinning.CHOICES_HELP + " (default none)")
+    add("--no-lock", action="store_true", help="KVM: do not take the "
+        "host's KVM lock (one KVM measurement at a time on a host; see "
+        "docs/design.md, \"One measurement at a time\")")
+    add("--lock-timeout", metavar="S", type=float,
+        default=kvmlock.DEFAULT_TIMEOUT_S, help="KVM: seconds to wait for "
+        "the host's KVM lock before giving up with status 17 (default "
+        "%(default).0f)")
     add("--junit", metavar="FILE", help="also write JUnit XML: one "
         "testcase per check, skip and boot status")
     add("--table", choices=TABLES, default="summary",
@@ -142,6 +150,9 @@ def validate_run_options(args):
         raise OptionError("--repeat must be at least 1 (got %d)" % args.repeat)
     if args.timeout is not None and not args.timeout > 0:
         raise OptionError("--timeout must be a positive number of seconds")
+    if not 0 <= args.lock_timeout < float("inf"):
+        raise OptionError("--lock-timeout must be a finite number of seconds "
+                          "at or above 0")
     try:
         args.pin_cpus = pinning.parse(args.pin_cpu, pinning.allowed_cpus())
     except pinning.PinError as exc:
@@ -519,9 +530,10 @@ def run_boots(session, cfg, tmpdir):
     extra = cfg.extra
     cfg.extra = virtio.device_args(vconf, vdir) + list(extra)
     try:
-        if virtio.vhost_user(vconf):
-            start_backend(session, vconf, vdir, session.args.pin_cpus)
-        return _run_boots(session, cfg, tmpdir)
+        with kvm_lock(session, cfg):
+            if virtio.vhost_user(vconf):
+                start_backend(session, vconf, vdir, session.args.pin_cpus)
+            return _run_boots(session, cfg, tmpdir)
     finally:
         cfg.extra = extra
         if session.backend is not None:
@@ -586,6 +598,32 @@ def _run_boots(session, cfg, tmpdir):
     if args.repeat > 1 and args.table == "full":
         print_repeat_report(session, cfg, [d for d in dumps if d])
     return worst
+
+
+@contextlib.contextmanager
+def kvm_lock(session, cfg, command="trapmeter run"):
+    """Under KVM, the host's KVM lock for these boots and their backend
+    (an ab session's forked boot finds it held already); results.json
+    keeps the wait and any other QEMU seen running."""
+    args = session.args
+    if cfg.accel != "kvm":
+        yield
+        return
+    lock = contextlib.nullcontext(kvmlock.skipped()) if args.no_lock \
+        else kvmlock.held(command, args.lock_timeout, say)
+    try:
+        record = lock.__enter__()
+    except kvmlock.LockTimeout as exc:
+        raise TrapmeterError(exitstatus.LOCK_BUSY, str(exc)) from None
+    try:
+        session.host["kvm_lock"] = record
+        for other in record["other_qemu"]:
+            say("warning: another QEMU runs on this host (pid %d, %s): it "
+                "takes time from this measurement" % (other["pid"],
+                                                      other["comm"]))
+        yield
+    finally:
+        lock.__exit__(None, None, None)
 
 
 def one_boot(session, cfg, argv, tmpdir, index, timeout):

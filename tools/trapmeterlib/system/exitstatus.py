@@ -18,6 +18,7 @@ NOT_COMPARABLE = 13     # compare: files not measured alike, timing refused
 ENV_DIFFERS = 14        # compare/ab/bisect: hosts differ in a cost field
 BISECT_REFUSED = 15     # bisect: nothing to search for between the ends
 BISECT_UNRESOLVED = 16  # bisect: the search ended with several candidates
+LOCK_BUSY = 17          # another KVM measurement held the host's lock
 STEP_ABORT = 128        # bisect-step: cannot judge (git bisect run stops)
 INTERNAL = 70
 INTERRUPTED = 130
@@ -32,7 +33,8 @@ NAMES = {OK: "ok", CHECK_FAILED: "check-failed", BAD_INPUT: "bad-input",
          REGRESSION: "regression", NOT_COMPARABLE: "not-comparable",
          UNUSABLE: "unusable-input", NO_INJECTION: "no-injection",
          ENV_DIFFERS: "env-differs", BISECT_REFUSED: "bisect-refused",
-         BISECT_UNRESOLVED: "bisect-unresolved", STEP_ABORT: "step-abort",
+         BISECT_UNRESOLVED: "bisect-unresolved", LOCK_BUSY: "lock-busy",
+         STEP_ABORT: "step-abort",
          INTERNAL: "internal-error",
          INTERRUPTED: "interrupted"}
 
@@ -71,6 +73,8 @@ exit status (guest writes code C to isa-debug-exit; QEMU exits (C<<1)|1):
           judged the worse one, or an endpoint does not build
   16      bisect: the search ended with several candidate commits (skipped
           or untested steps between the last good and the first bad)
+  17      run, ab, bisect, sensitivity: another KVM measurement held the
+          host's KVM lock for the whole --lock-timeout (--no-lock skips it)
   bisect-step (for git bisect run): 0 good, 1 bad, 125 skip (build failed
           or undecided), 128 cannot judge (bad options, unusable host or
           results: git bisect run stops)
