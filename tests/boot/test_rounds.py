@@ -101,6 +101,7 @@ class Rounds(unittest.TestCase):
 
     def test_minimum_is_the_lowest_round(self):
         lines = result_lines(self.b.serial)
+        self.assertTrue(self.b.boot["results"], "no results to check")
         for res in self.b.boot["results"]:
             mins = [l["min"] for l in lines if l["case"] == res["case"]]
             self.assertEqual(res["cycles"]["min"], min(mins), res["case"])
@@ -109,12 +110,14 @@ class Rounds(unittest.TestCase):
 
     def test_exit_models_are_those_of_one_round(self):
         one = {r["case"]: r["exits_model"] for r in self.one.boot["results"]}
+        self.assertTrue(one, "no results to check")
         for b in (self.b, self.adaptive):
             got = {r["case"]: r["exits_model"] for r in b.boot["results"]}
             self.assertEqual(got, one)
 
     def test_adaptive_rounds_share_the_sample_cap(self):
         # samples cap 63 -> at most 32 per round; every round ran
+        self.assertTrue(self.adaptive.boot["results"], "no results to check")
         for res in self.adaptive.boot["results"]:
             self.assertEqual(len(res["rounds"]), ROUNDS, res["case"])
             self.assertEqual(res["samples"], sum(p["samples"] for p in res["rounds"]))

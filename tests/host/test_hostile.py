@@ -595,12 +595,18 @@ class SignalsAndKills(Cli):
 
     def test_stop_kills_the_group(self):
         proc = children.spawn(["sh", "-c", "sleep 300 & sleep 300"])
-        time.sleep(0.2)
-        children.stop(proc, 0.5)
-        out = subprocess.run(["pgrep", "-g", str(proc.pid)],
-                             capture_output=True, text=True)
-        members = [int(p) for p in out.stdout.split()]
+        members = []
+        end = time.monotonic() + 5
+        while len(members) < 3 and time.monotonic() < end:
+            out = subprocess.run(["pgrep", "-g", str(proc.pid)],
+                                 capture_output=True, text=True)
+            members = [int(p) for p in out.stdout.split()]
+            time.sleep(0.05)
         self.addCleanup(kill_quietly, *members)
+        # the shell and its two sleeps, seen before the stop: an empty
+        # list would let a stop that kills nothing pass
+        self.assertGreaterEqual(len(members), 3, members)
+        children.stop(proc, 0.5)
         for pid in members:                 # zombies awaiting init count
             self.assertTrue(pid_gone(pid, 5), "group member %d lives" % pid)
 
