@@ -61,6 +61,8 @@
 
 const struct tm_config *bench_cfg;
 u64 bench_timer_overhead;
+/* kut_name of a case whose suite names twins but which has none */
+const char bench_no_kut[] = "";
 
 static u64 samples[BENCH_MAX_SAMPLES] NOCLEAR;
 static u64 ctl_samples[BENCH_MAX_SAMPLES] NOCLEAR;
@@ -580,6 +582,8 @@ static void emit_full(const struct bench_case *c, const struct bench_result *r)
 		emit_sync(&w, &r->sync);
 	if (c->extra)
 		c->extra(c, r, &w);
+	if (c->kut_name)
+		jw_str(&w, "kut_name", c->kut_name == bench_no_kut ? NULL : c->kut_name);
 	jw_obj_end(&w);
 	tm_record(&w);
 }

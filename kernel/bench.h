@@ -61,7 +61,15 @@ struct bench_case {
 	bench_skip_fn skip;
 	bench_verify_fn verify;
 	bench_extra_fn extra;
+	/* kvm-unit-tests x86/vmexit's name for the same exit, the result's
+	 * "kut_name"; BENCH_NO_KUT prints null (a suite that names twins:
+	 * this case has none), NULL leaves the field out. */
+	const char *kut_name;
+	void *priv;              /* the suite's per-case state, or NULL */
 };
+
+extern const char bench_no_kut[];
+#define BENCH_NO_KUT bench_no_kut
 
 /* Why a case stopped taking samples. */
 enum bench_stop { STOP_STABLE, STOP_BUDGET, STOP_MAX, STOP_PLAN };

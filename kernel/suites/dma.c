@@ -35,6 +35,7 @@
 #include "kernel/suites/dma_vtd.h"
 #include "kernel/suites/dma_vnet.h"
 #include "kernel/bench.h"
+#include "kernel/suites/blob.h"
 #include "kernel/console.h"
 #include "kernel/suites/idepat.h"
 #include "lib/fmt.h"
@@ -155,7 +156,7 @@ static bool bm_ran;             /* a bus-master case ran: probe the fault */
 
 static struct dma_state *st_of(const struct bench_case *c)
 {
-	return &state[c - cases];
+	return c->priv;
 }
 
 static u8 *op_area(const struct dma_state *s)
@@ -322,11 +323,6 @@ static void verify_bm_write(struct dma_state *s)
 	check_sectors(s, rb, s->lba, s->def->bytes / IDEPAT_SECTOR, IDEPAT_WRITE_SEED);
 }
 
-/* The blob's byte i (tools/trapmeterlib/guest/qemu.py make_blob). */
-static u8 blob_byte(u32 i)
-{
-	return (u8)(i * 7 + (i >> 8) + 0x5a);
-}
 
 static void verify_fw_read(struct dma_state *s)
 {
@@ -463,6 +459,7 @@ static void add_case(const struct dma_def *d, u8 mode)
 		return;
 	kmemset(c, 0, sizeof(*c));
 	kmemset(s, 0, sizeof(*s));
+	c->priv = s;
 	fmt_snprintf(names[n_cases], NAME_LEN, "%s%s", d->name,
 		     d->flags & F_PCI ? dma_mode_suffix(mode) : "");
 	s->def = d;

@@ -14,8 +14,8 @@
  * the transmit ring (txrx: first a receive chain on B's), publish, kick
  * (the op's one exit), wait, bounded by time, for the used entries and
  * check them: tx the used id and length 0 (a transmit buffer is read, not
- * written), txrx the frame B got (length, address, type, sequence number,
- * payload checksum: kernel/suites/netframe.h).  Buffers:
+ * written), txrx the frame B got (length, address, type, length field,
+ * sequence number, payload checksum: kernel/suites/netframe.h).  Buffers:
  *   plain  header and frame in one descriptor at a page start; B's
  *          receive buffer one 2 KiB descriptor at a page start
  *   chain  the header in its own descriptor, the frame in a second one
@@ -43,10 +43,6 @@
 #define KIB              1024u
 #define PAGE             4096u
 #define ETHERTYPE_DMA    0x88b6     /* IEEE local experimental 2 */
-#define OFF_ETHERTYPE    12
-#define OFF_SEQ          14
-#define OFF_CSUM         18
-#define OFF_PAYLOAD      22
 #define CSUM_SEQ_MUL     0x9e3779b1u
 #define WAIT_US          2000000    /* one op's used entries */
 #define FAULT_WAIT_US    200000
@@ -117,7 +113,7 @@ static u32 n_cases;
 
 static struct vnet_state *st_of(const struct bench_case *c)
 {
-	return &state[c - cases];
+	return c->priv;
 }
 
 static void fail(struct vnet_state *s, const char *why)
@@ -139,16 +135,6 @@ static bool platform_dma(const struct vnet *n)
 
 /* ---- frames ---------------------------------------------------------------- */
 
-static inline u32 rd32(const u8 *p)
-{
-	return *(const u32 *)(const void *)p;
-}
-
-static inline void wr32(u8 *p, u32 v)
-{
-	*(u32 *)(void *)p = v;
-}
-
 static u32 seq_csum(u32 seq)
 {
 	return pattern_csum ^ (seq * CSUM_SEQ_MUL);
@@ -161,25 +147,28 @@ static void frame_fill(u8 *f, u32 size)
 
 	kmemcpy(f, nics[NIC_B].mac, VNET_ETH_ALEN);
 	kmemcpy(f + VNET_ETH_ALEN, nics[NIC_A].mac, VNET_ETH_ALEN);
-	f[OFF_ETHERTYPE] = ETHERTYPE_DMA >> 8;
-	f[OFF_ETHERTYPE + 1] = ETHERTYPE_DMA & 0xff;
-	for (i = OFF_PAYLOAD; i < size; i++)
+	f[NETFRAME_OFF_ETHERTYPE] = ETHERTYPE_DMA >> 8;
+	f[NETFRAME_OFF_ETHERTYPE + 1] = ETHERTYPE_DMA & 0xff;
+	netframe_wr32(f + NETFRAME_OFF_LEN, size);
+	for (i = NETFRAME_OFF_PAYLOAD; i < size; i++)
 		f[i] = (u8)(i * 29 + (i >> 5) + 0x3c);
 }
 
 static void frame_stamp(u8 *f, u32 seq)
 {
-	wr32(f + OFF_SEQ, seq);
-	wr32(f + OFF_CSUM, seq_csum(seq));
+	netframe_wr32(f + NETFRAME_OFF_SEQ, seq);
+	netframe_wr32(f + NETFRAME_OFF_CSUM, seq_csum(seq));
 }
 
 /* Is f the frame with this sequence number, whole? */
 static bool frame_ok(const u8 *f, u32 len, u32 size, u32 seq)
 {
 	return len == size && kmemcmp(f, nics[NIC_B].mac, VNET_ETH_ALEN) == 0 &&
-	       f[OFF_ETHERTYPE] == ETHERTYPE_DMA >> 8 && rd32(f + OFF_SEQ) == seq &&
-	       rd32(f + OFF_CSUM) == seq_csum(seq) &&
-	       netframe_csum(f + OFF_PAYLOAD, size - OFF_PAYLOAD) == pattern_csum;
+	       f[NETFRAME_OFF_ETHERTYPE] == ETHERTYPE_DMA >> 8 &&
+	       netframe_rd32(f + NETFRAME_OFF_LEN) == size &&
+	       netframe_rd32(f + NETFRAME_OFF_SEQ) == seq &&
+	       netframe_rd32(f + NETFRAME_OFF_CSUM) == seq_csum(seq) &&
+	       netframe_csum(f + NETFRAME_OFF_PAYLOAD, size - NETFRAME_OFF_PAYLOAD) == pattern_csum;
 }
 
 /* The case's chains over `area` (layout in the file comment). */
@@ -205,7 +194,7 @@ static void lay_out(const struct vnet_def *d, u32 hdr_len)
 	}
 	kmemset(area, 0, sizeof(area));
 	frame_fill(tx_frame, d->size);
-	pattern_csum = netframe_csum(tx_frame + OFF_PAYLOAD, d->size - OFF_PAYLOAD);
+	pattern_csum = netframe_csum(tx_frame + NETFRAME_OFF_PAYLOAD, d->size - NETFRAME_OFF_PAYLOAD);
 }
 
 /* Descriptors whose buffer crosses a page end. */
@@ -396,6 +385,7 @@ static void add_case(const struct vnet_def *d, u8 mode)
 		return;
 	kmemset(c, 0, sizeof(*c));
 	kmemset(s, 0, sizeof(*s));
+	c->priv = s;
 	fmt_snprintf(names[n_cases], NAME_LEN, "%s%s", d->name, dma_mode_suffix(mode));
 	s->def = d;
 	s->mode = mode;

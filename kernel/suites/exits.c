@@ -223,73 +223,63 @@ static u32 model_zero(const struct bench_case *c, const u8 *buf)
 
 /* not yet written for the extended cases (cpuid's and pio.*'s show the shape) */
 #define EXT_NO_CONTROL "extended case: no control op written yet"
-#define EXT(n, t, h, a, m) { .suite = "exits", .name = n, .target = t, .handler = h, \
+#define EXT(n, t, h, a, m, k) { .suite = "exits", .name = n, .target = t, .handler = h, \
 	.method = METHOD_SINGLE, .op = op_insn, .exits_model = m, .skip = skip_insn, \
-	.verify = verify_insn, .extra = extra_kut, .arg = a, .no_control = EXT_NO_CONTROL }
+	.verify = verify_insn, .arg = a, .no_control = EXT_NO_CONTROL, .kut_name = k }
 /* the same, for a port access: port, direction, width */
-#define EXTP(n, t, h, a, p, d, wd) { .suite = "exits", .name = n, .target = t, .handler = h, \
-	.method = METHOD_SINGLE, .op = op_insn, .exits_model = bench_model_one, \
-	.skip = skip_insn, .extra = extra_kut, .arg = a, .port = p, .dir = d, .width = wd, \
-	.bytes = wd, .no_control = EXT_NO_CONTROL }
-
-static void extra_kut(const struct bench_case *c, const struct bench_result *r, struct jw *w);
+#define EXTP(n, t, h, a, p, d, wd, k) { .suite = "exits", .name = n, .target = t, \
+	.handler = h, .method = METHOD_SINGLE, .op = op_insn, .exits_model = bench_model_one, \
+	.skip = skip_insn, .arg = a, .port = p, .dir = d, .width = wd, \
+	.bytes = wd, .no_control = EXT_NO_CONTROL, .kut_name = k }
+#define NO_KUT BENCH_NO_KUT
 
 static struct bench_case ext_cases[] = {
-	EXTP("inl.unassigned", "unassigned", HANDLER_USER, I_INL_QEMU, UNASSIGNED_PORT, DIR_IN, 4),
-	EXTP("outb.elcr", "elcr", HANDLER_KERNEL, I_OUTB_ELCR, ELCR1_PORT, DIR_OUT, 1),
-	EXTP("pmtimer", "acpi.tmr", HANDLER_USER, I_PMTIMER, 0, DIR_IN, 4),
-	EXT("cr8.read", "cpu", HANDLER_KERNEL, I_CR8_READ, model_zero),
-	EXT("cr8.write", "cpu", HANDLER_KERNEL, I_CR8_WRITE, model_zero),
-	EXT("dr7.write", "cpu", HANDLER_KERNEL, I_DR7, model_zero),
-	EXT("rdmsr.apic_base", "msr", HANDLER_KERNEL, I_RD_APICBASE, bench_model_one),
-	EXT("rdmsr.tsc_adjust", "msr", HANDLER_KERNEL, I_RD_TSC_ADJUST, bench_model_one),
-	EXT("wrmsr.tsc_adjust", "msr", HANDLER_KERNEL, I_WR_TSC_ADJUST, bench_model_one),
-	EXT("wrmsr.kernel_gs_base", "msr", HANDLER_KERNEL, I_WR_KGSBASE, model_zero),
-	EXT("rdmsr.core_threads", "msr", HANDLER_USER, I_RD_CORE_THREADS, bench_model_one),
-	EXT("wbinvd", "cpu", HANDLER_KERNEL, I_WBINVD, bench_model_one),
-	EXT("xsetbv", "cpu", HANDLER_KERNEL, I_XSETBV, bench_model_one),
+	EXTP("inl.unassigned", "unassigned", HANDLER_USER, I_INL_QEMU, UNASSIGNED_PORT, DIR_IN, 4,
+	     "inl_from_qemu"),
+	EXTP("outb.elcr", "elcr", HANDLER_KERNEL, I_OUTB_ELCR, ELCR1_PORT, DIR_OUT, 1,
+	     "outl_to_kernel"),
+	EXTP("pmtimer", "acpi.tmr", HANDLER_USER, I_PMTIMER, 0, DIR_IN, 4, "inl_from_pmtimer"),
+	EXT("cr8.read", "cpu", HANDLER_KERNEL, I_CR8_READ, model_zero, "mov_from_cr8"),
+	EXT("cr8.write", "cpu", HANDLER_KERNEL, I_CR8_WRITE, model_zero, "mov_to_cr8"),
+	EXT("dr7.write", "cpu", HANDLER_KERNEL, I_DR7, model_zero, "mov_dr"),
+	EXT("rdmsr.apic_base", "msr", HANDLER_KERNEL, I_RD_APICBASE, bench_model_one, NO_KUT),
+	EXT("rdmsr.tsc_adjust", "msr", HANDLER_KERNEL, I_RD_TSC_ADJUST, bench_model_one,
+	    "rd_tsc_adjust_msr"),
+	EXT("wrmsr.tsc_adjust", "msr", HANDLER_KERNEL, I_WR_TSC_ADJUST, bench_model_one,
+	    "wr_tsc_adjust_msr"),
+	EXT("wrmsr.kernel_gs_base", "msr", HANDLER_KERNEL, I_WR_KGSBASE, model_zero,
+	    "wr_kernel_gs_base"),
+	EXT("rdmsr.core_threads", "msr", HANDLER_USER, I_RD_CORE_THREADS, bench_model_one, NO_KUT),
+	EXT("wbinvd", "cpu", HANDLER_KERNEL, I_WBINVD, bench_model_one, "wbinvd"),
+	EXT("xsetbv", "cpu", HANDLER_KERNEL, I_XSETBV, bench_model_one, NO_KUT),
 };
 
-/* kvm-unit-tests x86/vmexit names, by case (NULL: no twin) */
-static const char *const ext_kut[] = {
-	"inl_from_qemu", "outl_to_kernel", "inl_from_pmtimer", "mov_from_cr8", "mov_to_cr8",
-	"mov_dr", NULL, "rd_tsc_adjust_msr", "wr_tsc_adjust_msr", "wr_kernel_gs_base", NULL,
-	NULL, NULL,
-};
-_Static_assert(ARRAY_SIZE(ext_kut) == ARRAY_SIZE(ext_cases), "one kut name per case");
+/* vmcall or vmmcall: the vendor's hypercall, one of the two runs */
+#define HYPERCALL(n, amd) { .suite = "exits", .name = n, .target = "cpu", \
+	.handler = HANDLER_KERNEL, .method = METHOD_SINGLE, .op = op_vmcall, .arg = amd, \
+	.control = ctl_hypercall_loop, .exits_model = bench_model_one, .skip = skip_vmcall, \
+	.kut_name = "vmcall" }
 
-static const char *const base_kut[] = { "cpuid", "vmcall", "inl_from_kernel", NULL };
+static const struct bench_case vmcall_case = HYPERCALL("vmcall", false);
+static const struct bench_case vmmcall_case = HYPERCALL("vmmcall", true);
 
-static struct bench_case cases[] = {
-	{ .suite = "exits", .name = "cpuid", .target = "cpu", .handler = HANDLER_KERNEL,
-	  .method = METHOD_SINGLE, .op = op_cpuid,
-	  .control = ctl_cpuid_loop, .exits_model = bench_model_one,
-	  .extra = extra_kut },
-	{ .suite = "exits", .name = "vmcall", .target = "cpu", .handler = HANDLER_KERNEL,
-	  .method = METHOD_SINGLE, .op = op_vmcall,
-	  .control = ctl_hypercall_loop, .exits_model = bench_model_one,
-	  .skip = skip_vmcall, .extra = extra_kut },
+static const struct bench_case cpuid_case = {
+	.suite = "exits", .name = "cpuid", .target = "cpu", .handler = HANDLER_KERNEL,
+	.method = METHOD_SINGLE, .op = op_cpuid, .control = ctl_cpuid_loop,
+	.exits_model = bench_model_one, .kut_name = "cpuid" };
+
+static const struct bench_case pio_cases[] = {
 	{ .suite = "exits", .name = "pio.kernel", .target = "pic", .port = PIC1_DATA_PORT,
 	  .handler = HANDLER_KERNEL, .dir = DIR_IN, .width = 1, .bytes = 1,
 	  .method = METHOD_SINGLE, .op = op_in_kernel,
 	  .control = ctl_in_loop, .exits_model = bench_model_one,
-	  .extra = extra_kut },
+	  .kut_name = "inl_from_kernel" },
 	{ .suite = "exits", .name = "pio.user", .target = "port80", .port = POST_PORT,
 	  .handler = HANDLER_USER, .dir = DIR_OUT, .width = 1, .bytes = 1,
 	  .method = METHOD_SINGLE, .op = op_out_user,
 	  .control = ctl_out_loop, .exits_model = bench_model_one,
-	  .extra = extra_kut },
+	  .kut_name = NO_KUT },
 };
-_Static_assert(ARRAY_SIZE(base_kut) == ARRAY_SIZE(cases), "one kut name per case");
-
-static void extra_kut(const struct bench_case *c, const struct bench_result *r, struct jw *w)
-{
-	(void)r;
-	if (c >= cases && c < cases + ARRAY_SIZE(cases))
-		jw_str(w, "kut_name", base_kut[c - cases]);
-	else
-		jw_str(w, "kut_name", ext_kut[c - ext_cases]);
-}
 
 /* Values the write cases write back, and XCR0 writable (CR4.OSXSAVE). */
 static void prepare_ext(void)
@@ -335,10 +325,10 @@ void suite_exits_round(const struct tm_config *cfg, u32 round)
 
 	bench_round(round, cfg->rounds);	/* first: the suite line names it */
 	bench_suite_begin("exits");
-	cases[1].name = cpu.amd ? "vmmcall" : "vmcall";
-	cases[1].arg = cpu.amd;
-	for (i = 0; i < ARRAY_SIZE(cases); i++)
-		bench_run(&cases[i], &r);
+	bench_run(&cpuid_case, &r);
+	bench_run(cpu.amd ? &vmmcall_case : &vmcall_case, &r);
+	for (i = 0; i < ARRAY_SIZE(pio_cases); i++)
+		bench_run(&pio_cases[i], &r);
 	bench_round(0, 1);
 	/* the extended cases and their checks run once, after the last round */
 	if (round + 1 == cfg->rounds && suite_extended(cfg))

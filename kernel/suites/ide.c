@@ -142,7 +142,7 @@ static char first_error[ATA_ERRMSG_LEN];
 
 static struct ide_case *st_of(const struct bench_case *c)
 {
-	return &state[c - cases];
+	return c->priv;
 }
 
 static bool is_write(u8 kind)
@@ -480,6 +480,7 @@ static void add_case(u8 kind, u8 xfer, struct ata_dev *dev, u64 lba, u32 sectors
 
 	kmemset(c, 0, sizeof(*c));
 	kmemset(s, 0, sizeof(*s));
+	c->priv = s;
 	s->kind = kind;
 	s->xfer = xfer;
 	s->dev = dev;

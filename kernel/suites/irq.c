@@ -330,16 +330,9 @@ static u32 model_irq(const struct bench_case *c, const u8 *buf)
 	return model[c->arg];
 }
 
-static const char *const kut[I_COUNT] = {
-	[I_DEADLINE_IMMED] = "tscdeadline_immed", [I_DEADLINE] = "tscdeadline",
-	[I_IPI] = "ipi", [I_SELF_XAPIC_STI] = "self_ipi_sti_nop",
-	[I_SELF_X2_REG_STI] = "x2apic_self_ipi_sti_nop",
-};
-
 static void extra_irq(const struct bench_case *c, const struct bench_result *r, struct jw *w)
 {
 	(void)r;
-	jw_str(w, "kut_name", kut[c->arg]);
 	jw_str(w, "apic_mode", wants_x2apic(c->arg) ? "x2apic" : "xapic");
 	jw_u64(w, "interrupts", (c->arg == I_IPI ? ap_count : isr_count) - isr_base);
 	jw_u64(w, "wait_timeouts", timeouts);
@@ -350,29 +343,30 @@ static void extra_irq(const struct bench_case *c, const struct bench_result *r, 
 	}
 }
 
-#define IRQ(n, a, fn) { .suite = "exits", .name = n, .target = "lapic", \
+#define IRQ(n, a, fn, k) { .suite = "exits", .name = n, .target = "lapic", \
 	.handler = HANDLER_KERNEL, .method = METHOD_SINGLE, .op = fn, .arg = a, \
 	.exits_model = model_irq, .skip = skip_irq, .verify = verify_irq, .extra = extra_irq, \
-	.no_control = IRQ_NO_CONTROL }
+	.no_control = IRQ_NO_CONTROL, .kut_name = k }
 #define IRQ_CTL(n, a, fn, ctl) { .suite = "exits", .name = n, .target = "lapic", \
 	.handler = HANDLER_KERNEL, .method = METHOD_SINGLE, .op = fn, .control = ctl, \
 	.arg = a, .exits_model = model_irq, .skip = skip_irq, .verify = verify_irq, \
-	.extra = extra_irq }
+	.extra = extra_irq, .kut_name = BENCH_NO_KUT }
+#define NO_KUT BENCH_NO_KUT
 
 /* xAPIC first, then x2APIC, then ipi (the AP stays in xAPIC mode) */
 static const struct bench_case cases[] = {
-	IRQ("hlt.timer", I_HLT_TIMER, op_hlt_timer),
-	IRQ("tscdeadline.immed", I_DEADLINE_IMMED, op_deadline),
-	IRQ("tscdeadline", I_DEADLINE, op_deadline),
-	IRQ("self_ipi.xapic", I_SELF_XAPIC, op_self_ipi),
-	IRQ("self_ipi.xapic.sti_nop", I_SELF_XAPIC_STI, op_self_ipi),
+	IRQ("hlt.timer", I_HLT_TIMER, op_hlt_timer, NO_KUT),
+	IRQ("tscdeadline.immed", I_DEADLINE_IMMED, op_deadline, "tscdeadline_immed"),
+	IRQ("tscdeadline", I_DEADLINE, op_deadline, "tscdeadline"),
+	IRQ("self_ipi.xapic", I_SELF_XAPIC, op_self_ipi, NO_KUT),
+	IRQ("self_ipi.xapic.sti_nop", I_SELF_XAPIC_STI, op_self_ipi, "self_ipi_sti_nop"),
 	IRQ_CTL("eoi.xapic", I_EOI_XAPIC, op_eoi, ctl_eoi),
-	IRQ("self_ipi.x2apic.icr", I_SELF_X2_ICR, op_self_ipi),
-	IRQ("self_ipi.x2apic.icr.sti_nop", I_SELF_X2_ICR_STI, op_self_ipi),
-	IRQ("self_ipi.x2apic", I_SELF_X2_REG, op_self_ipi),
-	IRQ("self_ipi.x2apic.sti_nop", I_SELF_X2_REG_STI, op_self_ipi),
+	IRQ("self_ipi.x2apic.icr", I_SELF_X2_ICR, op_self_ipi, NO_KUT),
+	IRQ("self_ipi.x2apic.icr.sti_nop", I_SELF_X2_ICR_STI, op_self_ipi, NO_KUT),
+	IRQ("self_ipi.x2apic", I_SELF_X2_REG, op_self_ipi, NO_KUT),
+	IRQ("self_ipi.x2apic.sti_nop", I_SELF_X2_REG_STI, op_self_ipi, "x2apic_self_ipi_sti_nop"),
 	IRQ_CTL("eoi.x2apic", I_EOI_X2APIC, op_eoi, ctl_eoi),
-	IRQ("ipi", I_IPI, op_ipi),
+	IRQ("ipi", I_IPI, op_ipi, "ipi"),
 };
 
 static void pic_mask(u8 *saved1, u8 *saved2, bool restore)

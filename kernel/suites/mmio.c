@@ -64,7 +64,6 @@ struct mmio_case {
 	u64 addr;              /* physical (identity-mapped) address */
 	u64 value;             /* what single writes and stos store */
 	u64 written;           /* writes made by all operations */
-	const char *kut;       /* kvm-unit-tests vmexit name, or NULL */
 };
 
 static struct bench_case cases[MAX_CASES];
@@ -78,7 +77,7 @@ static bool have_e1000, have_testdev, have_vga;
 
 static struct mmio_case *mc_of(const struct bench_case *c)
 {
-	return &state[c - cases];
+	return c->priv;
 }
 
 static volatile void *va(u64 addr)
@@ -318,7 +317,6 @@ static void extra_mmio(const struct bench_case *c, const struct bench_result *r,
 	(void)r;
 	jw_hex(w, "addr", m->addr);
 	jw_str(w, "insn", insn_name(c, m));
-	jw_str(w, "kut_name", m->kut);
 	if (m->kind == K_PTD)
 		jw_str(w, "ptd_test", ptd_hdr.name);
 	/* round trips to QEMU by the model, beside exits_model's VM exits */
@@ -345,7 +343,7 @@ static struct mmio_case *add(const char *name, u8 kind, const char *target, u64 
 		.handler = handler, .dir = dir, .width = width, .bytes = bytes,
 		.method = insn == INSN_MOV ? METHOD_SINGLE : METHOD_REP,
 		.op = op_mmio, .control = ctl_mmio, .exits_model = model_mmio, .skip = skip_mmio,
-		.verify = verify_mmio, .extra = extra_mmio,
+		.verify = verify_mmio, .extra = extra_mmio, .kut_name = BENCH_NO_KUT, .priv = m,
 	};
 	n_cases++;
 	return m;
@@ -388,7 +386,7 @@ static void add_ptd_case(const char *name, const char *target, u8 test, u8 handl
 	m->fixed = true;
 	m->ptd_test = test;
 	m->value = value;
-	m->kut = "pci-mem";
+	cases[n_cases - 1].kut_name = "pci-mem";	/* the case add() made */
 }
 
 /* The test register's address is known only once the test is selected

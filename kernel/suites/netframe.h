@@ -1,6 +1,6 @@
 /*
- * kernel/suites/netframe.h - the payload checksum of the virtio suite's test
- * frames, computed in one go or streamed over the pieces of a frame that
+ * kernel/suites/netframe.h - the test frames of suites virtio and dma
+ * (vnet.*): their layout, and the payload checksum, computed in one go or streamed over the pieces of a frame that
  * arrived in several receive buffers (VIRTIO_NET_F_MRG_RXBUF), with the
  * same result however the bytes are split.  Pure: host-tested in
  * tests/host/test_netframe.c.
@@ -9,6 +9,26 @@
 #define KERNEL_SUITES_NETFRAME_H
 
 #include "lib/types.h"
+
+/* A test frame: the Ethernet header (destination, source, EtherType),
+ * then trapmeter's header (u32 sequence number, u32 frame length, u32
+ * header checksum), then the suite's payload pattern. */
+#define NETFRAME_OFF_ETHERTYPE  12
+#define NETFRAME_OFF_SEQ        14
+#define NETFRAME_OFF_LEN        18
+#define NETFRAME_OFF_CSUM       22
+#define NETFRAME_OFF_PAYLOAD    26
+
+/* A header word (unaligned: the fields follow the 14-byte Ethernet header). */
+static inline u32 netframe_rd32(const u8 *p)
+{
+	return *(const u32 *)(const void *)p;
+}
+
+static inline void netframe_wr32(u8 *p, u32 v)
+{
+	*(u32 *)(void *)p = v;
+}
 
 /* State of a streamed checksum: the running sum and a partial word. */
 struct netframe_csum {

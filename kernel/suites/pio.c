@@ -30,6 +30,7 @@
 #include "kernel/suites/suites.h"
 #include "kernel/suites/pio.h"
 #include "kernel/bench.h"
+#include "kernel/suites/blob.h"
 #include "lib/fmt.h"
 #include "lib/json.h"
 #include "lib/string.h"
@@ -50,7 +51,7 @@
 #define BLOB_CHECK_LEN 4096
 
 static struct bench_case cases[PIO_MAX_ROWS];
-static u8 shapes[PIO_MAX_ROWS];
+static u8 shapes[PIO_MAX_ROWS];	/* each case's priv: its FIFO shape */
 static u32 n_cases;
 static bool ran[PIO_MAX_ROWS];	/* the case ran (in some round) */
 /* bench_selected, asked once per boot: 0 not yet, else SEL_YES / SEL_NO.
@@ -71,11 +72,6 @@ static u8 ctl_ram[BENCH_BUF_SIZE] __attribute__((aligned(BENCH_PAGE)));
  * what really ran (rep=off or a loop in their place shows 0). */
 static u64 string_instrs;
 
-/* byte i of the runner's blob; tools/trapmeterlib writes the same */
-static u8 blob_byte(u32 i)
-{
-	return (u8)(i * 7 + (i >> 8) + 0x5a);
-}
 
 /* ---- operations ------------------------------------------------------ */
 
@@ -368,8 +364,9 @@ static void add_row(const struct pio_row *row)
 {
 	struct bench_case *c = &cases[n_cases];
 
-	shapes[n_cases++] = row->kind == PIO_FIFO ? row->shape : SHAPE_NONE;
+	shapes[n_cases] = row->kind == PIO_FIFO ? row->shape : SHAPE_NONE;
 	kmemset(c, 0, sizeof(*c));
+	c->priv = &shapes[n_cases++];
 	c->suite = "pio";
 	c->name = row->name;
 	c->target = row->target;
@@ -472,10 +469,15 @@ static u32 verify_coalesced(const struct bench_case *c, const u8 *buf)
 	return (inl(PCI_CONFIG_ADDR_PORT + 4) & 0xffff) != PCI_VENDOR_INTEL;
 }
 
+static u8 shape_of(const struct bench_case *c)
+{
+	return *(const u8 *)c->priv;
+}
+
 /* Round trips to QEMU by the model, beside exits_model's VM exits. */
 static void extra_ext(const struct bench_case *c, const struct bench_result *r, struct jw *w)
 {
-	u8 shape = shapes[c - cases];
+	u8 shape = shape_of(c);
 
 	if (c->handler == HANDLER_COALESCED)
 		jw_dec(w, "exits_to_qemu_model",
@@ -483,8 +485,6 @@ static void extra_ext(const struct bench_case *c, const struct bench_result *r, 
 	else    /* the probe's CPUID/RDMSR are answered by KVM */
 		jw_u64(w, "exits_to_qemu_model", c->handler != HANDLER_USER ? 0 :
 		       r->exits_model - (shape == SHAPE_PROBE_REP ? probe_traps : 0));
-	if (c->target[0] == 'p')
-		jw_str(w, "kut_name", "pci-io");
 	if (shape) {
 		jw_str(w, "fifo_shape", shape == SHAPE_LOOP ? "loop" :
 		       shape == SHAPE_REP ? "rep" : "probe_rep");
@@ -495,7 +495,7 @@ static void extra_ext(const struct bench_case *c, const struct bench_result *r, 
 /* fw_cfg read in one of edk2's shapes: select, then the FIFO call. */
 static void op_fifo(const struct bench_case *c, u8 *buf, u64 iters)
 {
-	u8 shape = shapes[c - cases];
+	u8 shape = shape_of(c);
 	u32 traps;
 
 	while (iters--) {
@@ -513,7 +513,7 @@ static void op_fifo(const struct bench_case *c, u8 *buf, u64 iters)
 
 static u32 model_fifo(const struct bench_case *c, const u8 *buf)
 {
-	u8 shape = shapes[c - cases];
+	u8 shape = shape_of(c);
 	u32 traps = 0;
 	bool loop = shape == SHAPE_LOOP;
 
@@ -526,7 +526,7 @@ static u32 model_fifo(const struct bench_case *c, const u8 *buf)
 /* debugcon write in one of edk2's shapes (IoWriteFifo8 of a message). */
 static void op_fifo_out(const struct bench_case *c, u8 *buf, u64 iters)
 {
-	u8 shape = shapes[c - cases];
+	u8 shape = shape_of(c);
 	u32 traps;
 
 	while (iters--) {
@@ -547,7 +547,7 @@ static u32 model_fifo_out(const struct bench_case *c, const u8 *buf)
 	u32 traps = 0;
 
 	(void)buf;
-	if (shapes[c - cases] == SHAPE_PROBE_REP)
+	if (shape_of(c) == SHAPE_PROBE_REP)
 		edk2_fifo_no_rep(&traps);
 	return traps + bench_units(c);
 }
@@ -574,6 +574,7 @@ static void setup_ext(struct bench_case *c, const struct pio_row *row)
 	if (c->method == METHOD_REP && c->handler != HANDLER_USER)
 		c->exits_model = bench_model_rep_kernel_out;
 	if (row->kind == PIO_PTD) {
+		c->kut_name = "pci-io";
 		c->op = op_ptd;
 		c->skip = skip_ptd;
 		c->verify = verify_ptd;
@@ -595,7 +596,7 @@ static void add_extended(void)
 
 /* Set-up of an extended OUT case before it runs; true when it filled the
  * buffer (the values the port must see). */
-static bool ext_fill(const struct bench_case *c, u8 *buf, u32 len)
+static bool ext_fill(struct bench_case *c, u8 *buf, u32 len)
 {
 	struct ptd_test hdr;
 	u32 i;
@@ -613,7 +614,7 @@ static bool ext_fill(const struct bench_case *c, u8 *buf, u32 len)
 		kmemset(buf, PTD_IO_VALUE, len);
 		if (ptd_select(&ptd, false, c->arg, &hdr))
 			ptd_why = "pci-testdev header unreadable after selecting a test";
-		cases[c - cases].port = (u16)(ptd.io + hdr.offset);   /* known now */
+		c->port = (u16)(ptd.io + hdr.offset);   /* known now */
 		ptd_written = 0;
 	}
 	return true;
@@ -623,7 +624,7 @@ static bool ext_fill(const struct bench_case *c, u8 *buf, u32 len)
  * ports, values that leave the PIC as it was for the in-kernel ones.
  * Refilled only when the kind or length changes: under a software
  * hypervisor every store is emulated. */
-static void prepare_buffer(const struct bench_case *c)
+static void prepare_buffer(struct bench_case *c)
 {
 	static u16 last_port;
 	static u32 last_len;

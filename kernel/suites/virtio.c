@@ -51,11 +51,6 @@
 
 #define SUITE             "virtio"
 #define ETHERTYPE_TM      0x88b5     /* IEEE local experimental */
-#define OFF_ETHERTYPE     12
-#define OFF_SEQ           14
-#define OFF_LEN           18
-#define OFF_CSUM          22
-#define OFF_PAYLOAD       26
 #define BATCH             32
 #define STALL_TIMEOUT_MS  3000       /* no progress this long: FLOW_ESTALL */
 #define LINK_TIMEOUT_MS   10000      /* no probe back this long: FLOW_ENOLINK */
@@ -114,16 +109,6 @@ static u8 ctl_frame[CTL_FRAME_MAX];
 
 /* ---- frames ----------------------------------------------------------- */
 
-static inline u32 rd32(const u8 *p)
-{
-	return *(const u32 *)(const void *)p;
-}
-
-static inline void wr32(u8 *p, u32 v)
-{
-	*(u32 *)(void *)p = v;
-}
-
 static u32 frame_csum(u32 pattern_csum, u32 seq, u32 size)
 {
 	return pattern_csum ^ (seq * SEQ_MUL) ^ size;
@@ -141,10 +126,10 @@ static void frame_template(u8 *f, u32 size)
 
 	kmemcpy(f, nic_b.mac, VNET_ETH_ALEN);
 	kmemcpy(f + VNET_ETH_ALEN, nic_a.mac, VNET_ETH_ALEN);
-	f[OFF_ETHERTYPE] = ETHERTYPE_TM >> 8;
-	f[OFF_ETHERTYPE + 1] = ETHERTYPE_TM & 0xff;
-	wr32(f + OFF_LEN, size);
-	for (i = OFF_PAYLOAD; i < size; i++)
+	f[NETFRAME_OFF_ETHERTYPE] = ETHERTYPE_TM >> 8;
+	f[NETFRAME_OFF_ETHERTYPE + 1] = ETHERTYPE_TM & 0xff;
+	netframe_wr32(f + NETFRAME_OFF_LEN, size);
+	for (i = NETFRAME_OFF_PAYLOAD; i < size; i++)
 		f[i] = pattern_byte(i);
 }
 
@@ -159,7 +144,7 @@ static void prepare_size(u32 size)
 	frame_template(first, size);
 	for (slot = 1; slot < nic_a.tx.num; slot++)
 		kmemcpy(vnet_tx_frame(&nic_a, slot), first, size);
-	flow.pattern_csum = netframe_csum(first + OFF_PAYLOAD, size - OFF_PAYLOAD);
+	flow.pattern_csum = netframe_csum(first + NETFRAME_OFF_PAYLOAD, size - NETFRAME_OFF_PAYLOAD);
 	frame_template(ctl_frame, size);
 }
 
@@ -186,8 +171,8 @@ static int send_one(void)
 
 	if (!f)
 		return -ENOSPC;
-	wr32(f + OFF_SEQ, seq);
-	wr32(f + OFF_CSUM, frame_csum(flow.pattern_csum, seq, flow.size));
+	netframe_wr32(f + NETFRAME_OFF_SEQ, seq);
+	netframe_wr32(f + NETFRAME_OFF_CSUM, frame_csum(flow.pattern_csum, seq, flow.size));
 	flow.sent++;
 	return vnet_tx_queue(&nic_a, slot, flow.size);
 }
@@ -198,8 +183,8 @@ static u32 frame_payload_csum(const struct vnet_rx_frame *f)
 	struct netframe_csum c;
 	u16 i;
 
-	netframe_csum_init(&c, f->len - OFF_PAYLOAD);
-	netframe_csum_feed(&c, f->data[0] + OFF_PAYLOAD, f->frag_len[0] - OFF_PAYLOAD);
+	netframe_csum_init(&c, f->len - NETFRAME_OFF_PAYLOAD);
+	netframe_csum_feed(&c, f->data[0] + NETFRAME_OFF_PAYLOAD, f->frag_len[0] - NETFRAME_OFF_PAYLOAD);
 	for (i = 1; i < f->nfrags; i++)
 		netframe_csum_feed(&c, f->data[i], f->frag_len[i]);
 	return netframe_csum_final(&c);
@@ -212,12 +197,13 @@ static u32 frame_faults(const struct vnet_rx_frame *f, u32 *seq)
 {
 	const u8 *h = f->data[0];
 
-	if (f->len != flow.size || f->frag_len[0] < OFF_PAYLOAD ||
+	if (f->len != flow.size || f->frag_len[0] < NETFRAME_OFF_PAYLOAD ||
 	    kmemcmp(h, nic_b.mac, VNET_ETH_ALEN) != 0 ||
-	    h[OFF_ETHERTYPE] != ETHERTYPE_TM >> 8 || rd32(h + OFF_LEN) != flow.size)
+	    h[NETFRAME_OFF_ETHERTYPE] != ETHERTYPE_TM >> 8 ||
+	    netframe_rd32(h + NETFRAME_OFF_LEN) != flow.size)
 		return FRAME_BROKEN;
-	*seq = rd32(h + OFF_SEQ);
-	if (rd32(h + OFF_CSUM) != frame_csum(flow.pattern_csum, *seq, flow.size) ||
+	*seq = netframe_rd32(h + NETFRAME_OFF_SEQ);
+	if (netframe_rd32(h + NETFRAME_OFF_CSUM) != frame_csum(flow.pattern_csum, *seq, flow.size) ||
 	    frame_payload_csum(f) != flow.pattern_csum)
 		return FRAME_CORRUPT;
 	return 0;
@@ -361,8 +347,8 @@ static void op_packets_control(const struct bench_case *c, u8 *buf, u64 iters)
 	f.frag_len[0] = flow.size;
 	while (iters--) {
 		for (i = 0; i < BATCH; i++) {
-			wr32(ctl_frame + OFF_SEQ, i);
-			wr32(ctl_frame + OFF_CSUM, frame_csum(flow.pattern_csum, i, flow.size));
+			netframe_wr32(ctl_frame + NETFRAME_OFF_SEQ, i);
+			netframe_wr32(ctl_frame + NETFRAME_OFF_CSUM, frame_csum(flow.pattern_csum, i, flow.size));
 			ctl_faults += frame_faults(&f, &seq);
 			if (c->arg == POLICY_EACH || (c->arg == POLICY_BATCH && i == BATCH - 1))
 				notify_control(&nic_a.vp, VNET_TX_QUEUE);
@@ -678,7 +664,7 @@ static void send_probe(void)
 	if (!f)
 		return;
 	frame_template(f, PROBE_SIZE);
-	wr32(f + OFF_SEQ, PROBE_SEQ);
+	netframe_wr32(f + NETFRAME_OFF_SEQ, PROBE_SEQ);
 	if (vnet_tx_queue(&nic_a, slot, PROBE_SIZE) != 0)
 		return;
 	probe.sent++;

@@ -114,10 +114,12 @@ class ExtendedTcg(unittest.TestCase):
         for case, kut in (("cpuid", "cpuid"), ("inl.unassigned", "inl_from_qemu"),
                           ("cr8.write", "mov_to_cr8"), ("dr7.write", "mov_dr"),
                           ("wrmsr.tsc_adjust", "wr_tsc_adjust_msr"),
-                          ("rdmsr.core_threads", None), ("wbinvd", None)):
+                          ("rdmsr.core_threads", None), ("wbinvd", "wbinvd")):
             self.assertIn("kut_name", r(case), case)
             self.assertEqual(r(case)["kut_name"], kut, case)
         self.assertEqual(r("dr7.write")["exits_model"], 0)
+        self.assertEqual(r("ptd.io.nofd.out8.rep.512")["kut_name"], "pci-io")
+        self.assertNotIn("kut_name", r("rtc.out8.rep.512"))     # pio names no twins
 
     def test_hypercall_skip_named(self):
         skips = {s["case"]: s["reason"] for s in self.b.boot["skips"]}
