@@ -195,7 +195,11 @@ host-tests: $(HOST_BINS)
 deps:
 	$(Q)tools/deps
 
-run: deps all
+# what this run needs and no more: the default run boots the ELF directly
+# (the runner builds what its options need: the ISO only for --boot iso or
+# suite ide's CD)
+run:
+	$(Q)tools/deps run $(ARGS)
 	tools/trapmeter run $(ARGS)
 
 # make bench: BENCH_BOOTS boots of the default run, then wall time per boot

@@ -17,7 +17,8 @@ TEST_TOOLS = {"gnuplot": "gnuplot-nox", "lava-run": "lava-dispatcher",
               "objdump": "binutils", "pgrep": "procps"}
 BASE_TOOLS = ("qemu-system-x86_64", "grub-mkrescue", "xorriso", "mformat",
               "nasm", "gcc", "make", "python3", "sh", "tr", "sort", "echo",
-              "cat")
+              "cat", "dpdk-testpmd")
+ISO_TOOLS = ("grub-mkrescue", "xorriso", "mformat")
 
 
 class MakeTestDeps(unittest.TestCase):
@@ -45,6 +46,35 @@ class MakeTestDeps(unittest.TestCase):
     def test_run_mode_does_not_need_them(self):
         proc = self.run_deps(tuple(TEST_TOOLS))
         self.assertNotIn("lava-dispatcher", proc.stderr)
+
+    def test_default_run_needs_no_iso_tools_nor_dpdk(self):
+        """`make run` on a bare machine: the direct boot under qboot needs
+        the compiler, NASM and QEMU, not GRUB, xorriso, OVMF or DPDK."""
+        proc = self.run_deps(ISO_TOOLS + ("dpdk-testpmd",), "run")
+        self.assertEqual(proc.returncode, 0, proc.stderr)
+        proc = self.run_deps(("nasm", "qemu-system-x86_64"), "run")
+        self.assertEqual(proc.returncode, 1)
+        self.assertIn("nasm (the kernel's assembly)", proc.stderr)
+        self.assertIn("qemu-system-x86 (the VM)", proc.stderr)
+
+    def test_run_mode_follows_the_options(self):
+        for args, package, why in (
+                (("--boot", "iso"), "xorriso", "the ISO: --boot iso"),
+                (("--boot=iso",), "grub-common", "the ISO: --boot iso"),
+                (("--suite", "pio,ide"), "mtools", "the ISO: suite ide's CD"),
+                (("--suite=all",), "xorriso", "the ISO: suite ide's CD"),
+                (("--virtio-backend", "vhost-user"), "dpdk-dev",
+                 "--virtio-backend vhost-user")):
+            proc = self.run_deps(ISO_TOOLS + ("dpdk-testpmd",), "run", *args)
+            self.assertEqual(proc.returncode, 1, args)
+            self.assertIn("%s (%s)" % (package, why), proc.stderr, args)
+        proc = self.run_deps(ISO_TOOLS, "run", "--suite", "ide", "--no-ide-cd")
+        self.assertEqual(proc.returncode, 0, proc.stderr)
+
+    def test_make_run_uses_run_mode(self):
+        out = subprocess.run(["make", "-n", "run"], cwd=ROOT,
+                             capture_output=True, text=True).stdout
+        self.assertIn("tools/deps run", out)
 
     def test_make_test_uses_test_mode(self):
         out = subprocess.run(["make", "-n", "test"], cwd=ROOT,

@@ -191,10 +191,21 @@ def validate_run_options(args):
 
 # ---------------------------------------------------------------- host steps
 
-def ensure_built(root):
-    """`make -q all`; if out of date `make all` (its output to stderr)."""
+def build_targets(args):
+    """The make targets a run needs: the ELF, and the ISO only when it
+    boots from it or suite ide attaches it as the CD (a newcomer's first
+    `make run` then needs no GRUB, xorriso or mtools)."""
+    words = ["suite=" + args.suite] if args.suite else []
+    cd = ide.suite_selected(words) and not args.no_ide_cd
+    return ("elf", "iso") if args.boot == "iso" or cd else ("elf",)
+
+
+def ensure_built(root, targets=("all",)):
+    """`make -q TARGETS`; if out of date `make TARGETS` (its output to
+    stderr)."""
+    targets = ["-j%d" % (os.cpu_count() or 1)] + list(targets)
     try:
-        quiet = children.run(["make", "-q", "all"], cwd=root,
+        quiet = children.run(["make", "-q"] + targets, cwd=root,
                              stdout=subprocess.DEVNULL,
                              stderr=subprocess.DEVNULL)
     except OSError as exc:
@@ -202,11 +213,12 @@ def ensure_built(root):
                              % (exc.strerror or exc))
     if quiet.returncode == 0:
         return
-    say("kernel out of date: building (make all)")
-    done = children.run(["make", "all"], cwd=root, stdout=sys.stderr)
+    what = " ".join(["make"] + targets)
+    say("kernel out of date: building (%s)" % what)
+    done = children.run(["make"] + targets, cwd=root, stdout=sys.stderr)
     if done.returncode != 0:
-        raise TrapmeterError(exitstatus.QEMU_ERROR, "build failed: 'make all' "
-                             "exited with status %d" % done.returncode)
+        raise TrapmeterError(exitstatus.QEMU_ERROR, "build failed: '%s' "
+                             "exited with status %d" % (what, done.returncode))
 
 
 def choose_accel(requested):
@@ -306,7 +318,7 @@ def prepare(session):
     validate_run_options(args)
     root = repo_root()
     if not args.no_build:
-        ensure_built(root)
+        ensure_built(root, build_targets(args))
     qemu_bin = resolve_qemu(args.qemu)
     accel, flavour, why = choose_accel(args.accel)
     say("accel %s%s: %s" % (accel, " (%s)" % flavour if flavour else "", why))
