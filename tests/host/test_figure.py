@@ -4,15 +4,18 @@ measured or model above zero, else not resolved with the reason; the one
 formatter never prints a number for a figure that is not resolved, labels
 a model figure, and results.json's forms round-trip."""
 
+import json
 import os
 import sys
 import unittest
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(HERE)),
-                                "tools"))
+ROOT = os.path.dirname(os.path.dirname(HERE))
+sys.path.insert(0, os.path.join(ROOT, "tools"))
 
 from trapmeterlib.output import figure as fig  # noqa: E402
+from trapmeterlib.output import resultsfile  # noqa: E402
+from trapmeterlib.stats import breakdown, compare  # noqa: E402
 
 
 class Rule(unittest.TestCase):
@@ -82,12 +85,45 @@ class Text(unittest.TestCase):
 
 class Json(unittest.TestCase):
     def test_round_trip(self):
+        """Every kind (and a figure that does not exist) reads back as
+        written, through JSON text."""
         for f in (fig.measured(5.0, [4.0, 6.0]), fig.measured(7.0),
-                  fig.model(3.5), fig.not_resolved(fig.HOLDS_ZERO)):
-            self.assertEqual(fig.from_json(fig.to_json(f)), f)
-        self.assertEqual(fig.to_json(fig.cost(-1.0))["value"], None)
+                  fig.model(3.5), fig.not_resolved(fig.HOLDS_ZERO),
+                  fig.cost(-1.0), fig.cost(None, reason="not in every boot")):
+            text = json.dumps(fig.to_json(f))
+            self.assertEqual(fig.from_json(json.loads(text)), f)
+        self.assertEqual(fig.to_json(fig.cost(-1.0))["cycles"], None)
+        absent = json.loads(json.dumps(fig.to_json(None, "no such layer")))
+        self.assertEqual(absent["reason"], "no such layer")
+        self.assertIsNone(fig.from_json(absent))
         with self.assertRaises(ValueError):
-            fig.from_json({"kind": "estimate", "value": 1})
+            fig.to_json(None)
+        for bad in ({"kind": "estimate", "cycles": 1}, [1], None,
+                    {"kind": fig.MEASURED, "cycles": None}):
+            with self.assertRaises(ValueError):
+                fig.from_json(bad)
+
+    def test_the_form_before_the_rule_reads_by_the_rule(self):
+        self.assertEqual(fig.from_json({"cycles": 566.7, "ci": [-830.5, 1963.9]}),
+                         fig.not_resolved(fig.HOLDS_ZERO))
+        self.assertEqual(fig.from_json({"cycles": 25.0, "ci": [20.0, 30.0]}),
+                         fig.measured(25.0, [20.0, 30.0]))
+        self.assertIsNone(fig.from_json({"cycles": None, "ci": None}))
+
+    def test_the_breakdown_writes_what_from_json_reads(self):
+        """Every component of a real PVM run's breakdown (vm_exit not
+        resolved in every class) and of the breakdown fitted again reads
+        through from_json (the run --html crash of issue 33)."""
+        path = os.path.join(ROOT, "tests", "fixtures", "kvm-pvm-notresolved.json")
+        doc = resultsfile.read_results(path)
+        stored = [c for e in doc["boots"][0]["breakdown"]
+                  for c in (e.get("components") or {}).values()]
+        fresh = [c for e in breakdown.breakdown(compare.boot_results(doc))
+                 for c in (e.get("components") or {}).values()]
+        for comps in (stored, fresh):
+            kinds = {None if f is None else f.kind
+                     for f in map(fig.from_json, comps)}
+            self.assertEqual(kinds, {None, fig.MEASURED, fig.NOT_RESOLVED})
 
     def test_flat_records_carry_null_and_a_reason(self):
         rec = {}

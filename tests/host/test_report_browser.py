@@ -113,6 +113,31 @@ class RunReport(ReportInChromium, unittest.TestCase):
             fh.write(html.run_report(fixture("kvm-run3.json"), "kvm-run3.json"))
 
 
+class RunReportNotResolved(ReportInChromium, unittest.TestCase):
+    """A KVM run on a PVM host whose breakdown has components that are
+    not resolved (vm_exit in every class, kvm_pio where the backend cannot
+    separate it): the figure draws what is resolved, the table says "not
+    resolved" and why."""
+    kind = "run-notresolved"
+    figures = ("fig-rep-", "fig-breakdown")
+    tables = RUN_TABLES
+    name = "kvm-pvm-notresolved.json"
+
+    @classmethod
+    def make(cls, path):
+        doc = fixture(cls.name)
+        comps = [c for e in doc["boots"][0]["breakdown"]
+                 for c in (e.get("components") or {}).values()]
+        assert any(c["kind"] == "not_resolved" for c in comps), cls.name
+        with open(path, "w") as fh:
+            fh.write(html.run_report(doc, cls.name))
+
+    def test_not_resolved_says_so_and_why(self):
+        body = self.dom.split('<table id="table-breakdown"', 1)[1].split(
+            "</table>", 1)[0]
+        self.assertIn("not resolved (estimate at or below zero)", body)
+
+
 class CompareReport(ReportInChromium, unittest.TestCase):
     kind = "compare"
     figures = ("fig-strip-",)

@@ -20,20 +20,20 @@ TITLE = ("where the time went (cost breakdown, candidate - base, cycles per "
          "single-unit access; interval at 5 % over all components):")
 
 
-def _cell(value, ci=None):
-    if value is None:
-        return "-"
-    return fig.text(fig.measured(value, ci))
+def comp_figure(comp):
+    """A component's figure (fig.from_json), None for a layer the class
+    does not have; a malformed one is not resolved, NO_DATA."""
+    try:
+        return fig.from_json(comp or {})
+    except ValueError:
+        return fig.not_resolved(fig.NO_DATA)
 
 
 def comp_cell(comp):
     """A component's cell: its figure, n.r., or "-" for a layer the
     class does not have."""
-    if comp.get("kind") is None and comp.get("reason") is not None:
-        return "-"
-    if comp.get("cycles") is None:
-        return fig.SHORT if comp.get("reason") else "-"
-    return _cell(comp["cycles"], comp.get("ci"))
+    one = comp_figure(comp)
+    return "-" if one is None else fig.text(one)
 
 
 def total_of(entry):
@@ -47,9 +47,9 @@ def not_resolved(entry):
     if not total.resolved:
         out.append(("total", total.reason))
     for name in COMPONENTS:
-        comp = (entry.get("components") or {}).get(name) or {}
-        if comp.get("kind") == fig.NOT_RESOLVED:
-            out.append((SHORT_LABELS[name], comp.get("reason")))
+        one = comp_figure((entry.get("components") or {}).get(name))
+        if one is not None and not one.resolved:
+            out.append((SHORT_LABELS[name], one.reason))
     return out
 
 
@@ -97,7 +97,7 @@ def legend_notes(entries):
         for label, why in not_resolved(e):
             reasons.setdefault(why, []).append(f"{e['class']} {label}")
         absent = absent or any(
-            c.get("kind") is None and name != "qemu_round_trip"
+            comp_figure(c) is None and name != "qemu_round_trip"
             for name, c in e["components"].items())
     lines = [f"  {fig.SHORT}: not resolved, {why}: {', '.join(names)}"
              for why, names in reasons.items()]

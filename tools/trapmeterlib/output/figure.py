@@ -36,8 +36,13 @@ markdown, JUnit, plots, summaries):
                                           "23,121±152", "1.25 (model)",
                                           "n.r." (short) or "not resolved
                                           (estimate below zero)"
-  to_json(figure) / from_json(obj)        {"kind", "value", "interval",
-                                          "reason"}: results.json's form
+  to_json(figure, absent=None)            results.json's form of a cost:
+  from_json(obj)                          {"kind", "cycles", "ci",
+                                          "reason"} (the breakdown's
+                                          components); figure None: a
+                                          figure that does not exist
+                                          here, kind null, `absent` why;
+                                          from_json is its one reader
   put(record, key, figure)                a flat record's form: key holds
                                           the value or null, key_ci the
                                           interval (when there is one),
@@ -154,22 +159,43 @@ def text(figure, number=None, label=True, short=True):
     return out
 
 
-def to_json(figure):
-    """results.json's form of a figure (value null when not resolved)."""
-    return {"kind": figure.kind, "value": figure.value,
-            "interval": figure.interval, "reason": figure.reason}
+JSON_KEYS = ("cycles", "ci", "kind", "reason")
+
+
+def to_json(figure, absent=None):
+    """results.json's form of a cost figure: {"cycles": value or null,
+    "ci": interval or null, "kind", "reason"}.  figure None: a figure
+    that does not exist here (a layer the class does not have): kind
+    null, `absent` the reason."""
+    if figure is None:
+        if not isinstance(absent, str) or not absent:
+            raise ValueError("a figure that does not exist needs a reason")
+        return {"cycles": None, "ci": None, "kind": None, "reason": absent}
+    return {"cycles": figure.value, "ci": figure.interval,
+            "kind": figure.kind, "reason": figure.reason}
 
 
 def from_json(obj):
-    """to_json's inverse; ValueError on anything else."""
-    if not isinstance(obj, dict) or obj.get("kind") not in KINDS:
+    """to_json's inverse: a Figure, or None for kind null (no such
+    figure).  The form written before the rule ({"cycles", "ci"}, no
+    "kind") reads by cost() as a measured cost (both null: no such
+    figure).  ValueError on anything else."""
+    if not isinstance(obj, dict):
         raise ValueError("not a figure: %r" % (obj,))
+    if "kind" not in obj:
+        if obj.get("cycles") is None and obj.get("ci") is None:
+            return None
+        return cost(obj.get("cycles"), obj.get("ci"))
     kind = obj["kind"]
+    if kind is None:
+        return None
+    if kind not in KINDS:
+        raise ValueError("not a figure: %r" % (obj,))
     if kind == NOT_RESOLVED:
         return not_resolved(obj.get("reason"))
     if kind == MODEL:
-        return model(obj.get("value"))
-    return measured(obj.get("value"), obj.get("interval"))
+        return model(obj.get("cycles"))
+    return measured(obj.get("cycles"), obj.get("ci"))
 
 
 def put(record, key, figure):

@@ -147,20 +147,20 @@ def breakdown_entries(doc):
 
 
 def layer_figure(comp):
-    """A layer as a figure, by the figure rule: {"cycles", "ci"} (the
-    breakdown's form), a figure's JSON form, or a bare number; None (no
+    """A layer as a figure, by the figure rule: the breakdown's form
+    (figure.to_json, read by figure.from_json) or a bare number; None (no
     such layer: a port KVM answers has no round trip) stays None."""
     if comp is None:
         return None
-    if isinstance(comp, dict) and "kind" in comp:
+    if not isinstance(comp, dict):
+        return figure.cost(comp)
+    try:
         fig = figure.from_json(comp)
-        return figure.cost(fig.value, fig.interval, reason=fig.reason) \
-            if fig.resolved else fig
-    if isinstance(comp, dict):
-        if comp.get("cycles") is None and comp.get("ci") is None:
-            return None
-        return figure.cost(comp.get("cycles"), comp.get("ci"))
-    return figure.cost(comp)
+    except ValueError:
+        return figure.not_resolved(figure.NO_DATA)
+    if fig is None or not fig.resolved:
+        return fig
+    return figure.cost(fig.value, fig.interval, kind=fig.kind)
 
 
 def breakdown_rows(entries):

@@ -192,12 +192,10 @@ def combine_components(rows):
     for name in COMPONENTS:
         vals = [r["components"][name] for r in rows]
         if any(v is None for v in vals):
-            comps[name] = {"cycles": None, "ci": None, "kind": None,
-                           "reason": ABSENT.get(name, NOT_IN_EVERY_BOOT)}
+            comps[name] = fig.to_json(
+                None, ABSENT.get(name, NOT_IN_EVERY_BOOT))
             continue
-        fig = ruled(vals, rows, name)
-        comps[name] = {"cycles": fig.value, "ci": fig.interval,
-                       "kind": fig.kind, "reason": fig.reason}
+        comps[name] = fig.to_json(ruled(vals, rows, name))
     return comps
 
 
