@@ -88,3 +88,32 @@ class DesignDocument(unittest.TestCase):
                 if "DESIGN.md" in line:
                     bad.append("%s:%d" % (name, num))
         self.assertEqual(bad, [], "cite docs/design.md instead")
+
+
+class ExitStatusTables(unittest.TestCase):
+    """README's "Exit statuses" and reference.md's "Exit status" list
+    every status of tools/trapmeterlib/system/exitstatus.py, and no other
+    (bisect-step's own for git bisect run apart)."""
+
+    def statuses(self, text, heading):
+        rows = [line for line in section(text, heading).splitlines()
+                if line.startswith("| ")]
+        return {int(n) for row in rows
+                for n in re.findall(r"\d+", row.split("|")[1])}
+
+    def test_both_tables_list_every_status(self):
+        import sys
+        sys.path.insert(0, os.path.join(ROOT, "tools"))
+        from trapmeterlib.commands import bisect_step
+        from trapmeterlib.system import exitstatus
+        known = set(exitstatus.NAMES)
+        step = set(bisect_step.EXIT.values())
+        for path, heading in ((README, "## Exit statuses"),
+                              (os.path.join(ROOT, "docs", "reference.md"),
+                               "## Exit status")):
+            listed = self.statuses(read(path), heading)
+            self.assertEqual(sorted(known - listed), [], path)
+            self.assertEqual(sorted(listed - known - step), [], path)
+            for code in known:
+                self.assertIn(str(code), exitstatus.EXIT_TABLE)
+
