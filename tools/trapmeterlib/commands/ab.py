@@ -23,8 +23,8 @@ from ..output import html
 from ..output import progress as progress_line
 from . import compare as compare_cmd
 from . import run as run_cmd
-from .common import (PROG, OptionError, Parser, TrapmeterError, check_outputs,
-                     repo_root, say)
+from .common import (PROG, OptionError, Parser, TrapmeterError, budget_seconds,
+                     check_budget, check_outputs, repo_root, say)
 
 NAME = "ab"
 DEFAULT_COUNT_BOOTS = 1     # boots per side that count exits
@@ -89,8 +89,9 @@ def add_ab_options(add):
         help="boots of both sides together (default %d, or with --budget "
         "%d: the budget ends the session)"
         % (abtest.DEFAULT_MAX_BOOTS, abtest.BUDGET_MAX_BOOTS))
-    add("--budget", type=float, metavar="SECONDS",
-        help="stop before a round that would end after this many seconds")
+    add("--budget", type=budget_seconds, metavar="SECONDS",
+        help="stop before a round that would end after this many seconds "
+        "(at most 30 days)")
     add("--looks", type=int, default=abtest.DEFAULT_LOOKS,
         help="looks K at which verdicts may be decided (default %d; look "
         "k = 1..K tests at alpha*2^(k-1)/(2^K-1), a last look at all the alpha not "
@@ -234,8 +235,7 @@ class SessionConfig:
         if self.max_boots < 2 or self.max_boots > resultsfile.MAX_BOOTS:
             raise OptionError("--max-boots must be 2..%d"
                               % resultsfile.MAX_BOOTS)
-        if self.budget is not None and not self.budget > 0:
-            raise OptionError("--budget must be a positive number of seconds")
+        self.budget = check_budget(self.budget)
         if not 1 <= self.looks <= 50:
             raise OptionError("--looks must be 1..50")
         for path in (self.a_json, self.b_json):

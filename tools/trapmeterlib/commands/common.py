@@ -37,6 +37,45 @@ class Parser(argparse.ArgumentParser):
         raise OptionError("%s (see '%s --help')" % (message, self.prog))
 
 
+# --budget's ceiling: 30 days of wall time (a longer one is a typo, and
+# inf or 1e308 reach int() of an infinite share in the schedule)
+MAX_BUDGET_S = 30 * 24 * 3600.0
+
+
+def _budget_problem(value):
+    """Why `value` is no --budget, or None."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or \
+            not 0 < value <= MAX_BUDGET_S:
+        return "must be a number of seconds above 0 and at most %d (30 days), " \
+            "not %r" % (MAX_BUDGET_S, value)
+    return None
+
+
+def check_budget(value, option="--budget"):
+    """`value` as a float if it is a number of seconds in (0,
+    MAX_BUDGET_S], None for None, else an OptionError naming `option`
+    (ab's, sensitivity's and bisect's sessions all go through ab's
+    SessionConfig.check, which calls this)."""
+    if value is None:
+        return None
+    why = _budget_problem(value)
+    if why:
+        raise OptionError("%s %s" % (option, why))
+    return float(value)
+
+
+def budget_seconds(text):
+    """argparse type of --budget: a float that check_budget takes."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError("not a number of seconds: %r" % text)
+    why = _budget_problem(value)
+    if why:
+        raise argparse.ArgumentTypeError(why)
+    return value
+
+
 def repo_root():
     """The repository root, derived from this file
     (tools/trapmeterlib/commands/)."""

@@ -22,7 +22,8 @@ from ..stats import compare
 from ..system import exitstatus, hostinfo, privdir
 from . import ab as ab_cmd
 from . import compare as compare_cmd
-from .common import OptionError, TrapmeterError, repo_root, say
+from .common import (OptionError, TrapmeterError, budget_seconds,
+                     repo_root, say)
 
 NAME = "sensitivity"
 SHIM = os.path.join("build", "kvm_delay.so")
@@ -50,8 +51,9 @@ def add_parser(sub, fmt):
     add("--levels", default=",".join("%g" % x for x in DEFAULT_LEVELS),
         help="delays in percent of the round trip (default %s)"
         % ",".join("%g" % x for x in DEFAULT_LEVELS))
-    add("--budget", type=float, metavar="SECONDS",
-        help="wall time for everything, shared out over the sessions")
+    add("--budget", type=budget_seconds, metavar="SECONDS",
+        help="wall time for everything, shared out over the sessions (at "
+        "most 30 days)")
     add("--max-boots", type=int,
         help="boots per ab session, both sides (default %d, or with "
         "--budget %d: the budget ends each session)"
