@@ -149,7 +149,7 @@ class ModelLabels(unittest.TestCase):
 
     def columns_of(self, header, cells):
         return {header[i] for i, cell in enumerate(cells)
-                if cell.strip().rstrip(" !~") in self.SHOWN}
+                if cell.strip().rstrip(" !~u") in self.SHOWN}
 
     def test_the_results_table(self):
         doc = resultsfile.read_results(os.path.join(FIX, MAKE_RUN))

@@ -88,6 +88,23 @@ NET_REASON = figure.BELOW_ZERO + (": the control op took as long as the "
                                   "case or longer")
 
 
+# A case whose sampling ended on its time budget before its statistics
+# settled (its "stop" is "budget"; docs/design.md, "Adaptive sampling"):
+# its median may sit anywhere between its fast and its disturbed samples
+# (fwcfg.in8.single.1 in boot 0 of tests/fixtures/kvm-run3.json: 7
+# samples, min 112,642, median 1,511,274 cycles).  Every table marks it;
+# a summary that needs a settled figure leaves it out.
+UNSETTLED = "unsettled (stopped on budget)"
+UNSETTLED_STOP = "budget"
+
+
+def unsettled(rec):
+    """True for a result whose sampling stopped on its budget (in any
+    boot, for a median over boots: "unsettled_boots")."""
+    return isinstance(rec, dict) and (rec.get("stop") == UNSETTLED_STOP
+                                      or bool(rec.get("unsettled_boots")))
+
+
 def _num(value):
     return isinstance(value, (int, float)) and not isinstance(value, bool)
 

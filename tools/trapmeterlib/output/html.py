@@ -14,7 +14,7 @@ import html
 
 from . import figure, plots, summary, svgplot, verdicts
 from . import report
-from ..guest import dma
+from ..guest import dma, resultform
 
 STYLE = """
 body { font-family: sans-serif; margin: 1.5em auto; max-width: 1200px;
@@ -124,7 +124,7 @@ def class_table(doc):
 
 
 def rep_table(doc):
-    rows = [[label, figure.text(fig, number=summary.times) + "x"]
+    rows = [[label, summary.speedup_text(fig, short=False)]
             for label, fig in summary.rep_groups(doc)]
     return table("table-rep", ["port, direction, width", "REP speed-up at "
                                "4 KiB"], rows)
@@ -171,13 +171,26 @@ def checks_table(doc):
 
 RESULT_HEAD = ["suite", "case", "method", "bytes", "cycles/op (median)",
                "cycles/unit", "REP speed-up", "exits (model)",
-               "exits (measured)", "cycles/exit"]
+               "exits (measured)", "cycles/exit", "sampling"]
+
+
+def sampling(res, twins):
+    """The row's sampling: resultform.UNSETTLED (its own, or for a
+    speed-up its single twin's), else how it stopped."""
+    if resultform.unsettled(res):
+        return resultform.UNSETTLED
+    if res.get("method") in report.PAIRED_METHODS and \
+            report.pair_key(res) in twins:
+        return "REP speed-up: single twin " + resultform.UNSETTLED
+    return str(res.get("stop") or "")
 
 
 def results_table(doc):
     boots = summary.boots_with_results(doc)
     rows = []
-    for res in boots[0]["results"] if boots else []:
+    results = boots[0]["results"] if boots else []
+    twins = report.unsettled_twins(results)
+    for res in results:
         per_exit = figure.cost(res.get("cycles_per_exit"),
                                reason="no exits counted")
         rows.append([res.get("suite"), res.get("case"), res.get("method")
@@ -187,8 +200,8 @@ def results_table(doc):
                      report.fmt_speedup(res.get("speedup")),
                      report.fmt_num(res.get("exits_model")),
                      report.fmt_num(res.get("exits_measured")),
-                     figure.text(per_exit)])
-    return table("table-results", RESULT_HEAD, rows, left=3)
+                     figure.text(per_exit), sampling(res, twins)])
+    return table("table-results", RESULT_HEAD, rows, left=3, text_last=True)
 
 
 def dma_section(results):

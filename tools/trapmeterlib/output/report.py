@@ -49,6 +49,9 @@ QMP_AT = 11
 DIFFER_MARK = " ~"
 # Marks a measured exit count more than 10 % away from the model.
 MISMATCH_MARK = " !"
+# Marks the figures of a case whose sampling stopped on its budget
+# before it settled (resultform.UNSETTLED).
+UNSETTLED_MARK = " u"
 
 
 def _number(value):
@@ -194,6 +197,8 @@ def aggregate_results(boot_results):
                 resultform.raw_net(r) for r in group))}
         for name in MEDIAN_FIELDS:
             agg[name] = median(_numbers(r.get(name) for r in group))
+        agg["unsettled_boots"] = sum(1 for r in group
+                                     if resultform.unsettled(r))
         _rule_aggregate(agg)
         agg["boots"] = len(group)
         if agg.get("exits_measured") is not None:
@@ -279,19 +284,35 @@ def fmt_speedup(value):
     return "" if value is None else "%.1fx" % value
 
 
-def result_row(res, with_qmp=False):
+def result_row(res, with_qmp=False, twin_unsettled=False):
+    """One row of the every-result table; the figures taken from the
+    median of a case that did not settle carry UNSETTLED_MARK (the REP
+    speed-up also when its single twin did not: twin_unsettled)."""
+    mark = UNSETTLED_MARK if resultform.unsettled(res) else ""
     row = [str(res.get("case", "?")), str(res.get("method", "?")),
-           fmt_num(res.get("bytes")), fmt_num(median_cycles(res)),
-           fmt_control(res), fmt_net(res),
-           fmt_num(res.get("cycles_per_unit")),
-           fmt_speedup(res.get("speedup")),
+           fmt_num(res.get("bytes")), fmt_num(median_cycles(res)) + mark,
+           fmt_control(res), fmt_net(res) + mark,
+           fmt_num(res.get("cycles_per_unit")) + mark,
+           _marked(fmt_speedup(res.get("speedup")),
+                   UNSETTLED_MARK if twin_unsettled else mark),
            fmt_num(res.get("exits_model")),
-           fmt_per_exit_model(res),
-           fmt_measured(res), fmt_per_exit(res),
-           fmt_num(res.get("ns_median")) + time_mark(res)]
+           fmt_per_exit_model(res) + mark,
+           fmt_measured(res), fmt_per_exit(res) + mark,
+           fmt_num(res.get("ns_median")) + time_mark(res) + mark]
     if with_qmp:
         row.insert(QMP_AT, fmt_qmp(res))
     return row
+
+
+def _marked(text, mark):
+    return text + mark if text else text
+
+
+def unsettled_twins(results):
+    """The pair_keys whose single-unit row did not settle: a REP or DMA
+    row's speed-up divides that row's median."""
+    return {pair_key(r) for r in results
+            if r.get("method") == "single" and resultform.unsettled(r)}
 
 
 def columns(with_qmp):
@@ -341,8 +362,10 @@ def render_results(results):
         return ["(no results)"]
     with_qmp = both_counted(results)
     cols = columns(with_qmp)
-    rows = [(res.get("suite", "?"), result_row(res, with_qmp))
-            for res in results]
+    twins = unsettled_twins(results)
+    rows = [(res.get("suite", "?"), result_row(
+        res, with_qmp, res.get("method") in PAIRED_METHODS
+        and pair_key(res) in twins)) for res in results]
     widths = [len(name) for name, _side in cols]
     for _suite, cells in rows:
         widths = [max(w, len(c)) for w, c in zip(widths, cells)]
@@ -444,6 +467,11 @@ def render_report(run, info, results, checks, skips):
     if any(time_mark(r) for r in results):
         lines.append("  ?: the TSC frequency is a guess, so ns figures are too "
                      "(cycles are exact)")
+    if any(resultform.unsettled(r) for r in results):
+        lines.append("  u: %s: the case's sampling ended on its time budget "
+                     "before its figures settled (a REP speed-up's: its own or "
+                     "its single twin's); the summary leaves it out"
+                     % resultform.UNSETTLED)
     if any(model_mismatch(r) for r in results):
         lines.append("  ! measured exits differ from the model by more than "
                      "10 % (a finding about the hypervisor, not an error)")

@@ -20,8 +20,8 @@ model (labelled), or not resolved with its reason.  Pure: no I/O."""
 import fnmatch
 import math
 
-from . import figure
-from ..guest import dma
+from . import figure, report
+from ..guest import dma, resultform
 
 WIDTH = 100
 MAX_FINDING_LINES = 2       # lines of cases per exit-count finding
@@ -155,10 +155,25 @@ def case_results(doc, suite, case):
     return out
 
 
+def settled(pairs):
+    """(the pairs whose case settled, why none did or None): a boot whose
+    sampling stopped on its budget gives no figure to a summary."""
+    kept = [(b, r) for b, r in pairs if not resultform.unsettled(r)]
+    if kept or not pairs:
+        return kept, None
+    return kept, _unsettled_in(len(pairs), len(pairs))
+
+
 def exit_cost(pairs):
     """(cycles figure, ns figure, exits figure) of one exit of a case over
     its boots: cycles_per_exit where exits were counted, else
-    cycles_per_exit_model (labelled model); ns from each boot's TSC."""
+    cycles_per_exit_model (labelled model); ns from each boot's TSC.  The
+    boots where the case did not settle are left out (all of them: not
+    resolved, resultform.UNSETTLED)."""
+    pairs, why = settled(pairs)
+    if why:
+        gone = figure.not_resolved(why)
+        return gone, gone, gone
     measured = [(b, r) for b, r in pairs if _number(r.get("cycles_per_exit"))]
     if measured:
         key, kind, exits_key, chosen = ("cycles_per_exit", figure.MEASURED,
@@ -237,9 +252,12 @@ def class_lines(doc):
 
 def rep_groups(doc):
     """[(label, speed-up figure)] of the REP rows at 4 KiB, page-aligned,
-    per port, direction and width, in the table's order."""
-    order, values = [], {}
+    per port, direction and width, in the table's order.  A boot where
+    the REP row or its single twin did not settle gives no speed-up (in
+    none: not resolved, resultform.UNSETTLED)."""
+    order, values, gone = [], {}, {}
     for boot in boots_with_results(doc):
+        twins = report.unsettled_twins(boot["results"])
         for res in boot["results"]:
             if res.get("method") != "rep" or res.get("bytes") != REP_BYTES \
                     or res.get("buf_offset") or not _number(res.get("speedup")):
@@ -248,9 +266,20 @@ def rep_groups(doc):
                                  8 * (res.get("width") or 1))
             if label not in values:
                 order.append(label)
-            values.setdefault(label, []).append(res["speedup"])
-    return [(label, over_boots(values[label], is_cost=False))
+            values.setdefault(label, [])
+            if resultform.unsettled(res) or report.pair_key(res) in twins:
+                gone[label] = gone.get(label, 0) + 1
+            else:
+                values[label].append(res["speedup"])
+    return [(label, over_boots(values[label], is_cost=False)
+             if values[label] else figure.not_resolved(
+                 _unsettled_in(gone[label], gone[label])))
             for label in order]
+
+
+def _unsettled_in(count, boots):
+    return resultform.UNSETTLED + (" in %d of %d boots" % (count, boots)
+                                   if boots > 1 else "")
 
 
 def rep_lines(doc):
@@ -259,9 +288,23 @@ def rep_lines(doc):
     head = "REP speed-up at 4 KiB (the single-unit loop's time / REP's):"
     if not groups:
         return []
-    cells = ["%s %sx" % (label, figure.text(fig, number=times))
-             for label, fig in groups]
-    return [head] + wrap(cells, "  ", " | ")
+    cells = ["%s %s" % (label, speedup_text(fig)) for label, fig in groups]
+    reasons = {}
+    for label, fig in groups:
+        if not fig.resolved:
+            reasons.setdefault(fig.reason, []).append(label)
+    notes = []
+    for why, labels in reasons.items():
+        notes += wrap(["%s: not resolved, %s:" % (figure.SHORT, why)]
+                      + [x + "," for x in labels[:-1]] + labels[-1:], "  ", " ")
+    return [head] + wrap(cells, "  ", " | ") + notes
+
+
+def speedup_text(fig, short=True):
+    """"403x", "5.6±7.6x", or n.r. (short=False: with the reason)."""
+    if not fig.resolved:
+        return figure.text(fig, short=short)
+    return figure.text(fig, number=times) + "x"
 
 
 def wrap(cells, indent, sep):
