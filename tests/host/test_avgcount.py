@@ -85,6 +85,28 @@ class AveragedCount(unittest.TestCase):
         self.assertNotIn((row.name, "exits_per_op"), seq.undecided(rows))
         self.assertTrue(abtest.stuck(row))
 
+    def test_too_few_on_one_side_is_enough_to_say_so(self):
+        """The fewer side decides: 1 counted boot against 6 is too few."""
+        rng = random.Random(4)
+        for base, cand in ((doc(6, rng, counted=1), doc(6, rng)),
+                           (doc(6, rng), doc(6, rng, counted=1))):
+            row = exits_row(base, cand)
+            self.assertEqual(row.verdict, "inconclusive")
+            self.assertIn("1+6" if row.n_base == 1 else "6+1",
+                          avgcount.too_few(row))
+
+    def test_its_threshold_key_is_exits_per_op(self):
+        rng = random.Random(5)
+        base, cand = doc(6, rng), doc(6, rng)
+        for given, want in (({"exits_per_op": 0.25}, 0.25),
+                            ({"cycles_per_op": 0.25}, avgcount.EXITS_CHANGED),
+                            ({}, avgcount.EXITS_CHANGED)):
+            rows, _w = compare.compare_docs(base, cand, given)
+            row = next(r for r in rows if r.case == AVG
+                       and r.metric == "exits_per_op")
+            self.assertEqual(row.threshold, want, given)
+            self.assertEqual(avgcount.threshold(given), want)
+
 
 class ExactCount(unittest.TestCase):
     def test_an_exact_count_keeps_the_count_rule(self):
