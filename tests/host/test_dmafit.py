@@ -81,6 +81,15 @@ class Fit(unittest.TestCase):
             self.assertIsNone(f[name])
             self.assertEqual(f[name + "_reason"], dma.FEW_BOOTS)
 
+    def test_two_boots_are_not_resolved_three_are(self):
+        """The interval needs dma.MIN_BOOTS (3) boots: two give none."""
+        boots = three(spread=2.0)
+        f = entry(boots[:2])["fit"]
+        for name in ("per_op", "per_page"):
+            self.assertIsNone(f[name])
+            self.assertEqual(f[name + "_reason"], dma.FEW_BOOTS)
+        self.assertIsNotNone(entry(boots)["fit"]["per_page"])
+
     def test_resolved_recovers_the_coefficients_inside_their_interval(self):
         e = entry(three())
         per_op, per_page = fig.get(e["fit"], "per_op"), fig.get(e["fit"], "per_page")
