@@ -225,6 +225,15 @@ class Judge(unittest.TestCase):
                        {"kernel__release": "6.9.0"}):
             self.assertTrue(envdiff.check(doc(fp()), doc(fp(**change)))[1], change)
 
+    def test_transparent_huge_pages_refused(self):
+        """THP changes what a guest's page walks and exits cost: refused."""
+        a = doc(fp(thp={"enabled": "madvise", "defrag": "madvise"}))
+        b = doc(fp(thp={"enabled": "always", "defrag": "madvise"}))
+        lines, refused = envdiff.check(a, b)
+        self.assertEqual(refused, ["thp.enabled"])
+        self.assertIn("refused", lines[0])
+        self.assertEqual(envdiff.check(a, b, allowed=["thp"])[1], [])
+
     def test_governor_is_a_note(self):
         lines, refused = envdiff.check(doc(fp()), doc(fp(cpufreq__governor="powersave")))
         self.assertEqual(refused, [])
