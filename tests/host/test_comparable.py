@@ -120,6 +120,27 @@ class Refusals(unittest.TestCase):
         self.assertIsNone(refusals[0].cases)
         self.assertIn("base 1, candidate 4", refusals[0].reason)
 
+    def test_rounds_of_some_boots_only(self):
+        """One file whose boots ran rounds 1 and 4 against one of rounds 1
+        only: the sets differ though one holds the other: refused."""
+        for side in (0, 1):
+            pair = list(ab_pair())
+            for boot in pair[side]["boots"][::2]:
+                boot["run"]["cmdline"] += " rounds=4"
+            refusals, _w = comparable.check(*pair)
+            self.assertEqual(fields(refusals), ["rounds"], side)
+            self.assertIn("1/4", refusals[0].reason)
+
+    def test_tsc_tolerance_boundary(self):
+        """2 % of the lower rate apart is one clock; beyond it, another."""
+        for cand_khz, refused in ((2040000, []), (2040500, ["tsc"]),
+                                  (1960800, []), (1960000, ["tsc"])):
+            a, b = ab_pair()
+            for doc, khz in ((a, 2000000), (b, cand_khz)):
+                for boot in doc["boots"]:
+                    boot["run"]["tsc"]["khz"] = khz
+            self.assertEqual(fields(comparable.check(a, b)[0]), refused, cand_khz)
+
     def test_statistic_missing_in_one_file(self):
         a, b = ab_pair()
         for res in each_result(b):
