@@ -57,6 +57,12 @@ class RecordSchema(Cli):
                                         if k != "case"})
         self.assert_garbled(lines, "'case'")
 
+    def test_result_without_suite(self):
+        lines = first_result(read_log(OK_LOG),
+                             lambda r: {k: v for k, v in r.items()
+                                        if k != "suite"})
+        self.assert_garbled(lines, "'suite'")
+
     def test_samples_not_a_number(self):
         lines = first_result(read_log(OK_LOG),
                              lambda r: dict(r, samples="eight"))
