@@ -123,6 +123,20 @@ static void test_refusals(void)
 	CHECK_EQ_S64(ide_prd_build(tbl, 0, 0x200000, 512, PRD_MAX_BYTES), -ENOSPC);
 }
 
+/* The last bytes below 4 GiB are addressable: a transfer ending exactly at
+ * the limit is built; one ending 2 bytes past it is refused. */
+static void test_limit_boundary(void)
+{
+	int n = ide_prd_build(tbl, MAXE, PRD_ADDR_LIMIT - 512, 512, PRD_MAX_BYTES);
+
+	CHECK_EQ_S64(n, 1);
+	CHECK_EQ_U64(tbl[0].addr, 0xfffffe00u);
+	CHECK_EQ_U64(tbl[0].count, 512);
+	check_cover(n, PRD_ADDR_LIMIT - 512, 512);
+	CHECK_EQ_S64(ide_prd_build(tbl, MAXE, PRD_ADDR_LIMIT - 510, 512, PRD_MAX_BYTES),
+		     -EINVAL);
+}
+
 int main(void)
 {
 	RUN(test_one_entry, "prd: one entry with the end bit");
@@ -132,5 +146,6 @@ int main(void)
 	RUN(test_many_small, "prd: many small entries, table too small");
 	RUN(test_chunk_from_offset, "prd: chunks from a page offset");
 	RUN(test_refusals, "prd: odd, empty, oversized, above 4 GiB");
+	RUN(test_limit_boundary, "prd: a transfer ending at 4 GiB is built");
 	return check_summary();
 }
