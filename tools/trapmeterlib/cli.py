@@ -12,13 +12,13 @@ import sys
 import traceback
 
 from .system import exitstatus, stdio
-from .commands import (ab, bisect, bisect_step, compare, import_lava,
-                       lava_job, parse, run, sensitivity)
+from .commands import (ab, bisect, bisect_step, compare, history,
+                       import_lava, lava_job, parse, run, sensitivity)
 from .commands.common import PROG, OptionError, Parser, TrapmeterError, say
 
 # in `trapmeter --help` order
 COMMANDS = (run, parse, lava_job, import_lava, compare, ab, sensitivity,
-            bisect, bisect_step)
+            bisect, bisect_step, history)
 # commands that take run options of their own and QEMU arguments after --
 PASSTHROUGH = (ab, sensitivity, bisect, bisect_step)
 
@@ -75,8 +75,8 @@ def dispatch(argv):
         if args.command == module.NAME:
             return module.command(args)
     raise OptionError("a command is required: run, parse, compare, ab, "
-                      "sensitivity, bisect, bisect-step, lava-job or "
-                      "import-lava (see '%s --help')"
+                      "sensitivity, bisect, bisect-step, lava-job, "
+                      "import-lava or history (see '%s --help')"
                       % PROG)
 
 

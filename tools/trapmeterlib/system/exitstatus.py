@@ -19,6 +19,9 @@ ENV_DIFFERS = 14        # compare/ab/bisect: hosts differ in a cost field
 BISECT_REFUSED = 15     # bisect: nothing to search for between the ends
 BISECT_UNRESOLVED = 16  # bisect: the search ended with several candidates
 LOCK_BUSY = 17          # another KVM measurement held the host's lock
+HISTORY_CHANGE = 18     # history check: the newest runs start a change
+HISTORY_UNUSABLE = 19   # history: the database is missing, damaged,
+                        # newer, not a history, or locked by a writer
 STEP_ABORT = 128        # bisect-step: cannot judge (git bisect run stops)
 INTERNAL = 70
 INTERRUPTED = 130
@@ -34,7 +37,8 @@ NAMES = {OK: "ok", CHECK_FAILED: "check-failed", BAD_INPUT: "bad-input",
          UNUSABLE: "unusable-input", NO_INJECTION: "no-injection",
          ENV_DIFFERS: "env-differs", BISECT_REFUSED: "bisect-refused",
          BISECT_UNRESOLVED: "bisect-unresolved", LOCK_BUSY: "lock-busy",
-         STEP_ABORT: "step-abort",
+         HISTORY_CHANGE: "history-change",
+         HISTORY_UNUSABLE: "history-unusable", STEP_ABORT: "step-abort",
          INTERNAL: "internal-error",
          INTERRUPTED: "interrupted"}
 
@@ -75,6 +79,12 @@ exit status (guest writes code C to isa-debug-exit; QEMU exits (C<<1)|1):
           or untested steps between the last good and the first bad)
   17      run, ab, bisect, sensitivity: another KVM measurement held the
           host's KVM lock for the whole --lock-timeout (--no-lock skips it)
+  18      history check: the newest runs of a series start a change
+          (named: the last run before, the first after, the shift)
+  19      history: the database cannot be used: missing, damaged (not
+          SQLite, quick_check fails), of a newer schema, not a history,
+          or locked by another writer past --busy-timeout; nothing was
+          written
   bisect-step (for git bisect run): 0 good, 1 bad, 125 skip (build failed
           or undecided), 128 cannot judge (bad options, unusable host or
           results: git bisect run stops)

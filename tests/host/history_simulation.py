@@ -1,0 +1,280 @@
+#!/usr/bin/env python3
+"""tests/host/history_simulation.py - the change points of a history
+(tools/trapmeterlib/stats/changepoint.py) over series of runs: how often
+an A/A series raises an alarm, and how soon a step is found.
+
+Recorded runs: tests/fixtures/kvm-history-aa.json, per run and boot the
+figures `history add` keeps (the minimum of a boot's samples, cycles per
+op; the measured exits per op) of real KVM runs on this project's build
+machine (3 boots each, the cases of `make acceptance` less fwcfg; how
+they were recorded is in tests/fixtures/README.md).
+
+Two sources of 100-run A/A series, each judged by `changepoint.analyse`
+exactly as `history check` judges a history (every case's cycles and exit
+counts of one host, one family):
+
+  replay  runs drawn with replacement from the recorded runs, whole (a
+          run keeps its boots, its disturbances and the cases' joint
+          noise), in random order;
+  model   a model fitted to the recorded runs (fit()): per case its
+          level and boot noise; a host level per run that drifts
+          (AR(1), fitted to the recorded runs' common level in the order
+          they were recorded); disturbed boots (the recorded share of
+          boots whose cases sit more than 8 % above their floor, by the
+          recorded excesses, in every case of the boot) and single cases
+          hit in calm boots; exit counts drawn from the recorded boots.
+
+A series alarms when any change is found in it.  Each rate is printed
+with its exact one-sided 99 % upper bound (Clopper-Pearson).
+
+Steps: a model series of STEP_AT + K runs whose QEMU-exit cases (handler
+user) get +X % from run STEP_AT on; `history check` is run after each new
+run; the delay is the number of runs after the step when a change of a
+stepped case at STEP_AT +-1 is first flagged as starting at the newest
+runs (none within K runs: not found).
+
+    python3 tests/host/history_simulation.py --series 300
+    python3 tests/host/history_simulation.py --parts step --steps 1,2,5,10
+tests/host/test_changepoint.py runs small versions of the same."""
+import argparse
+import math
+import os
+import random
+import sys
+import time
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+sys.path.insert(0, os.path.join(ROOT, "tools"))
+
+import json  # noqa: E402
+
+from trapmeterlib.stats import changepoint as cp  # noqa: E402
+from trapmeterlib.stats.abtest import binomial_upper  # noqa: E402
+from trapmeterlib.stats.bootstats import mad, median  # noqa: E402
+
+FIXTURE = os.path.join(ROOT, "tests", "fixtures", "kvm-history-aa.json")
+RUNS = 100
+BOOTS = 3
+BAND = math.log(1.08)       # a boot this far above its floor: disturbed
+STEP_AT = 60
+MAX_DELAY = 20
+
+
+def load(path=FIXTURE):
+    with open(path) as fh:
+        return json.load(fh)
+
+
+def run_series(runs):
+    """{key: [per-run value]} and kinds, each run's figure the median of
+    its boots, as stats/runlevel.run_figures makes it."""
+    series, kinds = {}, {}
+    for i, run in enumerate(runs):
+        for case, boots in run.items():
+            for n, metric, kind in ((0, "cycles_per_op", "timing"),
+                                    (1, "exits_per_op", "count")):
+                vals = [b[n] for b in boots if b[n] is not None]
+                key = tuple(case.split("/", 1)) + (metric,)
+                kinds[key] = kind
+                series.setdefault(key, {})[i] = median(vals) if vals \
+                    else None
+    return series, kinds
+
+
+def alarms(runs, alpha=cp.ALPHA):
+    series, kinds = run_series(runs)
+    return cp.analyse(list(range(len(runs))), series, kinds, alpha)
+
+
+def extract(paths):
+    """The fixture's form of recorded results files (`--extract`): per
+    run and boot, per case [cycles per op, exits per op] as
+    stats/compare.observations reads them."""
+    from trapmeterlib.output import resultsfile
+    from trapmeterlib.stats import compare
+    out = {"cases": {}, "runs": []}
+    for path in paths:
+        doc = resultsfile.read_results(path)
+        boots = []
+        for results in compare.boot_results(doc):
+            boot = {}
+            for res in results:
+                case = "%s/%s" % (res.get("suite"), res.get("case"))
+                obs = compare.observations(res)
+                boot[case] = [obs.get(m, (None,))[0]
+                              for m in ("cycles_per_op", "exits_per_op")]
+                out["cases"][case] = {"handler": res.get("handler")}
+            boots.append(boot)
+        out["runs"].append({"source": os.path.basename(path),
+                            "boots": boots})
+    return out
+
+
+# ---------------------------------------------------------------- model
+
+class Model:
+    """What fit() measured of the recorded runs."""
+
+    def __init__(self, rec):
+        self.cases = sorted(rec["cases"])
+        self.user = [c for c in self.cases
+                     if rec["cases"][c].get("handler") == "user"]
+        runs = [{c: [(math.log(b[c][0]), b[c][1]) for b in r["boots"]
+                     if b.get(c) and b[c][0]] for c in self.cases}
+                for r in rec["runs"]]
+        self.floor = {c: sorted(v for r in runs for v, _x in r[c])[
+            len([1 for r in runs for _ in r[c]]) // 4] for c in self.cases}
+        self.exits = {c: [x for r in runs for _v, x in r[c]]
+                      for c in self.cases}
+        self._boots(runs)
+        self._drift(runs)
+
+    def _boots(self, runs):
+        """Boot noise per case, disturbed boots and single hits."""
+        excess, single, resid = [], [], {c: [] for c in self.cases}
+        self.boots = 0
+        for run in runs:
+            for b in range(min(len(v) for v in run.values())):
+                self.boots += 1
+                above = {c: run[c][b][0] - self.floor[c] for c in self.cases}
+                common = median(list(above.values()))
+                if common > BAND:
+                    excess.append(common)
+                    continue
+                for c in self.cases:
+                    if above[c] > BAND:
+                        single.append(above[c])
+                    else:
+                        resid[c].append(run[c][b][0] - median(
+                            [v for v, _x in run[c]]))
+        self.excess, self.single = excess, single
+        self.p_boot = len(excess) / float(self.boots)
+        self.p_case = len(single) / float(max(1, (self.boots - len(excess))
+                                              * len(self.cases)))
+        self.sd = {c: max(1.4826 * mad(resid[c]) * math.sqrt(1.5), 1e-4)
+                   for c in self.cases}
+
+    def _drift(self, runs):
+        """AR(1) of the runs' common level, in recorded order."""
+        levels = []
+        for run in runs:
+            offs = [median([v for v, _x in run[c]]) - self.floor[c]
+                    for c in self.cases if run[c]]
+            levels.append(median(offs))
+        calm = [v for v in levels if v <= BAND]
+        mean = sum(calm) / len(calm)
+        dev = [min(v, BAND) - mean for v in levels]
+        num = sum(a * b for a, b in zip(dev, dev[1:]))
+        den = sum(a * a for a in dev) or 1e-12
+        self.phi = max(0.0, min(0.95, num / den))
+        var = sum(d * d for d in dev) / max(1, len(dev) - 1)
+        self.level_sd = math.sqrt(var)
+        self.innov = self.level_sd * math.sqrt(1 - self.phi ** 2)
+
+    def describe(self):
+        return ("model: %d cases (%d QEMU-exit), boots %d: disturbed boots "
+                "%.1f %% (excess median %.0f %%), single cases hit %.2f %%; "
+                "boot sd per case %s; run level sd %.2f %%, AR(1) phi %.2f"
+                % (len(self.cases), len(self.user), self.boots,
+                   100 * self.p_boot,
+                   100 * (math.exp(median(self.excess)) - 1)
+                   if self.excess else 0, 100 * self.p_case,
+                   ", ".join("%.1f %%" % (100 * self.sd[c])
+                             for c in self.cases),
+                   100 * self.level_sd, self.phi))
+
+    def series(self, rng, runs, step=0.0, step_at=None):
+        """[{case: [(cycles, exits) per boot]}] of `runs` runs."""
+        out, level = [], rng.gauss(0, self.level_sd)
+        for r in range(runs):
+            level = self.phi * level + rng.gauss(0, self.innov)
+            run = {c: [] for c in self.cases}
+            for _b in range(BOOTS):
+                hit = rng.choice(self.excess) if self.excess and \
+                    rng.random() < self.p_boot else 0.0
+                for c in self.cases:
+                    v = self.floor[c] + level + hit + rng.gauss(0, self.sd[c])
+                    if not hit and self.single and rng.random() < self.p_case:
+                        v += rng.choice(self.single)
+                    if step and c in self.user and r >= step_at:
+                        v += math.log(1 + step)
+                    run[c].append((math.exp(v), rng.choice(self.exits[c])))
+            out.append(run)
+        return out
+
+
+def replay(rec, rng, runs):
+    recorded = [{c: [(b[c][0], b[c][1]) for b in r["boots"] if b.get(c)]
+                 for c in rec["cases"]} for r in rec["runs"]]
+    return [rng.choice(recorded) for _ in range(runs)]
+
+
+# ---------------------------------------------------------------- measure
+
+def rate(name, make, series, seed):
+    begin, hits = time.time(), 0
+    for i in range(series):
+        rng = random.Random(seed * 100003 + i)
+        hits += bool(alarms(make(rng)).changes)
+    print("%-7s A/A: %d of %d series of %d runs raise an alarm (%.1f %%, "
+          "99 %% upper bound %.1f %%) [%.0f s]" % (
+              name, hits, series, RUNS, 100.0 * hits / series,
+              100 * binomial_upper(hits, series, 0.99), time.time() - begin),
+          flush=True)
+    return hits
+
+
+def delay(model, rng, step):
+    runs = model.series(rng, STEP_AT + MAX_DELAY, step, STEP_AT)
+    for k in range(cp.MIN_SEG, MAX_DELAY + 1):
+        ana = alarms(runs[:STEP_AT + k])
+        if any(abs(c.index - STEP_AT) <= 1 and c.key[2] == "cycles_per_op"
+               and "/".join(c.key[:2]) in model.user for c in ana.newest()):
+            return k
+    return None
+
+
+def steps(model, sizes, series, seed):
+    for size in sizes:
+        found = [delay(model, random.Random(seed * 7919 + i), size / 100.0)
+                 for i in range(series)]
+        got = sorted(d for d in found if d is not None)
+        print("step +%g %% per QEMU exit at run %d: found in %d of %d "
+              "series within %d runs; delay median %s, 90th percentile %s "
+              "runs" % (size, STEP_AT, len(got), series, MAX_DELAY,
+                        median(got) if got else "-",
+                        got[int(0.9 * (len(got) - 1))] if got else "-"),
+              flush=True)
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--series", type=int, default=300)
+    ap.add_argument("--step-series", type=int, default=20)
+    ap.add_argument("--parts", default="replay,model,step")
+    ap.add_argument("--steps", default="1,2,5,10")
+    ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--extract", nargs="+", metavar="RESULTS",
+                    help="write the fixture's form of these files to "
+                    "stdout and stop")
+    args = ap.parse_args()
+    if args.extract:
+        json.dump(extract(args.extract), sys.stdout, separators=(",", ":"))
+        return
+    rec = load()
+    model = Model(rec)
+    print(model.describe(), flush=True)
+    parts = args.parts.split(",")
+    if "replay" in parts:
+        rate("replay", lambda rng: replay(rec, rng, RUNS), args.series,
+             args.seed)
+    if "model" in parts:
+        rate("model", lambda rng: model.series(rng, RUNS), args.series,
+             args.seed)
+    if "step" in parts:
+        steps(model, [float(s) for s in args.steps.split(",")],
+              args.step_series, args.seed)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,417 @@
+"""tests/host/test_history.py - `trapmeter history` without boots: the
+store (tools/trapmeterlib/backends/historydb.py) keeps runs by host
+fingerprint, migrates an older file, refuses bad input by name with
+nothing lost (another schema, a corrupt, newer or locked database, a run
+without a fingerprint, an unknown case, a file added twice), and `check`
+exits 18 naming the runs around a change and the bisect between them;
+`export` writes Otava's CSV and OpenMetrics text."""
+import copy
+import csv
+import hashlib
+import io
+import json
+import math
+import os
+import random
+import sqlite3
+import subprocess
+import sys
+import tempfile
+import unittest
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+sys.path.insert(0, os.path.join(ROOT, "tools"))
+
+from trapmeterlib.backends import historydb  # noqa: E402
+from trapmeterlib.output import history_export  # noqa: E402
+from trapmeterlib.stats import runlevel  # noqa: E402
+
+RUNNER = os.path.join(ROOT, "tools", "trapmeter")
+FIX = os.path.join(ROOT, "tests", "fixtures")
+RUN1 = os.path.join(FIX, "kvm-history-run1.json")      # shim at 0 ns
+RUN7 = os.path.join(FIX, "kvm-history-run7.json")      # shim at 830 ns
+OLD = os.path.join(FIX, "kvm-aa.json")                  # no fingerprint
+CHANGE, UNUSABLE_DB, UNUSABLE, BAD = 18, 19, 11, 2
+
+
+def trapmeter(*args):
+    return subprocess.run([RUNNER, *args], capture_output=True, text=True,
+                          timeout=120)
+
+
+def digest(path):
+    with open(path, "rb") as fh:
+        return hashlib.sha256(fh.read()).hexdigest()
+
+
+def rows(db, table="runs"):
+    conn = sqlite3.connect(db)
+    try:
+        return conn.execute("SELECT count(*) FROM %s" % table).fetchone()[0]
+    finally:
+        conn.close()
+
+
+def edited(src, out, change):
+    with open(src) as fh:
+        doc = json.load(fh)
+    change(doc)
+    with open(out, "w") as fh:
+        json.dump(doc, fh)
+    return out
+
+
+class Tmp(unittest.TestCase):
+    def setUp(self):
+        self._dir = tempfile.TemporaryDirectory()
+        self.dir = self._dir.name
+        self.db = os.path.join(self.dir, "h.db")
+
+    def tearDown(self):
+        self._dir.cleanup()
+
+    def add(self, *words):
+        return trapmeter("history", "add", "--db", self.db, *words)
+
+
+class Add(Tmp):
+    def test_add_keeps_a_run_by_its_fingerprint(self):
+        proc = self.add("--commit", "abc123", "--date", "2026-12-03T09:40Z",
+                        RUN1)
+        self.assertEqual(proc.returncode, 0, proc.stderr)
+        self.assertIn("run 1 of series", proc.stderr)
+        conn = historydb.open_db(self.db)
+        (host,) = historydb.hosts(conn)
+        runs = historydb.runs_of(conn, host)
+        figs = historydb.figures_of(conn, host)
+        conn.close()
+        self.assertEqual([(r["commit_id"], r["boots"], r["kind"])
+                          for r in runs], [("abc123", 3, "run")])
+        self.assertEqual(runs[0]["qemu_version"], "7.2.22")
+        self.assertEqual(runs[0]["firmware"], "qboot")
+        key = ("exits", "pio.user", "cycles_per_op")
+        (value, lo, hi, boots) = figs[key]["runs"][runs[0]["id"]]
+        self.assertEqual(len(boots), 3)
+        self.assertEqual(value, sorted(boots)[1])
+        self.assertLess(lo, hi)
+        self.assertEqual(figs[("exits", "pio.user", "exits_per_op")]["kind"],
+                         "count")
+
+    def test_a_second_file_of_the_host_joins_its_series(self):
+        self.assertEqual(self.add(RUN1).returncode, 0)
+        proc = self.add(RUN7)
+        self.assertEqual(proc.returncode, 0, proc.stderr)
+        self.assertNotIn("series", proc.stderr.split("series", 1)[1])
+        conn = historydb.open_db(self.db)
+        self.assertEqual(len(historydb.hosts(conn)), 1)
+        conn.close()
+
+    def test_a_fingerprint_change_starts_a_new_series_and_says_so(self):
+        other = edited(RUN7, os.path.join(self.dir, "k.json"), lambda d: d[
+            "host"]["fingerprint"]["kernel"].update(release="6.99.0-other"))
+        self.assertEqual(self.add(RUN1).returncode, 0)
+        proc = self.add(other)
+        self.assertEqual(proc.returncode, 0, proc.stderr)
+        self.assertIn("a new series", proc.stderr)
+        self.assertIn("kernel.release: 6.18.44-fc-v1147 -> 6.99.0-other",
+                      proc.stderr)
+        conn = historydb.open_db(self.db)
+        hosts = historydb.hosts(conn)
+        self.assertEqual([len(historydb.runs_of(conn, h)) for h in hosts],
+                         [1, 1])
+        conn.close()
+
+    def test_the_method_is_part_of_the_series(self):
+        doc = json.load(open(RUN1))
+        key, fields = runlevel.series_key(doc)
+        doc["config"]["kernel_irqchip"] = "off"
+        self.assertNotEqual(runlevel.series_key(doc)[0], key)
+        doc = json.load(open(RUN1))
+        doc["host"]["fingerprint"]["cpufreq"]["governor"] = "powersave"
+        doc["host"]["fingerprint"]["qemu"]["sha256"] = "0" * 64
+        self.assertEqual(runlevel.series_key(doc)[0], key)
+        self.assertEqual(fields["method.accel"], "kvm")
+
+    def test_several_files_are_one_transaction(self):
+        """The second file is refused: the first is not kept either (read
+        before the database is opened, or refused inside its
+        transaction)."""
+        proc = self.add(RUN1, OLD)
+        self.assertEqual(proc.returncode, UNUSABLE, proc.stderr)
+        self.assertFalse(os.path.exists(self.db) and rows(self.db))
+        copy = os.path.join(self.dir, "again.json")
+        with open(RUN7, "rb") as src, open(copy, "wb") as dst:
+            dst.write(src.read())
+        proc = self.add(RUN7, copy)
+        self.assertEqual(proc.returncode, UNUSABLE, proc.stderr)
+        self.assertIn("in the history already", proc.stderr)
+        self.assertEqual((rows(self.db), rows(self.db, "hosts"),
+                          rows(self.db, "figures")), (0, 0, 0))
+
+
+class BadInput(Tmp):
+    def setUp(self):
+        super().setUp()
+        self.assertEqual(self.add("--commit", "c1", RUN1).returncode, 0)
+        self.before = digest(self.db)
+
+    def assertUnchanged(self):
+        self.assertEqual(digest(self.db), self.before)
+
+    def test_a_run_without_fingerprint(self):
+        proc = self.add(OLD)
+        self.assertEqual(proc.returncode, UNUSABLE, proc.stderr)
+        self.assertIn("no host fingerprint", proc.stderr)
+        self.assertNotIn("Traceback", proc.stderr)
+        self.assertUnchanged()
+
+    def test_a_results_file_of_another_schema(self):
+        bad = edited(RUN7, os.path.join(self.dir, "s.json"),
+                     lambda d: d.update(schema=99))
+        proc = self.add(bad)
+        self.assertEqual(proc.returncode, UNUSABLE, proc.stderr)
+        self.assertIn("results schema 99", proc.stderr)
+        self.assertUnchanged()
+
+    def test_a_file_added_twice(self):
+        proc = self.add(RUN1)
+        self.assertEqual(proc.returncode, UNUSABLE, proc.stderr)
+        self.assertIn("in the history already (run 1", proc.stderr)
+        self.assertUnchanged()
+
+    def test_a_corrupt_database(self):
+        for damage in (b"not a database at all" * 100, None):
+            with open(self.db, "r+b") as fh:
+                if damage is None:
+                    fh.seek(4096)
+                    fh.write(os.urandom(4096))
+                else:
+                    fh.write(damage)
+            broken = digest(self.db)
+            proc = self.add(RUN7)
+            self.assertEqual(proc.returncode, UNUSABLE_DB, proc.stderr)
+            self.assertIn("history corrupt", proc.stderr)
+            self.assertNotIn("Traceback", proc.stderr)
+            self.assertEqual(digest(self.db), broken)
+
+    def test_another_sqlite_file(self):
+        other = os.path.join(self.dir, "o.db")
+        conn = sqlite3.connect(other)
+        conn.execute("CREATE TABLE t (x)")
+        conn.commit()
+        conn.close()
+        proc = trapmeter("history", "check", "--db", other)
+        self.assertEqual(proc.returncode, UNUSABLE_DB)
+        self.assertIn("not a trapmeter history", proc.stderr)
+
+    def test_a_newer_database(self):
+        conn = sqlite3.connect(self.db)
+        conn.execute("PRAGMA user_version = 99")
+        conn.close()
+        self.before = digest(self.db)
+        proc = self.add(RUN7)
+        self.assertEqual(proc.returncode, UNUSABLE_DB)
+        self.assertIn("history schema 99, newer", proc.stderr)
+        self.assertUnchanged()
+
+    def test_a_locked_database_waits_then_fails_by_name(self):
+        conn = sqlite3.connect(self.db, isolation_level=None)
+        conn.execute("BEGIN IMMEDIATE")
+        try:
+            proc = self.add("--busy-timeout", "0.3", RUN7)
+        finally:
+            conn.execute("ROLLBACK")
+            conn.close()
+        self.assertEqual(proc.returncode, UNUSABLE_DB, proc.stderr)
+        self.assertIn("history locked", proc.stderr)
+        self.assertIn("waited 0.3 s", proc.stderr)
+        self.assertEqual(rows(self.db), 1)
+        self.assertEqual(self.add(RUN7).returncode, 0)
+        self.assertEqual(rows(self.db), 2)
+
+    def test_a_missing_database_and_an_unknown_case(self):
+        proc = trapmeter("history", "check", "--db",
+                         os.path.join(self.dir, "none.db"))
+        self.assertEqual(proc.returncode, UNUSABLE_DB)
+        self.assertIn("no history there", proc.stderr)
+        proc = trapmeter("history", "check", "--db", self.db, "--case",
+                         "no.such.case")
+        self.assertEqual(proc.returncode, BAD)
+        self.assertIn("--case no.such.case: no such case", proc.stderr)
+        proc = trapmeter("history", "report", "--db", self.db, "--case",
+                         "nope", "--html", os.path.join(self.dir, "r.html"))
+        self.assertEqual(proc.returncode, BAD)
+        self.assertFalse(os.path.exists(os.path.join(self.dir, "r.html")))
+
+    def test_bad_dates_and_options(self):
+        proc = self.add("--date", "yesterday", RUN7)
+        self.assertEqual(proc.returncode, BAD)
+        self.assertIn("not an ISO 8601 date", proc.stderr)
+        proc = trapmeter("history")
+        self.assertEqual(proc.returncode, BAD)
+        self.assertIn("needs a verb", proc.stderr)
+        self.assertUnchanged()
+
+
+class Migration(Tmp):
+    def test_a_schema_1_file_is_migrated_with_its_runs(self):
+        conn = sqlite3.connect(self.db, isolation_level=None)
+        for sql in historydb.MIGRATIONS[1]:
+            conn.execute(sql)
+        conn.execute("INSERT INTO meta VALUES ('tool', ?)",
+                     (historydb.TOOL,))
+        conn.execute("INSERT INTO hosts VALUES (1, 'k', '{}', '{}')")
+        conn.execute("INSERT INTO runs (id, host, digest, source) VALUES "
+                     "(1, 1, 'd', 'old.json')")
+        conn.execute("PRAGMA user_version = 1")
+        conn.close()
+        conn = historydb.open_db(self.db)
+        self.assertEqual(conn.execute("PRAGMA user_version").fetchone()[0],
+                         historydb.SCHEMA)
+        runs = historydb.runs_of(conn, 1)
+        conn.close()
+        self.assertEqual([(r["source"], r["label"]) for r in runs],
+                         [("old.json", None)])
+
+
+def stepped_history(db, runs=12, step_at=7, seed=1, release=None):
+    """A history of `runs` runs of one host whose pio.user is 10 %
+    dearer from run `step_at` on; each run has a commit.  `release`: the
+    host's kernel release instead of the recorded one (another series)."""
+    doc = json.load(open(RUN1))
+    if release:
+        doc["host"]["fingerprint"]["kernel"]["release"] = release
+    key, fields = runlevel.series_key(doc)
+    rng = random.Random(seed)
+    entries = []
+    for n in range(1, runs + 1):
+        figures = []
+        for case, base in (("pio.user", 21000.0), ("cpuid", 7900.0),
+                           ("pio.kernel", 10200.0)):
+            factor = 1.10 if case == "pio.user" and n >= step_at else 1.0
+            boots = [base * factor * math.exp(rng.gauss(0, 0.01))
+                     for _ in range(3)]
+            figures.append({"suite": "exits", "case": case,
+                            "metric": "cycles_per_op", "kind": "timing",
+                            "value": sorted(boots)[1], "lo": min(boots),
+                            "hi": max(boots), "boots": boots})
+            figures.append({"suite": "exits", "case": case,
+                            "metric": "exits_per_op", "kind": "count",
+                            "value": 1.0, "lo": None, "hi": None,
+                            "boots": [1.0]})
+        entries.append({"key": key, "fields": fields,
+                        "fingerprint": doc["host"]["fingerprint"],
+                        "digest": "d%d%s" % (n, release or ""),
+                        "source": "run-%02d.json" % n,
+                        "kind": "run", "subject": runlevel.subject(doc),
+                        "commit_id": "c%02d" % n + "0" * 10,
+                        "commit_date": "2026-12-03T10:%02d:00Z" % n,
+                        "describe": None, "label": None, "boots": 3,
+                        "status": "ok", "figures": figures})
+    conn = historydb.open_db(db, create=True)
+    historydb.add_runs(conn, entries)
+    conn.close()
+    return key
+
+
+class Check(Tmp):
+    def test_a_change_at_the_newest_runs_exits_18_and_names_them(self):
+        stepped_history(self.db)
+        proc = trapmeter("history", "check", "--db", self.db)
+        self.assertEqual(proc.returncode, CHANGE, proc.stdout + proc.stderr)
+        out = proc.stdout
+        self.assertIn("change (newest runs) at run 7 of 12: exits/pio.user "
+                      "cycles_per_op +", out)
+        self.assertIn("last run before: run 6: commit c06", out)
+        self.assertIn("first run after: run 7: commit c07", out)
+        self.assertIn("--good c060000000000 --bad c070000000000", out)
+        self.assertIn("--case pio.user", out)
+        self.assertNotIn("cpuid cycles_per_op", out)
+
+    def test_no_change_exits_0(self):
+        stepped_history(self.db, step_at=99)
+        proc = trapmeter("history", "check", "--db", self.db)
+        self.assertEqual(proc.returncode, 0, proc.stdout + proc.stderr)
+        self.assertIn("no change starts at the newest runs", proc.stdout)
+
+    def test_an_older_change_is_named_but_exits_0(self):
+        stepped_history(self.db, runs=30, step_at=7)
+        proc = trapmeter("history", "check", "--db", self.db)
+        self.assertEqual(proc.returncode, 0, proc.stdout)
+        self.assertIn("earlier change at run 7 of 30", proc.stdout)
+
+    def test_bisect_needs_its_repository(self):
+        stepped_history(self.db)
+        proc = trapmeter("history", "check", "--db", self.db, "--bisect")
+        self.assertEqual(proc.returncode, BAD)
+        self.assertIn("--bisect needs --repo, --build and --binary",
+                      proc.stderr)
+
+
+class Export(Tmp):
+    def test_csv_in_otava_form(self):
+        stepped_history(self.db)
+        out = os.path.join(self.dir, "h.csv")
+        proc = trapmeter("history", "export", "--db", self.db, "--csv", out)
+        self.assertEqual(proc.returncode, 0, proc.stderr)
+        table = list(csv.reader(open(out)))
+        self.assertEqual(table[0][:2], ["time", "commit"])
+        self.assertIn("exits/pio.user/cycles_per_op", table[0])
+        self.assertEqual(len(table), 13)
+        self.assertEqual(table[1][:2], ["2026-12-03 10:01:00 +0000",
+                                        "c010000000000"])
+        col = table[0].index("exits/pio.user/cycles_per_op")
+        ratio = float(table[12][col]) / float(table[1][col])
+        self.assertAlmostEqual(ratio, 1.10, delta=0.05)
+
+    def test_openmetrics_text(self):
+        stepped_history(self.db)
+        out = os.path.join(self.dir, "h.om")
+        proc = trapmeter("history", "export", "--db", self.db,
+                         "--openmetrics", out)
+        self.assertEqual(proc.returncode, 0, proc.stderr)
+        text = open(out).read()
+        self.assertTrue(text.endswith("# EOF\n"))
+        self.assertIn("# TYPE trapmeter_cycles_per_op gauge\n", text)
+        samples = [line for line in text.splitlines()
+                   if line.startswith("trapmeter_cycles_per_op{")
+                   and 'case="pio.user"' in line]
+        self.assertEqual(len(samples), 12)
+        stamps = [int(s.rsplit(" ", 1)[1]) for s in samples]
+        self.assertEqual(stamps, sorted(set(stamps)))
+        self.assertEqual(stamps[0], history_export.epoch(
+            "2026-12-03T10:01:00Z"))
+
+    def test_export_needs_a_format(self):
+        stepped_history(self.db)
+        proc = trapmeter("history", "export", "--db", self.db)
+        self.assertEqual(proc.returncode, BAD)
+
+    def test_dates(self):
+        self.assertEqual(history_export.epoch("1970-01-02"), 86400)
+        self.assertEqual(history_export.epoch("1970-01-01T01:00:00+01:00"),
+                         0)
+        self.assertIsNone(history_export.epoch("2026-13-01"))
+        self.assertIsNone(history_export.epoch("tuesday"))
+        runs = [{"commit_date": "1970-01-01T00:00:10Z"},
+                {"commit_date": "1970-01-01T00:00:10Z"}, {"added": None}]
+        self.assertEqual(history_export.stamps(runs), [10, 11, 12])
+
+
+class FingerprintFrom(Tmp):
+    def test_an_import_without_fingerprint_takes_one_given(self):
+        stripped = edited(RUN7, os.path.join(self.dir, "lava.json"),
+                          lambda d: d["host"].pop("fingerprint"))
+        proc = self.add(stripped)
+        self.assertEqual(proc.returncode, UNUSABLE)
+        self.assertIn("--fingerprint-from", proc.stderr)
+        self.assertEqual(self.add(RUN1).returncode, 0)
+        proc = self.add("--fingerprint-from", RUN1, stripped)
+        self.assertEqual(proc.returncode, 0, proc.stderr)
+        conn = historydb.open_db(self.db)
+        self.assertEqual(len(historydb.hosts(conn)), 1)
+        conn.close()
+
+
+if __name__ == "__main__":
+    unittest.main()

@@ -1,0 +1,252 @@
+"""The history of runs: one SQLite file (Python's sqlite3).
+
+Tables: `meta` (what the file is), `hosts` (one row per series key: the
+fingerprint's cost fields and the method, stats/runlevel.series_key),
+`runs` (one per results file added: its subject, commit, source and the
+SHA-256 of its bytes, so a file added twice is refused by name) and
+`figures` (per run, case and metric: the run's figure, its interval and
+every boot's value).  The schema's version is SQLite's user_version; an
+older file is migrated in one transaction when opened, a newer one is
+refused.  Every write is one transaction begun IMMEDIATE: a second
+writer waits up to the busy timeout, then fails by name, and SQLite's
+journal never leaves half a transaction in the file.  A file that is no
+SQLite database, fails SQLite's quick_check or is another tool's is
+refused before anything is written."""
+
+import json
+import os
+import sqlite3
+import time
+
+SCHEMA = 2
+TOOL = "trapmeter-history"
+BUSY_S = 10.0
+_BUSY = {}                  # id(connection) -> its busy timeout (seconds)
+MIGRATIONS = {
+    1: ["CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT)",
+        "CREATE TABLE hosts (id INTEGER PRIMARY KEY, key TEXT UNIQUE "
+        "NOT NULL, fields TEXT NOT NULL, fingerprint TEXT NOT NULL)",
+        "CREATE TABLE runs (id INTEGER PRIMARY KEY, host INTEGER NOT NULL "
+        "REFERENCES hosts(id), digest TEXT UNIQUE NOT NULL, source TEXT, "
+        "kind TEXT, added TEXT, commit_id TEXT, commit_date TEXT, "
+        "describe TEXT, qemu_version TEXT, qemu_build TEXT, kernel TEXT, "
+        "firmware TEXT, boots INTEGER, status TEXT)",
+        "CREATE TABLE figures (run INTEGER NOT NULL REFERENCES runs(id), "
+        "suite TEXT NOT NULL, name TEXT NOT NULL, metric TEXT NOT NULL, "
+        "kind TEXT NOT NULL, value REAL, lo REAL, hi REAL, boots TEXT, "
+        "PRIMARY KEY (run, suite, name, metric))"],
+    # 2: a label per run (--label), shown beside its subject
+    2: ["ALTER TABLE runs ADD COLUMN label TEXT",
+        "CREATE INDEX runs_host ON runs(host, id)"],
+}
+RUN_COLUMNS = ("id", "host", "digest", "source", "kind", "added",
+               "commit_id", "commit_date", "describe", "qemu_version",
+               "qemu_build", "kernel", "firmware", "boots", "status",
+               "label")
+
+
+class HistoryError(Exception):
+    """The history file cannot be used or written; `kind` names why:
+    missing, corrupt, newer, locked, duplicate, foreign."""
+
+    def __init__(self, kind, message):
+        super().__init__(message)
+        self.kind, self.message = kind, message
+
+
+def _version(conn):
+    return conn.execute("PRAGMA user_version").fetchone()[0]
+
+
+def _check(conn, path):
+    """Refuse a file that is no healthy trapmeter history."""
+    rows = conn.execute("PRAGMA quick_check").fetchall()
+    if rows != [("ok",)]:
+        raise HistoryError("corrupt", "%s: the database is damaged "
+                           "(SQLite quick_check: %s)" % (
+                               path, "; ".join(r[0] for r in rows[:3])))
+    version = _version(conn)
+    if version > SCHEMA:
+        raise HistoryError("newer", "%s: history schema %d, newer than this "
+                           "trapmeter's %d: use a newer trapmeter"
+                           % (path, version, SCHEMA))
+    if version:
+        row = conn.execute("SELECT value FROM meta WHERE key = 'tool'") \
+            .fetchone()
+        if not row or row[0] != TOOL:
+            raise HistoryError("foreign", "%s: an SQLite file, but not a "
+                               "trapmeter history" % path)
+    elif conn.execute("SELECT count(*) FROM sqlite_master").fetchone()[0]:
+        raise HistoryError("foreign", "%s: an SQLite file, but not a "
+                           "trapmeter history" % path)
+
+
+def _migrate(conn):
+    """Bring the file to SCHEMA in one transaction (a new file too)."""
+    version = _version(conn)
+    if version == SCHEMA:
+        return
+    with _writing(conn):
+        for step in range(version + 1, SCHEMA + 1):
+            for sql in MIGRATIONS[step]:
+                conn.execute(sql)
+        if version == 0:
+            conn.execute("INSERT INTO meta VALUES ('tool', ?)", (TOOL,))
+        conn.execute("PRAGMA user_version = %d" % SCHEMA)
+
+
+class _writing:
+    """BEGIN IMMEDIATE ... COMMIT, ROLLBACK on any exception; "database
+    is locked" after the busy timeout becomes HistoryError("locked")."""
+
+    def __init__(self, conn):
+        self.conn = conn
+
+    def __enter__(self):
+        try:
+            self.conn.execute("BEGIN IMMEDIATE")
+        except sqlite3.OperationalError as exc:
+            raise _named(exc, self.conn) from None
+        return self.conn
+
+    def __exit__(self, kind, _exc, _tb):
+        if kind is None:
+            try:
+                self.conn.execute("COMMIT")
+                return False
+            except sqlite3.Error:
+                self.conn.execute("ROLLBACK")
+                raise
+        self.conn.execute("ROLLBACK")
+        return False
+
+
+def _named(exc, conn):
+    text = str(exc)
+    if "locked" in text or "busy" in text:
+        return HistoryError("locked", "the history is being written by "
+                            "another process (waited %g s): try again when "
+                            "it is done" % _BUSY.get(id(conn), BUSY_S))
+    return HistoryError("corrupt", "the history cannot be written: %s"
+                        % text)
+
+
+def open_db(path, create=False, busy_s=BUSY_S):
+    """A connection to the history at `path`, checked and migrated;
+    create it when `create` and it does not exist."""
+    if not os.path.exists(path) and not create:
+        raise HistoryError("missing", "%s: no history there (`trapmeter "
+                           "history add` creates one)" % path)
+    try:
+        conn = sqlite3.connect(path, timeout=busy_s, isolation_level=None)
+    except sqlite3.Error as exc:
+        raise HistoryError("corrupt", "%s: cannot open: %s" % (path, exc))
+    _BUSY[id(conn)] = busy_s
+    try:
+        _check(conn, path)
+        _migrate(conn)
+    except sqlite3.DatabaseError as exc:
+        conn.close()
+        if "locked" in str(exc) or "busy" in str(exc):
+            raise _named(exc, conn) from None
+        raise HistoryError("corrupt", "%s: not a readable SQLite database "
+                           "(%s)" % (path, exc)) from None
+    except HistoryError:
+        conn.close()
+        raise
+    return conn
+
+
+def _host_id(conn, key, fields, fingerprint):
+    row = conn.execute("SELECT id FROM hosts WHERE key = ?", (key,)) \
+        .fetchone()
+    if row:
+        return row[0], False
+    cur = conn.execute("INSERT INTO hosts (key, fields, fingerprint) "
+                       "VALUES (?, ?, ?)",
+                       (key, json.dumps(fields, sort_keys=True, default=str),
+                        json.dumps(fingerprint, sort_keys=True, default=str)))
+    return cur.lastrowid, True
+
+
+def last_run(conn):
+    """The newest run's row (a dict), or None."""
+    row = conn.execute("SELECT %s FROM runs ORDER BY id DESC LIMIT 1"
+                       % ", ".join(RUN_COLUMNS)).fetchone()
+    return dict(zip(RUN_COLUMNS, row)) if row else None
+
+
+def host(conn, host_id):
+    """{id, key, fields, fingerprint} of one series' host."""
+    row = conn.execute("SELECT id, key, fields, fingerprint FROM hosts "
+                       "WHERE id = ?", (host_id,)).fetchone()
+    return {"id": row[0], "key": row[1], "fields": json.loads(row[2]),
+            "fingerprint": json.loads(row[3])}
+
+
+def add_runs(conn, entries):
+    """Store every entry in one transaction: all of them or none.  An
+    entry: {key, fields, fingerprint, digest, source, kind, subject,
+    commit_id, commit_date, describe, label, boots, status, figures}.
+    Returns [(entry, run id, new series?)]."""
+    out = []
+    with _writing(conn):
+        for entry in entries:
+            seen = conn.execute("SELECT id, source FROM runs WHERE digest "
+                                "= ?", (entry["digest"],)).fetchone()
+            if seen:
+                raise HistoryError("duplicate", "%s: this file is in the "
+                                   "history already (run %d, added from %s)"
+                                   % (entry["source"], seen[0], seen[1]))
+            host_id, new = _host_id(conn, entry["key"], entry["fields"],
+                                    entry["fingerprint"])
+            out.append((entry, _insert_run(conn, host_id, entry), new))
+    return out
+
+
+def _insert_run(conn, host_id, entry):
+    subj = entry["subject"]
+    cur = conn.execute(
+        "INSERT INTO runs (host, digest, source, kind, added, commit_id, "
+        "commit_date, describe, qemu_version, qemu_build, kernel, firmware, "
+        "boots, status, label) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, "
+        "?, ?, ?)",
+        (host_id, entry["digest"], entry["source"], entry["kind"],
+         time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+         entry.get("commit_id"), entry.get("commit_date"),
+         entry.get("describe"), subj.get("qemu_version"),
+         subj.get("qemu_build"), subj.get("kernel"), subj.get("firmware"),
+         entry.get("boots"), entry.get("status"), entry.get("label")))
+    run_id = cur.lastrowid
+    conn.executemany(
+        "INSERT INTO figures VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        [(run_id, f["suite"], f["case"], f["metric"], f["kind"], f["value"],
+          f["lo"], f["hi"], json.dumps(f["boots"]))
+         for f in entry["figures"]])
+    return run_id
+
+
+def hosts(conn):
+    """[host id] of every series, oldest first."""
+    return [r[0] for r in conn.execute("SELECT id FROM hosts ORDER BY id")]
+
+
+def runs_of(conn, host_id):
+    """The runs of one series in the order they were added."""
+    rows = conn.execute("SELECT %s FROM runs WHERE host = ? ORDER BY id"
+                        % ", ".join(RUN_COLUMNS), (host_id,)).fetchall()
+    return [dict(zip(RUN_COLUMNS, r)) for r in rows]
+
+
+def figures_of(conn, host_id):
+    """{(suite, case, metric): {"kind", "runs": {run id: (value, lo,
+    hi, boots)}}} of one series."""
+    out = {}
+    for row in conn.execute(
+            "SELECT f.run, f.suite, f.name, f.metric, f.kind, f.value, f.lo, "
+            "f.hi, f.boots FROM figures f JOIN runs r ON r.id = f.run "
+            "WHERE r.host = ? ORDER BY f.run", (host_id,)):
+        entry = out.setdefault((row[1], row[2], row[3]),
+                               {"kind": row[4], "runs": {}})
+        entry["runs"][row[0]] = (row[5], row[6], row[7], json.loads(row[8]))
+    return out

@@ -1,0 +1,323 @@
+"""`trapmeter history add|check|report|export`: a history of runs per
+host (backends/historydb.py, one SQLite file), its change points
+(stats/changepoint.py), a dashboard (output/history_html.py) and exports
+(output/history_export.py)."""
+
+import argparse
+import hashlib
+import shlex
+import sys
+
+from ..backends import historydb
+from ..output import history_export, history_html, history_text, resultsfile
+from ..stats import changepoint, runlevel
+from ..system import envdiff, exitstatus, gitbuild, inputfile
+from . import bisect as bisect_cmd
+from .common import OptionError, TrapmeterError, check_outputs, say, \
+    write_file
+
+NAME = "history"
+DEFAULT_DB = "history.db"
+BISECT_WORDS = "--repo REPO --build CMD --binary PATH"
+
+
+def add_parser(sub, fmt):
+    his = sub.add_parser(
+        NAME, formatter_class=fmt, epilog=exitstatus.EXIT_TABLE,
+        help="a history of runs: add, check for change points, report, "
+        "export",
+        description="Keep results of runs in one SQLite file (--db), one "
+        "series per host fingerprint; find level shifts over the runs "
+        "with a family-wise false-alarm level (docs/design.md, "
+        "\"History\"); draw them; export them for Otava or Prometheus.")
+    verbs = his.add_subparsers(dest="verb", metavar="VERB")
+    add = verbs.add_parser("add", formatter_class=fmt,
+                           help="add results files (run, ab, import-lava)")
+    add.add_argument("files", metavar="FILE", nargs="+",
+                     help="results.json of run, ab (--a-json/--b-json) or "
+                     "import-lava")
+    add.add_argument("--commit", metavar="ID", help="the commit measured")
+    add.add_argument("--date", metavar="DATE",
+                     help="its date (ISO 8601, e.g. 2026-12-03T09:40Z)")
+    add.add_argument("--describe", metavar="DIR",
+                     help="take commit, date and `git describe` from the "
+                     "checkout DIR")
+    add.add_argument("--label", metavar="TEXT", help="a label for the run")
+    add.add_argument("--fingerprint-from", metavar="FILE",
+                     help="the host fingerprint of another results.json "
+                     "of the same host (for an import-lava file, which has "
+                     "none)")
+    chk = verbs.add_parser("check", formatter_class=fmt,
+                           help="find change points; status %d when the "
+                           "newest runs start one"
+                           % exitstatus.HISTORY_CHANGE)
+    chk.add_argument("--bisect", action="store_true",
+                     help="run the bisect that names the commit (needs "
+                     "--repo, --build and --binary)")
+    for flag, what in (("--repo", "the repository of the builds"),
+                       ("--build", "bisect --build"),
+                       ("--binary", "bisect --binary")):
+        chk.add_argument(flag, metavar="X", help=what)
+    chk.add_argument("--bisect-args", metavar="WORDS", default="",
+                     help="more bisect and run options, one shell word list")
+    rep = verbs.add_parser("report", formatter_class=fmt,
+                           help="one self-contained HTML page")
+    rep.add_argument("--html", metavar="OUT", required=True)
+    exp = verbs.add_parser("export", formatter_class=fmt,
+                           help="CSV (Apache Otava) or OpenMetrics text")
+    exp.add_argument("--csv", metavar="OUT")
+    exp.add_argument("--openmetrics", metavar="OUT")
+    for parser in (add, chk, rep, exp):
+        parser.add_argument("--db", metavar="PATH", default=DEFAULT_DB,
+                            help="the history file (default %s)"
+                            % DEFAULT_DB)
+        parser.add_argument("--busy-timeout", type=float, metavar="S",
+                            default=historydb.BUSY_S,
+                            help="wait this long for another writer "
+                            "(default %g)" % historydb.BUSY_S)
+    for parser in (chk, rep, exp):
+        parser.add_argument("--series", metavar="KEY",
+                            help="only the series whose key starts so")
+        parser.add_argument("--case", metavar="NAME",
+                            help="only this case (suite/case or case)")
+    for parser in (chk, rep):
+        parser.add_argument("--alpha", type=float,
+                            default=changepoint.ALPHA,
+                            help="family-wise false-alarm level of one "
+                            "series (default %g)" % changepoint.ALPHA)
+
+
+def command(args):
+    if args.verb is None:
+        raise OptionError("history needs a verb: add, check, report or "
+                          "export (see 'trapmeter history --help')")
+    try:
+        return {"add": cmd_add, "check": cmd_check, "report": cmd_report,
+                "export": cmd_export}[args.verb](args)
+    except historydb.HistoryError as exc:
+        code = exitstatus.UNUSABLE if exc.kind == "duplicate" else \
+            exitstatus.HISTORY_UNUSABLE
+        raise TrapmeterError(code, "history %s: %s" % (exc.kind,
+                                                        exc.message))
+
+
+# ---------------------------------------------------------------- add
+
+def cmd_add(args):
+    check_outputs([("FILE", f) for f in args.files], [])
+    if args.describe and (args.commit or args.date):
+        raise OptionError("--describe takes commit and date from the "
+                          "checkout: give it alone")
+    commit = described(args.describe) if args.describe else {
+        "commit_id": args.commit, "commit_date": iso_date(args.date),
+        "describe": None}
+    fp_doc = read(args.fingerprint_from) if args.fingerprint_from else None
+    entries = [entry(path, commit, args.label, fp_doc)
+               for path in args.files]
+    conn = historydb.open_db(args.db, create=True,
+                             busy_s=args.busy_timeout)
+    try:
+        before = historydb.last_run(conn)
+        prev = historydb.host(conn, before["host"]) if before else None
+        added = historydb.add_runs(conn, entries)
+        for ent, run_id, new in added:
+            key = ent["key"]
+            say("history: added %s as run %d of series %s (%d figures)"
+                % (ent["source"], run_id, key, len(ent["figures"])))
+            if prev is not None and prev["key"] != key:
+                for line in series_change(prev, ent, new):
+                    say(line)
+            prev = {"key": key, "fingerprint": ent["fingerprint"],
+                    "fields": ent["fields"]}
+    finally:
+        conn.close()
+    return exitstatus.OK
+
+
+def read(path):
+    try:
+        return resultsfile.read_results(path)
+    except resultsfile.InputError as exc:
+        raise TrapmeterError(exitstatus.UNUSABLE, str(exc))
+
+
+def entry(path, commit, label, fp_doc):
+    """What add_runs stores of one results file (verified whole first)."""
+    doc = read(path)
+    if doc.get("status") != "ok":
+        raise TrapmeterError(exitstatus.UNUSABLE, "%s: the run ended with "
+                             "status %s: a history keeps runs that "
+                             "completed (status ok)" % (path,
+                                                        doc.get("status")))
+    if fp_doc is not None and envdiff.fingerprint_of(doc) is None:
+        doc = dict(doc, host=dict(doc.get("host") or {},
+                                  fingerprint=envdiff.fingerprint_of(fp_doc)))
+    try:
+        key, fields = runlevel.series_key(doc)
+    except runlevel.NoFingerprint as exc:
+        raise TrapmeterError(exitstatus.UNUSABLE, "%s: %s" % (path, exc))
+    figures = runlevel.run_figures(doc)
+    if not figures:
+        raise TrapmeterError(exitstatus.UNUSABLE, "%s: no case with a "
+                             "figure to keep" % path)
+    config = doc.get("config") or {}
+    kind = "lava" if config.get("source") == "lava" else \
+        "ab" if isinstance(doc.get("session"), dict) else "run"
+    digest = hashlib.sha256(inputfile.read_text(path)).hexdigest()
+    return dict(commit, key=key, fields=fields, digest=digest,
+                fingerprint=envdiff.fingerprint_of(doc), source=path,
+                kind=kind, subject=runlevel.subject(doc), label=label,
+                boots=len([b for b in doc["boots"] if b.get("results")]),
+                status=doc.get("status"), figures=figures)
+
+
+def series_change(prev, ent, new):
+    """Lines that say a run starts another series, and why."""
+    diffs = [(f, a, b) for f, a, b, _cost in envdiff.differences(
+        prev["fields"], ent["fields"])]
+    head = "history: %s series %s: its host or method differs from the " \
+        "previous run's (series %s) in" % (
+            "a new" if new else "back to", ent["key"], prev["key"])
+    return [head] + ["  %s: %s -> %s" % d for d in diffs[:12]] + (
+        ["  ... %d more" % (len(diffs) - 12)] if len(diffs) > 12 else [])
+
+
+def described(directory):
+    try:
+        head = gitbuild.git(directory, "rev-parse", "--verify", "HEAD")
+        return {"commit_id": head,
+                "commit_date": gitbuild.git(directory, "show", "-s",
+                                            "--format=%cI", "HEAD"),
+                "describe": gitbuild.git(directory, "describe", "--always",
+                                         "--dirty", "--tags")}
+    except gitbuild.GitError as exc:
+        raise OptionError("--describe %s: %s" % (directory, exc))
+
+
+def iso_date(text):
+    if text is None:
+        return None
+    if history_export.epoch(text) is None:
+        raise OptionError("--date %r: not an ISO 8601 date (e.g. "
+                          "2026-12-03 or 2026-12-03T09:40:00Z)" % text)
+    return text
+
+
+# ---------------------------------------------------------------- read
+
+class Series:
+    """One host's runs, figures and changes."""
+
+    def __init__(self, conn, host_id, case, alpha):
+        self.host = historydb.host(conn, host_id)
+        self.runs = historydb.runs_of(conn, host_id)
+        figures = historydb.figures_of(conn, host_id)
+        if case:
+            figures = {k: v for k, v in figures.items()
+                       if case in (k[1], "%s/%s" % k[:2])}
+        self.figures = figures
+        ids = [r["id"] for r in self.runs]
+        self.analysis = changepoint.analyse(
+            ids, {k: {r: v[0] for r, v in f["runs"].items()}
+                  for k, f in figures.items()},
+            {k: f["kind"] for k, f in figures.items()}, alpha)
+
+
+def load(args, alpha=changepoint.ALPHA):
+    conn = historydb.open_db(args.db, busy_s=args.busy_timeout)
+    try:
+        ids = [h for h in historydb.hosts(conn)
+               if not args.series or historydb.host(conn, h)["key"]
+               .startswith(args.series)]
+        if not ids:
+            raise OptionError("no series %s in %s" % (
+                "starting %r" % args.series if args.series else "at all",
+                args.db))
+        out = [Series(conn, h, args.case, alpha) for h in ids]
+    finally:
+        conn.close()
+    if args.case and not any(s.figures for s in out):
+        raise OptionError("--case %s: no such case in %s" % (args.case,
+                                                             args.db))
+    return [s for s in out if s.figures]
+
+
+# ---------------------------------------------------------------- check
+
+def cmd_check(args):
+    if args.bisect and not (args.repo and args.build and args.binary):
+        raise OptionError("--bisect needs --repo, --build and --binary")
+    code = exitstatus.OK
+    for ser in load(args, args.alpha):
+        sys.stdout.write(history_text.check_text(ser))
+        newest = ser.analysis.newest()
+        if not newest:
+            continue
+        code = exitstatus.HISTORY_CHANGE
+        words = bisect_words(ser, newest, args)
+        if words is None:
+            print("  bisect: not resolved: the runs around the change have "
+                  "no commit (history add --commit or --describe)")
+            continue
+        print("  bisect: tools/trapmeter bisect " + " ".join(
+            shlex.quote(w) for w in words))
+        if args.bisect:
+            run_bisect(words)
+    return code
+
+
+def bisect_words(ser, newest, args):
+    """The bisect command line between the last run before the newest
+    change and the first run after it, or None without commits."""
+    first = min(c.index for c in newest)
+    good, bad = ser.runs[first - 1], ser.runs[first]
+    if not good["commit_id"] or not bad["commit_id"]:
+        return None
+    cases = sorted({"%s" % c.key[1] for c in newest})
+    suites = sorted({c.key[0] for c in newest})
+    where = ["--repo", args.repo, "--build", args.build, "--binary",
+             args.binary] if args.repo else shlex.split(BISECT_WORDS)
+    method = ser.host["fields"]
+    accel = method.get("method.accel")
+    return (where + ["--good", good["commit_id"], "--bad", bad["commit_id"]]
+            + (["--accel", accel] if accel else [])
+            + ["--suite", ",".join(suites), "--case", ",".join(cases)]
+            + shlex.split(args.bisect_args))
+
+
+def run_bisect(words):
+    """Run `trapmeter bisect WORDS` through bisect's own parser."""
+    top = argparse.ArgumentParser(prog="trapmeter", add_help=False)
+    sub = top.add_subparsers(dest="command")
+    bisect_cmd.add_parser(sub, argparse.RawDescriptionHelpFormatter)
+    ns, unknown = top.parse_known_args([bisect_cmd.NAME] + words)
+    ns.run_options = unknown
+    say("history: running bisect " + " ".join(map(shlex.quote, words)))
+    return bisect_cmd.command(ns, [])
+
+
+# ---------------------------------------------------------------- outputs
+
+def cmd_report(args):
+    series = load(args, args.alpha)
+    write_file(args.html, history_html.page(series, args.db).encode())
+    say("history: wrote %s (%d series)" % (args.html, len(series)))
+    return exitstatus.OK
+
+
+def cmd_export(args):
+    if not args.csv and not args.openmetrics:
+        raise OptionError("export needs --csv OUT or --openmetrics OUT")
+    series = load(args)
+    if args.csv:
+        if len(series) > 1:
+            raise OptionError("--csv writes one series (Otava reads one "
+                              "test per file): choose it with --series "
+                              "(%s)" % ", ".join(s.host["key"]
+                                                 for s in series))
+        write_file(args.csv, history_export.csv_text(series[0]).encode())
+    if args.openmetrics:
+        write_file(args.openmetrics,
+                   history_export.openmetrics(series).encode())
+    return exitstatus.OK
+

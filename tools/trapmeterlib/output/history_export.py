@@ -1,0 +1,131 @@
+"""`trapmeter history export`: a series as CSV in the form Apache Otava
+reads (a time column, a commit attribute, one column per metric; Otava's
+csv test type with `time_column: time`, `attributes: [commit]`), and
+every series as OpenMetrics text (gauges with each run's timestamp, `#
+EOF` at the end: what `promtool tsdb create-blocks-from openmetrics`
+backfills into Prometheus).  Pure: returns text."""
+
+import calendar
+import csv
+import io
+import re
+import time
+
+ISO_RE = re.compile(r"^(\d{4})-(\d\d)-(\d\d)(?:[T ](\d\d):(\d\d)(?::(\d\d)"
+                    r"(?:\.\d+)?)?)?\s*(Z|[+-]\d\d:?\d\d)?$")
+NAME_RE = re.compile(r"[^a-zA-Z0-9_]")
+PREFIX = "trapmeter_"
+
+
+def epoch(text):
+    """Seconds since 1970 of an ISO 8601 date or time (UTC without a
+    zone), or None when it is not one."""
+    match = ISO_RE.match(str(text or "").strip())
+    if not match:
+        return None
+    y, mo, d, h, mi, s, zone = match.groups()
+    try:
+        secs = calendar.timegm((int(y), int(mo), int(d), int(h or 0),
+                                int(mi or 0), int(s or 0), 0, 0, 0))
+        time.gmtime(secs)
+    except (ValueError, OverflowError):
+        return None
+    if not (1 <= int(mo) <= 12 and 1 <= int(d) <= 31):
+        return None
+    if zone and zone != "Z":
+        sign = 1 if zone[0] == "+" else -1
+        digits = zone[1:].replace(":", "")
+        secs -= sign * (int(digits[:2]) * 3600 + int(digits[2:]) * 60)
+    return secs
+
+
+def run_time(run):
+    """A run's time: its commit date, else when it was added."""
+    for field in ("commit_date", "added"):
+        secs = epoch(run.get(field))
+        if secs is not None:
+            return secs
+    return None
+
+
+def column(key):
+    return "%s/%s/%s" % key
+
+
+def csv_text(ser):
+    """One series as Otava's CSV: time, commit, then a column per case
+    and metric (empty where a run has no figure)."""
+    keys = sorted(ser.figures)
+    out = io.StringIO()
+    writer = csv.writer(out, lineterminator="\n")
+    writer.writerow(["time", "commit"] + [column(k) for k in keys])
+    for run in ser.runs:
+        secs = run_time(run)
+        stamp = time.strftime("%Y-%m-%d %H:%M:%S +0000", time.gmtime(
+            secs)) if secs is not None else ""
+        row = [stamp, run.get("commit_id") or run.get("describe") or
+               "run-%d" % run["id"]]
+        for key in keys:
+            fig = ser.figures[key]["runs"].get(run["id"])
+            row.append("" if fig is None or fig[0] is None else
+                       "%.6g" % fig[0])
+        writer.writerow(row)
+    return out.getvalue()
+
+
+def label(value):
+    """An OpenMetrics label value, escaped."""
+    return str(value).replace("\\", "\\\\").replace("\"", "\\\"") \
+        .replace("\n", "\\n")
+
+
+def metric_name(metric):
+    return PREFIX + NAME_RE.sub("_", metric)
+
+
+def stamps(runs):
+    """Each run's time in seconds, made strictly increasing (a sample
+    of one OpenMetrics series must be later than the one before: runs
+    added together share a second): None where no run has a time."""
+    out, last = [], None
+    for run in runs:
+        secs = run_time(run)
+        if secs is None:
+            secs = last + 1 if last is not None else None
+        elif last is not None and secs <= last:
+            secs = last + 1
+        out.append(secs)
+        last = secs if secs is not None else last
+    return out
+
+
+def openmetrics(series):
+    """Every series as OpenMetrics text: one gauge family per metric, a
+    sample per run with the run's time; the labels (series key, suite,
+    case) are the same for every run of a series, so that each is one
+    time series."""
+    families = {}
+    for ser in series:
+        times = stamps(ser.runs)
+        for key, fig in sorted(ser.figures.items()):
+            fam = families.setdefault(key[2], [])
+            for run, secs in zip(ser.runs, times):
+                point = fig["runs"].get(run["id"])
+                if point is None or point[0] is None:
+                    continue
+                labels = (("series", ser.host["key"]), ("suite", key[0]),
+                          ("case", key[1]))
+                fam.append((labels, point[0], secs))
+    lines = []
+    for metric in sorted(families):
+        name = metric_name(metric)
+        lines.append("# TYPE %s gauge" % name)
+        lines.append("# HELP %s trapmeter history: each run's %s (median "
+                     "over its boots)" % (name, metric))
+        for labels, value, secs in families[metric]:
+            text = ",".join("%s=\"%s\"" % (k, label(v)) for k, v in labels)
+            lines.append("%s{%s} %.9g%s" % (name, text, value,
+                                            "" if secs is None else
+                                            " %d" % secs))
+    lines.append("# EOF")
+    return "\n".join(lines) + "\n"

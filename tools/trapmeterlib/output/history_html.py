@@ -1,0 +1,166 @@
+"""The history dashboard (`trapmeter history report --html OUT`): one
+self-contained page.  Per series (host fingerprint): its fingerprint, a
+chart per case and metric (each run's figure with its interval, the
+change points as dashed lines, the run's subject in the point's
+tooltip), the changes and the runs as tables.  The charts are SVG drawn
+here (no gnuplot, no script).  Element ids for tests and readers:
+series-KEY, chart-KEY-N, changes-KEY, runs-KEY, fingerprint-KEY.  Pure:
+returns text."""
+
+from . import history_text
+from .html import esc, page as html_page, section, table
+
+WIDTH, HEIGHT = 640, 220
+LEFT, RIGHT, TOP, BOTTOM = 70, 15, 12, 30
+TICKS = 4
+
+
+def _fmt(value):
+    if value is None:
+        return "not resolved (one boot)"
+    return "%.4g" % value if abs(value) < 1e4 else "{:,.0f}".format(value)
+
+
+def _scale(lo, hi, size, lead, flip=False):
+    span = (hi - lo) or abs(hi) * 0.01 or 1.0
+
+    def place(v):
+        frac = (v - lo) / span
+        return lead + (1.0 - frac if flip else frac) * size
+    return place
+
+
+def _bounds(points):
+    values = [v for _i, v, lo, hi in points for v in (v, lo, hi)
+              if v is not None]
+    lo, hi = min(values), max(values)
+    pad = (hi - lo) * 0.08 or abs(hi) * 0.02 or 1.0
+    return lo - pad, hi + pad
+
+
+def _tip(run, number, value, lo, hi):
+    interval = "[%s, %s] 95 %% t-interval of its boots" % (_fmt(lo), _fmt(
+        hi)) if lo is not None else "interval not resolved (one boot)"
+    return "%s\n%s %s" % (history_text.subject_text(run, number),
+                          _fmt(value), interval)
+
+
+def chart(ident, ser, key, changes):
+    """The SVG of one case and metric over the runs."""
+    fig = ser.figures[key]
+    points = [(i, p[0], p[1], p[2]) for i, run in enumerate(ser.runs)
+              for p in [fig["runs"].get(run["id"])] if p and p[0] is not None]
+    if not points:
+        return "<p class=\"note\">no run has a figure</p>"
+    ylo, yhi = _bounds(points)
+    n = max(len(ser.runs) - 1, 1)
+    x = _scale(0, n, WIDTH - LEFT - RIGHT, LEFT)
+    y = _scale(ylo, yhi, HEIGHT - TOP - BOTTOM, TOP, flip=True)
+    out = ["<svg id=\"%s\" xmlns=\"http://www.w3.org/2000/svg\" viewBox=\"0 "
+           "0 %d %d\" role=\"img\" aria-label=\"%s\">" % (
+               ident, WIDTH, HEIGHT, esc("/".join(key)))]
+    out += _axes(x, y, ylo, yhi, len(ser.runs))
+    for change in changes:
+        cx = (x(change.index - 1) + x(change.index)) / 2.0
+        out.append("<line class=\"change\" x1=\"%.1f\" x2=\"%.1f\" y1=\"%d\" "
+                   "y2=\"%d\" stroke=\"#c00\" stroke-dasharray=\"5,3\"><title>"
+                   "%s</title></line>" % (
+                       cx, cx, TOP, HEIGHT - BOTTOM, esc(
+                           "change before run %d: %s" % (
+                               change.index + 1,
+                               history_text.shift_text(change)))))
+    for i, value, lo, hi in points:
+        if lo is not None:
+            out.append("<line class=\"interval\" x1=\"%.1f\" x2=\"%.1f\" "
+                       "y1=\"%.1f\" y2=\"%.1f\" stroke=\"#68a\"/>"
+                       % (x(i), x(i), y(lo), y(hi)))
+        out.append("<circle class=\"run\" cx=\"%.1f\" cy=\"%.1f\" r=\"3.5\" "
+                   "fill=\"#246\"><title>%s</title></circle>" % (
+                       x(i), y(value), esc(_tip(ser.runs[i], i + 1, value,
+                                                lo, hi))))
+    out.append("</svg>")
+    return "\n".join(out)
+
+
+def _axes(x, y, ylo, yhi, runs):
+    base = HEIGHT - BOTTOM
+    out = ["<line x1=\"%d\" x2=\"%d\" y1=\"%d\" y2=\"%d\" stroke=\"#888\"/>"
+           % (LEFT, WIDTH - RIGHT, base, base),
+           "<line x1=\"%d\" x2=\"%d\" y1=\"%d\" y2=\"%d\" stroke=\"#888\"/>"
+           % (LEFT, LEFT, TOP, base)]
+    for k in range(TICKS + 1):
+        v = ylo + (yhi - ylo) * k / TICKS
+        out.append("<text x=\"%d\" y=\"%.1f\" font-size=\"10\" text-anchor="
+                   "\"end\">%s</text>" % (LEFT - 4, y(v) + 3, esc(_fmt(v))))
+    step = max(1, runs // 12)
+    for i in range(0, runs, step):
+        out.append("<text x=\"%.1f\" y=\"%d\" font-size=\"10\" text-anchor="
+                   "\"middle\">%d</text>" % (x(i), base + 13, i + 1))
+    out.append("<text x=\"%d\" y=\"%d\" font-size=\"10\" text-anchor="
+               "\"middle\">run</text>" % ((LEFT + WIDTH - RIGHT) // 2,
+                                          base + 26))
+    return out
+
+
+def runs_table(ser):
+    rows = [[i, r.get("commit_id") or "", r.get("commit_date") or "",
+             r.get("describe") or "", r.get("qemu_version") or "",
+             r.get("qemu_build") or "", r.get("kernel") or "",
+             r.get("firmware") or "", r.get("boots"), r.get("label") or "",
+             r.get("source") or ""] for i, r in enumerate(ser.runs, 1)]
+    return table("runs-%s" % ser.host["key"],
+                 ["run", "commit", "date", "describe", "QEMU", "QEMU build",
+                  "kernel", "firmware", "boots", "label", "file"], rows,
+                 left=11)
+
+
+def changes_table(ser):
+    newest = set(map(id, ser.analysis.newest()))
+    rows = [["%d" % (c.index + 1), "/".join(c.key),
+             history_text.shift_text(c), "%.2f" % c.stat,
+             "yes" if id(c) in newest else "no"]
+            for c in ser.analysis.changes]
+    if not rows:
+        return "<p id=\"changes-%s\" class=\"note\">no change point</p>" \
+            % esc(ser.host["key"])
+    return table("changes-%s" % ser.host["key"],
+                 ["first run after", "case and metric", "shift",
+                  "statistic", "newest"], rows, left=3)
+
+
+def fingerprint_table(ser):
+    rows = [[k, str(v)] for k, v in sorted(ser.host["fields"].items())]
+    return "<details><summary>fingerprint and method of this series " \
+        "(%d fields)</summary>\n%s\n</details>" % (
+            len(rows), table("fingerprint-%s" % ser.host["key"],
+                             ["field", "value"], rows, left=2))
+
+
+def series_section(ser):
+    key = ser.host["key"]
+    crit = ser.analysis.critical
+    head = "<p class=\"note\">%s; %d runs; level test: %s</p>" % (
+        esc(history_text.host_text(ser.host["fields"])), len(ser.runs),
+        "critical statistic %.2f" % crit if crit is not None else
+        "not resolved (too few runs)")
+    charts = []
+    for n, k in enumerate(sorted(ser.figures)):
+        marks = [c for c in ser.analysis.changes if c.key == k]
+        charts.append("<figure id=\"fig-%s-%d\">\n%s\n"
+                      "<figcaption>%s</figcaption>\n</figure>" % (
+                          esc(key), n, chart("chart-%s-%d" % (key, n), ser,
+                                             k, marks),
+                          esc("%s/%s %s (%s): each run's median over its "
+                              "boots, bars its 95 %% interval, dashed: a "
+                              "change" % (k + (ser.figures[k]["kind"],)))))
+    body = "<div id=\"series-%s\">\n%s\n%s\n<h3>changes</h3>\n%s\n%s\n" \
+        "<h3>runs</h3>\n%s\n</div>" % (
+            esc(key), head, fingerprint_table(ser), changes_table(ser),
+            "<div class=\"figs\">\n%s\n</div>" % "\n".join(charts),
+            runs_table(ser))
+    return section("series %s" % key, body)
+
+
+def page(series, db_name):
+    return html_page("trapmeter history: %s" % db_name,
+                     [series_section(s) for s in series])

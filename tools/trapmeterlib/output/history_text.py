@@ -1,0 +1,86 @@
+"""What `trapmeter history check` prints: per series its runs and
+changes, for each change the last run before and the first after (their
+subjects) and the shift with its interval.  Pure: returns text."""
+
+import math
+
+COMMIT_CHARS = 12
+
+
+def pct(log_shift):
+    return "%+.1f %%" % (100.0 * (math.exp(log_shift) - 1.0))
+
+
+def shift_text(change):
+    """"+9.8 % [+7.1 %, +12.3 %] (95 % interval)" of a level change, the
+    counts of a count change."""
+    if change.kind == "count":
+        return "%.2f -> %.2f per op (count)" % (
+            sorted(change.before)[len(change.before) // 2],
+            sorted(change.after)[len(change.after) // 2])
+    if change.lo is None or change.coverage is None:
+        return "%s [interval not resolved: too few runs]" % pct(change.shift)
+    return "%s [%s, %s] (%.0f %% interval, Hodges-Lehmann shift of the " \
+        "runs after over the runs before)" % (
+            pct(change.shift), pct(change.lo), pct(change.hi),
+            100.0 * change.coverage)
+
+
+def subject_text(run, number):
+    """"run 6: commit abc (date), QEMU v build b, kernel k, firmware f"."""
+    parts = []
+    if run.get("commit_id"):
+        parts.append("commit %s%s" % (run["commit_id"][:COMMIT_CHARS],
+                                      " (%s)" % run["commit_date"]
+                                      if run.get("commit_date") else ""))
+    if run.get("describe"):
+        parts.append("describe %s" % run["describe"])
+    parts.append("QEMU %s build %s" % (run.get("qemu_version") or "?",
+                                       (run.get("qemu_build") or "?")[:16]))
+    parts.append("kernel %s" % (run.get("kernel") or "?"))
+    parts.append("firmware %s" % (run.get("firmware") or "?"))
+    if run.get("label"):
+        parts.append("label %s" % run["label"])
+    return "run %d: %s [%s]" % (number, ", ".join(parts), run["source"])
+
+
+def host_text(fields):
+    """A short line of the series' host."""
+    return "host %s, kernel %s, %s; accel %s" % (
+        fields.get("backend"), fields.get("kernel.release"),
+        fields.get("cpu.model_name"), fields.get("method.accel"))
+
+
+def change_lines(ser, change, newest):
+    key = change.key
+    lines = ["  %s at run %d of %d: %s/%s %s %s; statistic %.2f" % (
+        "change (newest runs)" if newest else "earlier change",
+        change.index + 1, len(ser.runs), key[0], key[1], key[2],
+        shift_text(change), change.stat)]
+    if change.index >= 1:
+        lines.append("    last run before: " + subject_text(
+            ser.runs[change.index - 1], change.index))
+    lines.append("    first run after: " + subject_text(
+        ser.runs[change.index], change.index + 1))
+    return lines
+
+
+def check_text(ser):
+    ana = ser.analysis
+    timing = sum(1 for f in ser.figures.values() if f["kind"] == "timing")
+    lines = ["series %s: %d runs, %d series of cases and metrics (%s)" % (
+        ser.host["key"], len(ser.runs), len(ser.figures),
+        host_text(ser.host["fields"]))]
+    if ana.critical is None:
+        lines.append("  level test: not resolved: too few runs (at least "
+                     "6 with a figure)")
+    else:
+        lines.append("  level test over %d timing series: critical "
+                     "statistic %.2f (family-wise false alarms <= alpha)"
+                     % (timing, ana.critical))
+    newest = set(map(id, ana.newest()))
+    for change in ana.changes:
+        lines += change_lines(ser, change, id(change) in newest)
+    if not newest:
+        lines.append("  no change starts at the newest runs")
+    return "\n".join(lines) + "\n"

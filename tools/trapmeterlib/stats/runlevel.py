@@ -1,0 +1,115 @@
+"""One run of a history as figures: what `history add` stores of a
+results document, and the key that says which series it belongs to.
+
+A run's figure for a case and metric is the median over its boots of
+the per-boot figure `compare` judges (stats/compare.observations: the
+minimum of the boot's samples for cycles per op, the measured exits per
+op), with the 95 % t-interval of the boots (stats/tdist) when it has two
+or more.  The series key is the host fingerprint's cost fields (the
+ones that refuse a verdict when they differ, system/envdiff.COST_FIELDS)
+and the method fields that refuse a timing verdict (stats/comparable:
+accelerator, machine, irqchip, samples, time budget, quick, rounds):
+runs that differ in one of them are never one series.
+
+Pure: a verified results document in, plain values out."""
+
+import hashlib
+import json
+
+from ..system import envdiff
+from . import compare
+from .bootstats import median
+from .tdist import t_interval
+
+LEVEL = 0.95
+TIMING, COUNT = "timing", "count"
+# compare's per-boot metrics a history keeps, and how each is judged
+METRICS = {"cycles_per_op": TIMING, "exits_per_op": COUNT}
+METHOD_WORDS = ("samples", "budget_ms", "quick", "rounds")
+KEY_CHARS = 12
+
+
+class NoFingerprint(Exception):
+    """A results document without a host fingerprint."""
+
+
+def kind_of(metric):
+    """timing (judged on log values) or count (exits per op)."""
+    return METRICS.get(metric, TIMING)
+
+
+def cost_fields(fp):
+    """{field: value} of the fingerprint fields that change trap costs."""
+    return {k: v for k, v in envdiff.flatten(fp).items()
+            if envdiff.within(k, envdiff.COST_FIELDS)}
+
+
+def method(doc):
+    """The fields of how the run measured that refuse a timing verdict
+    when they differ."""
+    config = doc.get("config") if isinstance(doc.get("config"), dict) \
+        else {}
+    words = {}
+    for boot in doc.get("boots") or ():
+        run = boot.get("run") if isinstance(boot, dict) else None
+        if isinstance(run, dict):
+            words = {k: run.get(k) for k in ("samples", "budget_ms",
+                                             "quick")}
+            cmd = str(run.get("cmdline") or "").split()
+            rounds = [w.split("=", 1)[1] for w in cmd
+                      if w.startswith("rounds=")]
+            words["rounds"] = rounds[0] if rounds else "1"
+            break
+    out = {"accel": config.get("accel"), "machine": config.get("machine"),
+           "kernel_irqchip": config.get("kernel_irqchip")}
+    out.update({"run." + k: words.get(k) for k in METHOD_WORDS})
+    return out
+
+
+def series_key(doc):
+    """(key, {field: value}): the series a run belongs to."""
+    fp = envdiff.fingerprint_of(doc)
+    if fp is None:
+        raise NoFingerprint("no host fingerprint (host.fingerprint): the "
+                            "file was written before results.json carried "
+                            "one, or by an import that has none "
+                            "(--fingerprint-from FILE gives one)")
+    fields = cost_fields(fp)
+    fields.update({"method." + k: v for k, v in method(doc).items()})
+    text = json.dumps(fields, sort_keys=True, default=str)
+    return hashlib.sha256(text.encode()).hexdigest()[:KEY_CHARS], fields
+
+
+def subject(doc):
+    """{qemu_version, qemu_build, kernel, firmware} of a run: what it
+    measured, beside the commit the user names."""
+    fp = envdiff.fingerprint_of(doc) or {}
+    qemu = fp.get("qemu") if isinstance(fp.get("qemu"), dict) else {}
+    host = doc.get("host") if isinstance(doc.get("host"), dict) else {}
+    config = doc.get("config") if isinstance(doc.get("config"), dict) \
+        else {}
+    build = qemu.get("build_id") or qemu.get("sha256")
+    kernel = (fp.get("kernel") or {}).get("release") \
+        if isinstance(fp.get("kernel"), dict) else None
+    return {"qemu_version": qemu.get("version") or host.get("qemu_version"),
+            "qemu_build": build, "kernel": kernel or host.get("kernel"),
+            "firmware": config.get("firmware")}
+
+
+def run_figures(doc):
+    """[{suite, case, metric, kind, value, lo, hi, boots}] of one run:
+    per case and kept metric, the median over boots and the boots'
+    t-interval (lo, hi None with fewer than two boots)."""
+    table, order = compare.collect(doc)
+    out = []
+    for key in order:
+        for metric, (points, _lower) in sorted(table[key]["metrics"].items()):
+            if metric not in METRICS:
+                continue
+            values = [v for _n, v in points]
+            _mean, ci = t_interval(values, LEVEL)
+            out.append({"suite": key[0], "case": key[1], "metric": metric,
+                        "kind": kind_of(metric), "value": median(values),
+                        "lo": ci[0] if ci else None,
+                        "hi": ci[1] if ci else None, "boots": values})
+    return out
