@@ -35,6 +35,7 @@ runs (none within K runs: not found).
 
     python3 tests/host/history_simulation.py --series 300
     python3 tests/host/history_simulation.py --parts step --steps 1,2,5,10
+    python3 tests/host/history_simulation.py --parts sequential --step-series 20
 tests/host/test_changepoint.py runs small versions of the same."""
 import argparse
 import math
@@ -52,7 +53,7 @@ from trapmeterlib.stats import changepoint as cp  # noqa: E402
 from trapmeterlib.stats.abtest import binomial_upper  # noqa: E402
 from trapmeterlib.stats.bootstats import mad, median  # noqa: E402
 
-FIXTURE = os.path.join(ROOT, "tests", "fixtures", "kvm-history-aa.json")
+FIXTURE = os.environ.get('HIST_FIXTURE') or os.path.join(ROOT, 'tests', 'fixtures', 'kvm-history-aa.json')
 RUNS = 100
 BOOTS = 3
 BAND = math.log(1.08)       # a boot this far above its floor: disturbed
@@ -224,6 +225,22 @@ def rate(name, make, series, seed):
     return hits
 
 
+def sequential(name, make, series, seed, first=16):
+    """A/A series checked after every run from `first` on, as a CI job
+    would: how many raise an alarm at some check (a change starting at
+    the newest runs)."""
+    begin, hits = time.time(), 0
+    for i in range(series):
+        runs = make(random.Random(seed * 100003 + i))
+        hits += any(alarms(runs[:n]).newest()
+                    for n in range(first, RUNS + 1))
+    print("%-7s A/A checked after every run %d..%d: %d of %d series alarm "
+          "at some check (%.1f %%, 99 %% upper bound %.1f %%) [%.0f s]" % (
+              name, first, RUNS, hits, series, 100.0 * hits / series,
+              100 * binomial_upper(hits, series, 0.99), time.time() - begin),
+          flush=True)
+
+
 def delay(model, rng, step):
     runs = model.series(rng, STEP_AT + MAX_DELAY, step, STEP_AT)
     for k in range(cp.MIN_SEG, MAX_DELAY + 1):
@@ -271,6 +288,9 @@ def main():
     if "model" in parts:
         rate("model", lambda rng: model.series(rng, RUNS), args.series,
              args.seed)
+    if "sequential" in parts:
+        sequential("model", lambda rng: model.series(rng, RUNS),
+                   args.step_series, args.seed)
     if "step" in parts:
         steps(model, [float(s) for s in args.steps.split(",")],
               args.step_series, args.seed)

@@ -262,7 +262,9 @@ def cmd_check(args):
         print("  bisect: tools/trapmeter bisect " + " ".join(
             shlex.quote(w) for w in words))
         if args.bisect:
-            run_bisect(words)
+            status = run_bisect(words)
+            say("history: bisect ended with status %d (%s)" % (
+                status, exitstatus.status_name(status)))
     return code
 
 

@@ -1,0 +1,110 @@
+"""tests/acceptance/test_kvm_history.py - `make acceptance`: `trapmeter
+history` end to end under KVM.  A 12-commit repository made by the test
+(tests/boot/bisect_repo.py): from commit 7 on, the build's QEMU wrapper
+preloads the delay shim at one exit to QEMU's cost (measured by a
+calibration boot: +100 % on an exit, clear of this shared host's
+run-to-run noise, which reached 2x on the 512-exit cases).  Each commit
+is built, run (suite exits, pio.* and cpuid, 3 boots) and added to a
+history with --describe; `history check` must exit 18 with the change at
+run 7 (+-1), name the runs either side by their commits, and print the
+bisect between them.  With TRAPMETER_ACCEPTANCE_BISECT=1 the hand-off is
+run too (`check --bisect`, about 5 minutes) and must name the step's
+commit.  Skipped where KVM cannot create a VM or the shim is not built."""
+import os
+import re
+import shutil
+import subprocess
+import tempfile
+import unittest
+
+from tests.boot import bisect_repo
+from tests.boot.common import ROOT, RUNNER, need_build, need_kvm
+
+COMMITS, CHANGE, SHARE = 12, 6, 1.0       # CHANGE: 0-based, run 7
+RUN = ["--no-build", "--accel", "kvm", "--suite", "exits", "--case",
+       "pio.*,cpuid", "--repeat", "3", "--table", "none"]
+STEP_TIMEOUT = 600
+
+
+def tool(*args, timeout=STEP_TIMEOUT):
+    return subprocess.run([RUNNER, *args], capture_output=True, text=True,
+                          timeout=timeout, cwd=ROOT)
+
+
+class KvmHistory(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        need_kvm()
+        need_build(cls, "build/trapmeter.elf", "build/kvm_delay.so")
+        keep = os.environ.get("TRAPMETER_ACCEPTANCE_OUT")
+        cls.dir = os.path.join(keep, "history") if keep else \
+            tempfile.mkdtemp(prefix="tm-accept-history-")
+        if not keep:
+            cls.addClassCleanup(shutil.rmtree, cls.dir, True)
+        cls.repo = os.path.join(cls.dir, "repo")
+        cls.hashes = bisect_repo.make(cls.repo, COMMITS, CHANGE, int(
+            bisect_repo.exit_ns() * SHARE))
+        cls.db = os.path.join(cls.dir, "history.db")
+        for number, commit in enumerate(cls.hashes, 1):
+            bisect_repo.git(cls.repo, "checkout", "-q", commit)
+            subprocess.run(["sh", "build.sh"], cwd=cls.repo, check=True,
+                           timeout=60)
+            out = os.path.join(cls.dir, "run-%02d.json" % number)
+            proc = tool("run", *RUN, "--qemu",
+                        os.path.join(cls.repo, bisect_repo.BINARY),
+                        "--json", out)
+            assert proc.returncode == 0, proc.stderr[-2000:]
+            proc = tool("history", "add", "--db", cls.db, "--describe",
+                        cls.repo, out)
+            assert proc.returncode == 0, proc.stderr[-2000:]
+        bisect_repo.git(cls.repo, "checkout", "-q", cls.hashes[-1])
+        cls.check = tool("history", "check", "--db", cls.db, "--repo",
+                         cls.repo, "--build", bisect_repo.BUILD,
+                         "--binary", bisect_repo.BINARY)
+
+    def detail(self):
+        return self.check.stdout[-4000:] + self.check.stderr[-2000:]
+
+    def found(self):
+        """(first run after the newest change, its line)."""
+        match = re.search(r"change \(newest runs\) at run (\d+) of %d: "
+                          r"exits/pio.user cycles_per_op \+" % COMMITS,
+                          self.check.stdout)
+        self.assertIsNotNone(match, self.detail())
+        return int(match.group(1))
+
+    def test_check_flags_run_7(self):
+        self.assertEqual(self.check.returncode, 18, self.detail())
+        self.assertLessEqual(abs(self.found() - (CHANGE + 1)), 1,
+                             self.detail())
+
+    def test_names_the_runs_either_side_and_the_bisect(self):
+        run = self.found()
+        before, after = self.hashes[run - 2], self.hashes[run - 1]
+        self.assertIn("last run before: run %d: commit %s" % (
+            run - 1, before[:12]), self.check.stdout)
+        self.assertIn("first run after: run %d: commit %s" % (
+            run, after[:12]), self.check.stdout)
+        self.assertIn("--good %s --bad %s" % (before, after),
+                      self.check.stdout)
+
+    @unittest.skipUnless(os.environ.get("TRAPMETER_ACCEPTANCE_BISECT"),
+                         "TRAPMETER_ACCEPTANCE_BISECT=1 runs the bisect "
+                         "hand-off (about 5 minutes)")
+    def test_the_bisect_hand_off_names_the_commit(self):
+        self.found()
+        out = os.path.join(self.dir, "bisect")
+        proc = tool("history", "check", "--db", self.db, "--bisect",
+                    "--repo", self.repo, "--build", bisect_repo.BUILD,
+                    "--binary", bisect_repo.BINARY, "--bisect-args",
+                    "--no-build --budget 300 --out %s" % out,
+                    timeout=1800)
+        text = proc.stdout[-4000:] + proc.stderr[-3000:]
+        self.assertEqual(proc.returncode, 18, text)
+        self.assertIn("trapmeter bisect: first bad commit %s"
+                      % self.hashes[CHANGE][:12], text)
+        self.assertIn("history: bisect ended with status 0", text)
+
+
+if __name__ == "__main__":
+    unittest.main()
