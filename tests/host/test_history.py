@@ -253,6 +253,29 @@ class BadInput(Tmp):
         self.assertUnchanged()
 
 
+class Kinds(Tmp):
+    def test_an_ab_side_is_a_run_of_kind_ab(self):
+        """An ab file (here the recorded TCG A/A session's side A, which
+        predates the fingerprint) joins by the fingerprint given."""
+        side = os.path.join(FIX, "tcg-ab-aa-a.json")
+        proc = self.add("--fingerprint-from", RUN1, "--label", "A", side)
+        self.assertEqual(proc.returncode, 0, proc.stderr)
+        conn = historydb.open_db(self.db)
+        (host,) = historydb.hosts(conn)
+        (run,) = historydb.runs_of(conn, host)
+        fields = historydb.host(conn, host)["fields"]
+        conn.close()
+        self.assertEqual((run["kind"], run["label"], run["boots"]),
+                         ("ab", "A", 8))
+        self.assertEqual(fields["method.accel"], "tcg")
+
+    def test_a_directory_that_is_not_there(self):
+        proc = trapmeter("history", "add", "--db", os.path.join(
+            self.dir, "no", "such", "h.db"), RUN1)
+        self.assertEqual(proc.returncode, UNUSABLE_DB, proc.stderr)
+        self.assertIn("history unopenable", proc.stderr)
+
+
 class Migration(Tmp):
     def test_a_schema_1_file_is_migrated_with_its_runs(self):
         conn = sqlite3.connect(self.db, isolation_level=None)

@@ -47,7 +47,7 @@ RUN_COLUMNS = ("id", "host", "digest", "source", "kind", "added",
 
 class HistoryError(Exception):
     """The history file cannot be used or written; `kind` names why:
-    missing, corrupt, newer, locked, duplicate, foreign."""
+    missing, unopenable, corrupt, newer, locked, duplicate, foreign."""
 
     def __init__(self, kind, message):
         super().__init__(message)
@@ -140,7 +140,7 @@ def open_db(path, create=False, busy_s=BUSY_S):
     try:
         conn = sqlite3.connect(path, timeout=busy_s, isolation_level=None)
     except sqlite3.Error as exc:
-        raise HistoryError("corrupt", "%s: cannot open: %s" % (path, exc))
+        raise HistoryError("unopenable", "%s: cannot open: %s" % (path, exc))
     _BUSY[id(conn)] = busy_s
     try:
         _check(conn, path)
