@@ -91,6 +91,12 @@ def command(args):
     if args.verb is None:
         raise OptionError("history needs a verb: add, check, report or "
                           "export (see 'trapmeter history --help')")
+    if not args.busy_timeout >= 0:
+        raise OptionError("--busy-timeout %s: seconds, at least 0"
+                          % args.busy_timeout)
+    if not 0 < getattr(args, "alpha", 0.5) < 1:
+        raise OptionError("--alpha %s: a level between 0 and 1"
+                          % args.alpha)
     try:
         return {"add": cmd_add, "check": cmd_check, "report": cmd_report,
                 "export": cmd_export}[args.verb](args)

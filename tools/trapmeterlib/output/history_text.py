@@ -73,7 +73,8 @@ def check_text(ser):
         host_text(ser.host["fields"]))]
     if ana.critical is None:
         lines.append("  level test: not resolved: too few runs (at least "
-                     "6 with a figure)")
+                     "8 with a figure) or an alpha below what 199 "
+                     "shuffles resolve (0.005)")
     else:
         lines.append("  level test over %d timing series: critical "
                      "statistic %.2f (family-wise false alarms <= alpha)"
