@@ -106,7 +106,7 @@ def extract(paths):
                               for m in ("cycles_per_op", "exits_per_op")]
                 out["cases"][case] = {"handler": res.get("handler")}
             boots.append(boot)
-        out["runs"].append({"source": os.path.basename(path),
+        out["runs"].append({"source": "/".join(path.split(os.sep)[-2:]),
                             "boots": boots})
     return out
 

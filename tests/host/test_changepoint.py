@@ -13,6 +13,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)
 sys.path.insert(0, os.path.join(ROOT, "tools"))
 
 from trapmeterlib.stats import changepoint as cp  # noqa: E402
+from tests.host import history_simulation as sim  # noqa: E402
 
 SD = 0.01                   # log units: 1 % per run
 
@@ -118,6 +119,41 @@ class FalseAlarms(unittest.TestCase):
         _c1, crit_one = cp.timing_changes(one, 50, resamples=99)
         _c2, crit_many = cp.timing_changes(many, 50, resamples=99)
         self.assertGreater(crit_many, crit_one)
+
+
+class Recorded(unittest.TestCase):
+    """Replays of the recorded KVM runs (tests/fixtures/kvm-history-aa.json)
+    and series of the model fitted to them, judged as `history check`
+    judges a history: every case's cycles and exit counts.  Small
+    versions of tests/host/history_simulation.py."""
+
+    @classmethod
+    def setUpClass(cls):
+        cls.rec = sim.load()
+        cls.model = sim.Model(cls.rec)
+
+    def test_replayed_aa_series_rarely_alarm(self):
+        k = sum(bool(sim.alarms(sim.replay(self.rec, random.Random(i), 50))
+                     .changes) for i in range(12))
+        self.assertLessEqual(k, 4, "P(Bin(12, 5 %) >= 5) < 0.1 %")
+
+    def test_model_aa_series_rarely_alarm(self):
+        k = sum(bool(sim.alarms(self.model.series(random.Random(i), 50))
+                     .changes) for i in range(12))
+        self.assertLessEqual(k, 4, "P(Bin(12, 5 %) >= 5) < 0.1 %")
+
+    def test_a_large_step_of_the_qemu_exits_is_found_at_once(self):
+        """+50 % on every exit to QEMU from run 40: found at run 40 +-1
+        by the fourth run after it, in the QEMU-exit cases only."""
+        runs = self.model.series(random.Random(3), 44, 0.5, 40)
+        ana = sim.alarms(runs)
+        flagged = {c.key[:2] for c in ana.newest()
+                   if c.key[2] == "cycles_per_op"}
+        self.assertTrue(flagged)
+        self.assertLessEqual({"/".join(k) for k in flagged},
+                             set(self.model.user))
+        for change in ana.newest():
+            self.assertLessEqual(abs(change.index - 40), 1)
 
 
 class Counts(unittest.TestCase):
