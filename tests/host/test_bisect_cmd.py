@@ -1,9 +1,14 @@
 """tests/host/test_bisect_cmd.py - `trapmeter bisect` and `bisect-step`
 without boots: how a binary reaches ab's sides (--binary-as), the step
-session's cases, metrics and thresholds, the refusals before any boot, and
-bisect-step's exit statuses for git bisect run (a failure must be 128, never
-1-127, which git reads as "bad")."""
+session's cases, metrics and thresholds, the refusals before any build or
+boot, bisect-step's exit statuses for git bisect run (a failure must be
+128, never 1-127, which git reads as "bad"), and that neither ever touches
+what it does not own (the user's checkout, files outside the worktrees),
+on scratch git repositories whose builds fail (so nothing boots)."""
+import errno
+import json
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -14,14 +19,43 @@ sys.path.insert(0, os.path.join(ROOT, "tools"))
 
 from trapmeterlib.commands import ab as ab_cmd  # noqa: E402
 from trapmeterlib.commands import bisect as bisect_cmd  # noqa: E402
+from trapmeterlib.commands import bisect_out  # noqa: E402
+from trapmeterlib.commands.common import OptionError  # noqa: E402
 from trapmeterlib.cli import build_parser  # noqa: E402
 
 RUNNER = os.path.join(ROOT, "tools", "trapmeter")
+GIT_ENV = dict(os.environ, GIT_AUTHOR_NAME="t", GIT_AUTHOR_EMAIL="t@t",
+               GIT_COMMITTER_NAME="t", GIT_COMMITTER_EMAIL="t@t")
 
 
-def trapmeter(*args):
+def trapmeter(*args, cwd=None):
     return subprocess.run([RUNNER, *args], capture_output=True, text=True,
-                          timeout=60)
+                          timeout=60, cwd=cwd)
+
+
+def git(repo, *words):
+    return subprocess.run(["git", "-C", repo, *words], check=True,
+                          env=GIT_ENV, capture_output=True,
+                          text=True).stdout.strip()
+
+
+def scratch_repo(path, commits=3):
+    """A repository of `commits` commits (a tracked build.sh and src/f,
+    out/ ignored); their hashes, oldest first."""
+    os.makedirs(os.path.join(path, "src"))
+    git(path, "init", "-q")
+    with open(os.path.join(path, "build.sh"), "w") as fh:
+        fh.write("mkdir -p out && cp src/f out/qemu\n")
+    with open(os.path.join(path, ".gitignore"), "w") as fh:
+        fh.write("out/\n")
+    hashes = []
+    for i in range(commits):
+        with open(os.path.join(path, "src", "f"), "w") as fh:
+            fh.write("%d\n" % i)
+        git(path, "add", "-A")
+        git(path, "commit", "-q", "-m", "c%d" % i)
+        hashes.append(git(path, "rev-parse", "HEAD"))
+    return hashes
 
 
 class Sides(unittest.TestCase):
@@ -153,6 +187,261 @@ class StepStatus(unittest.TestCase):
                              "--binary", "out/qemu")
         self.assertEqual(proc.returncode, 125, proc.stderr)
         self.assertIn("build failed", proc.stderr)
+
+
+@unittest.skipUnless(shutil.which("git"), "git not installed")
+class NeverTouches(unittest.TestCase):
+    """issue 33's data-destroying probes: bisect and bisect-step never
+    check out, build in or delete from anything but worktrees git
+    confirms as their own."""
+
+    def setUp(self):
+        self.dir = tempfile.mkdtemp(prefix="tm-bisect-own-")
+        self.addCleanup(shutil.rmtree, self.dir, True)
+        self.origin = os.path.join(self.dir, "origin")
+        self.hashes = scratch_repo(self.origin)
+        # the user's own checkout, with an uncommitted edit
+        self.user = os.path.join(self.dir, "user")
+        git(self.dir, "clone", "-q", self.origin, self.user)
+        self.branch = git(self.user, "symbolic-ref", "HEAD")
+        with open(os.path.join(self.user, "src", "f"), "a") as fh:
+            fh.write("edit\n")
+
+    def assert_checkout_untouched(self):
+        self.assertEqual(git(self.user, "symbolic-ref", "HEAD"), self.branch)
+        self.assertEqual(git(self.user, "rev-parse", "HEAD"), self.hashes[-1])
+        with open(os.path.join(self.user, "src", "f")) as fh:
+            self.assertEqual(fh.read(), "2\nedit\n")
+        self.assertEqual(git(self.user, "status", "--porcelain",
+                             "--untracked-files=no"), "M src/f")
+
+    def bisect(self, *more):
+        return trapmeter("bisect", "--no-build", "--repo", ".", "--good",
+                         self.hashes[0], "--bad", self.hashes[-1], "--build",
+                         "exit 1", "--binary", "out/qemu", *more,
+                         cwd=self.user)
+
+    def test_leftover_plain_tree_in_default_place(self):
+        # the issue's probe: a plain bisect/trees/good (no .git) in the
+        # checkout; the old default --out was ./bisect
+        os.makedirs(os.path.join(self.user, "bisect", "trees", "good"))
+        proc = self.bisect()
+        self.assert_checkout_untouched()
+        self.assertEqual(proc.returncode, 15, proc.stderr)
+        self.assertIn("does not build", proc.stderr)
+        # the default --out is beside the repository, not in it
+        self.assertTrue(os.path.isdir(self.user + "-bisect"))
+        self.assertFalse(os.path.exists(os.path.join(self.user, "bisect",
+                                                     "build-good.log")))
+
+    def test_leftover_plain_tree_in_out_refused_by_name(self):
+        stale = os.path.join(self.user, "bisect", "trees", "good")
+        os.makedirs(stale)
+        with open(os.path.join(self.user, "bisect",
+                               bisect_out.OUT_MARK), "w") as fh:
+            fh.write("\n")
+        proc = self.bisect("--out", "bisect")
+        self.assert_checkout_untouched()
+        self.assertEqual(proc.returncode, 2, proc.stderr)
+        self.assertIn("%s exists but git does not know it as a worktree"
+                      % os.path.realpath(stale), proc.stderr)
+        self.assertTrue(os.path.isdir(stale))       # not ours: left alone
+
+    def test_stale_worktree_of_ours_is_replaced(self):
+        out = os.path.join(self.dir, "out")
+        os.makedirs(os.path.join(out, "trees"))
+        open(os.path.join(out, bisect_out.OUT_MARK), "w").close()
+        stale = os.path.join(out, "trees", "step")
+        git(self.user, "worktree", "add", "-q", "--detach", stale,
+            self.hashes[1])
+        with open(os.path.join(stale, "leftover"), "w") as fh:
+            fh.write("x\n")
+        proc = self.bisect("--out", out)
+        self.assertEqual(proc.returncode, 15, proc.stderr)
+        self.assertFalse(os.path.exists(stale))
+        self.assertNotIn(os.path.realpath(stale),
+                         git(self.user, "worktree", "list"))
+        self.assert_checkout_untouched()
+
+    def test_binary_climbing_out_deletes_nothing(self):
+        out = os.path.join(self.dir, "a", "out")
+        victim = os.path.join(self.dir, "a", "victim")
+        os.makedirs(os.path.dirname(victim))
+        with open(victim, "w") as fh:
+            fh.write("keep\n")
+        for binary in ("src/../../../../victim", "src/../../victim", "",
+                       ".", "out/", "/tmp/x", "src/./f"):
+            proc = self.bisect("--binary", binary, "--out", out)
+            self.assertEqual(proc.returncode, 2, (binary, proc.stderr))
+            self.assertIn("--binary", proc.stderr)
+            self.assertTrue(os.path.isfile(victim), binary)
+        self.assert_checkout_untouched()
+
+    def test_tracked_binary_refused(self):
+        proc = self.bisect("--binary", "build.sh", "--out",
+                           os.path.join(self.dir, "out"))
+        self.assertEqual(proc.returncode, 2, proc.stderr)
+        self.assertIn("is a file git tracks", proc.stderr)
+        self.assertFalse(os.path.exists(os.path.join(self.dir, "out")))
+
+    def test_step_never_deletes_a_tracked_file(self):
+        proc = trapmeter("bisect-step", "--no-build", "--repo", self.user,
+                         "--good-binary", "/bin/true", "--build", "true",
+                         "--binary", "build.sh")
+        self.assertEqual(proc.returncode, 128, proc.stderr)
+        self.assertIn("is a file git tracks", proc.stderr)
+        self.assertTrue(os.path.isfile(os.path.join(self.user, "build.sh")))
+        self.assert_checkout_untouched()
+
+    def test_step_builds_in_a_worktree_of_its_own(self):
+        marker = os.path.join(self.dir, "where")
+        proc = trapmeter("bisect-step", "--no-build", "--repo", self.user,
+                         "--good-binary", "/bin/true", "--build",
+                         "pwd > %s; exit 3" % marker, "--binary", "out/qemu")
+        self.assertEqual(proc.returncode, 125, proc.stderr)
+        with open(marker) as fh:
+            where = fh.read().strip()
+        self.assertNotEqual(os.path.realpath(where),
+                            os.path.realpath(self.user))
+        self.assertEqual(git(where, "rev-parse", "--show-toplevel"), where)
+        self.assertIn(os.path.realpath(where),
+                      git(self.user, "worktree", "list"))
+        self.assert_checkout_untouched()
+
+
+@unittest.skipUnless(shutil.which("git"), "git not installed")
+class CheckedFirst(unittest.TestCase):
+    """Every option and output of bisect and bisect-step is checked
+    before the first build: the build writes a marker that must not
+    appear."""
+
+    def setUp(self):
+        self.dir = tempfile.mkdtemp(prefix="tm-bisect-first-")
+        self.addCleanup(shutil.rmtree, self.dir, True)
+        self.repo = os.path.join(self.dir, "repo")
+        self.hashes = scratch_repo(self.repo)
+        self.built = os.path.join(self.dir, "built")
+        self.out = os.path.join(self.dir, "out")
+
+    def bisect(self, *more, good=None):
+        return trapmeter("bisect", "--no-build", "--repo", self.repo,
+                         "--good", good or self.hashes[0], "--bad",
+                         self.hashes[-1], "--build", "touch %s; exit 1"
+                         % self.built, "--binary", "out/qemu", *more)
+
+    def assert_refused(self, proc, text, code=2):
+        self.assertEqual(proc.returncode, code, proc.stderr)
+        self.assertIn(text, proc.stderr)
+        self.assertNotIn("Traceback", proc.stderr)
+        self.assertNotIn("internal error", proc.stderr)
+        self.assertFalse(os.path.exists(self.built), proc.stderr)
+
+    def test_out_is_a_file(self):
+        open(self.out, "w").close()
+        self.assert_refused(self.bisect("--out", self.out),
+                            "not a directory")
+
+    def test_out_not_ours(self):
+        os.makedirs(self.out)
+        open(os.path.join(self.out, "mine"), "w").close()
+        self.assert_refused(self.bisect("--out", self.out),
+                            "not empty and no earlier bisection's")
+
+    def test_json_onto_a_session_file(self):
+        os.makedirs(os.path.join(self.out, "trees", "good"))
+        open(os.path.join(self.out, bisect_out.OUT_MARK), "w").close()
+        for name in ("endpoints-a.json", "step-01-x-verdicts.json",
+                     "build-good.log", "trees/good/x.json"):
+            self.assert_refused(self.bisect(
+                "--out", self.out, "--json", os.path.join(self.out, name)),
+                "--json")
+
+    def test_json_a_directory_or_nowhere(self):
+        self.assert_refused(self.bisect("--out", self.out, "--json",
+                                        self.dir), "is a directory")
+        self.assert_refused(self.bisect(
+            "--out", self.out, "--json", os.path.join(self.dir, "no", "j")),
+            "directory does not exist")
+
+    def test_run_and_ab_options(self):
+        self.assert_refused(self.bisect("--out", self.out, "--cace", "x"),
+                            "--cace")
+        self.assert_refused(self.bisect("--out", self.out, "--max-boots",
+                                        "1"), "--max-boots")
+        for budget in ("inf", "nan", "1e308", "-1"):
+            self.assert_refused(self.bisect("--out", self.out, "--budget",
+                                            budget), "--budget")
+        self.assert_refused(self.bisect("--out", self.out,
+                                        "--build-timeout", "inf"),
+                            "--build-timeout")
+
+    def test_corrupt_endpoint_commit(self):
+        tree = git(self.repo, "rev-parse", self.hashes[0] + "^{tree}")
+        os.unlink(os.path.join(self.repo, ".git", "objects", tree[:2],
+                               tree[2:]))
+        self.assert_refused(self.bisect("--out", self.out),
+                            "git cannot read its tree")
+
+    def test_unwritable_out(self):
+        # root writes through a read-only mode, so the failure is made:
+        # a full or read-only disk fails the probe write before a build
+        real = os.fsync
+
+        def full(fd):
+            raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+        os.fsync = full
+        try:
+            with self.assertRaises(OptionError) as cm:
+                bisect_out.prepare_out(self.out)
+        finally:
+            os.fsync = real
+        self.assertIn("cannot write there: No space left on device",
+                      cm.exception.message)
+        self.assertEqual(os.listdir(self.out), [])
+
+    def step(self, *more):
+        return trapmeter("bisect-step", "--no-build", "--repo", self.repo,
+                         "--good-binary", "/bin/true", "--build",
+                         "touch %s; exit 3" % self.built, "--binary",
+                         "out/qemu", "--out", self.out, *more)
+
+    def test_step_reference_malformed(self):
+        ref = os.path.join(self.dir, "ref.json")
+        for text in ("[1, 2]", '{"rows": 5}', '{"rows": [1]}',
+                     '{"rows": [{"suite": 1}]}', '{"kind": "bisect"}',
+                     '{"kind": "bisect", "endpoints": []}', "nul\0",
+                     "{", '{"rows": [{"suite": "s", "case": "c", "metric": '
+                     '"cycles_per_op", "verdict": "regression", '
+                     '"slowdown_undisturbed": "x"}]}'):
+            with open(ref, "w") as fh:
+                fh.write(text)
+            proc = self.step("--reference", ref)
+            self.assert_refused(proc, "--reference", code=128)
+        proc = self.step("--reference", "/dev/zero")
+        self.assert_refused(proc, "--reference /dev/zero", code=128)
+
+    def test_step_reference_is_no_output(self):
+        os.makedirs(self.out)
+        self.assertEqual(self.step().returncode, 125)     # marks OUT
+        os.unlink(self.built)
+        proc = self.step("--reference", os.path.join(self.out, "steps.json"))
+        self.assert_refused(proc, "refusing to overwrite", code=128)
+
+    def test_edited_steps_json_keeps_the_skip(self):
+        self.assertEqual(self.step().returncode, 125)
+        for text in ('{"a": 1}', "[1]", "{"):
+            with open(os.path.join(self.out, "steps.json"), "w") as fh:
+                fh.write(text)
+            proc = self.step()
+            self.assertEqual(proc.returncode, 125, (text, proc.stderr))
+            self.assertIn("not a list of steps", proc.stderr)
+            with open(os.path.join(self.out, "steps.json")) as fh:
+                self.assertEqual(fh.read(), text)
+        os.unlink(os.path.join(self.out, "steps.json"))
+        self.assertEqual(self.step().returncode, 125)
+        with open(os.path.join(self.out, "steps.json")) as fh:
+            steps = json.load(fh)
+        self.assertEqual([s["verdict"] for s in steps], ["skip"])
 
 
 if __name__ == "__main__":

@@ -74,7 +74,7 @@ class GitBuild(unittest.TestCase):
         with open(path) as fh:
             self.assertEqual(fh.read(), "1\n")
         # commit 2 fails: the last step's binary must not survive it
-        gitbuild.checkout(tree, self.hashes[2])
+        gitbuild.checkout(self.repo, tree, self.hashes[2])
         path, why = gitbuild.build(tree, cmd, "out/bin", log)
         self.assertIsNone(path)
         self.assertIn("status 1", why)
@@ -84,8 +84,80 @@ class GitBuild(unittest.TestCase):
         self.assertIn("wrote no out/bin", why)
         path, why = gitbuild.build(tree, "sleep 5", "out/bin", log, timeout=0.3)
         self.assertIn("timed out", why)
-        gitbuild.remove_worktree(self.repo, tree)
+        self.assertIsNone(gitbuild.remove_worktree(self.repo, tree))
         self.assertFalse(os.path.exists(tree))
+
+    def test_plain_directory_is_no_worktree(self):
+        # a leftover without .git inside the user's checkout: git would
+        # walk up to the checkout itself; it is refused, never moved
+        head = git(self.repo, "rev-parse", "HEAD")
+        with open(os.path.join(self.repo, "v"), "a") as fh:
+            fh.write("uncommitted\n")
+        plain = os.path.join(self.repo, "bisect", "trees", "good")
+        os.makedirs(plain)
+        self.assertFalse(gitbuild.worktree_of(self.repo, plain))
+        for move in (lambda: gitbuild.checkout(self.repo, plain,
+                                               self.hashes[0]),
+                     lambda: gitbuild.worktree_at(self.repo, plain,
+                                                  self.hashes[0]),
+                     lambda: gitbuild.add_worktree(self.repo, plain,
+                                                   self.hashes[0])):
+            with self.assertRaises(gitbuild.NotOwned) as cm:
+                move()
+            self.assertIn("git does not know it as a worktree",
+                          str(cm.exception))
+        self.assertIn("left in place", gitbuild.remove_worktree(self.repo,
+                                                                plain))
+        self.assertTrue(os.path.isdir(plain))
+        self.assertEqual(git(self.repo, "rev-parse", "HEAD"), head)
+        with open(os.path.join(self.repo, "v")) as fh:
+            self.assertIn("uncommitted", fh.read())
+
+    def test_main_checkout_and_other_repositories_are_not_ours(self):
+        self.assertFalse(gitbuild.worktree_of(self.repo, self.repo))
+        other = os.path.join(self.dir, "other")
+        os.makedirs(other)
+        git(other, "init", "-q")
+        git(other, "commit", "-q", "--allow-empty", "-m", "o")
+        tree = os.path.join(self.dir, "other-wt")
+        git(other, "worktree", "add", "-q", "--detach", tree)
+        self.assertFalse(gitbuild.worktree_of(self.repo, tree))
+        self.assertTrue(gitbuild.worktree_of(other, tree))
+        # a worktree of ours whose .git was lost is not ours any more
+        mine = os.path.join(self.dir, "wt")
+        gitbuild.add_worktree(self.repo, mine, self.hashes[0])
+        self.assertTrue(gitbuild.worktree_of(self.repo, mine))
+        os.unlink(os.path.join(mine, ".git"))
+        self.assertFalse(gitbuild.worktree_of(self.repo, mine))
+
+    def test_binary_through_a_symlink_is_not_removed(self):
+        outside = os.path.join(self.dir, "outside")
+        os.makedirs(outside)
+        victim = os.path.join(outside, "victim")
+        with open(victim, "w") as fh:
+            fh.write("keep\n")
+        os.symlink(outside, os.path.join(self.repo, "link"))
+        git(self.repo, "add", "link")
+        git(self.repo, "commit", "-q", "-m", "a link out")
+        tree = os.path.join(self.dir, "wt")
+        gitbuild.add_worktree(self.repo, tree, "HEAD")
+        path, why = gitbuild.build(tree, "true", "link/victim",
+                                   os.path.join(self.dir, "log"))
+        self.assertIsNone(path)
+        self.assertIn("outside the checkout", why)
+        self.assertTrue(os.path.isfile(victim))
+        # a tracked file is never removed either
+        path, why = gitbuild.build(tree, "true", "v",
+                                   os.path.join(self.dir, "log"))
+        self.assertIn("a file git tracks", why)
+        self.assertTrue(os.path.isfile(os.path.join(tree, "v")))
+
+    def test_binary_names(self):
+        for bad in ("", ".", "a/", "/abs", "..", "a/../../b", "a/./b",
+                    ".git/config"):
+            self.assertIsNotNone(gitbuild.binary_error(bad), bad)
+        for good in ("out/qemu", "build/qemu-system-x86_64", "a..b"):
+            self.assertIsNone(gitbuild.binary_error(good), good)
 
     def test_a_build_leaves_no_process_behind(self):
         # a build that starts a daemon and exits: the build's process group

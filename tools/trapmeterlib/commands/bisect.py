@@ -13,13 +13,15 @@ import shlex
 import sys
 import time
 
-from ..output import figure, report, resultsfile
+from ..output import figure, resultsfile
 from ..stats import bisect as search
 from ..stats import compare
 from ..system import exitstatus, gitbuild
 from . import ab as ab_cmd
 from . import compare as compare_cmd
-from .common import OptionError, TrapmeterError, repo_root, say
+from .bisect_out import (DEFAULT_OUT_SUFFIX, check_json, check_seconds,
+                         clear_trees, default_out, prepare_out)
+from .common import OptionError, TrapmeterError, repo_root, say, write_json
 
 NAME = "bisect"
 BINARY_AS = ("qemu", "bios", "testpmd")
@@ -54,9 +56,11 @@ def add_parser(sub, fmt):
     add = bis.add_argument
     add("--bad", metavar="REV", required=True,
         help="a commit that carries the change")
-    add("--out", metavar="DIR", default="bisect",
+    add("--out", metavar="DIR",
         help="worktrees, build logs and every session's results (default "
-        "./bisect)")
+        "REPO%s: beside the repository --repo names, outside it); an "
+        "existing DIR is taken only when empty or an earlier bisect's"
+        % DEFAULT_OUT_SUFFIX)
     add("--json", metavar="FILE",
         help="the bisect result (default OUT/bisect.json)")
     add("--budget", type=float, metavar="SECONDS",
@@ -73,7 +77,8 @@ def add_bisect_options(add):
     add("--build", metavar="CMD", required=True,
         help="shell line that builds a checkout (run in its top directory)")
     add("--binary", metavar="PATH", required=True,
-        help="what --build produces, relative to the checkout")
+        help="what --build produces, relative to the checkout (no '..'; "
+        "not a file git tracks)")
     add("--binary-as", choices=BINARY_AS, default="qemu",
         help="how ab's sides take the binary: qemu (--qemu: a QEMU or a "
         "wrapper script, default), bios (QEMU -bios: a firmware image), "
@@ -199,14 +204,17 @@ class Bisect:
         return self.args.budget - self.elapsed()
 
     def build(self, tree, rev, label):
-        """Binary of `rev` built in worktree `tree`, or (None, why)."""
+        """Binary of `rev` built in worktree `tree` (created by this
+        bisection, or moved once git confirms it is one of --repo), or
+        (None, why)."""
         path = os.path.join(self.trees, tree)
-        if os.path.isdir(path):
-            gitbuild.checkout(path, rev)
-        else:
-            gitbuild.add_worktree(self.args.repo, path, rev)
-        log = os.path.join(os.path.abspath(self.args.out),
-                           "build-%s.log" % label)
+        try:
+            gitbuild.worktree_at(self.args.repo, path, rev)
+        except gitbuild.NotOwned as exc:
+            raise OptionError("bisect: %s" % exc)
+        except gitbuild.GitError as exc:
+            return None, "checkout failed: %s" % exc
+        log = os.path.join(self.args.out, "build-%s.log" % label)
         say("bisect: building %s (%s)" % (rev[:12], label))
         return gitbuild.build(path, self.args.build, self.args.binary, log,
                               self.args.build_timeout)
@@ -250,8 +258,7 @@ class Bisect:
 
     def write_refusal(self, sess, exc):
         """bisect.json of a refused bisection: the endpoint rows and why."""
-        report.write_json_atomic(self.args.json or os.path.join(
-            self.args.out, "bisect.json"), {
+        write_json(self.args.json, {
                 "tool": "trapmeter", "kind": "bisect", "refused": exc.reason,
                 "message": exc.message, "good": self.line[0][0],
                 "bad": self.line[-1][0],
@@ -310,19 +317,16 @@ def flagged_rows(rows, flag):
 def validate(args):
     if args.good is None:
         raise OptionError("bisect: --good REV is required")
-    if args.budget is not None and not args.budget > 0:
-        raise OptionError("--budget must be a positive number of seconds")
     validate_common(args)
 
 
 def validate_common(args):
-    """What bisect and bisect-step check alike."""
-    if not args.build_timeout > 0:
-        raise OptionError("--build-timeout must be a positive number of "
-                          "seconds")
-    if os.path.isabs(args.binary) or args.binary.startswith(".."):
-        raise OptionError("--binary %s: a path inside the checkout" %
-                          args.binary)
+    """What bisect and bisect-step check alike, before any git or file."""
+    check_seconds("--build-timeout", args.build_timeout)
+    check_seconds("--budget", args.budget)
+    why = gitbuild.binary_error(args.binary)
+    if why:
+        raise OptionError(why)
     for word in getattr(args, "run_options", []):
         if word.split("=")[0] in OWN_AB_OPTIONS:
             raise OptionError("%s is set by bisect itself" % word)
@@ -337,21 +341,43 @@ def validate_common(args):
 
 
 def resolve(args):
-    """(repository top directory, [(hash, subject)] good .. bad)."""
+    """(repository top directory, [(hash, subject)] good .. bad): both
+    ends readable commits that do not track --binary."""
     try:
         top = gitbuild.git(args.repo, "rev-parse", "--show-toplevel")
-        good = gitbuild.commit_of(top, args.good)
-        bad = gitbuild.commit_of(top, args.bad)
+        good = gitbuild.readable_commit(top, args.good, "--good")
+        bad = gitbuild.readable_commit(top, args.bad, "--bad")
+        for rev in (good, bad):
+            if gitbuild.git(top, "ls-tree", "--name-only", rev, "--",
+                            args.binary):
+                raise OptionError(
+                    "bisect: --binary %s is a file git tracks in %s: name "
+                    "what --build writes" % (args.binary, rev[:12]))
         return top, gitbuild.first_parent_line(top, good, bad)
     except gitbuild.GitError as exc:
         raise OptionError("bisect: %s" % exc)
 
 
-def command(args, extra=()):
+def prepare(args, extra):
+    """Everything checked before the first build: the repository and its
+    commits, --out, --json, and the sessions' ab and run options."""
     validate(args)
     args.repo, line = resolve(args)
-    os.makedirs(args.out, exist_ok=True)
-    args.out = os.path.abspath(args.out)
+    args.out = os.path.abspath(args.out or default_out(args.repo))
+    prepare_out(args.out)
+    args.json = args.json or os.path.join(args.out, "bisect.json")
+    check_json("--json", args.json, args.out)
+    # the sessions' options, as a step would use them
+    ab_config(args, "endpoints", "good", "bad", args.budget, extra)
+    try:
+        clear_trees(args.repo, os.path.join(args.out, "trees"))
+    except gitbuild.GitError as exc:
+        raise OptionError("bisect: %s" % exc)
+    return line
+
+
+def command(args, extra=()):
+    line = prepare(args, extra)
     if not args.no_build:
         ab_cmd.run_cmd.ensure_built(repo_root())
     work = Bisect(args, extra, line)
@@ -361,12 +387,13 @@ def command(args, extra=()):
         steps = search.run(state, work.judge, work.budget_left)
     finally:
         for tree in ("good", "step"):
-            gitbuild.remove_worktree(args.repo, os.path.join(work.trees,
-                                                             tree))
+            why = gitbuild.remove_worktree(args.repo, os.path.join(
+                work.trees, tree))
+            if why:
+                say("bisect: warning: " + why)
     doc = result_document(work, endpoints, state, steps)
     sys.stdout.write(summary(doc))
-    report.write_json_atomic(args.json or os.path.join(args.out,
-                                                       "bisect.json"), doc)
+    write_json(args.json, doc)
     return exitstatus.OK if doc["result"]["first_bad"] else \
         exitstatus.BISECT_UNRESOLVED
 

@@ -1,11 +1,12 @@
 """`trapmeter bisect-step`: one step of a bisection that `git bisect run`
-drives.  Builds the commit checked out in --repo with --build, judges it
-with a sequential ab against the good build (built once from --good in a
-worktree kept in the repository's git directory, or --good-binary), and
-exits as git bisect run reads it: 0 good, 1 bad, 125 skip (the build
-failed, or the step stayed undecided).  A step that cannot be judged at
-all (bad options, KVM unusable, unusable results) exits 128, which makes
-git stop the bisection instead of taking it for "bad"."""
+drives.  Builds the commit checked out in --repo (its HEAD; never in the
+user's checkout: in a worktree of its own under --out) with --build,
+judges it with a sequential ab against the good build (built once from
+--good in another worktree there, or --good-binary), and exits as git
+bisect run reads it: 0 good, 1 bad, 125 skip (the build failed, or the
+step stayed undecided).  A step that cannot be judged at all (bad
+options, KVM unusable, unusable results) exits 128, which makes git stop
+the bisection instead of taking it for "bad"."""
 
 import json
 import os
@@ -13,12 +14,17 @@ import time
 
 from ..output import report
 from ..stats import bisect as search
-from ..system import exitstatus, gitbuild
+from ..system import exitstatus, gitbuild, inputfile
 from . import bisect as bisect_cmd
-from .common import OptionError, TrapmeterError, repo_root, say
+from . import bisect_out
+from .common import (OptionError, TrapmeterError, check_outputs, repo_root,
+                     say)
 
 NAME = "bisect-step"
 EXIT = {search.GOOD: 0, search.BAD: 1, search.SKIP: 125}
+# a --reference or steps.json larger than this is no bisection's
+JSON_CAP = 16 << 20
+ROW_KEYS = ("suite", "case", "metric", "verdict")
 
 
 def add_parser(sub, fmt):
@@ -30,8 +36,10 @@ def add_parser(sub, fmt):
         usage="git bisect run %(prog)s (--good REV | --good-binary PATH) "
         "--build CMD --binary PATH [--reference FILE] [--budget S] "
         "[AB OPTIONS...] [RUN OPTIONS...] [-- QEMU ARGS]",
-        description="Build the checked-out commit of --repo with --build "
-        "and judge it against the good build by a sequential ab. With "
+        description="Build the checked-out commit of --repo (HEAD, in a "
+        "worktree of its own under --out: uncommitted edits are not "
+        "built) with --build and judge it against the good build by a "
+        "sequential ab. With "
         "--reference (a `bisect` --json, or an ab/compare --json of good "
         "against bad) only the rows flagged there are judged, with the "
         "threshold at half their shift: bad when one is a regression, good "
@@ -48,50 +56,94 @@ def add_parser(sub, fmt):
     add("--budget", type=float, metavar="SECONDS",
         help="wall time of the step's ab session (its boots)")
     add("--out", metavar="DIR",
-        help="the good worktree, build logs, results (default: "
-        "trapmeter-bisect-step in the repository's git directory)")
+        help="the worktrees (good and step), build logs, results, "
+        "steps.json (default: trapmeter-bisect-step in the repository's "
+        "git directory, outside its work tree)")
+
+
+def read_json(path, option):
+    """The JSON document at `path`, read with a cap; OptionError naming
+    the file otherwise."""
+    try:
+        raw = inputfile.read_text(path, JSON_CAP)
+        return json.loads(raw.decode("utf-8"))
+    except inputfile.InputError as exc:
+        raise OptionError("%s %s" % (option, exc))
+    except (ValueError, UnicodeDecodeError, RecursionError) as exc:
+        raise OptionError("%s %s: not JSON (%s)" % (
+            option, path, str(exc).splitlines()[0][:120]))
+
+
+def reference_rows(doc):
+    """The verdict rows of a bisect or ab/compare --json document, or
+    None when it is neither: a list of rows whose suite, case, metric
+    and verdict are strings."""
+    if not isinstance(doc, dict):
+        return None
+    rows = doc.get("rows")
+    if doc.get("kind") == "bisect":
+        ends = doc.get("endpoints")
+        rows = ends.get("rows") if isinstance(ends, dict) else None
+    if not isinstance(rows, list) or not all(
+            isinstance(r, dict) and all(isinstance(r.get(k), str)
+                                        for k in ROW_KEYS) for r in rows):
+        return None
+    return rows
 
 
 def reference(args):
     """(flagged rows, ab focus) from --reference, or (None, None)."""
     if not args.reference:
         return None, None
-    try:
-        with open(args.reference) as fh:
-            doc = json.load(fh)
-        rows = doc["endpoints"]["rows"] if doc.get("kind") == "bisect" \
-            else doc["rows"]
-    except (OSError, ValueError, KeyError, TypeError) as exc:
+    rows = reference_rows(read_json(args.reference, "--reference"))
+    if rows is None:
         raise OptionError("--reference %s: not a bisect or verdicts JSON "
-                          "(%s)" % (args.reference, exc))
+                          "(no list of rows with suite, case, metric and "
+                          "verdict)" % args.reference)
     try:
         flag = search.flagged(rows, set(args.metric_names))
+        thresholds = search.step_thresholds(flag)
     except search.Refused as exc:
         raise OptionError("--reference %s: %s" % (args.reference,
                                                   exc.message))
+    except (TypeError, ValueError) as exc:
+        raise OptionError("--reference %s: a flagged row without a usable "
+                          "shift (%s)" % (args.reference, exc))
     return flag, (sorted({c for _, c, _ in flag}), {m for _, _, m in flag},
-                  search.step_thresholds(flag))
+                  thresholds)
 
 
-def good_build(args, top):
+def worktree(top, path, rev):
+    """Worktree `path` of the repository on `rev` (gitbuild.worktree_at);
+    something there git does not confirm is refused by name."""
+    try:
+        gitbuild.worktree_at(top, path, rev)
+    except gitbuild.NotOwned as exc:
+        raise OptionError("bisect-step: %s" % exc)
+
+
+def good_build(args, top, good):
     """The good binary: --good-binary, or --good built once in a worktree
     (reused by the following steps)."""
     if args.good_binary:
         return os.path.abspath(args.good_binary)
-    good = gitbuild.commit_of(top, args.good)
-    tree = os.path.join(args.out, "good-" + good[:12])
+    tree = os.path.join(args.out, "trees", "good-" + good[:12])
     done = os.path.join(args.out, "good-%s.built" % good[:12])
     target = os.path.join(tree, args.binary)
-    if os.path.exists(done) and os.path.isfile(target):
+    if os.path.exists(done) and gitbuild.worktree_of(top, tree) and \
+            os.path.isfile(target) and gitbuild.inside(tree, target):
         return target
-    gitbuild.add_worktree(top, tree, good)
+    worktree(top, tree, good)
     built, why = gitbuild.build(tree, args.build, args.binary, os.path.join(
         args.out, "build-good.log"), args.build_timeout)
     if built is None:
         raise TrapmeterError(exitstatus.BISECT_REFUSED, "the good commit %s "
                              "does not build: %s" % (good[:12], why))
-    with open(done, "w") as fh:
-        fh.write(good + "\n")
+    try:
+        with open(done, "w") as fh:
+            fh.write(good + "\n")
+    except OSError as exc:
+        raise OptionError("cannot write %s: %s" % (done, exc.strerror or exc))
     return built
 
 
@@ -99,27 +151,66 @@ def validate(args):
     if bool(args.good) == bool(args.good_binary):
         raise OptionError("bisect-step: give --good REV or --good-binary "
                           "PATH (one of them)")
-    if args.budget is not None and not args.budget > 0:
-        raise OptionError("--budget must be a positive number of seconds")
     bisect_cmd.validate_common(args)
 
 
-def step(args, extra):
+def check_paths(args, head):
+    """The inputs (--reference, --good-binary) are none of the step's
+    outputs nor inside its worktrees."""
+    stem = os.path.join(args.out, "step-" + head[:12])
+    check_outputs([("--reference", args.reference)],
+                  [("OUT/steps.json", os.path.join(args.out, "steps.json"))]
+                  + [("a session output", stem + end) for end in (
+                      "-a.json", "-b.json", "-verdicts.json")])
+    if args.good_binary:
+        if not os.path.isfile(args.good_binary):
+            raise OptionError("--good-binary %s: no such file"
+                              % args.good_binary)
+        if gitbuild.inside(os.path.join(args.out, "trees"),
+                           args.good_binary):
+            raise OptionError("--good-binary %s: inside the step's worktrees "
+                              "(a build there removes it)" % args.good_binary)
+
+
+def prepare(args, extra):
+    """(top, HEAD, good commit or None, flag, focus): every option, the
+    repository, --out and --reference checked before the first build."""
     validate(args)
     try:
         top = gitbuild.git(args.repo, "rev-parse", "--show-toplevel")
-        head = gitbuild.commit_of(top, "HEAD")
+        head = gitbuild.readable_commit(top, "HEAD", "HEAD")
+        good = gitbuild.readable_commit(top, args.good, "--good") \
+            if args.good else None
+        for rev in filter(None, (head, good)):
+            if gitbuild.git(top, "ls-tree", "--name-only", rev, "--",
+                            args.binary):
+                raise OptionError("bisect-step: --binary %s is a file git "
+                                  "tracks in %s: name what --build writes"
+                                  % (args.binary, rev[:12]))
         args.out = os.path.abspath(args.out or os.path.join(
             gitbuild.common_dir(top), "trapmeter-bisect-step"))
-        os.makedirs(args.out, exist_ok=True)
-        flag, focus = reference(args)
-        good_bin = good_build(args, top)
+    except gitbuild.GitError as exc:
+        raise OptionError("bisect-step: %s" % exc)
+    bisect_out.prepare_out(args.out)
+    check_paths(args, head)
+    flag, focus = reference(args)
+    bisect_cmd.ab_config(args, "step-" + head[:12], "good", "step",
+                         args.budget, extra, focus)
+    return top, head, good, flag, focus
+
+
+def step(args, extra):
+    top, head, good, flag, focus = prepare(args, extra)
+    try:
+        good_bin = good_build(args, top, good)
+        begin = time.monotonic()
+        tree = os.path.join(args.out, "trees", "step")
+        worktree(top, tree, head)
     except gitbuild.GitError as exc:
         raise OptionError("bisect-step: %s" % exc)
     if not args.no_build:
         bisect_cmd.ab_cmd.run_cmd.ensure_built(repo_root())
-    begin = time.monotonic()
-    step_bin, why = gitbuild.build(top, args.build, args.binary,
+    step_bin, why = gitbuild.build(tree, args.build, args.binary,
                                    os.path.join(args.out, "build-%s.log"
                                                 % head[:12]),
                                    args.build_timeout)
@@ -135,22 +226,44 @@ def step(args, extra):
     return record(args, head, verdict, reason, sess, begin)
 
 
+def earlier_steps(path):
+    """The steps OUT/steps.json holds ([] when there is none), or None
+    when it is no list of steps (edited by hand?): left as it is."""
+    if not os.path.lexists(path):
+        return []
+    try:
+        steps = json.loads(inputfile.read_text(path, JSON_CAP).decode(
+            "utf-8"))
+    except (inputfile.InputError, ValueError, UnicodeDecodeError,
+            RecursionError):
+        return None
+    if not isinstance(steps, list) or not all(isinstance(s, dict)
+                                              for s in steps):
+        return None
+    return steps
+
+
 def record(args, head, verdict, reason, sess, begin):
     """Say the verdict, append it to OUT/steps.json, return its exit
-    status."""
+    status: the verdict stands even when steps.json cannot be written
+    (a warning says so), so git bisect run is never stopped by it."""
     say("bisect-step: %s is %s (%s)" % (head[:12], verdict, reason))
     path = os.path.join(args.out, "steps.json")
-    try:
-        with open(path) as fh:
-            steps = json.load(fh)
-    except (OSError, ValueError):
-        steps = []
+    steps = earlier_steps(path)
+    if steps is None:
+        say("bisect-step: warning: %s is not a list of steps (edited?): "
+            "left as it is, this step not recorded there" % path)
+        return EXIT[verdict]
     steps.append({"commit": head, "verdict": verdict, "reason": reason,
                   "boots": sum(sess["boots"]) + sess["planning_boots"]
                   if sess else 0,
                   "wall_s": round(time.monotonic() - begin, 1),
                   "session": sess["name"] if sess else None})
-    report.write_json_atomic(path, steps)
+    try:
+        report.write_json_atomic(path, steps)
+    except OSError as exc:
+        say("bisect-step: warning: cannot write %s: %s (the verdict "
+            "stands)" % (path, exc.strerror or exc))
     return EXIT[verdict]
 
 

@@ -1,7 +1,12 @@
 """The repository side of `trapmeter bisect` and `bisect-step`: resolve
 revisions, list the first-parent line between two commits, check commits
 out in worktrees of their own, and build one with the user's command
-(its output to a log file, bounded by a timeout)."""
+(its output to a log file, bounded by a timeout).
+
+Nothing here touches a directory git does not confirm as a linked
+worktree of the repository (worktree_of): a plain directory where a
+worktree was expected would make `git -C DIR checkout` walk up to the
+enclosing checkout, the user's own."""
 
 import os
 import shutil
@@ -15,6 +20,10 @@ DEFAULT_BUILD_TIMEOUT = 1800
 
 class GitError(Exception):
     """A git command failed or the repository does not fit."""
+
+
+class NotOwned(GitError):
+    """A path where a worktree of ours belongs holds something else."""
 
 
 def git(repo, *words, timeout=GIT_TIMEOUT):
@@ -40,6 +49,19 @@ def commit_of(repo, rev):
                    rev + "^{commit}")
     except GitError:
         raise GitError("%s: not a commit in %s" % (rev, repo))
+
+
+def readable_commit(repo, rev, name):
+    """The full hash of REV once git has read its whole tree: a commit
+    whose tree or a subtree is missing (a corrupt or shallow repository)
+    is a GitError naming it, before anything is built."""
+    full = commit_of(repo, rev)
+    try:
+        git(repo, "ls-tree", "-r", "-z", "--name-only", full)
+    except GitError as exc:
+        raise GitError("%s %s (%s): git cannot read its tree: %s"
+                       % (name, rev, full[:12], exc))
+    return full
 
 
 def first_parent_line(repo, good, bad):
@@ -68,40 +90,147 @@ def common_dir(repo):
     return path if os.path.isabs(path) else os.path.join(repo, path)
 
 
+# ---------------------------------------------------------------- worktrees
+
+def linked_worktrees(repo):
+    """Real paths of the repository's linked worktrees (git worktree
+    list, less the main one: that is the user's checkout)."""
+    text = git(repo, "worktree", "list", "--porcelain")
+    paths = [ln[len("worktree "):] for ln in text.splitlines()
+             if ln.startswith("worktree ")]
+    return [os.path.realpath(p) for p in paths[1:]]
+
+
+def worktree_of(repo, path):
+    """Does git confirm `path` as a linked worktree of `repo`: listed by
+    `git worktree list`, and `git -C path` finds its top there (not in
+    an enclosing checkout)?"""
+    real = os.path.realpath(path)
+    if not os.path.isdir(real) or real not in linked_worktrees(repo):
+        return False
+    try:
+        top = git(real, "rev-parse", "--show-toplevel")
+    except GitError:
+        return False
+    return os.path.realpath(top) == real
+
+
+def refuse_unowned(repo, path):
+    raise NotOwned("%s exists but git does not know it as a worktree of %s "
+                   "(a leftover? remove it, or choose another --out)"
+                   % (path, repo))
+
+
 def add_worktree(repo, path, rev):
-    """A detached worktree of `repo` at `path` on `rev` (a stale one at
-    the same path is removed first)."""
-    remove_worktree(repo, path)
-    git(repo, "worktree", "add", "--detach", "--force", path, rev)
+    """A fresh detached worktree of `repo` at `path` on `rev`: a worktree
+    of ours left there is removed first; anything else there is
+    NotOwned."""
+    if os.path.lexists(path):
+        if not worktree_of(repo, path):
+            refuse_unowned(repo, path)
+        why = remove_worktree(repo, path)
+        if why:
+            raise GitError(why)
+    prune(repo)
+    git(repo, "worktree", "add", "--detach", path, rev)
 
 
-def checkout(path, rev):
-    """Move worktree `path` to `rev`; untracked build products stay, so
-    that an incremental build only redoes what the step changed."""
+def worktree_at(repo, path, rev):
+    """Worktree `path` of `repo` on `rev`: the one there moved (its
+    untracked build products kept), else a new one; NotOwned when
+    something else is there."""
+    if not os.path.lexists(path):
+        add_worktree(repo, path, rev)
+    else:
+        checkout(repo, path, rev)
+
+
+def checkout(repo, path, rev):
+    """Move worktree `path` of `repo` to `rev` once git confirms it is
+    one; untracked build products stay, so that an incremental build
+    only redoes what the step changed."""
+    if not worktree_of(repo, path):
+        refuse_unowned(repo, path)
     git(path, "checkout", "--detach", "--force", "--quiet", rev)
 
 
 def remove_worktree(repo, path):
-    if os.path.exists(path):
+    """Remove our worktree at `path`: None when it is gone (or was never
+    there), else why not.  Something git does not confirm as a worktree
+    of `repo` is left alone."""
+    if os.path.lexists(path):
+        if not worktree_of(repo, path):
+            return ("%s left in place: git does not know it as a worktree "
+                    "of %s" % (path, repo))
         try:
-            git(repo, "worktree", "remove", "--force", path)
+            git(repo, "worktree", "remove", "--force", "--force", path)
         except GitError:
-            shutil.rmtree(path, ignore_errors=True)
+            # git refuses a worktree with submodules; it is ours (checked)
+            try:
+                shutil.rmtree(path)
+            except OSError as exc:
+                return "cannot remove the worktree %s: %s" % (
+                    path, exc.strerror or exc)
+    prune(repo)
+    return None
+
+
+def prune(repo):
     try:
         git(repo, "worktree", "prune")
     except GitError:
         pass
 
 
+# ---------------------------------------------------------------- builds
+
+def binary_error(binary):
+    """Why `binary` (--binary) is no path inside a checkout, or None: a
+    relative path of a file, without '..', '.' or '.git' parts."""
+    if not binary or binary.endswith("/"):
+        return "--binary %r: the path of a file inside the checkout" % binary
+    if os.path.isabs(binary):
+        return "--binary %s: a path inside the checkout, not an absolute " \
+            "one" % binary
+    parts = binary.split("/")
+    if any(p in ("..", ".", ".git") for p in parts):
+        return "--binary %s: a path inside the checkout without '..', '.' " \
+            "or '.git' parts" % binary
+    return None
+
+
+def inside(tree, path):
+    """Is `path`, symlinks resolved, within `tree`?"""
+    top = os.path.realpath(tree)
+    return os.path.realpath(path).startswith(top + os.sep)
+
+
+def tracked(tree, binary):
+    """Is `binary` a file git tracks in checkout `tree`?"""
+    try:
+        return bool(git(tree, "ls-files", "-z", "--", ":(literal)" + binary))
+    except GitError:
+        return False
+
+
 def build(tree, command, binary, log_path, timeout=DEFAULT_BUILD_TIMEOUT):
     """Run the build `command` (a shell line) in `tree`; (path of the
     binary, None) or (None, why it failed).  The binary is removed first,
     so that a build that fails to write it is not judged on the last
-    step's."""
+    step's; a binary outside the tree (through a symlink) or tracked by
+    git is never removed: that build fails."""
+    why = binary_error(binary)
+    if why:
+        return None, why
     target = os.path.join(tree, binary)
-    if os.path.lexists(target):
-        os.unlink(target)
+    if not inside(tree, target):
+        return None, "%s resolves outside the checkout (a symlink?)" % binary
+    if tracked(tree, binary):
+        return None, "%s is a file git tracks, not what the build " \
+            "writes" % binary
     try:
+        if os.path.lexists(target):
+            os.unlink(target)
         with open(log_path, "wb") as log:
             code = _run_bounded(command, tree, log, timeout)
     except OSError as exc:
@@ -114,6 +243,8 @@ def build(tree, command, binary, log_path, timeout=DEFAULT_BUILD_TIMEOUT):
                                                                log_path)
     if not os.path.isfile(target):
         return None, "the build wrote no %s (log %s)" % (binary, log_path)
+    if not inside(tree, target):
+        return None, "the build made %s a link outside the checkout" % binary
     return target, None
 
 
