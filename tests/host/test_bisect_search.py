@@ -102,6 +102,19 @@ class Search(unittest.TestCase):
         s.record(8, bisect.GOOD)
         self.assertEqual(s.next(), 12)
 
+    def test_tie_break_is_the_earlier_commit(self):
+        # an even range has two middles: the earlier one is judged, as the
+        # docstring says (a change near the good end is found sooner)
+        s = bisect.Search(COMMITS[:4])
+        self.assertEqual(s.next(), 1)
+        s = bisect.Search(COMMITS)
+        s.record(8, bisect.BAD)
+        s.record(4, bisect.GOOD)
+        s.record(6, bisect.SKIP)
+        self.assertEqual(s.next(), 5)       # 5 and 7 tie around 6
+        s.record(5, bisect.SKIP)
+        self.assertEqual(s.next(), 7)
+
 
 def row(case, metric, verdict, slowdown=None):
     return {"suite": "pio", "case": case, "metric": metric, "verdict": verdict,
@@ -144,6 +157,20 @@ class Endpoints(unittest.TestCase):
         self.assertEqual(bisect.step_verdict(
             [row("a", "cycles_per_op", "inconclusive", 1.02)], flag)[0], bisect.SKIP)
         self.assertEqual(bisect.step_verdict([], flag)[0], bisect.SKIP)
+
+    def test_step_measuring_some_flagged_rows_is_not_good(self):
+        # a step whose session measured only one of the two flagged rows
+        # (the other case failed, or was not run) cannot be called good:
+        # the missing row may carry the change
+        flag = bisect.flagged([row("a", "cycles_per_op", "regression", 1.05),
+                               row("b", "cycles_per_op", "regression", 1.08)])
+        verdict, reason = bisect.step_verdict(
+            [row("a", "cycles_per_op", "unchanged", 1.0)], flag)
+        self.assertEqual(verdict, bisect.SKIP, reason)
+        verdict, _ = bisect.step_verdict(
+            [row("a", "cycles_per_op", "unchanged", 1.0),
+             row("b", "cycles_per_op", "unchanged", 1.0)], flag)
+        self.assertEqual(verdict, bisect.GOOD)
 
 
 if __name__ == "__main__":
