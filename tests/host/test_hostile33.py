@@ -7,16 +7,27 @@ before its fix.
   through (bisect's too), never int() of an infinite share later.
 - A case whose sampling stopped on its budget (`"stop": "budget"`) is
   marked "unsettled (stopped on budget)" in every table that shows its
-  figures and left out of the summary's exit costs and REP speed-ups."""
+  figures and left out of the summary's exit costs and REP speed-ups.
+- import-lava passes no number through as its exit status: the LAVA
+  status case holds a guest status (0-3) or the log is garbled (6).
+- lava-job: the runner's one rule for kernel words (no suite= beside
+  --suite, no lava=off); no output onto the ISO it deploys nor onto the
+  other output; nothing (no 0-byte file) left on a full disk.
+- compare --plot on a full disk: no 0-byte SVG, no "plot written".
+- --allow-env-diff refuses a name that is no cost field; a fingerprint of
+  200,000 keys puts a bounded number of lines on stderr.
+- parse refuses a run record whose schema is a string."""
 
 import copy
 import json
 import math
 import os
+import subprocess
 import sys
 import unittest
 
-from tests.host.test_hostile import ROOT, Cli
+from tests.host.test_hostile import (IS_ROOT, OK_LOG, ROOT, Cli, forge,
+                                     read_log, replace_tm)
 
 sys.path.insert(0, os.path.join(ROOT, "tools"))
 from trapmeterlib.commands import ab as ab_cmd  # noqa: E402
@@ -137,6 +148,154 @@ class Unsettled(unittest.TestCase):
         self.assertIn("fwcfg in8 n.r.", text)
         self.assertIn(resultform.UNSETTLED, text)
         self.assertNotIn("n.r.x", text)
+
+
+
+def lava_log(status):
+    """A lava-run log of one result and the status case holding `status`."""
+    return ("{dt: x, lvl: results, msg: {case: cpuid, definition: "
+            "0_trapmeter, result: pass, measurement: 55, units: cycles}}\n"
+            "{dt: x, lvl: results, msg: {case: trapmeter.status, definition: "
+            "0_trapmeter, result: fail, measurement: %s, units: code}}\n"
+            % status)
+
+
+class ImportLava(Cli):
+
+    def test_no_status_number_passes_through(self):
+        for number in (70, 128, 130, 14, 4):
+            path = self.write("s%d.log" % number, lava_log(number))
+            proc = self.cli("import-lava", "--json", self.path("o.json"), path)
+            self.assertEqual(proc.returncode, 6, (number, proc.stderr))
+            self.assertIn("not a guest status", proc.stderr)
+
+    def test_a_guest_status_does(self):
+        for number in (0, 1, 2, 3):
+            path = self.write("s%d.log" % number, lava_log(number))
+            proc = self.cli("import-lava", "--json", self.path("o.json"), path)
+            self.assertEqual(proc.returncode, number, proc.stderr)
+
+
+class SmallDisk(Cli):
+    """A private tmpfs: full (filled to the last byte) or read-only."""
+
+    def small(self, name, read_only=False):
+        if not IS_ROOT:
+            self.skipTest("mounting a small tmpfs needs root")
+        path = self.path(name)
+        os.mkdir(path)
+        opts = "size=64k" + (",ro" if read_only else "")
+        subprocess.run(["mount", "-t", "tmpfs", "-o", opts, "tmpfs", path],
+                       check=True)
+        self.addCleanup(subprocess.run, ["umount", path])
+        if not read_only:
+            fd = os.open(os.path.join(path, "filler"), os.O_WRONLY | os.O_CREAT)
+            try:
+                while os.write(fd, b"\0" * 512):
+                    pass
+            except OSError:
+                pass
+            finally:
+                os.close(fd)
+        return path
+
+    def assert_nothing_left(self, disk, proc):
+        self.assertEqual(proc.returncode, 2, proc.stderr)
+        self.assertIn("cannot write", proc.stderr)
+        left = [n for n in os.listdir(disk) if n != "filler"]
+        self.assertEqual(left, [], "left on a full disk")
+
+
+class LavaJob(SmallDisk):
+
+    def test_kernel_words_by_the_one_rule(self):
+        for args, needle in ((["--suite", "pio", "--cmdline", "suite=exits"],
+                              "--suite"),
+                             (["--cmdline", "lava=off"], "lava=on")):
+            proc = self.cli("lava-job", "-o", self.path("job.yaml"), *args)
+            self.assertEqual(proc.returncode, 2, proc.stderr)
+            self.assertIn(needle, proc.stderr)
+            self.assertFalse(os.path.exists(self.path("job.yaml")))
+
+    def test_no_output_onto_the_iso_or_the_other_output(self):
+        iso = self.write("trapmeter.iso", b"ISO" * 1000)
+        url = "file://" + iso
+        for args in (["-o", iso], ["--write-blob", iso],
+                     ["--write-blob", self.path("x"), "-o", self.path("x")]):
+            proc = self.cli("lava-job", "--iso-url", url, *args)
+            self.assertEqual(proc.returncode, 2, (args, proc.stderr))
+            self.assertIn("refusing to overwrite", proc.stderr)
+        with open(iso, "rb") as fh:
+            self.assertEqual(fh.read(), b"ISO" * 1000)
+        self.assertFalse(os.path.exists(self.path("x")))
+
+    def test_a_full_disk_leaves_no_empty_file(self):
+        disk = self.small("full")
+        for opt in ("-o", "--write-blob"):
+            proc = self.cli("lava-job", opt, os.path.join(disk, "out"))
+            self.assert_nothing_left(disk, proc)
+
+
+class ComparePlot(SmallDisk):
+
+    def test_a_full_disk_leaves_no_empty_svg(self):
+        disk = self.small("full")
+        base = os.path.join(ROOT, "tests", "fixtures", "tcg-base.json")
+        cand = os.path.join(ROOT, "tests", "fixtures", "tcg-aa.json")
+        for engine in ("auto", "python"):
+            proc = self.cli("compare", base, cand, "--plot",
+                            os.path.join(disk, "p.svg"), "--plot-engine", engine)
+            self.assertNotIn("plot written", proc.stderr)
+            self.assert_nothing_left(disk, proc)
+
+    def test_a_read_only_disk_too(self):
+        disk = self.small("ro", read_only=True)
+        base = os.path.join(ROOT, "tests", "fixtures", "tcg-base.json")
+        proc = self.cli("compare", base, base, "--plot", os.path.join(disk, "p.svg"))
+        self.assertNotIn("plot written", proc.stderr)
+        self.assert_nothing_left(disk, proc)
+
+
+class EnvDiff(Cli):
+    BASE = os.path.join(ROOT, "tests", "fixtures", "tcg-base.json")
+
+    def test_an_unknown_field_is_refused(self):
+        for name in ("mitigation", "vulnerabilites", "qemu", "kernel.relase"):
+            proc = self.cli("compare", self.BASE, self.BASE,
+                            "--allow-env-diff", "thp," + name)
+            self.assertEqual(proc.returncode, 2, (name, proc.stderr))
+            self.assertIn(name, proc.stderr)
+        for name in ("thp", "kernel", "vulnerabilities.retbleed", "kvm"):
+            proc = self.cli("compare", self.BASE, self.BASE,
+                            "--allow-env-diff", name)
+            self.assertIn(proc.returncode, (0, 10, 13), (name, proc.stderr))
+
+    def test_ab_refuses_it_before_a_boot(self):
+        proc = self.cli("ab", "--no-build", "--accel", "tcg", "--qemu",
+                        self.good_fake(), "--allow-env-diff", "mitigation")
+        self.assertEqual(proc.returncode, 2, proc.stderr)
+        self.assertNotIn("boot", proc.stderr.replace("--help", ""))
+
+    def test_a_huge_fingerprint_is_bounded(self):
+        from trapmeterlib.system import envdiff
+        wide = {"kvm": {"p%d" % i: i for i in range(200000)}}
+        other = {"kvm": {"p%d" % i: -i for i in range(200000)}}
+        lines, refused = envdiff.check({"host": {"fingerprint": wide}},
+                                       {"host": {"fingerprint": other}})
+        self.assertEqual(len(refused), 199999)
+        self.assertLessEqual(len(lines), envdiff.MAX_SHOWN + 1)
+        self.assertLess(len(envdiff.refusal_message(refused)), 4000)
+        self.assertIn("199979 more", lines[-1] + envdiff.refusal_message(refused))
+
+
+class ParseSchema(Cli):
+
+    def test_a_schema_that_is_a_string_is_refused(self):
+        lines = replace_tm(read_log(OK_LOG), "run",
+                           lambda r: dict(r, schema=str(r["schema"])))
+        proc = self.parse(forge(lines), "--json", self.path("r.json"))
+        self.assertEqual(proc.returncode, 6, proc.stderr)
+        self.assertIn("'schema'", proc.stderr)
 
 
 if __name__ == "__main__":

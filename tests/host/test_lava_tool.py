@@ -64,10 +64,24 @@ class JobTests(unittest.TestCase):
         self.assertEqual(fw, ["-fw_cfg 'name=opt/trapmeter/cmdline,"
                               "string=suite=pio,,exits quick samples=7 "
                               "lava=on'"])
-        self.assertIn("lava=off", [o for o in self.job(
-            cmdline="lava=off")["context"]["extra_options"] if "fw_cfg" in o][0])
         with self.assertRaises(lava_job.LavaError):
             self.job(cmdline="x='y'")
+
+    def test_the_one_rule_of_kernel_words(self):
+        """lava=on is always there (lava=off would leave the job without
+        test cases); a word beside the option that sets it, or given
+        twice, is refused as the runner refuses it."""
+        fw = [o for o in self.job(cmdline="lava=on")["context"]
+              ["extra_options"] if "fw_cfg" in o]
+        self.assertEqual(fw[0].count("lava=on"), 1)
+        for kw in ({"cmdline": "lava=off"}, {"cmdline": "lava=1"},
+                   {"suite": "pio", "cmdline": "suite=exits"},
+                   {"case": "cpuid", "cmdline": "case=pio.*"},
+                   {"quick": True, "cmdline": "quick"},
+                   {"cmdline": "samples=3 samples=5"},
+                   {"cmdline": "x" * 600}):
+            with self.assertRaises(lava_job.LavaError, msg=kw):
+                self.job(**kw)
 
     def test_images(self):
         job = self.job(blob_url="http://h/blob.bin")

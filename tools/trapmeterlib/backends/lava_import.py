@@ -364,12 +364,22 @@ def _outcome_from_cases(run, cases):
                                         "guest serial output (job result: "
                                         "%s)" % (run.path, run.job_result)])
     _found, code = _results_from_cases(cases)
-    if isinstance(code, int) and code in exitstatus.NAMES:
+    if isinstance(code, int) and not isinstance(code, bool) and \
+            code in exitstatus.GUEST_STATUS.values():
         out = Outcome(code)
         if code != exitstatus.OK:
             out.messages.append("guest status %s (from LAVA case %s)"
                                 % (exitstatus.status_name(code), STATUS_CASE))
         return out
+    if code is not None:
+        # the guest writes 0-3 (exitstatus.GUEST_STATUS); any other number
+        # there is the log's, not a status of this tool to pass through
+        return Outcome(exitstatus.GARBLED, [
+            "%s: LAVA case %s holds %.40r, not a guest status (%s)" % (
+                run.path, STATUS_CASE, code, ", ".join(
+                    "%d %s" % (v, k) for k, v in
+                    sorted(exitstatus.GUEST_STATUS.items(),
+                           key=lambda kv: kv[1])))])
     return Outcome(exitstatus.GARBLED, ["%s: no %s test case (job cut short?); "
                                     "job result: %s" % (run.path, STATUS_CASE,
                                                         run.job_result)])

@@ -141,10 +141,26 @@ def _check_url(what, url):
 
 
 def job_words(suite=None, case=None, quick=False, cmdline=""):
-    """Kernel words for a LAVA job: the runner's words plus lava=on."""
+    """Kernel words for a LAVA job: the runner's words plus lava=on, by
+    the runner's one rule (qemu.words_problem: each word given once, none
+    beside the option that sets it); lava= is the job's own word, on
+    (its test cases come from the guest's TM_LAVA lines)."""
+    user = (cmdline or "").split()
+    why = qemu.words_problem(user, {"suite": bool(suite), "case": bool(case),
+                                    "quick": bool(quick)})
+    if why:
+        raise LavaError(why)
+    given = [w for w in user if qemu.word_key(w) == "lava" and w != LAVA_WORD]
+    if given:
+        raise LavaError("kernel word %r in --cmdline: lava-job always adds %s "
+                        "(the job's test cases are the guest's TM_LAVA "
+                        "lines); drop it" % (given[0], LAVA_WORD))
     words, _notes = qemu.kernel_words(suite, case, quick, cmdline, None)
-    if not any(w.startswith("lava=") for w in words):
+    if LAVA_WORD not in words:
         words.append(LAVA_WORD)
+    why = qemu.cmdline_problem(words)
+    if why:
+        raise LavaError(why)
     return words
 
 

@@ -158,9 +158,11 @@ def write_json(path, doc):
 
 
 def write_file(path, data):
+    """Bytes to an output through a temp file and a rename: on a full or
+    read-only disk nothing, not a 0-byte file, is left; a failure is bad
+    input."""
     try:
-        with open(path, "wb") as fh:
-            fh.write(data)
+        report.write_bytes_atomic(path, data)
     except OSError as exc:
         raise OptionError("cannot write %s: %s" % (path, exc.strerror or exc))
 

@@ -91,6 +91,10 @@ def check_verdict_options(args):
     """Thresholds as fractions; bad values and missing output directories
     are bad input."""
     thresholds = parse_thresholds(args.threshold)
+    try:
+        envdiff.parse_allowed(getattr(args, "allow_env_diff", []))
+    except ValueError as exc:
+        raise OptionError(str(exc))
     if args.resamples < 100 or args.resamples > 1000000:
         raise OptionError("--resamples must be 100..1000000")
     if not 0 < args.alpha < 0.5:

@@ -7,7 +7,8 @@ import sys
 from ..backends import lava_job
 from ..guest import qemu
 from ..system import exitstatus
-from .common import OptionError, check_words, repo_root, write_file
+from .common import (OptionError, check_outputs, check_words, repo_root,
+                     write_file)
 
 NAME = "lava-job"
 
@@ -60,6 +61,12 @@ def command(args):
     check_words(args)
     iso_url = args.iso_url or "file://" + os.path.join(repo_root(),
                                                         qemu.ISO_REL)
+    # the output rule: neither output may be the ISO the job deploys (a
+    # file:// URL names a local one) nor the other output
+    local = [("--iso-url", iso_url[len("file://"):])] \
+        if iso_url.startswith("file://") else []
+    check_outputs(local, [("-o", args.output),
+                          ("--write-blob", args.write_blob)])
     try:
         job = lava_job.build_job(iso_url, kvm=args.kvm, suite=args.suite,
                              case=args.case, quick=args.quick,

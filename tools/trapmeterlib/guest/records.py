@@ -23,6 +23,9 @@ SCHEMA = {
                 "ns_median": FIGURE, "cycles_per_exit_model": FIGURE,
                 "case_ms": FIGURE, "cycles": CYCLES},
                ("case", "suite")),
+    # a schema that is not an integer ("4") would read as no schema, and
+    # the parser would apply schema 1's rules to the dump
+    "run": ({"schema": COUNT}, ()),
     "check": ({"name": STR, "ok": BOOL, "detail": STR}, ("name", "ok")),
     "skip": ({"suite": STR, "case": STR, "reason": STR}, ()),
     "error": ({"kind": STR, "message": STR}, ()),

@@ -94,9 +94,15 @@ def _gnuplot(path, groups):
     rows = (len(groups) + COLUMNS_PER_ROW - 1) // COLUMNS_PER_ROW
     cols = min(len(groups), COLUMNS_PER_ROW)
     with tempfile.TemporaryDirectory(prefix="trapmeter-plot-") as tmp:
+        # gnuplot says nothing when its output cannot be written (a full
+        # disk left a 0-byte SVG): it writes here, the SVG is checked and
+        # then written atomically like every other output
+        drawn = os.path.join(tmp, "plot.svg")
+        if "'" in drawn:
+            raise PlotError("the temporary directory's path holds a quote")
         script = ["set terminal svg size %d,%d dynamic font 'sans,10'"
                   % (cols * PANEL_W, rows * PANEL_H),
-                  "set output '%s'" % os.path.abspath(path).replace("'", ""),
+                  "set output '%s'" % drawn,
                   "set multiplot layout %d,%d" % (rows, cols),
                   "set logscale xy", "set grid",
                   "set xlabel 'bytes per op'", "set ylabel 'cycles per unit'",
@@ -123,8 +129,13 @@ def _gnuplot(path, groups):
                                 timeout=GNUPLOT_TIMEOUT_S)
         except (OSError, subprocess.TimeoutExpired) as exc:
             raise PlotError("gnuplot failed: %s" % exc)
-        if done.returncode != 0 or not os.path.exists(path):
+        if done.returncode != 0 or not os.path.exists(drawn):
             raise PlotError("gnuplot failed: %s" % done.stderr.strip()[-300:])
+        with open(drawn, encoding="utf-8", errors="replace") as fh:
+            text = fh.read()
+        if "</svg>" not in text[-200:]:
+            raise PlotError("gnuplot wrote no whole SVG")
+    write_text_atomic(path, text)
 
 
 # ---------------------------------------------------------------- plain SVG

@@ -635,14 +635,15 @@ def _special_target(path):
     return None if stat.S_ISREG(mode) else path
 
 
-def _write_atomic(path, fill, suffix):
+def _write_atomic(path, fill, suffix, binary=False):
     """Write through a temp file in the same directory and rename it into
-    place, so readers never see a half-written file.  fill(fh) writes.
-    A symlink stays a symlink (the file it names is replaced); a device
-    or FIFO is written directly (report.open_output)."""
+    place, so readers never see a half-written file.  fill(fh) writes
+    (text, or bytes when binary).  A symlink stays a symlink (the file it
+    names is replaced); a device or FIFO is written directly
+    (report.open_output)."""
     try:
         if _special_target(path):
-            with open_output(path, "w") as fh:
+            with open_output(path, "wb" if binary else "w") as fh:
                 fill(fh)
             return
     except OSError as exc:
@@ -657,7 +658,8 @@ def _write_atomic(path, fill, suffix):
     os.umask(umask)
     try:
         os.fchmod(fd, 0o666 & ~umask)
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+        with (os.fdopen(fd, "wb") if binary else
+              os.fdopen(fd, "w", encoding="utf-8")) as fh:
             fill(fh)
             fh.flush()
             os.fsync(fh.fileno())
@@ -673,6 +675,11 @@ def _write_atomic(path, fill, suffix):
 def write_text_atomic(path, text):
     """Text outputs (JUnit, Markdown, SVG)."""
     _write_atomic(path, lambda fh: fh.write(text), ".tmp")
+
+
+def write_bytes_atomic(path, data):
+    """Binary outputs (lava-job's fw_cfg blob, its job text as bytes)."""
+    _write_atomic(path, lambda fh: fh.write(data), ".tmp", binary=True)
 
 
 def write_json_atomic(path, doc):

@@ -54,11 +54,26 @@ def differences(base_fp, cand_fp, on_purpose=()):
     return out
 
 
+# At most this many difference lines (and refused names in the message):
+# a fingerprint of 200,000 keys put 32 MB on stderr.
+MAX_SHOWN = 20
+
+
 def check(base_doc, cand_doc, allowed=(), on_purpose=(),
           labels=("base", "candidate")):
     """(lines to print, refused fields).  A cost-changing field that
     differs is refused unless it is within `allowed` (then a warning);
-    a file without a fingerprint is accepted with a note."""
+    a file without a fingerprint is accepted with a note.  At most
+    MAX_SHOWN lines (refusals first), then one that counts the rest."""
+    lines, refused = _check(base_doc, cand_doc, allowed, on_purpose, labels)
+    if len(lines) > MAX_SHOWN:
+        order = sorted(lines, key=lambda line: not line.startswith("refused"))
+        lines = order[:MAX_SHOWN] + ["... and %d more host differences not "
+                                     "shown" % (len(lines) - MAX_SHOWN)]
+    return lines, refused
+
+
+def _check(base_doc, cand_doc, allowed, on_purpose, labels):
     fps = [fingerprint_of(base_doc), fingerprint_of(cand_doc)]
     missing = [lab for lab, fp in zip(labels, fps) if fp is None]
     if missing:
@@ -86,15 +101,37 @@ def _show(value, width=60):
 
 
 def refusal_message(refused):
+    if len(refused) > MAX_SHOWN:
+        groups = sorted({f.split(".")[0] for f in refused})
+        names = "%s and %d more fields" % (", ".join(refused[:MAX_SHOWN]),
+                                          len(refused) - MAX_SHOWN)
+        allow = ",".join(groups[:MAX_SHOWN])
+    else:
+        names, allow = ", ".join(refused), ",".join(refused)
     return ("the two sides ran on hosts that differ in %s, which change "
             "trap costs by themselves: no verdict (--allow-env-diff %s to "
-            "judge anyway)" % (", ".join(refused), ",".join(refused)))
+            "judge anyway)" % (names, allow))
 
 
 def parse_allowed(items):
-    """--allow-env-diff values (repeatable, comma lists) -> field names."""
-    return [f.strip() for item in items or () for f in item.split(",")
-            if f.strip()]
+    """--allow-env-diff values (repeatable, comma lists) -> field names;
+    ValueError names one that is no cost field nor a group of them (a
+    typo would otherwise allow nothing, silently)."""
+    names = [f.strip() for item in items or () for f in item.split(",")
+             if f.strip()]
+    unknown = [n for n in names if not known_field(n)]
+    if unknown:
+        raise ValueError("--allow-env-diff %s: not a field that changes trap "
+                         "costs (one of %s, or a field below one, e.g. "
+                         "vulnerabilities.retbleed)" % (
+                             ",".join(unknown)[:200], ", ".join(COST_FIELDS)))
+    return names
+
+
+def known_field(name):
+    """A cost field, one below it, or a group holding one ("kernel")."""
+    return within(name, COST_FIELDS) or any(within(c, [name])
+                                            for c in COST_FIELDS)
 
 
 # ---------------------------------------------------------------- noise
