@@ -46,11 +46,11 @@ class ForkRun(unittest.TestCase):
 
     def test_a_signal_is_128_plus_its_number(self):
         with mock.patch.object(forkrun, "_child_main",
-                               lambda main, argv, path: os.kill(os.getpid(), signal.SIGKILL)):
+                               lambda main, argv, path, mask=None: os.kill(os.getpid(), signal.SIGKILL)):
             self.assertEqual(forkrun.run(cli.main, ["x"], self.err), 128 + signal.SIGKILL)
 
     def test_interrupt_stops_the_child(self):
-        def sleeper(main, argv, path):
+        def sleeper(main, argv, path, mask=None):
             time.sleep(60)
             os._exit(0)
 
@@ -67,6 +67,31 @@ class ForkRun(unittest.TestCase):
         self.assertLess(time.monotonic() - begin, 5)
         with self.assertRaises(ChildProcessError):
             os.waitpid(-1, os.WNOHANG)      # reaped: no child left behind
+
+    def test_a_signal_at_the_fork_stays_in_the_child(self):
+        """A group SIGTERM that reaches the child before its try block
+        (issue 33): the child ends INTERRUPTED (130) on its own, never by
+        raising the parent's KeyboardInterrupt up the parent's stack."""
+        parent, real_fork = os.getpid(), os.fork
+
+        def fork_then_signal():
+            pid = real_fork()
+            if pid == 0:
+                os.kill(os.getpid(), signal.SIGTERM)
+            return pid
+
+        def interrupt(_sig, _frame):
+            raise KeyboardInterrupt
+        old = signal.signal(signal.SIGTERM, interrupt)
+        self.addCleanup(signal.signal, signal.SIGTERM, old)
+        try:
+            with mock.patch.object(forkrun.os, "fork", fork_then_signal):
+                code = forkrun.run(lambda argv: 0, ["x"], self.err)
+        except BaseException:
+            if os.getpid() != parent:
+                os._exit(99)        # the child ran up the parent's stack
+            raise
+        self.assertEqual(code, 130)
 
 
 if __name__ == "__main__":

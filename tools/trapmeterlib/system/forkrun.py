@@ -30,10 +30,20 @@ from . import children, exitstatus
 GRACE_S = 5.0
 
 
-def _child_main(main, argv, stderr_path):
-    """In the child: redirect, run main(argv), leave with its status."""
+# Blocked across the fork: a signal to the process group (SIGTERM to an
+# ab session) that reached the child before its try block ran the
+# parent's handler there, and its KeyboardInterrupt went up the parent's
+# stack in the child (a traceback, the parent's cleanup run twice).
+SIGNALS = {signal.SIGINT, signal.SIGTERM, signal.SIGHUP}
+
+
+def _child_main(main, argv, stderr_path, mask):
+    """In the child (SIGNALS blocked): redirect, run main(argv) with the
+    parent's signal mask `mask` again, leave with its status, never
+    through the parent's stack."""
     code = exitstatus.INTERNAL
     try:
+        signal.pthread_sigmask(signal.SIG_SETMASK, mask)
         children.die_with_parent()
         children.disown_all()
         devnull = os.open(os.devnull, os.O_RDWR)
@@ -46,12 +56,26 @@ def _child_main(main, argv, stderr_path):
         code = main(list(argv))
         sys.stdout.flush()
         sys.stderr.flush()
+    except KeyboardInterrupt:
+        code = exitstatus.INTERRUPTED
     except BaseException:  # pylint: disable=broad-except
         code = exitstatus.INTERNAL
     finally:
+        code = _quiet(code)
         children.stop_all()
         os._exit(code if isinstance(code, int) and 0 <= code < 256
                  else exitstatus.INTERNAL)
+
+
+def _quiet(code):
+    """Block SIGNALS for the child's last steps; an interruption that
+    comes before they are blocked makes the status INTERRUPTED."""
+    while True:
+        try:
+            signal.pthread_sigmask(signal.SIG_BLOCK, SIGNALS)
+            return code
+        except KeyboardInterrupt:
+            code = exitstatus.INTERRUPTED
 
 
 def run(main, argv, stderr_path=None):
@@ -61,11 +85,13 @@ def run(main, argv, stderr_path=None):
     sys.stdout.flush()
     sys.stderr.flush()
     gc.freeze()             # the child's collector skips the parent's heap
+    mask = signal.pthread_sigmask(signal.SIG_BLOCK, SIGNALS)
     try:
         pid = os.fork()
         if pid == 0:
-            _child_main(main, argv, stderr_path)
+            _child_main(main, argv, stderr_path, mask)
     finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, mask)
         gc.unfreeze()
     try:
         _pid, wstatus = os.waitpid(pid, 0)
