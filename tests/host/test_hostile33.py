@@ -16,17 +16,23 @@ before its fix.
 - compare --plot on a full disk: no 0-byte SVG, no "plot written".
 - --allow-env-diff refuses a name that is no cost field; a fingerprint of
   200,000 keys puts a bounded number of lines on stderr.
-- parse refuses a run record whose schema is a string."""
+- parse refuses a run record whose schema is a string.
+- ab: --a-json on a full or read-only disk is a named error before any
+  boot; an interrupted session names its partial files; a group SIGTERM
+  never prints a traceback (tests/host/test_forkrun.py has the fork's
+  own case)."""
 
 import copy
 import json
 import math
 import os
+import signal
 import subprocess
 import sys
+import time
 import unittest
 
-from tests.host.test_hostile import (IS_ROOT, OK_LOG, ROOT, Cli, forge,
+from tests.host.test_hostile import (IS_ROOT, OK_LOG, ROOT, TOOL, Cli, forge,
                                      read_log, replace_tm)
 
 sys.path.insert(0, os.path.join(ROOT, "tools"))
@@ -254,6 +260,61 @@ class ComparePlot(SmallDisk):
         proc = self.cli("compare", base, base, "--plot", os.path.join(disk, "p.svg"))
         self.assertNotIn("plot written", proc.stderr)
         self.assert_nothing_left(disk, proc)
+
+
+class AbOutputs(SmallDisk):
+
+    def ab(self, *args):
+        return self.cli("ab", "--no-build", "--accel", "tcg", "--qemu",
+                        self.good_fake(), *args, timeout=120)
+
+    def test_a_full_or_read_only_disk_is_named_before_a_boot(self):
+        for disk in (self.small("full"), self.small("ro", read_only=True)):
+            for option in ("--a-json", "--b-json"):
+                other = "--b-json" if option == "--a-json" else "--a-json"
+                proc = self.ab(option, os.path.join(disk, "side.json"),
+                               other, self.path("other.json"))
+                self.assertEqual(proc.returncode, 2, proc.stderr)
+                self.assertIn("cannot write %s" % option, proc.stderr)
+                self.assertNotIn("planning boot", proc.stderr)
+                self.assertEqual([n for n in os.listdir(disk) if n != "filler"], [])
+
+    def test_an_interrupted_session_names_its_partial_files(self):
+        """A group SIGTERM (as a CI job's timeout sends) once a boot of
+        each side is in: status 130, each side's file named with its boots,
+        no traceback from the parent or any fork."""
+        fake = self.fake("slowqemu", """
+            with open(%r, "rb") as fh:
+                out.write(fh.read())
+            out.flush()
+            time.sleep(0.7)
+            sys.exit(1)
+            """ % OK_LOG)
+        a, b = self.path("a.json"), self.path("b.json")
+        proc = subprocess.Popen(
+            [sys.executable, TOOL, "ab", "--no-build", "--accel", "tcg",
+             "--qemu", fake, "--a-json", a, "--b-json", b, "--max-boots", "40"],
+            cwd=self.tmp, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+            text=True, start_new_session=True)
+        try:
+            end = time.monotonic() + 90
+            while not (os.path.exists(a) and os.path.exists(b)):
+                self.assertIsNone(proc.poll(), "ab ended before its boots")
+                self.assertLess(time.monotonic(), end, "no boot in 90 s")
+                time.sleep(0.1)
+            time.sleep(0.3)         # into a later fork, most likely
+            os.killpg(proc.pid, signal.SIGTERM)
+            _out, err = proc.communicate(timeout=60)
+        finally:
+            if proc.poll() is None:
+                os.killpg(proc.pid, signal.SIGKILL)
+                proc.wait()
+        self.assertEqual(proc.returncode, 130, err)
+        self.assertNotIn("Traceback", err)
+        self.assertNotIn("internal error", err)
+        for side, path in (("A", a), ("B", b)):
+            self.assertRegex(err, r"interrupted: side %s: \d+ boot\(s\) so far "
+                             r"in %s" % (side, path))
 
 
 class EnvDiff(Cli):

@@ -24,7 +24,8 @@ from ..output import progress as progress_line
 from . import compare as compare_cmd
 from . import run as run_cmd
 from .common import (PROG, OptionError, Parser, TrapmeterError, budget_seconds,
-                     check_budget, check_outputs, repo_root, say)
+                     check_budget, check_outputs, probe_writable, repo_root,
+                     say)
 
 NAME = "ab"
 DEFAULT_COUNT_BOOTS = 1     # boots per side that count exits
@@ -238,9 +239,11 @@ class SessionConfig:
         self.budget = check_budget(self.budget)
         if not 1 <= self.looks <= 50:
             raise OptionError("--looks must be 1..50")
-        for path in (self.a_json, self.b_json):
+        for option, path in (("--a-json", self.a_json),
+                             ("--b-json", self.b_json)):
             if not os.path.isdir(os.path.dirname(os.path.abspath(path))):
                 raise OptionError("%s: directory does not exist" % path)
+            probe_writable(option, path)
         check_outputs([], [("--a-json", self.a_json),
                            ("--b-json", self.b_json)]
                       + compare_cmd.verdict_outputs(self.outputs))
@@ -325,6 +328,7 @@ class Session:
         self.after_boot = after_boot
         self.docs = {"a": None, "b": None}
         self.paths = {"a": cfg.a_json, "b": cfg.b_json}
+        self.written = {}           # side -> boots in its file so far
         self.walls = []
         self.look_s = 0.0           # seconds the last look's compare took
         self.started = time.monotonic()
@@ -428,7 +432,26 @@ class Session:
                                       doc.get("exit_code", 0))
             merged["status"] = exitstatus.status_name(merged["exit_code"])
         add_breakdowns(self.docs[name])
-        report.write_json_atomic(self.paths[name], self.docs[name])
+        self.write(name)
+
+    def write(self, name):
+        """Side `name`'s results so far to its --a-json/--b-json file; a
+        file that cannot be written is a named error (2)."""
+        try:
+            report.write_json_atomic(self.paths[name], self.docs[name])
+        except OSError as exc:
+            raise OptionError("cannot write --%s-json %s: %s (side %s's %d "
+                              "boots are not kept)" % (
+                                  name, self.paths[name], exc.strerror or exc,
+                                  name.upper(), self.boots(name))) from None
+        self.written[name] = self.boots(name)
+
+    def partial_lines(self):
+        """What an interrupted session leaves: each side's file and its
+        boots so far."""
+        return ["side %s: %d boot(s) so far in %s (partial: no verdict)"
+                % (name.upper(), boots, self.paths[name])
+                for name, boots in sorted(self.written.items())]
 
     def compare(self, alpha):
         return compare.compare_docs(
@@ -628,7 +651,7 @@ def finish(session, rows, warnings):
         "ab: case list: %s" % args.case_list]
     for name in ("a", "b"):
         add_breakdowns(session.docs[name], whole=True)
-        report.write_json_atomic(session.paths[name], session.docs[name])
+        session.write(name)
     docs = (session.docs["a"], session.docs["b"])
     title = "trapmeter ab: A %s vs B %s" % (args.a_json, args.b_json)
     compare_cmd.print_verdicts(title, rows, warnings, docs,
@@ -662,6 +685,11 @@ def run_session(cfg, after_boot=None):
             with session.status:
                 rows, warnings = rounds_until_decided(session)
             return finish(session, rows, warnings)
+        except KeyboardInterrupt:
+            session.status.close()
+            for line in session.partial_lines():
+                say("interrupted: " + line)
+            raise
         finally:
             session.status.close()
             privdir.remove(session.tmp)

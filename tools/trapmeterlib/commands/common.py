@@ -7,6 +7,7 @@ import argparse
 import os
 import stat
 import sys
+import tempfile
 
 from ..output import report
 from ..system import exitstatus
@@ -14,6 +15,7 @@ from ..output import progress
 
 PROG = "trapmeter"
 STDERR_TAIL = 20
+PROBE_BYTES = 4096          # probe_writable: one page of a full disk
 
 
 class TrapmeterError(Exception):
@@ -147,6 +149,30 @@ def check_outputs(inputs, outputs):
             raise OptionError("%s %s is also %s: refusing to overwrite it"
                               % (option, path, seen[key]))
         seen[key] = "the output of " + option
+
+
+def probe_writable(option, path):
+    """Refuse, before any work, an output in a directory that takes no
+    file (read-only) or no byte (full): a probe file is written there and
+    removed.  An existing non-regular file (/dev/null) is not probed."""
+    try:
+        info = os.stat(path)
+    except OSError:
+        info = None
+    if info is not None and not stat.S_ISREG(info.st_mode):
+        return
+    directory = os.path.dirname(os.path.abspath(path))
+    try:
+        fd, probe = tempfile.mkstemp(prefix=".trapmeter-probe-", dir=directory)
+        try:
+            os.write(fd, b"\0" * PROBE_BYTES)
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+            os.unlink(probe)
+    except OSError as exc:
+        raise OptionError("cannot write %s %s: %s" % (
+            option, path, exc.strerror or exc)) from None
 
 
 def write_json(path, doc):
