@@ -16,8 +16,9 @@ ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)
 sys.path.insert(0, os.path.join(ROOT, "tools"))
 
 from trapmeterlib.commands import ab as ab_cmd  # noqa: E402
+from trapmeterlib.guest import plan  # noqa: E402
 from trapmeterlib.output import progress  # noqa: E402
-from trapmeterlib.stats import abtest, compare  # noqa: E402
+from trapmeterlib.stats import abtest, compare, forecast  # noqa: E402
 
 # the documented session's timing: the planning boot and round 1 slower
 # (cold caches, the counted boots), then about 3.2 s a boot
@@ -31,7 +32,10 @@ class TimedSession:
 
     def __init__(self, budget, walls, looks=4, max_boots=1000):
         self.cfg = types.SimpleNamespace(budget=budget, max_boots=max_boots,
-                                         looks=looks, alpha=0.05)
+                                         looks=looks, alpha=0.05,
+                                         resolution=None,
+                                         metrics=["cycles_per_op"])
+        self.forecast = None
         self.seq = abtest.Sequential(abtest.look_schedule(max_boots, looks),
                                      0.05, looks, ["cycles_per_op"])
         self.next_wall = iter(walls)
@@ -147,6 +151,54 @@ class EveryBootLookedAt(unittest.TestCase):
         run(session)
         self.assertEqual(session.n, {"a": 5, "b": 5})
         self.assertEqual(never_compared(session), 0)
+
+
+class ResolutionMode(unittest.TestCase):
+    """ab --resolution R: the session ends (its last look) where the
+    forecast reaches R on every selected metric, or at the budget."""
+
+    def session(self, target, sd):
+        session = TimedSession(300.0, documented_walls())
+        session.cfg.resolution = target
+        fc = forecast.Forecast({}, 0.0267)
+        fc.spreads = {("pio", "a", "cycles_per_op"): (sd, 1.0),
+                      ("pio", "b", "cycles_per_op"): (sd / 2, 1.0),
+                      ("pio", "a", "cycles_per_exit"): (10 * sd, 1.0)}
+        fc.crit_z = 2.5
+        session.forecast = fc
+        return session, fc
+
+    def test_ends_where_the_resolution_is_reached(self):
+        session, fc = self.session(0.02, 0.02)
+        need = fc.boots_for(("pio", "a", "cycles_per_op"), 0.02)
+        self.assertLess(need, 30)
+        run(session)
+        self.assertEqual(min(session.n.values()), need)
+        self.assertEqual(never_compared(session), 0)
+        self.assertAlmostEqual(sum(l for _n, l in session.looked_at), 0.05)
+
+    def test_the_budget_ends_it_when_the_resolution_is_out_of_reach(self):
+        session, _fc = self.session(0.005, 0.02)
+        run(session)
+        self.assertGreaterEqual(min(session.n.values()), 44)
+        self.assertEqual(never_compared(session), 0)
+
+
+class LongCases(unittest.TestCase):
+    """ab's plan: a case whose samples each outlast the host's quiet
+    windows gets one a round, not the planning boot's count."""
+
+    def test_a_long_case_gets_one_sample_a_round(self):
+        # fwcfg.in8.single.4096 here: 8 samples of about 176 ms
+        self.assertEqual(plan.raise_samples(8, 176.0, rounds=4), 4)
+        self.assertEqual(plan.raise_samples(16, 60.0, rounds=4), 4)
+        # a window's worth when that is more than one a round
+        self.assertEqual(plan.raise_samples(16, 20.0, rounds=4), 12)
+        # short cases keep the floor, and without rounds nothing changes
+        self.assertEqual(plan.raise_samples(5, 0.05, rounds=4),
+                         plan.MIN_SAMPLES)
+        self.assertEqual(plan.raise_samples(8, 176.0), 8)
+        self.assertEqual(plan.raise_samples(40, 1000.0), 40)
 
 
 class Replan(unittest.TestCase):

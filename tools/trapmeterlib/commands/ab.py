@@ -17,7 +17,7 @@ from typing import Optional
 
 from ..guest import plan, rounds
 from ..output import report, resultsfile
-from ..stats import abtest, attribution, breakdown, compare
+from ..stats import abtest, attribution, breakdown, compare, forecast
 from ..system import exitstatus, forkrun, kvmlock, privdir
 from ..output import html
 from ..output import progress as progress_line
@@ -93,6 +93,10 @@ def add_ab_options(add):
     add("--budget", type=budget_seconds, metavar="SECONDS",
         help="stop before a round that would end after this many seconds "
         "(at most 30 days)")
+    add("--resolution", type=float, metavar="PCT",
+        help="end the session (its last look) where the forecast from its "
+        "first boots says every selected timing metric resolves PCT %% "
+        "or less, or where --budget / --max-boots end it first")
     add("--looks", type=int, default=abtest.DEFAULT_LOOKS,
         help="looks K at which verdicts may be decided (default %d; look "
         "k = 1..K tests at alpha*2^(k-1)/(2^K-1), a last look at all the alpha not "
@@ -217,6 +221,7 @@ class SessionConfig:
     metrics: list
     max_boots: Optional[int] = None  # None: abtest's default for the budget
     budget: Optional[float] = None
+    resolution: Optional[float] = None  # --resolution, relative
     looks: int = abtest.DEFAULT_LOOKS
     alpha: float = compare.DEFAULT_ALPHA
     rounds: int = rounds.DEFAULT_ROUNDS
@@ -237,6 +242,8 @@ class SessionConfig:
             raise OptionError("--max-boots must be 2..%d"
                               % resultsfile.MAX_BOOTS)
         self.budget = check_budget(self.budget)
+        if self.resolution is not None and not 0 < self.resolution < 1:
+            raise OptionError("--resolution must be a percentage in (0, 100)")
         if not 1 <= self.looks <= 50:
             raise OptionError("--looks must be 1..50")
         for option, path in (("--a-json", self.a_json),
@@ -271,6 +278,8 @@ def config_from_args(args, extra=()):
         thresholds=thresholds,
         metrics=[m for m in args.metrics.split(",") if m],
         max_boots=args.max_boots, budget=args.budget, looks=args.looks,
+        resolution=None if args.resolution is None
+        else args.resolution / 100.0,
         alpha=args.alpha, rounds=args.rounds, min_samples=args.min_samples,
         count_boots=args.count_boots, seed=args.seed,
         resamples=args.resamples, stat=args.stat, verbose=args.verbose,
@@ -344,6 +353,8 @@ class Session:
                                      cfg.metrics)
         self.status = progress_line.Progress()
         self.title = cfg.title
+        self.forecast = None        # stats/forecast.py, after the first rounds
+        self.forecast_lines = []
 
     def boots(self, name):
         doc = self.docs[name]
@@ -390,7 +401,8 @@ class Session:
         if self.after_boot:
             self.after_boot("a", doc)
         try:
-            entries = plan.raised(doc, out, self.cfg.min_samples)
+            entries = plan.raised(doc, out, self.cfg.min_samples,
+                                  rounds=self.cfg.rounds)
         except plan.PlanError as exc:
             raise TrapmeterError(exitstatus.UNUSABLE, "planning boot: %s" % exc)
         path = os.path.join(self.tmp, "plan.json")
@@ -559,30 +571,74 @@ def next_is_look(session):
     return session.seq.is_look(n)
 
 
+def make_forecast(session):
+    """The session's forecast (stats/forecast.py) from its boots so far,
+    both sides pooled, at the level of a last look that follows all the
+    others."""
+    cfg = session.cfg
+    logs = forecast.timing_logs([session.docs["a"], session.docs["b"]],
+                                cfg.stat)
+    level = cfg.alpha * abtest.spending(cfg.looks)[-1]
+    session.forecast = forecast.Forecast(logs, level, cfg.seed)
+
+
+def forecast_keys(session):
+    return forecast.selected(session.forecast, session.cfg.metrics)
+
+
+def resolution_end(session):
+    """Boots per side at which the forecast reaches --resolution on every
+    selected timing metric, or None (no --resolution, no forecast yet)."""
+    cfg, fc = session.cfg, getattr(session, "forecast", None)
+    if fc is None or cfg.resolution is None:
+        return None
+    need = [fc.boots_for(k, cfg.resolution, cfg.max_boots // 2)
+            for k in forecast_keys(session)]
+    need = [n for n in need if n is not None]
+    return max(need) if need else None
+
+
+def say_forecast(session, n):
+    """The forecast's lines, once, when the first rounds are done."""
+    cfg = session.cfg
+    threshold = min([cfg.thresholds.get(m, cfg.thresholds.get(
+        "*", compare.DEFAULT_THRESHOLD)) for m in cfg.metrics])
+    session.forecast_lines = forecast.lines(
+        session.forecast, forecast_keys(session), n,
+        session.seq.schedule[-1], threshold, cfg.resolution,
+        cfg.max_boots // 2)
+    for line in session.forecast_lines:
+        say(line)
+
+
 def fit_looks_to_budget(session, done):
     """After every round: the looks not yet taken spread over the boots
     --budget can still reach at the running wall time of a round (and the
     looks' own time), the last at the end (abtest.replan), so that no boot
     the session runs goes without a look.  Said when the end moves."""
     args = session.cfg
-    if args.budget is None or not session.walls:
+    end = resolution_end(session)
+    if (args.budget is None and end is None) or not session.walls:
         return
     pair = 2.0 * sum(session.walls) / len(session.walls)
     seq = session.seq
-    left_s = args.budget - session.elapsed() \
-        - session.look_s * max(0, seq.looks - seq.taken)
-    boots = abtest.boots_within_budget(args.max_boots, done, left_s, pair)
-    seq.schedule = abtest.replan(sorted(seq.look_seconds), done, boots // 2,
+    left_s = None if args.budget is None else args.budget \
+        - session.elapsed() - session.look_s * max(0, seq.looks - seq.taken)
+    reach = abtest.boots_within_budget(args.max_boots, done, left_s,
+                                       pair) // 2
+    if end is not None:
+        reach = min(reach, end)
+    seq.schedule = abtest.replan(sorted(seq.look_seconds), done, reach,
                                  args.looks, args.alpha)
     said = getattr(session, "said_end", None)
     end = seq.schedule[-1]
     if said is None or abs(end - said) >= max(2, said // 10):
         session.said_end = end
-        say("budget: about %d boots per side fit in %.0f s; looks at %s "
-            "boots per side%s" % (end, args.budget,
-                                  "/".join(map(str, seq.schedule)),
-                                  "" if said is None else
-                                  " (re-planned from the running wall time)"))
+        say("%s: looks at %s boots per side%s" % (
+            "budget: about %d boots per side fit in %.0f s" % (
+                end, args.budget) if args.budget else "--resolution",
+            "/".join(map(str, seq.schedule)), "" if said is None else
+            " (re-planned from the running wall time)"))
 
 
 def rounds_until_decided(session):
@@ -598,7 +654,12 @@ def rounds_until_decided(session):
         for name in abtest.order(r):
             session.run_boot(name, session.boots(name) + 1)
         n = min(session.boots("a"), session.boots("b"))
+        first = n == forecast.FIRST_ROUNDS and isinstance(session, Session)
+        if first:
+            make_forecast(session)
         fit_looks_to_budget(session, n)
+        if first:
+            say_forecast(session, n)
         looked = session.seq.is_look(n)
         undecided = None
         if looked:
@@ -612,6 +673,9 @@ def rounds_until_decided(session):
             session.look_s = session.elapsed() - begin
             undecided = session.seq.look(rows, n,
                                          round(session.elapsed(), 1), level)
+            if isinstance(session, Session) and session.forecast \
+                    and session.cfg.resolution is not None:
+                make_forecast(session)      # more boots: a closer end
         progress(session, r, undecided or [], looked)
         if looked and not undecided:
             say("every selected metric is decided")
@@ -648,7 +712,8 @@ def finish(session, rows, warnings):
         "ab: exits counted, where run counts them, in the first %d boot(s) "
         "of each side (--count-boots); cycles_per_exit comes from those, "
         "and every boot's breakdown takes their exits" % args.count_boots,
-        "ab: case list: %s" % args.case_list]
+        "ab: case list: %s" % args.case_list] + [
+        "ab: " + line for line in session.forecast_lines]
     for name in ("a", "b"):
         add_breakdowns(session.docs[name], whole=True)
         session.write(name)
