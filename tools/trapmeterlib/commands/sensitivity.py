@@ -214,7 +214,7 @@ def ab_config(args, name, a_qemu, b_qemu, budget, extra):
         thresholds=compare_cmd.check_verdict_options(args),
         metrics=[m for m in args.metrics.split(",") if m],
         max_boots=args.max_boots, budget=budget, looks=args.looks,
-        alpha=args.alpha, rounds=args.rounds, min_samples=args.min_samples,
+        alpha=session_alpha(args), rounds=args.rounds, min_samples=args.min_samples,
         count_boots=args.count_boots, seed=args.seed,
         resamples=args.resamples, stat=args.stat, verbose=args.verbose,
         outputs=ab_cmd.Outputs(json=stem + "-verdicts.json",
@@ -222,6 +222,14 @@ def ab_config(args, name, a_qemu, b_qemu, budget, extra):
                                plot_engine=args.plot_engine),
         case_list=which, title="sensitivity " + name,
         allow_env_diff=args.allow_env_diff).check()
+
+
+def session_alpha(args):
+    """alpha split over the command's sessions (A/A and one per level):
+    Bonferroni, so that a false alarm anywhere in the table stays within
+    --alpha (six sessions each at alpha alarmed in up to 26 % of
+    sittings)."""
+    return args.alpha / float(1 + len(parse_levels(args.levels)))
 
 
 def recorded(args, name, delay_ns):
@@ -262,6 +270,7 @@ def run_level(args, name, sides, budget, extra):
     boots = [len(compare.boot_results(resultsfile.read_results(p)))
              for p in (cfg.a_json, cfg.b_json)]
     sess = {"name": name, "delay_ns": b_ns, "status": code, "rows": rows,
+            "alpha": cfg.alpha,
             "boots": boots, "wall_s": round(time.monotonic() - begin, 1),
             "shim": ledger, "a_json": cfg.a_json, "b_json": cfg.b_json}
     report.write_json_atomic(os.path.join(args.out, name + "-session.json"),
@@ -323,7 +332,73 @@ def case_table(sessions, levels):
                 if row["verdict"] == "regression" and \
                         table[name]["smallest"] is None:
                     table[name]["smallest"] = pct
+                if row["verdict"] == "regression":
+                    keep_smallest(table[name], pct, row)
     return table
+
+
+def measured(row):
+    """(shift, [lo, hi]) of a row as cost factors less one: the shift the
+    test decided on (the undisturbed boots' means) and the row's
+    interval; None without a shift."""
+    factor = row.get("slowdown_undisturbed")
+    if not isinstance(factor, (int, float)):
+        return None
+    ends = [v for v in (row.get("ci95") or []) if isinstance(v, (int, float))]
+    if len(ends) == 2 and not row.get("lower_is_better", True):
+        ends = [1.0 / ends[1], 1.0 / ends[0]]
+    return factor - 1.0, [e - 1.0 for e in sorted(ends)] if ends else None
+
+
+def keep_smallest(case, pct, row):
+    """The smallest measured shift at which the case was flagged (its
+    detection limit here, with its interval), over the levels."""
+    got = measured(row)
+    best = case.get("smallest_measured")
+    if got and (best is None or got[0] < best["shift"]):
+        case["smallest_measured"] = {"shift": got[0], "interval": got[1],
+                                     "level": pct}
+
+
+def level_moved(sess, handler_of):
+    """What a level really moved: the measured B/A shift of cycles_per_op
+    over the cases the delay touches (handler user): {"median", "lo",
+    "hi", "cases"} as cost factors less one, or None."""
+    shifts = sorted(m[0] for m in (
+        measured(r) for r in sess.get("rows") or ()
+        if r.get("metric") == "cycles_per_op"
+        and handler_of.get("%s/%s" % (r.get("suite"), r.get("case")))
+        == "user") if m)
+    if not shifts:
+        return None
+    mid = len(shifts) // 2
+    median = shifts[mid] if len(shifts) % 2 else \
+        0.5 * (shifts[mid - 1] + shifts[mid])
+    return {"median": median, "lo": shifts[0], "hi": shifts[-1],
+            "cases": len(shifts)}
+
+
+def pct_text(value):
+    return "%+.1f %%" % (100 * value)
+
+
+def smallest_text(case):
+    """The "smallest flagged" cell: the measured shift with its interval
+    (the nominal level when the session recorded no shift)."""
+    return html.smallest_cell(case)
+
+
+def limit_line(table):
+    """The detection limit printed: the smallest measured shift flagged on
+    a case the delay touches, with its interval."""
+    best = [(c["smallest_measured"]["shift"], n) for n, c in table.items()
+            if c.get("handler") == "user" and c.get("smallest_measured")]
+    if not best:
+        return ("detection limit: not resolved -- no case the delay touches "
+                "was flagged at any level")
+    shift, name = min(best)
+    return "detection limit: %s, the smallest measured shift flagged (%s)" \
+        % (smallest_text(table[name]), name)
 
 
 def handlers(a_json):
@@ -358,9 +433,12 @@ def render(table, sessions, levels, rt):
              "time it was flagged at), I improvement, = unchanged, "
              "? inconclusive; resolves: the smallest change A/A's test "
              "could flag (about half the time) at its boots and spread"]
+    moved = {p: level_moved(sess, {n: t["handler"] for n, t in table.items()})
+             for p, sess in zip(levels, sessions[1:])}
     head = ["case", "handler", "A/A", "resolves"] + [
-        "%g%%" % p for p in levels] + [
-        "smallest flagged"]
+        "%g%%" % p if not moved.get(p) else "%g%%=%s" % (
+            p, pct_text(moved[p]["median"]).replace(" ", ""))
+        for p in levels] + ["smallest flagged (measured shift [interval])"]
     cells = [head]
     for name in sorted(table, key=lambda n: (table[n]["handler"] != "user",
                                              n)):
@@ -368,9 +446,7 @@ def render(table, sessions, levels, rt):
         cells.append([name, t["handler"] or "-", short(t["aa"]),
                       resolves_cell(t)]
                      + [flag_cell(t, p) for p in levels]
-                     + ["%g %%" % t["smallest"] if t["smallest"] else
-                        ("never (control)" if t["handler"] == "kernel"
-                         else "none")])
+                     + [smallest_text(t)])
     widths = [max(len(c[i]) for c in cells) for i in range(len(head))]
     for c in cells:
         lines.append("  " + "  ".join(x.ljust(w) for x, w in zip(c, widths)))
@@ -390,6 +466,12 @@ def render(table, sessions, levels, rt):
     lines.append("  spun ns: the shim's own count of time spun per delayed exit "
                  "(side B); pio.user B/A: the measured cost factor of a QEMU "
                  "round trip (undisturbed boots): what the level really added")
+    lines.append("  a level's column: its nominal delay = the median measured "
+                 "B/A shift of the cases it touches (handler user); "
+                 "alpha %s over the sessions" % ", ".join(
+                     "%s %.3g" % (s["name"], s["alpha"]) for s in sessions
+                     if s.get("alpha") is not None) if sessions else "")
+    lines.append(limit_line(table))
     return "\n".join(lines) + "\n"
 
 
@@ -490,6 +572,9 @@ def sessions_and_table(args, levels, qemu, shim, tmp, begin, extra):
     for name, handler in handlers(sessions[0]["a_json"]).items():
         if name in table:
             table[name]["handler"] = handler
+    for sess in sessions:
+        sess["moved"] = level_moved(sess, {n: t["handler"]
+                                           for n, t in table.items()})
     text = render(table, sessions, levels, rt)
     cases = ab_cmd.case_list(args, args.run_options)[1]
     text += "case list: %s\n" % cases

@@ -263,6 +263,21 @@ def compare_report(rows, warnings, title, labels, boots=None, extra=()):
 
 # ---------------------------------------------------------------- sensitivity
 
+def smallest_cell(case):
+    """A case's detection limit: the smallest measured shift flagged, with
+    its interval (sensitivity's limit_line), else the nominal level."""
+    best = case.get("smallest_measured")
+    if best:
+        ends = best.get("interval") or []
+        return "%+.1f %%%s (at %g %%)" % (
+            100 * best["shift"], " [%+.1f..%+.1f]" % tuple(
+                100 * e for e in ends) if len(ends) == 2 else "",
+            best["level"])
+    if case.get("smallest"):
+        return "%g %% (nominal)" % case["smallest"]
+    return "never (control)" if case.get("handler") == "kernel" else "none"
+
+
 def sensitivity_tables(sdoc):
     levels = sdoc.get("levels_pct") or []
     cases = sdoc.get("cases") or {}
@@ -274,9 +289,7 @@ def sensitivity_tables(sdoc):
         rows.append([name, case.get("handler") or "-", case.get("aa") or "-",
                      "-" if res is None else "%.1f %%" % (100 * res)]
                     + [v or "-" for _p, v in plots.level_verdicts(case, levels)]
-                    + ["%g %%" % case["smallest"] if case.get("smallest")
-                       else "never (control)" if case.get("handler") == "kernel"
-                       else "none"])
+                    + [smallest_cell(case)])
     head = ["case", "handler", "A/A", "A/A resolves"] + [
         "+%g %%" % p for p in levels] + ["smallest flagged"]
     sess = [[s.get("name"), s.get("delay_ns"), "%s+%s" % tuple(
