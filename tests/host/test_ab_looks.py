@@ -184,6 +184,33 @@ class ResolutionMode(unittest.TestCase):
         self.assertEqual(never_compared(session), 0)
 
 
+class FlaggedSession(TimedSession):
+    """Every look flags one metric and leaves another undecided."""
+
+    def compare(self, level):
+        rows = super().compare(level)[0]
+        flagged = compare.Row("s", "d", "cycles_per_op", True)
+        flagged.verdict = "regression"
+        return rows + [flagged], []
+
+
+class StopAtFlag(unittest.TestCase):
+    """A session inside bisect stops as soon as a selected metric is
+    flagged; the others need not be decided."""
+
+    def test_stops_at_the_first_look_that_flags(self):
+        session = FlaggedSession(None, [1.0] * 100, max_boots=40)
+        session.cfg.stop_at_flag = True
+        run(session)
+        first = session.seq.schedule[0]
+        self.assertEqual(session.n, {"a": first, "b": first})
+
+    def test_without_it_the_session_waits_for_the_rest(self):
+        session = FlaggedSession(None, [1.0] * 100, max_boots=40)
+        run(session)
+        self.assertEqual(session.n, {"a": 20, "b": 20})
+
+
 class LongCases(unittest.TestCase):
     """ab's plan: a case whose samples each outlast the host's quiet
     windows gets one a round, not the planning boot's count."""

@@ -222,6 +222,9 @@ class SessionConfig:
     max_boots: Optional[int] = None  # None: abtest's default for the budget
     budget: Optional[float] = None
     resolution: Optional[float] = None  # --resolution, relative
+    # bisect: stop at the first look that flags a selected metric (the
+    # others need not be decided)
+    stop_at_flag: bool = False
     looks: int = abtest.DEFAULT_LOOKS
     alpha: float = compare.DEFAULT_ALPHA
     rounds: int = rounds.DEFAULT_ROUNDS
@@ -641,6 +644,16 @@ def fit_looks_to_budget(session, done):
             " (re-planned from the running wall time)"))
 
 
+def flagged_now(session):
+    """With stop_at_flag: the selected metrics frozen regression or
+    improvement so far (empty otherwise)."""
+    if not getattr(session.cfg, "stop_at_flag", False):
+        return []
+    return [k for k, (v, _n) in session.seq.frozen.items()
+            if v in ("regression", "improvement")
+            and k[1] in session.seq.metrics]
+
+
 def rounds_until_decided(session):
     """Rounds until decided or out of boots/time; returns the final rows
     and warnings."""
@@ -679,6 +692,10 @@ def rounds_until_decided(session):
         progress(session, r, undecided or [], looked)
         if looked and not undecided:
             say("every selected metric is decided")
+            return session.seq.final_rows(rows), warnings
+        if looked and flagged_now(session):
+            say("a selected metric is flagged: the session stops (the "
+                "others need not be decided)")
             return session.seq.final_rows(rows), warnings
         if looked and session.seq.spent >= session.cfg.alpha * (1 - 1e-9):
             # all of alpha is spent: a boot after this look could never
