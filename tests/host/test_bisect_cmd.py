@@ -20,7 +20,9 @@ sys.path.insert(0, os.path.join(ROOT, "tools"))
 from trapmeterlib.commands import ab as ab_cmd  # noqa: E402
 from trapmeterlib.commands import bisect as bisect_cmd  # noqa: E402
 from trapmeterlib.commands import bisect_out  # noqa: E402
-from trapmeterlib.commands.common import OptionError  # noqa: E402
+from trapmeterlib.output import bisect_text  # noqa: E402
+from trapmeterlib.commands.common import (  # noqa: E402
+    OptionError, TrapmeterError)
 from trapmeterlib.cli import build_parser  # noqa: E402
 
 RUNNER = os.path.join(ROOT, "tools", "trapmeter")
@@ -100,6 +102,32 @@ class Sides(unittest.TestCase):
         self.assertIn("sentinel list", cfg.case_list)
 
 
+class SessionResults(unittest.TestCase):
+    """A session that leaves no usable results (a full disk, a killed
+    side) is a named error, which a step turns into a skip."""
+
+    def test_missing_results_named(self):
+        with tempfile.TemporaryDirectory() as out:
+            args = bisect_args(out)
+            real = ab_cmd.run_session
+            ab_cmd.run_session = lambda cfg: 0      # writes nothing
+            try:
+                with self.assertRaises(TrapmeterError) as cm:
+                    bisect_cmd.session(args, "step-01", "/g/q", "/s/q", None,
+                                       [])
+                work = bisect_cmd.Bisect(args, [], [("g", ""), ("b", "")])
+                work.build = lambda tree, rev, label: ("/s/q", None)
+                work.good_bin, work.focus = "/g/q", None
+                verdict, detail = work.judge("c1", None)
+            finally:
+                ab_cmd.run_session = real
+        self.assertEqual(cm.exception.code, 11)
+        self.assertIn("session step-01 left no usable results",
+                      cm.exception.message)
+        self.assertEqual(verdict, "skip")
+        self.assertIn("session failed", detail["reason"])
+
+
 def bisect_args(out, *words):
     """`trapmeter bisect` options as the CLI parses and validates them."""
     argv = ["bisect", "--good", "g", "--bad", "b", "--build", "true",
@@ -118,13 +146,13 @@ class Summary(unittest.TestCase):
     """bisect's shift lines go through the figure rule."""
 
     def test_measured_ratio_with_interval(self):
-        line = bisect_cmd.shift_line("good vs bad", dict(
+        line = bisect_text.shift_line("good vs bad", dict(
             ROW, ratio=1.05, ci95=[1.04, 1.06], slowdown_undisturbed=1.051))
         self.assertIn("ratio 1.0500 [95 % CI 1.0400, 1.0600]", line)
         self.assertIn("undisturbed boots x1.0510", line)
 
     def test_missing_and_negative_figures_not_resolved(self):
-        line = bisect_cmd.shift_line("good vs bad", dict(
+        line = bisect_text.shift_line("good vs bad", dict(
             ROW, ratio=None, ci95=[None, None], slowdown_undisturbed=-0.5,
             notes=["too few boots"]))
         self.assertIn("ratio not resolved (the session gave no ratio "
@@ -135,7 +163,7 @@ class Summary(unittest.TestCase):
         self.assertNotIn(" - ", line)
 
     def test_exit_rows_have_no_interval_and_no_undisturbed(self):
-        line = bisect_cmd.shift_line("good vs bad", dict(
+        line = bisect_text.shift_line("good vs bad", dict(
             ROW, metric="exits_per_op", ratio=2.0, ci95=[None, None],
             slowdown_undisturbed=None))
         self.assertTrue(line.endswith("ratio 2.0000"), line)

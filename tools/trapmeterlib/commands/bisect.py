@@ -13,7 +13,8 @@ import shlex
 import sys
 import time
 
-from ..output import figure, resultsfile
+from ..output import resultsfile
+from ..output.bisect_text import summary
 from ..stats import bisect as search
 from ..stats import compare
 from ..system import exitstatus, gitbuild
@@ -134,9 +135,14 @@ def session(args, name, good_bin, step_bin, budget, extra, focus=None):
         name, good_bin, step_bin, "" if budget is None else
         ", %.0f s" % budget))
     code = ab_cmd.run_session(cfg)
-    rows = report_rows(cfg.outputs.json)
-    boots = [len(compare.boot_results(resultsfile.read_results(p)))
-             for p in (cfg.a_json, cfg.b_json)]
+    try:
+        rows = report_rows(cfg.outputs.json)
+        boots = [len(compare.boot_results(resultsfile.read_results(p)))
+                 for p in (cfg.a_json, cfg.b_json)]
+    except (OSError, ValueError, KeyError, TypeError,
+            resultsfile.InputError) as exc:
+        raise TrapmeterError(exitstatus.UNUSABLE, "bisect: session %s left "
+                             "no usable results: %s" % (name, exc))
     # + the session's planning boot (side A, not compared)
     return {"name": name, "status": code, "rows": rows, "boots": boots,
             "planning_boots": 1,
@@ -176,8 +182,12 @@ def ab_config(args, name, good_bin, step_bin, budget, extra, focus=None):
 
 
 def report_rows(path):
+    """The verdict rows a session wrote (ValueError when they are none)."""
     with open(path) as fh:
-        return json.load(fh)["rows"]
+        rows = json.load(fh)["rows"]
+    if not isinstance(rows, list):
+        raise ValueError("%s: no list of rows" % path)
+    return rows
 
 
 # ---------------------------------------------------------------- steps
@@ -420,77 +430,3 @@ def result_document(work, endpoints, state, steps):
             "budget_exhausted": bool(state.untested()),
             "boots": boots, "wall_s": round(work.elapsed(), 1),
             "budget_s": work.args.budget}
-
-
-def summary(doc):
-    res = doc["result"]
-    lines = []
-    if res["first_bad"]:
-        lines.append("trapmeter bisect: first bad commit %s %s"
-                     % (res["first_bad"][:12], res["subject"]))
-    else:
-        lines.append("trapmeter bisect: not separated: the first bad commit "
-                     "is one of %s" % ", ".join(
-                         c[:12] for c in res["not_separated"]))
-    lines += [shift_line("good vs bad", row) for row in doc["flagged"]]
-    for step in doc["steps"]:
-        if step["commit"] == res["first_bad"]:
-            lines += [shift_line("good vs %s" % step["commit"][:12], row)
-                      for row in step.get("rows") or ()]
-    for step in doc["steps"]:
-        lines.append("  step %s %-4s %3d boots %5.0f s  %s" % (
-            step["commit"][:12], step["verdict"], step["boots"],
-            step["wall_s"], step["reason"]))
-    if res["contradictions"]:
-        lines.append("  warning: judged good after the first bad commit: %s"
-                     % ", ".join(c[:12] for c in res["contradictions"]))
-    if doc["budget_exhausted"]:
-        lines.append("  the budget ran out with commits left untested")
-    lines.append("  %d commits, %d steps, %d boots, %.0f s%s" % (
-        len(doc["commits"]) - 1, len(doc["steps"]), doc["boots"],
-        doc["wall_s"], "" if doc["budget_s"] is None
-        else " (budget %.0f s)" % doc["budget_s"]))
-    return "\n".join(lines) + "\n"
-
-
-def shift_line(what, row):
-    """One flagged row's shift, every figure by the figure rule."""
-    return "  shift (%s, %s boots): %s/%s %s %s, ratio %s%s" % (
-        what, "+".join(map(str, row.get("boots") or [])), row["suite"],
-        row["case"], row["metric"], row["verdict"], ratio_text(row),
-        undisturbed_text(row))
-
-
-def _ratio_number(value):
-    return "%.4f" % value
-
-
-def ratio_text(row):
-    """B's cost over A's: measured with its 95 % interval where it has one,
-    else not resolved with the reason (a ratio of costs is never at or
-    below zero: figure.cost)."""
-    why = "the session gave no ratio (%s)" % (
-        "; ".join(row.get("notes") or ()) or "no note")
-    ends = list(row.get("ci95") or ())
-    try:
-        fig = figure.cost(row.get("ratio"), ends if len(ends) == 2 and
-                          None not in ends else None, reason=why)
-    except (TypeError, ValueError):     # an interval not [lo <= hi]
-        fig = figure.cost(row.get("ratio"), reason=why)
-    if not fig.resolved or fig.interval is None:
-        return figure.text(fig, _ratio_number, short=False)
-    return "%s [95 %% CI %s, %s]" % (
-        figure.text(figure.measured(fig.value), _ratio_number),
-        _ratio_number(fig.interval[0]), _ratio_number(fig.interval[1]))
-
-
-def undisturbed_text(row):
-    """", undisturbed boots x1.0523" of a timing row (exit counts have no
-    undisturbed shift), by the figure rule."""
-    if row["metric"] == "exits_per_op":
-        return ""
-    fig = figure.cost(row.get("slowdown_undisturbed"),
-                      reason="no boots on a side")
-    return ", undisturbed boots %s" % (
-        "x" + figure.text(fig, _ratio_number) if fig.resolved
-        else figure.text(fig, short=False))
