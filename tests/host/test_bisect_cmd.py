@@ -402,6 +402,8 @@ class CheckedFirst(unittest.TestCase):
         self.assert_refused(self.bisect("--out", self.out,
                                         "--build-timeout", "inf"),
                             "--build-timeout")
+        # a refusal leaves no --out behind
+        self.assertFalse(os.path.exists(self.out))
 
     def test_corrupt_endpoint_commit(self):
         tree = git(self.repo, "rev-parse", self.hashes[0] + "^{tree}")
@@ -447,6 +449,7 @@ class CheckedFirst(unittest.TestCase):
             self.assert_refused(proc, "--reference", code=128)
         proc = self.step("--reference", "/dev/zero")
         self.assert_refused(proc, "--reference /dev/zero", code=128)
+        self.assertFalse(os.path.exists(self.out))
 
     def test_step_reference_is_no_output(self):
         os.makedirs(self.out)

@@ -21,7 +21,7 @@ from ..system import exitstatus, gitbuild
 from . import ab as ab_cmd
 from . import compare as compare_cmd
 from .bisect_out import (DEFAULT_OUT_SUFFIX, check_json, check_seconds,
-                         clear_trees, default_out, prepare_out)
+                         clear_trees, default_out, prepare_out, undo_out)
 from .common import OptionError, TrapmeterError, repo_root, say, write_json
 
 NAME = "bisect"
@@ -374,15 +374,19 @@ def prepare(args, extra):
     validate(args)
     args.repo, line = resolve(args)
     args.out = os.path.abspath(args.out or default_out(args.repo))
-    prepare_out(args.out)
-    args.json = args.json or os.path.join(args.out, "bisect.json")
-    check_json("--json", args.json, args.out)
-    # the sessions' options, as a step would use them
-    ab_config(args, "endpoints", "good", "bad", args.budget, extra)
+    made = prepare_out(args.out)
     try:
+        args.json = args.json or os.path.join(args.out, "bisect.json")
+        check_json("--json", args.json, args.out)
+        # the sessions' options, as a step would use them
+        ab_config(args, "endpoints", "good", "bad", args.budget, extra)
         clear_trees(args.repo, os.path.join(args.out, "trees"))
     except gitbuild.GitError as exc:
+        undo_out(args.out, made)
         raise OptionError("bisect: %s" % exc)
+    except OptionError:
+        undo_out(args.out, made)
+        raise
     return line
 
 

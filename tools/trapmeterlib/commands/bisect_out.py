@@ -42,9 +42,11 @@ def default_out(top):
 def prepare_out(out, what="--out"):
     """Make `out` (absolute) ready before the first build: a directory,
     empty or marked as a bisection's (OUT_MARK), into which a file can be
-    written and synced (read-only or full is named here)."""
+    written and synced (read-only or full is named here).  True when
+    this call made the directory (undo_out removes it again)."""
     if os.path.lexists(out) and not os.path.isdir(out):
         raise OptionError("%s %s: not a directory" % (what, out))
+    made = not os.path.lexists(out)
     try:
         os.makedirs(out, exist_ok=True)
         names = set(os.listdir(out))
@@ -68,6 +70,18 @@ def prepare_out(out, what="--out"):
             os.unlink(probe)
         raise OptionError("%s %s: cannot write there: %s"
                           % (what, out, exc.strerror or exc))
+    return made
+
+
+def undo_out(out, made):
+    """After a refusal: the --out prepare_out made is removed again (an
+    option error leaves nothing behind)."""
+    if made:
+        try:
+            os.unlink(os.path.join(out, OUT_MARK))
+            os.rmdir(out)
+        except OSError:
+            pass
 
 
 def check_json(option, path, out):

@@ -191,11 +191,15 @@ def prepare(args, extra):
             gitbuild.common_dir(top), "trapmeter-bisect-step"))
     except gitbuild.GitError as exc:
         raise OptionError("bisect-step: %s" % exc)
-    bisect_out.prepare_out(args.out)
-    check_paths(args, head)
-    flag, focus = reference(args)
-    bisect_cmd.ab_config(args, "step-" + head[:12], "good", "step",
-                         args.budget, extra, focus)
+    made = bisect_out.prepare_out(args.out)
+    try:
+        check_paths(args, head)
+        flag, focus = reference(args)
+        bisect_cmd.ab_config(args, "step-" + head[:12], "good", "step",
+                             args.budget, extra, focus)
+    except OptionError:
+        bisect_out.undo_out(args.out, made)
+        raise
     return top, head, good, flag, focus
 
 
