@@ -16,13 +16,15 @@ counts of one host, one family):
   replay  runs drawn with replacement from the recorded runs, whole (a
           run keeps its boots, its disturbances and the cases' joint
           noise), in random order;
-  model   a model fitted to the recorded runs (fit()): per case its
-          level and boot noise; a host level per run that drifts
-          (AR(1), fitted to the recorded runs' common level in the order
-          they were recorded); disturbed boots (the recorded share of
-          boots whose cases sit more than 8 % above their floor, by the
-          recorded excesses, in every case of the boot) and single cases
-          hit in calm boots; exit counts drawn from the recorded boots.
+  model   a model fitted to the recorded runs (Model): per case its
+          floor and boot noise; each run's level, idle or busy, from a
+          two-state Markov chain with the recorded transition rates and
+          the recorded levels of each state (a host shared with other
+          jobs, whose load comes and goes); disturbed boots (the recorded
+          share of boots whose cases sit more than 8 % above their run's
+          level, by the recorded excesses, in every case of the boot) and
+          single cases hit in calm boots; exit counts drawn from the
+          recorded boots.
 
 A series alarms when any change is found in it.  Each rate is printed
 with its exact one-sided 99 % upper bound (Clopper-Pearson).
@@ -114,30 +116,53 @@ def extract(paths):
 # ---------------------------------------------------------------- model
 
 class Model:
-    """What fit() measured of the recorded runs."""
+    """What fit() measured of the recorded runs.  A run's level is the
+    median over cases of its boots' median above the case's floor (the
+    lower quartile of every recorded boot); recorded here it is two
+    states, not a drift: about +0 % (the host idle) or +15..30 % (busy:
+    other jobs running), so the model draws each run's state from a
+    two-state Markov chain with the recorded transition rates and its
+    level from the recorded levels of that state."""
 
     def __init__(self, rec):
         self.cases = sorted(rec["cases"])
         self.user = [c for c in self.cases
                      if rec["cases"][c].get("handler") == "user"]
-        runs = [{c: [(math.log(b[c][0]), b[c][1]) for b in r["boots"]
+        runs = [{c: [math.log(b[c][0]) for b in r["boots"]
                      if b.get(c) and b[c][0]] for c in self.cases}
                 for r in rec["runs"]]
-        self.floor = {c: sorted(v for r in runs for v, _x in r[c])[
-            len([1 for r in runs for _ in r[c]]) // 4] for c in self.cases}
-        self.exits = {c: [x for r in runs for _v, x in r[c]]
+        every = {c: sorted(v for r in runs for v in r[c])
+                 for c in self.cases}
+        self.floor = {c: every[c][len(every[c]) // 4] for c in self.cases}
+        self.exits = {c: [b[c][1] for r in rec["runs"] for b in r["boots"]
+                          if b.get(c) and b[c][1] is not None]
                       for c in self.cases}
+        self.levels = [median([median(r[c]) - self.floor[c]
+                               for c in self.cases if r[c]]) for r in runs]
+        self._states()
         self._boots(runs)
-        self._drift(runs)
+
+    def _states(self):
+        busy = [v > BAND for v in self.levels]
+        self.busy_levels = [v for v in self.levels if v > BAND]
+        self.idle_levels = [v for v in self.levels if v <= BAND]
+        stay = {True: [1, 2], False: [1, 2]}     # Laplace: (stays, from)
+        for a, b in zip(busy, busy[1:]):
+            stay[a][0] += a == b
+            stay[a][1] += 1
+        self.p_stay = {k: v[0] / float(v[1]) for k, v in stay.items()}
+        self.p_busy = len(self.busy_levels) / float(len(self.levels))
 
     def _boots(self, runs):
-        """Boot noise per case, disturbed boots and single hits."""
+        """Boot noise per case, disturbed boots and single hits, each
+        beside its run's level."""
         excess, single, resid = [], [], {c: [] for c in self.cases}
         self.boots = 0
-        for run in runs:
+        for run, level in zip(runs, self.levels):
             for b in range(min(len(v) for v in run.values())):
                 self.boots += 1
-                above = {c: run[c][b][0] - self.floor[c] for c in self.cases}
+                above = {c: run[c][b] - self.floor[c] - level
+                         for c in self.cases}
                 common = median(list(above.values()))
                 if common > BAND:
                     excess.append(common)
@@ -146,8 +171,7 @@ class Model:
                     if above[c] > BAND:
                         single.append(above[c])
                     else:
-                        resid[c].append(run[c][b][0] - median(
-                            [v for v, _x in run[c]]))
+                        resid[c].append(run[c][b] - median(run[c]))
         self.excess, self.single = excess, single
         self.p_boot = len(excess) / float(self.boots)
         self.p_case = len(single) / float(max(1, (self.boots - len(excess))
@@ -155,40 +179,29 @@ class Model:
         self.sd = {c: max(1.4826 * mad(resid[c]) * math.sqrt(1.5), 1e-4)
                    for c in self.cases}
 
-    def _drift(self, runs):
-        """AR(1) of the runs' common level, in recorded order."""
-        levels = []
-        for run in runs:
-            offs = [median([v for v, _x in run[c]]) - self.floor[c]
-                    for c in self.cases if run[c]]
-            levels.append(median(offs))
-        calm = [v for v in levels if v <= BAND]
-        mean = sum(calm) / len(calm)
-        dev = [min(v, BAND) - mean for v in levels]
-        num = sum(a * b for a, b in zip(dev, dev[1:]))
-        den = sum(a * a for a in dev) or 1e-12
-        self.phi = max(0.0, min(0.95, num / den))
-        var = sum(d * d for d in dev) / max(1, len(dev) - 1)
-        self.level_sd = math.sqrt(var)
-        self.innov = self.level_sd * math.sqrt(1 - self.phi ** 2)
-
     def describe(self):
-        return ("model: %d cases (%d QEMU-exit), boots %d: disturbed boots "
-                "%.1f %% (excess median %.0f %%), single cases hit %.2f %%; "
-                "boot sd per case %s; run level sd %.2f %%, AR(1) phi %.2f"
-                % (len(self.cases), len(self.user), self.boots,
-                   100 * self.p_boot,
-                   100 * (math.exp(median(self.excess)) - 1)
-                   if self.excess else 0, 100 * self.p_case,
+        return ("model of %d runs: %d cases (%d QEMU-exit); run level: "
+                "busy in %.0f %% of runs (levels %s), P(stay busy) %.2f, "
+                "P(stay idle) %.2f; boots %d: disturbed beyond their run "
+                "%.1f %%, single cases hit %.2f %%; boot sd per case %s"
+                % (len(self.levels), len(self.cases), len(self.user),
+                   100 * self.p_busy, ", ".join(
+                       "%+.0f %%" % (100 * (math.exp(v) - 1))
+                       for v in sorted(self.levels)),
+                   self.p_stay[True], self.p_stay[False], self.boots,
+                   100 * self.p_boot, 100 * self.p_case,
                    ", ".join("%.1f %%" % (100 * self.sd[c])
-                             for c in self.cases),
-                   100 * self.level_sd, self.phi))
+                             for c in self.cases)))
 
     def series(self, rng, runs, step=0.0, step_at=None):
         """[{case: [(cycles, exits) per boot]}] of `runs` runs."""
-        out, level = [], rng.gauss(0, self.level_sd)
+        out, busy = [], rng.random() < self.p_busy
         for r in range(runs):
-            level = self.phi * level + rng.gauss(0, self.innov)
+            if r and rng.random() > self.p_stay[busy]:
+                busy = not busy
+            pool = (self.busy_levels if busy else self.idle_levels) or \
+                self.levels
+            level = rng.choice(pool)
             run = {c: [] for c in self.cases}
             for _b in range(BOOTS):
                 hit = rng.choice(self.excess) if self.excess and \
