@@ -38,6 +38,7 @@ runs (none within K runs: not found).
     python3 tests/host/history_simulation.py --series 300
     python3 tests/host/history_simulation.py --parts step --steps 1,2,5,10
     python3 tests/host/history_simulation.py --parts sequential --step-series 20
+    python3 tests/host/history_simulation.py --parts drift --drift 10 --series 100
 tests/host/test_changepoint.py runs small versions of the same."""
 import argparse
 import math
@@ -193,8 +194,9 @@ class Model:
                    ", ".join("%.1f %%" % (100 * self.sd[c])
                              for c in self.cases)))
 
-    def series(self, rng, runs, step=0.0, step_at=None):
-        """[{case: [(cycles, exits) per boot]}] of `runs` runs."""
+    def series(self, rng, runs, step=0.0, step_at=None, drift=0.0):
+        """[{case: [(cycles, exits) per boot]}] of `runs` runs; `drift`:
+        every case's level moves by that share over the runs, linearly."""
         out, busy = [], rng.random() < self.p_busy
         for r in range(runs):
             if r and rng.random() > self.p_stay[busy]:
@@ -207,7 +209,8 @@ class Model:
                 hit = rng.choice(self.excess) if self.excess and \
                     rng.random() < self.p_boot else 0.0
                 for c in self.cases:
-                    v = self.floor[c] + level + hit + rng.gauss(0, self.sd[c])
+                    v = self.floor[c] + level + hit + rng.gauss(
+                        0, self.sd[c]) + math.log1p(drift) * r / runs
                     if not hit and self.single and rng.random() < self.p_case:
                         v += rng.choice(self.single)
                     if step and c in self.user and r >= step_at:
@@ -283,6 +286,8 @@ def main():
     ap.add_argument("--step-series", type=int, default=20)
     ap.add_argument("--parts", default="replay,model,step")
     ap.add_argument("--steps", default="1,2,5,10")
+    ap.add_argument("--drift", type=float, default=10.0,
+                    help="--parts drift: %% over the 100 runs")
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--extract", nargs="+", metavar="RESULTS",
                     help="write the fixture's form of these files to "
@@ -301,6 +306,9 @@ def main():
     if "model" in parts:
         rate("model", lambda rng: model.series(rng, RUNS), args.series,
              args.seed)
+    if "drift" in parts:
+        rate("drift%g" % args.drift, lambda rng: model.series(
+            rng, RUNS, drift=args.drift / 100.0), args.series, args.seed)
     if "sequential" in parts:
         sequential("model", lambda rng: model.series(rng, RUNS),
                    args.step_series, args.seed)
