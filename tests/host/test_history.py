@@ -97,6 +97,26 @@ class Add(Tmp):
         self.assertEqual(figs[("exits", "pio.user", "exits_per_op")]["kind"],
                          "count")
 
+    def test_describe_takes_the_checkout_s_commit(self):
+        repo = os.path.join(self.dir, "repo")
+        env = dict(os.environ, GIT_AUTHOR_NAME="t", GIT_AUTHOR_EMAIL="t@t",
+                   GIT_COMMITTER_NAME="t", GIT_COMMITTER_EMAIL="t@t",
+                   GIT_COMMITTER_DATE="2026-12-01T08:00:00+00:00")
+        for words in (["init", "-q", repo], ["-C", repo, "commit", "-q",
+                                             "--allow-empty", "-m", "x"]):
+            subprocess.run(["git", *words], check=True, env=env,
+                           capture_output=True)
+        head = subprocess.run(["git", "-C", repo, "rev-parse", "HEAD"],
+                              capture_output=True, text=True).stdout.strip()
+        proc = self.add("--describe", repo, RUN1)
+        self.assertEqual(proc.returncode, 0, proc.stderr)
+        conn = historydb.open_db(self.db)
+        (run,) = historydb.runs_of(conn, historydb.hosts(conn)[0])
+        conn.close()
+        self.assertEqual((run["commit_id"], run["commit_date"],
+                          run["describe"]),
+                         (head, "2026-12-01T08:00:00+00:00", head[:7]))
+
     def test_a_second_file_of_the_host_joins_its_series(self):
         self.assertEqual(self.add(RUN1).returncode, 0)
         proc = self.add(RUN7)
@@ -242,6 +262,15 @@ class BadInput(Tmp):
                          "nope", "--html", os.path.join(self.dir, "r.html"))
         self.assertEqual(proc.returncode, BAD)
         self.assertFalse(os.path.exists(os.path.join(self.dir, "r.html")))
+
+    def test_describe_of_a_directory_that_is_no_checkout(self):
+        proc = self.add("--describe", self.dir, RUN7)
+        self.assertEqual(proc.returncode, BAD, proc.stderr)
+        self.assertIn("--describe %s: git" % self.dir, proc.stderr)
+        proc = self.add("--describe", self.dir, "--commit", "x", RUN7)
+        self.assertEqual(proc.returncode, BAD)
+        self.assertIn("give it alone", proc.stderr)
+        self.assertUnchanged()
 
     def test_bad_dates_and_options(self):
         proc = self.add("--date", "yesterday", RUN7)
