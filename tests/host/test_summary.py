@@ -241,9 +241,9 @@ class VerdictSummary(unittest.TestCase):
             m = re.search(r"([+-][\d.]+) % \[([+-][\d.]+)\.\.([+-][\d.]+)\]", line)
             self.assertAlmostEqual(float(m.group(1)), 100 * (row["ratio"] - 1),
                                    delta=0.05)
-            self.assertAlmostEqual(float(m.group(2)), 100 * (row["ci95"][0] - 1),
+            self.assertAlmostEqual(float(m.group(2)), 100 * (row["interval"][0] - 1),
                                    delta=0.05)
-            self.assertAlmostEqual(float(m.group(3)), 100 * (row["ci95"][1] - 1),
+            self.assertAlmostEqual(float(m.group(3)), 100 * (row["interval"][1] - 1),
                                    delta=0.05)
 
     def test_detection_limit_is_the_rows_resolution(self):
@@ -272,7 +272,7 @@ class ExitShift(unittest.TestCase):
     def test_an_averaged_count_shows_its_ratio(self):
         text = verdicts.shift_text({"metric": "exits_per_op", "averaged_count": True,
                                     "base": 16, "candidate": 17, "ratio": 1.06,
-                                    "ci95": [1.01, 1.10]})
+                                    "interval": [1.01, 1.10]})
         self.assertEqual(text, "average exits +6.0 % [+1.0..+10.0]")
 
 if __name__ == "__main__":

@@ -316,7 +316,8 @@ def refuse(reason, message):
 
 def flagged_rows(rows, flag):
     """The rows of the flagged (suite, case, metric), short."""
-    keep = ("suite", "case", "metric", "verdict", "ratio", "ci95",
+    keep = ("suite", "case", "metric", "verdict", "ratio", "interval",
+            "interval_level", "estimator", "mode", "ci95",
             "slowdown_undisturbed", "boots", "threshold", "decided_at")
     return [{k: r.get(k) for k in keep} for r in rows
             if (r["suite"], r["case"], r["metric"]) in flag]

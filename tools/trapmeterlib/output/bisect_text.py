@@ -40,7 +40,7 @@ def shift_line(what, row):
     return "  shift (%s, %s boots): %s/%s %s %s, ratio %s%s" % (
         what, "+".join(map(str, row.get("boots") or [])), row["suite"],
         row["case"], row["metric"], row["verdict"], ratio_text(row),
-        undisturbed_text(row))
+        "" if row.get("estimator") else undisturbed_text(row))
 
 
 def _ratio_number(value):
@@ -48,12 +48,16 @@ def _ratio_number(value):
 
 
 def ratio_text(row):
-    """B's cost over A's: measured with its 95 % interval where it has one,
-    else not resolved with the reason (a ratio of costs is never at or
-    below zero: figure.cost)."""
+    """B's cost over A's as the verdict decided it (compare.decision: the
+    test's shift, its interval at the test's level; a row stored before
+    it: its 95 % interval), else not resolved with the reason (a ratio of
+    costs is never at or below zero: figure.cost)."""
     why = "the session gave no ratio (%s)" % (
         "; ".join(row.get("notes") or ()) or "no note")
-    ends = list(row.get("ci95") or ())
+    level = row.get("interval_level") if row.get("estimator") else 0.95
+    label = "interval at %.3g %%" % (100 * level) if level else "interval"
+    ends = list((row.get("interval") if row.get("estimator")
+                 else row.get("ci95")) or ())
     try:
         fig = figure.cost(row.get("ratio"), ends if len(ends) == 2 and
                           None not in ends else None, reason=why)
@@ -61,8 +65,8 @@ def ratio_text(row):
         fig = figure.cost(row.get("ratio"), reason=why)
     if not fig.resolved or fig.interval is None:
         return figure.text(fig, _ratio_number, short=False)
-    return "%s [95 %% CI %s, %s]" % (
-        figure.text(figure.measured(fig.value), _ratio_number),
+    return "%s [%s %s, %s]" % (
+        figure.text(figure.measured(fig.value), _ratio_number), label,
         _ratio_number(fig.interval[0]), _ratio_number(fig.interval[1]))
 
 

@@ -1,12 +1,13 @@
 """A comparison's rows (stats/compare.py) rendered: the text table
 `compare` and `ab` print, markdown, the JSON document and JUnit cases."""
 from ..stats import bootstats
-from ..stats.compare import REFUSED, VERDICTS, summarize, undecidable
+from ..stats.compare import (NOT_INTERLEAVED, NOT_JUDGED, REFUSED, VERDICTS,
+                             decision, summarize, undecidable)
 from ..stats.compare_notes import side_text
 from .junit import Case
 
 TABLE_HEAD = ("verdict", "case", "metric", "base", "candidate", "ratio",
-              "95% CI", "p (run)", "notes")
+              "interval (level)", "p (run)", "notes")
 
 
 def folded(rows):
@@ -46,12 +47,32 @@ def fmt_ratio(value):
     return "-" if value is None else "%.3f" % value
 
 
+def interval_text(row):
+    """"1.018..1.060 (96 %)": the interval of the shift the verdict was
+    decided on, at the level of its test (compare.decision), or "-"."""
+    if row.lo is None or row.hi is None:
+        return "-"
+    return "%s..%s (%s %%)" % (fmt_ratio(row.lo), fmt_ratio(row.hi),
+                               fmt_level(row.level))
+
+
+def fmt_level(level):
+    """A coverage as a percentage with the digits it needs: 96, 99.7."""
+    if level is None:
+        return "?"
+    pct = 100.0 * level
+    return "%.0f" % pct if abs(pct - round(pct)) < 0.05 else "%.3g" % pct
+
+
+def row_p(row):
+    """The family-wise p of the test the verdict rests on."""
+    return fmt_p(decision(row)["p"])
+
+
 def row_cells(row):
-    ci = "-" if row.lo is None else "%s..%s" % (fmt_ratio(row.lo),
-                                                fmt_ratio(row.hi))
     return [row.verdict, row.name, row.metric, side_text(row, "base"),
-            side_text(row, "cand"), fmt_ratio(row.ratio), ci,
-            fmt_p(row.p), "; ".join(row.notes)]
+            side_text(row, "cand"), fmt_ratio(row.ratio), interval_text(row),
+            row_p(row), "; ".join(row.notes)]
 
 
 def render_table(rows, warnings, base_path, cand_path):
@@ -78,6 +99,12 @@ def summary_line(counts, changed, failed=()):
     text = ", ".join("%s %d" % (v, counts[v]) for v in VERDICTS)
     if counts.get(REFUSED):
         text += ", refused %d (not measured alike)" % counts[REFUSED]
+    if counts.get(NOT_INTERLEAVED):
+        text += ", not interleaved %d (no timing verdict)" \
+            % counts[NOT_INTERLEAVED]
+    if counts.get(NOT_JUDGED):
+        text += ", not judged %d (the counter sees only background)" \
+            % counts[NOT_JUDGED]
     if failed:
         names = sorted({w.split(" data check ")[1].split(" FAILED")[0]
                         for w in failed})
@@ -118,11 +145,11 @@ def junit_cases(rows, warnings=()):
     cases = [Case("trapmeter.compare.checks", w.split(": ")[0], w, text=w)
              for w in candidate_failures(warnings)]
     for row in rows:
-        detail = ("base %s, candidate %s, ratio %s, 95%% CI %s..%s, "
+        detail = ("base %s, candidate %s, ratio %s, interval %s, "
                   "p (run) %s, threshold %g%%, boots %d/%d%s" % (
                       side_text(row, "base"), side_text(row, "cand"),
-                      fmt_ratio(row.ratio), fmt_ratio(row.lo),
-                      fmt_ratio(row.hi), fmt_p(row.p), row.threshold * 100,
+                      fmt_ratio(row.ratio), interval_text(row),
+                      row_p(row), row.threshold * 100,
                       row.n_base, row.n_cand, ("; " + "; ".join(row.notes))
                       if row.notes else ""))
         failure = ("regression: %s %s %s" % (row.name, row.metric, detail)

@@ -6,11 +6,13 @@ every figure through output/figure.py.  Pure: no I/O."""
 import math
 
 from . import figure
+from ..stats.compare import BY_MODE, NOT_INTERLEAVED, NOT_JUDGED, REFUSED
 from .summary import WIDTH, grouped, _number
 
 MAX_FLAGGED = 8             # flagged metrics shown before the table
 
 VERDICTS = ("regression", "improvement", "unchanged", "inconclusive")
+WITHHELD = (NOT_INTERLEAVED, NOT_JUDGED, REFUSED)   # shown when present
 
 
 def _pct(ratio):
@@ -32,15 +34,20 @@ def _count(row, side):
 
 
 def shift_text(row):
-    """"+1.8 % [+1.1..+2.4]" of a row's ratio and 95 % interval, or the
-    exit path change."""
+    """"+1.8 % [+1.1..+2.4]" of the shift a row's verdict was decided on
+    and its interval at the test's level, "changed mode 8 % -> 58 % of
+    boots slow", or the exit path change."""
     if row.get("metric") == "exits_per_op" and not row.get("averaged_count"):
         return "exits %s -> %s per op" % (_count(row, "base"),
                                           _count(row, "candidate"))
+    mode = row.get("mode")
+    if row.get("estimator") == BY_MODE and mode:
+        return "changed mode %.0f %% -> %.0f %% of boots slow" % tuple(
+            100.0 * k / n for k, n in (mode["base"], mode["candidate"]))
     ratio = row.get("ratio")
     if not _number(ratio):
         return figure.text(figure.not_resolved("no ratio"), short=False)
-    ci = row.get("ci95") or [None, None]
+    ci = row.get("interval") or [None, None]
     fig = figure.measured(_pct(ratio))
     out = figure.text(fig, number=_signed) + " %"
     if _number(ci[0]) and _number(ci[1]):
@@ -49,7 +56,8 @@ def shift_text(row):
 
 
 def flagged_line(row):
-    p = row.get("p_familywise")
+    p = row.get("p_mode") if row.get("estimator") == BY_MODE \
+        else row.get("p_familywise")
     return "  %-11s %-33s %-15s %s%s" % (
         row.get("verdict"), "%s/%s" % (row.get("suite"), row.get("case")),
         row.get("metric"), shift_text(row),
@@ -85,14 +93,15 @@ def compare_summary(rows, title, boots=None):
     lines = [title if len(title) <= WIDTH else title[:WIDTH - 3] + "..."]
     sides = " (%d+%d boots)" % tuple(boots) if boots else ""
     lines.append("verdicts%s: " % sides + ", ".join(
-        "%d %s" % (counts[v], v) for v in VERDICTS))
+        "%d %s" % (counts[v], v) for v in VERDICTS
+        + tuple(v for v in WITHHELD if counts.get(v))))
     flagged = [r for r in rows if r.get("verdict") in ("regression",
                                                        "improvement")]
     flagged.sort(key=lambda r: -abs(math.log(r["ratio"]))
                  if _number(r.get("ratio")) and r["ratio"] > 0 else 0)
     if flagged:
-        lines.append("flagged, largest shift first (shift [95 % interval], "
-                     "p over the run):")
+        lines.append("flagged, largest shift first (the test's shift "
+                     "[interval at its level], p over the run):")
         lines += [flagged_line(r)[:WIDTH] for r in flagged[:MAX_FLAGGED]]
         if len(flagged) > MAX_FLAGGED:
             lines.append("  ... %d more in the table" % (len(flagged)

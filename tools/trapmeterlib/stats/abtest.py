@@ -178,7 +178,7 @@ class Sequential:
         will a stuck one)."""
         return sorted({(r.name, r.metric) for r in rows
                        if r.metric in self.metrics
-                       and r.verdict != compare.REFUSED
+                       and r.verdict not in compare.WITHHELD
                        and not stuck(r)
                        and (r.name, r.metric) not in self.frozen})
 
@@ -238,7 +238,8 @@ def session_verdicts(pool, rng, max_boots, looks, alpha, metrics,
         rows, _w = compare.compare_docs(
             _resampled_doc(pool_doc(pool), side["a"]),
             _resampled_doc(pool_doc(pool), side["b"]), thresholds,
-            seed=rng.randrange(1 << 30), resamples=resamples, alpha=level)
+            seed=rng.randrange(1 << 30), resamples=resamples, alpha=level,
+            interleaved=True)
         if not seq.look(rows, n, level=level):
             break
     return dict(seq.frozen)
@@ -247,11 +248,11 @@ def session_verdicts(pool, rng, max_boots, looks, alpha, metrics,
 def simulate_session(pool, rng, max_boots, looks, alpha, metrics,
                      resamples=1000, shift=None):
     """The set of (name, metric) one simulated session flags regression or
-    improvement (session_verdicts)."""
+    improvement (session_verdicts), timing and exit rows alike."""
     frozen = session_verdicts(pool, rng, max_boots, looks, alpha, metrics,
                               resamples, shift)
     return {k for k, (v, _n) in frozen.items()
-            if v in ("regression", "improvement") and k[1] != "exits_per_op"}
+            if v in ("regression", "improvement")}
 
 
 def replay(doc_a, doc_b, looks=DEFAULT_LOOKS, alpha=compare.DEFAULT_ALPHA,
@@ -270,7 +271,7 @@ def replay(doc_a, doc_b, looks=DEFAULT_LOOKS, alpha=compare.DEFAULT_ALPHA,
         level = seq.next_level(n, final=n == n_max)
         rows, _w = compare.compare_docs(
             _prefix(doc_a, n), _prefix(doc_b, n), thresholds, seed,
-            resamples, alpha=level)
+            resamples, alpha=level, interleaved=True)
         if not seq.look(rows, n, level=level):
             break
     return seq.final_rows(seq.last_rows), seq

@@ -134,7 +134,7 @@ class Metric:
         a, b = self.sides(base_set)
         return len(a) >= MIN_SIDE and len(b) >= MIN_SIDE
 
-    def _figures(self, base_set):
+    def figures(self, base_set):
         """(shift of the undisturbed means, pooled sd, standard error of
         the shift), log units; None for fewer than MIN_SIDE boots a
         side."""
@@ -152,7 +152,7 @@ class Metric:
         """(pooled sd, standard error of the shift) of the two sides'
         undisturbed boots, in log units; None for fewer than MIN_SIDE
         boots a side."""
-        figures = self._figures(base_set)
+        figures = self.figures(base_set)
         return None if figures is None else figures[1:]
 
     def stat(self, base_set):
@@ -163,7 +163,7 @@ class Metric:
         whole boots here: the band leaves those out, so a disturbed boot
         neither hides a shift nor makes one, while the t still tells the
         observed split from one that swaps a boot (docs/design.md)."""
-        figures = self._figures(base_set)
+        figures = self.figures(base_set)
         if figures is None:
             return 0.0
         return abs(figures[0]) / max(figures[2], SCALE_FLOOR)
@@ -209,6 +209,81 @@ def critical_t(tops, alpha):
     # the observed split is one of the splits: no statistic can exceed the
     # largest (3+3 boots: the top two are a split and its mirror)
     return None if crit >= ordered[0] * (1 - TIE) else crit
+
+
+def shift_interval(metric, base_set, crit):
+    """(shift, lo, hi) in log units: the shift the test decides on (the
+    difference of the undisturbed means) and the shifts it would not
+    reject at the level `crit` belongs to -- shift +- crit times the
+    standard error it divides by (floor SCALE_FLOOR).  The interval
+    excludes 0 exactly when the metric's statistic exceeds crit, that is
+    when max_t gives it p <= the level (critical_t): the printed interval
+    and the verdict come from one statistic, one set of boots and one
+    level.  (None, None, None) for fewer than MIN_SIDE boots a side; the
+    ends are None without a critical value."""
+    figures = metric.figures(base_set)
+    if figures is None:
+        return None, None, None
+    shift, _sd, se = figures
+    if crit is None:
+        return shift, None, None
+    half = crit * max(se, SCALE_FLOOR)
+    return shift, shift - half, shift + half
+
+
+def outside(values):
+    """How many of a side's boots lie outside its undisturbed band (a slow
+    mode: above the band's top)."""
+    return len(values) - len(undisturbed(values)) if len(values) >= \
+        MIN_SIDE else 0
+
+
+def share_z(k_a, n_a, k_b, n_b):
+    """The two-proportion statistic |k_b/n_b - k_a/n_a| over its pooled
+    standard error; 0 when the pooled share is 0 or 1.  Its permutation
+    distribution over the boot labels, with the boots' outside/inside
+    marks fixed, is the hypergeometric law of Fisher's exact test."""
+    n = n_a + n_b
+    p = (k_a + k_b) / float(n) if n else 0.0
+    if p <= 0.0 or p >= 1.0:
+        return 0.0
+    se = math.sqrt(p * (1.0 - p) * (1.0 / n_a + 1.0 / n_b))
+    return abs(k_b / float(n_b) - k_a / float(n_a)) / se
+
+
+class ModeMetric:
+    """A metric's slow mode: the share of each side's boots outside that
+    side's undisturbed band (undisturbed), tested like a shift by max_t
+    (the statistic share_z, recomputed for every split; the bands are
+    each side's, as the shift's test takes them)."""
+
+    def __init__(self, metric):
+        self.metric = metric
+
+    def testable(self, base_set):
+        return self.metric.testable(base_set)
+
+    def shares(self, base_set):
+        """((k_a, n_a), (k_b, n_b)): boots outside the band, of each
+        side."""
+        a, b = self.metric.sides(base_set)
+        return (outside(a), len(a)), (outside(b), len(b))
+
+    def stat(self, base_set):
+        if not self.testable(base_set):
+            return 0.0
+        (k_a, n_a), (k_b, n_b) = self.shares(base_set)
+        return share_z(k_a, n_a, k_b, n_b)
+
+
+def can_change_mode(metric):
+    """Whether any split can put a boot outside its side's band: not when
+    all the metric's boots lie within BAND of the lowest (a side's band
+    reaches at least its lowest boot plus BAND).  Decided from the pooled
+    boots alone, so leaving such a metric out of the mode family does not
+    depend on the labels."""
+    values = [v for _i, v in metric.items]
+    return bool(values) and max(values) - min(values) > BAND
 
 
 def resolution(metric, base_set, crit):

@@ -6,18 +6,27 @@ each, `--repeat N`), read back and checked by output/resultsfile.py.
 Statistics (docs/design.md, "Statistics and verdicts"): the boot is the
 unit of replication.  Per boot and case, one figure: the minimum of the
 samples' cycles/op (--stat min; p10 or median on request), divided by the
-boot's measured exits for cycles/exit.  Per metric, the shift of the log
-figures (candidate - base) is the Hodges-Lehmann estimate with a
-distribution-free (Moses) interval; one permutation test of the boot
+boot's measured exits for cycles/exit.  One permutation test of the boot
 labels for all timing metrics of the run together (max-T) gives each a
-family-wise p-value.  A timing metric is a regression (improvement) when
-p <= alpha (default 0.05) and the shift exceeds +t (-t), t = 0.5 % by
-default; unchanged when the interval at the level 1 - alpha (95 %) lies
-inside +-t (two one-sided tests, stats/equivalence.py); inconclusive
-otherwise -- always with one boot per side.  Exit counts are compared as
-counts: a move beyond 10 % is an exit-path change with any boot count;
-a count the guest marks as an average (exits_model_exact false) is a
-timing row instead (stats/avgcount.py).
+family-wise p-value; its statistic is the t of each side's undisturbed
+boots.  The p-values hold only if the boots of the two sides are
+exchangeable when nothing changed: true of the two sides of one
+interleaved `ab` session (A B B A ...), not of two blocks of boots taken
+apart in time, whose host level drifts by more than the threshold --
+their timing rows are "not interleaved" (no timing verdict; exit counts
+are still judged).  A timing metric is a regression (improvement) when
+p <= alpha and the shift exceeds +t (-t), t = 0.5 % by default; it
+prints that shift with the interval of the shifts the same test would
+not reject at the same level (bootstats.shift_interval).  A slow mode --
+the share of a side's boots outside its band -- is a second family
+(MODE_SHARE of alpha; Bonferroni over the two): a row whose share moved
+is a "changed mode" regression or improvement.  Unchanged when the
+interval at the level 1 - alpha lies inside +-t (two one-sided tests,
+stats/equivalence.py); inconclusive otherwise -- always with one boot
+per side.  Exit counts are compared as counts allowing for the
+background each boot measured (exits_rule); a counter that sees only
+background on a case does not judge it ("not judged"); a count that is
+not exact is a timing row instead (stats/avgcount.py).
 Files not measured alike (stats/comparable.py: samples per case, rounds,
 statistic, clock, accelerator) get no timing verdict for the cases the
 difference touches ("refused", exit status 13).
@@ -47,15 +56,34 @@ CI_LEVEL = 0.95
 RESOLVE_TARGET = math.log(1.01)  # "about N boots a side would resolve 1 %"
 EXITS_CHANGED = 0.10        # relative change of exits/op worth reporting
 EXITS_FLOOR = 0.5           # exits/op below this count as "no exit"
-EXITS_MODEL_SHARE = 0.05    # ... and beyond 5 % of the model's count
+# a file without a measured background (an older runner): its count may
+# hold this share of the model's count, and at least OLD_BACKGROUND exits
+# per op, of background (its counts of one-exit cases moved by up to 0.15
+# between A/A boots: kvm-base.json's pio.kernel 0.146, -0.002, -0.004)
+EXITS_MODEL_SHARE = 0.05
+OLD_BACKGROUND = 0.25
+MODE_SHARE = 0.2            # of alpha, for the slow-mode family
+# a boot's measured background (a 100 ms spin) against a case's window:
+# kvm-run3's pic.in8.single.512, which QMP sees nothing of, read 3.1
+# exits/op where its boot's background said 1.8
+BACKGROUND_SLACK = 2.0
 # Metrics results may carry from other suites: higher is better.
 GENERIC_RE = re.compile(r"(^|_)(mib_s|mb_s|gib_s|pps|kpps|mpps|gbps|mbps|packets_per_s)$")
 VERDICTS = ("regression", "improvement", "unchanged", "inconclusive")
 REFUSED = "refused"         # a timing verdict withheld: not measured alike
+NOT_INTERLEAVED = "not interleaved"     # ... files not of one ab session
+NOT_JUDGED = "not judged"   # an exit count its counter sees only background of
+WITHHELD = (REFUSED, NOT_INTERLEAVED, NOT_JUDGED)   # no verdict to wait for
 # the order rows are shown in: decided verdicts first, then inconclusive,
 # then the rows no verdict can reach with these boots (undecidable)
 VERDICT_ORDER = {"regression": 0, "improvement": 1, "unchanged": 2,
-                 "inconclusive": 3}
+                 "inconclusive": 3, NOT_JUDGED: 5, NOT_INTERLEAVED: 5,
+                 REFUSED: 5}
+# what the printed shift and interval are of (Row.estimator)
+BY_MEANS = "undisturbed means"      # the test's: shift of the band means
+BY_RANKS = "Hodges-Lehmann"         # the equivalence test's (unchanged)
+BY_MODE = "share outside the band"  # the slow-mode test's
+BY_COUNT = "exit count"             # the count rule's
 
 
 def _num(value):
@@ -84,8 +112,11 @@ def observations(res, stat=DEFAULT_STAT):
     exits = _num(res.get("exits_measured"))
     if exits is not None:
         out["exits_per_op"] = (exits, True)
-        # the runner leaves cycles_per_exit null when the count is noise
+        # the runner leaves cycles_per_exit null when the count is noise;
+        # a count within the boot's background is no exit of the case
+        background = _num(res.get("exits_background_max")) or 0.0
         if loc is not None and exits >= EXITS_FLOOR and \
+                exits > BACKGROUND_SLACK * background and \
                 _num(res.get("cycles_per_exit")) is not None:
             out["cycles_per_exit"] = (loc / exits, True)
     for key, value in res.items():
@@ -121,6 +152,9 @@ def collect(doc, stat=DEFAULT_STAT):
             for metric, (value, lower) in observations(res, stat).items():
                 metrics.setdefault(metric, ([], lower))[0].append(
                     (number, value))
+            if _num(res.get("exits_measured")) is not None:
+                table[key].setdefault("background", []).append(
+                    _num(res.get("exits_background_max")))
     return table, order
 
 
@@ -133,21 +167,28 @@ def suites_of(doc):
 
 
 class Row:
-    """One (case, metric) comparison."""
+    """One (case, metric) comparison.  ratio, lo, hi and level are the
+    figure the verdict was decided on (decision()): the test's shift and
+    the interval of the shifts it would not reject at its level."""
 
     def __init__(self, suite, case, metric, lower_is_better):
         self.suite, self.case, self.metric = suite, case, metric
         self.lower_is_better = lower_is_better
         self.base = self.cand = None
         self.ratio = self.lo = self.hi = None
-        self.coverage = None
-        self.p = None
+        self.level = None           # the interval's coverage
+        self.estimator = None       # what ratio is of (BY_*)
+        self.hl = None              # Hodges-Lehmann over every boot (record)
+        self.mode = None            # {"base": [k, n], "candidate": [k, n]}
+        self.p = None               # family-wise, of the shift
+        self.p_mode = None          # family-wise, of the slow-mode share
+        self.alpha = DEFAULT_ALPHA  # the level the row was tested at
         self.n_base = self.n_cand = 0
         self.file_boots = (0, 0)    # boots with results in each file
         self.verdict = "inconclusive"
         self.notes = []
         self.threshold = DEFAULT_THRESHOLD
-        self.shift = None           # log cost shift (candidate - base)
+        self.shift = None           # log cost shift (candidate - base), HL
         self.floor_shift = None     # ... of the undisturbed boots' means
         self.logs = None            # ([base log costs], [cand log costs])
         self.boots = None           # ([base boot numbers], [cand ...])
@@ -155,10 +196,12 @@ class Row:
         self.resolution = None      # smallest shift the test could flag
         self.spread = None          # sd of the undisturbed boots (factor)
         self.boots_for_target = None    # about, to resolve RESOLVE_TARGET
+        self.target = None          # ... that target (1 %, or t above it)
         self.refused = []           # why the timing verdict is withheld
         self.equivalence = None     # the interval "unchanged" was judged by
         self.reasons = {}           # side ("base", "cand") -> not resolved why
         self.averaged = False       # exits_per_op of an average count
+        self.background = None      # (base, cand) background exits per op
 
     @property
     def name(self):
@@ -170,6 +213,9 @@ class Row:
 
     @property
     def effect(self):
+        if self.estimator == BY_MODE and self.mode:
+            return abs(_share(self.mode["candidate"])
+                       - _share(self.mode["base"]))
         if not self.ratio or self.ratio <= 0:
             return 0.0
         return abs(math.log(self.ratio))
@@ -185,21 +231,44 @@ class Row:
         return {"suite": self.suite, "case": self.case,
                 "metric": self.metric, "base": self.base,
                 "candidate": self.cand, "ratio": self.ratio,
-                "ci95": [self.lo, self.hi], "ci_coverage": self.coverage,
+                "interval": [self.lo, self.hi], "interval_level": self.level,
+                "estimator": self.estimator,
+                "hodges_lehmann": self.hl,
+                "mode": self.mode,
                 "slowdown_undisturbed": None if self.floor_shift is None
                 else math.exp(self.floor_shift),
-                "p_familywise": self.p,
+                "p_familywise": self.p, "p_mode": self.p_mode,
+                "alpha": self.alpha,
                 "boots": [self.n_base, self.n_cand],
                 "threshold": self.threshold, "verdict": self.verdict,
                 "lower_is_better": self.lower_is_better,
                 "notes": list(self.notes), "decided_at": self.decided_at,
                 "resolution": self.resolution, "spread": self.spread,
-                "boots_for_1pct": self.boots_for_target,
+                "boots_for_target": self.boots_for_target,
+                "target": self.target,
                 "refused": list(self.refused),
                 "equivalence": self.equivalence,
                 "averaged_count": self.averaged,
+                "background": None if self.background is None
+                else list(self.background),
                 **{("candidate" if side == "cand" else side) + "_reason": why
                    for side, why in self.reasons.items()}}
+
+
+def _share(pair):
+    return pair[0] / float(pair[1]) if pair and pair[1] else 0.0
+
+
+def decision(row):
+    """What a row's verdict rests on, in one place (ab's looks, bisect and
+    sensitivity read it): {"verdict", "ratio" (candidate / base of the
+    figure the test decided on), "interval" [lo, hi] at "level" (the same
+    statistic, boots and level), "estimator" (BY_*), "p", "mode"}."""
+    return {"verdict": row.verdict, "ratio": row.ratio,
+            "interval": [row.lo, row.hi], "level": row.level,
+            "estimator": row.estimator,
+            "p": row.p_mode if row.estimator == BY_MODE else row.p,
+            "mode": row.mode}
 
 
 class Settings:
@@ -220,9 +289,12 @@ class Settings:
 
 def compare_docs(base, cand, thresholds=None, seed=DEFAULT_SEED,
                  resamples=DEFAULT_RESAMPLES, stat=DEFAULT_STAT,
-                 alpha=DEFAULT_ALPHA):
+                 alpha=DEFAULT_ALPHA, interleaved=None):
     """Rows (sorted by effect size) and warnings.  Refuses (InputError)
-    files that measured different suites."""
+    files that measured different suites.  `interleaved`: the files are
+    the two sides of one interleaved session (None: as their "session"
+    marks say, comparable.interleaved); when they are not, the timing rows
+    get no verdict (NOT_INTERLEAVED)."""
     opts = Settings(thresholds, seed, resamples, stat, alpha)
     sb, sc = suites_of(base), suites_of(cand)
     if sb != sc:
@@ -230,9 +302,14 @@ def compare_docs(base, cand, thresholds=None, seed=DEFAULT_SEED,
                          "%s, candidate has %s" % (
                              ", ".join(sorted(sb)) or "none",
                              ", ".join(sorted(sc)) or "none"))
+    if interleaved is None:
+        interleaved = comparable.interleaved(base, cand)
     tb, order = collect(base, stat)
     tc, _ = collect(cand, stat)
     refusals, warnings = comparable.check(base, cand, stat)
+    # not interleaved: ab_command_text says so, with the command
+    warnings = [w for w in warnings
+                if w not in comparable.interleave_warning({}, {})]
     warnings = [refusal_text(r) for r in refusals] + warnings \
         + _boot_warnings(base, cand)
     only_b = [k for k in order if k not in tc]
@@ -252,12 +329,48 @@ def compare_docs(base, cand, thresholds=None, seed=DEFAULT_SEED,
         if row.timing:
             row.refused = comparable.refusals_for(refusals,
                                                   (row.suite, row.case))
+    if not interleaved:
+        withheld = [r for r in rows if r.timing and not r.refused]
+        if withheld:
+            warnings.append(ab_command_text(base, cand, withheld))
+        for row in withheld:
+            row.verdict = NOT_INTERLEAVED
     decide_timing(rows, n_base, n_cand, opts)
     for key in order:
         if key in tc:
             _annotate([r for r in rows if (r.suite, r.case) == key],
-                      tb[key], tc[key])
+                      tb[key], tc[key], opts.alpha)
     return order_rows(rows), warnings
+
+
+def ab_command_text(base, cand, rows):
+    """The warning of files not interleaved: why their timing rows get no
+    verdict, and the `ab` command that would decide them."""
+    suites = sorted({r.suite for r in rows})
+    cases = sorted({r.case for r in rows})
+    qemus = [_qemu_binary(d) for d in (base, cand)]
+    words = ["tools/trapmeter ab", "--suite", ",".join(suites)]
+    if len(cases) <= 8:
+        words += ["--case", "'%s'" % ",".join(cases)]
+    if qemus[0] and qemus[1] and qemus[0] != qemus[1]:
+        words += ["--a-qemu", qemus[0], "--b-qemu", qemus[1]]
+    else:
+        words += ["--a-args \"BASE'S RUN OPTIONS\"",
+                  "--b-args \"CANDIDATE'S RUN OPTIONS\""]
+    return ("not interleaved: %d timing row(s) get no verdict; the files "
+            "are not the two sides of one interleaved `ab` session (A B B "
+            "A ...), so their boots are blocks "
+            "taken apart in time and the permutation test's "
+            "exchangeability does not hold (a host's level drifts between "
+            "blocks by more than the %.1f %% threshold); exit counts are "
+            "still judged.  Decide them with: %s"
+            % (len(rows), 100 * DEFAULT_THRESHOLD, " ".join(words)))
+
+
+def _qemu_binary(doc):
+    argv = (doc.get("config") or {}).get("qemu_argv") \
+        if isinstance(doc.get("config"), dict) else None
+    return str(argv[0]) if isinstance(argv, list) and argv else None
 
 
 def undecidable(row):
@@ -337,40 +450,88 @@ def _case_rows(key, eb, ec, opts):
         row.n_base, row.n_cand = len(obs_b), len(obs_c)
         row.base = median([v for _n, v in obs_b])
         row.cand = median([v for _n, v in obs_c])
-        row.averaged = metric == "exits_per_op" and \
-            avgcount.is_average(eb["res"], ec["res"])
+        if metric == "exits_per_op":
+            row.background = (allowance(eb), allowance(ec))
+            rule_counts(row)
+            row.averaged = avgcount.is_average(eb["res"], ec["res"])
+            if not row.averaged:
+                exits_rule(row, [v for _n, v in obs_b],
+                           [v for _n, v in obs_c], eb["res"])
+                # the count rule's "unchanged" needs exact counts; its
+                # change (disjoint ranges over every boot) does not
+                row.averaged = row.verdict == "unchanged" and not (
+                    exact(obs_b, row.background[0])
+                    and exact(obs_c, row.background[1]))
         if row.averaged:        # a timing row of the count (no log of 0)
             row.threshold = avgcount.threshold(opts.thresholds)
             obs_b, obs_c = ([(n, max(v, EXITS_FLOOR)) for n, v in obs]
                             for obs in (obs_b, obs_c))
-        if metric == "exits_per_op" and not row.averaged:
-            exits_verdict(row, eb["res"].get("exits_model"))
-        else:
+        if metric != "exits_per_op" or row.averaged:
+            row.notes, row.verdict = [], "inconclusive"
             _timing_figures(row, obs_b, obs_c)
-        if metric == "exits_per_op":
-            rule_counts(row)
         rows.append(row)
     return rows
 
 
-def exits_verdict(row, model):
-    """Exit counts are counts: a move of the median beyond EXITS_CHANGED of
-    it (below EXITS_FLOOR counts as "no exit") and beyond EXITS_MODEL_SHARE
-    of the model's count (the counters' background noise, per op, is a few
-    exits on a case of hundreds) is an exit-path change, whatever the
-    number of boots."""
-    b = max(row.base or 0.0, EXITS_FLOOR)
-    c = max(row.cand or 0.0, EXITS_FLOOR)
-    row.ratio = c / b
+def allowance(entry):
+    """The background exits per op a side's count may hold: BACKGROUND_SLACK
+    times the largest its counted boots measured (exits_background_max:
+    the boot's background rate over a 100 ms spin, times the case's
+    window), or for a file without it (an older runner)
+    EXITS_MODEL_SHARE of the model's count, at least OLD_BACKGROUND."""
+    measured = [v for v in entry.get("background") or () if v is not None]
+    if measured:
+        return BACKGROUND_SLACK * max(measured)
+    model = _num(entry["res"].get("exits_model")) or 0.0
+    return max(EXITS_MODEL_SHARE * model, OLD_BACKGROUND)
+
+
+def exact(obs, background):
+    """Is a side's count the same in every counted boot, up to its
+    background (a count that moves from boot to boot by more is not
+    exact, and is judged as a statistic over boots, avgcount)?"""
+    values = [v for _n, v in obs]
+    return len(values) < 2 or max(values) - min(values) <= \
+        background + EXITS_CHANGED * max(median(values), EXITS_FLOOR)
+
+
+def exits_rule(row, base, cand, res):
+    """Exact exit counts: each boot's count is the case's exits plus at
+    most its background (row.background, per side), so a side's own count
+    lies in [min - background, max] of its boots.  A side whose counts are
+    all within its background sees nothing of the case: when both sides do,
+    the counter cannot judge it (NOT_JUDGED: QMP on a port the kernel
+    answers).  A change is a pair of disjoint ranges whose medians also
+    differ by more than EXITS_CHANGED (a move worth reporting); overlapping
+    ranges are unchanged.  No level is spent: a false change needs a
+    background beyond the largest its boots measured, on both sides."""
+    gb, gc = row.background
+    b = max(row.base if row.base is not None else 0.0, EXITS_FLOOR)
+    c = max(row.cand if row.cand is not None else 0.0, EXITS_FLOOR)
+    row.ratio, row.estimator = c / b, BY_COUNT
     row.lo = row.hi = None
-    model = _num(model) or 0.0
-    tolerance = max(EXITS_CHANGED * b, EXITS_MODEL_SHARE * model)
-    if c - b > tolerance:
+    if max(base) <= gb and max(cand) <= gc:
+        row.verdict = NOT_JUDGED
+        row.notes.append(
+            "not judged: the %s counter sees only background here (base "
+            "%s, candidate %s exits/op, within the background of up to "
+            "%s and %s per op)%s" % (
+                res.get("exits_source") or "exit", side_text(row, "base"),
+                side_text(row, "cand"), fmt_count(gb), fmt_count(gc),
+                "; perf judges it (run --exit-counter perf or both)"
+                if res.get("exits_source") == "qmp" else ""))
+        return
+    moved = abs(c - b) > EXITS_CHANGED * b
+    if moved and min(cand) - gc > max(base):
         row.verdict = "regression"
-    elif b - c > tolerance:
+    elif moved and min(base) - gb > max(cand):
         row.verdict = "improvement"
     else:
         row.verdict = "unchanged"
+
+
+def fmt_count(value):
+    return "%.3g" % value
 
 
 def _cost_log(value, lower):
@@ -378,35 +539,78 @@ def _cost_log(value, lower):
 
 
 def _timing_figures(row, obs_b, obs_c):
-    """Shift (Hodges-Lehmann) and its Moses interval, in log cost."""
+    """Log costs per boot, the test's shift (of the undisturbed means) and,
+    for the record, Hodges-Lehmann with its Moses interval."""
     a = [_cost_log(v, row.lower_is_better) for _n, v in obs_b]
     b = [_cost_log(v, row.lower_is_better) for _n, v in obs_c]
     row.logs = (a, b)
     row.boots = ([n for n, _v in obs_b], [n for n, _v in obs_c])
     row.shift = bootstats.hodges_lehmann(a, b)
     row.floor_shift = bootstats.floor_shift(a, b)
-    lo, hi, row.coverage = bootstats.moses_interval(a, b, CI_LEVEL)
+    lo, hi, coverage = bootstats.moses_interval(a, b, CI_LEVEL)
+    ratio, ends = _ratios(row, row.shift, lo, hi)
+    row.hl = {"ratio": ratio, "interval": ends, "coverage": coverage,
+              "of": "every boot"}
+    if row.floor_shift is not None:
+        set_figure(row, row.floor_shift, None, None, None, BY_MEANS)
+
+
+def _ratios(row, shift, lo, hi):
+    """A cost-log shift and its ends as candidate / base of the metric."""
     sign = 1.0 if row.lower_is_better else -1.0
-    row.ratio = math.exp(sign * row.shift)
-    ends = sorted((math.exp(sign * lo), math.exp(sign * hi)))
-    row.lo, row.hi = ends
+    if shift is None:
+        return None, [None, None]
+    if lo is None or hi is None:
+        return math.exp(sign * shift), [None, None]
+    return math.exp(sign * shift), sorted((math.exp(sign * lo),
+                                           math.exp(sign * hi)))
+
+
+def set_figure(row, shift, lo, hi, level, estimator):
+    """The row's printed figure: what its verdict was decided on."""
+    row.ratio, (row.lo, row.hi) = _ratios(row, shift, lo, hi)
+    row.level, row.estimator = level, estimator
+
+
+def _family_metrics(rows, n_base):
+    return [bootstats.Metric(dict(
+        [(n - 1, v) for n, v in zip(r.boots[0], r.logs[0])]
+        + [(n_base + n - 1, v) for n, v in zip(r.boots[1], r.logs[1])]))
+        for r in rows]
 
 
 def decide_timing(rows, n_base, n_cand, opts):
-    """The family-wise permutation test over boots for every timing row of
-    the run together, then each row's verdict."""
+    """The family-wise permutation tests over boots for every timing row
+    of the run together -- the shifts (max-T), and where a boot can lie
+    outside a band the slow-mode shares (a second max-T family at
+    MODE_SHARE of alpha, Bonferroni) -- then each row's verdict."""
     # a refused metric stays out of the family: its shift is the method's
-    timing = [r for r in rows if r.timing and r.logs and not r.refused]
-    metrics = [bootstats.Metric(dict(
-        [(n - 1, v) for n, v in zip(r.boots[0], r.logs[0])]
-        + [(n_base + n - 1, v) for n, v in zip(r.boots[1], r.logs[1])]))
-        for r in timing]
+    timing = [r for r in rows if r.timing and r.logs and not r.refused
+              and r.verdict != NOT_INTERLEAVED]
+    metrics = _family_metrics(timing, n_base)
+    modes = [bootstats.ModeMetric(m) for m in metrics
+             if bootstats.can_change_mode(m)]
+    share = MODE_SHARE if modes else 0.0
+    alpha_shift = opts.alpha * (1.0 - share)
     rng = random.Random(opts.seed)
     ps, tops = bootstats.max_t(metrics, n_base, n_cand, rng, opts.resamples)
-    crit = bootstats.critical_t(tops, opts.alpha)
+    crit = bootstats.critical_t(tops, alpha_shift)
+    mode_p = {}
+    if modes:
+        mps, _mtops = bootstats.max_t(modes, n_base, n_cand, rng,
+                                      opts.resamples)
+        mode_p = {id(m.metric): (m, p) for m, p in zip(modes, mps)}
     observed = frozenset(range(n_base))
     for row, p, metric in zip(timing, ps, metrics):
-        row.p = p
+        row.alpha = opts.alpha
+        row.p = None if p is None else min(1.0, p / (1.0 - share))
+        hit = mode_p.get(id(metric))
+        if hit:
+            mode_figures(row, hit[0], hit[1], observed, share)
+        shift, lo, hi = bootstats.shift_interval(metric, observed, crit)
+        if shift is not None:
+            set_figure(row, shift, lo, hi,
+                       None if lo is None else 1.0 - alpha_shift, BY_MEANS)
         row.verdict = timing_verdict(row, opts.alpha)
         set_resolution(row, metric, observed, crit)
     for row in rows:
@@ -415,46 +619,67 @@ def decide_timing(rows, n_base, n_cand, opts):
             row.verdict = REFUSED
 
 
+def mode_figures(row, mode, p, observed, share):
+    """The slow-mode shares of both sides and the family-wise p of their
+    difference (Bonferroni-scaled to alpha, like the shift's)."""
+    (k_a, n_a), (k_b, n_b) = mode.shares(observed)
+    row.mode = {"base": [k_a, n_a], "candidate": [k_b, n_b]}
+    row.p_mode = None if p is None else min(1.0, p / share)
+
+
 def set_resolution(row, metric, observed, crit):
     """What this run could have flagged: the smallest shift the test
     reaches at its spread and boots (never below t), the spread, and about
-    how many boots a side would resolve 1 % (the standard error shrinks as
-    one over the root of the boots; the critical t kept)."""
+    how many boots a side would resolve the target -- 1 %, or t where t
+    is above it (the standard error shrinks as one over the root of the
+    boots; the critical t kept)."""
     shift = bootstats.resolution(metric, observed, crit)
     if shift is None:
         return
     sd = metric.spread(observed)[0]
     t = math.log(1.0 + row.threshold)
+    target = max(RESOLVE_TARGET, t)
     row.resolution = math.exp(max(shift, t)) - 1.0
     row.spread = math.exp(sd) - 1.0
-    if shift > RESOLVE_TARGET:
+    if shift > target:
         side = (row.n_base + row.n_cand) / 2.0
         row.boots_for_target = int(math.ceil(
-            side * (shift / RESOLVE_TARGET) ** 2))
+            side * (shift / target) ** 2))
+        row.target = math.exp(target) - 1.0
 
 
 def timing_verdict(row, alpha):
     """regression / improvement: family-wise p <= alpha and the shift the
     test measured (of the undisturbed boots' means, in cost) beyond the
-    threshold t; unchanged: two one-sided tests at alpha / 2 each reject
-    a shift beyond +-t (the interval of coverage 1 - alpha inside +-t;
-    stats/equivalence.py), so that ab's looks, each at its share of
-    alpha, keep a wrong "unchanged" below alpha / 2 over a session; else
-    inconclusive."""
-    if row.n_base < 2 or row.n_cand < 2 or row.p is None:
+    threshold t -- or, that failing, the slow-mode share moved (its own
+    family-wise p <= alpha: "changed mode"); unchanged: two one-sided
+    tests at alpha / 2 each reject a shift beyond +-t (the interval of
+    coverage 1 - alpha inside +-t; stats/equivalence.py), so that ab's
+    looks, each at its share of alpha, keep a wrong "unchanged" below
+    alpha / 2 over a session; else inconclusive."""
+    if row.n_base < 2 or row.n_cand < 2:
         return "inconclusive"
     t = math.log(1.0 + row.threshold)
     cost = row.floor_shift          # log cost, like row.shift
-    if row.p <= alpha and cost is not None and cost >= t:
-        return "regression"
-    if row.p <= alpha and cost is not None and cost <= -t:
-        return "improvement"
+    if row.p is not None and row.p <= alpha and cost is not None \
+            and abs(cost) >= t:
+        return "regression" if cost > 0 else "improvement"
+    if row.p_mode is not None and row.p_mode <= alpha:
+        more = _share(row.mode["candidate"]) > _share(row.mode["base"])
+        set_figure(row, None, None, None, 1.0 - alpha * MODE_SHARE,
+                   BY_MODE)
+        return "regression" if more else "improvement"
+    if row.p is None:
+        return "inconclusive"
     same, (lo, hi, coverage) = equivalence.unchanged(row.logs[0],
                                                      row.logs[1], t, alpha)
     row.equivalence = {"alpha": alpha, "coverage": coverage,
                        "interval": None if lo is None else
                        [math.exp(lo), math.exp(hi)]}
-    return "unchanged" if same else "inconclusive"
+    if same:
+        set_figure(row, row.shift, lo, hi, coverage, BY_RANKS)
+        return "unchanged"
+    return "inconclusive"
 
 
 def _exits_note(rows):
@@ -462,13 +687,14 @@ def _exits_note(rows):
     for row in rows:
         if row.averaged:
             return avgcount.moved_note(row)
-        if row.metric == "exits_per_op" and row.verdict != "unchanged":
+        if row.metric == "exits_per_op" and row.verdict in (
+                "regression", "improvement"):
             return "exit path changed: %s -> %s exits/op" % (
                 side_text(row, "base"), side_text(row, "cand"))
     return None
 
 
-def _annotate(rows, eb, ec):
+def _annotate(rows, eb, ec, alpha):
     rb, rc = eb["res"], ec["res"]
     impl = (rb.get("rep_impl"), rc.get("rep_impl"))
     exits_changed = _exits_note(rows)
@@ -478,7 +704,7 @@ def _annotate(rows, eb, ec):
         if impl[0] != impl[1]:
             row.notes.append("REP implementation %s -> %s" % impl)
         if row.timing:
-            row.notes.extend(timing_notes(row, DEFAULT_ALPHA))
+            row.notes.extend(timing_notes(row, alpha))
 
 
 def summarize(rows):
@@ -492,7 +718,9 @@ def summarize(rows):
 
 def exit_status(rows):
     """10 when a metric regressed; else 13 when a timing verdict was
-    refused (the files were not measured alike); else 0."""
+    refused (the files were not measured alike) or withheld (the files
+    were not interleaved); else 0."""
     if any(r.verdict == "regression" for r in rows):
         return REGRESSION
-    return NOT_COMPARABLE if any(r.verdict == REFUSED for r in rows) else OK
+    return NOT_COMPARABLE if any(r.verdict in (REFUSED, NOT_INTERLEAVED)
+                                 for r in rows) else OK

@@ -13,10 +13,7 @@ from ..output.report import fmt_num
 def timing_notes(row, alpha):
     notes = ["timing verdict refused: %s" % comparable.short(r)
              for r in row.refused]
-    if row.verdict == "regression":
-        notes.append("%.3fx slower" % row.slowdown)
-    elif row.verdict == "improvement":
-        notes.append("%.3fx faster" % (1.0 / row.slowdown))
+    notes.extend(size_notes(row))
     if row.n_base < 2 and row.n_cand < 2:
         notes.append(_one_boot_note(row))
     elif row.verdict == "inconclusive" and row.logs:
@@ -37,12 +34,33 @@ def timing_notes(row, alpha):
     return notes
 
 
+def size_notes(row):
+    """A flagged row's size, from the figure its verdict was decided on
+    (row.estimator): "1.025x slower", or "changed mode: 1/12 -> 7/12
+    boots outside the band"."""
+    if row.verdict not in ("regression", "improvement"):
+        return []
+    if row.estimator == "share outside the band" and row.mode:
+        (k_a, n_a), (k_b, n_b) = row.mode["base"], row.mode["candidate"]
+        return ["changed mode: %d/%d -> %d/%d boots outside the band "
+                "(%.0f %% -> %.0f %%)" % (k_a, n_a, k_b, n_b,
+                                          100.0 * k_a / n_a,
+                                          100.0 * k_b / n_b)]
+    if not row.slowdown:
+        return []
+    slower = row.slowdown > 1.0
+    return ["%.3fx %s" % (row.slowdown if slower else 1.0 / row.slowdown,
+                          "slower" if slower else "faster")]
+
+
 def resolution_note(row):
     """"resolves 2.9 % (spread 3.5 %; ~210 boots a side for 1 %)": the
-    smallest change this run's test could flag at its spread and boots."""
+    smallest change this run's test could flag at its spread and boots
+    (the target is t where t is above 1 %)."""
     if row.resolution is None:
         return []
-    more = ("; ~%d boots a side for 1 %%" % row.boots_for_target
+    more = ("; ~%d boots a side for %.3g %%" % (row.boots_for_target,
+                                               100 * row.target)
             if row.boots_for_target else "")
     return ["resolves %.1f %% (spread %.1f %%%s)"
             % (100 * row.resolution, 100 * row.spread, more)]
@@ -63,9 +81,9 @@ def _one_boot_note(row):
 
 def mode_notes(row):
     """Name the boots whose figure sits in another mode than the rest of
-    their side, and say whether the test used them (it uses each side's
-    undisturbed boots: bootstats.undisturbed).  The Hodges-Lehmann ratio
-    and its interval keep every boot."""
+    their side, and say whether the shift's test used them (it uses each
+    side's undisturbed boots: bootstats.undisturbed; the slow-mode test
+    counts the others)."""
     out = []
     if not row.logs:
         return out
