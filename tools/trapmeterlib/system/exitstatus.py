@@ -69,7 +69,9 @@ exit status (guest writes code C to isa-debug-exit; QEMU exits (C<<1)|1):
           count of delayed exits disagrees with the measured exits)
   13      compare: timing verdicts refused, the files were not measured
           alike (samples per case, rounds, statistic, TSC rate or accel
-          differ; a regression among the rest still exits 10)
+          differ), or withheld, the files are not the two sides of one ab
+          session (not interleaved); a regression among the rest (an exit
+          count) still exits 10
   14      compare, ab, bisect: the two sides' hosts differ in a field that
           changes trap costs by itself (mitigations, microcode, backend,
           kernel, KVM parameters, ...): no verdict (--allow-env-diff FIELD)
