@@ -114,6 +114,17 @@ def floor_shift(a, b):
     return sum(ub) / len(ub) - sum(ua) / len(ua)
 
 
+def _band_figures(a, b):
+    """(shift of the means, pooled sd, standard error of the shift) of two
+    sides' undisturbed boots: the pooled variance over n_a + n_b - 2
+    degrees of freedom."""
+    ma, mb = sum(a) / len(a), sum(b) / len(b)
+    dof = len(a) + len(b) - 2
+    ss = sum((v - ma) ** 2 for v in a) + sum((v - mb) ** 2 for v in b)
+    sd = math.sqrt(ss / dof)
+    return mb - ma, sd, sd * math.sqrt(1.0 / len(a) + 1.0 / len(b))
+
+
 class Metric:
     """One metric's log values per boot: {boot index: log value}, boots
     0..n_base-1 being the base side."""
@@ -141,12 +152,19 @@ class Metric:
         a, b = self.sides(base_set)
         if len(a) < MIN_SIDE or len(b) < MIN_SIDE:
             return None
-        a, b = undisturbed(a), undisturbed(b)
-        ma, mb = sum(a) / len(a), sum(b) / len(b)
-        dof = len(a) + len(b) - 2
-        ss = sum((v - ma) ** 2 for v in a) + sum((v - mb) ** 2 for v in b)
-        sd = math.sqrt(ss / dof)
-        return mb - ma, sd, sd * math.sqrt(1.0 / len(a) + 1.0 / len(b))
+        return _band_figures(undisturbed(a), undisturbed(b))
+
+    def both(self, base_set):
+        """(the shift's statistic, the slow-mode share's), from one pass
+        over the sides' bands (max_t_modes)."""
+        a, b = self.sides(base_set)
+        if len(a) < MIN_SIDE or len(b) < MIN_SIDE:
+            return 0.0, 0.0
+        ua, ub = undisturbed(a), undisturbed(b)
+        figures = _band_figures(ua, ub)
+        return (abs(figures[0]) / max(figures[2], SCALE_FLOOR),
+                share_z(len(a) - len(ua), len(a), len(b) - len(ub), len(b)))
+
 
     def spread(self, base_set):
         """(pooled sd, standard error of the shift) of the two sides'
@@ -195,6 +213,45 @@ def max_t(metrics, n_base, n_cand, rng, resamples):
     # so p = (1 + hits) / (1 + resamples) -- never 0
     p = dict(zip(map(id, family), (c / len(tops) for c in counts)))
     return [p.get(id(m)) for m in metrics], tops
+
+
+def max_t_modes(metrics, modes, n_base, n_cand, rng, resamples):
+    """max_t for the shifts of `metrics` and, over the same label splits
+    and one pass over each split's bands, for the slow-mode shares of the
+    metrics whose `modes` flag is set (ModeMetric; a second family).
+    Returns (shift p-values, shift tops, mode p-values, mode tops); the
+    mode p-values are None where the flag is not set."""
+    observed_set = frozenset(range(n_base))
+    family = [k for k, m in enumerate(metrics) if m.testable(observed_set)]
+    if not family:
+        return [None] * len(metrics), [], [None] * len(metrics), []
+    moded = [k for k in family if modes[k]]
+    first = {k: metrics[k].both(observed_set) for k in family}
+    counts = dict.fromkeys(family, 0)
+    mode_counts = dict.fromkeys(moded, 0)
+    tops, mode_tops = [], []
+    it, _exact = splits(n_base + n_cand, n_base, rng, resamples)
+    for split in it:
+        s = frozenset(split)
+        stats = {k: metrics[k].both(s) for k in family}
+        top = max(v[0] for v in stats.values())
+        tops.append(top)
+        for k in family:
+            obs = first[k][0]
+            if top >= obs - TIE * max(1.0, obs):
+                counts[k] += 1
+        if moded:
+            mtop = max(stats[k][1] for k in moded)
+            mode_tops.append(mtop)
+            for k in moded:
+                obs = first[k][1]
+                if mtop >= obs - TIE * max(1.0, obs):
+                    mode_counts[k] += 1
+    n = float(len(tops))
+    ps = [counts[k] / n if k in counts else None for k in range(len(metrics))]
+    mps = [mode_counts[k] / n if k in mode_counts else None
+           for k in range(len(metrics))]
+    return ps, tops, mps, mode_tops
 
 
 def critical_t(tops, alpha):

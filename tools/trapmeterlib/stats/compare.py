@@ -588,25 +588,20 @@ def decide_timing(rows, n_base, n_cand, opts):
     timing = [r for r in rows if r.timing and r.logs and not r.refused
               and r.verdict != NOT_INTERLEAVED]
     metrics = _family_metrics(timing, n_base)
-    modes = [bootstats.ModeMetric(m) for m in metrics
-             if bootstats.can_change_mode(m)]
-    share = MODE_SHARE if modes else 0.0
+    moded = [bootstats.can_change_mode(m) for m in metrics]
+    share = MODE_SHARE if any(moded) else 0.0
     alpha_shift = opts.alpha * (1.0 - share)
     rng = random.Random(opts.seed)
-    ps, tops = bootstats.max_t(metrics, n_base, n_cand, rng, opts.resamples)
+    ps, tops, mps, _mtops = bootstats.max_t_modes(
+        metrics, moded, n_base, n_cand, rng, opts.resamples)
     crit = bootstats.critical_t(tops, alpha_shift)
-    mode_p = {}
-    if modes:
-        mps, _mtops = bootstats.max_t(modes, n_base, n_cand, rng,
-                                      opts.resamples)
-        mode_p = {id(m.metric): (m, p) for m, p in zip(modes, mps)}
     observed = frozenset(range(n_base))
-    for row, p, metric in zip(timing, ps, metrics):
+    for row, p, mp, metric in zip(timing, ps, mps, metrics):
         row.alpha = opts.alpha
         row.p = None if p is None else min(1.0, p / (1.0 - share))
-        hit = mode_p.get(id(metric))
-        if hit:
-            mode_figures(row, hit[0], hit[1], observed, share)
+        if mp is not None:
+            mode_figures(row, bootstats.ModeMetric(metric), mp, observed,
+                         share)
         shift, lo, hi = bootstats.shift_interval(metric, observed, crit)
         if shift is not None:
             set_figure(row, shift, lo, hi,
