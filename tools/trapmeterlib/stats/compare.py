@@ -39,51 +39,29 @@ import re
 
 from . import avgcount, bootstats, comparable, equivalence
 from .bootstats import median
-from .compare_notes import rule_counts, side_text, timing_notes
+from .compare_notes import ab_command_text, rule_counts, side_text, \
+    timing_notes
+from .exitcounts import BACKGROUND_SLACK, EXITS_FLOOR, allowance, exact, \
+    exits_rule
+from .verdict import (BY_MEANS, BY_MODE, BY_RANKS, DEFAULT_ALPHA,
+                      DEFAULT_THRESHOLD, NOT_INTERLEAVED, NOT_JUDGED, REFUSED,
+                      VERDICT_ORDER, VERDICTS, WITHHELD, Row, _share,
+                      _ratios, decision, set_figure)
 from ..output.resultsfile import InputError
 
 OK = 0
 REGRESSION = 10
 UNUSABLE = 11
 NOT_COMPARABLE = 13         # system/exitstatus.NOT_COMPARABLE
-DEFAULT_THRESHOLD = 0.005   # t: 0.5 %, so that +1 % can be flagged
-DEFAULT_ALPHA = 0.05        # false alarms, for all metrics of a run together
 DEFAULT_STAT = "min"        # per-boot location (see docs/design.md)
 STATS = ("min", "p10", "median")
 DEFAULT_SEED = 1
 DEFAULT_RESAMPLES = 5000    # random label splits when there are too many
 CI_LEVEL = 0.95
 RESOLVE_TARGET = math.log(1.01)  # "about N boots a side would resolve 1 %"
-EXITS_CHANGED = 0.10        # relative change of exits/op worth reporting
-EXITS_FLOOR = 0.5           # exits/op below this count as "no exit"
-# a file without a measured background (an older runner): its count may
-# hold this share of the model's count, and at least OLD_BACKGROUND exits
-# per op, of background (its counts of one-exit cases moved by up to 0.15
-# between A/A boots: kvm-base.json's pio.kernel 0.146, -0.002, -0.004)
-EXITS_MODEL_SHARE = 0.05
-OLD_BACKGROUND = 0.25
 MODE_SHARE = 0.2            # of alpha, for the slow-mode family
-# a boot's measured background (a 100 ms spin) against a case's window:
-# kvm-run3's pic.in8.single.512, which QMP sees nothing of, read 3.1
-# exits/op where its boot's background said 1.8
-BACKGROUND_SLACK = 2.0
 # Metrics results may carry from other suites: higher is better.
 GENERIC_RE = re.compile(r"(^|_)(mib_s|mb_s|gib_s|pps|kpps|mpps|gbps|mbps|packets_per_s)$")
-VERDICTS = ("regression", "improvement", "unchanged", "inconclusive")
-REFUSED = "refused"         # a timing verdict withheld: not measured alike
-NOT_INTERLEAVED = "not interleaved"     # ... files not of one ab session
-NOT_JUDGED = "not judged"   # an exit count its counter sees only background of
-WITHHELD = (REFUSED, NOT_INTERLEAVED, NOT_JUDGED)   # no verdict to wait for
-# the order rows are shown in: decided verdicts first, then inconclusive,
-# then the rows no verdict can reach with these boots (undecidable)
-VERDICT_ORDER = {"regression": 0, "improvement": 1, "unchanged": 2,
-                 "inconclusive": 3, NOT_JUDGED: 5, NOT_INTERLEAVED: 5,
-                 REFUSED: 5}
-# what the printed shift and interval are of (Row.estimator)
-BY_MEANS = "undisturbed means"      # the test's: shift of the band means
-BY_RANKS = "Hodges-Lehmann"         # the equivalence test's (unchanged)
-BY_MODE = "share outside the band"  # the slow-mode test's
-BY_COUNT = "exit count"             # the count rule's
 
 
 def _num(value):
@@ -166,111 +144,6 @@ def suites_of(doc):
     return out
 
 
-class Row:
-    """One (case, metric) comparison.  ratio, lo, hi and level are the
-    figure the verdict was decided on (decision()): the test's shift and
-    the interval of the shifts it would not reject at its level."""
-
-    def __init__(self, suite, case, metric, lower_is_better):
-        self.suite, self.case, self.metric = suite, case, metric
-        self.lower_is_better = lower_is_better
-        self.base = self.cand = None
-        self.ratio = self.lo = self.hi = None
-        self.level = None           # the interval's coverage
-        self.estimator = None       # what ratio is of (BY_*)
-        self.hl = None              # Hodges-Lehmann over every boot (record)
-        self.mode = None            # {"base": [k, n], "candidate": [k, n]}
-        self.p = None               # family-wise, of the shift
-        self.p_mode = None          # family-wise, of the slow-mode share
-        self.alpha = DEFAULT_ALPHA  # the level the row was tested at
-        self.n_base = self.n_cand = 0
-        self.file_boots = (0, 0)    # boots with results in each file
-        self.verdict = "inconclusive"
-        self.notes = []
-        self.threshold = DEFAULT_THRESHOLD
-        self.shift = None           # log cost shift (candidate - base), HL
-        self.floor_shift = None     # ... of the undisturbed boots' means
-        self.logs = None            # ([base log costs], [cand log costs])
-        self.boots = None           # ([base boot numbers], [cand ...])
-        self.decided_at = None      # ab: {"boots_per_side", "seconds"}
-        self.resolution = None      # smallest shift the test could flag
-        self.spread = None          # sd of the undisturbed boots (factor)
-        self.boots_for_target = None    # about, to resolve RESOLVE_TARGET
-        self.target = None          # ... that target (1 %, or t above it)
-        self.refused = []           # why the timing verdict is withheld
-        self.equivalence = None     # the interval "unchanged" was judged by
-        self.reasons = {}           # side ("base", "cand") -> not resolved why
-        self.averaged = False       # exits_per_op of an average count
-        self.background = None      # (base, cand) background exits per op
-
-    @property
-    def name(self):
-        return "%s/%s" % (self.suite, self.case)
-
-    @property
-    def timing(self):
-        return self.metric != "exits_per_op" or self.averaged
-
-    @property
-    def effect(self):
-        if self.estimator == BY_MODE and self.mode:
-            return abs(_share(self.mode["candidate"])
-                       - _share(self.mode["base"]))
-        if not self.ratio or self.ratio <= 0:
-            return 0.0
-        return abs(math.log(self.ratio))
-
-    @property
-    def slowdown(self):
-        """Cost factor: >1 means the candidate is worse."""
-        if not self.ratio:
-            return None
-        return self.ratio if self.lower_is_better else 1.0 / self.ratio
-
-    def as_dict(self):
-        return {"suite": self.suite, "case": self.case,
-                "metric": self.metric, "base": self.base,
-                "candidate": self.cand, "ratio": self.ratio,
-                "interval": [self.lo, self.hi], "interval_level": self.level,
-                "estimator": self.estimator,
-                "hodges_lehmann": self.hl,
-                "mode": self.mode,
-                "slowdown_undisturbed": None if self.floor_shift is None
-                else math.exp(self.floor_shift),
-                "p_familywise": self.p, "p_mode": self.p_mode,
-                "alpha": self.alpha,
-                "boots": [self.n_base, self.n_cand],
-                "threshold": self.threshold, "verdict": self.verdict,
-                "lower_is_better": self.lower_is_better,
-                "notes": list(self.notes), "decided_at": self.decided_at,
-                "resolution": self.resolution, "spread": self.spread,
-                "boots_for_target": self.boots_for_target,
-                "target": self.target,
-                "refused": list(self.refused),
-                "equivalence": self.equivalence,
-                "averaged_count": self.averaged,
-                "background": None if self.background is None
-                else list(self.background),
-                **{("candidate" if side == "cand" else side) + "_reason": why
-                   for side, why in self.reasons.items()}}
-
-
-def _share(pair):
-    return pair[0] / float(pair[1]) if pair and pair[1] else 0.0
-
-
-def decision(row):
-    """What a row's verdict rests on, in one place (ab's looks, bisect and
-    sensitivity read it): {"verdict", "ratio" (candidate / base of the
-    figure the test decided on), "interval" [lo, hi] at "level" (the same
-    statistic, boots and level), "estimator" (BY_*), "p", "mode"}."""
-    return {"verdict": row.verdict, "ratio": row.ratio,
-            "interval": [row.lo, row.hi], "level": row.level,
-            "estimator": row.estimator,
-            "p": row.p_mode if row.estimator == BY_MODE else row.p,
-            "mode": row.mode}
-
-
 class Settings:
     """What a comparison is run with (compare's options; ab spends alpha
     over its looks)."""
@@ -332,7 +205,8 @@ def compare_docs(base, cand, thresholds=None, seed=DEFAULT_SEED,
     if not interleaved:
         withheld = [r for r in rows if r.timing and not r.refused]
         if withheld:
-            warnings.append(ab_command_text(base, cand, withheld))
+            warnings.append(ab_command_text(base, cand, withheld,
+                                            DEFAULT_THRESHOLD))
         for row in withheld:
             row.verdict = NOT_INTERLEAVED
     decide_timing(rows, n_base, n_cand, opts)
@@ -341,36 +215,6 @@ def compare_docs(base, cand, thresholds=None, seed=DEFAULT_SEED,
             _annotate([r for r in rows if (r.suite, r.case) == key],
                       tb[key], tc[key], opts.alpha)
     return order_rows(rows), warnings
-
-
-def ab_command_text(base, cand, rows):
-    """The warning of files not interleaved: why their timing rows get no
-    verdict, and the `ab` command that would decide them."""
-    suites = sorted({r.suite for r in rows})
-    cases = sorted({r.case for r in rows})
-    qemus = [_qemu_binary(d) for d in (base, cand)]
-    words = ["tools/trapmeter ab", "--suite", ",".join(suites)]
-    if len(cases) <= 8:
-        words += ["--case", "'%s'" % ",".join(cases)]
-    if qemus[0] and qemus[1] and qemus[0] != qemus[1]:
-        words += ["--a-qemu", qemus[0], "--b-qemu", qemus[1]]
-    else:
-        words += ["--a-args \"BASE'S RUN OPTIONS\"",
-                  "--b-args \"CANDIDATE'S RUN OPTIONS\""]
-    return ("not interleaved: %d timing row(s) get no verdict; the files "
-            "are not the two sides of one interleaved `ab` session (A B B "
-            "A ...), so their boots are blocks "
-            "taken apart in time and the permutation test's "
-            "exchangeability does not hold (a host's level drifts between "
-            "blocks by more than the %.1f %% threshold); exit counts are "
-            "still judged.  Decide them with: %s"
-            % (len(rows), 100 * DEFAULT_THRESHOLD, " ".join(words)))
-
-
-def _qemu_binary(doc):
-    argv = (doc.get("config") or {}).get("qemu_argv") \
-        if isinstance(doc.get("config"), dict) else None
-    return str(argv[0]) if isinstance(argv, list) and argv else None
 
 
 def undecidable(row):
@@ -473,67 +317,6 @@ def _case_rows(key, eb, ec, opts):
     return rows
 
 
-def allowance(entry):
-    """The background exits per op a side's count may hold: BACKGROUND_SLACK
-    times the largest its counted boots measured (exits_background_max:
-    the boot's background rate over a 100 ms spin, times the case's
-    window), or for a file without it (an older runner)
-    EXITS_MODEL_SHARE of the model's count, at least OLD_BACKGROUND."""
-    measured = [v for v in entry.get("background") or () if v is not None]
-    if measured:
-        return BACKGROUND_SLACK * max(measured)
-    model = _num(entry["res"].get("exits_model")) or 0.0
-    return max(EXITS_MODEL_SHARE * model, OLD_BACKGROUND)
-
-
-def exact(obs, background):
-    """Is a side's count the same in every counted boot, up to its
-    background (a count that moves from boot to boot by more is not
-    exact, and is judged as a statistic over boots, avgcount)?"""
-    values = [v for _n, v in obs]
-    return len(values) < 2 or max(values) - min(values) <= \
-        background + EXITS_CHANGED * max(median(values), EXITS_FLOOR)
-
-
-def exits_rule(row, base, cand, res):
-    """Exact exit counts: each boot's count is the case's exits plus at
-    most its background (row.background, per side), so a side's own count
-    lies in [min - background, max] of its boots.  A side whose counts are
-    all within its background sees nothing of the case: when both sides do,
-    the counter cannot judge it (NOT_JUDGED: QMP on a port the kernel
-    answers).  A change is a pair of disjoint ranges whose medians also
-    differ by more than EXITS_CHANGED (a move worth reporting); overlapping
-    ranges are unchanged.  No level is spent: a false change needs a
-    background beyond the largest its boots measured, on both sides."""
-    gb, gc = row.background
-    b = max(row.base if row.base is not None else 0.0, EXITS_FLOOR)
-    c = max(row.cand if row.cand is not None else 0.0, EXITS_FLOOR)
-    row.ratio, row.estimator = c / b, BY_COUNT
-    row.lo = row.hi = None
-    if max(base) <= gb and max(cand) <= gc:
-        row.verdict = NOT_JUDGED
-        row.notes.append(
-            "not judged: the %s counter sees only background here (base "
-            "%s, candidate %s exits/op, within the background of up to "
-            "%s and %s per op)%s" % (
-                res.get("exits_source") or "exit", side_text(row, "base"),
-                side_text(row, "cand"), fmt_count(gb), fmt_count(gc),
-                "; perf judges it (run --exit-counter perf or both)"
-                if res.get("exits_source") == "qmp" else ""))
-        return
-    moved = abs(c - b) > EXITS_CHANGED * b
-    if moved and min(cand) - gc > max(base):
-        row.verdict = "regression"
-    elif moved and min(base) - gb > max(cand):
-        row.verdict = "improvement"
-    else:
-        row.verdict = "unchanged"
-
-
-def fmt_count(value):
-    return "%.3g" % value
-
-
 def _cost_log(value, lower):
     return math.log(value) if lower else -math.log(value)
 
@@ -553,23 +336,6 @@ def _timing_figures(row, obs_b, obs_c):
               "of": "every boot"}
     if row.floor_shift is not None:
         set_figure(row, row.floor_shift, None, None, None, BY_MEANS)
-
-
-def _ratios(row, shift, lo, hi):
-    """A cost-log shift and its ends as candidate / base of the metric."""
-    sign = 1.0 if row.lower_is_better else -1.0
-    if shift is None:
-        return None, [None, None]
-    if lo is None or hi is None:
-        return math.exp(sign * shift), [None, None]
-    return math.exp(sign * shift), sorted((math.exp(sign * lo),
-                                           math.exp(sign * hi)))
-
-
-def set_figure(row, shift, lo, hi, level, estimator):
-    """The row's printed figure: what its verdict was decided on."""
-    row.ratio, (row.lo, row.hi) = _ratios(row, shift, lo, hi)
-    row.level, row.estimator = level, estimator
 
 
 def _family_metrics(rows, n_base):

@@ -131,3 +131,33 @@ def side_text(row, side):
     why = row.reasons.get(side)
     return figure.text(figure.not_resolved(why)) if why else \
         fmt_num(getattr(row, side))
+
+
+def ab_command_text(base, cand, rows, threshold=0.005):
+    """The warning of files not interleaved: why their timing rows get no
+    verdict, and the `ab` command that would decide them."""
+    suites = sorted({r.suite for r in rows})
+    cases = sorted({r.case for r in rows})
+    qemus = [_qemu_binary(d) for d in (base, cand)]
+    words = ["tools/trapmeter ab", "--suite", ",".join(suites)]
+    if len(cases) <= 8:
+        words += ["--case", "'%s'" % ",".join(cases)]
+    if qemus[0] and qemus[1] and qemus[0] != qemus[1]:
+        words += ["--a-qemu", qemus[0], "--b-qemu", qemus[1]]
+    else:
+        words += ["--a-args \"BASE'S RUN OPTIONS\"",
+                  "--b-args \"CANDIDATE'S RUN OPTIONS\""]
+    return ("not interleaved: %d timing row(s) get no verdict; the files "
+            "are not the two sides of one interleaved `ab` session (A B B "
+            "A ...), so their boots are blocks "
+            "taken apart in time and the permutation test's "
+            "exchangeability does not hold (a host's level drifts between "
+            "blocks by more than the %.1f %% threshold); exit counts are "
+            "still judged.  Decide them with: %s"
+            % (len(rows), 100 * threshold, " ".join(words)))
+
+
+def _qemu_binary(doc):
+    argv = (doc.get("config") or {}).get("qemu_argv") \
+        if isinstance(doc.get("config"), dict) else None
+    return str(argv[0]) if isinstance(argv, list) and argv else None
