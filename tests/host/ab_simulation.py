@@ -35,6 +35,7 @@ comparison).  tests/host/test_abtest.py runs small versions of the same.
 import argparse
 import contextlib
 import copy
+import itertools
 import math
 import os
 import random
@@ -78,6 +79,32 @@ def _cells(boots):
     return cells, handler
 
 
+def fit_exits(boots):
+    """Per case, what the exit counter read in the recorded boots: the
+    median count, each boot's deviation from it, each boot's measured
+    background per op, the model's count and the counter -- the model
+    draws a boot's count as the median plus a recorded deviation, and its
+    background from the recorded ones (each independently)."""
+    out = {}
+    for boot in boots:
+        for res in boot["results"]:
+            count = res.get("exits_measured")
+            if not isinstance(count, (int, float)):
+                continue
+            one = out.setdefault((res["suite"], res["case"]), {
+                "counts": [], "background": [],
+                "model": res.get("exits_model"),
+                "source": res.get("exits_source")})
+            one["counts"].append(count)
+            if isinstance(res.get("exits_background_max"), (int, float)):
+                one["background"].append(res["exits_background_max"])
+    for one in out.values():
+        level = statistics.median(one["counts"])
+        one["level"] = level
+        one["dev"] = [c - level for c in one.pop("counts")]
+    return out
+
+
 def fit(boots):
     """The model's parameters from recorded boots of one session."""
     cells, handler = _cells(boots)
@@ -107,6 +134,7 @@ def fit(boots):
         "p_single": single / max(1, (n - len(episodes)) * len(cells)),
         "excess": sorted(cells[k][i] - level[k] for k in cells
                          for i in hit[k]),
+        "exits": fit_exits(boots),
         "boots": n, "calm": len(calm), "episodes": len(episodes)}
 
 
@@ -121,11 +149,28 @@ def model_boot(params, rng):
         if rng.random() < p_hit:
             value += rng.choice(params["excess"])
         cycles = math.exp(value)
-        results.append({"type": "result", "suite": key[0], "case": key[1],
-                        "handler": params["handler"][key],
-                        "cycles": {"min": cycles, "p10": cycles * 1.002,
-                                   "median": cycles * 1.01}})
+        res = {"type": "result", "suite": key[0], "case": key[1],
+               "handler": params["handler"][key],
+               "cycles": {"min": cycles, "p10": cycles * 1.002,
+                          "median": cycles * 1.01}}
+        exits = (params.get("exits") or {}).get(key)
+        if exits:
+            model_count(res, exits, rng)
+        results.append(res)
     return {"results": results}
+
+
+def model_count(res, exits, rng):
+    """A boot's exit count of one case from the fitted counts: the median
+    plus a recorded deviation, a recorded background; cycles_per_exit as
+    the runner gives it (none where the count is below 0.5)."""
+    count = exits["level"] + rng.choice(exits["dev"])
+    res.update(exits_measured=count, exits_model=exits["model"],
+               exits_source=exits["source"])
+    if exits["background"]:
+        res["exits_background_max"] = rng.choice(exits["background"])
+    if count >= compare.EXITS_FLOOR:
+        res["cycles_per_exit"] = res["cycles"]["min"] / count
 
 
 def model_pool(params, size=MODEL_POOL, seed=1):
@@ -191,15 +236,19 @@ class Setting:
 
     def __init__(self, max_boots=abtest.DEFAULT_MAX_BOOTS,
                  looks=abtest.DEFAULT_LOOKS, alpha=compare.DEFAULT_ALPHA,
-                 threshold=compare.DEFAULT_THRESHOLD, resamples=400):
+                 threshold=compare.DEFAULT_THRESHOLD, resamples=400,
+                 metrics=("cycles_per_op", "exits_per_op"), count_boots=3):
         self.max_boots, self.looks, self.alpha = max_boots, looks, alpha
         self.threshold, self.resamples = threshold, resamples
+        self.metrics, self.count_boots = tuple(metrics), count_boots
 
     def __str__(self):
         return ("%d boots max, %d looks, alpha %g, threshold %g %%, %d "
-                "random splits a look" % (self.max_boots, self.looks,
-                                          self.alpha, 100 * self.threshold,
-                                          self.resamples))
+                "random splits a look, exits counted in %s boots a side"
+                % (self.max_boots, self.looks, self.alpha,
+                   100 * self.threshold, self.resamples,
+                   "every" if self.count_boots is None else
+                   "%d" % self.count_boots))
 
 
 def run_sessions(pool, sessions, seed, setting, shift=None):
@@ -210,15 +259,17 @@ def run_sessions(pool, sessions, seed, setting, shift=None):
         for _ in range(sessions):
             out.append(abtest.session_verdicts(
                 pool, rng, setting.max_boots, setting.looks, setting.alpha,
-                ("cycles_per_op",), setting.resamples, shift,
-                {"*": setting.threshold}))
+                setting.metrics, setting.resamples, shift,
+                {"*": setting.threshold}, setting.count_boots))
     return out
 
 
-def alarms(verdicts):
-    """Sessions with any timing metric flagged."""
+def alarms(verdicts, metrics=None):
+    """Sessions with any row flagged (timing and exit rows alike), or any
+    of `metrics` only."""
     return sum(any(v in ("regression", "improvement")
-                   for v, _n in s.values()) for s in verdicts)
+                   and (metrics is None or k[1] in metrics)
+                   for k, (v, _n) in s.items()) for s in verdicts)
 
 
 def wrong_unchanged(verdicts, shifted):
@@ -239,10 +290,54 @@ def rate_line(what, k, n, target):
 
 
 def part_aa(ctx, args):
+    """The done-when of issue 32: A/A sessions of the default setting on
+    the model pool, exit counts with their background counted in boots
+    1, 2, 4 of a side; any alarm, timing or exit row."""
     setting = Setting()
     verdicts = run_sessions(ctx["pool"], args.sessions, args.seed, setting)
-    print(rate_line("model pool, A/A, any timing alarm", alarms(verdicts),
-                    args.sessions, setting.alpha))
+    print(rate_line("model pool, A/A, any alarm (timing and exits)",
+                    alarms(verdicts), args.sessions, setting.alpha))
+    print(rate_line("... of them on an exit row", alarms(
+        verdicts, ("exits_per_op",)), args.sessions, setting.alpha))
+
+
+def replays():
+    """Every recorded A/A pair replayed as ab would look at it (its boots
+    in order as rounds; the files not from one session are taken as if
+    interleaved, the stronger test): [(name, rows, exit status)]."""
+    out = []
+    for a, b in RECORDED_AA:
+        rows, _seq = abtest.replay(
+            resultsfile.read_results(os.path.join(FIX, a)),
+            resultsfile.read_results(os.path.join(FIX, b)),
+            metrics=("cycles_per_op", "exits_per_op"), resamples=400)
+        out.append(("%s/%s" % (a, b), rows, compare.exit_status(rows)))
+    run3 = resultsfile.read_results(os.path.join(FIX, "kvm-run3.json"))
+    boots = compare.boot_results(run3)
+    for i, j in itertools.combinations(range(len(boots)), 2):
+        one = [dict(run3, boots=[{"results": boots[k]}]) for k in (i, j)]
+        rows, _w = compare.compare_docs(*one, interleaved=True)
+        out.append(("kvm-run3 boot %d/%d" % (i + 1, j + 1), rows,
+                    compare.exit_status(rows)))
+    return out
+
+
+RECORDED_AA = (("kvm-ab-aa-a.json", "kvm-ab-aa-b.json"),
+               ("tcg-ab-aa-a.json", "tcg-ab-aa-b.json"),
+               ("kvm-base.json", "kvm-aa.json"),
+               ("tcg-base.json", "tcg-aa.json"))
+
+
+def part_replays(_ctx, _args):
+    got = replays()
+    bad = [(name, [(r.name, r.metric, r.verdict) for r in rows
+                   if r.verdict in ("regression", "improvement")])
+           for name, rows, _status in got
+           if any(r.verdict in ("regression", "improvement") for r in rows)]
+    print(rate_line("recorded A/A pairs replayed, any alarm", len(bad),
+                    len(got), compare.DEFAULT_ALPHA))
+    for name, flagged in bad:
+        print("  %s: %s" % (name, flagged))
 
 
 def part_shift(ctx, args):
@@ -276,7 +371,7 @@ def part_recorded(ctx, args):
 
 
 PARTS = {"aa": part_aa, "shift": part_shift, "margin": part_margin,
-         "recorded": part_recorded}
+         "recorded": part_recorded, "replays": part_replays}
 
 
 def main(argv=None):

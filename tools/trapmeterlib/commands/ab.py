@@ -28,7 +28,7 @@ from .common import (PROG, OptionError, Parser, TrapmeterError, budget_seconds,
                      say)
 
 NAME = "ab"
-DEFAULT_COUNT_BOOTS = 1     # boots per side that count exits
+DEFAULT_COUNT_BOOTS = 3     # boots per side that count exits (1, 2, 4)
 # run options ab sets itself, per boot
 OWN_RUN_OPTIONS = ("--repeat", "--json", "--log", "--junit", "--plan",
                    "--no-build", "--rounds")
@@ -122,11 +122,13 @@ def add_ab_options(add):
 def add_count_boots_option(add):
     add("--count-boots", type=int, default=DEFAULT_COUNT_BOOTS, metavar="N",
         help="boots per side that count exits, when run counts them (KVM): "
-        "the first N; the others run with --no-count-exits. Exits per op "
-        "are exact and the same in every boot (a case whose count is an "
-        "average, exits_model_exact false, needs N >= 3 for a verdict), and "
-        "counting costs each boot its QMP handshakes and longer result "
-        "lines (default %d; 0: none)" % DEFAULT_COUNT_BOOTS)
+        "boots 1, 2, 4, 8, ... of each side up to N of them, spread over "
+        "the session; the others run with --no-count-exits. A count is "
+        "judged allowing for its background in each boot, and one that "
+        "moves between boots (an average, exits_model_exact false, or "
+        "beyond its background) needs N >= 3 for a verdict; counting "
+        "costs each boot its QMP handshakes and longer result lines "
+        "(default %d; 0: none)" % DEFAULT_COUNT_BOOTS)
 
 
 def add_rounds_option(add):
@@ -419,7 +421,7 @@ class Session:
         """One boot of side `name`; it joins the side."""
         out = os.path.join(self.tmp, "%s-%d.json" % (name, number))
         self.boot(name, "boot %d" % number, out,
-                  number <= self.cfg.count_boots)
+                  abtest.counts_exits(number, self.cfg.count_boots))
         self.add(name, out)
 
     def read(self, path):
@@ -726,9 +728,10 @@ def finish(session, rows, warnings):
         "%d where a case's samples take under %.0f ms) from a planning boot "
         "of side A that is not compared" % (
             len(session.plan_entries), args.min_samples, plan.WINDOW_MS),
-        "ab: exits counted, where run counts them, in the first %d boot(s) "
-        "of each side (--count-boots); cycles_per_exit comes from those, "
-        "and every boot's breakdown takes their exits" % args.count_boots,
+        "ab: exits counted, where run counts them, in %d boot(s) of each "
+        "side, boots 1, 2, 4, ... (--count-boots); cycles_per_exit comes "
+        "from those, and every boot's breakdown takes their exits"
+        % args.count_boots,
         "ab: case list: %s" % args.case_list] + [
         "ab: " + line for line in session.forecast_lines]
     for name in ("a", "b"):

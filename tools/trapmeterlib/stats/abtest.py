@@ -46,6 +46,19 @@ def max_boots(given, budget):
     return DEFAULT_MAX_BOOTS if budget is None else BUDGET_MAX_BOOTS
 
 
+def counts_exits(number, count_boots):
+    """Does boot `number` (from 1) of a side count exits, when a side
+    counts them in `count_boots` boots?  Boots 1, 2, 4, 8, ...: spread over
+    the session, whatever its length (the exact counts show their spread
+    over it; an averaged count gets boots from its start and its end),
+    the first two early so that a short session has them."""
+    if number < 1 or count_boots < 1:
+        return False
+    if number & (number - 1):           # not a power of two
+        return False
+    return number.bit_length() <= count_boots
+
+
 def order(round_index):
     """("a", "b") on even rounds, ("b", "a") on odd ones: A B B A A B ..."""
     return ("a", "b") if round_index % 2 == 0 else ("b", "a")
@@ -212,14 +225,27 @@ def _resampled_doc(doc, boots):
     return out
 
 
+def uncounted(boot):
+    """A copy of a boot as one that did not count exits (run
+    --no-count-exits): no exits_measured, no cycles_per_exit."""
+    drop = ("exits_measured", "cycles_per_exit", "exits_background_max")
+    out = dict(boot)
+    out["results"] = [{k: v for k, v in r.items() if k not in drop}
+                      for r in boot["results"]]
+    return out
+
+
 def session_verdicts(pool, rng, max_boots, looks, alpha, metrics,
-                     resamples=1000, shift=None, thresholds=None):
+                     resamples=1000, shift=None, thresholds=None,
+                     count_boots=None):
     """One simulated session on a pool of recorded (or modelled) boots:
     both sides drawn from the pool, without replacement when it holds
     max_boots (a boot repeated within a session is a tie the exact test
     does not expect), so nothing changed -- unless `shift` (a function
-    boot -> boot copy) alters side B.  Returns the frozen verdicts,
-    {(name, metric): (verdict, boots per side)}."""
+    boot -> boot copy) alters side B.  `count_boots`: exits stay only in
+    the boots ab counts them in (counts_exits); None keeps every boot's.
+    Returns the frozen verdicts, {(name, metric): (verdict, boots per
+    side)}."""
     schedule = look_schedule(max_boots, looks, alpha)
     seq = Sequential(schedule, alpha, looks, metrics)
     side = {"a": [], "b": []}
@@ -230,6 +256,9 @@ def session_verdicts(pool, rng, max_boots, looks, alpha, metrics,
                 pool[int(rng.random() * len(pool))]
             if name == "b" and shift:
                 boot = shift(boot)
+            if count_boots is not None and not counts_exits(
+                    len(side[name]) + 1, count_boots):
+                boot = uncounted(boot)
             side[name].append(boot)
         n = len(side["a"])
         if not seq.is_look(n):
