@@ -16,7 +16,7 @@ from trapmeterlib.commands import sensitivity as sens  # noqa: E402
 def row(case, verdict, factor=None, ci=None):
     return {"suite": "pio", "case": case, "metric": "cycles_per_op",
             "verdict": verdict, "decided_at": {"seconds": 30},
-            "slowdown_undisturbed": factor, "ci95": ci,
+            "slowdown_undisturbed": factor, "interval": ci,
             "lower_is_better": True}
 
 

@@ -339,12 +339,14 @@ def case_table(sessions, levels):
 
 def measured(row):
     """(shift, [lo, hi]) of a row as cost factors less one: the shift the
-    test decided on (the undisturbed boots' means) and the row's
-    interval; None without a shift."""
+    test decided on (the undisturbed boots' means) and its interval at
+    the test's level (compare.decision; "ci95" in rows stored before
+    it); None without a shift."""
     factor = row.get("slowdown_undisturbed")
     if not isinstance(factor, (int, float)):
         return None
-    ends = [v for v in (row.get("ci95") or []) if isinstance(v, (int, float))]
+    ends = [v for v in (row.get("interval") or row.get("ci95") or [])
+            if isinstance(v, (int, float))]
     if len(ends) == 2 and not row.get("lower_is_better", True):
         ends = [1.0 / ends[1], 1.0 / ends[0]]
     return factor - 1.0, [e - 1.0 for e in sorted(ends)] if ends else None
