@@ -154,7 +154,7 @@ class Summary(unittest.TestCase):
     def test_the_decided_shift_with_its_level(self):
         # a row as compare writes it now: the test's shift is the ratio,
         # its interval at the test's level; no second figure beside it
-        line = bisect_cmd.shift_line("good vs bad", dict(
+        line = bisect_text.shift_line("good vs bad", dict(
             ROW, ratio=1.051, interval=[1.03, 1.07], interval_level=0.9933,
             estimator="undisturbed means", slowdown_undisturbed=1.051))
         self.assertIn("ratio 1.0510 [interval at 99.3 % 1.0300, 1.0700]", line)
