@@ -116,12 +116,22 @@ class Level(unittest.TestCase):
     def boots(self, shift):
         comps = lambda v: {"vm_exit": v, "kvm_pio": 50.0 + v % 2,  # noqa: E731
                            "qemu_round_trip": 7.0 + v % 3, "device_model": 1.0}
-        return [{"x.in": {"components": comps(100.0 + i + shift)}} for i in range(4)]
+        return [{"x.in": {"components": comps(100.0 + i + shift),
+                          "measured": 120.0 + i + shift}} for i in range(4)]
 
     def test_t_quantiles(self):
         self.assertAlmostEqual(tdist.t_quantile(0.05, 2), 4.303, places=2)
         self.assertAlmostEqual(tdist.t_quantile(0.0025, 2), 19.96, places=1)
         self.assertAlmostEqual(tdist.t_quantile(0.01, 6), 3.707, places=2)
+
+    def test_no_class_total_names_nothing(self):
+        """A class whose single access is never above zero gives no scale
+        to the 0.5 % floor: nothing is named (the floor was 0 before)."""
+        boots = [dict(b, **{"x.in": dict(b["x.in"], measured=-1.0)})
+                 for b in self.boots(0.0)]
+        moved = [dict(b, **{"x.in": dict(b["x.in"], measured=-1.0)})
+                 for b in self.boots(8.0)]
+        self.assertIsNone(attribution.attribute(boots, moved)["x.in"])
 
     def test_a_move_only_plain_95_percent_sees_is_not_named(self):
         moves = attribution.component_moves(self.boots(0.0), self.boots(3.0))

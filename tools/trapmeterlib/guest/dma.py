@@ -32,11 +32,10 @@ annotate() stores the figures on one boot's 4k and 2m rows
 (results.json), render() prints the full table, face_lines() the
 summary's compact one."""
 
-import math
-import statistics
 
 from ..output import figure
-from ..stats.tdist import t_quantile
+from ..stats.bootstats import median
+from ..stats.tdist import welch_interval
 from . import resultform
 
 SUITE = "dma"
@@ -116,7 +115,7 @@ def net_median(x):
     """The median over a row's boots (a row or a list) of its signed net,
     case less control (any sign: a difference needs it), or None."""
     values = [v for v in (_net1(r) for r in _rows(x)) if v is not None]
-    return statistics.median(values) if values else None
+    return median(values) if values else None
 
 
 def terms_value(terms):
@@ -143,10 +142,9 @@ def combine_terms(terms):
         return figure.not_resolved(figure.NO_DATA)
     if min(len(v) for v in nets) < MIN_BOOTS:
         return figure.not_resolved(FEW_BOOTS)
-    value = sum(sign * statistics.fmean(v) for (sign, _), v in zip(terms, nets))
-    var = sum(statistics.variance(v) / len(v) for v in nets)
-    half = t_quantile(1.0 - LEVEL, min(len(v) for v in nets) - 1) * math.sqrt(var)
-    return figure.cost(value, [value - half, value + half])
+    value, ends, _df = welch_interval(
+        [(sign, v) for (sign, _), v in zip(terms, nets)], LEVEL, "smallest")
+    return figure.cost(value, ends)
 
 
 def _diff(a, b):

@@ -23,7 +23,6 @@ interval holding zero, is not drawn as a number it is not."""
 
 from collections import namedtuple
 import math
-import statistics
 
 from . import figure, svgplot
 from ..stats import bootstats
@@ -82,7 +81,7 @@ def sweep_groups(boots_results):
 
 
 def _series(points, name):
-    return [(b, statistics.median(v[name])) for b, v in sorted(points.items())
+    return [(b, bootstats.median(v[name])) for b, v in sorted(points.items())
             if v[name]]
 
 

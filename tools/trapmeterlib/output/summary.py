@@ -22,10 +22,13 @@ import math
 
 from . import figure, report
 from ..guest import dma, resultform
+from ..stats.bootstats import median
+from ..stats.tdist import t_interval
 
 WIDTH = 100
 MAX_FINDING_LINES = 2       # lines of cases per exit-count finding
 REP_BYTES = 4096
+LEVEL = 0.95                # of an interval over boots
 
 # (label, handler, case globs in order of preference): the case that
 # stands for the class is the first result matching a glob, in that order
@@ -65,18 +68,9 @@ def times(value):
     return ("%.0f" if value >= 100 else "%.1f") % value
 
 
-def _t95(df):
-    """Student's t, two-sided 95 %, df >= 1 (the table the breakdown uses)."""
-    table = (12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262,
-             2.228)
-    if df < 1:
-        return None
-    return table[df - 1] if df <= len(table) else 1.96 + 2.5 / df
-
-
 def over_boots(values, kind=figure.MEASURED, reason=None, is_cost=True):
     """One figure from per-boot values: the mean, with the 95 % t interval
-    when there are two or more; a model figure (which keeps no interval)
+    (stats/tdist.t_interval) when there are two or more; a model figure (which keeps no interval)
     the median.  A cost goes
     through figure.cost, and one boot whose cost is at or below zero makes
     the whole figure not resolved (a mean over the other boots would be
@@ -92,15 +86,11 @@ def over_boots(values, kind=figure.MEASURED, reason=None, is_cost=True):
     if kind == figure.MODEL:
         # no interval to show the boots' spread: the median, which one
         # disturbed boot does not move
-        mid = sorted(vals)[len(vals) // 2] if len(vals) % 2 else \
-            sum(sorted(vals)[len(vals) // 2 - 1:len(vals) // 2 + 1]) / 2.0
+        mid = median(vals)
         return figure.cost(mid, kind=kind) if is_cost else figure.model(mid)
-    mean = sum(vals) / len(vals)
-    interval = None
-    if len(vals) > 1 and kind == figure.MEASURED:
-        sd = math.sqrt(sum((v - mean) ** 2 for v in vals) / (len(vals) - 1))
-        half = _t95(len(vals) - 1) * sd / math.sqrt(len(vals))
-        interval = [mean - half, mean + half]
+    mean, interval = t_interval(vals, LEVEL)
+    if kind != figure.MEASURED:
+        interval = None
     if is_cost:
         return figure.cost(mean, interval, kind)
     if kind == figure.MODEL:

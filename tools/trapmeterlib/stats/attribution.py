@@ -25,7 +25,7 @@ import math
 
 from . import bootstats, breakdown
 from .breakdown import COMPONENTS
-from .tdist import t_quantile
+from .tdist import welch_interval
 
 ALPHA = 0.05             # false-alarm level over all components of all classes
 LEVEL = 0.95             # of each component's own interval, for the record
@@ -150,7 +150,10 @@ def attribute(base, cand, alpha=ALPHA, share=MOVE_SHARE):
     out = {}
     for key, per in moves.items():
         total = class_total(base, key)
-        floor = share * total if total else 0.0
+        if not total:       # no access of the class above zero: no scale
+            out[key] = None
+            continue
+        floor = share * total
         moved = [(abs(d), name, d, ci) for name, (d, ci) in per.items()
                  if (ci[0] > 0 or ci[1] < 0) and abs(d) >= floor]
         out[key] = max(moved)[1:] if moved else None
@@ -170,14 +173,7 @@ def _values(boots, key, name):
 
 
 def diff_interval(a, b, alpha=1.0 - LEVEL):
-    """Welch interval (level 1 - alpha) of mean(b) - mean(a)."""
-    ma, mb = sum(a) / len(a), sum(b) / len(b)
-    va = sum((x - ma) ** 2 for x in a) / (len(a) - 1)
-    vb = sum((x - mb) ** 2 for x in b) / (len(b) - 1)
-    se2 = va / len(a) + vb / len(b)
-    if se2 == 0:
-        return mb - ma, [mb - ma, mb - ma]
-    df = se2 ** 2 / ((va / len(a)) ** 2 / (len(a) - 1) + (vb / len(b)) ** 2 / (len(b) - 1))
-    t = t_quantile(alpha, max(1.0, df))
-    half = t * math.sqrt(se2)
-    return mb - ma, [mb - ma - half, mb - ma + half]
+    """Welch interval (level 1 - alpha) of mean(b) - mean(a)
+    (tdist.welch_interval)."""
+    delta, ends, _df = welch_interval([(1, b), (-1, a)], 1.0 - alpha)
+    return delta, ends

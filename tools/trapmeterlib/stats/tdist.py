@@ -1,8 +1,11 @@
 """Student's t distribution: the two-sided tail and its quantile.
 
-Every t-interval of the tool (the breakdown's intervals across boots, the
-Welch intervals of the attribution) takes its critical value from
-t_quantile, at any level and any (also fractional) degrees of freedom.
+Every t-interval of the tool goes through this module: t_interval for a
+mean over boots (the breakdown's, the summary's, the runs' levels),
+welch_interval for a signed sum of means of independent groups (the
+attribution's difference of two means, suite dma's differences of
+cases), each taking its critical value from t_quantile at any level and
+any (also fractional) degrees of freedom.
 The tail is the regularized incomplete beta function,
 P(|T| > x) = I_{df / (df + x^2)}(df / 2, 1 / 2), evaluated by its continued
 fraction (modified Lentz); the quantile is found by bisection on it.
@@ -86,3 +89,28 @@ def t_interval(values, level):
     sd = math.sqrt(sum((v - mean) ** 2 for v in vals) / (len(vals) - 1))
     half = t * sd / math.sqrt(len(vals))
     return mean, [mean - half, mean + half]
+
+
+def welch_interval(terms, level, df_rule="satterthwaite"):
+    """(sum, [lo, hi], df) of sum(sign * mean(values)) over (sign, values)
+    terms of independent groups, each of two values or more: the t
+    interval at `level` with the variance sum(var_i / n_i) and
+    Welch-Satterthwaite degrees of freedom, (sum var_i/n_i)^2 /
+    sum((var_i/n_i)^2 / (n_i - 1)) -- or, with df_rule "smallest", the
+    smallest n_i less one (conservative).  A zero variance gives the
+    point as its interval."""
+    parts = []
+    for sign, values in terms:
+        mean = sum(values) / len(values)
+        var = sum((v - mean) ** 2 for v in values) / (len(values) - 1)
+        parts.append((sign * mean, var / len(values), len(values)))
+    total = sum(p[0] for p in parts)
+    se2 = sum(p[1] for p in parts)
+    if se2 == 0:
+        return total, [total, total], None
+    if df_rule == "smallest":
+        df = min(p[2] for p in parts) - 1
+    else:
+        df = se2 ** 2 / sum(p[1] ** 2 / (p[2] - 1) for p in parts)
+    half = t_quantile(1.0 - level, max(1.0, df)) * math.sqrt(se2)
+    return total, [total - half, total + half], df
