@@ -28,15 +28,17 @@ import math
 import random
 import re
 
+from ..values import exitstatus
+from ..values.errors import UnusableInput
+from ..values.numbers import is_number
 from . import avgcount, bootstats, comparable, equivalence
 from .bootstats import median
 from .compare_notes import rule_counts, side_text, timing_notes
-from ..output.resultsfile import InputError
 
-OK = 0
-REGRESSION = 10
-UNUSABLE = 11
-NOT_COMPARABLE = 13         # system/exitstatus.NOT_COMPARABLE
+OK = exitstatus.OK
+REGRESSION = exitstatus.REGRESSION
+UNUSABLE = exitstatus.UNUSABLE
+NOT_COMPARABLE = exitstatus.NOT_COMPARABLE
 DEFAULT_THRESHOLD = 0.005   # t: 0.5 %, so that +1 % can be flagged
 DEFAULT_ALPHA = 0.05        # false alarms, for all metrics of a run together
 DEFAULT_STAT = "min"        # per-boot location (see docs/design.md)
@@ -59,9 +61,7 @@ VERDICT_ORDER = {"regression": 0, "improvement": 1, "unchanged": 2,
 
 
 def _num(value):
-    if isinstance(value, bool) or not isinstance(value, (int, float)):
-        return None
-    return float(value)
+    return float(value) if is_number(value) else None
 
 
 def location(res, stat):
@@ -221,12 +221,12 @@ class Settings:
 def compare_docs(base, cand, thresholds=None, seed=DEFAULT_SEED,
                  resamples=DEFAULT_RESAMPLES, stat=DEFAULT_STAT,
                  alpha=DEFAULT_ALPHA):
-    """Rows (sorted by effect size) and warnings.  Refuses (InputError)
+    """Rows (sorted by effect size) and warnings.  Refuses (UnusableInput)
     files that measured different suites."""
     opts = Settings(thresholds, seed, resamples, stat, alpha)
     sb, sc = suites_of(base), suites_of(cand)
     if sb != sc:
-        raise InputError("the files measured different suites: base has "
+        raise UnusableInput("the files measured different suites: base has "
                          "%s, candidate has %s" % (
                              ", ".join(sorted(sb)) or "none",
                              ", ".join(sorted(sc)) or "none"))

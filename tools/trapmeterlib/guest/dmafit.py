@@ -20,17 +20,17 @@ Intervals: across boots the t-interval (95 %) of the boots' coefficients,
 from guest/dma.py's MIN_BOOTS boots on; fewer boots are not resolved (one
 boot's band of single ops does not see the host's drift between cases:
 guest/dma.py, FEW_BOOTS).  Every figure then goes
-through the figure rule (output/figure.py): at or below zero, or an
+through the figure rule (values/figure.py): at or below zero, or an
 interval holding zero, not resolved; fewer than FIT_MIN cases in both
 modes, or one page count only, not resolved with that reason.
 
 Shown where a boot counted VM exits in suite dma (a hypervisor, not
-TCG).  Pure: breakdown.py stores the entry, output/breakdown_text.py
+TCG).  Pure: stats/breakdown.py adds the entry (its `fits`), output/breakdown_text.py
 prints it."""
 
-from ..guest import dma
-from ..output import figure as fig
-from .tdist import t_interval
+from ..stats.tdist import t_interval
+from ..values import figure as fig
+from . import dma
 
 CLASS = "dma.translation"
 PAGE = 4096
@@ -149,3 +149,9 @@ def entry(fits):
            "fit": fit, "net": True}
     fig.put(out, "measured", fig.get(fit, "per_op"))
     return out
+
+
+def boots_entry(boots_results):
+    """The breakdown's entry (stats/breakdown.py `fits`) over the boots
+    that ran suite dma under a hypervisor, or None."""
+    return entry([boot_fit(res) for res in boots_results if applies(res)])

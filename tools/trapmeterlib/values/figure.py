@@ -53,7 +53,8 @@ markdown, JUnit, plots, summaries):
 Pure: no I/O, no state."""
 
 from collections import namedtuple
-import math
+
+from .numbers import is_number
 
 MEASURED = "measured"
 MODEL = "model"
@@ -84,20 +85,15 @@ class Figure(namedtuple("Figure", "kind value interval reason")):
         return self.kind != NOT_RESOLVED
 
 
-def _finite(value):
-    return isinstance(value, (int, float)) and not isinstance(value, bool) \
-        and math.isfinite(value)
-
-
 def measured(value, interval=None):
-    if not _finite(value):
+    if not is_number(value):
         raise ValueError("a measured figure needs a finite number, not %r"
                          % (value,))
     return Figure(MEASURED, value, _pair(interval), None)
 
 
 def model(value):
-    if not _finite(value):
+    if not is_number(value):
         raise ValueError("a model figure needs a finite number, not %r"
                          % (value,))
     return Figure(MODEL, value, None, None)
@@ -113,7 +109,7 @@ def _pair(interval):
     if interval is None:
         return None
     lo, hi = interval
-    if not (_finite(lo) and _finite(hi)) or lo > hi:
+    if not (is_number(lo) and is_number(hi)) or lo > hi:
         raise ValueError("an interval is [lo, hi] with lo <= hi, not %r"
                          % (interval,))
     return [lo, hi]
@@ -124,7 +120,7 @@ def cost(value, interval=None, kind=MEASURED, reason=None):
     above zero too) it is `kind` (MEASURED or MODEL; a model figure keeps
     no interval); else not resolved, BELOW_ZERO or HOLDS_ZERO.  value None:
     not resolved with `reason` (NO_DATA by default)."""
-    if value is None or not _finite(value):
+    if value is None or not is_number(value):
         return not_resolved(reason or NO_DATA)
     if value <= 0:
         return not_resolved(BELOW_ZERO)
@@ -217,7 +213,7 @@ def get(record, key, kind=MEASURED):
     """The figure put() stored under `key` (of `kind` when it has a value):
     a null value is not resolved, with the stored reason or NO_DATA."""
     value = record.get(key) if isinstance(record, dict) else None
-    if value is None or not _finite(value):
+    if value is None or not is_number(value):
         why = record.get(key + REASON_SUFFIX) if isinstance(record, dict) \
             else None
         return not_resolved(why if isinstance(why, str) and why else NO_DATA)

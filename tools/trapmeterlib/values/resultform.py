@@ -10,7 +10,7 @@ the derived figures computed exactly as the guest's integer code did
 (lib/fmt.c fmt_decimal: rounded half up).
 
 The net and the cycles per modelled exit follow the figure rule
-(output/figure.py): a statistic of case minus control at or below zero is
+(values/figure.py): a statistic of case minus control at or below zero is
 stored as null with `cycles_net_reason`, and the cost per modelled exit
 is divided only from a net above zero (else null with
 `cycles_per_exit_model_reason`).  apply_rule() does this for every result
@@ -19,7 +19,9 @@ record stored by an earlier runner and its replay compare alike.  The
 raw difference stays a function of the stored cycles and cycles_control
 (raw_net)."""
 
-from ..output import figure
+from . import exitstatus, figure
+from .errors import TrapmeterError
+from .numbers import is_number
 
 COMPACT_SCHEMA = 3
 CYCLES_KEYS = ("min", "p10", "median", "p90", "p99", "max", "mean", "stddev")
@@ -31,8 +33,10 @@ ARRAYS = (("cycles", CYCLES_KEYS, True), ("cycles_control", CONTROL_KEYS,
 NET_KEYS = ("min", "p10", "median")
 
 
-class FormError(ValueError):
+class FormError(TrapmeterError, ValueError):
     """A schema-3 result line that is not of the documented form."""
+
+    code = exitstatus.GARBLED
 
 
 def _uint(value):
@@ -105,21 +109,17 @@ def unsettled(rec):
                                       or bool(rec.get("unsettled_boots")))
 
 
-def _num(value):
-    return isinstance(value, (int, float)) and not isinstance(value, bool)
-
-
 def raw_net(rec, key="median"):
     """Case minus control at one statistic, as measured (it may be below
     zero), from the stored cycles and cycles_control; a record without a
     control dict keeps the net it carries (schema 2).  None when absent."""
     cycles, control = rec.get("cycles"), rec.get("cycles_control")
     if isinstance(cycles, dict) and isinstance(control, dict) and \
-            _num(cycles.get(key)) and _num(control.get(key)):
+            is_number(cycles.get(key)) and is_number(control.get(key)):
         return cycles[key] - control[key]
     net = rec.get("cycles_net")
     value = net.get(key) if isinstance(net, dict) else None
-    return value if _num(value) else None
+    return value if is_number(value) else None
 
 
 def _rule_net(rec):
@@ -180,7 +180,7 @@ def apply_rule(rec):
     _rule_net(rec)
     net = raw_net(rec) if isinstance(rec.get("cycles_control"), dict) or \
         isinstance(rec.get("cycles_net"), dict) else rec["cycles"].get("median")
-    net = net if _num(net) else None
+    net = net if is_number(net) else None
     if "exits_model" in rec or "cycles_per_exit_model" in rec:
         fig = per_exit_model(net, rec.get("exits_model"))
         if fig is None:

@@ -7,7 +7,10 @@ integer >= 0, jw_str a string, jw_bool a boolean; null where a figure or
 string is not resolved, never for a required field); a field the table
 below does not name is not checked, so a newer guest's fields pass.  The
 status record's counts must agree with its status (kernel/main.c
-finish(): "ok" has no failed check and no dropped line)."""
+finish(): "ok" has no failed check and no dropped line).  group_by_case
+is the one grouping of several boots' records by case."""
+
+from .numbers import is_number
 
 STR, BOOL, COUNT, FIGURE, CYCLES = "string", "boolean", "count", "figure", \
     "cycles"
@@ -38,10 +41,6 @@ WANT = {STR: "a string", BOOL: "true or false", COUNT: "an integer >= 0",
         FIGURE: "a number >= 0", CYCLES: "an object or list of cycles"}
 
 
-def _number(value):
-    return isinstance(value, (int, float)) and not isinstance(value, bool)
-
-
 def _fits(kind, value):
     if kind == STR:
         return isinstance(value, str)
@@ -51,10 +50,10 @@ def _fits(kind, value):
         return isinstance(value, int) and not isinstance(value, bool) \
             and value >= 0
     if kind == FIGURE:
-        return _number(value) and value >= 0
+        return is_number(value) and value >= 0
     values = value.values() if isinstance(value, dict) else value
     return isinstance(value, (dict, list)) and all(
-        v is None or (_number(v) and v >= 0) for v in values)
+        v is None or (is_number(v) and v >= 0) for v in values)
 
 
 def problem(obj):
@@ -82,3 +81,18 @@ def _status_problem(obj):
         return ("status record says check-failed with checks_failed 0 and "
                 "lines_dropped 0")
     return None
+
+
+def group_by_case(boot_results, key=None):
+    """({key: [result of each boot]}, keys in first-seen order) over a list
+    of boots' result lists; KEY(result) defaults to the case name."""
+    key = key or (lambda res: res.get("case"))
+    groups, order = {}, []
+    for results in boot_results:
+        for res in results:
+            name = key(res)
+            if name not in groups:
+                groups[name] = []
+                order.append(name)
+            groups[name].append(res)
+    return groups, order

@@ -11,6 +11,8 @@ import tempfile
 
 from ..stats.bootstats import median
 from ..system import children
+from ..values import exitstatus
+from ..values.errors import TrapmeterError
 from .report import write_text_atomic
 
 PANEL_W, PANEL_H = 420, 300
@@ -22,8 +24,10 @@ SERIES = (("base", "single", "#1f77b4", ""), ("base", "rep", "#ff7f0e", ""),
 GNUPLOT_TIMEOUT_S = 60
 
 
-class PlotError(Exception):
+class PlotError(TrapmeterError):
     """The plot could not be written."""
+
+    code = exitstatus.BAD_INPUT
 
 
 def _per_unit(results_lists):

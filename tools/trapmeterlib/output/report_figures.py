@@ -1,4 +1,4 @@
-"""The figures of the HTML report, drawn by gnuplot (output/svgplot.py).
+"""The figures of the HTML report, drawn by gnuplot (output/gnuplot.py).
 
 Each builder returns a list of Figure(id, title, svg, reason, caption):
 svg is the inline SVG, or None with the reason it could not be drawn (no
@@ -18,15 +18,17 @@ gnuplot, no data of that kind).  What is drawn:
   sensitivity_figure the verdict per case and level of a sensitivity run,
                      with the A/A session's resolution per case
 
-Costs go through output/figure.py: a layer at or below zero, or with an
+Costs go through values/figure.py: a layer at or below zero, or with an
 interval holding zero, is not drawn as a number it is not."""
 
 from collections import namedtuple
 import math
 import statistics
 
-from . import figure, svgplot
 from ..stats import bootstats
+from ..values import figure
+from ..values.numbers import is_number
+from . import gnuplot
 
 Figure = namedtuple("Figure", "id title svg reason caption")
 
@@ -37,19 +39,14 @@ LAYERS = (("vm_exit", "VM exit+entry", "#4c72b0"),
           ("qemu_round_trip", "round trip to QEMU", "#c44e52"),
           ("device_model", "device model / unit", "#8172b2"))
 MAX_STRIPS = 60            # strip plots drawn; the rest named in a note
-q = svgplot.quote
-
-
-def _number(value):
-    return isinstance(value, (int, float)) and not isinstance(value, bool) \
-        and math.isfinite(value)
+q = gnuplot.quote
 
 
 def draw(fid, title, script, data, size, caption=""):
     try:
-        svg = svgplot.render(script, data, size, fid + "-")
+        svg = gnuplot.render(script, data, size, fid + "-")
         return Figure(fid, title, svg, None, caption)
-    except svgplot.Unavailable as exc:
+    except gnuplot.Unavailable as exc:
         return Figure(fid, title, None, str(exc), caption)
 
 
@@ -76,7 +73,7 @@ def sweep_groups(boots_results):
             for name, field in (("cpu", "cycles_per_unit"),
                                 ("model", "exits_model"),
                                 ("meas", "exits_measured")):
-                if _number(res.get(field)) and res[field] > 0:
+                if is_number(res.get(field)) and res[field] > 0:
                     cell[name].append(float(res[field]))
     return acc
 
@@ -303,7 +300,7 @@ def sensitivity_figure(sdoc):
         for pct, verdict in level_verdicts(cases[name], levels):
             if verdict in marks:
                 marks[verdict].append((pct, y))
-        if _number(cases[name].get("aa_resolves")):
+        if is_number(cases[name].get("aa_resolves")):
             res.append((100 * cases[name]["aa_resolves"], y))
     data = [marks["regression"] or [None], marks["unchanged"] or [None],
             marks["inconclusive"] or [None], marks["improvement"] or [None],

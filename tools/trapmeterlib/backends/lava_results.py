@@ -10,8 +10,10 @@ import shlex
 
 from ..guest.dump import clean_text, clean_value, parse_dump
 from ..output import report
-from ..system import exitstatus, inputfile
-from ..system.exitstatus import Outcome, decide_from_dump
+from ..system import inputfile
+from ..values import exitstatus
+from ..values.errors import InputError
+from ..values.exitstatus import Outcome, decide_from_dump
 from .lava_flow import (MAX_FLOAT, MAX_INT, NUMBER_CHARS, YAML_DEPTH, YAML_NON_FINITE,
                         YAML_VALUES, FlowError, parse_flow_line)
 from .lava_job import MONITOR_NAME, STATUS_CASE, LavaError
@@ -58,7 +60,7 @@ def _case_from_result(msg):
             "units": msg.get("units")}
 
 
-class BadNumber(ValueError):
+class BadNumber(InputError, ValueError):
     """A measurement out of range (nan, inf, 1e999, 4,000 digits)."""
 
 

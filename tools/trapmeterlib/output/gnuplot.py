@@ -15,14 +15,18 @@ import subprocess
 import tempfile
 
 from ..system import children
+from ..values import exitstatus
+from ..values.errors import TrapmeterError
 
 TIMEOUT_S = 60
 FONT = "sans,10"
 INSTALL_HINT = "gnuplot is not installed (apt-get install gnuplot-nox)"
 
 
-class Unavailable(Exception):
+class Unavailable(TrapmeterError):
     """No figure: gnuplot is missing or failed (the message says which)."""
+
+    code = exitstatus.BAD_INPUT
 
 
 def missing():
