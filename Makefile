@@ -28,7 +28,7 @@ KCFLAGS := -std=gnu11 -O2 -g -ffreestanding -fno-builtin -nostdlib \
            -fno-stack-protector -fno-pic -fno-pie -fno-asynchronous-unwind-tables \
            -fno-omit-frame-pointer $(WARN) -I. -MMD -MP
 HOSTCFLAGS := -std=gnu11 -O1 -g -DTM_HOST -fsanitize=address,undefined \
-           -fno-sanitize-recover=all -Wall -Wextra -Werror -Itests/host/shadow -I. -MMD -MP
+           -fno-sanitize-recover=all -Wall -Wextra -Werror -Itests/host/c/shadow -I. -MMD -MP
 LDFLAGS := -nostdlib -static -z noexecstack -z max-page-size=0x1000 --no-warn-rwx-segments -T linker.ld
 
 ASM_SRCS := \
@@ -118,35 +118,35 @@ HOST_DEPS_model    := model/model.c
 HOST_DEPS_model_mmio := model/model_mmio.c
 HOST_DEPS_lava     := kernel/lava.c lib/fmt.c lib/string.c
 HOST_DEPS_virtq    := drivers/virtq.c
-HOST_DEPS_virtio_pci := drivers/virtio_pci.c drivers/virtq.c drivers/pci.c tests/host/fake_io.c
+HOST_DEPS_virtio_pci := drivers/virtio_pci.c drivers/virtq.c drivers/pci.c tests/host/c/fake_io.c
 HOST_DEPS_virtio_net := drivers/virtio_net.c drivers/virtio_pci.c drivers/virtq.c drivers/pci.c \
-                        lib/string.c tests/host/fake_io.c
+                        lib/string.c tests/host/c/fake_io.c
 HOST_DEPS_netframe := kernel/suites/netframe.c
 HOST_DEPS_ide_prd  := drivers/ide_prd.c
 HOST_DEPS_ide_bm   := drivers/ide_bm.c drivers/ata.c drivers/pci.c lib/fmt.c lib/string.c \
-                      arch/x86/tsc.c arch/x86/cpuinfo.c tests/host/fake_cpu.c tests/host/fake_io.c \
-                      tests/host/fake_tsc.c
+                      arch/x86/tsc.c arch/x86/cpuinfo.c tests/host/c/fake_cpu.c tests/host/c/fake_io.c \
+                      tests/host/c/fake_tsc.c
 HOST_DEPS_vtd      := drivers/vtd_tables.c lib/string.c
 HOST_DEPS_acpi_tables := platform/acpi_tables.c lib/string.c
 HOST_DEPS_ata      := drivers/ata.c drivers/pci.c kernel/suites/idepat.c model/model.c \
-                      lib/fmt.c lib/string.c tests/host/fake_io.c arch/x86/tsc.c \
-                      arch/x86/cpuinfo.c tests/host/fake_cpu.c tests/host/fake_tsc.c
+                      lib/fmt.c lib/string.c tests/host/c/fake_io.c arch/x86/tsc.c \
+                      arch/x86/cpuinfo.c tests/host/c/fake_cpu.c tests/host/c/fake_tsc.c
 BENCH_CORE := kernel/bench.c lib/stats.c kernel/plan.c model/model.c kernel/cmdline.c \
               lib/glob.c kernel/lava.c kernel/phase_sync.c lib/json.c lib/fmt.c lib/string.c \
-              drivers/fw_cfg.c arch/x86/tsc.c arch/x86/cpuinfo.c tests/host/fake_cpu.c tests/host/fake_io.c \
-              tests/host/fake_fw_cfg.c tests/host/fake_tsc.c tests/host/fake_console.c
+              drivers/fw_cfg.c arch/x86/tsc.c arch/x86/cpuinfo.c tests/host/c/fake_cpu.c tests/host/c/fake_io.c \
+              tests/host/c/fake_fw_cfg.c tests/host/c/fake_tsc.c tests/host/c/fake_console.c
 HOST_DEPS_bench    := $(BENCH_CORE)
 HOST_DEPS_plan     := kernel/plan.c lib/fmt.c lib/string.c
 HOST_DEPS_pio      := $(BENCH_CORE) kernel/suites/pio.c kernel/suites/pio_table.c drivers/acpi_pm.c drivers/pci.c \
                       kernel/suites/edk2_fifo.c model/model_mmio.c drivers/pci_testdev.c
-HOST_DEPS_tsc      := arch/x86/tsc.c tests/host/fake_cpu.c tests/host/fake_io.c tests/host/fake_tsc.c
-HOST_DEPS_pit      := arch/x86/tsc.c tests/host/fake_cpu.c tests/host/fake_io.c tests/host/fake_tsc.c
-HOST_DEPS_uart     := drivers/uart16550.c arch/x86/tsc.c arch/x86/cpuinfo.c tests/host/fake_cpu.c \
-                      tests/host/fake_io.c tests/host/fake_tsc.c lib/string.c
-HOST_DEPS_tsc_check := platform/tsc_check.c arch/x86/tsc.c arch/x86/cpuinfo.c tests/host/fake_cpu.c \
-                      tests/host/fake_io.c tests/host/fake_tsc.c lib/string.c
-HOST_DEPS_lapic    := drivers/lapic.c arch/x86/tsc.c arch/x86/cpuinfo.c tests/host/fake_cpu.c tests/host/fake_io.c \
-                      tests/host/fake_tsc.c lib/string.c
+HOST_DEPS_tsc      := arch/x86/tsc.c tests/host/c/fake_cpu.c tests/host/c/fake_io.c tests/host/c/fake_tsc.c
+HOST_DEPS_pit      := arch/x86/tsc.c tests/host/c/fake_cpu.c tests/host/c/fake_io.c tests/host/c/fake_tsc.c
+HOST_DEPS_uart     := drivers/uart16550.c arch/x86/tsc.c arch/x86/cpuinfo.c tests/host/c/fake_cpu.c \
+                      tests/host/c/fake_io.c tests/host/c/fake_tsc.c lib/string.c
+HOST_DEPS_tsc_check := platform/tsc_check.c arch/x86/tsc.c arch/x86/cpuinfo.c tests/host/c/fake_cpu.c \
+                      tests/host/c/fake_io.c tests/host/c/fake_tsc.c lib/string.c
+HOST_DEPS_lapic    := drivers/lapic.c arch/x86/tsc.c arch/x86/cpuinfo.c tests/host/c/fake_cpu.c tests/host/c/fake_io.c \
+                      tests/host/c/fake_tsc.c lib/string.c
 HOST_BINS := $(HOST_TESTS:%=$(BUILD)/host/test_%)
 
 .PHONY: all iso elf run bench test test-deps lava-test acceptance host-tests deps clean
@@ -185,7 +185,7 @@ $(SHIM): tools/shim/kvm_delay.c
 	$(Q)$(CC) -std=gnu11 -O2 -g -shared -fPIC $(WARN) -o $@ $< -ldl
 
 .SECONDEXPANSION:
-$(BUILD)/host/test_%: tests/host/test_%.c $$(HOST_DEPS_$$*)
+$(BUILD)/host/test_%: tests/host/c/test_%.c $$(HOST_DEPS_$$*)
 	@mkdir -p $(dir $@)
 	@$(if $(Q),echo "  HOSTCC  $@")
 	$(Q)$(CC) $(HOSTCFLAGS) -o $@ $< $(HOST_DEPS_$*)

@@ -2,7 +2,7 @@
  * drivers/ide_prd.h - the physical region descriptor (PRD) table of an IDE
  * bus-master DMA transfer (Programming Interface for Bus Master IDE
  * Controller, rev 1.0, section 1.2), built from a buffer.  Pure logic:
- * no port access, host-tested (tests/host/test_ide_prd.c).
+ * no port access, host-tested (tests/host/c/test_ide_prd.c).
  *
  * A PRD names one physically contiguous region: a 32-bit address, a 16-bit
  * byte count (0 = 64 KiB) and, in the last entry of the table, the end-of-

@@ -8,7 +8,7 @@
  */
 #include "drivers/lapic.h"
 #include "arch/x86/cpu.h"
-#include "arch/x86/mmio.h"
+#include "arch/x86/mmio_access.h"
 #include "arch/x86/tsc.h"
 
 #define MSR_APIC_BASE       0x1b

@@ -5,7 +5,7 @@
  */
 #include "drivers/pci_testdev.h"
 #include "arch/x86/io.h"
-#include "arch/x86/mmio.h"
+#include "arch/x86/mmio_access.h"
 #include "arch/x86/paging.h"
 
 #define PTD_BAR_MEM        0

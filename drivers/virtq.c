@@ -3,7 +3,7 @@
  * list of descriptors, publishing the available ring, consuming the used
  * ring, and the notification decisions of 2.7.7 / 2.7.10 with
  * VIRTIO_F_EVENT_IDX.  Barriers come from arch/x86/barrier.h (a host
- * version exists), so this file builds into tests/host/test_virtq.c.
+ * version exists), so this file builds into tests/host/c/test_virtq.c.
  * Exercised in QEMU by `-device virtio-net-pci` (drivers/virtio_net.c).
  */
 #include "drivers/virtq.h"

@@ -3,7 +3,7 @@
  * descriptor table, the available ring the driver fills and the used ring
  * the device fills, plus VIRTIO_F_EVENT_IDX (2.7.7, 2.7.10).  Pure
  * bookkeeping over memory given by the caller: no port or MMIO access, so
- * it compiles into host unit tests (tests/host/test_virtq.c).  Addresses
+ * it compiles into host unit tests (tests/host/c/test_virtq.c).  Addresses
  * handed to the device are the pointers themselves (identity mapping).
  */
 #ifndef DRIVERS_VIRTQ_H

@@ -8,7 +8,7 @@
  * completes each at once; the deadline is there for a unit that does not.
  */
 #include "drivers/vtd.h"
-#include "arch/x86/mmio.h"
+#include "arch/x86/mmio_access.h"
 #include "arch/x86/cpu.h"
 #include "arch/x86/tsc.h"
 

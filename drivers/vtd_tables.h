@@ -6,7 +6,7 @@
  * pages or 2 MiB superpages), and the register values of register-based
  * invalidation (section 11.4.7, 11.4.8) and of a fault record (11.4.14).
  * Pure logic: tables live in memory the caller hands over, no register
- * access; host-tested (tests/host/test_vtd.c).  drivers/vtd.h programs
+ * access; host-tested (tests/host/c/test_vtd.c).  drivers/vtd.h programs
  * the unit with them.
  *
  * Addresses: the kernel maps memory identically (virtual = physical), so a

@@ -462,7 +462,7 @@ static void emit_stats(struct jw *w, const char *key, const struct stats *s, boo
 
 /* {polls e0 m0 m1 c0 c1, timeouts, window_cycles, count_ops}: a case has
  * no e0 point, but its place stays 0 in the schema-4 array that
- * tools/trapmeterlib/guest/resultform.py reads by position. */
+ * tools/trapmeterlib/values/resultform.py reads by position. */
 static void emit_sync(struct jw *w, const struct sync_record *y)
 {
 	u64 v[1 + SYNC_PHASES + 3];

@@ -1,7 +1,7 @@
 /*
  * kernel/lava.c - TM_LAVA monitor lines (see lava.h).  No device access:
  * the caller passes the console writer (COM1 in the kernel, a capture
- * buffer in tests/host/test_lava.c).  Exercised by
+ * buffer in tests/host/c/test_lava.c).  Exercised by
  * `tools/trapmeter lava-job` jobs and `make lava-test` (lava-run + QEMU).
  */
 #include "kernel/lava.h"

@@ -1,6 +1,6 @@
 /*
  * kernel/plan.c - parse the fixed sample plan (format in kernel/plan.h).
- * Pure: host-tested by tests/host/test_plan.c.
+ * Pure: host-tested by tests/host/c/test_plan.c.
  */
 #include "kernel/plan.h"
 #include "lib/fmt.h"

@@ -4,7 +4,7 @@
  * which names the legacy firmware that booted us: SeaBIOS and qboot each
  * write their own name there (QEMU's fw_cfg tables leave type 0 to the
  * firmware).  Pure: the caller passes the memory to look at, so
- * tests/host/test_smbios.c feeds hand-built tables.
+ * tests/host/c/test_smbios.c feeds hand-built tables.
  */
 #ifndef PLATFORM_SMBIOS_H
 #define PLATFORM_SMBIOS_H

@@ -34,7 +34,7 @@
 #include "drivers/platform.h"
 #include "drivers/pci.h"
 #include "drivers/pci_testdev.h"
-#include "arch/x86/mmio.h"
+#include "arch/x86/mmio_access.h"
 #include "arch/x86/paging.h"
 #include "arch/x86/cpuinfo.h"
 

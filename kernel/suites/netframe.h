@@ -3,7 +3,7 @@
  * (vnet.*): their layout, and the payload checksum, computed in one go or streamed over the pieces of a frame that
  * arrived in several receive buffers (VIRTIO_NET_F_MRG_RXBUF), with the
  * same result however the bytes are split.  Pure: host-tested in
- * tests/host/test_netframe.c.
+ * tests/host/c/test_netframe.c.
  */
 #ifndef KERNEL_SUITES_NETFRAME_H
 #define KERNEL_SUITES_NETFRAME_H

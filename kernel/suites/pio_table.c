@@ -2,7 +2,7 @@
  * kernel/suites/pio_table.c - every case of suite pio, one row each, in
  * run order (see pio.h).  The default run takes the QUICK and FULL rows
  * (quick: QUICK only), an extended run also the MORE and EXT ones.
- * tests/host/test_pio.c checks that every name says what its row does.
+ * tests/host/c/test_pio.c checks that every name says what its row does.
  */
 #include "kernel/suites/pio.h"
 #include "kernel/bench.h"

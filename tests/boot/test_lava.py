@@ -22,7 +22,7 @@ import unittest
 from tests.boot.common import ROOT, RUNNER, need_build
 
 sys.path.insert(0, os.path.join(ROOT, "tools"))
-from trapmeterlib.backends import lava_import, lava_job  # noqa: E402
+from trapmeterlib.backends import lava_results, lava_job  # noqa: E402
 
 TEMPLATES = os.path.join(ROOT, "build", "lava", "device-types")
 TEMPLATE_FILES = ("base.jinja2", "qemu.jinja2")
@@ -120,7 +120,7 @@ class LavaJobs(unittest.TestCase):
             thread.start()
         for thread in threads:
             thread.join()
-        cls.parsed = {name: lava_import.read_log(name, log)
+        cls.parsed = {name: lava_results.read_log(name, log)
                       for name, (_rc, log) in cls.runs.items()}
 
     @classmethod
@@ -128,7 +128,7 @@ class LavaJobs(unittest.TestCase):
         shutil.rmtree(getattr(cls, "tmp", ""), ignore_errors=True)
 
     def cases(self, name):
-        return {c["test_case_id"]: c for c in lava_import._guest_cases(
+        return {c["test_case_id"]: c for c in lava_results._guest_cases(
             self.parsed[name])}
 
     def dump(self, name):
@@ -158,8 +158,8 @@ class LavaJobs(unittest.TestCase):
             self.assertIsNotNone(case, res["case"])
             self.assertEqual(case["result"], "pass")
             self.assertEqual(case["measurement"], res["cycles"]["median"])
-            self.assertEqual(case["case"], lava_import.mangle(res["case"]))
-        self.assertEqual(lava_import.cross_check(dump, list(cases.values())), [])
+            self.assertEqual(case["case"], lava_results.mangle(res["case"]))
+        self.assertEqual(lava_results.cross_check(dump, list(cases.values())), [])
         self.assertEqual(cases["check.fwcfg.blob"]["result"], "pass")
         self.assertEqual(cases[lava_job.STATUS_CASE]["result"], "pass")
 

@@ -9,7 +9,7 @@ sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..", "tools"))
 from trapmeterlib.output import breakdown_text  # noqa: E402
 from trapmeterlib.stats import attribution, sweepfit  # noqa: E402
 from trapmeterlib.stats import breakdown as bd  # noqa: E402
-from trapmeterlib.output import figure as fig  # noqa: E402
+from trapmeterlib.values import figure as fig  # noqa: E402
 
 SIZES = (16, 512, 1024, 2048, 4096, 16384, 65536)
 SPLITS = ((1024, 3584), (2048, 3584), (4096, 3584), (16, 4088))

@@ -20,7 +20,8 @@ import xml.etree.ElementTree as ET
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 sys.path.insert(0, os.path.join(ROOT, "tools"))
 
-from trapmeterlib.output import comparison, plot, resultsfile  # noqa: E402
+from trapmeterlib.output import comparison, compare_plot, resultsfile  # noqa: E402
+from trapmeterlib.values import errors  # noqa: E402
 from trapmeterlib.stats import abtest, compare  # noqa: E402
 from trapmeterlib.guest.dump import parse_dump  # noqa: E402
 
@@ -270,7 +271,7 @@ class Outputs(unittest.TestCase):
     def test_plot_python_svg(self):
         with tempfile.TemporaryDirectory() as tmp:
             path = os.path.join(tmp, "p.svg")
-            engine = plot.write_plot(path, compare.boot_results(load("tcg-base.json")),
+            engine = compare_plot.write_plot(path, compare.boot_results(load("tcg-base.json")),
                                      compare.boot_results(load("tcg-repoff.json")),
                                      "python")
             self.assertEqual(engine, "python")
@@ -279,11 +280,11 @@ class Outputs(unittest.TestCase):
             # fwcfg in8, debugcon out8, pic in8: 4 series each
             self.assertEqual(len(lines), 12)
 
-    @unittest.skipUnless(plot.shutil.which("gnuplot"), "gnuplot not installed")
+    @unittest.skipUnless(compare_plot.shutil.which("gnuplot"), "gnuplot not installed")
     def test_plot_gnuplot_svg(self):
         with tempfile.TemporaryDirectory() as tmp:
             path = os.path.join(tmp, "p.svg")
-            engine = plot.write_plot(path, compare.boot_results(load("tcg-base.json")),
+            engine = compare_plot.write_plot(path, compare.boot_results(load("tcg-base.json")),
                                      compare.boot_results(load("tcg-aa.json")), "auto")
             self.assertEqual(engine, "gnuplot")
             self.assertTrue(ET.parse(path).getroot().tag.endswith("svg"))
@@ -460,7 +461,7 @@ class Fuzz(unittest.TestCase):
                     rows, _w = compare_docs(base, cand, resamples=100)
                     comparison.render_table(rows, [], "a", "b")
                     outcomes["accepted"] += 1
-                except resultsfile.InputError as exc:
+                except errors.UnusableInput as exc:
                     self.assertTrue(str(exc).startswith(path) or "suites" in str(exc), exc)
                     outcomes["refused"] += 1
         # most corruptions must be caught; a few land on fields nothing checks

@@ -1,5 +1,5 @@
 """tests/host/test_dmafit.py - the breakdown's "DMA translation" component
-(tools/trapmeterlib/stats/dmafit.py) on fake suite dma results made from
+(tools/trapmeterlib/guest/dmafit.py) on fake suite dma results made from
 known coefficients: translated (4k) - pass-through = PER_OP + PER_PAGE *
 pages, resolved with its t-interval over three boots or more, not
 resolved with the reason when the fit cannot give the figure (one boot
@@ -11,8 +11,19 @@ import unittest
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..", "tools"))
 from trapmeterlib.guest import dma  # noqa: E402
 from trapmeterlib.output import breakdown_text  # noqa: E402
-from trapmeterlib.output import figure as fig  # noqa: E402
-from trapmeterlib.stats import breakdown, dmafit  # noqa: E402
+from trapmeterlib.values import figure as fig  # noqa: E402
+from trapmeterlib.stats import breakdown
+from trapmeterlib.guest import dmafit  # noqa: E402
+from trapmeterlib.commands.common import SUITE_FITS  # noqa: E402
+
+
+def runner_breakdown(lists):
+    """The breakdown as the runner computes it: with the suites' fits."""
+    return breakdown.breakdown(lists, SUITE_FITS)
+
+
+def runner_applies(results):
+    return breakdown.applies(results, SUITE_FITS)
 
 PER_OP, PER_PAGE, BASE = 5000.0, 300.0, 900000.0
 # (case, bytes, buffer offset in its page, PRDs): pages 2, 2, 17, 3, 17
@@ -50,7 +61,7 @@ def miss_rows(miss, inval, hit, half=None):
 
 
 def entry(boots):
-    (one,) = [e for e in breakdown.breakdown(boots) if e["class"] == dmafit.CLASS]
+    (one,) = [e for e in runner_breakdown(boots) if e["class"] == dmafit.CLASS]
     return one
 
 
@@ -116,7 +127,7 @@ class Fit(unittest.TestCase):
         f = entry([boot(cases=CASES[:2])])["fit"]
         self.assertIsNone(f["per_op"])
         self.assertIn("fewer than", f["per_op_reason"])
-        self.assertEqual(breakdown.breakdown([[r for r in boot()
+        self.assertEqual(runner_breakdown([[r for r in boot()
                                                if r["iommu_mode"] == "4k"]]), [])
 
     def test_one_page_count_cannot_give_a_slope(self):
@@ -136,8 +147,8 @@ class Fit(unittest.TestCase):
 
     def test_tcg_has_no_translation_component(self):
         rows = [dict(r, exits_measured=None) for r in boot()]
-        self.assertFalse(breakdown.applies(rows))
-        self.assertTrue(breakdown.applies(boot()))
+        self.assertFalse(runner_applies(rows))
+        self.assertTrue(runner_applies(boot()))
 
 
 class AcrossBoots(unittest.TestCase):
@@ -156,17 +167,17 @@ class AcrossBoots(unittest.TestCase):
 
 class Text(unittest.TestCase):
     def test_the_line_shows_figures_and_reasons(self):
-        lines = breakdown_text.format_table(breakdown.breakdown(three()))
+        lines = breakdown_text.format_table(runner_breakdown(three()))
         text = "\n".join(lines)
         self.assertIn("DMA translation", text)
         self.assertIn("95 % interval over 3 boots", text)
         self.assertIn("per op 5,000 [", text)
         self.assertIn("per page touched 300 [", text)
         self.assertIn("IOTLB miss - hit: not resolved (needs bm.read.4096.miss", text)
-        lines = breakdown_text.format_table(breakdown.breakdown(three(spread=400.0)))
+        lines = breakdown_text.format_table(runner_breakdown(three(spread=400.0)))
         self.assertIn("per page touched not resolved (%s)" % fig.HOLDS_ZERO,
                       "\n".join(lines))
-        lines = breakdown_text.format_table(breakdown.breakdown([boot()]))
+        lines = breakdown_text.format_table(runner_breakdown([boot()]))
         self.assertIn("per op not resolved (%s)" % dma.FEW_BOOTS, "\n".join(lines))
 
 if __name__ == "__main__":

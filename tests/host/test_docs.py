@@ -105,7 +105,7 @@ class ExitStatusTables(unittest.TestCase):
         import sys
         sys.path.insert(0, os.path.join(ROOT, "tools"))
         from trapmeterlib.commands import bisect_step
-        from trapmeterlib.system import exitstatus
+        from trapmeterlib.values import exitstatus
         known = set(exitstatus.NAMES)
         step = set(bisect_step.EXIT.values())
         for path, heading in ((README, "## Exit statuses"),

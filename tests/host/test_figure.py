@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""The figure rule (tools/trapmeterlib/output/figure.py): a cost is
+"""The figure rule (tools/trapmeterlib/values/figure.py): a cost is
 measured or model above zero, else not resolved with the reason; the one
 formatter never prints a number for a figure that is not resolved, labels
 a model figure, and results.json's forms round-trip."""
@@ -13,9 +13,19 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
 sys.path.insert(0, os.path.join(ROOT, "tools"))
 
-from trapmeterlib.output import figure as fig  # noqa: E402
 from trapmeterlib.output import resultsfile  # noqa: E402
 from trapmeterlib.stats import breakdown, compare  # noqa: E402
+from trapmeterlib.values import figure as fig  # noqa: E402
+from trapmeterlib.commands.common import SUITE_FITS  # noqa: E402
+
+
+def runner_breakdown(lists):
+    """The breakdown as the runner computes it: with the suites' fits."""
+    return breakdown.breakdown(lists, SUITE_FITS)
+
+
+def runner_applies(results):
+    return breakdown.applies(results, SUITE_FITS)
 
 
 class Rule(unittest.TestCase):
@@ -118,7 +128,7 @@ class Json(unittest.TestCase):
         doc = resultsfile.read_results(path)
         stored = [c for e in doc["boots"][0]["breakdown"]
                   for c in (e.get("components") or {}).values()]
-        fresh = [c for e in breakdown.breakdown(compare.boot_results(doc))
+        fresh = [c for e in runner_breakdown(compare.boot_results(doc))
                  for c in (e.get("components") or {}).values()]
         for comps in (stored, fresh):
             kinds = {None if f is None else f.kind

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""The figure rule (tools/trapmeterlib/output/figure.py) over whole real
+"""The figure rule (tools/trapmeterlib/values/figure.py) over whole real
 runs: the results.json of a recorded `make run` under KVM and what the
 runner prints for it hold no figure below zero, no "ok" beside a figure
 not resolved, and every model figure sits under a "(model)" label.  Runs
@@ -20,7 +20,17 @@ from trapmeterlib.guest import ide, mmio  # noqa: E402
 from trapmeterlib.output import breakdown_text, report, resultsfile  # noqa: E402
 from trapmeterlib.stats import breakdown, compare  # noqa: E402
 from trapmeterlib.commands import run as run_cmd  # noqa: E402
-from trapmeterlib.output import figure  # noqa: E402
+from trapmeterlib.values import figure  # noqa: E402
+from trapmeterlib.commands.common import SUITE_FITS  # noqa: E402
+
+
+def runner_breakdown(lists):
+    """The breakdown as the runner computes it: with the suites' fits."""
+    return breakdown.breakdown(lists, SUITE_FITS)
+
+
+def runner_applies(results):
+    return breakdown.applies(results, SUITE_FITS)
 
 FIX = os.path.join(ROOT, "tests", "fixtures")
 MAKE_RUN = "kvm-make-run.json"      # recorded with the rule (fixtures README)
@@ -68,11 +78,11 @@ def console(doc):
         text += ide.render(types.SimpleNamespace(results=boot["results"],
                                                  other=boot.get("other") or []))
         text += "\n".join(breakdown_text.format_table(
-            breakdown.breakdown([boot["results"]]), pvm)) + "\n"
+            runner_breakdown([boot["results"]]), pvm)) + "\n"
     if len(lists) > 1:
         text += report.render_report(doc["boots"][0]["run"], info,
                                      report.aggregate_results(lists), [], [])
-        text += "\n".join(breakdown_text.format_table(breakdown.breakdown(lists),
+        text += "\n".join(breakdown_text.format_table(runner_breakdown(lists),
                                                  pvm)) + "\n"
     return text
 

@@ -16,7 +16,7 @@ import unittest
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 sys.path.insert(0, os.path.join(ROOT, "tools"))
 
-from trapmeterlib.system import exitstatus as status  # noqa: E402
+from trapmeterlib.values import exitstatus as status  # noqa: E402
 from trapmeterlib.commands import ab as ab_cmd  # noqa: E402
 from trapmeterlib.system import envdiff, fingerprint  # noqa: E402
 

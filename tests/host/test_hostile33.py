@@ -38,7 +38,7 @@ from tests.host.test_hostile import (IS_ROOT, OK_LOG, ROOT, TOOL, Cli, forge,
 sys.path.insert(0, os.path.join(ROOT, "tools"))
 from trapmeterlib.commands import ab as ab_cmd  # noqa: E402
 from trapmeterlib.commands import common  # noqa: E402
-from trapmeterlib.guest import resultform  # noqa: E402
+from trapmeterlib.values import resultform  # noqa: E402
 from trapmeterlib.output import html, report, summary  # noqa: E402
 
 RUN3 = os.path.join(ROOT, "tests", "fixtures", "kvm-run3.json")

@@ -12,7 +12,8 @@ from unittest import mock
 
 TOOLS = os.path.join(os.path.dirname(__file__), "..", "..", "tools")
 sys.path.insert(0, TOOLS)
-from trapmeterlib.system import exitstatus, kvmlock  # noqa: E402
+from trapmeterlib.system import kvmlock  # noqa: E402
+from trapmeterlib.values import exitstatus  # noqa: E402
 
 HOLD = """
 import sys, time

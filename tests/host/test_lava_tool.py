@@ -17,9 +17,9 @@ REPO = os.path.dirname(os.path.dirname(HERE))
 TOOL = os.path.join(REPO, "tools", "trapmeter")
 sys.path.insert(0, os.path.join(REPO, "tools"))
 
-from trapmeterlib.backends import lava_flow, lava_import, lava_job  # noqa: E402
+from trapmeterlib.backends import lava_flow, lava_results, lava_job  # noqa: E402
 from tests.host.dumpseal import crc_of_lines  # noqa: E402
-from trapmeterlib.system import exitstatus  # noqa: E402
+from trapmeterlib.values import exitstatus  # noqa: E402
 
 ISO = "https://example.org/trapmeter.iso"
 
@@ -184,7 +184,7 @@ class FlowTests(unittest.TestCase):
     def test_target_unquoting_round_trip(self):
         for raw in ('@tm {"a":"b\\"c"}', 'x\\"', '""', "\\\\\""):
             logged = raw.replace('"', '\\"')        # lava's ShellLogger
-            self.assertEqual(lava_import.target_text(logged), raw)
+            self.assertEqual(lava_results.target_text(logged), raw)
 
 
 def _tm(objs):
@@ -223,17 +223,17 @@ class ImportTests(unittest.TestCase):
                                          delete=False) as fh:
             fh.write(text)
         self.addCleanup(os.unlink, fh.name)
-        return lava_import.load(fh.name)
+        return lava_results.load(fh.name)
 
     def test_log(self):
-        entry, outcome = lava_import.boot_from_run(0, self.load(self.log()))
+        entry, outcome = lava_results.boot_from_run(0, self.load(self.log()))
         self.assertEqual(outcome.code, exitstatus.OK, outcome.messages)
         self.assertEqual(entry["results"][0]["cycles"]["median"], 1234)
         self.assertEqual(entry["lava"]["mismatches"], [])
         self.assertEqual(entry["lava"]["job_result"], "pass")
 
     def test_log_disagreeing_with_dump(self):
-        _entry, outcome = lava_import.boot_from_run(0, self.load(self.log(999)))
+        _entry, outcome = lava_results.boot_from_run(0, self.load(self.log(999)))
         self.assertEqual(outcome.code, exitstatus.GARBLED)
         self.assertIn("999", " ".join(outcome.messages))
 
@@ -249,7 +249,7 @@ class ImportTests(unittest.TestCase):
                  "result": "fail", "measurement": "0", "unit": "none",
                  "metadata": "{'extra': [{'test_case_id': 'check.fwcfg.blob'}]}"},
                 {"name": "job", "suite": "lava", "result": "pass"}]
-        entry, outcome = lava_import.boot_from_run(0, self.load(json.dumps(rows),
+        entry, outcome = lava_results.boot_from_run(0, self.load(json.dumps(rows),
                                                          ".json"))
         self.assertEqual(outcome.code, exitstatus.CHECK_FAILED)
         self.assertEqual(entry["results"][0]["case"], "fwcfg.in8.rep.4096")
@@ -261,7 +261,7 @@ class ImportTests(unittest.TestCase):
         text = ("job,suite,result,measurement,unit,name,metadata\n"
                 "7,0_trapmeter,pass,55.0000000000,cycles,cpuid,{}\n"
                 "7,0_trapmeter,pass,0E-10,status,trapmeter_status,{}\n")
-        entry, outcome = lava_import.boot_from_run(0, self.load(text, ".csv"))
+        entry, outcome = lava_results.boot_from_run(0, self.load(text, ".csv"))
         self.assertEqual(outcome.code, exitstatus.OK, outcome.messages)
         self.assertEqual(entry["results"][0]["cycles"]["median"], 55)
 

@@ -59,6 +59,28 @@ def guest_includes():
                 yield rel, inc
 
 
+def borrowed_names(files):
+    """Headers whose base name is that of a source in another folder
+    while no source of that name sits beside them: such a header reads as
+    that source's API (arch/x86/mmio.h, the MMIO accessors, beside the
+    suite kernel/suites/mmio.c)."""
+    sources = {}
+    for rel in files:
+        if rel.endswith(".c"):
+            sources.setdefault(os.path.basename(rel)[:-2], set()).add(
+                os.path.dirname(rel))
+    bad = []
+    for rel in files:
+        if not rel.endswith(".h"):
+            continue
+        folders = sources.get(os.path.basename(rel)[:-2], set())
+        if folders and os.path.dirname(rel) not in folders:
+            bad.append("%s reads as the header of %s" % (
+                rel, ", ".join("%s/%s.c" % (f, os.path.basename(rel)[:-2])
+                               for f in sorted(folders))))
+    return bad
+
+
 def layering_violations(pairs):
     bad = []
     for rel, inc in pairs:
@@ -183,6 +205,17 @@ class Layout(unittest.TestCase):
               ("kernel/suites/ide.c", "kernel/suites/idepat.h")]
         self.assertEqual(layering_violations(ok), [])
 
+    def test_no_header_borrows_a_sources_name(self):
+        self.assertEqual(borrowed_names(list(guest_files())), [])
+
+    def test_a_borrowed_name_is_seen(self):
+        self.assertEqual(borrowed_names(["arch/x86/mmio.h", "arch/x86/irq.h",
+                                         "arch/x86/irq.c",
+                                         "kernel/suites/irq.c",
+                                         "kernel/suites/mmio.c"]),
+                         ["arch/x86/mmio.h reads as the header of "
+                          "kernel/suites/mmio.c"])
+
     def test_old_tree_fails(self):
         bad = placement_violations(OLD_TREE)
         self.assertEqual(bad, [
@@ -200,7 +233,7 @@ class Layout(unittest.TestCase):
                                 f"{rel} touches hardware")
             name = os.path.splitext(os.path.basename(rel))[0]
             if rel.endswith(".c"):
-                test = os.path.join(ROOT, "tests", "host", f"test_{name}.c")
+                test = os.path.join(ROOT, "tests", "host", "c", f"test_{name}.c")
                 self.assertTrue(os.path.exists(test), f"{rel} has no {test}")
 
     def test_no_driver_knows_the_exit_model(self):

@@ -4,7 +4,7 @@ and kvm-rep-off.json carry some, from QMP windows with fewer exits than the
 empty sync window): not resolved, with the reason, while the verdict still
 takes them as below the floor (stats/compare_notes.py rule_counts); suite
 ide's model figures stored as `exits_per_sector`/`data_exits_per_sector`
-read as `..._model` (guest/resultform.py apply_rule)."""
+read as `..._model` (values/resultform.py apply_rule)."""
 import json
 import os
 import subprocess
@@ -15,7 +15,7 @@ import unittest
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 sys.path.insert(0, os.path.join(ROOT, "tools"))
 
-from trapmeterlib.guest import resultform  # noqa: E402
+from trapmeterlib.values import resultform  # noqa: E402
 from trapmeterlib.output import resultsfile  # noqa: E402
 
 FIX = os.path.join(ROOT, "tests", "fixtures")

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Schema 3's compact result lines (tools/trapmeterlib/guest/resultform.py):
+"""Schema 3's compact result lines (tools/trapmeterlib/values/resultform.py):
 the host names the arrays again and derives what the guest no longer
 sends, exactly as the guest's integer code printed it in schema 2; a line
 of the wrong form is refused by number, so the dump is garbled."""
@@ -13,7 +13,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(HERE)),
                                 "tools"))
 
-from trapmeterlib.guest import resultform  # noqa: E402
+from trapmeterlib.values import resultform  # noqa: E402
 from trapmeterlib.guest.dump import parse_dump  # noqa: E402
 from tests.host.dumpseal import crc_of_lines  # noqa: E402
 

@@ -32,7 +32,8 @@ sys.path.insert(0, TOOLS)
 from trapmeterlib import cli  # noqa: E402
 from trapmeterlib.guest import qemu  # noqa: E402
 from trapmeterlib.output import report  # noqa: E402
-from trapmeterlib.system import exitstatus, hostinfo  # noqa: E402
+from trapmeterlib.system import hostinfo  # noqa: E402
+from trapmeterlib.values import exitstatus
 from trapmeterlib.commands import common, run as cmd_run  # noqa: E402
 from trapmeterlib.guest.dump import DumpParser, parse_dump  # noqa: E402
 from tests.host.dumpseal import crc_of_lines  # noqa: E402
@@ -423,7 +424,7 @@ class BreakdownMemoTest(unittest.TestCase):
     def test_computed_once_per_set_of_lists(self):
         calls = []
 
-        def fake(boots_results):
+        def fake(boots_results, fits=()):
             calls.append(boots_results)
             return [{"class": "x", "n": len(calls)}]
         memo = cmd_run.BreakdownMemo()
@@ -432,7 +433,7 @@ class BreakdownMemoTest(unittest.TestCase):
             first = memo([a])
             self.assertIs(memo([a]), first)
             doc = {"boots": [{"results": a}, {"results": b}]}
-            with mock.patch.object(cmd_run.breakdown, "has_exits", lambda r: True):
+            with mock.patch.object(cmd_run.breakdown, "has_exits", lambda r, fits=(): True):
                 cmd_run.add_breakdown(doc, memo)
             self.assertIs(doc["boots"][0]["breakdown"], first)
             self.assertEqual(doc["breakdown"], [{"class": "x", "n": 3}])

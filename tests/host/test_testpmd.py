@@ -18,8 +18,8 @@ REPO = os.path.dirname(os.path.dirname(HERE))
 sys.path.insert(0, os.path.join(REPO, "tools"))
 
 from trapmeterlib.backends import testpmd  # noqa: E402
-from trapmeterlib.guest import qemu, virtio  # noqa: E402
-from trapmeterlib.system import exitstatus  # noqa: E402
+from trapmeterlib.guest import qemu, vhost_user, virtio  # noqa: E402
+from trapmeterlib.values import exitstatus  # noqa: E402
 
 FAKE = os.path.join(HERE, "fake_testpmd.py")
 RUNNER = os.path.join(REPO, "tools", "trapmeter")
@@ -98,13 +98,13 @@ class CommandLines(unittest.TestCase):
         self.assertEqual(app[-1], "--forward-mode=noisy")   # the user's wins
 
     def test_shared_memory_matches_guest_ram(self):
-        argv = testpmd.qemu_args("/p")
+        argv = vhost_user.qemu_args("/p")
         backend = argv[argv.index("-object") + 1]
         self.assertIn("share=on", backend)
         self.assertIn("size=%dM" % testpmd.MEM_MB, backend)
         guest = qemu.build_argv(qemu.RunConfig(repo_root="/r"), "/t")
         self.assertEqual(guest[guest.index("-m") + 1], str(testpmd.MEM_MB))
-        self.assertIn("node,memdev=%s" % testpmd.MEM_ID, argv)
+        self.assertIn("node,memdev=%s" % vhost_user.MEM_ID, argv)
 
     def test_vhost_user_nics(self):
         conf = virtio.settings(virtio_args(virtio_backend="vhost-user",
@@ -130,7 +130,7 @@ class CommandLines(unittest.TestCase):
         with self.assertRaisesRegex(testpmd.TestpmdError, "needs 4 lcores"):
             testpmd.place_cores(["--nb-cores=1", "--nb-cores=3"], {0, 1})
         with self.assertRaisesRegex(testpmd.TestpmdError, "needs a number"):
-            testpmd.forwarding_cores(["--nb-cores=x"])
+            vhost_user.forwarding_cores(["--nb-cores=x"])
 
     def test_polling_lcores_keep_off_qemus_pinned_cpu(self):
         # --pin-cpu 1 on a 2-CPU host: testpmd polls on 0, its main lcore
@@ -331,7 +331,7 @@ class FakeProcess(unittest.TestCase):
         pmd.stop()
         self.assertEqual(proc.returncode, 0)          # "quit" was enough
         self.assertFalse(os.path.exists(pmd.runtime_dir))
-        for name in testpmd.SOCKETS:
+        for name in vhost_user.SOCKETS:
             self.assertFalse(os.path.exists(os.path.join(self.dir, name)))
 
     def test_stats_through_event_lines(self):

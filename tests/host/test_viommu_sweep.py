@@ -21,6 +21,7 @@ sys.path.insert(0, os.path.join(REPO, "tools"))
 from trapmeterlib.commands import viommu_sweep  # noqa: E402
 from trapmeterlib.commands.common import OptionError  # noqa: E402
 from trapmeterlib.output import html, logfile, progress, resultsfile, summary  # noqa: E402
+from trapmeterlib.values import errors  # noqa: E402
 
 SUFFIX = {"none": "", "off": ".vtd_off", "pt": ".vtd_pt", "4k": "", "2m": ".vtd_2m"}
 
@@ -200,7 +201,7 @@ class Sweep(unittest.TestCase):
                                            1, 2), "r.intel.boot1.log")
 
     def test_readers_refuse_a_sweep(self):
-        with self.assertRaises(resultsfile.InputError) as ctx:
+        with self.assertRaises(errors.UnusableInput) as ctx:
             resultsfile.verify_document(doc_of("off", "intel"))
         self.assertIn("--viommu sweep", str(ctx.exception))
 

@@ -6,15 +6,15 @@ This module only builds the top parser and dispatches; each command lives
 in trapmeterlib/commands/."""
 
 import argparse
-import os
 import signal
 import sys
-import traceback
 
-from .system import exitstatus, stdio
 from .commands import (ab, bisect, bisect_step, compare, history,
                        import_lava, lava_job, parse, run, sensitivity)
-from .commands.common import PROG, OptionError, Parser, TrapmeterError, say
+from .commands.common import (PROG, OptionError, Parser, guarded, say,
+                              split_extra)
+from .system import stdio
+from .values import exitstatus
 
 # in `trapmeter --help` order
 COMMANDS = (run, parse, lava_job, import_lava, compare, ab, sensitivity,
@@ -33,14 +33,6 @@ def build_parser():
     for module in COMMANDS:
         module.add_parser(sub, fmt)
     return top
-
-
-def split_extra(argv):
-    """Everything after the first "--" goes to QEMU untouched."""
-    if "--" in argv:
-        cut = argv.index("--")
-        return argv[:cut], argv[cut + 1:]
-    return argv, []
 
 
 def _raise_interrupt(_signum, _frame):
@@ -114,32 +106,4 @@ def _stdout_status(out, code):
 
 def _run(argv):
     """(exit status, True when the command returned it itself)."""
-    try:
-        return dispatch(argv), True
-    except TrapmeterError as exc:
-        say(("error: " if exc.code in (exitstatus.BAD_INPUT,
-                                       exitstatus.QEMU_ERROR,
-                                       exitstatus.UNUSABLE)
-             else "") + exc.message)
-        return exc.code, False
-    except KeyboardInterrupt:
-        say("interrupted")
-        return exitstatus.INTERRUPTED, False
-    except BrokenPipeError:
-        _silence_stdout()
-        return 1, False
-    except Exception as exc:  # pylint: disable=broad-except
-        if os.environ.get("TRAPMETER_DEBUG"):
-            traceback.print_exc()
-        say("internal error: %s: %s" % (type(exc).__name__, exc))
-        return exitstatus.INTERNAL, False
-
-
-def _silence_stdout():
-    """After a closed pipe (e.g. `| head`), stop Python's exit-time flush
-    from raising again."""
-    try:
-        devnull = os.open(os.devnull, os.O_WRONLY)
-        os.dup2(devnull, sys.stdout.fileno())
-    except OSError:
-        pass
+    return guarded(lambda: dispatch(argv))

@@ -18,6 +18,9 @@ import os
 import sqlite3
 import time
 
+from ..values import exitstatus
+from ..values.errors import TrapmeterError
+
 SCHEMA = 2
 TOOL = "trapmeter-history"
 BUSY_S = 10.0
@@ -45,9 +48,11 @@ RUN_COLUMNS = ("id", "host", "digest", "source", "kind", "added",
                "label")
 
 
-class HistoryError(Exception):
+class HistoryError(TrapmeterError):
     """The history file cannot be used or written; `kind` names why:
     missing, unopenable, corrupt, newer, locked, duplicate, foreign."""
+
+    code = exitstatus.HISTORY_UNUSABLE
 
     def __init__(self, kind, message):
         super().__init__(message)

@@ -3,6 +3,8 @@ logger writes them (every scalar double-quoted in practice, but any
 flow collection is read).  Standard library only: no PyYAML."""
 import re
 
+from ..values.errors import InputError
+
 # Input caps: a number's text, its range (dump.py's), a YAML export's
 # nesting and its values once aliases are expanded (a CSV field: the csv
 # module's 128 KiB).
@@ -14,8 +16,8 @@ YAML_VALUES = 1000000
 YAML_NON_FINITE = (".nan", ".inf", "-.inf", "+.inf")
 
 
-class FlowError(ValueError):
-    pass
+class FlowError(InputError, ValueError):
+    """A line the flow reader cannot take."""
 
 
 _ESCAPES = {"0": "\0", "a": "\a", "b": "\b", "t": "\t", "\t": "\t",

@@ -1,6 +1,6 @@
 """LAVA jobs: a job definition for LAVA's `qemu` device type that boots
 the trapmeter ISO, whose monitor turns the guest's TM_LAVA lines into
-LAVA test cases (lava_import.py reads them back).
+LAVA test cases (lava_results.py reads them back).
 
 Facts this relies on (lava-dispatcher 2023.01, see docs/ci.md "A LAVA
 lab"): the qemu device template builds the QEMU command from its own options,
@@ -20,6 +20,7 @@ import json
 import re
 
 from ..guest import qemu
+from ..values.errors import InputError
 
 MONITOR_NAME = "trapmeter"
 MONITOR_START = r"trapmeter \S+ START"
@@ -62,7 +63,7 @@ SUITE_DEVICES = {
 }
 
 
-class LavaError(Exception):
+class LavaError(InputError):
     """Bad option or unreadable input: one line, exit status BAD_INPUT."""
 
 

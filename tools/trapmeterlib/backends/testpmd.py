@@ -29,12 +29,9 @@ import subprocess
 import threading
 import time
 
-from ..system import children, exitstatus
+from ..guest.vhost_user import MEM_MB, SOCKETS, TestpmdError, forwarding_cores
+from ..system import children
 
-DEFAULT_BINARY = "dpdk-testpmd"
-MEM_MB = 256                    # testpmd -m and QEMU's shared memory backend
-MEM_ID = "tmmem"
-SOCKETS = ("vhost0.sock", "vhost1.sock")
 LOG_NAME = "testpmd.log"
 PROMPT = "testpmd> "
 READY_TIMEOUT_S = 30.0
@@ -57,39 +54,7 @@ CORE_FAILURES = re.compile(r"invalid core list|lcore \d+ unavailable|"
                            r"cores|nb_fwd_lcores|nb-cores", re.I)
 
 
-class TestpmdError(Exception):
-    """testpmd could not serve the run; exit status BACKEND_ERROR."""
-
-    def __init__(self, message):
-        super().__init__(message)
-        self.code = exitstatus.BACKEND_ERROR
-        self.message = message
-
-
 # ---------------------------------------------------------------- pure
-
-def split_args(text):
-    """--testpmd-args "..." into words (no shell: spaces separate)."""
-    return (text or "").split()
-
-
-def forwarding_cores(app_args):
-    """--nb-cores of the application options (the last one wins)."""
-    value = 1
-    for i, word in enumerate(app_args):
-        if word.startswith("--nb-cores="):
-            text = word.split("=", 1)[1]
-        elif word == "--nb-cores" and i + 1 < len(app_args):
-            text = app_args[i + 1]
-        else:
-            continue
-        try:
-            value = int(text)
-        except ValueError:
-            raise TestpmdError("--testpmd-args: --nb-cores needs a number "
-                               "(got %r)" % text)
-    return value
-
 
 def place_cores(app_args, cpus=None, avoid=()):
     """(lcores, main lcore, warning) for testpmd.  The forwarding lcores
@@ -138,18 +103,6 @@ def build_argv(binary, private_dir, prefix, cores, app_args, main=None):
             + [w for i, sock in enumerate(socks)
                for w in ("--vdev", "net_vhost%d,iface=%s" % (i, sock))]
             + ["--"] + BASE_APP_ARGS + list(app_args))
-
-
-def qemu_args(private_dir):
-    """QEMU options: guest RAM shared with the backend, two vhost-user
-    NICs (the caller adds the -device properties)."""
-    argv = ["-object", "memory-backend-memfd,id=%s,size=%dM,share=on"
-            % (MEM_ID, MEM_MB), "-numa", "node,memdev=%s" % MEM_ID]
-    for i, name in enumerate(SOCKETS):
-        path = os.path.join(private_dir, name).replace(",", ",,")
-        argv += ["-chardev", "socket,id=tmvc%d,path=%s" % (i, path),
-                 "-netdev", "vhost-user,id=tmnet%d,chardev=tmvc%d" % (i, i)]
-    return argv
 
 
 def runtime_dir(prefix, env=None, uid=None):

@@ -16,16 +16,16 @@ from dataclasses import dataclass, field
 from typing import Optional
 
 from ..guest import plan, rounds
-from ..output import report, resultsfile
+from ..output import html, progress as progress_line, report, resultsfile
 from ..stats import abtest, attribution, breakdown, compare, forecast
-from ..system import exitstatus, forkrun, kvmlock, privdir
-from ..output import html
-from ..output import progress as progress_line
+from ..system import forkrun, kvmlock, privdir
+from ..values import exitstatus
+from ..values.errors import UnusableInput
 from . import compare as compare_cmd
 from . import run as run_cmd
-from .common import (PROG, OptionError, Parser, TrapmeterError, budget_seconds,
-                     check_budget, check_outputs, probe_writable, repo_root,
-                     say)
+from .common import (PROG, SUITE_FITS, OptionError, Parser, TrapmeterError,
+                     budget_seconds, check_budget, check_outputs,
+                     probe_writable, repo_root, say)
 
 NAME = "ab"
 DEFAULT_COUNT_BOOTS = 3     # boots per side that count exits (1, 2, 4)
@@ -320,17 +320,13 @@ def add_breakdowns(doc, whole=False):
         return
     for boot in doc["boots"]:
         if boot.get("results") and "breakdown" not in boot:
-            boot["breakdown"] = breakdown.breakdown([boot["results"]])
+            boot["breakdown"] = breakdown.breakdown([boot["results"]],
+                                                     SUITE_FITS)
             boot["breakdown_exits"] = BREAKDOWN_EXITS
     if whole and len(lists) > 1:
-        doc["breakdown"] = breakdown.breakdown(lists)
+        doc["breakdown"] = breakdown.breakdown(lists, SUITE_FITS)
 
 
-def trapmeter_main(argv):
-    """`trapmeter ARGV...`: what a forked boot runs (the CLI, loaded once
-    in this process)."""
-    from ..cli import main  # pylint: disable=import-outside-toplevel
-    return main(argv)
 
 
 class Session:
@@ -387,7 +383,7 @@ class Session:
         self.status.update(status_text(self, "side %s %s" % (name.upper(),
                                                               label)))
         err = None if self.cfg.verbose else os.path.join(self.tmp, "boot.err")
-        code = forkrun.run(trapmeter_main, self.boot_argv(name, out, counted),
+        code = forkrun.run(run_cmd.main, self.boot_argv(name, out, counted),
                            err)
         self.walls.append(time.monotonic() - begin)
         if code >= exitstatus.BAD_INPUT or not os.path.exists(out):
@@ -427,7 +423,7 @@ class Session:
     def read(self, path):
         try:
             return resultsfile.read_results(path)
-        except resultsfile.InputError as exc:
+        except UnusableInput as exc:
             raise TrapmeterError(exitstatus.UNUSABLE, "unusable boot: %s" % exc)
 
     def add(self, name, path):

@@ -17,7 +17,9 @@ from ..output import resultsfile
 from ..output.bisect_text import summary
 from ..stats import bisect as search
 from ..stats import compare
-from ..system import exitstatus, gitbuild
+from ..system import gitbuild
+from ..values import exitstatus, figure
+from ..values.errors import UnusableInput
 from . import ab as ab_cmd
 from . import compare as compare_cmd
 from .bisect_out import (DEFAULT_OUT_SUFFIX, check_json, check_seconds,
@@ -140,7 +142,7 @@ def session(args, name, good_bin, step_bin, budget, extra, focus=None):
         boots = [len(compare.boot_results(resultsfile.read_results(p)))
                  for p in (cfg.a_json, cfg.b_json)]
     except (OSError, ValueError, KeyError, TypeError,
-            resultsfile.InputError) as exc:
+            UnusableInput) as exc:
         raise TrapmeterError(exitstatus.UNUSABLE, "bisect: session %s left "
                              "no usable results: %s" % (name, exc))
     # + the session's planning boot (side A, not compared)

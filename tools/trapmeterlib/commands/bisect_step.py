@@ -14,7 +14,8 @@ import time
 
 from ..output import report
 from ..stats import bisect as search
-from ..system import exitstatus, gitbuild, inputfile
+from ..system import gitbuild, inputfile
+from ..values import exitstatus
 from . import bisect as bisect_cmd
 from . import bisect_out
 from .common import (OptionError, TrapmeterError, check_outputs, repo_root,

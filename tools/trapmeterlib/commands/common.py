@@ -1,35 +1,73 @@
-"""What several commands share: the expected-failure exceptions, the
-one-line argparse, "trapmeter: ..." messages, the repository root, file
-writers that turn OSError into a bad-input failure, and the guest
-problem / QEMU stderr report."""
+"""What several commands share: the option error (values/errors.py holds
+the base of every failure), running a command with every failure one
+line (guarded), the one-line argparse, "trapmeter: ..." messages, the
+repository root, file writers that turn OSError into a bad-input
+failure, and the guest problem / QEMU stderr report."""
 
 import argparse
 import os
 import stat
 import sys
 import tempfile
+import traceback
 
-from ..output import report
-from ..system import exitstatus
-from ..output import progress
+from ..guest import dmafit
+from ..output import progress, report
+from ..values import exitstatus
+from ..values.errors import InputError, TrapmeterError
 
 PROG = "trapmeter"
 STDERR_TAIL = 20
 PROBE_BYTES = 4096          # probe_writable: one page of a full disk
+# the suites' own entries of the breakdown (stats/breakdown.py `fits`)
+SUITE_FITS = (dmafit,)
 
 
-class TrapmeterError(Exception):
-    """An expected failure with its exit status."""
-
-    def __init__(self, code, message):
-        super().__init__(message)
-        self.code = code
-        self.message = message
+class OptionError(InputError):
+    """A bad option or option value (BAD_INPUT)."""
 
 
-class OptionError(TrapmeterError):
-    def __init__(self, message):
-        super().__init__(exitstatus.BAD_INPUT, message)
+def split_extra(argv):
+    """Everything after the first "--" goes to QEMU untouched."""
+    if "--" in argv:
+        cut = argv.index("--")
+        return argv[:cut], argv[cut + 1:]
+    return argv, []
+
+
+def guarded(call):
+    """(exit status, True when call() returned it itself): every failure
+    is one "trapmeter: ..." line and its status, never a traceback (the
+    CLI's commands, and a forked `run` of ab)."""
+    try:
+        return call(), True
+    except TrapmeterError as exc:
+        say(("error: " if exc.code in (exitstatus.BAD_INPUT,
+                                       exitstatus.QEMU_ERROR,
+                                       exitstatus.UNUSABLE)
+             else "") + exc.message)
+        return exc.code, False
+    except KeyboardInterrupt:
+        say("interrupted")
+        return exitstatus.INTERRUPTED, False
+    except BrokenPipeError:
+        _silence_stdout()
+        return 1, False
+    except Exception as exc:  # pylint: disable=broad-except
+        if os.environ.get("TRAPMETER_DEBUG"):
+            traceback.print_exc()
+        say("internal error: %s: %s" % (type(exc).__name__, exc))
+        return exitstatus.INTERNAL, False
+
+
+def _silence_stdout():
+    """After a closed pipe (e.g. `| head`), stop Python's exit-time flush
+    from raising again."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except OSError:
+        pass
 
 
 class Parser(argparse.ArgumentParser):

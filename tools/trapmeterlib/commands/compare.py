@@ -3,10 +3,12 @@ candidate against a base (the statistics live in trapmeterlib/stats/compare.py).
 
 import sys
 
-from ..output import (breakdown_text, comparison, html, junit, plot, report,
-                      resultsfile, verdicts)
+from ..output import (breakdown_text, compare_plot, comparison, html, junit,
+                      report, resultsfile, verdicts)
 from ..stats import attribution, compare
-from ..system import envdiff, exitstatus
+from ..system import envdiff
+from ..values import exitstatus
+from ..values.errors import UnusableInput
 from .common import OptionError, TrapmeterError, check_outputs, say
 
 NAME = "compare"
@@ -199,7 +201,7 @@ def compare_files(args, thresholds):
         cand = resultsfile.read_results(args.candidate)
         if not {base.get("schema"), cand.get("schema")} <= set(
                 resultsfile.KNOWN_SCHEMAS):
-            raise resultsfile.InputError("different schemas: base %r, "
+            raise UnusableInput("different schemas: base %r, "
                                      "candidate %r" % (base.get("schema"),
                                                        cand.get("schema")))
         env = env_check(base, cand, args)
@@ -207,7 +209,7 @@ def compare_files(args, thresholds):
                                               args.seed, args.resamples,
                                               args.stat, args.alpha)
         warnings = env + warnings
-    except resultsfile.InputError as exc:
+    except UnusableInput as exc:
         raise TrapmeterError(exitstatus.UNUSABLE, "unusable input: %s" % exc)
     if not rows:
         raise TrapmeterError(exitstatus.UNUSABLE, "unusable input: no case is "
@@ -238,11 +240,11 @@ def write_compare_outputs(outputs, rows, warnings, base, cand, base_path,
                 rows, warnings, base_path, cand_path,
                 attribution.attribution(base, cand)))
         if args.plot:
-            engine = plot.write_plot(args.plot, compare.boot_results(base),
+            engine = compare_plot.write_plot(args.plot, compare.boot_results(base),
                                      compare.boot_results(cand),
                                      args.plot_engine)
             say("plot written to %s (%s)" % (args.plot, engine))
-    except plot.PlotError as exc:
+    except compare_plot.PlotError as exc:
         say("warning: no plot: %s" % exc)
     except OSError as exc:
         raise OptionError("cannot write output: %s" % (exc.strerror or exc))

@@ -11,7 +11,9 @@ import sys
 from ..backends import historydb
 from ..output import history_export, history_html, history_text, resultsfile
 from ..stats import changepoint, runlevel
-from ..system import envdiff, exitstatus, gitbuild, inputfile
+from ..system import envdiff, gitbuild, inputfile
+from ..values import exitstatus
+from ..values.errors import UnusableInput
 from . import bisect as bisect_cmd
 from .common import OptionError, TrapmeterError, check_outputs, say, \
     write_file
@@ -143,7 +145,7 @@ def cmd_add(args):
 def read(path):
     try:
         return resultsfile.read_results(path)
-    except resultsfile.InputError as exc:
+    except UnusableInput as exc:
         raise TrapmeterError(exitstatus.UNUSABLE, str(exc))
 
 

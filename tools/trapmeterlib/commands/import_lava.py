@@ -3,9 +3,9 @@ to results.json."""
 
 import sys
 
-from ..backends import lava_import, lava_job
+from ..backends import lava_results, lava_job
 from ..output import report
-from ..system import exitstatus
+from ..values import exitstatus
 from .common import OptionError, check_outputs, say, write_json
 
 NAME = "import-lava"
@@ -36,7 +36,7 @@ def command(args):
         runs.append(run)
         boots.append(entry)
         worst = max(worst, outcome.code)
-    host_obj, argv = lava_import.host_from_runs(runs)
+    host_obj, argv = lava_results.host_from_runs(runs)
     run0 = next((b["run"] for b in boots if b.get("run")), None) or {}
     config = {"accel": host_obj["accel"], "boot": "iso", "firmware":
               run0.get("firmware"), "machine": None,
@@ -56,10 +56,10 @@ def command(args):
 def load_one(index, path):
     """(run, boot entry, outcome) of one log or export, said on stderr."""
     try:
-        run = lava_import.load(path)
+        run = lava_results.load(path)
     except lava_job.LavaError as exc:
         raise OptionError(str(exc))
-    entry, outcome = lava_import.boot_from_run(index, run)
+    entry, outcome = lava_results.boot_from_run(index, run)
     info = entry["lava"]
     say("%s: %d trapmeter test case(s), %s @tm result(s), job result %s, "
         "status %s" % (path, info["test_cases"],

@@ -6,7 +6,7 @@ import sys
 
 from ..backends import lava_job
 from ..guest import qemu
-from ..system import exitstatus
+from ..values import exitstatus
 from .common import (OptionError, check_outputs, check_words, repo_root,
                      write_file)
 

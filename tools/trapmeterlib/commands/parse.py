@@ -5,10 +5,11 @@ import os
 import sys
 
 from ..guest import dma, dma_vnet, ide
-from ..output import report
-from ..system import exitstatus, inputfile
 from ..guest.dump import parse_chunks
-from ..system.exitstatus import decide_from_dump
+from ..output import report
+from ..system import inputfile
+from ..values import exitstatus
+from ..values.exitstatus import decide_from_dump
 from .common import (OptionError, check_outputs, has_report, report_outcome,
                      write_json)
 

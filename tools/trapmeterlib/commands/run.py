@@ -7,6 +7,7 @@ counters, testpmd, the table and each output); each step is a short
 function here, and moving them out would make library modules read
 run's options."""
 
+import argparse
 import contextlib
 import os
 import shlex
@@ -21,12 +22,14 @@ from ..guest import dma, dma_vnet, ide, mmio, plan, qemu, rounds, viommu, virtio
 from ..output import (breakdown_text, html, junit, logfile, progress, report,
                       summary)
 from ..stats import breakdown
-from ..system import (children, envdiff, exitstatus, fingerprint, hostinfo,
-                      kvmlock, pinning, privdir, sigdefer)
-from ..system.exitstatus import Outcome, decide_boot
+from ..system import (children, envdiff, fingerprint, hostinfo, kvmlock,
+                      pinning, privdir, sigdefer)
+from ..values import exitstatus
+from ..values.exitstatus import Outcome, decide_boot
 from . import viommu_sweep
-from .common import (OptionError, TrapmeterError, check_outputs, check_words,
-                     has_report, repo_root, report_outcome, say)
+from .common import (PROG, SUITE_FITS, OptionError, Parser, TrapmeterError,
+                     check_outputs, check_words, guarded, has_report,
+                     repo_root, report_outcome, say, split_extra)
 
 NAME = "run"
 TABLES = ("summary", "full", "none")
@@ -420,6 +423,23 @@ def decide_perf(args):
             % (args.exit_counter, why))
         return "qmp", []
     return args.exit_counter, events
+
+
+def main(argv):
+    """`trapmeter run ARGV...` (argv starts with "run") in this process
+    without the CLI: what ab's forked boots run.  Each failure is one
+    "trapmeter: ..." line and its exit status (common.guarded), as the
+    CLI gives it."""
+    def call():
+        words, extra = split_extra(list(argv))
+        top = Parser(prog=PROG)
+        add_parser(top.add_subparsers(dest="command", metavar="COMMAND"),
+                   argparse.RawDescriptionHelpFormatter)
+        args, unknown = top.parse_known_args(words)
+        if unknown:
+            top.parse_args(words)           # names the unknown option
+        return command(args, extra)
+    return guarded(call)[0]
 
 
 def command(args, extra):
@@ -832,17 +852,19 @@ class BreakdownMemo:
         if hit is not None and all(a is b for a, b in
                                    zip(hit[0], results_per_boot)):
             return hit[1]
-        entries = breakdown.breakdown(results_per_boot)
+        entries = breakdown.breakdown(results_per_boot, SUITE_FITS)
         self._memo[key] = (list(results_per_boot), entries)
         return entries
 
 
-def add_breakdown(doc, compute=breakdown.breakdown):
+def add_breakdown(doc, compute=None):
     """Where the time goes: per boot its own fit, across boots intervals
     and the fit of the boots' lower envelope."""
+    compute = compute or (lambda lists: breakdown.breakdown(lists,
+                                                            SUITE_FITS))
     results = []
     for boot in doc["boots"]:
-        if breakdown.applies(boot.get("results") or []):
+        if breakdown.applies(boot.get("results") or [], SUITE_FITS):
             boot["breakdown"] = compute([boot["results"]])
             results.append(boot["results"])
     if len(results) > 1:
@@ -869,7 +891,7 @@ def print_boot_report(session, cfg, dump, wall):
     text += dma.render(dump)
     text += dma_vnet.render(dump)
     text += mmio.render(dump.results)
-    if breakdown.applies(dump.results):
+    if breakdown.applies(dump.results, SUITE_FITS):
         text += breakdown_report(session, [dump.results])
     sys.stdout.write(text)
     sys.stdout.flush()
@@ -895,7 +917,7 @@ def print_repeat_report(session, cfg, dumps):
     # suite dma's differences of cases are over boots (guest/dma.py)
     text += dma.render_boots(boot_results, "dma by IOMMU mode over %d boots"
                              % len(dumps)) + dma_vnet.render_boots(boot_results)
-    if all(breakdown.applies(d.results) for d in dumps):
+    if all(breakdown.applies(d.results, SUITE_FITS) for d in dumps):
         text += breakdown_report(session, boot_results)
     sys.stdout.write(text)
     sys.stdout.flush()

@@ -19,7 +19,8 @@ import time
 
 from ..output import html, report, resultsfile
 from ..stats import compare
-from ..system import exitstatus, hostinfo, privdir
+from ..system import hostinfo, privdir
+from ..values import exitstatus
 from . import ab as ab_cmd
 from . import compare as compare_cmd
 from .common import (OptionError, TrapmeterError, budget_seconds,

@@ -21,7 +21,7 @@ import sys
 
 from ..guest import dma, dma_vnet, viommu
 from ..output import logfile
-from ..system import exitstatus
+from ..values import exitstatus
 from .common import OptionError, say
 
 SUITE = "dma"

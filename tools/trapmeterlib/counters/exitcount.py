@@ -37,9 +37,11 @@ cross-check are one pipeline over the same snapshots."""
 
 from dataclasses import dataclass
 
-from . import qmp
-from ..guest.resultform import COUNT_BELOW
 from ..stats.bootstats import median
+from ..stats.exitcheck import (MIN_EXITS_FOR_COST, counters_differ,
+                               model_mismatch)
+from ..values.resultform import COUNT_BELOW
+from . import qmp
 from .perfcount import PerfError, per_op
 
 COUNTERS = ("qmp", "perf", "both")
@@ -54,21 +56,11 @@ BACKGROUND_POINTS = CAL_POINTS + (SPIN_END,)
 REPORT_PHASE = "report"         # the background's last line: not answered
 # Counters that also count the guest's polls of the UART status register.
 POLLED = ("exits", "io_exits")
-# Below this many exits per op, or fewer exits in the whole window than
-# this or than an idle window of its length collects (on a software backend
-# that ticks with emulated instructions, ~1.5 k per second), a cycles/exit
-# figure means nothing.
-MIN_EXITS_FOR_COST = 0.5
+# Below MIN_EXITS_FOR_COST exits per op (stats/exitcheck.py), or fewer
+# exits in the whole window than this or than an idle window of its length
+# collects (on a software backend that ticks with emulated instructions,
+# ~1.5 k per second), a cycles/exit figure means nothing.
 MIN_WINDOW_EXITS_FOR_COST = 64
-MODEL_TOLERANCE = 0.10
-# The two counters "differ" beyond this relative gap, and beyond this many
-# exits per op and per timed window (QMP's count is whole exits over the
-# window: over 15 ops one exit is 0.07 per op), so that near-zero counts
-# and short windows do not flag.
-COUNTERS_TOLERANCE = 0.01
-COUNTERS_FLOOR = 0.05
-COUNTERS_WINDOW_FLOOR = 2
-ROUNDING = 0.0005               # half the last decimal of a per-op figure
 TCG_NOTE = ("TCG has no VM exits: exits_measured and cycles_per_exit stay "
             "null")
 
@@ -385,21 +377,6 @@ def fill_result(res, group, perf=None, boot=None):
     return res
 
 
-def counters_differ(qmp_per_op, perf_per_op, ops, background_per_op=None):
-    """More than COUNTERS_TOLERANCE apart, and more than the floors.  QMP's
-    window also collects background exits perf's does not: an excess of QMP
-    up to the reported background bound is explained, a shortfall never."""
-    gap = qmp_per_op - perf_per_op
-    if gap > 0:
-        gap = max(0.0, gap - (background_per_op or 0))
-    gap = abs(gap)
-    # per-op figures carry 3 decimals: times ops, whole exits gain up to
-    # ROUNDING * ops (2 missing exits in 11 ops read as 2.002)
-    return bool(gap > COUNTERS_FLOOR
-                and gap * ops > COUNTERS_WINDOW_FLOOR + ROUNDING * ops
-                and gap > COUNTERS_TOLERANCE * max(abs(qmp_per_op),
-                                                   abs(perf_per_op)))
-
 
 def _fill_qmp(res, group, boot, ops, notes):
     """The QMP figures; returns the window's exit count or None."""
@@ -467,25 +444,6 @@ def _fill_background(res, boot, window_cycles, ops):
         rate * window_cycles / (boot.khz * 1000.0) / ops, 3)
 
 
-def _real(value):
-    return None if isinstance(value, bool) or \
-        not isinstance(value, (int, float)) else value
-
-
-def model_mismatch(per_op, model, background_per_op=None):
-    """Measured exits per op more than MODEL_TOLERANCE off the model, or
-    None when either is missing.  Above the model the background the
-    window may hold (exits_background_max, per op) is allowed too: an op
-    of a third of a millisecond takes about one idle exit of QMP's count
-    with it, which says nothing about the exit path."""
-    per_op, model = _real(per_op), _real(model)
-    if per_op is None or model is None:
-        return None
-    if model <= 0:
-        return per_op >= MIN_EXITS_FOR_COST
-    above = MODEL_TOLERANCE * model + max(_real(background_per_op) or 0, 0)
-    return bool(per_op - model > above or
-                model - per_op > MODEL_TOLERANCE * model)
 
 
 def _cost_and_model(res, ops, window, notes):

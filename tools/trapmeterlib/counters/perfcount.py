@@ -35,6 +35,8 @@ import subprocess
 import time
 
 from ..system import children
+from ..values import exitstatus
+from ..values.errors import TrapmeterError
 
 PERF = "perf"
 TRACEFS = ("/sys/kernel/tracing", "/sys/kernel/debug/tracing")
@@ -60,8 +62,10 @@ SCRIPT_TIMEOUT_S = 300.0
 MOUNT_TIMEOUT_S = 10.0
 
 
-class PerfError(Exception):
+class PerfError(TrapmeterError):
     """perf is missing, refused, or stopped answering."""
+
+    code = exitstatus.BAD_INPUT
 
 
 # ---------------------------------------------------------------- pure part

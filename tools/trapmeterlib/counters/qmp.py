@@ -9,6 +9,9 @@ import os
 import socket
 import time
 
+from ..values import exitstatus
+from ..values.errors import TrapmeterError
+
 CONNECT_TIMEOUT_S = 10.0
 REPLY_TIMEOUT_S = 10.0
 # vCPU statistics that say how often and why the guest left the CPU.
@@ -16,8 +19,10 @@ EXIT_STATS = ("exits", "io_exits", "mmio_exits", "insn_emulation",
               "halt_exits")
 
 
-class QmpError(Exception):
+class QmpError(TrapmeterError):
     """QMP is unreachable or answered with an error."""
+
+    code = exitstatus.QEMU_ERROR
 
 
 class Qmp:

@@ -24,7 +24,7 @@ so a device added to the suite joins the table by itself.
 Every mode's figure is its net cycles per op (case less control; over
 boots the median of the boots' medians); every difference is one of means
 over boots with a Welch-style 95 % t-interval (combine_terms), by the
-figure rule (output/figure.py): at or below zero, an interval holding
+figure rule (values/figure.py): at or below zero, an interval holding
 zero, or fewer than MIN_BOOTS boots of a term, not resolved.  One boot
 is never enough: its cases run one after another, and this project's
 software backend drifts within a boot more than a case's own ops show.
@@ -33,10 +33,9 @@ annotate() stores the figures on one boot's 4k and 2m rows
 summary's compact one."""
 
 
-from ..output import figure
 from ..stats.bootstats import median
 from ..stats.tdist import welch_interval
-from . import resultform
+from ..values import figure, resultform
 
 SUITE = "dma"
 MODES = ("none", "off", "pt", "4k", "2m")

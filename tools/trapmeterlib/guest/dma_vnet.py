@@ -12,7 +12,7 @@ on a hub of its own), so it also holds what the hub's delivery costs.
 annotate() stores one boot's on the txrx rows, render_boots() prints
 the table over boots."""
 
-from ..output import figure
+from ..values import figure
 from . import dma
 
 TX = "vnet.tx."

@@ -15,7 +15,7 @@ Schema 2 (docs/design.md, "The dump"): the last counted @tm line is
 {"type":"status","status":...}, so the run's status lies inside the end
 record's count and CRC; the human END line must agree with it.  Schema-1
 dumps (no status record) take the status from the END line.  Schema 3
-sends result lines in a compact form (tools/trapmeterlib/guest/resultform.py),
+sends result lines in a compact form (tools/trapmeterlib/values/resultform.py),
 expanded here to the schema-2 record as each line arrives, so every
 reader (and compare's replay of the stored lines) sees the same record.
 A case measured in rounds (kernel word rounds=N, one result line per
@@ -34,8 +34,10 @@ import math
 import re
 import zlib
 
-from . import records, resultform, rounds
-from ..system.exitstatus import GUEST_STATUS
+from ..values import exitstatus, records, resultform
+from ..values.errors import TrapmeterError
+from ..values.exitstatus import GUEST_STATUS
+from . import rounds
 
 TM_PREFIX = b"@tm "
 # Firmware (OVMF, GRUB) may leave escape sequences on the line before START.
@@ -111,7 +113,7 @@ def clean_text(text):
     """Guest text made safe for a terminal: control characters (ESC, CR,
     LF, BEL, C1, ...) and bidi controls become visible escapes such as
     \\x1b or \\u202e.  Strings from host files (results.json, LAVA
-    inputs) pass here too (resultsfile.read_results, lava_import.load)."""
+    inputs) pass here too (resultsfile.read_results, lava_results.load)."""
     return _CONTROL_RE.sub(lambda m: "\\x%02x" % ord(m.group())
                            if ord(m.group()) < 0x100
                            else "\\u%04x" % ord(m.group()), text)
@@ -142,8 +144,8 @@ def clean_value(value):
     return value
 
 
-class _BadNumber(ValueError):
-    pass
+class _BadNumber(TrapmeterError, ValueError):
+    code = exitstatus.GARBLED
 
 
 def _parse_float(text):

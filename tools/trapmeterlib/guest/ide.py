@@ -14,8 +14,10 @@ import shutil
 import struct
 from dataclasses import dataclass
 
+from ..values import figure
+from ..values.errors import InputError
+from ..values.numbers import is_number
 from .dump import time_mark
-from ..output import figure
 
 MASK = (1 << 64) - 1
 SECTOR = 512
@@ -56,7 +58,7 @@ SIZE_RE = re.compile(r"^\s*(\d+)\s*([kmgt]?)(i?b)?\s*$", re.IGNORECASE)
 UNITS = {"": 1, "k": 1 << 10, "m": 1 << 20, "g": 1 << 30, "t": 1 << 40}
 
 
-class IdeOptionError(ValueError):
+class IdeOptionError(InputError, ValueError):
     """A bad --ide-* value (the caller turns it into bad-input)."""
 
 
@@ -283,7 +285,7 @@ def after_boot(setup, dump):
 # ---------------------------------------------------------------- table
 
 def _fmt(value, places=1):
-    if isinstance(value, bool) or not isinstance(value, (int, float)):
+    if not is_number(value):
         return "-"
     return "%.*f" % (places, value)
 

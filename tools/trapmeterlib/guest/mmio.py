@@ -18,6 +18,8 @@ SeaBIOS (qboot leaves their BARs unassigned): about 4 s of an 8.7 s boot
 of ten pio/exits cases under KVM here.  `--mmio-devices off` leaves them out, so the guest's skip paths
 can be seen; `on` attaches them whatever the suites."""
 
+from ..values.numbers import is_number
+
 SUITE = "mmio"
 PTD_PREFIX = "ptd."      # pio's extended cases on pci-testdev's I/O BAR
 CHOICES = ("auto", "on", "off")
@@ -137,10 +139,6 @@ def _to_qemu_counter(res, stats):
     return "exits" if "exits" in stats else None
 
 
-def _number(value):
-    return isinstance(value, (int, float)) and not isinstance(value, bool)
-
-
 def annotate(results):
     """Beside exits_measured (VM exits), the round trips to QEMU that the
     model predicts in exits_to_qemu_model: exits_to_qemu_measured, its
@@ -154,9 +152,9 @@ def annotate(results):
     for res in results:
         model = res.get("exits_to_qemu_model")
         stats = res.get("exit_stats_per_op")
-        if not _number(model):
+        if not is_number(model):
             continue
-        if _number(res.get("exits_perf_user")) and (model == 0 or model >= 1):
+        if is_number(res.get("exits_perf_user")) and (model == 0 or model >= 1):
             name, got = "perf_user", res["exits_perf_user"]
         elif isinstance(stats, dict) and _to_qemu_counter(res, stats):
             name = _to_qemu_counter(res, stats)
@@ -198,6 +196,6 @@ def render(results):
 
 
 def _num(value):
-    if isinstance(value, bool) or not isinstance(value, (int, float)):
+    if not is_number(value):
         return "-"
     return "%.3g" % value if abs(value) < 100 else "%d" % round(value)

@@ -18,8 +18,9 @@ undisturbed boots here against 1.3 % over 31 (docs/design.md)."""
 import json
 import os
 
-from . import rounds
 from ..system import inputfile
+from ..values.errors import InputError
+from . import rounds
 
 FWCFG_PLAN = "opt/trapmeter/plan"
 PLAN_FILE = "plan.txt"
@@ -35,7 +36,7 @@ MIN_SAMPLES = 31
 WINDOW_MS = 250.0
 
 
-class PlanError(Exception):
+class PlanError(InputError):
     """A --plan file that cannot be used; the message names the problem."""
 
 

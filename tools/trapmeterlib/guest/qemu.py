@@ -14,6 +14,8 @@ import time
 from dataclasses import dataclass, field
 
 from ..system import children
+from ..values import exitstatus
+from ..values.errors import TrapmeterError
 from .dump import DumpParser
 
 ELF_REL = os.path.join("build", "trapmeter.elf")
@@ -41,8 +43,10 @@ FATAL_STDERR = (b"KVM internal error",)
 SYNC_FEED = ("sync", "case")
 
 
-class QemuStartError(Exception):
+class QemuStartError(TrapmeterError):
     """QEMU could not be executed at all."""
+
+    code = exitstatus.QEMU_ERROR
 
 
 @dataclass

@@ -51,8 +51,9 @@ round does not shift the ones after it.
 
 import math
 
-from . import resultform
-from .resultform import FormError
+from ..values import resultform
+from ..values.numbers import number_or_none
+from ..values.resultform import FormError
 
 ROUND_KEY = "round"
 ROUND_TYPE = "round"     # a later round's record (dump schema 4)
@@ -99,13 +100,8 @@ def key(rec):
     return (rec.get("suite"), rec.get("case"))
 
 
-def _num(value):
-    return value if isinstance(value, (int, float)) and \
-        not isinstance(value, bool) else None
-
-
 def _sum(parts, name):
-    values = [_num(p.get(name)) for p in parts]
+    values = [number_or_none(p.get(name)) for p in parts]
     if any(v is None for v in values):
         return None
     total = sum(values)

@@ -7,7 +7,8 @@ The guest sends on NIC A and receives on NIC B; nothing leaves the VM:
   -netdev hubport,id=tmnet0,hubid=0 -device virtio-net-pci,netdev=tmnet0,...
   -netdev hubport,id=tmnet1,hubid=0 -device virtio-net-pci,netdev=tmnet1,...
 or, with --virtio-backend vhost-user, each NIC is a vhost-user port of DPDK
-testpmd, which forwards port 0 to port 1 (tools/trapmeterlib/backends/testpmd.py).
+testpmd, which forwards port 0 to port 1 (tools/trapmeterlib/backends/testpmd.py;
+guest/vhost_user.py the sockets and options both sides agree on).
 
 Suite dma uses the same pair (NIC A's frames land in NIC B's buffers) and a
 third NIC on a hub of its own, which QEMU reads frames from and drops:
@@ -22,10 +23,13 @@ buffers) then goes through the IOMMU, which needs the modern transport.
 import shutil
 import sys
 
-from ..backends import testpmd
-from ..system import exitstatus, privdir
-from .dump import time_mark
+from ..system import privdir
+from ..values import exitstatus
+from ..values.numbers import number_or_none
 from . import viommu
+from .dump import time_mark
+from .vhost_user import (DEFAULT_BINARY, TestpmdError, forwarding_cores,
+                         qemu_args, split_args)
 
 # transport -> virtio-net-pci properties (QEMU 7.2 names)
 TRANSPORTS = {
@@ -76,7 +80,7 @@ def add_options(add):
         "vhost-user ports; needs root or hugepage-free DPDK, 2 CPUs)")
     add("--testpmd", metavar="PATH", default=None,
         help="--virtio-backend vhost-user: the testpmd binary (default "
-        "%s from PATH)" % testpmd.DEFAULT_BINARY)
+        "%s from PATH)" % DEFAULT_BINARY)
     add("--testpmd-args", metavar="ARGS", default=None,
         help="--virtio-backend vhost-user: extra testpmd application "
         "options (after its '--'; write --testpmd-args=\"...\" since they "
@@ -114,8 +118,8 @@ def settings(args):
     if backend != DEFAULT_BACKEND:
         conf.update(backend=backend,
                     testpmd=getattr(args, "testpmd", None)
-                    or testpmd.DEFAULT_BINARY,
-                    testpmd_args=testpmd.split_args(
+                    or DEFAULT_BINARY,
+                    testpmd_args=split_args(
                         getattr(args, "testpmd_args", None)))
     return conf
 
@@ -133,7 +137,7 @@ def device_args(conf, private_dir=None):
                                          conf["ioeventfd"])
     if conf.get("iommu_platform"):
         props += "," + IOMMU_PLATFORM
-    argv = testpmd.qemu_args(private_dir) if vhost_user(conf) else []
+    argv = qemu_args(private_dir) if vhost_user(conf) else []
     for i in range(conf["nics"]):
         if not vhost_user(conf):
             argv += ["-netdev", "hubport,id=tmnet%d,hubid=0" % i]
@@ -170,9 +174,9 @@ def validate_backend(args):
         return ("--virtio-matrix varies ioeventfd, which vhost-user needs "
                 "on; use --virtio-transport with --virtio-backend vhost-user")
     try:
-        testpmd.forwarding_cores(testpmd.split_args(
+        forwarding_cores(split_args(
             getattr(args, "testpmd_args", None)))
-    except testpmd.TestpmdError as exc:
+    except TestpmdError as exc:
         return exc.message
     return None
 
@@ -253,14 +257,8 @@ def boot_fields(dump, conf):
 
 # ---------------------------------------------------------------- tables
 
-def _num(value):
-    if isinstance(value, bool) or not isinstance(value, (int, float)):
-        return None
-    return value
-
-
 def _fmt(value, places=0):
-    value = _num(value)
+    value = number_or_none(value)
     if value is None:
         return "-"
     return "%.*f" % (places, value) if places else "%d" % round(value)
@@ -307,8 +305,8 @@ def matrix_row(transport, ioeventfd, boot):
     pair = next((o for o in boot.get("other") or []
                  if o.get("type") == "virtio_kicks"), {})
     guest = (boot.get("virtio") or {}).get("guest") or {}
-    lost = sum(_num(r.get("lost")) or 0 for r in cases.values())
-    corrupt = sum(_num(r.get("corrupt")) or 0 for r in cases.values())
+    lost = sum(number_or_none(r.get("lost")) or 0 for r in cases.values())
+    corrupt = sum(number_or_none(r.get("corrupt")) or 0 for r in cases.values())
     kick_cycles = kick.get("cycles") or {}
     single = pair.get("nic_a") or {}
     row = {"transport": transport, "ioeventfd": ioeventfd,
@@ -360,7 +358,7 @@ def render_matrix(rows):
         ratios = []
         for transport in TRANSPORTS:
             on, off = base.get((transport, "on")), base.get((transport, "off"))
-            if _num(on) and _num(off):
+            if number_or_none(on) and number_or_none(off):
                 ratios.append("%s %.2fx" % (transport, off / on))
         if ratios:
             lines.append("%s cost ioeventfd=off / on: %s"

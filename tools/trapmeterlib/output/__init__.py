@@ -1,3 +1,3 @@
-"""trapmeterlib.output - what the tool shows and writes: the figure rule
-(figure.py) every output follows, the table and results.json, JUnit,
-plots, and the comparison's renderings."""
+"""trapmeterlib.output - what the tool shows and writes, every figure by
+the rule of values/figure.py: the table and results.json, JUnit, the HTML
+report and its figures, and the comparison's renderings."""

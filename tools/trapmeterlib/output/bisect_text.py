@@ -1,8 +1,8 @@
 """What `trapmeter bisect` prints: the first bad commit (or the commits
 it could not separate), the flagged shifts, every step, the totals;
-every figure by the figure rule (output/figure.py)."""
+every figure by the figure rule (values/figure.py)."""
 
-from . import figure
+from ..values import figure
 
 def summary(doc):
     res = doc["result"]

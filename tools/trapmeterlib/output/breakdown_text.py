@@ -1,10 +1,9 @@
 """The cost breakdown and its attribution as text: the "where the time
 goes" table `run` prints (stats/breakdown.py) and the "where the time
 went" lines of `compare` and `ab` (stats/attribution.py)."""
-from ..guest import dma
-from ..stats import dmafit
+from ..guest import dma, dmafit
 from ..stats.breakdown import ABSENT, COMPONENTS
-from . import figure as fig
+from ..values import figure as fig
 
 SHORT_LABELS = {"vm_exit": "VM exit", "kvm_pio": "KVM PIO",
                 "qemu_round_trip": "round trip", "device_model": "device/unit"}
@@ -168,7 +167,7 @@ def _band(figure):
 
 
 def dma_translation(f, boots):
-    """The DMA translation lines (stats/dmafit.py)."""
+    """The DMA translation lines (guest/dmafit.py)."""
     pages = f.get("pages") or []
     span = (f", {pages[0]}..{pages[-1]} pages an op" if len(pages) > 1 else "")
     how = f"95 % interval over {boots} boot{'s' if boots > 1 else ''}"

@@ -1,6 +1,6 @@
 """The HTML report (`--html FILE` of run, compare, ab and sensitivity): one
 self-contained file a person opens in a browser.  Everything is inline:
-the style sheet, the figures (SVG from gnuplot, output/plots.py); no
+the style sheet, the figures (SVG from gnuplot, output/report_figures.py); no
 script, no font but the generic families, no link to anything outside the
 file, so it opens the same offline, from a CI artifact or a mail.
 
@@ -12,9 +12,9 @@ it returns text; the commands write it."""
 
 import html
 
-from . import figure, plots, summary, svgplot, verdicts
-from . import report
-from ..guest import dma, resultform
+from ..guest import dma
+from ..values import figure, resultform
+from . import gnuplot, report, report_figures, summary, verdicts
 
 STYLE = """
 body { font-family: sans-serif; margin: 1.5em auto; max-width: 1200px;
@@ -100,7 +100,7 @@ def figures(figs, wide=False):
 
 
 def plotter_note():
-    why = svgplot.missing()
+    why = gnuplot.missing()
     return "<p class=\"no-plot\" id=\"no-plotter\">%s: the figures are not " \
            "drawn; every table is.</p>" % esc(why) if why else ""
 
@@ -132,12 +132,12 @@ def rep_table(doc):
 
 def breakdown_table(doc):
     rows = []
-    for name, layers in plots.breakdown_rows(plots.breakdown_entries(doc)):
+    for name, layers in report_figures.breakdown_rows(report_figures.breakdown_entries(doc)):
         rows.append([name] + [text(fig) if fig is not None else
                               "none (KVM)" if key == "qemu_round_trip"
                               else "-" for key, fig in layers])
     return table("table-breakdown", ["class"] + [label for _k, label, _c in
-                                                 plots.LAYERS], rows)
+                                                 report_figures.LAYERS], rows)
 
 
 def findings_table(doc):
@@ -224,9 +224,9 @@ def run_report(doc, json_path=None):
         dma_section(results),
         section("Cost of one exit per handler class", class_table(doc)),
         section("REP against single-unit I/O", figures(
-            plots.rep_figures(results)), rep_table(doc)),
+            report_figures.rep_figures(results)), rep_table(doc)),
         section("Where the time of one exit goes", figures(
-            [plots.breakdown_figure(doc)], wide=True), breakdown_table(doc)),
+            [report_figures.breakdown_figure(doc)], wide=True), breakdown_table(doc)),
         section("Exit counts against the model", findings_table(doc)),
         section("Checks and skips", checks_table(doc)),
         section("Every result (first boot)", results_table(doc))]
@@ -252,7 +252,7 @@ def compare_report(rows, warnings, title, labels, boots=None, extra=()):
         section("Summary", pre("summary", lines + ["warning: " + w
                                                    for w in warnings])),
         section("Flagged metrics, boot by boot", figures(
-            plots.strip_figures(rows, labels)), "<p class=\"note\">Each "
+            report_figures.strip_figures(rows, labels)), "<p class=\"note\">Each "
             "point is one boot's figure (the minimum of its samples); the "
             "shaded band holds the side's undisturbed boots, which the test "
             "compares; a ringed point is a boot in another mode.</p>"),
@@ -288,7 +288,7 @@ def sensitivity_tables(sdoc):
         res = case.get("aa_resolves")
         rows.append([name, case.get("handler") or "-", case.get("aa") or "-",
                      "-" if res is None else "%.1f %%" % (100 * res)]
-                    + [v or "-" for _p, v in plots.level_verdicts(case, levels)]
+                    + [v or "-" for _p, v in report_figures.level_verdicts(case, levels)]
                     + [smallest_cell(case)])
     head = ["case", "handler", "A/A", "A/A resolves"] + [
         "+%g %%" % p for p in levels] + ["smallest flagged"]
@@ -306,6 +306,6 @@ def sensitivity_report(sdoc, text_lines):
         plotter_note(),
         section("Summary", pre("summary", text_lines)),
         section("Detection limit per case and level", figures(
-            [plots.sensitivity_figure(sdoc)], wide=True), cases),
+            [report_figures.sensitivity_figure(sdoc)], wide=True), cases),
         section("Sessions", sessions)]
     return page("trapmeter sensitivity", sections)

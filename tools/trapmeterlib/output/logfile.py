@@ -20,8 +20,10 @@ import re
 import stat
 import tempfile
 
-from . import report
 from ..system import privdir
+from ..values import exitstatus
+from ..values.errors import TrapmeterError
+from . import report
 
 LOG_IN_DIR = "serial.log"       # --log DIR/ writes DIR/serial.log
 
@@ -56,8 +58,10 @@ def _special(path):
         return False
 
 
-class LockBusy(Exception):
+class LockBusy(TrapmeterError):
     """Another live run holds the log's lock; the message says which."""
+
+    code = exitstatus.BAD_INPUT
 
 
 class Lock:

@@ -16,13 +16,14 @@ import stat
 import tempfile
 import zlib
 
-from ..guest import resultform
 from ..guest.dump import time_mark
-from ..counters.exitcount import counters_differ
-from ..counters.exitcount import model_mismatch as exit_model_mismatch
 from ..stats.bootstats import median
-from ..system.exitstatus import status_name
-from . import figure
+from ..stats.exitcheck import (counters_differ,
+                               model_mismatch as exit_model_mismatch)
+from ..values import figure, resultform
+from ..values.exitstatus import status_name
+from ..values.numbers import fmt_num, number_or_none
+from ..values.records import group_by_case
 
 PAIRED_METHODS = ("rep", "dma")
 # results.json schema: 2 since the guest's status is sealed in its dump
@@ -54,16 +55,10 @@ MISMATCH_MARK = " !"
 UNSETTLED_MARK = " u"
 
 
-def _number(value):
-    """A real number or None (JSON null, strings and bools are not data)."""
-    if isinstance(value, bool) or not isinstance(value, (int, float)):
-        return None
-    return value
-
-
 def median_cycles(result, key="cycles"):
     cycles = result.get(key)
-    return _number(cycles.get("median")) if isinstance(cycles, dict) else None
+    return number_or_none(cycles.get("median")) \
+        if isinstance(cycles, dict) else None
 
 
 def net_figure(res):
@@ -72,7 +67,7 @@ def net_figure(res):
     net = res.get("cycles_net")
     if not isinstance(net, dict):
         return None
-    return figure.cost(_number(net.get("median")),
+    return figure.cost(number_or_none(net.get("median")),
                        reason=res.get("cycles_net_reason")
                        or resultform.NET_REASON)
 
@@ -157,22 +152,7 @@ def add_speedups(results):
 
 def _numbers(values):
     """The values that are numbers (JSON null, strings and bools left out)."""
-    return [v for v in (_number(x) for x in values) if v is not None]
-
-
-def group_by_case(boot_results, key=None):
-    """({key: [result of each boot]}, keys in first-seen order) over a list
-    of boots' result lists; KEY(result) defaults to the case name."""
-    key = key or (lambda res: res.get("case"))
-    groups, order = {}, []
-    for results in boot_results:
-        for res in results:
-            name = key(res)
-            if name not in groups:
-                groups[name] = []
-                order.append(name)
-            groups[name].append(res)
-    return groups, order
+    return [v for v in (number_or_none(x) for x in values) if v is not None]
 
 
 def _case_key(result):
@@ -261,26 +241,8 @@ def aggregate_skips(boot_skips):
 
 # ---------------------------------------------------------------- formatting
 
-def fmt_num(value):
-    """Compact, consistent numbers: integers stay integers below 10M,
-    floats get 3 significant-ish digits, big values use M/G suffixes."""
-    value = _number(value)
-    if value is None:
-        return "-"
-    mag = abs(value)
-    if mag >= 1e10:
-        return "%.2fG" % (value / 1e9)
-    if mag >= 1e7:
-        return "%.2fM" % (value / 1e6)
-    if isinstance(value, int) or mag >= 100:
-        return "%d" % round(value)
-    if mag >= 10:
-        return "%.1f" % value
-    return "%.2f" % value
-
-
 def fmt_speedup(value):
-    value = _number(value)
+    value = number_or_none(value)
     return "" if value is None else "%.1fx" % value
 
 
@@ -323,8 +285,8 @@ def columns(with_qmp):
 
 
 def both_counted(results):
-    return any(_number(r.get("exits_qmp")) is not None and
-               _number(r.get("exits_perf")) is not None for r in results)
+    return any(number_or_none(r.get("exits_qmp")) is not None and
+               number_or_none(r.get("exits_perf")) is not None for r in results)
 
 
 def fmt_qmp(res):
@@ -333,7 +295,7 @@ def fmt_qmp(res):
 
 
 def fmt_measured(res):
-    meas = _number(res.get("exits_measured"))
+    meas = number_or_none(res.get("exits_measured"))
     # below the empty sync window: nothing to tell from the sync traffic
     below = (meas is not None and meas < 0) or (
         meas is None and res.get("exits_qmp_reason"))
@@ -342,7 +304,7 @@ def fmt_measured(res):
 
 
 def model_mismatch(res):
-    """Measured exits off the model (counters/exitcount.model_mismatch;
+    """Measured exits off the model (stats/exitcheck.model_mismatch;
     after aggregation the flag is recomputed from the medians)."""
     return bool(exit_model_mismatch(res.get("exits_measured"),
                                     res.get("exits_model"),
@@ -475,7 +437,7 @@ def render_report(run, info, results, checks, skips):
     if any(model_mismatch(r) for r in results):
         lines.append("  ! measured exits differ from the model by more than "
                      "10 % (a finding about the hypervisor, not an error)")
-    if any((_number(r.get("exits_measured")) or 0) < 0 or (
+    if any((number_or_none(r.get("exits_measured")) or 0) < 0 or (
             r.get("exits_measured") is None and r.get("exits_qmp_reason"))
            for r in results):
         lines.append("  %s in exits (meas.): not resolved, fewer exits than "
@@ -521,7 +483,7 @@ def exit_counter_notes(results):
                      "more than 1 % (QMP misses exits KVM answers itself "
                      "on some backends)")
     rates = [r.get("exits_background_per_s") for r in results
-             if _number(r.get("exits_background_per_s")) is not None]
+             if number_or_none(r.get("exits_background_per_s")) is not None]
     if rates:
         lines.append("  QMP 'exits' collects %s/s in an idle spin here "
                      "(not subtracted; per case at most "

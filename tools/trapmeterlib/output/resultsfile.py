@@ -10,15 +10,16 @@ them; a cut or hand-edited file is refused.
 A file whose boots are of different --viommu settings (a sweep) is
 refused too: its boots are not repeats of one machine.
 
-A file that fails any check raises InputError (exit status 11).
+A file that fails any check raises UnusableInput (exit status 11).
 """
 import copy
 import json
 import math
 
-from ..guest import resultform
 from ..guest.dump import DumpParser, clean_text
 from ..system import inputfile
+from ..values import resultform
+from ..values.errors import UnusableInput
 from .report import results_crc32
 
 MAX_ABS = 1e300             # larger numbers are refused as corrupt
@@ -26,25 +27,21 @@ MAX_BOOTS = 1000
 KNOWN_SCHEMAS = (1, 2, 3)  # 2: status sealed in the dump; 3: rounds merged
 
 
-class InputError(Exception):
-    """A results file compare cannot use (exit status 11)."""
-
-
 def _reject_constant(name):
-    raise InputError("non-finite number %s" % name)
+    raise UnusableInput("non-finite number %s" % name)
 
 
 def _check_numbers(obj, where, depth=0):
     """Refuse NaN/inf, absurdly large numbers and absurd nesting."""
     if depth > 64:
-        raise InputError("%s: nesting too deep" % where)
+        raise UnusableInput("%s: nesting too deep" % where)
     if isinstance(obj, bool) or obj is None or isinstance(obj, str):
         return
     if isinstance(obj, (int, float)):
         if isinstance(obj, float) and not math.isfinite(obj):
-            raise InputError("%s: non-finite number" % where)
+            raise UnusableInput("%s: non-finite number" % where)
         if abs(obj) > MAX_ABS:
-            raise InputError("%s: number out of range" % where)
+            raise UnusableInput("%s: number out of range" % where)
         return
     if isinstance(obj, dict):
         for key, value in obj.items():
@@ -59,23 +56,23 @@ def read_results(path):
     try:
         raw = inputfile.read_text(path)
     except inputfile.InputError as exc:
-        raise InputError(str(exc))
+        raise UnusableInput(str(exc))
     try:
         doc = json.loads(raw.decode("utf-8"),
                          parse_constant=_reject_constant)
-    except InputError as exc:
-        raise InputError("%s: %s" % (path, exc))
+    except UnusableInput as exc:
+        raise UnusableInput("%s: %s" % (path, exc))
     except (ValueError, UnicodeDecodeError, RecursionError) as exc:
-        raise InputError("%s: not a JSON results file (%s); truncated?"
+        raise UnusableInput("%s: not a JSON results file (%s); truncated?"
                          % (path, str(exc).splitlines()[0][:120]))
     try:
         _check_numbers(doc, "results")
         doc = clean_host_strings(doc)
         verify_document(doc)
-    except InputError as exc:
-        raise InputError("%s: %s" % (path, exc))
+    except UnusableInput as exc:
+        raise UnusableInput("%s: %s" % (path, exc))
     except RecursionError:
-        raise InputError("%s: nesting too deep" % path)
+        raise UnusableInput("%s: nesting too deep" % path)
     return doc
 
 
@@ -98,66 +95,66 @@ def clean_host_strings(value, key=None):
 
 def verify_document(doc):
     if not isinstance(doc, dict) or doc.get("tool") != "trapmeter":
-        raise InputError("not a trapmeter results.json (no \"tool\": "
+        raise UnusableInput("not a trapmeter results.json (no \"tool\": "
                          "\"trapmeter\")")
     schema = doc.get("schema")
     if schema not in KNOWN_SCHEMAS or isinstance(schema, bool):
-        raise InputError("results schema %r is not one this compare knows "
+        raise UnusableInput("results schema %r is not one this compare knows "
                          "(%s)" % (schema, ", ".join(map(str, KNOWN_SCHEMAS))))
     boots = doc.get("boots")
     if not isinstance(boots, list) or not boots:
-        raise InputError("no boots in the file")
+        raise UnusableInput("no boots in the file")
     if len(boots) > MAX_BOOTS:
-        raise InputError("%d boots: more than %d" % (len(boots), MAX_BOOTS))
+        raise UnusableInput("%d boots: more than %d" % (len(boots), MAX_BOOTS))
     settings = []
     for boot in boots:
         if isinstance(boot, dict) and boot.get("viommu") and \
                 str(boot["viommu"]) not in settings:
             settings.append(str(boot["viommu"]))
     if len(settings) > 1:
-        raise InputError("a --viommu sweep (boots of %s): its boots are "
+        raise UnusableInput("a --viommu sweep (boots of %s): its boots are "
                          "different machines whose cases share names (bm.* "
                          "is mode none in one, 4k in another); compare runs "
                          "of one setting" % " and ".join(settings))
     usable = 0
     for index, boot in enumerate(boots):
         if not isinstance(boot, dict):
-            raise InputError("boot %d is not an object" % index)
+            raise UnusableInput("boot %d is not an object" % index)
         if verify_boot(boot, index):
             usable += 1
     if not usable:
-        raise InputError("no boot with results (every boot failed)")
+        raise UnusableInput("no boot with results (every boot failed)")
 
 
 def verify_boot(boot, index):
     """Re-verify one boot; False when it has no results to compare (a
-    failed boot), InputError when it was cut or edited."""
+    failed boot), UnusableInput when it was cut or edited."""
     results = boot.get("results")
     if not isinstance(results, list):
-        raise InputError("boot %d: \"results\" is not a list" % index)
+        raise UnusableInput("boot %d: \"results\" is not a list" % index)
     integ = boot.get("integrity")
     if not results and integ is None:
         return False
     if not isinstance(integ, dict) or not isinstance(
             integ.get("tm_lines"), list):
-        raise InputError("boot %d: no integrity record (raw @tm lines); "
+        raise UnusableInput("boot %d: no integrity record (raw @tm lines); "
                          "written by an older runner? re-run it" % index)
     dump = boot.get("dump")
     end = dump.get("end") if isinstance(dump, dict) else None
     if not isinstance(end, dict):
-        raise InputError("boot %d: the guest's end line is missing: the "
+        raise UnusableInput("boot %d: the guest's end line is missing: the "
                          "dump was cut" % index)
     guest = _replay(integ["tm_lines"], end, index)
     _match_results(results, guest.results, index)
     _match_checks(boot.get("checks"), guest.checks, index)
     seal = integ.get("results_crc32")
     if seal != results_crc32(results):
-        raise InputError("boot %d: results do not match their CRC seal "
+        raise UnusableInput("boot %d: results do not match their CRC seal "
                          "(%r): the file was edited after the run"
                          % (index, seal))
     seal = integ.get("checks_crc32")
     if seal is not None and seal != results_crc32(boot["checks"]):
-        raise InputError("boot %d: checks do not match their CRC seal "
+        raise UnusableInput("boot %d: checks do not match their CRC seal "
                          "(%r): the file was edited after the run"
                          % (index, seal))
     for res in results:         # what every reader of the file then sees
@@ -170,12 +167,12 @@ def _match_checks(checks, guest, index):
     boot's checks (the runner may add its own after them, sealed by
     checks_crc32)."""
     if not isinstance(checks, list) or len(checks) < len(guest):
-        raise InputError("boot %d: the boot's checks lack some of the "
+        raise UnusableInput("boot %d: the boot's checks lack some of the "
                          "guest's %d: edited" % (index, len(guest)))
     for i, (mine, theirs) in enumerate(zip(checks, guest)):
         if not isinstance(mine, dict) or any(
                 mine.get(key) != value for key, value in theirs.items()):
-            raise InputError("boot %d: check %d (%s) differs from the "
+            raise UnusableInput("boot %d: check %d (%s) differs from the "
                              "guest's line: edited" % (index, i,
                                                        theirs.get("name")))
 
@@ -188,29 +185,29 @@ def _replay(lines, end, index):
     parser.feed_line(b"trapmeter ? START")
     for i, text in enumerate(lines):
         if not isinstance(text, str):
-            raise InputError("boot %d: raw line %d is not text" % (index, i))
+            raise UnusableInput("boot %d: raw line %d is not text" % (index, i))
         try:
             data = text.encode("utf-8", "surrogateescape")
         except UnicodeEncodeError:
-            raise InputError("boot %d: raw line %d has bad characters"
+            raise UnusableInput("boot %d: raw line %d has bad characters"
                              % (index, i))
         if b"\n" in data or b"\r" in data:
-            raise InputError("boot %d: raw line %d spans lines" % (index, i))
+            raise UnusableInput("boot %d: raw line %d spans lines" % (index, i))
         parser.feed_line(b"@tm " + data)
     dump = parser.dump
     lines_expected, crc = end.get("lines"), end.get("crc32")
     if lines_expected != dump.tm_count:
-        raise InputError("boot %d: end line counts %r @tm lines but %d are "
+        raise UnusableInput("boot %d: end line counts %r @tm lines but %d are "
                          "stored: truncated or edited" % (index,
                                                           lines_expected,
                                                           dump.tm_count))
     if crc != dump.crc_hex:
-        raise InputError("boot %d: CRC-32 of the stored @tm lines is %s but "
+        raise UnusableInput("boot %d: CRC-32 of the stored @tm lines is %s but "
                          "the guest's end line says %r: edited or garbled"
                          % (index, dump.crc_hex, crc))
     sealed = dump.sealed.get("status") if dump.sealed else None
     if sealed is not None and end.get("status") != sealed:
-        raise InputError("boot %d: end line says status %r but the sealed "
+        raise UnusableInput("boot %d: end line says status %r but the sealed "
                          "status record says %r: edited" % (
                              index, end.get("status"), sealed))
     return dump
@@ -218,18 +215,18 @@ def _replay(lines, end, index):
 
 def _match_results(results, guest, index):
     if len(results) != len(guest):
-        raise InputError("boot %d: %d results stored but the guest's lines "
+        raise UnusableInput("boot %d: %d results stored but the guest's lines "
                          "hold %d: edited" % (index, len(results),
                                               len(guest)))
     for i, (mine, theirs) in enumerate(zip(results, guest)):
         if not isinstance(mine, dict):
-            raise InputError("boot %d: result %d is not an object"
+            raise UnusableInput("boot %d: result %d is not an object"
                              % (index, i))
         # an earlier runner stored its figures before the figure rule:
         # ruled alike, they must be the guest's (the seal covers the rest)
         ruled = resultform.apply_rule(copy.deepcopy(mine))
         for key, value in theirs.items():
             if ruled.get(key) != value:
-                raise InputError("boot %d: result %d (%s) field %r differs "
+                raise UnusableInput("boot %d: result %d (%s) field %r differs "
                                  "from the guest's line: edited"
                                  % (index, i, theirs.get("case"), key))

@@ -14,16 +14,18 @@ case's cycles per op by IOMMU mode and translated - pass-through
 
 Every figure comes from the results document (results.json) or from
 compare's rows (its --json), never from a run's memory, and every figure
-is shown through output/figure.py: measured (± its interval over boots),
+is shown through values/figure.py: measured (± its interval over boots),
 model (labelled), or not resolved with its reason.  Pure: no I/O."""
 
 import fnmatch
 import math
 
-from . import figure, report
-from ..guest import dma, resultform
+from ..guest import dma
 from ..stats.bootstats import median
 from ..stats.tdist import t_interval
+from ..values import figure, resultform
+from ..values.numbers import is_number
+from . import report
 
 WIDTH = 100
 MAX_FINDING_LINES = 2       # lines of cases per exit-count finding
@@ -51,11 +53,6 @@ REP_SUITE = "pio"
 
 # ---------------------------------------------------------------- numbers
 
-def _number(value):
-    return isinstance(value, (int, float)) and not isinstance(value, bool) \
-        and math.isfinite(value)
-
-
 def grouped(value):
     if abs(value) < 10:
         return "{:,.2f}".format(value)
@@ -75,7 +72,7 @@ def over_boots(values, kind=figure.MEASURED, reason=None, is_cost=True):
     through figure.cost, and one boot whose cost is at or below zero makes
     the whole figure not resolved (a mean over the other boots would be
     an invented figure)."""
-    vals = [v for v in values if _number(v)]
+    vals = [v for v in values if is_number(v)]
     if not vals:
         return figure.not_resolved(reason or figure.NO_DATA)
     low = sum(1 for v in vals if v <= 0)
@@ -118,7 +115,7 @@ def boots_with_results(doc):
 
 def tsc_khz(boot):
     khz = ((boot.get("run") or {}).get("tsc") or {}).get("khz")
-    return khz if _number(khz) and khz > 0 else None
+    return khz if is_number(khz) and khz > 0 else None
 
 
 def find_case(doc, handler, globs):
@@ -164,7 +161,7 @@ def exit_cost(pairs):
     if why:
         gone = figure.not_resolved(why)
         return gone, gone, gone
-    measured = [(b, r) for b, r in pairs if _number(r.get("cycles_per_exit"))]
+    measured = [(b, r) for b, r in pairs if is_number(r.get("cycles_per_exit"))]
     if measured:
         key, kind, exits_key, chosen = ("cycles_per_exit", figure.MEASURED,
                                         "exits_measured", measured)
@@ -173,9 +170,9 @@ def exit_cost(pairs):
                                         "exits_model", pairs)
     cycles = [r.get(key) for _b, r in chosen]
     ns = [r[key] * 1e6 / tsc_khz(b) for b, r in chosen
-          if _number(r.get(key)) and tsc_khz(b)]
+          if is_number(r.get(key)) and tsc_khz(b)]
     reason = None
-    if all(not _number(v) for v in cycles):
+    if all(not is_number(v) for v in cycles):
         reason = "no cost per exit in the data (no net figure or no exits)"
     exits = over_boots([r.get(exits_key) for _b, r in chosen], kind,
                        is_cost=False)
@@ -250,7 +247,7 @@ def rep_groups(doc):
         twins = report.unsettled_twins(boot["results"])
         for res in boot["results"]:
             if res.get("method") != "rep" or res.get("bytes") != REP_BYTES \
-                    or res.get("buf_offset") or not _number(res.get("speedup")):
+                    or res.get("buf_offset") or not is_number(res.get("speedup")):
                 continue
             label = "%s %s%d" % (res.get("target"), res.get("dir"),
                                  8 * (res.get("width") or 1))
@@ -327,11 +324,11 @@ def findings(doc):
     differ from the model by more than 10 %, from the first boot that
     counted exits; counted is False when no boot did."""
     for boot in boots_with_results(doc):
-        if not any(_number(r.get("exits_measured")) for r in boot["results"]):
+        if not any(is_number(r.get("exits_measured")) for r in boot["results"]):
             continue
         groups = {}
         for r in boot["results"]:
-            if r.get("exits_model_mismatch") and _number(r.get("exits_measured")):
+            if r.get("exits_model_mismatch") and is_number(r.get("exits_measured")):
                 key = meaning(r.get("handler"), r.get("exits_model") or 0,
                               r["exits_measured"], r.get("exits_source") or "exit")
                 groups.setdefault(key, []).append(r)
@@ -380,7 +377,7 @@ def header_lines(doc):
     accel = host.get("accel") or (doc.get("config") or {}).get("accel")
     if host.get("kvm_flavour"):
         accel = "%s (%s)" % (accel, host["kvm_flavour"])
-    walls = [b.get("wall_s") for b in boots if _number(b.get("wall_s"))]
+    walls = [b.get("wall_s") for b in boots if is_number(b.get("wall_s"))]
     first = (boots_with_results(doc) or [{}])[0]
     run = first.get("run") or {}
     tsc = run.get("tsc") or {}

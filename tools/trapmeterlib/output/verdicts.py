@@ -1,13 +1,14 @@
 """A comparison's one-screen head (compare's and ab's): the verdict
 counts, the flagged metrics with their shift and interval, and the
 detection limit the session reached, from compare's rows (its --json),
-every figure through output/figure.py.  Pure: no I/O."""
+every figure through values/figure.py.  Pure: no I/O."""
 
 import math
 
-from . import figure
 from ..stats.compare import BY_MODE, NOT_INTERLEAVED, NOT_JUDGED, REFUSED
-from .summary import WIDTH, grouped, _number
+from ..values import figure
+from ..values.numbers import is_number
+from .summary import WIDTH, grouped
 
 MAX_FLAGGED = 8             # flagged metrics shown before the table
 
@@ -27,7 +28,7 @@ def _count(row, side):
     """One side's exits per op, or "n.r. (reason)": a count below zero or
     missing is never shown as a number (the figure rule)."""
     value = row.get(side)
-    if _number(value) and value >= 0:
+    if is_number(value) and value >= 0:
         return figure.text(figure.measured(value), number=grouped)
     return figure.text(figure.not_resolved(
         row.get(side + "_reason") or "no count"), short=False)
@@ -45,12 +46,12 @@ def shift_text(row):
         return "changed mode %.0f %% -> %.0f %% of boots slow" % tuple(
             100.0 * k / n for k, n in (mode["base"], mode["candidate"]))
     ratio = row.get("ratio")
-    if not _number(ratio):
+    if not is_number(ratio):
         return figure.text(figure.not_resolved("no ratio"), short=False)
     ci = row.get("interval") or [None, None]
     fig = figure.measured(_pct(ratio))
     out = figure.text(fig, number=_signed) + " %"
-    if _number(ci[0]) and _number(ci[1]):
+    if is_number(ci[0]) and is_number(ci[1]):
         out += " [%s..%s]" % (_signed(_pct(ci[0])), _signed(_pct(ci[1])))
     return "average exits " + out if row.get("averaged_count") else out
 
@@ -61,7 +62,7 @@ def flagged_line(row):
     return "  %-11s %-33s %-15s %s%s" % (
         row.get("verdict"), "%s/%s" % (row.get("suite"), row.get("case")),
         row.get("metric"), shift_text(row),
-        "  p %.3g" % p if _number(p) else "")
+        "  p %.3g" % p if is_number(p) else "")
 
 
 def limit_line(rows):
@@ -69,7 +70,7 @@ def limit_line(rows):
     inconclusive timing rows."""
     res = sorted(r["resolution"] for r in rows
                  if r.get("verdict") == "inconclusive"
-                 and _number(r.get("resolution")))
+                 and is_number(r.get("resolution")))
     if not res:
         if any(r.get("verdict") == "inconclusive" for r in rows):
             return ("detection limit: not resolved (no inconclusive row has "
@@ -98,7 +99,7 @@ def compare_summary(rows, title, boots=None):
     flagged = [r for r in rows if r.get("verdict") in ("regression",
                                                        "improvement")]
     flagged.sort(key=lambda r: -abs(math.log(r["ratio"]))
-                 if _number(r.get("ratio")) and r["ratio"] > 0 else 0)
+                 if is_number(r.get("ratio")) and r["ratio"] > 0 else 0)
     if flagged:
         lines.append("flagged, largest shift first (the test's shift "
                      "[interval at its level], p over the run):")

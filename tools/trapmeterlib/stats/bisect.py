@@ -16,13 +16,18 @@ when nothing is flagged, and when the good build is judged the worse one
 
 import math
 
+from ..values import exitstatus
+from ..values.errors import TrapmeterError
+
 GOOD, BAD, SKIP = "good", "bad", "skip"
 # the smallest step threshold, as a fraction (compare's default t)
 MIN_STEP_THRESHOLD = 0.005
 
 
-class Refused(Exception):
+class Refused(TrapmeterError):
     """The endpoints give the search nothing to find; `reason` names why."""
+
+    code = exitstatus.BISECT_REFUSED
 
     def __init__(self, reason, message):
         super().__init__(message)

@@ -17,7 +17,7 @@ twice (the round trip to QEMU already contains one unit of device work):
                      work per unit, inside one `rep ins` exit
 
 Their sum is the class's cost of one single-unit access of its narrowest
-width.  What is stored and shown follows the figure rule (output/figure.py;
+width.  What is stored and shown follows the figure rule (values/figure.py;
 `ruled`, in combine): a total or component at or below zero, or whose interval
 across boots holds zero, is not resolved, with the reason; so is an
 in-kernel access whose loops are all mostly control ("not identifiable
@@ -33,14 +33,14 @@ poor fit names why (poor_reason).
 The anchors use the net figures of the exits suite (the fit's
 per_exit excludes the loop, as a net figure does) and gross ones only where
 the dump has no net.  fw_cfg DMA is fitted apart: per_op + per_byte * bytes;
-so is suite dma's DMA translation (dmafit.py: translated - pass-through
-per op + per page touched, and an IOTLB miss against a hit).
+so is a suite's own fit passed in `fits` (guest/dmafit.py, suite dma's DMA
+translation: translated - pass-through per op + per page touched, and an
+IOTLB miss against a hit): stats does not know the suites.
 Across boots every component gets a t-interval.  Pure functions: the runner
 stores the result as `breakdown`; attribution.py names what moved,
 output/breakdown_text.py prints it.
 """
-from ..output import figure as fig
-from . import dmafit
+from ..values import figure as fig
 from .sweepfit import COEFS, fit_class, fit_dma, gross_of, net_of, sweep_points
 from .tdist import t_interval
 
@@ -48,10 +48,11 @@ COMPONENTS = ("vm_exit", "kvm_pio", "qemu_round_trip", "device_model")
 LEVEL = 0.95             # of every interval across boots
 
 
-def applies(results):
-    """A boot with a breakdown: exits in suite pio, or suite dma's modes
-    under a hypervisor (dmafit.py's DMA translation)."""
-    return has_exits(results) or dmafit.applies(results)
+def applies(results, fits=()):
+    """A boot with a breakdown: exits in suite pio, or rows one of the
+    suites' `fits` applies to (guest/dmafit.py: suite dma's modes under a
+    hypervisor)."""
+    return has_exits(results) or any(f.applies(results) for f in fits)
 
 
 def has_exits(results):
@@ -239,10 +240,12 @@ def envelope(boots_results):
     return [r for _, r in best.values()]
 
 
-def breakdown(boots_results):
+def breakdown(boots_results, fits=()):
     """Per-boot result lists -> the combined breakdown (empty when none);
     with more than one boot each entry also carries the fit of the boots'
-    lower envelope (`envelope`), the fit that is judged on held-out rows."""
+    lower envelope (`envelope`), the fit that is judged on held-out rows.
+    Each of the suites' `fits` adds its entry (fit.boots_entry) when it
+    has one."""
     entries = combine([boot_breakdown(res) for res in boots_results])
     if len(boots_results) > 1:
         env = {e["class"]: e for e in combine([boot_breakdown(envelope(boots_results))])}
@@ -252,6 +255,5 @@ def breakdown(boots_results):
                 e["envelope"] = {k: v for k, v in one.items()
                                  if k in ("measured", "measured_reason",
                                           "components", "fit")}
-    dma = dmafit.entry([dmafit.boot_fit(res) for res in boots_results
-                        if dmafit.applies(res)])
-    return entries + ([dma] if dma else [])
+    extra = [fit.boots_entry(boots_results) for fit in fits]
+    return entries + [e for e in extra if e]

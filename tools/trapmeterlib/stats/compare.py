@@ -37,6 +37,9 @@ import math
 import random
 import re
 
+from ..values import exitstatus
+from ..values.errors import UnusableInput
+from ..values.numbers import is_number
 from . import avgcount, bootstats, comparable, equivalence
 from .bootstats import median
 from .compare_notes import ab_command_text, rule_counts, side_text, \
@@ -47,12 +50,11 @@ from .verdict import (BY_MEANS, BY_MODE, BY_RANKS, DEFAULT_ALPHA,
                       DEFAULT_THRESHOLD, NOT_INTERLEAVED, NOT_JUDGED, REFUSED,
                       VERDICT_ORDER, VERDICTS, WITHHELD, Row, _share,
                       _ratios, decision, set_figure)
-from ..output.resultsfile import InputError
 
-OK = 0
-REGRESSION = 10
-UNUSABLE = 11
-NOT_COMPARABLE = 13         # system/exitstatus.NOT_COMPARABLE
+OK = exitstatus.OK
+REGRESSION = exitstatus.REGRESSION
+UNUSABLE = exitstatus.UNUSABLE
+NOT_COMPARABLE = exitstatus.NOT_COMPARABLE
 DEFAULT_STAT = "min"        # per-boot location (see docs/design.md)
 STATS = ("min", "p10", "median")
 DEFAULT_SEED = 1
@@ -65,9 +67,7 @@ GENERIC_RE = re.compile(r"(^|_)(mib_s|mb_s|gib_s|pps|kpps|mpps|gbps|mbps|packets
 
 
 def _num(value):
-    if isinstance(value, bool) or not isinstance(value, (int, float)):
-        return None
-    return float(value)
+    return float(value) if is_number(value) else None
 
 
 def location(res, stat):
@@ -163,7 +163,7 @@ class Settings:
 def compare_docs(base, cand, thresholds=None, seed=DEFAULT_SEED,
                  resamples=DEFAULT_RESAMPLES, stat=DEFAULT_STAT,
                  alpha=DEFAULT_ALPHA, interleaved=None):
-    """Rows (sorted by effect size) and warnings.  Refuses (InputError)
+    """Rows (sorted by effect size) and warnings.  Refuses (UnusableInput)
     files that measured different suites.  `interleaved`: the files are
     the two sides of one interleaved session (None: as their "session"
     marks say, comparable.interleaved); when they are not, the timing rows
@@ -171,7 +171,7 @@ def compare_docs(base, cand, thresholds=None, seed=DEFAULT_SEED,
     opts = Settings(thresholds, seed, resamples, stat, alpha)
     sb, sc = suites_of(base), suites_of(cand)
     if sb != sc:
-        raise InputError("the files measured different suites: base has "
+        raise UnusableInput("the files measured different suites: base has "
                          "%s, candidate has %s" % (
                              ", ".join(sorted(sb)) or "none",
                              ", ".join(sorted(sc)) or "none"))

@@ -4,10 +4,10 @@ sit in another mode.  They go into the table, markdown, JUnit and JSON
 alike (stats/compare.py builds the rows)."""
 import math
 
+from ..values import figure
+from ..values.numbers import fmt_num
+from ..values.resultform import COUNT_BELOW
 from . import bootstats, comparable
-from ..guest.resultform import COUNT_BELOW
-from ..output import figure
-from ..output.report import fmt_num
 
 
 def timing_notes(row, alpha):

@@ -3,6 +3,7 @@
 average; docs/design.md, "Exit counts are counts over their
 background")."""
 
+from ..values.numbers import is_number
 from .compare_notes import side_text
 from .verdict import BY_COUNT, NOT_JUDGED
 from .bootstats import median
@@ -22,9 +23,7 @@ BACKGROUND_SLACK = 2.0
 
 
 def _num(value):
-    if isinstance(value, bool) or not isinstance(value, (int, float)):
-        return None
-    return float(value)
+    return float(value) if is_number(value) else None
 
 
 def allowance(entry):

@@ -8,7 +8,8 @@ control), next to how each boot's sampling stopped (stable, budget, max,
 plan).  Pure functions over the parsed file, so they are tested without
 QEMU; no test asserts a time."""
 
-from ..output import report
+from ..values.numbers import is_number
+from ..values.records import group_by_case
 
 STATS = (("cycles", "min"), ("cycles", "p10"), ("cycles", "median"),
          ("cycles_net", "median"))
@@ -16,8 +17,7 @@ STATS = (("cycles", "min"), ("cycles", "p10"), ("cycles", "median"),
 
 def spread(values):
     """max/min - 1 of positive values, None with fewer than two."""
-    vals = [v for v in values if isinstance(v, (int, float))
-            and not isinstance(v, bool) and v > 0]
+    vals = [v for v in values if is_number(v) and v > 0]
     if len(vals) < 2:
         return None
     return max(vals) / min(vals) - 1
@@ -31,7 +31,7 @@ def _stat(res, key, name):
 def case_rows(doc):
     """Per case (in first-seen order): name, boots, samples per boot, stop
     reasons, and the spread of each of STATS."""
-    groups, order = report.group_by_case(
+    groups, order = group_by_case(
         boot.get("results") or [] for boot in doc.get("boots") or [])
     rows = []
     for name in order:

@@ -17,6 +17,7 @@ import hashlib
 import json
 
 from ..system import envdiff
+from ..values.errors import UnusableInput
 from . import compare
 from .bootstats import median
 from .tdist import t_interval
@@ -29,7 +30,7 @@ METHOD_WORDS = ("samples", "budget_ms", "quick", "rounds")
 KEY_CHARS = 12
 
 
-class NoFingerprint(Exception):
+class NoFingerprint(UnusableInput):
     """A results document without a host fingerprint."""
 
 

@@ -56,7 +56,8 @@ boot does not reach; the components' intervals come from the per-boot fits.
 
 The layers laid on top of the fit are breakdown.py's.
 """
-from ..guest import resultform
+from ..values import resultform
+from ..values.numbers import is_number
 from .lowfit import frontier
 from .lsq import wls
 
@@ -94,7 +95,7 @@ MANDATORY = ("per_exit", "per_iteration")
 def _number(value):
     if isinstance(value, dict):          # the dump's min/p10/median
         value = value.get("min")
-    return float(value) if isinstance(value, (int, float)) else None
+    return float(value) if is_number(value) else None
 
 
 def net_of(result):

@@ -25,7 +25,8 @@ import signal
 import sys
 import time
 
-from . import children, exitstatus
+from ..values import exitstatus
+from . import children
 
 GRACE_S = 5.0
 

@@ -12,14 +12,18 @@ import os
 import shutil
 import subprocess
 
+from ..values import exitstatus
+from ..values.errors import TrapmeterError
 from . import children
 
 GIT_TIMEOUT = 120           # seconds for one git command
 DEFAULT_BUILD_TIMEOUT = 1800
 
 
-class GitError(Exception):
+class GitError(TrapmeterError):
     """A git command failed or the repository does not fit."""
+
+    code = exitstatus.BAD_INPUT
 
 
 class NotOwned(GitError):

@@ -1,14 +1,13 @@
 """Input files read as streams with a cap, so that /dev/zero, /dev/urandom
 or a huge file ends in a named error after a bounded read instead of
 filling memory: the serial parser has its own caps (dump.py), results
-files and LAVA inputs get the ones here."""
+files and LAVA inputs get the ones here.  Their failure is the one
+input-error base, values/errors.InputError."""
+
+from ..values.errors import InputError  # noqa: F401 (inputfile.InputError)
 
 CHUNK = 1 << 16
 TEXT_CAP = 64 << 20     # results.json of 1000 boots is ~16 MiB
-
-
-class InputError(Exception):
-    """An input that cannot be read: the message names the file."""
 
 
 def chunks(path):

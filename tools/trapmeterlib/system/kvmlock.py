@@ -23,6 +23,9 @@ import fcntl
 import os
 import time
 
+from ..values import exitstatus
+from ..values.errors import TrapmeterError
+
 ENV_PATH = "TRAPMETER_KVM_LOCK"
 LOCK_NAME = "trapmeter-kvm.lock"
 DEFAULT_TIMEOUT_S = 1800.0
@@ -33,8 +36,10 @@ HOLDER_MAX = 512            # bytes of the holder line read back
 _HELD = None                # the record of the lock this process holds
 
 
-class LockTimeout(Exception):
+class LockTimeout(TrapmeterError):
     """The lock stayed held by another measurement for the whole timeout."""
+
+    code = exitstatus.LOCK_BUSY
 
 
 def lock_path():

@@ -10,10 +10,12 @@ between fork and exec, so every thread QEMU creates inherits it.
 
 import os
 
+from ..values.errors import InputError
+
 CHOICES_HELP = "none, auto (the last CPU this process may use), or a list like 1 or 0,2-3"
 
 
-class PinError(ValueError):
+class PinError(InputError, ValueError):
     """A --pin-cpu value that names no usable CPU."""
 
 
