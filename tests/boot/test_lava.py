@@ -226,8 +226,9 @@ class LavaJobs(unittest.TestCase):
         verdicts = os.path.join(self.tmp, "verdicts.json")
         proc = subprocess.run([RUNNER, "compare", *paths, "--json", verdicts],
                               capture_output=True, text=True, timeout=120)
-        # TCG timing on a shared machine may move; the inputs must be accepted
-        self.assertIn(proc.returncode, (0, 10), proc.stdout + proc.stderr)
+        # the inputs must be accepted; two imported runs are not one
+        # interleaved session, so their timing rows get no verdict (13)
+        self.assertIn(proc.returncode, (0, 10, 13), proc.stdout + proc.stderr)
         with open(verdicts) as fh:
             doc = json.load(fh)
         with open(paths[0]) as fh:
