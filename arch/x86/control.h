@@ -46,4 +46,13 @@ static inline void ctl_hypercall(u64 nr)
 	__asm__ volatile("nop" : "+a"(nr) : : "memory");
 }
 
+/* The twin of rdmsr/wrmsr (and xsetbv): the MSR number and value in
+ * ECX, EDX:EAX around a nop. */
+static inline void ctl_msr(u32 msr, u64 v)
+{
+	u32 lo = (u32)v, hi = (u32)(v >> 32);
+
+	__asm__ volatile("nop" : "+a"(lo), "+d"(hi) : "c"(msr) : "memory");
+}
+
 #endif

@@ -96,6 +96,11 @@ static inline u64 cpu_vmmcall(u64 nr)
 	return nr;
 }
 
+static inline void write_cr0(u64 v)
+{
+	__asm__ volatile("mov %0, %%cr0" : : "r"(v) : "memory");
+}
+
 static inline void write_cr4(u64 v)
 {
 	__asm__ volatile("mov %0, %%cr4" : : "r"(v) : "memory");
@@ -122,6 +127,12 @@ static inline void write_dr7(u64 v)
 static inline void wbinvd(void)
 {
 	__asm__ volatile("wbinvd" ::: "memory");
+}
+
+/* caches dropped unwritten: only ever run where a hypervisor intercepts it */
+static inline void invd(void)
+{
+	__asm__ volatile("invd" ::: "memory");
 }
 
 /* XCR0 (needs CR4.OSXSAVE) */

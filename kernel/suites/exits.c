@@ -25,8 +25,22 @@
  *   rdmsr.core_threads MSR 0x35: KVM hands it to QEMU through QEMU's MSR
  *                   filter (target/i386/kvm/kvm.c): a userspace MSR
  *   wbinvd          always exits (KVM emulates it; a no-op without
- *                   non-coherent DMA)
+ *                   non-coherent DMA)                    wbinvd
  *   xsetbv          XCR0 written with its own value: always exits
+ *   invd            always exits; KVM's fastpath skips it  invd
+ *   cr0.wp.toggle   CR0.WP off and on again: guest-owned on VMX with
+ *                   EPT (0 exits), the selective CR0 write intercept on
+ *                   SVM (2)                              toggle_cr0_wp
+ *   cr4.pge.toggle  CR4.PGE flipped and back: 2 exits     toggle_cr4_pge
+ *   wrmsr.tsx_ctrl  MSR 0x122 (skipped without ARCH_CAPABILITIES[7])
+ *                                                        wr_tsx_ctrl_msr
+ *   wrmsr.spec_ctrl.ibrs  SPEC_CTRL 1 then 0: passed through after the
+ *                   first non-zero write (skipped without IBRS) wr_ibrs_msr
+ *   wrmsr.pred_cmd.ibpb   PRED_CMD IBPB: passed through (skipped without
+ *                   IBPB)                                wr_ibpb_msr
+ * Every extended case has a control: the same loop and dispatch with the
+ * instruction's non-trapping twin (a RAM access, or its registers around
+ * a nop; arch/x86/control.h).
  */
 #include "kernel/suites/suites.h"
 #include "kernel/bench.h"
@@ -127,24 +141,49 @@ static const char *skip_vmcall(const struct bench_case *c)
 
 enum insn { I_INL_QEMU, I_OUTB_ELCR, I_PMTIMER, I_CR8_READ, I_CR8_WRITE, I_DR7, I_RD_APICBASE,
 	    I_RD_TSC_ADJUST, I_WR_TSC_ADJUST, I_WR_KGSBASE, I_RD_CORE_THREADS, I_WBINVD,
-	    I_XSETBV };
+	    I_XSETBV, I_INVD, I_CR0_WP, I_CR4_PGE, I_WR_TSX_CTRL, I_WR_IBRS, I_WR_IBPB,
+	    I_COUNT };
 
 #define MSR_APIC_BASE      0x1b
 #define MSR_TSC_ADJUST     0x3b
 #define MSR_CORE_THREADS   0x35       /* cores << 16 | threads */
+#define MSR_SPEC_CTRL      0x48
+#define MSR_PRED_CMD       0x49
+#define MSR_ARCH_CAPS      0x10a
+#define MSR_TSX_CTRL       0x122
 #define MSR_KERNEL_GS_BASE 0xc0000102
+#define SPEC_CTRL_IBRS     1ull
+#define PRED_CMD_IBPB      1ull
+#define ARCH_CAP_TSX_CTRL  (1ull << 7)  /* IA32_ARCH_CAPABILITIES: TSX_CTRL exists */
 #define DR7_DEFAULT        0x400      /* reserved bit 10 set, nothing armed */
 #define RDMSR_LEN          2
 #define XSETBV_LEN         3
 #define CPUID1_XSAVE       (1u << 26)
+#define CPUID7_SPEC_CTRL   (1u << 26) /* EDX: IBRS and IBPB (Intel) */
+#define CPUID7_ARCH_CAPS   (1u << 29) /* EDX: IA32_ARCH_CAPABILITIES */
+#define CPUIDX8_AMD_IBPB   (1u << 12) /* 0x80000008 EBX */
+#define CPUIDX8_AMD_IBRS   (1u << 14)
+#define CPUID_EXT_MAX      0x80000000u
+#define CPUID_EXT_8        0x80000008u
+#define CR0_WP             (1ull << 16)
+#define CR4_PGE            (1ull << 7)
 #define CR4_OSXSAVE        (1ull << 18)
 /* -smp N: QEMU makes N cores of one thread each in one package */
 #define CORE_THREADS(n)    ((u64)(n) << 16 | (n))
 
 static u64 msr_value[3];              /* what the MSR writes write back */
 static u64 msr_seen;                  /* last rdmsr.core_threads value */
+static u64 cr0_now, cr4_now;          /* CR0 and CR4 as the toggles find them */
 static u8 elcr_now;
 static u16 pm_timer;
+
+/* The MSR each MSR case reads or writes (0: not an MSR case). */
+static const u32 msr_of[I_COUNT] = {
+	[I_RD_APICBASE] = MSR_APIC_BASE, [I_RD_TSC_ADJUST] = MSR_TSC_ADJUST,
+	[I_WR_TSC_ADJUST] = MSR_TSC_ADJUST, [I_WR_KGSBASE] = MSR_KERNEL_GS_BASE,
+	[I_RD_CORE_THREADS] = MSR_CORE_THREADS, [I_WR_TSX_CTRL] = MSR_TSX_CTRL,
+	[I_WR_IBRS] = MSR_SPEC_CTRL, [I_WR_IBPB] = MSR_PRED_CMD,
+};
 
 static void insn_once(u32 id)
 {
@@ -161,6 +200,13 @@ static void insn_once(u32 id)
 	case I_WR_KGSBASE: wrmsr(MSR_KERNEL_GS_BASE, msr_value[1]); break;
 	case I_RD_CORE_THREADS: msr_seen = rdmsr(MSR_CORE_THREADS); break;
 	case I_WBINVD: wbinvd(); break;
+	case I_INVD: invd(); break;
+	case I_CR0_WP: write_cr0(cr0_now ^ CR0_WP); write_cr0(cr0_now); break;
+	case I_CR4_PGE: write_cr4(cr4_now ^ CR4_PGE); write_cr4(cr4_now); break;
+	case I_WR_TSX_CTRL: wrmsr(MSR_TSX_CTRL, 0); break;
+	/* vmexit's shape: IBRS on, then off */
+	case I_WR_IBRS: wrmsr(MSR_SPEC_CTRL, SPEC_CTRL_IBRS); wrmsr(MSR_SPEC_CTRL, 0); break;
+	case I_WR_IBPB: wrmsr(MSR_PRED_CMD, PRED_CMD_IBPB); break;
 	default: xsetbv(0, msr_value[2]); break;
 	}
 }
@@ -172,12 +218,73 @@ static void op_insn(const struct bench_case *c, u8 *buf, u64 iters)
 		insn_once(c->arg);
 }
 
+/* Controls: the same loop and dispatch with the instruction's
+ * non-trapping twin: a RAM load for a read (port, CR8), a RAM store for
+ * a write (port, CR8, DR7, each CR0/CR4 write), the MSR's registers
+ * around a nop for rdmsr/wrmsr/xsetbv, a nop for wbinvd/invd. */
+static volatile u64 ctl_word;
+
+static void ctl_once(u32 id)
+{
+	switch (id) {
+	case I_INL_QEMU: case I_PMTIMER: case I_CR8_READ: (void)ctl_word; break;
+	case I_OUTB_ELCR: case I_CR8_WRITE: case I_DR7: ctl_word = elcr_now; break;
+	case I_CR0_WP: ctl_word = cr0_now ^ CR0_WP; ctl_word = cr0_now; break;
+	case I_CR4_PGE: ctl_word = cr4_now ^ CR4_PGE; ctl_word = cr4_now; break;
+	case I_WBINVD: case I_INVD: __asm__ volatile("nop" ::: "memory"); break;
+	case I_WR_IBRS: ctl_msr(MSR_SPEC_CTRL, SPEC_CTRL_IBRS); ctl_msr(MSR_SPEC_CTRL, 0); break;
+	case I_XSETBV: ctl_msr(0, msr_value[2]); break;
+	default: ctl_msr(msr_of[id], msr_value[0]); break;
+	}
+}
+
+static void ctl_insn(const struct bench_case *c, u8 *buf, u64 iters)
+{
+	(void)buf;
+	while (iters--)
+		ctl_once(c->arg);
+}
+
 /* One try with #GP armed (an MSR or XCR the backend does not offer). */
 static const char *try_insn(u32 id, u32 len, const char *why)
 {
 	trap_expect(TRAP_GP, len);
 	insn_once(id);
 	return trap_caught() ? why : NULL;
+}
+
+static u32 cpuid_ext8_ebx(void)
+{
+	return cpuid(CPUID_EXT_MAX, 0).eax >= CPUID_EXT_8 ? cpuid(CPUID_EXT_8, 0).ebx : 0;
+}
+
+/* vmexit's has_tsx_ctrl: ARCH_CAPABILITIES says TSX_CTRL exists. */
+static const char *skip_tsx_ctrl(void)
+{
+	u64 caps;
+
+	if (!(cpuid(7, 0).edx & CPUID7_ARCH_CAPS))
+		return "no IA32_ARCH_CAPABILITIES (CPUID 7 EDX[29]): no TSX_CTRL to write";
+	trap_expect(TRAP_GP, RDMSR_LEN);
+	caps = rdmsr(MSR_ARCH_CAPS);
+	if (trap_caught() || !(caps & ARCH_CAP_TSX_CTRL))
+		return "IA32_ARCH_CAPABILITIES[7] (TSX_CTRL_MSR) clear: no TSX_CTRL to write";
+	return try_insn(I_WR_TSX_CTRL, RDMSR_LEN, "wrmsr 0x122 (TSX_CTRL) raised #GP");
+}
+
+/* IBRS: CPUID 7 EDX[26] (vmexit's test) or AMD's 0x80000008 EBX[14];
+ * IBPB: the same Intel bit or AMD's EBX[12]. */
+static const char *skip_spec(u32 id)
+{
+	bool intel = cpuid(7, 0).edx & CPUID7_SPEC_CTRL;
+	u32 amd = cpuid_ext8_ebx();
+
+	if (id == I_WR_IBRS && !intel && !(amd & CPUIDX8_AMD_IBRS))
+		return "no IBRS (CPUID 7 EDX[26], 0x80000008 EBX[14])";
+	if (id == I_WR_IBPB && !intel && !(amd & CPUIDX8_AMD_IBPB))
+		return "no IBPB (CPUID 7 EDX[26], 0x80000008 EBX[12])";
+	return try_insn(id, RDMSR_LEN, id == I_WR_IBRS ? "wrmsr 0x48 (SPEC_CTRL) raised #GP" :
+			"wrmsr 0x49 (PRED_CMD) raised #GP");
 }
 
 static const char *skip_insn(const struct bench_case *c)
@@ -196,6 +303,11 @@ static const char *skip_insn(const struct bench_case *c)
 		if (!(cpuid(1, 0).ecx & CPUID1_XSAVE))
 			return "no XSAVE (CPUID 1 ECX[26]): xsetbv is #UD";
 		return NULL;
+	case I_WR_TSX_CTRL:
+		return skip_tsx_ctrl();
+	case I_WR_IBRS:
+	case I_WR_IBPB:
+		return skip_spec(c->arg);
 	default:
 		return NULL;
 	}
@@ -208,9 +320,15 @@ static u32 vcpus(void)
 	return n ? n : 1;
 }
 
+/* rdmsr.core_threads: the count QEMU made; the toggles: CR0 and CR4 back
+ * as they were (a lost write would leave WP or PGE flipped). */
 static u32 verify_insn(const struct bench_case *c, const u8 *buf)
 {
 	(void)buf;
+	if (c->arg == I_CR0_WP)
+		return read_cr0() != cr0_now;
+	if (c->arg == I_CR4_PGE)
+		return read_cr4() != cr4_now;
 	return c->arg == I_RD_CORE_THREADS && msr_seen != CORE_THREADS(vcpus());
 }
 
@@ -221,18 +339,35 @@ static u32 model_zero(const struct bench_case *c, const u8 *buf)
 	return 0;
 }
 
-/* not yet written for the extended cases (cpuid's and pio.*'s show the shape) */
-#define EXT_NO_CONTROL "extended case: no control op written yet"
+static u32 model_two(const struct bench_case *c, const u8 *buf)
+{
+	(void)c;
+	(void)buf;
+	return 2;
+}
+
+/* CR0.WP is guest-owned on VMX with EPT (Linux 6.4+, vmx
+ * KVM_POSSIBLE_CR0_GUEST_BITS): no exit; SVM with NPT clears the CR0
+ * intercepts but keeps the selective CR0 write intercept, which a WP
+ * change trips (svm_set_cr0): one exit per write. */
+static u32 model_cr0_wp(const struct bench_case *c, const u8 *buf)
+{
+	(void)c;
+	(void)buf;
+	return cpu.amd ? 2 : 0;
+}
+
 #define EXT(n, t, h, a, m, k) { .suite = "exits", .name = n, .target = t, .handler = h, \
-	.method = METHOD_SINGLE, .op = op_insn, .exits_model = m, .skip = skip_insn, \
-	.verify = verify_insn, .arg = a, .no_control = EXT_NO_CONTROL, .kut_name = k }
+	.method = METHOD_SINGLE, .op = op_insn, .control = ctl_insn, .exits_model = m, \
+	.skip = skip_insn, .verify = verify_insn, .arg = a, .kut_name = k }
 /* the same, for a port access: port, direction, width */
 #define EXTP(n, t, h, a, p, d, wd, k) { .suite = "exits", .name = n, .target = t, \
-	.handler = h, .method = METHOD_SINGLE, .op = op_insn, .exits_model = bench_model_one, \
-	.skip = skip_insn, .arg = a, .port = p, .dir = d, .width = wd, \
-	.bytes = wd, .no_control = EXT_NO_CONTROL, .kut_name = k }
+	.handler = h, .method = METHOD_SINGLE, .op = op_insn, .control = ctl_insn, \
+	.exits_model = bench_model_one, .skip = skip_insn, .arg = a, .port = p, .dir = d, \
+	.width = wd, .bytes = wd, .kut_name = k }
 #define NO_KUT BENCH_NO_KUT
 
+/* in enum insn's order (prepare_ext sets the pmtimer case's port) */
 static struct bench_case ext_cases[] = {
 	EXTP("inl.unassigned", "unassigned", HANDLER_USER, I_INL_QEMU, UNASSIGNED_PORT, DIR_IN, 4,
 	     "inl_from_qemu"),
@@ -252,7 +387,21 @@ static struct bench_case ext_cases[] = {
 	EXT("rdmsr.core_threads", "msr", HANDLER_USER, I_RD_CORE_THREADS, bench_model_one, NO_KUT),
 	EXT("wbinvd", "cpu", HANDLER_KERNEL, I_WBINVD, bench_model_one, "wbinvd"),
 	EXT("xsetbv", "cpu", HANDLER_KERNEL, I_XSETBV, bench_model_one, NO_KUT),
+	/* INVD always exits (VMX unconditionally, SVM INTERCEPT_INVD); KVM
+	 * skips it on its fastpath since 2025 */
+	EXT("invd", "cpu", HANDLER_KERNEL, I_INVD, bench_model_one, "invd"),
+	EXT("cr0.wp.toggle", "cpu", HANDLER_KERNEL, I_CR0_WP, model_cr0_wp, "toggle_cr0_wp"),
+	/* CR4.PGE is never guest-owned (a flip flushes global TLB entries):
+	 * both writes exit on VMX and SVM */
+	EXT("cr4.pge.toggle", "cpu", HANDLER_KERNEL, I_CR4_PGE, model_two, "toggle_cr4_pge"),
+	EXT("wrmsr.tsx_ctrl", "msr", HANDLER_KERNEL, I_WR_TSX_CTRL, bench_model_one,
+	    "wr_tsx_ctrl_msr"),
+	/* SPEC_CTRL is passed through after the first non-zero write, and
+	 * PRED_CMD to a guest with IBPB (vmx/svm set_msr): no exit per op */
+	EXT("wrmsr.spec_ctrl.ibrs", "msr", HANDLER_KERNEL, I_WR_IBRS, model_zero, "wr_ibrs_msr"),
+	EXT("wrmsr.pred_cmd.ibpb", "msr", HANDLER_KERNEL, I_WR_IBPB, model_zero, "wr_ibpb_msr"),
 };
+_Static_assert(ARRAY_SIZE(ext_cases) == I_COUNT, "one case per enum insn");
 
 /* vmcall or vmmcall: the vendor's hypercall, one of the two runs */
 #define HYPERCALL(n, amd) { .suite = "exits", .name = n, .target = "cpu", \
@@ -293,10 +442,12 @@ static void prepare_ext(void)
 	msr_value[0] = rdmsr(MSR_TSC_ADJUST);
 	trap_caught();
 	msr_value[1] = rdmsr(MSR_KERNEL_GS_BASE);
+	cr0_now = read_cr0();
 	if ((cpuid(1, 0).ecx & CPUID1_XSAVE) && !bench_cfg->pvm) {
 		write_cr4(read_cr4() | CR4_OSXSAVE);
 		msr_value[2] = xgetbv(0);
 	}
+	cr4_now = read_cr4();	/* with OSXSAVE: the toggle writes it back */
 }
 
 static void run_extended(void)
