@@ -10,15 +10,16 @@ import signal
 import sys
 
 from .commands import (ab, bisect, bisect_step, compare, history,
-                       import_lava, lava_job, parse, run, sensitivity)
+                       import_kut, import_lava, lava_job, parse, run,
+                       sensitivity)
 from .commands.common import (PROG, OptionError, Parser, guarded, say,
                               split_extra)
 from .system import stdio
 from .values import exitstatus
 
 # in `trapmeter --help` order
-COMMANDS = (run, parse, lava_job, import_lava, compare, ab, sensitivity,
-            bisect, bisect_step, history)
+COMMANDS = (run, parse, lava_job, import_lava, import_kut, compare, ab,
+            sensitivity, bisect, bisect_step, history)
 # commands that take run options of their own and QEMU arguments after --
 PASSTHROUGH = (ab, sensitivity, bisect, bisect_step)
 
@@ -68,7 +69,7 @@ def dispatch(argv):
             return module.command(args)
     raise OptionError("a command is required: run, parse, compare, ab, "
                       "sensitivity, bisect, bisect-step, lava-job, "
-                      "import-lava or history (see '%s --help')"
+                      "import-lava, import-kut or history (see '%s --help')"
                       % PROG)
 
 

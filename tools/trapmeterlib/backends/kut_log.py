@@ -1,0 +1,183 @@
+"""kvm-unit-tests `x86/vmexit` logs read back as trapmeter boots.
+
+A vmexit log is the serial output of `x86/vmexit.flat` (from `./x86/run
+x86/vmexit.flat -append "names..."`, or `logs/vmexit_*.log` of
+`./run_tests.sh -g vmexit`).  vmexit prints one line per case it runs,
+"<name> <cycles per iteration>", the figure a mean over a loop doubled
+until it spans 2^30 TSC cycles, read with unfenced rdtsc and no control
+loop; "  ipi <name> N" and "  eoi <name> N" sub-lines for the IPI cases;
+"<name> (skipped)" when the CPU lacks the feature; the pci-testdev cases
+as "<test>:pci-mem N" (one line per pci-testdev test).
+
+Each log becomes one boot of suite "kut": the figures are turned into the
+@tm lines a guest would have written (result, skip, status) under their
+own count and CRC-32 (the end record), and that synthetic dump goes
+through the same parser as a trapmeter boot, so `compare` and `ab` read
+vmexit figures as they read ours.  The seal is this importer's, not a
+guest's: it protects the file from edits after the import, not the log
+before it."""
+import json
+import re
+import zlib
+
+from ..guest.dump import parse_dump
+
+SUITE = "kut"
+# kvm-unit-tests x86/vmexit.c tests[] at 1da1819e (2026-06), in its order
+VMEXIT_NAMES = (
+    "cpuid", "vmcall", "wbinvd", "invd", "mov_from_cr8", "mov_to_cr8",
+    "inl_from_pmtimer", "inl_from_qemu", "inl_from_kernel", "outl_to_kernel",
+    "mov_dr", "tscdeadline_immed", "tscdeadline", "self_ipi_sti_nop",
+    "self_ipi_sti_hlt", "self_ipi_tpr", "self_ipi_tpr_sti_nop",
+    "self_ipi_tpr_sti_hlt", "x2apic_self_ipi_sti_nop",
+    "x2apic_self_ipi_sti_hlt", "x2apic_self_ipi_tpr",
+    "x2apic_self_ipi_tpr_sti_nop", "x2apic_self_ipi_tpr_sti_hlt", "ipi",
+    "ipi_halt", "ple_round_robin", "wr_kernel_gs_base", "wr_tsx_ctrl_msr",
+    "wr_ibrs_msr", "wr_ibpb_msr", "wr_tsc_adjust_msr", "rd_tsc_adjust_msr",
+    "toggle_cr0_wp", "toggle_cr4_pge", "pci-mem", "pci-io")
+STATISTIC = ("vmexit: mean cycles per iteration of a loop doubled until it "
+             "spans 2^30 TSC cycles; unfenced rdtsc, no control loop")
+MAX_LOG_BYTES = 16 << 20
+MAX_FIGURE = 1 << 40        # vmexit prints an int: more is not a figure
+_NAME = "|".join(re.escape(n) for n in VMEXIT_NAMES)
+# "cpuid 1098", "mmio-no-eventfd:pci-mem 1234"; a pci-testdev test name
+# is printed by the guest from the device's header, ours to clean
+FIGURE_RE = re.compile(r"^(?:(?P<sub>[A-Za-z0-9_.-]{1,40}):)?(?P<name>%s) "
+                       r"(?P<cycles>-?\d{1,20})\s*$" % _NAME)
+SKIP_RE = re.compile(r"^(?P<name>%s) \(skipped\)\s*$" % _NAME)
+PART_RE = re.compile(r"^\s+(?P<part>ipi|eoi) (?P<name>%s) (?P<cycles>-?\d{1,20})"
+                     r"\s*$" % _NAME)
+# what says a log is vmexit's at all: its own banner or a case line
+PM_TIMER_RE = re.compile(r"^PM timer port is ([0-9a-f]+)\s*$")
+
+
+class KutLogError(Exception):
+    """A file that is not a kvm-unit-tests vmexit log (exit status 2)."""
+
+
+class KutLog:
+    """What one vmexit log says, in the order it says it."""
+
+    def __init__(self, path):
+        self.path = path
+        self.figures = []       # (case, kut name, cycles, {part: cycles})
+        self.skipped = []       # kut names
+        self.bad = []           # "line N: why"
+        self.pm_timer = None
+
+    @property
+    def cases(self):
+        return [f[0] for f in self.figures]
+
+
+def case_name(name, sub):
+    """trapmeter's case name of a vmexit line: the vmexit name, and the
+    pci-testdev test for pci-mem/pci-io ("pci-mem.mmio-no-eventfd")."""
+    return "%s.%s" % (name, sub) if sub else name
+
+
+def parse(path, text):
+    """Read a vmexit log's text; KutLogError when it holds no vmexit line."""
+    log = KutLog(path)
+    for number, line in enumerate(text.splitlines(), 1):
+        _take_line(log, number, line.rstrip("\r"))
+    if not log.figures and not log.skipped:
+        raise KutLogError(
+            "%s: not a kvm-unit-tests vmexit log (no \"<case> <cycles>\" or "
+            "\"<case> (skipped)\" line for any of vmexit's %d cases)"
+            % (path, len(VMEXIT_NAMES)))
+    return log
+
+
+def _take_line(log, number, line):
+    found = FIGURE_RE.match(line)
+    if found:
+        cycles = int(found.group("cycles"))
+        name = found.group("name")
+        if not 0 < cycles < MAX_FIGURE:
+            log.bad.append("line %d: %s %d cycles is not a figure (vmexit's "
+                           "int overflowed, or the loop ran backwards)"
+                           % (number, name, cycles))
+            return
+        log.figures.append((case_name(name, found.group("sub")), name,
+                            cycles, {}))
+        return
+    found = PART_RE.match(line)
+    if found:
+        _take_part(log, number, found)
+        return
+    found = SKIP_RE.match(line)
+    if found:
+        log.skipped.append(found.group("name"))
+        return
+    found = PM_TIMER_RE.match(line)
+    if found:
+        log.pm_timer = int(found.group(1), 16)
+
+
+def _take_part(log, number, found):
+    """"  ipi <name> N" belongs to the figure line just before it."""
+    name = found.group("name")
+    if not log.figures or log.figures[-1][1] != name:
+        log.bad.append("line %d: %s line for %s without its figure line"
+                       % (number, found.group("part"), name))
+        return
+    log.figures[-1][3][found.group("part")] = int(found.group("cycles"))
+
+
+def _result(case, name, cycles, parts):
+    res = {"type": "result", "suite": SUITE, "case": case, "target": "vmexit",
+           "handler": "none", "dir": "none", "width": 0, "method": "single",
+           "bytes": 0, "units": 1, "samples": 1, "iters": None,
+           "cycles": {"min": cycles, "p10": cycles, "median": cycles,
+                      "p90": cycles, "p99": cycles, "max": cycles,
+                      "mean": cycles, "stddev": 0},
+           "cycles_per_unit": float(cycles), "kut_name": name,
+           "statistic": STATISTIC,
+           "control_none": "vmexit has no control loop: its figure is "
+                           "gross (loop and exit together)"}
+    for part, value in sorted(parts.items()):
+        res["kut_%s_cycles" % part] = value
+    return res
+
+
+def tm_lines(log):
+    """The @tm JSON texts of the synthetic dump (status record last)."""
+    run = {"type": "run", "schema": 2, "version": None, "source":
+           "kvm-unit-tests x86/vmexit", "source_log": log.path,
+           "cmdline": None, "pm_timer_port": log.pm_timer}
+    records = [run, {"type": "suite", "suite": SUITE}]
+    for case, name, cycles, parts in log.figures:
+        records.append({"type": "case", "suite": SUITE, "case": case})
+        records.append(_result(case, name, cycles, parts))
+    for name in log.skipped:
+        records.append({"type": "skip", "suite": SUITE, "case": name,
+                        "reason": "vmexit printed \"%s (skipped)\": the CPU "
+                                  "or the machine lacks the feature" % name})
+    for why in log.bad[:20]:
+        records.append({"type": "check", "name": "kut.log", "ok": False,
+                        "detail": why})
+    failed = min(len(log.bad), 20)
+    records.append({"type": "status", "status": "check-failed" if failed
+                    else "ok", "checks_failed": failed, "lines_dropped": 0})
+    return [json.dumps(r, separators=(",", ":")) for r in records]
+
+
+def synthetic_dump(log):
+    """The serial text a guest would have written with these records."""
+    texts = tm_lines(log)
+    crc = 0
+    for text in texts:
+        crc = zlib.crc32(text.encode("utf-8") + b"\n", crc)
+    status = json.loads(texts[-1])["status"]
+    end = {"type": "end", "lines": len(texts), "crc32": "%08x" % (
+        crc & 0xffffffff), "status": status}
+    lines = ["trapmeter kut-import START"] + ["@tm " + t for t in texts]
+    lines += ["@tm " + json.dumps(end, separators=(",", ":")),
+              "trapmeter END status=%s" % status]
+    return ("\n".join(lines) + "\n").encode("utf-8")
+
+
+def to_dump(log):
+    """The parsed (validated) dump of a vmexit log: a trapmeter Dump."""
+    return parse_dump(synthetic_dump(log))
