@@ -9,6 +9,8 @@
  *
  * Extended (suite=all or case=), the rest of kvm-unit-tests' catalogue;
  * every result names its vmexit twin in `kut_name` (null: none):
+ *   cpuid.chain     vmexit's cpuid: each CPUID runs the leaf and sub-leaf
+ *                   the previous one returned (EAX, ECX never set)
  *   inl.unassigned  inl 0x1234 (unassigned: QEMU)        inl_from_qemu
  *   outb.elcr       outb of ELCR's own value (KVM)       outl_to_kernel
  *   pmtimer         inl of the ACPI PM timer (QEMU)      inl_from_pmtimer
@@ -63,6 +65,42 @@ static void op_cpuid(const struct bench_case *c, u8 *buf, u64 iters)
 	(void)buf;
 	while (iters--)
 		cpuid(0, 0);
+}
+
+/* vmexit's cpuid: EAX and ECX are clobbered, never set, so each CPUID
+ * runs the leaf and sub-leaf the previous one returned (settling on a
+ * leaf KVM answers in its own time).  The chain carries on across calls
+ * like vmexit's registers do. */
+static u32 chain_leaf, chain_subleaf;
+
+static void op_cpuid_chain(const struct bench_case *c, u8 *buf, u64 iters)
+{
+	u32 a = chain_leaf, b, cx = chain_subleaf, d;
+
+	(void)c;
+	(void)buf;
+	while (iters--)
+		__asm__ volatile("cpuid" : "+a"(a), "=b"(b), "+c"(cx), "=d"(d) : : "memory");
+	chain_leaf = a;
+	chain_subleaf = cx;
+}
+
+static void ctl_cpuid_chain(const struct bench_case *c, u8 *buf, u64 iters)
+{
+	u32 a = chain_leaf, b, cx = chain_subleaf, d;
+
+	(void)c;
+	(void)buf;
+	while (iters--)
+		__asm__ volatile("nop" : "+a"(a), "=b"(b), "+c"(cx), "=d"(d) : : "memory");
+}
+
+static void extra_chain(const struct bench_case *c, const struct bench_result *r, struct jw *w)
+{
+	(void)c;
+	(void)r;
+	jw_hex(w, "leaf", chain_leaf);
+	jw_hex(w, "subleaf", chain_subleaf);
 }
 
 static void op_vmcall(const struct bench_case *c, u8 *buf, u64 iters)
@@ -401,6 +439,13 @@ static struct bench_case ext_cases[] = {
 	EXT("wrmsr.spec_ctrl.ibrs", "msr", HANDLER_KERNEL, I_WR_IBRS, model_zero, "wr_ibrs_msr"),
 	EXT("wrmsr.pred_cmd.ibpb", "msr", HANDLER_KERNEL, I_WR_IBPB, model_zero, "wr_ibpb_msr"),
 };
+
+/* cpuid with vmexit's leaves: explains a cpuid figure vmexit and trapmeter
+ * disagree on (trapmeter kut) */
+static const struct bench_case cpuid_chain_case = {
+	.suite = "exits", .name = "cpuid.chain", .target = "cpu", .handler = HANDLER_KERNEL,
+	.method = METHOD_SINGLE, .op = op_cpuid_chain, .control = ctl_cpuid_chain,
+	.exits_model = bench_model_one, .extra = extra_chain, .kut_name = BENCH_NO_KUT };
 _Static_assert(ARRAY_SIZE(ext_cases) == I_COUNT, "one case per enum insn");
 
 /* vmcall or vmmcall: the vendor's hypercall, one of the two runs */
@@ -458,6 +503,7 @@ static void run_extended(void)
 	u32 i;
 
 	prepare_ext();
+	bench_run(&cpuid_chain_case, &r);
 	for (i = 0; i < ARRAY_SIZE(ext_cases); i++) {
 		rc = bench_run(&ext_cases[i], &r);
 		if (rc < 0 || ext_cases[i].arg != I_RD_CORE_THREADS)

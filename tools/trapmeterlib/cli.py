@@ -10,7 +10,7 @@ import signal
 import sys
 
 from .commands import (ab, bisect, bisect_step, compare, history,
-                       import_kut, import_lava, lava_job, parse, run,
+                       import_kut, import_lava, kut, lava_job, parse, run,
                        sensitivity)
 from .commands.common import (PROG, OptionError, Parser, guarded, say,
                               split_extra)
@@ -18,7 +18,7 @@ from .system import stdio
 from .values import exitstatus
 
 # in `trapmeter --help` order
-COMMANDS = (run, parse, lava_job, import_lava, import_kut, compare, ab,
+COMMANDS = (run, parse, lava_job, import_lava, kut, import_kut, compare, ab,
             sensitivity, bisect, bisect_step, history)
 # commands that take run options of their own and QEMU arguments after --
 PASSTHROUGH = (ab, sensitivity, bisect, bisect_step)
@@ -69,7 +69,8 @@ def dispatch(argv):
             return module.command(args)
     raise OptionError("a command is required: run, parse, compare, ab, "
                       "sensitivity, bisect, bisect-step, lava-job, "
-                      "import-lava, import-kut or history (see '%s --help')"
+                      "import-lava, kut, import-kut or history (see '%s "
+                      "--help')"
                       % PROG)
 
 

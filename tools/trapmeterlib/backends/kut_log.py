@@ -16,11 +16,13 @@ through the same parser as a trapmeter boot, so `compare` and `ab` read
 vmexit figures as they read ours.  The seal is this importer's, not a
 guest's: it protects the file from edits after the import, not the log
 before it."""
+import copy
 import json
 import re
 import zlib
 
 from ..guest.dump import parse_dump
+from ..guest.resultform import COMPACT_SCHEMA
 
 SUITE = "kut"
 # kvm-unit-tests x86/vmexit.c tests[] at 1da1819e (2026-06), in its order
@@ -38,6 +40,7 @@ VMEXIT_NAMES = (
 STATISTIC = ("vmexit: mean cycles per iteration of a loop doubled until it "
              "spans 2^30 TSC cycles; unfenced rdtsc, no control loop")
 MAX_LOG_BYTES = 16 << 20
+MAX_BAD = 20               # bad lines kept as failed checks
 MAX_FIGURE = 1 << 40        # vmexit prints an int: more is not a figure
 _NAME = "|".join(re.escape(n) for n in VMEXIT_NAMES)
 # "cpuid 1098", "mmio-no-eventfd:pci-mem 1234"; a pci-testdev test name
@@ -126,58 +129,94 @@ def _take_part(log, number, found):
 
 
 def _result(case, name, cycles, parts):
+    """A result line in the compact form (schema 3, resultform.py): one
+    figure, so every statistic of the array is it and the spread 0."""
     res = {"type": "result", "suite": SUITE, "case": case, "target": "vmexit",
            "handler": "none", "dir": "none", "width": 0, "method": "single",
-           "bytes": 0, "units": 1, "samples": 1, "iters": None,
-           "cycles": {"min": cycles, "p10": cycles, "median": cycles,
-                      "p90": cycles, "p99": cycles, "max": cycles,
-                      "mean": cycles, "stddev": 0},
-           "cycles_per_unit": float(cycles), "kut_name": name,
-           "statistic": STATISTIC,
+           "bytes": 0, "samples": 1, "cycles": [cycles] * 7 + [0],
            "control_none": "vmexit has no control loop: its figure is "
-                           "gross (loop and exit together)"}
+                           "gross (loop and exit together)",
+           "kut_name": name, "statistic": STATISTIC}
     for part, value in sorted(parts.items()):
         res["kut_%s_cycles" % part] = value
     return res
 
 
-def tm_lines(log):
-    """The @tm JSON texts of the synthetic dump (status record last)."""
-    run = {"type": "run", "schema": 2, "version": None, "source":
-           "kvm-unit-tests x86/vmexit", "source_log": log.path,
-           "cmdline": None, "pm_timer_port": log.pm_timer}
-    records = [run, {"type": "suite", "suite": SUITE}]
+def records(log):
+    """The suite's @tm records of a log: suite, case and result lines,
+    skips."""
+    out = [{"type": "suite", "suite": SUITE}]
     for case, name, cycles, parts in log.figures:
-        records.append({"type": "case", "suite": SUITE, "case": case})
-        records.append(_result(case, name, cycles, parts))
+        out.append({"type": "case", "suite": SUITE, "case": case})
+        out.append(_result(case, name, cycles, parts))
     for name in log.skipped:
-        records.append({"type": "skip", "suite": SUITE, "case": name,
-                        "reason": "vmexit printed \"%s (skipped)\": the CPU "
-                                  "or the machine lacks the feature" % name})
-    for why in log.bad[:20]:
-        records.append({"type": "check", "name": "kut.log", "ok": False,
-                        "detail": why})
-    failed = min(len(log.bad), 20)
-    records.append({"type": "status", "status": "check-failed" if failed
-                    else "ok", "checks_failed": failed, "lines_dropped": 0})
-    return [json.dumps(r, separators=(",", ":")) for r in records]
+        out.append({"type": "skip", "suite": SUITE, "case": name,
+                    "reason": "vmexit printed \"%s (skipped)\": the CPU "
+                              "or the machine lacks the feature" % name})
+    return out
 
 
-def synthetic_dump(log):
-    """The serial text a guest would have written with these records."""
-    texts = tm_lines(log)
+def _text(rec):
+    return json.dumps(rec, separators=(",", ":"))
+
+
+def seal(texts):
+    """The end record of counted @tm texts (count, CRC-32, status)."""
     crc = 0
     for text in texts:
-        crc = zlib.crc32(text.encode("utf-8") + b"\n", crc)
-    status = json.loads(texts[-1])["status"]
-    end = {"type": "end", "lines": len(texts), "crc32": "%08x" % (
-        crc & 0xffffffff), "status": status}
+        crc = zlib.crc32(text.encode("utf-8", "surrogateescape") + b"\n", crc)
+    return {"type": "end", "lines": len(texts), "crc32": "%08x" % (
+        crc & 0xffffffff), "status": json.loads(texts[-1])["status"]}
+
+
+def dump_text(texts):
+    """The serial text a guest would have written with these @tm texts."""
+    end = seal(texts)
     lines = ["trapmeter kut-import START"] + ["@tm " + t for t in texts]
-    lines += ["@tm " + json.dumps(end, separators=(",", ":")),
-              "trapmeter END status=%s" % status]
-    return ("\n".join(lines) + "\n").encode("utf-8")
+    lines += ["@tm " + _text(end), "trapmeter END status=%s" % end["status"]]
+    return ("\n".join(lines) + "\n").encode("utf-8", "surrogateescape")
+
+
+def tm_lines(log):
+    """The @tm JSON texts of a log's own dump (run first, status last);
+    a bad line of the log is a failed check kut.log."""
+    run = {"type": "run", "schema": COMPACT_SCHEMA, "version": None,
+           "source": "kvm-unit-tests x86/vmexit", "source_log": log.path,
+           "cmdline": None, "pm_timer_port": log.pm_timer}
+    recs = [run] + records(log)
+    for why in log.bad[:MAX_BAD]:
+        recs.append({"type": "check", "name": "kut.log", "ok": False,
+                     "detail": why})
+    failed = min(len(log.bad), MAX_BAD)
+    recs.append({"type": "status", "status": "check-failed" if failed
+                 else "ok", "checks_failed": failed, "lines_dropped": 0})
+    return [_text(r) for r in recs]
 
 
 def to_dump(log):
     """The parsed (validated) dump of a vmexit log: a trapmeter Dump."""
-    return parse_dump(synthetic_dump(log))
+    return parse_dump(dump_text(tm_lines(log)))
+
+
+def merge_boot(boot, log):
+    """A trapmeter boot (results.json entry) with a vmexit log's figures
+    added as suite kut: its @tm lines get the log's records before the
+    status record, under a new count and CRC (the replay in
+    output/resultsfile.py then finds them), its results and skips the
+    records as the parser expands them with the boot's own run record.
+    The boot unchanged when it has no status record to insert before."""
+    texts = list((boot.get("integrity") or {}).get("tm_lines") or [])
+    if not texts or json.loads(texts[-1]).get("type") != "status":
+        return boot
+    kut = [_text(r) for r in records(log)]
+    merged = texts[:-1] + kut + texts[-1:]
+    run = [t for t in texts if json.loads(t).get("type") == "run"][:1]
+    part = parse_dump(dump_text(run + kut + texts[-1:]))
+    out = copy.deepcopy(boot)
+    out["integrity"]["tm_lines"] = merged
+    out["results"] = out["results"] + part.results
+    out["skips"] = out["skips"] + part.skips
+    end = seal(merged)
+    out["dump"] = dict(out.get("dump") or {}, end=end, tm_lines=end["lines"],
+                       crc32=end["crc32"])
+    return out

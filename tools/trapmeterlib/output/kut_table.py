@@ -45,3 +45,64 @@ def render_vmexit(boots):
     if skipped:
         lines.append("  skipped by vmexit: " + ", ".join(skipped))
     return "\n".join(lines) + "\n"
+
+
+def _fig(sp):
+    """A spread (median, low, high, n) as "median (low-high)"."""
+    if sp is None:
+        return "-"
+    if sp[3] == 1 or sp[1] == sp[2]:
+        return fmt_num(round(sp[0]))
+    return "%s (%s-%s)" % (fmt_num(round(sp[0])), fmt_num(round(sp[1])),
+                           fmt_num(round(sp[2])))
+
+
+def _diff(sp):
+    if sp is None:
+        return "-"
+    if sp[3] == 1 or sp[1] == sp[2]:
+        return "%+d" % round(sp[0])
+    return "%+d (%+d..%+d)" % (round(sp[0]), round(sp[1]), round(sp[2]))
+
+
+def _table(head, rows):
+    widths = [max(len(str(r[i])) for r in [head] + rows)
+              for i in range(len(head))]
+    out = []
+    for row in [head, ["-" * w for w in widths]] + rows:
+        out.append("  " + "  ".join(str(c).ljust(w) for c, w in
+                                    zip(row, widths)).rstrip())
+    return out
+
+
+def render_side_by_side(levels, diffs, left_out, host, accel):
+    """`trapmeter kut`'s table (stats/kutcmp.py rows)."""
+    host = host or {}
+    backend = host.get("kvm_flavour") or accel
+    boots = max([r["vmexit"][3] for r in levels if r["vmexit"]] + [0])
+    lines = ["vmexit beside trapmeter, %s (%s), %d round(s); cycles per "
+             "op, median over boots (range); measured" % (
+                 accel, backend, boots),
+             "vmexit: gross (its loop and the exit, no control); trapmeter: "
+             "gross, control (its loop alone) and net = gross - control"]
+    rows = [[r["kut_name"], _fig(r["vmexit"]), r["case"] or "-",
+             _fig(r["gross"]), _fig(r["control"]), _fig(r["net"])]
+            for r in levels]
+    lines += _table(["vmexit case", "vmexit", "trapmeter case", "gross",
+                     "control", "net"], rows)
+    ref = diffs[0]["ref"] if diffs else "-"
+    lines.append("")
+    lines.append("differences to %s, boot by boot (each tool's loop cancels "
+                 "where its two cases share it):" % ref)
+    rows = [[r["kut_name"], _diff(r["vmexit"]), _diff(r["gross"]),
+             _diff(r["net"]), r["verdict"]] for r in diffs]
+    lines += _table(["vmexit case", "vmexit", "trapmeter gross",
+                     "trapmeter net", "agreement"], rows)
+    notes = [r for r in diffs if r["verdict"] != "agree"]
+    if notes:
+        lines.append("")
+        lines += ["  %s: %s: %s" % (r["kut_name"], r["verdict"], r["cause"])
+                  for r in notes]
+    for name, why in sorted(left_out.items()):
+        lines.append("  %s: not run in vmexit here: %s" % (name, why))
+    return "\n".join(lines) + "\n"

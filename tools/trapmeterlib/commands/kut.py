@@ -1,0 +1,322 @@
+"""`trapmeter kut --kut-dir D`: kvm-unit-tests' x86/vmexit beside
+trapmeter's twin cases, boot by boot, on this host.
+
+Each round boots trapmeter (suite exits and the pci-testdev twins, each
+case naming its vmexit twin in kut_name) and vmexit.flat under the same
+QEMU binary, accelerator, CPU model and machine; rounds alternate the
+order (A B, B A, ...).  Cases that need a second vCPU (ipi, ipi_halt,
+ple_round_robin) take a second pair of boots with -smp 2 in each tool.
+The trapmeter boots are `trapmeter run` in a child process (each boot its
+own process, as `run` is); the whole session holds the host's KVM lock.
+results.json holds the trapmeter boots with vmexit's figures of the same
+round as suite "kut" (backends/kut_log.py), so `compare` and `ab` judge
+vmexit figures as they judge ours."""
+
+import json
+import os
+import subprocess
+import sys
+import tempfile
+
+from ..backends import kut_log, kut_vmexit
+from ..output import kut_table, report
+from ..stats import kutcmp
+from ..system import children, exitstatus, kvmlock
+from .common import (OptionError, TrapmeterError, check_outputs, repo_root,
+                     say, write_json)
+
+NAME = "kut"
+# trapmeter's twins: suite exits (its names end in no size; fwcfg's
+# *.split and ptd's *.nomatch do, the globs leave them out), pci-testdev's
+# no-eventfd write in suites mmio and pio (vmexit's first pci test)
+TWIN_SUITES = "exits,mmio,pio"
+TWIN_CASES = ("[!fp]*[!0-9],p[im]*[!0-9],ptd.nofd.out8.single.64,"
+              "ptd.io.nofd.out8.single.512")
+SMP2_CASES = "ipi*,ple*"
+# vmexit's pci-mem/pci-io line of pci-testdev's first test (no eventfd),
+# the twin of trapmeter's ptd.nofd / ptd.io.nofd cases
+PCI_FIRST = "no-eventfd"
+DEFAULT_BOOTS = 3
+BOOT_TIMEOUT_S = {"kvm": 900.0, "tcg": 600.0}
+# a vmexit case doubles its loop until it spans 2^30 cycles: about a
+# second per case here even under load; a boot is stopped after this
+VMEXIT_BASE_S = 30.0
+VMEXIT_PER_CASE_S = 15.0
+
+
+def add_parser(sub, fmt):
+    kut = sub.add_parser(
+        NAME, formatter_class=fmt, epilog=exitstatus.EXIT_TABLE,
+        help="kvm-unit-tests' vmexit beside trapmeter, boot by boot",
+        description="Boot kvm-unit-tests' x86/vmexit.flat (from --kut-dir, "
+        "a tree built with ./configure && make) and trapmeter's twin cases "
+        "under the same QEMU, accelerator, CPU model and machine, "
+        "interleaved boot by boot, and print one table: per vmexit case "
+        "vmexit's figure (median over boots, with the range), trapmeter's "
+        "gross cycles per op, its control and its net; then each tool's "
+        "difference to inl_from_kernel, where its own loop cancels, and "
+        "whether the two tools agree (within the range over boots), with "
+        "the cause where trapmeter measures one.")
+    kut.add_argument("--kut-dir", metavar="DIR", required=True,
+                     help="kvm-unit-tests tree with x86/vmexit.flat built")
+    kut.add_argument("--accel", choices=("kvm", "tcg"), default="kvm",
+                     help="accelerator of both tools (default kvm)")
+    kut.add_argument("--boots", metavar="N", type=int, default=DEFAULT_BOOTS,
+                     help="rounds: boots of each tool (default %d)"
+                     % DEFAULT_BOOTS)
+    kut.add_argument("--cases", metavar="NAMES",
+                     help="comma list of vmexit names (default every one)")
+    kut.add_argument("--qemu", metavar="PATH", default="qemu-system-x86_64",
+                     help="QEMU binary of both tools")
+    kut.add_argument("--timeout", metavar="S", type=float,
+                     help="wall-clock seconds per boot (default 900 KVM, "
+                     "600 TCG)")
+    kut.add_argument("--json", metavar="FILE", default="results.json",
+                     help="results file (default results.json)")
+    kut.add_argument("--log-dir", metavar="DIR",
+                     help="keep each vmexit boot's serial output there "
+                     "(vmexit-rR-smpN.log: `import-kut` reads them)")
+    kut.add_argument("--no-lock", action="store_true",
+                     help="KVM: do not take the host's KVM lock")
+
+
+def check_args(args):
+    if args.log_dir and not os.path.isdir(args.log_dir):
+        raise OptionError("--log-dir %s: not a directory" % args.log_dir)
+    if not 1 <= args.boots <= 30:
+        raise OptionError("--boots must be 1..30 (got %d)" % args.boots)
+    wanted = None
+    if args.cases:
+        wanted = [w for w in args.cases.split(",") if w]
+        bad = [w for w in wanted if w not in kut_log.VMEXIT_NAMES]
+        if bad or not wanted:
+            raise OptionError("--cases: %s not vmexit case name(s); vmexit "
+                              "names: %s" % (", ".join(bad) or "no name",
+                                             ", ".join(kut_log.VMEXIT_NAMES)))
+    timeout = args.timeout or BOOT_TIMEOUT_S[args.accel]
+    if not 0 < timeout < 86400:
+        raise OptionError("--timeout must be 0 < S < 86400")
+    try:
+        flat = kut_vmexit.flat_path(args.kut_dir)
+    except kut_vmexit.KutDirError as exc:
+        raise OptionError(str(exc))
+    return wanted, timeout, flat
+
+
+def command(args):
+    check_outputs([], [("--json", args.json)])
+    wanted, timeout, flat = check_args(args)
+    lock = None
+    if args.accel == "kvm" and not args.no_lock:
+        try:
+            lock = kvmlock.acquire("trapmeter kut", say=say)
+        except kvmlock.LockTimeout as exc:
+            raise TrapmeterError(exitstatus.LOCK_BUSY, str(exc)) from None
+    with tempfile.TemporaryDirectory(prefix="trapmeter-kut-") as tmp:
+        session = Session(args, wanted, timeout, flat, tmp)
+        for rnd in range(args.boots):
+            session.round(rnd)
+    return session.finish(lock)
+
+
+class Session:
+    """The rounds of one `trapmeter kut` and what they measured."""
+
+    def __init__(self, args, wanted, timeout, flat, tmp):
+        self.args, self.wanted, self.timeout = args, wanted, timeout
+        self.flat, self.tmp = flat, tmp
+        self.pairs = []             # (trapmeter boot, KutLog or None)
+        self.left_out = {}          # vmexit name -> why not run
+        self.host = self.config = None
+        self.worst = exitstatus.OK
+        smp2 = [n for n in kut_vmexit.SMP2 if not wanted or n in wanted]
+        self.groups = [1] + ([2] if smp2 else [])
+
+    def round(self, rnd):
+        """A round's boots, in A B order on even rounds, B A on odd (the
+        first boot is trapmeter's: vmexit's copies its machine)."""
+        for smp in self.groups:
+            if rnd % 2 == 0:
+                tm_boot = self.trapmeter_boot(rnd, smp)
+                log = self.vmexit_boot(rnd, smp)
+            else:
+                log = self.vmexit_boot(rnd, smp)
+                tm_boot = self.trapmeter_boot(rnd, smp)
+            self.pairs.append((rnd, smp, tm_boot, log))
+
+    def trapmeter_boot(self, rnd, smp):
+        path = os.path.join(self.tmp, "tm-%d-%d.json" % (rnd, smp))
+        suites, cases = (TWIN_SUITES, TWIN_CASES) if smp == 1 else \
+            ("exits", SMP2_CASES)
+        argv = [sys.executable, os.path.join(repo_root(), "tools",
+                                             "trapmeter"), "run",
+                "--accel", self.args.accel, "--qemu", self.args.qemu,
+                "--suite", suites, "--case", cases, "--smp", str(smp),
+                "--timeout", str(self.timeout), "--json", path,
+                "--no-build"]
+        if self.args.accel == "kvm":
+            argv.append("--no-lock")    # this session holds it
+        say("round %d: trapmeter, -smp %d" % (rnd + 1, smp))
+        done = self._run(argv, self.timeout + 60)
+        try:
+            with open(path, encoding="utf-8") as fh:
+                doc = json.load(fh)
+        except (OSError, ValueError) as exc:
+            raise TrapmeterError(exitstatus.QEMU_ERROR, "trapmeter's boot "
+                                 "(round %d) wrote no results (%s): %s"
+                                 % (rnd + 1, exc, _tail(done.stderr)))
+        self.worst = max(self.worst, doc.get("exit_code") or 0)
+        if self.host is None:
+            self.host, self.config = doc.get("host"), doc.get("config")
+        return doc["boots"][0]
+
+    def vmexit_boot(self, rnd, smp):
+        flavour = (self.host or {}).get("kvm_flavour")
+        names, left = kut_vmexit.names_for(smp, flavour, self.wanted)
+        self.left_out.update(left)
+        names = [n for n in names if n not in self.left_out]
+        if not names:
+            return None
+        argv = kut_vmexit.argv(self.args.qemu, kut_vmexit.same_machine(
+            self.config.get("qemu_argv")), smp, self.flat, names)
+        limit = min(self.timeout, VMEXIT_BASE_S + VMEXIT_PER_CASE_S * len(names))
+        say("round %d: vmexit, -smp %d, %d case(s)" % (rnd + 1, smp,
+                                                       len(names)))
+        out, err, timed_out = self._run_bounded(argv, limit)
+        text = out.decode("utf-8", "replace")
+        self.keep_log(rnd, smp, text)
+        try:
+            log = kut_log.parse("vmexit round %d -smp %d" % (rnd + 1, smp),
+                                text)
+        except kut_log.KutLogError as exc:
+            self.worst = max(self.worst, exitstatus.GARBLED)
+            say("warning: %s; QEMU said: %s" % (exc, _tail(err)))
+            log = None
+        if timed_out:
+            self.hung(names, log, limit)
+        return log
+
+    def hung(self, names, log, limit):
+        """vmexit stopped answering: the first asked case without a line
+        is left out of later rounds, by name."""
+        done = set(log.skipped + [f[1] for f in log.figures]) if log else set()
+        stuck = next((n for n in names if n not in done), None)
+        if stuck:
+            self.left_out[stuck] = ("did not return within %.0f s of its "
+                                    "boot here (the boot was stopped)" % limit)
+            say("warning: vmexit's %s %s" % (stuck, self.left_out[stuck]))
+
+    def _run_bounded(self, argv, limit):
+        """(stdout, stderr, timed out) of a QEMU stopped at the limit:
+        what it printed until then is kept."""
+        try:
+            proc = children.spawn(argv, stdin=subprocess.DEVNULL,
+                                  stdout=subprocess.PIPE,
+                                  stderr=subprocess.PIPE)
+        except OSError as exc:
+            raise TrapmeterError(exitstatus.QEMU_ERROR, "cannot run %s: %s"
+                                 % (argv[0], exc.strerror or exc)) from None
+        try:
+            out, err = proc.communicate(timeout=limit)
+            return out, err, False
+        except subprocess.TimeoutExpired:
+            children.stop(proc, 0.5)
+            out, err = proc.communicate()
+            return out or b"", err or b"", True
+        except BaseException:
+            children.stop(proc, 0.5)
+            raise
+
+    def keep_log(self, rnd, smp, text):
+        if not self.args.log_dir:
+            return
+        path = os.path.join(self.args.log_dir, "vmexit-r%d-smp%d.log"
+                            % (rnd + 1, smp))
+        try:
+            report.write_text_atomic(path, text)
+        except OSError as exc:
+            raise OptionError("cannot write %s: %s" % (path, exc.strerror))
+
+    def _run(self, argv, timeout):
+        try:
+            return children.run(argv, timeout=timeout, capture_output=True)
+        except subprocess.TimeoutExpired:
+            raise TrapmeterError(exitstatus.TIMEOUT, "%s did not end within "
+                                 "%.0f s" % (os.path.basename(argv[0]),
+                                             timeout)) from None
+        except OSError as exc:
+            raise TrapmeterError(exitstatus.QEMU_ERROR, "cannot run %s: %s"
+                                 % (argv[0], exc.strerror or exc)) from None
+
+    def finish(self, lock):
+        boots = kutcmp_boots(self.pairs)
+        names = [n for n in kut_log.VMEXIT_NAMES
+                 if (not self.wanted or n in self.wanted) and any(
+                     n in b["vmexit"] or n in b["trapmeter"] for b in boots)]
+        levels, diffs = kutcmp.rows(boots, names)
+        sys.stdout.write(kut_table.render_side_by_side(
+            levels, diffs, self.left_out, self.host, self.args.accel))
+        sys.stdout.flush()
+        out_boots = merged_boots(self.pairs)
+        config = dict(self.config or {}, source="trapmeter kut",
+                      kut_dir=self.args.kut_dir)
+        host = dict(self.host or {})
+        if lock is not None:
+            host["kvm_lock"] = lock
+        doc = report.results_document(host, config, out_boots, self.worst)
+        doc["kut"] = {"levels": levels, "differences": diffs,
+                      "left_out": self.left_out}
+        write_json(self.args.json, doc)
+        return self.worst
+
+
+def kutcmp_boots(pairs):
+    """Per round: vmexit's figures and trapmeter's by vmexit name (both
+    vCPU groups of a round together)."""
+    rounds = {}
+    for rnd, _smp, tm_boot, log in pairs:
+        boot = rounds.setdefault(rnd, {"vmexit": {}, "trapmeter": {},
+                                       "cases": {}})
+        for case, name, cycles, _parts in (log.figures if log else ()):
+            if case == name or case.endswith(PCI_FIRST):
+                boot["vmexit"].setdefault(name, cycles)
+        for res in tm_boot.get("results") or []:
+            row = twin_row(res)
+            boot["cases"][res.get("case")] = row
+            key = twin_key(res)
+            if key and key not in boot["trapmeter"]:
+                boot["trapmeter"][key] = row
+    return [rounds[r] for r in sorted(rounds)]
+
+
+def twin_key(res):
+    """The vmexit name a trapmeter result stands beside."""
+    return res.get("kut_name") or None
+
+
+def twin_row(res):
+    from ..guest.resultform import raw_net     # pylint: disable=import-outside-toplevel
+    control = res.get("cycles_control")
+    return {"case": res.get("case"),
+            "gross": report.median_cycles(res),
+            "control": control.get("median") if isinstance(control, dict)
+            else None,
+            "net": raw_net(res) if isinstance(control, dict) else None}
+
+
+def merged_boots(pairs):
+    """Each round's trapmeter boots with that round's vmexit figures
+    added as suite kut (kut_log.merge_boot)."""
+    out = []
+    for rnd, _smp, tm_boot, log in pairs:
+        boot = kut_log.merge_boot(tm_boot, log) if log else tm_boot
+        boot["index"] = len(out)
+        boot["kut_round"] = rnd
+        out.append(boot)
+    return out
+
+
+def _tail(data, limit=300):
+    text = data.decode("utf-8", "replace") if isinstance(data, bytes) \
+        else str(data or "")
+    return " ".join(text.split())[-limit:] or "(nothing on stderr)"

@@ -1,0 +1,132 @@
+"""vmexit beside trapmeter, boot by boot: the rows of `trapmeter kut`.
+
+Inputs are paired boots (the i-th vmexit boot and the i-th trapmeter boot
+of one interleaved session): per boot, vmexit's figure per vmexit name,
+and trapmeter's gross, control and net per twin case (its kut_name).
+
+A tool's absolute figure holds its own loop: vmexit has no control, so
+its figure is loop plus exit; trapmeter's gross is too, its net is not.
+A difference between two cases *within* one tool cancels that tool's
+loop where the two cases share it, so the tools should agree on
+differences even where they disagree on levels.  Each difference is
+taken boot by boot (the pairing cancels a boot's level), its spread is
+the range over boots, and two tools agree when their ranges overlap.
+
+Where they do not, a cause trapmeter measures is named when the
+disagreement goes away with it: "leaf" (vmexit's cpuid runs the leaf
+its previous cpuid returned, trapmeter's cpuid.chain does the same),
+"loop cost" (trapmeter's controls differ between the two cases: its net
+difference agrees where the gross one does not).  Anything else is
+listed as unexplained."""
+
+from .bootstats import median
+
+REFERENCE = "inl_from_kernel"       # the issue's in-kernel port
+# trapmeter cases that explain a vmexit figure: {kut name: (case, cause)}
+EXPLAINERS = {"cpuid": ("cpuid.chain", "leaf: vmexit's cpuid runs the leaf "
+                        "and sub-leaf its previous cpuid returned (EAX, ECX "
+                        "are clobbered, not set); trapmeter's cpuid.chain "
+                        "does the same")}
+
+
+def spread(values):
+    """(median, low, high, n) of the numbers among values; None if none."""
+    nums = sorted(v for v in values if isinstance(v, (int, float)))
+    if not nums:
+        return None
+    return (median(nums), nums[0], nums[-1], len(nums))
+
+
+def overlap(a, b):
+    """Whether two spreads' [low, high] ranges meet."""
+    return a is not None and b is not None and a[1] <= b[2] and b[1] <= a[2]
+
+
+def _diffs(boots, name, ref, pick):
+    out = []
+    for boot in boots:
+        x, y = pick(boot, name), pick(boot, ref)
+        if isinstance(x, (int, float)) and isinstance(y, (int, float)):
+            out.append(x - y)
+    return out
+
+
+def _vm(boot, name):
+    return boot["vmexit"].get(name)
+
+
+def _tm(key):
+    def pick(boot, name):
+        row = boot["trapmeter"].get(name)
+        return row.get(key) if row else None
+    return pick
+
+
+def _tm_case(case, key):
+    def pick(boot, _name):
+        row = boot["cases"].get(case)
+        return row.get(key) if row else None
+    return pick
+
+
+def level_row(boots, name):
+    """One vmexit case: vmexit's figure, trapmeter's gross/control/net."""
+    case = next((b["trapmeter"][name]["case"] for b in boots
+                 if name in b["trapmeter"]), None)
+    return {"kut_name": name, "case": case,
+            "vmexit": spread([_vm(b, name) for b in boots]),
+            "gross": spread([_tm("gross")(b, name) for b in boots]),
+            "control": spread([_tm("control")(b, name) for b in boots]),
+            "net": spread([_tm("net")(b, name) for b in boots])}
+
+
+def diff_row(boots, name, ref=REFERENCE):
+    """name - ref in each tool, boot by boot, and their agreement."""
+    row = {"kut_name": name, "ref": ref,
+           "vmexit": spread(_diffs(boots, name, ref, _vm)),
+           "gross": spread(_diffs(boots, name, ref, _tm("gross"))),
+           "net": spread(_diffs(boots, name, ref, _tm("net")))}
+    row["verdict"], row["cause"] = judge(boots, row, name, ref)
+    return row
+
+
+def judge(boots, row, name, ref):
+    """("agree"|"explained"|"unexplained"|"not resolved", why)."""
+    if row["vmexit"] is None or row["gross"] is None:
+        return "not resolved", "a tool has no figure for %s or %s in any " \
+            "boot" % (name, ref)
+    if min(row["vmexit"][3], row["gross"][3]) < 2:
+        return "not resolved", "one boot: a difference has no spread to " \
+            "judge it by (--boots 3)"
+    if overlap(row["vmexit"], row["gross"]):
+        return "agree", "within the spread over %d boots" % min(
+            row["vmexit"][3], row["gross"][3])
+    explainer = EXPLAINERS.get(name)
+    if explainer:
+        alt = spread(_diffs(boots, name, ref, lambda b, n: _tm_case(
+            explainer[0], "gross")(b, n) if n == name else _tm("gross")(b, n)))
+        if overlap(row["vmexit"], alt):
+            return "explained", "%s (%s - %s: %s)" % (
+                explainer[1], explainer[0], ref, fmt_range(alt))
+    if overlap(row["vmexit"], row["net"]):
+        ctl = spread(_diffs(boots, name, ref, _tm("control")))
+        return "explained", ("loop cost: trapmeter's controls differ by %s "
+                             "between the cases; its net difference agrees"
+                             % fmt_range(ctl))
+    return "unexplained", "beyond the spread: vmexit %s, trapmeter %s" % (
+        fmt_range(row["vmexit"]), fmt_range(row["gross"]))
+
+
+def fmt_range(sp):
+    if sp is None:
+        return "not resolved"
+    if sp[3] == 1:
+        return "%+.0f (1 boot)" % sp[0]
+    return "%+.0f (%+.0f..%+.0f, %d boots)" % sp
+
+
+def rows(boots, names, ref=REFERENCE):
+    """(level rows, difference rows) for the vmexit names, in their order."""
+    levels = [level_row(boots, n) for n in names]
+    diffs = [diff_row(boots, n, ref) for n in names if n != ref]
+    return levels, diffs
