@@ -22,10 +22,29 @@
  *   *.sti_nop           kvm-unit-tests' shape: the write with IF=0,
  *                       then `sti; nop`: one more exit, the
  *                       interrupt window KVM opens for it            3
+ *   *.sti_hlt           the write with IF=0, then `sti; hlt`: the HLT
+ *                       (or the window) exit instead of the window 3
+ *   *.tpr               vmexit's: TPR (CR8) 0xf, the write, TPR 0 with
+ *                       IF=1: CR8 writes stay in the TPR shadow
+ *                       (VMX) / V_TPR (SVM) but the lowering one,
+ *                       which KVM traps once an interrupt waits (TPR
+ *                       threshold, SVM CR8 write intercept); the
+ *                       write, that CR8 exit, EOI                    3
+ *   *.tpr.sti_nop/_hlt  the same with IF=0, then `sti; nop` / `sti;
+ *                       hlt`: one more exit (window or HLT)          4
+ *                       The TPR cases check the TPR: no interrupt
+ *                       taken while it is 0xf, and 0 after the op.
  *   eoi.xapic/.x2apic   an EOI write with nothing in service         1
  *   ipi                 fixed IPI to the halted second vCPU and wait
  *                       for its handler: ICR high + low (xAPIC), the
  *                       AP's HLT and EOI (exits of both vCPUs)        4
+ *   ipi.halt            vmexit's ipi_halt: the same, then 2000 TSC
+ *                       cycles for the AP to halt again, so every IPI
+ *                       wakes a halted vCPU                          4
+ * vmexit's x2apic_self_ipi_* shapes are the self_ipi.x2apic.* cases (the
+ * SELF_IPI register).  The sti_hlt cases first prove that a self-IPI left
+ * pending with IF=0 arrives in a `sti; nop` window (hlt cannot be
+ * bounded), else skip by name.
  * x2APIC and TSC-deadline cases are skipped when CPUID lacks them; ipi
  * needs `-smp 2` (the runner passes it when case= selects ipi, or with
  * --smp 2) and brings the AP up with INIT-SIPI-SIPI (arch/x86/smp.c).
@@ -52,10 +71,16 @@
 #define DEADLINE_DELTA  3000     /* kvm-unit-tests' tscdeadline */
 #define AP_START_US     200000
 #define AP_STACK_SIZE   16384
+#define TPR_BLOCK_ALL   0xf      /* CR8: masks every vector below 0xf0 */
+#define HALT_DELAY      2000     /* vmexit's ipi_halt: TSC cycles for the AP to halt */
 
 enum irq_op { I_HLT_TIMER, I_DEADLINE_IMMED, I_DEADLINE, I_SELF_XAPIC, I_SELF_X2_ICR,
 	      I_SELF_X2_REG, I_EOI_XAPIC, I_EOI_X2APIC, I_IPI, I_SELF_XAPIC_STI,
-	      I_SELF_X2_ICR_STI, I_SELF_X2_REG_STI, I_COUNT };
+	      I_SELF_X2_ICR_STI, I_SELF_X2_REG_STI,
+	      /* vmexit's other self-IPI shapes, xAPIC ICR and x2APIC SELF_IPI */
+	      I_SELF_XAPIC_HLT, I_SELF_XAPIC_TPR, I_SELF_XAPIC_TPR_STI, I_SELF_XAPIC_TPR_HLT,
+	      I_SELF_X2_REG_HLT, I_SELF_X2_REG_TPR, I_SELF_X2_REG_TPR_STI, I_SELF_X2_REG_TPR_HLT,
+	      I_IPI_HALT, I_COUNT };
 
 static volatile u64 isr_count;     /* BSP's interrupts */
 static volatile u64 ap_count;      /* the AP's */
@@ -130,15 +155,57 @@ static void op_deadline(const struct bench_case *c, u8 *buf, u64 iters)
 
 static bool sti_nop(u32 id)
 {
-	return id == I_SELF_XAPIC_STI || id == I_SELF_X2_ICR_STI || id == I_SELF_X2_REG_STI;
+	return id == I_SELF_XAPIC_STI || id == I_SELF_X2_ICR_STI || id == I_SELF_X2_REG_STI ||
+	       id == I_SELF_XAPIC_TPR_STI || id == I_SELF_X2_REG_TPR_STI;
 }
+
+static bool sti_hlt(u32 id)
+{
+	return id == I_SELF_XAPIC_HLT || id == I_SELF_XAPIC_TPR_HLT || id == I_SELF_X2_REG_HLT ||
+	       id == I_SELF_X2_REG_TPR_HLT;
+}
+
+/* vmexit's *_tpr shapes: TPR (CR8) raised to 0xf around the ICR write,
+ * so the interrupt waits in IRR until the TPR is lowered again */
+static bool tpr_shape(u32 id)
+{
+	return id == I_SELF_XAPIC_TPR || id == I_SELF_XAPIC_TPR_STI ||
+	       id == I_SELF_XAPIC_TPR_HLT || id == I_SELF_X2_REG_TPR ||
+	       id == I_SELF_X2_REG_TPR_STI || id == I_SELF_X2_REG_TPR_HLT;
+}
+
+static bool x2_self_reg(u32 id)
+{
+	return id == I_SELF_X2_REG || id == I_SELF_X2_REG_STI || id == I_SELF_X2_REG_HLT ||
+	       id == I_SELF_X2_REG_TPR || id == I_SELF_X2_REG_TPR_STI ||
+	       id == I_SELF_X2_REG_TPR_HLT;
+}
+
+static u64 tpr_early;              /* interrupts taken while TPR was 0xf */
 
 static void self_ipi(u32 id)
 {
-	if (id == I_SELF_X2_REG || id == I_SELF_X2_REG_STI)
+	if (x2_self_reg(id))
 		wrmsr(LAPIC_MSR_SELF_IPI, VEC_SELF);
 	else
 		lapic_self_ipi(VEC_SELF);
+}
+
+/* The self-IPI, under a raised TPR for the *_tpr shapes: an interrupt
+ * that arrives before the TPR comes down is counted (the TPR let it by). */
+static void self_ipi_shaped(u32 id)
+{
+	u64 before;
+
+	if (!tpr_shape(id)) {
+		self_ipi(id);
+		return;
+	}
+	write_cr8(TPR_BLOCK_ALL);
+	before = isr_count;
+	self_ipi(id);
+	tpr_early += isr_count != before;
+	write_cr8(0);
 }
 
 /* IF=1: the interrupt arrives before the next instruction (bounded wait
@@ -149,16 +216,22 @@ static void op_self_ipi(const struct bench_case *c, u8 *buf, u64 iters)
 
 	(void)buf;
 	ops_done += iters;
-	if (sti_nop(c->arg)) {
+	if (sti_nop(c->arg) || sti_hlt(c->arg)) {
 		while (iters--) {
-			self_ipi(c->arg);
-			irq_window();
+			self_ipi_shaped(c->arg);
+			if (sti_hlt(c->arg)) {
+				irq_enable_and_halt();	/* the pending IPI wakes it */
+				irq_disable();
+			} else {
+				irq_window();
+			}
 		}
 		return;
 	}
 	irq_enable();
 	while (iters--) {
-		self_ipi(c->arg);
+		self_ipi_shaped(c->arg);
+		__asm__ volatile("nop");	/* vmexit's: the interrupt lands here */
 		wait_count(&isr_count, ++want);
 	}
 	irq_disable();
@@ -186,16 +259,25 @@ static void ctl_eoi(const struct bench_case *c, u8 *buf, u64 iters)
 		ctl_reg = 0;
 }
 
+static void spin_cycles(u64 n)
+{
+	u64 end = tsc_begin() + n;
+
+	while (tsc_begin() < end)
+		cpu_relax();
+}
+
 static void op_ipi(const struct bench_case *c, u8 *buf, u64 iters)
 {
 	u64 want = ap_count;
 
-	(void)c;
 	(void)buf;
 	ops_done += iters;
 	while (iters--) {
 		lapic_send_ipi(ap_apic_id, VEC_AP);
 		wait_count(&ap_count, ++want);
+		if (c->arg == I_IPI_HALT)	/* let the AP go back to hlt */
+			spin_cycles(HALT_DELAY);
 	}
 }
 
@@ -248,8 +330,13 @@ static u64 isr_base;
 
 static bool wants_x2apic(u32 id)
 {
-	return id == I_SELF_X2_ICR || id == I_SELF_X2_REG || id == I_EOI_X2APIC ||
-	       id == I_SELF_X2_ICR_STI || id == I_SELF_X2_REG_STI;
+	return id == I_SELF_X2_ICR || id == I_EOI_X2APIC || id == I_SELF_X2_ICR_STI ||
+	       x2_self_reg(id);
+}
+
+static bool on_ap(u32 id)
+{
+	return id == I_IPI || id == I_IPI_HALT;
 }
 
 /* hlt cannot be bounded: prove first, with a bounded spin, that the
@@ -276,7 +363,7 @@ static const char *setup(u32 id)
 		return "no x2APIC (CPUID 1 ECX[21])";
 	if ((id == I_DEADLINE || id == I_DEADLINE_IMMED) && !lapic_has_tsc_deadline())
 		return "no TSC-deadline timer (CPUID 1 ECX[24])";
-	if (id == I_IPI && start_ap())
+	if (on_ap(id) && start_ap())
 		return ap_why;
 	if (!ap_ready && lapic_set_x2apic(wants_x2apic(id)) && wants_x2apic(id))
 		return "x2APIC present but cannot be enabled";
@@ -293,28 +380,53 @@ static const char *setup(u32 id)
 	return NULL;
 }
 
+/* hlt cannot be bounded: prove first that a self-IPI left pending with
+ * IF=0 (under the case's TPR shape) arrives in a `sti; nop` window; a
+ * late one is drained with a bounded spin. */
+static bool window_delivers(u32 id)
+{
+	u64 before = isr_count, left = timeouts;
+	bool ok;
+
+	self_ipi_shaped(id);
+	irq_window();
+	ok = isr_count == before + 1;
+	if (!ok) {
+		irq_enable();
+		wait_count(&isr_count, before + 1);
+		irq_disable();
+	}
+	timeouts = left;
+	return ok;
+}
+
 static const char *skip_irq(const struct bench_case *c)
 {
 	const char *why;
 
 	if (!lapic_ok)
 		return "no usable local APIC (CPUID 1 EDX[9] or IA32_APIC_BASE.EN clear)";
-	if (sti_nop(c->arg) && bench_cfg->pvm)
-		return "pvm=on: an interrupt left pending with IF=0 is not delivered at `sti; nop` on the PVM backend (measured: 2 of 1012 self-IPIs arrived)";
+	if ((sti_nop(c->arg) || sti_hlt(c->arg)) && bench_cfg->pvm)
+		return "pvm=on: an interrupt left pending with IF=0 is not delivered at `sti; nop` on the PVM backend (measured: 2 of 1012 self-IPIs arrived), and `sti; hlt` would not wake";
 	why = setup(c->arg);
-	ops_done = timeouts = 0;
-	isr_base = c->arg == I_IPI ? ap_count : isr_count;
+	if (!why && sti_hlt(c->arg) && !window_delivers(c->arg))
+		why = "a self-IPI left pending with IF=0 did not arrive at `sti; nop`: `sti; hlt` would never wake";
+	ops_done = timeouts = tpr_early = 0;
+	isr_base = on_ap(c->arg) ? ap_count : isr_count;
 	return why;
 }
 
 /* Interrupts taken against operations made: each op takes exactly one
- * (none for the EOI cases); every timed-out wait counts too. */
+ * (none for the EOI cases); every timed-out wait counts too, and for the
+ * TPR shapes every interrupt the raised TPR let by and a TPR left up. */
 static u32 verify_irq(const struct bench_case *c, const u8 *buf)
 {
-	u64 got = (c->arg == I_IPI ? ap_count : isr_count) - isr_base;
-	u64 bad = (got > ops_done ? got - ops_done : ops_done - got) + timeouts;
+	u64 got = (on_ap(c->arg) ? ap_count : isr_count) - isr_base;
+	u64 bad = (got > ops_done ? got - ops_done : ops_done - got) + timeouts + tpr_early;
 
 	(void)buf;
+	if (tpr_shape(c->arg) && read_cr8() != 0)
+		bad++;		/* the TPR did not come back down */
 	return bad > 0xffffffffull ? 0xffffffffu : (u32)bad;
 }
 
@@ -322,6 +434,9 @@ static const u8 model[I_COUNT] = {
 	[I_HLT_TIMER] = 3, [I_DEADLINE_IMMED] = 2, [I_DEADLINE] = 3, [I_SELF_XAPIC] = 2,
 	[I_SELF_X2_ICR] = 2, [I_SELF_X2_REG] = 2, [I_EOI_XAPIC] = 1, [I_EOI_X2APIC] = 1,
 	[I_IPI] = 4, [I_SELF_XAPIC_STI] = 3, [I_SELF_X2_ICR_STI] = 3, [I_SELF_X2_REG_STI] = 3,
+	[I_SELF_XAPIC_HLT] = 3, [I_SELF_X2_REG_HLT] = 3, [I_SELF_XAPIC_TPR] = 3,
+	[I_SELF_X2_REG_TPR] = 3, [I_SELF_XAPIC_TPR_STI] = 4, [I_SELF_X2_REG_TPR_STI] = 4,
+	[I_SELF_XAPIC_TPR_HLT] = 4, [I_SELF_X2_REG_TPR_HLT] = 4, [I_IPI_HALT] = 4,
 };
 
 static u32 model_irq(const struct bench_case *c, const u8 *buf)
@@ -334,8 +449,12 @@ static void extra_irq(const struct bench_case *c, const struct bench_result *r, 
 {
 	(void)r;
 	jw_str(w, "apic_mode", wants_x2apic(c->arg) ? "x2apic" : "xapic");
-	jw_u64(w, "interrupts", (c->arg == I_IPI ? ap_count : isr_count) - isr_base);
+	jw_u64(w, "interrupts", (on_ap(c->arg) ? ap_count : isr_count) - isr_base);
 	jw_u64(w, "wait_timeouts", timeouts);
+	if (tpr_shape(c->arg)) {
+		jw_u64(w, "tpr_early", tpr_early);	/* taken under TPR 0xf: 0 */
+		jw_u64(w, "tpr_after", read_cr8());
+	}
 	/* xAPIC registers are MMIO KVM answers: no exit reaches QEMU */
 	if (!wants_x2apic(c->arg) && c->arg != I_DEADLINE && c->arg != I_DEADLINE_IMMED) {
 		jw_hex(w, "addr", LAPIC_BASE);
@@ -360,13 +479,24 @@ static const struct bench_case cases[] = {
 	IRQ("tscdeadline", I_DEADLINE, op_deadline, "tscdeadline"),
 	IRQ("self_ipi.xapic", I_SELF_XAPIC, op_self_ipi, NO_KUT),
 	IRQ("self_ipi.xapic.sti_nop", I_SELF_XAPIC_STI, op_self_ipi, "self_ipi_sti_nop"),
+	IRQ("self_ipi.xapic.sti_hlt", I_SELF_XAPIC_HLT, op_self_ipi, "self_ipi_sti_hlt"),
+	IRQ("self_ipi.xapic.tpr", I_SELF_XAPIC_TPR, op_self_ipi, "self_ipi_tpr"),
+	IRQ("self_ipi.xapic.tpr.sti_nop", I_SELF_XAPIC_TPR_STI, op_self_ipi, "self_ipi_tpr_sti_nop"),
+	IRQ("self_ipi.xapic.tpr.sti_hlt", I_SELF_XAPIC_TPR_HLT, op_self_ipi, "self_ipi_tpr_sti_hlt"),
 	IRQ_CTL("eoi.xapic", I_EOI_XAPIC, op_eoi, ctl_eoi),
 	IRQ("self_ipi.x2apic.icr", I_SELF_X2_ICR, op_self_ipi, NO_KUT),
 	IRQ("self_ipi.x2apic.icr.sti_nop", I_SELF_X2_ICR_STI, op_self_ipi, NO_KUT),
 	IRQ("self_ipi.x2apic", I_SELF_X2_REG, op_self_ipi, NO_KUT),
 	IRQ("self_ipi.x2apic.sti_nop", I_SELF_X2_REG_STI, op_self_ipi, "x2apic_self_ipi_sti_nop"),
+	IRQ("self_ipi.x2apic.sti_hlt", I_SELF_X2_REG_HLT, op_self_ipi, "x2apic_self_ipi_sti_hlt"),
+	IRQ("self_ipi.x2apic.tpr", I_SELF_X2_REG_TPR, op_self_ipi, "x2apic_self_ipi_tpr"),
+	IRQ("self_ipi.x2apic.tpr.sti_nop", I_SELF_X2_REG_TPR_STI, op_self_ipi,
+	    "x2apic_self_ipi_tpr_sti_nop"),
+	IRQ("self_ipi.x2apic.tpr.sti_hlt", I_SELF_X2_REG_TPR_HLT, op_self_ipi,
+	    "x2apic_self_ipi_tpr_sti_hlt"),
 	IRQ_CTL("eoi.x2apic", I_EOI_X2APIC, op_eoi, ctl_eoi),
 	IRQ("ipi", I_IPI, op_ipi, "ipi"),
+	IRQ("ipi.halt", I_IPI_HALT, op_ipi, "ipi_halt"),
 };
 
 static void pic_mask(u8 *saved1, u8 *saved2, bool restore)
@@ -388,7 +518,7 @@ static void check(const struct bench_case *c, const struct bench_result *r)
 
 	fmt_snprintf(name, sizeof(name), "exits.irq.%s", c->name);
 	fmt_snprintf(detail, sizeof(detail), "%lu interrupts for %lu ops, %lu waits timed out (%u us each)",
-		     (c->arg == I_IPI ? ap_count : isr_count) - isr_base,
+		     (on_ap(c->arg) ? ap_count : isr_count) - isr_base,
 		     c->op == op_eoi ? 0 : ops_done, timeouts, IRQ_WAIT_US);
 	bench_check(name, r->mismatches == 0, detail);
 }

@@ -8,7 +8,7 @@ import unittest
 from tests.boot.common import need_build, need_kvm, run
 
 FAST = "samples=3 budget_ms=30"
-IRQ_CASES = "hlt.timer,tscdeadline*,self_ipi*,eoi*,ipi"
+IRQ_CASES = "hlt.timer,tscdeadline*,self_ipi*,eoi*,ipi*"
 
 
 def checks(b):
@@ -32,6 +32,21 @@ class IrqTcg(unittest.TestCase):
         self.assertGreater(r["interrupts"], 0, r)
         self.assertEqual(r["kut_name"], "ipi")
         self.assertEqual(r["exits_model"], 4)
+
+    def test_vmexit_shapes_check_tpr_and_interrupts(self):
+        c = checks(self.b)
+        for case, kut in (("self_ipi.xapic.sti_hlt", "self_ipi_sti_hlt"),
+                          ("self_ipi.xapic.tpr", "self_ipi_tpr"),
+                          ("self_ipi.xapic.tpr.sti_nop", "self_ipi_tpr_sti_nop"),
+                          ("self_ipi.xapic.tpr.sti_hlt", "self_ipi_tpr_sti_hlt"),
+                          ("ipi.halt", "ipi_halt")):
+            r = self.b.result(case)
+            self.assertEqual(r["kut_name"], kut)
+            self.assertTrue(c["exits.irq." + case]["ok"], c.get("exits.irq." + case))
+            self.assertEqual(r["interrupts"], r["ops"], r)
+            if ".tpr" in case:
+                self.assertEqual((r["tpr_early"], r["tpr_after"]), (0, 0), r)
+        self.assertEqual(self.b.result("self_ipi.xapic.tpr.sti_hlt")["exits_model"], 4)
 
     def test_second_vcpu_only_for_ipi(self):
         self.assertEqual(self.b.results["config"]["smp"], 2)
