@@ -19,6 +19,7 @@ import sys
 import tempfile
 
 from ..backends import kut_log, kut_vmexit
+from ..guest.resultform import raw_net
 from ..output import kut_table, report
 from ..stats import kutcmp
 from ..system import children, exitstatus, kvmlock
@@ -32,7 +33,7 @@ NAME = "kut"
 TWIN_SUITES = "exits,mmio,pio"
 TWIN_CASES = ("[!fp]*[!0-9],p[im]*[!0-9],ptd.nofd.out8.single.64,"
               "ptd.io.nofd.out8.single.512")
-SMP2_CASES = "ipi*,ple*"
+SMP2_CASES = "ipi*"
 # vmexit's pci-mem/pci-io line of pci-testdev's first test (no eventfd),
 # the twin of trapmeter's ptd.nofd / ptd.io.nofd cases
 PCI_FIRST = "no-eventfd"
@@ -295,13 +296,18 @@ def twin_key(res):
 
 
 def twin_row(res):
-    from ..guest.resultform import raw_net     # pylint: disable=import-outside-toplevel
+    """A trapmeter result per unit, as vmexit counts (its pci cases write
+    once an iteration; trapmeter's ptd cases write 64 or 512 times)."""
     control = res.get("cycles_control")
-    return {"case": res.get("case"),
-            "gross": report.median_cycles(res),
-            "control": control.get("median") if isinstance(control, dict)
-            else None,
-            "net": raw_net(res) if isinstance(control, dict) else None}
+    units = res.get("units") if isinstance(res.get("units"), int) and \
+        res.get("units") > 0 else 1
+    gross = report.median_cycles(res)
+    ctl = control.get("median") if isinstance(control, dict) else None
+    net = raw_net(res) if isinstance(control, dict) else None
+    return {"case": res.get("case"), "units": units,
+            "gross": None if gross is None else gross / units,
+            "control": None if ctl is None else ctl / units,
+            "net": None if net is None else net / units}
 
 
 def merged_boots(pairs):
