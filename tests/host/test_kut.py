@@ -137,6 +137,24 @@ class ImportKut(unittest.TestCase):
         self.assertIn("cpuid", cases)
         self.assertIn("pci-mem.mmio-no-eventfd", cases)
 
+    def test_kut_from_an_import_prints_vmexits_rows(self):
+        done = tool("import-kut", TCG_LOG, TCG_LOG, "--json", self.out("a.json"))
+        self.assertEqual(done.returncode, 0, done.stderr)
+        done = tool("kut", "--from", self.out("a.json"))
+        self.assertEqual(done.returncode, 0, done.stderr)
+        row = re.search(r"^\s+cpuid\s+(\d+)\s", done.stdout, re.M)
+        self.assertIsNotNone(row, done.stdout)
+        figure = int(re.search(r"^cpuid (\d+)$", read(TCG_LOG), re.M).group(1))
+        self.assertEqual(int(row.group(1)), figure)
+
+    def test_kut_needs_a_build_or_a_file(self):
+        done = tool("kut", "--json", self.out("x.json"))
+        self.assertEqual(done.returncode, 2)
+        self.assertIn("--kut-dir", done.stderr)
+        done = tool("kut", "--kut-dir", self.tmp.name)
+        self.assertEqual(done.returncode, 2)
+        self.assertIn("vmexit.flat", done.stderr)
+
     def test_edited_import_is_refused_by_compare(self):
         done = tool("import-kut", TCG_LOG, "--json", self.out("a.json"))
         self.assertEqual(done.returncode, 0, done.stderr)

@@ -20,13 +20,14 @@ import tempfile
 
 from ..backends import kut_log, kut_vmexit
 from ..guest.resultform import raw_net
-from ..output import kut_table, report
+from ..output import kut_table, report, resultsfile
 from ..stats import kutcmp
 from ..system import children, exitstatus, kvmlock
 from .common import (OptionError, TrapmeterError, check_outputs, repo_root,
                      say, write_json)
 
 NAME = "kut"
+SUITE = kut_log.SUITE
 # trapmeter's twins: suite exits (its names end in no size; fwcfg's
 # *.split and ptd's *.nomatch do, the globs leave them out), pci-testdev's
 # no-eventfd write in suites mmio and pio (vmexit's first pci test)
@@ -58,8 +59,11 @@ def add_parser(sub, fmt):
         "difference to inl_from_kernel, where its own loop cancels, and "
         "whether the two tools agree (within the range over boots), with "
         "the cause where trapmeter measures one.")
-    kut.add_argument("--kut-dir", metavar="DIR", required=True,
+    kut.add_argument("--kut-dir", metavar="DIR",
                      help="kvm-unit-tests tree with x86/vmexit.flat built")
+    kut.add_argument("--from", metavar="FILE", dest="from_file",
+                     help="print the table of an earlier session's "
+                     "results.json instead of booting")
     kut.add_argument("--accel", choices=("kvm", "tcg"), default="kvm",
                      help="accelerator of both tools (default kvm)")
     kut.add_argument("--boots", metavar="N", type=int, default=DEFAULT_BOOTS,
@@ -105,6 +109,11 @@ def check_args(args):
 
 
 def command(args):
+    if args.from_file:
+        return replay(args)
+    if not args.kut_dir:
+        raise OptionError("--kut-dir DIR (a kvm-unit-tests build) or --from "
+                          "FILE (an earlier session) is required")
     check_outputs([], [("--json", args.json)])
     wanted, timeout, flat = check_args(args)
     lock = None
@@ -251,9 +260,7 @@ class Session:
 
     def finish(self, lock):
         boots = kutcmp_boots(self.pairs)
-        names = [n for n in kut_log.VMEXIT_NAMES
-                 if (not self.wanted or n in self.wanted) and any(
-                     n in b["vmexit"] or n in b["trapmeter"] for b in boots)]
+        names = shown_names(boots, self.wanted)
         levels, diffs = kutcmp.rows(boots, names)
         sys.stdout.write(kut_table.render_side_by_side(
             levels, diffs, self.left_out, self.host, self.args.accel))
@@ -271,23 +278,62 @@ class Session:
         return self.worst
 
 
+def replay(args):
+    """`kut --from FILE`: the table of a session's results.json."""
+    try:
+        doc = resultsfile.read_results(args.from_file)
+    except resultsfile.InputError as exc:
+        raise TrapmeterError(exitstatus.UNUSABLE, str(exc)) from None
+    rounds = {}
+    for boot in doc["boots"]:
+        rnd = boot.get("kut_round", boot.get("index"))
+        vm = [(r.get("case"), r.get("kut_name"), report.median_cycles(r))
+              for r in boot.get("results") or [] if r.get("suite") == SUITE]
+        tm = [r for r in boot.get("results") or [] if r.get("suite") != SUITE]
+        rounds.setdefault(rnd, []).append((tm, vm))
+    boots = [paired(rounds[r]) for r in sorted(rounds, key=str)]
+    wanted = [w for w in (args.cases or "").split(",") if w]
+    names = shown_names(boots, wanted)
+    levels, diffs = kutcmp.rows(boots, names)
+    info = doc.get("kut") or {}
+    sys.stdout.write(kut_table.render_side_by_side(
+        levels, diffs, info.get("left_out") or {}, doc.get("host"),
+        (doc.get("config") or {}).get("accel") or "?"))
+    return exitstatus.OK
+
+
+def shown_names(boots, wanted):
+    return [n for n in kut_log.VMEXIT_NAMES
+            if (not wanted or n in wanted) and any(
+                n in b["vmexit"] or n in b["trapmeter"] for b in boots)]
+
+
 def kutcmp_boots(pairs):
     """Per round: vmexit's figures and trapmeter's by vmexit name (both
     vCPU groups of a round together)."""
     rounds = {}
     for rnd, _smp, tm_boot, log in pairs:
-        boot = rounds.setdefault(rnd, {"vmexit": {}, "trapmeter": {},
-                                       "cases": {}})
-        for case, name, cycles, _parts in (log.figures if log else ()):
+        vm = [(case, name, cycles) for case, name, cycles, _parts in
+              (log.figures if log else ())]
+        rounds.setdefault(rnd, []).append((tm_boot.get("results") or [], vm))
+    return [paired(rounds[r]) for r in sorted(rounds)]
+
+
+def paired(groups):
+    """One round for stats/kutcmp.py from its (trapmeter results, vmexit
+    (case, name, cycles)) groups."""
+    boot = {"vmexit": {}, "trapmeter": {}, "cases": {}}
+    for tm_results, vm in groups:
+        for case, name, cycles in vm:
             if case == name or case.endswith(PCI_FIRST):
                 boot["vmexit"].setdefault(name, cycles)
-        for res in tm_boot.get("results") or []:
+        for res in tm_results:
             row = twin_row(res)
             boot["cases"][res.get("case")] = row
             key = twin_key(res)
             if key and key not in boot["trapmeter"]:
                 boot["trapmeter"][key] = row
-    return [rounds[r] for r in sorted(rounds)]
+    return boot
 
 
 def twin_key(res):
