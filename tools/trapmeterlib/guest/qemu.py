@@ -112,7 +112,7 @@ def runner_table_off(words):
 
 
 # Cases that need a second vCPU (kernel/suites/irq.c).
-SMP_CASES = ("ipi",)
+SMP_CASES = ("ipi", "ipi.halt")
 SMP_CHOICES = ("auto", "1", "2")
 
 
