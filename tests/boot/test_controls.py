@@ -39,7 +39,7 @@ class ControlsTcg(unittest.TestCase):
     def setUpClass(cls):
         need_build(cls, "build/trapmeter.elf")
         cls.b = run("--accel", "tcg", "--suite", "pio,ide,virtio,exits", "--quick",
-                    "--ide-disk-size", "2M", "--case", ",".join(FAMILIES + ("cr8.read",)),
+                    "--ide-disk-size", "2M", "--case", ",".join(FAMILIES + ("cr8.read", "hlt.timer")),
                     *SMALL, timeout=240)
 
     def test_status_ok(self):
@@ -66,10 +66,12 @@ class ControlsTcg(unittest.TestCase):
         self.assertEqual(self.b.result("cd.read1.in16.rep")["control_phases"], 2)
 
     def test_no_control_is_said(self):
-        res = self.b.result("cr8.read")
+        res = self.b.result("hlt.timer")
         self.assertNotIn("cycles_control", res)
-        self.assertIn("no control op", res["control_none"])
-        self.assertIn("control n/a: extended case", self.b.stdout)
+        self.assertIn("only the interrupt", res["control_none"])
+        self.assertIn("control n/a: only the interrupt", self.b.stdout)
+        # every extended exits case but the interrupts has one now
+        self.assertIn("cycles_control", self.b.result("cr8.read"))
 
     def test_table_shows_control_and_net(self):
         row = [l for l in self.b.stdout.splitlines() if l.strip().startswith("kick.alone ")]
