@@ -408,6 +408,8 @@ static const char *skip_irq(const struct bench_case *c)
 		return "no usable local APIC (CPUID 1 EDX[9] or IA32_APIC_BASE.EN clear)";
 	if ((sti_nop(c->arg) || sti_hlt(c->arg)) && bench_cfg->pvm)
 		return "pvm=on: an interrupt left pending with IF=0 is not delivered at `sti; nop` on the PVM backend (measured: 2 of 1012 self-IPIs arrived), and `sti; hlt` would not wake";
+	if (tpr_shape(c->arg) && bench_cfg->pvm)
+		return "pvm=on: the self-IPI is not taken when the TPR comes down on the PVM backend (vmexit's self_ipi_tpr printed x != 1 in 960 iterations here)";
 	why = setup(c->arg);
 	if (!why && sti_hlt(c->arg) && !window_delivers(c->arg))
 		why = "a self-IPI left pending with IF=0 did not arrive at `sti; nop`: `sti; hlt` would never wake";
