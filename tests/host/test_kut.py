@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """tests/host/test_kut.py - kvm-unit-tests' vmexit beside trapmeter, on
-recorded logs only (tests/fixtures/kut/: no kvm-unit-tests build, no VM):
+recorded logs only (tests/fixtures/kut-*.log: no kvm-unit-tests build, no VM):
 the vmexit log reader (backends/kut_log.py), `trapmeter import-kut` and
 `compare` of two imports, a vmexit log merged into a trapmeter boot under
 a new seal, the boot-by-boot agreement of `trapmeter kut`
@@ -18,17 +18,17 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(os.path.dirname(HERE))
 TOOL = os.path.join(REPO, "tools", "trapmeter")
 FIX = os.path.join(REPO, "tests", "fixtures")
-KUT = os.path.join(FIX, "kut")
+KUT = FIX
 sys.path.insert(0, os.path.join(REPO, "tools"))
 
 from trapmeterlib.backends import kut_log, kut_vmexit  # noqa: E402
 from trapmeterlib.output import report, resultsfile  # noqa: E402
 from trapmeterlib.stats import kutcmp  # noqa: E402
 
-TCG_LOG = os.path.join(KUT, "vmexit-kut-tcg-smp1.log")
-KVM_LOG = os.path.join(KUT, "vmexit-kut-kvm-pvm-r1-smp1.log")
-KVM_CPUID = os.path.join(KUT, "vmexit-x86run-kvm-cpuid.log")
-KVM_SKIP = os.path.join(KUT, "vmexit-x86run-kvm-wr_ibrs_msr.log")
+TCG_LOG = os.path.join(KUT, "kut-session-tcg-smp1.log")
+KVM_LOG = os.path.join(KUT, "kut-session-kvm-pvm-r1-smp1.log")
+KVM_CPUID = os.path.join(KUT, "kut-x86run-kvm-cpuid.log")
+KVM_SKIP = os.path.join(KUT, "kut-x86run-kvm-wr_ibrs_msr.log")
 NOT_VMEXIT = os.path.join(FIX, "serial-tcg-ok.log")
 
 
@@ -56,7 +56,7 @@ class LogReader(unittest.TestCase):
 
     def test_ipi_sub_lines_belong_to_their_case(self):
         log = kut_log.parse("x", read(os.path.join(KUT,
-                                                   "vmexit-kut-tcg-smp2.log")))
+                                                   "kut-session-tcg-smp2.log")))
         (case, name, _cycles, parts), = log.figures
         self.assertEqual((case, name), ("ipi", "ipi"))
         self.assertIn("ipi", parts)
