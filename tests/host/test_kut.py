@@ -24,6 +24,7 @@ sys.path.insert(0, os.path.join(REPO, "tools"))
 from trapmeterlib.backends import kut_log, kut_vmexit  # noqa: E402
 from trapmeterlib.output import report, resultsfile  # noqa: E402
 from trapmeterlib.stats import kutcmp  # noqa: E402
+from trapmeterlib.values.errors import UnusableInput  # noqa: E402
 
 TCG_LOG = os.path.join(KUT, "kut-session-tcg-smp1.log")
 KVM_LOG = os.path.join(KUT, "kut-session-kvm-pvm-r1-smp1.log")
@@ -132,7 +133,7 @@ class ImportKut(unittest.TestCase):
             self.assertEqual(done.returncode, 0, done.stderr)
         done = tool("compare", self.out("a.json"), self.out("b.json"))
         self.assertIn(done.returncode, (0, 10, 13, 14), done.stderr)
-        rows = re.findall(r"^\s*(\w+)\s+kut/(\S+)\s", done.stdout, re.M)
+        rows = re.findall(r"^\s*([a-z][a-z ]*?)\s+kut/(\S+)\s", done.stdout, re.M)
         cases = {case for _verdict, case in rows}
         self.assertIn("cpuid", cases)
         self.assertIn("pci-mem.mmio-no-eventfd", cases)
@@ -163,7 +164,7 @@ class ImportKut(unittest.TestCase):
         doc["boots"][0]["results"][0]["cycles"]["median"] += 1
         with open(self.out("e.json"), "w", encoding="utf-8") as fh:
             json.dump(doc, fh)
-        with self.assertRaises(resultsfile.InputError):
+        with self.assertRaises(UnusableInput):
             resultsfile.read_results(self.out("e.json"))
 
 
@@ -213,7 +214,7 @@ class MergeBoot(unittest.TestCase):
         bad["boots"][0] = copy.deepcopy(boot)
         bad["boots"][0]["integrity"]["tm_lines"][i] = lines[i].replace(
             '"cycles":[', '"cycles":[1')
-        with self.assertRaisesRegex(resultsfile.InputError, "CRC"):
+        with self.assertRaisesRegex(UnusableInput, "CRC"):
             resultsfile.read_results(self.write(bad))
 
 

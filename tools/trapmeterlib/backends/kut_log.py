@@ -22,7 +22,8 @@ import re
 import zlib
 
 from ..guest.dump import parse_dump
-from ..guest.resultform import COMPACT_SCHEMA
+from ..values.errors import InputError
+from ..values.resultform import COMPACT_SCHEMA
 
 SUITE = "kut"
 # kvm-unit-tests x86/vmexit.c tests[] at 1da1819e (2026-06), in its order
@@ -56,7 +57,7 @@ PART_RE = re.compile(r"^\s+(?P<part>ipi|eoi) (?P<name>%s) (?P<cycles>-?\d{1,20})
 PM_TIMER_RE = re.compile(r"^PM timer port is ([0-9a-f]+)\s*$")
 
 
-class KutLogError(Exception):
+class KutLogError(InputError):
     """A file that is not a kvm-unit-tests vmexit log (exit status 2)."""
 
 

@@ -12,6 +12,7 @@ this host (named, never silently)."""
 
 import os
 
+from ..values.errors import InputError
 from .kut_log import VMEXIT_NAMES
 
 SMP2 = ("ipi", "ipi_halt", "ple_round_robin")
@@ -24,7 +25,7 @@ HANGS = {"pvm": {
               "passes hypercall=off there for the same reason)"}}
 
 
-class KutDirError(Exception):
+class KutDirError(InputError):
     """--kut-dir is not a kvm-unit-tests build (exit status 2)."""
 
 

@@ -5,8 +5,9 @@ import sys
 
 from ..backends import kut_log
 from ..output import kut_table, report
-from ..system import exitstatus, inputfile
-from ..system.exitstatus import decide_from_dump
+from ..system import inputfile
+from ..values import exitstatus
+from ..values.exitstatus import decide_from_dump
 from .common import OptionError, check_outputs, say, write_json
 
 NAME = "import-kut"

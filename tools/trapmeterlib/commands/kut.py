@@ -19,12 +19,13 @@ import sys
 import tempfile
 
 from ..backends import kut_log, kut_vmexit
-from ..guest.resultform import raw_net
 from ..output import kut_table, report, resultsfile
 from ..stats import kutcmp
-from ..system import children, exitstatus, kvmlock
-from .common import (OptionError, TrapmeterError, check_outputs, repo_root,
-                     say, write_json)
+from ..system import children, kvmlock
+from ..values import exitstatus
+from ..values.resultform import raw_net
+from ..values.errors import TrapmeterError, UnusableInput
+from .common import OptionError, check_outputs, repo_root, say, write_json
 
 NAME = "kut"
 SUITE = kut_log.SUITE
@@ -282,7 +283,7 @@ def replay(args):
     """`kut --from FILE`: the table of a session's results.json."""
     try:
         doc = resultsfile.read_results(args.from_file)
-    except resultsfile.InputError as exc:
+    except UnusableInput as exc:
         raise TrapmeterError(exitstatus.UNUSABLE, str(exc)) from None
     rounds = {}
     for boot in doc["boots"]:
