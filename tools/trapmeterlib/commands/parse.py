@@ -4,7 +4,7 @@ table."""
 import os
 import sys
 
-from ..guest import dma, dma_vnet, ide
+from ..guest import suites
 from ..guest.dump import parse_chunks
 from ..output import report
 from ..system import inputfile
@@ -42,9 +42,7 @@ def command(args):
     if has_report(dump):
         sys.stdout.write(report.render_report(dump.run, info, dump.results,
                                               dump.checks, dump.skips))
-        sys.stdout.write(ide.render(dump))
-        sys.stdout.write(dma.render(dump))
-        sys.stdout.write(dma_vnet.render(dump))
+        sys.stdout.write(suites.rendered(dump))
         sys.stdout.flush()
     report_outcome(outcome, dump, "")
     if args.json:

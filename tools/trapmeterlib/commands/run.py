@@ -18,7 +18,8 @@ import time
 
 from ..backends import testpmd
 from ..counters import exitcount, perfcount
-from ..guest import dma, dma_vnet, ide, mmio, plan, qemu, rounds, viommu, virtio
+from ..guest import (ide, mmio, plan, qemu, rounds, suites, viommu,
+                     virtio)
 from ..output import (breakdown_text, html, junit, logfile, progress, report,
                       summary)
 from ..stats import breakdown
@@ -123,8 +124,8 @@ def add_parser(sub, fmt):
         "report (figures drawn by gnuplot; tables without it)")
     add("-v", "--verbose", action="store_true",
         help="show every case, the QEMU command line and QEMU's stderr")
-    virtio.add_options(add)
-    mmio.add_options(add)
+    for suite in suites.SUITES:
+        suite.add_options(add)
     viommu.add_options(add)
     add("--ide-disk-size", metavar="SIZE", default="16M",
         help="suite ide: scratch disk attached as ATA dev0 (default 16M; "
@@ -269,6 +270,7 @@ class RunSession:
         self.count_exits = False
         self.perf_events = []
         self.ide = None
+        self.suite_state = {}       # suite name -> what prepare made for it
         self.output_errors = []     # outputs that could not be written
         self.backend = None             # testpmd.Testpmd with vhost-user
         self.status = progress.Progress()
@@ -592,8 +594,9 @@ def _run_boots(session, cfg, tmpdir):
     try:
         qemu.prepare_tmpdir(cfg, tmpdir)
         if ide.suite_selected(cfg.words):
-            session.ide = ide.prepare(cfg, tmpdir, args.ide_disk_bytes,
-                                      args.ide_readonly, not args.no_ide_cd)
+            session.ide = session.suite_state["ide"] = ide.prepare(
+                cfg, tmpdir, args.ide_disk_bytes, args.ide_readonly,
+                not args.no_ide_cd)
     except ide.IdeOptionError as exc:
         raise OptionError(str(exc))
     except OSError as exc:
@@ -700,21 +703,21 @@ def one_boot(session, cfg, argv, tmpdir, index, timeout):
         say("error: cannot write --log %s: %s (logging stopped; the run "
             "went on and its results are kept)" % (lpath, boot.log_error))
     count_boot_exits(counter, cfg, boot.dump)
-    mmio.annotate(boot.dump.results)
-    dma.annotate(boot.dump.results)
-    dma_vnet.annotate(boot.dump.results)
+    for suite in suites.SUITES:
+        suite.annotate(boot.dump, session.config)
     outcome = decide_boot(boot.dump, boot.rc, boot.timed_out, timeout,
                           boot.fatal)
-    virtio.annotate(boot.dump, session.config.get("virtio"))
-    ide_failure = ide.after_boot(session.ide, boot.dump)
-    if ide_failure and outcome.code == exitstatus.OK:
-        outcome = Outcome(exitstatus.CHECK_FAILED, [ide_failure])
+    for suite in suites.SUITES:
+        failure = suite.after_boot(session.suite_state.get(suite.name),
+                                   boot.dump)
+        if failure and outcome.code == exitstatus.OK:
+            outcome = Outcome(exitstatus.CHECK_FAILED, [failure])
     outcome = backend_after_boot(session, before, boot.dump, outcome, index)
     session.boots.append(report.boot_entry(index, outcome, boot.dump,
                                            boot.wall_s, boot.rc,
                                            boot.stderr_text))
-    session.boots[-1].update(virtio.boot_fields(
-        boot.dump, session.config.get("virtio")))
+    for suite in suites.SUITES:
+        session.boots[-1].update(suite.boot_fields(boot.dump, session.config))
     session.boots[-1].update(suite_times(session.suite_marks, boot.wall_s))
     session.boots[-1].update(host_load=load, qemu_cpus=session.cpus.result())
     check_cmdline(boot.dump, cfg)
@@ -884,13 +887,7 @@ def print_boot_report(session, cfg, dump, wall):
     session.status.close()
     text = report.render_report(dump.run, header_info(session, cfg, wall),
                                 dump.results, dump.checks, dump.skips)
-    sizes = virtio.render_sizes(dump.results)
-    if sizes:
-        text += "\n" + "\n".join(sizes) + "\n"
-    text += ide.render(dump)
-    text += dma.render(dump)
-    text += dma_vnet.render(dump)
-    text += mmio.render(dump.results)
+    text += suites.rendered(dump)
     if breakdown.applies(dump.results, SUITE_FITS):
         text += breakdown_report(session, [dump.results])
     sys.stdout.write(text)
@@ -915,8 +912,7 @@ def print_repeat_report(session, cfg, dumps):
                                 results, checks, skips)
     boot_results = [d.results for d in dumps]
     # suite dma's differences of cases are over boots (guest/dma.py)
-    text += dma.render_boots(boot_results, "dma by IOMMU mode over %d boots"
-                             % len(dumps)) + dma_vnet.render_boots(boot_results)
+    text += suites.rendered_boots(boot_results)
     if all(breakdown.applies(d.results, SUITE_FITS) for d in dumps):
         text += breakdown_report(session, boot_results)
     sys.stdout.write(text)
