@@ -60,6 +60,16 @@ class Budget(Cli):
                 self.assertIn("--budget", proc.stderr)
                 self.assertNotIn("boot", proc.stderr.replace("--help", ""))
 
+    def test_bisect_step_refuses_it_as_cannot_judge(self):
+        """bisect-step's own --budget: a named error, status 128 (git
+        bisect run stops), never a step run to an endless budget."""
+        for budget in ("inf", "1e308", "nan"):
+            proc = self.cli("bisect-step", "--build", "true", "--binary",
+                            "qemu", "--good", "HEAD", "--budget", budget)
+            self.assertEqual(proc.returncode, 128, (budget, proc.stderr))
+            self.assertIn("--budget", proc.stderr)
+            self.assertNotIn("Traceback", proc.stderr)
+
     def test_the_session_check_refuses_it(self):
         """ab_cmd.SessionConfig.check: what bisect's sessions go through."""
         for budget in (math.inf, 1e308, math.nan, 0.0, -5.0):
