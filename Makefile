@@ -35,7 +35,8 @@ ASM_SRCS := \
 	boot/boot.asm \
 	arch/x86/irq_entry.asm \
 	arch/x86/isr.asm \
-	arch/x86/trampoline.asm
+	arch/x86/trampoline.asm \
+	platform/efi_call.asm
 
 C_SRCS := \
 	arch/x86/cpuinfo.c \
@@ -69,6 +70,8 @@ C_SRCS := \
 	model/model_mmio.c \
 	platform/acpi_tables.c \
 	platform/bootinfo.c \
+	platform/efi.c \
+	platform/efi_step.c \
 	platform/firmware.c \
 	platform/smbios.c \
 	platform/tsc_check.c \
@@ -85,6 +88,8 @@ C_SRCS := \
 	kernel/suites/dma_vtd.c \
 	kernel/suites/edk2_fifo.c \
 	kernel/suites/exits.c \
+	kernel/suites/firmware.c \
+	kernel/suites/fwaudit.c \
 	kernel/suites/ide.c \
 	kernel/suites/idepat.c \
 	kernel/suites/irq.c \
@@ -97,6 +102,13 @@ C_SRCS := \
 OBJS := $(ASM_SRCS:%.asm=$(BUILD)/%.o) $(C_SRCS:%.c=$(BUILD)/%.o)
 ELF  := $(BUILD)/trapmeter.elf
 ISO  := $(BUILD)/trapmeter.iso
+# suite firmware's image: the same objects, boot.asm with the multiboot2
+# header tags 7 and 9 (GRUB-EFI keeps boot services, enters in 64-bit mode);
+# every other boot uses ELF and ISO, which are built without them
+FW_BOOT := $(BUILD)/boot/boot_fw.o
+FW_OBJS := $(FW_BOOT) $(filter-out $(BUILD)/boot/boot.o,$(OBJS))
+FW_ELF  := $(BUILD)/trapmeter-fw.elf
+FW_ISO  := $(BUILD)/trapmeter-fw.iso
 # LD_PRELOAD shim that delays every exit to QEMU (trapmeter sensitivity)
 SHIM := $(BUILD)/kvm_delay.so
 
@@ -150,7 +162,7 @@ HOST_DEPS_lapic    := drivers/lapic.c arch/x86/tsc.c arch/x86/cpuinfo.c tests/ho
 HOST_BINS := $(HOST_TESTS:%=$(BUILD)/host/test_%)
 
 .PHONY: all iso elf run bench test test-deps lava-test acceptance host-tests deps clean
-all: $(ELF) $(ISO) $(SHIM)
+all: $(ELF) $(ISO) $(FW_ISO) $(SHIM)
 elf: $(ELF)
 iso: $(ISO)
 
@@ -158,6 +170,11 @@ $(BUILD)/%.o: %.asm
 	@mkdir -p $(dir $@)
 	@$(if $(Q),echo "  NASM    $<")
 	$(Q)$(NASM) -f elf64 -g -F dwarf -MD $(@:.o=.d) -MP -o $@ $<
+
+$(FW_BOOT): boot/boot.asm
+	@mkdir -p $(dir $@)
+	@$(if $(Q),echo "  NASM    $@")
+	$(Q)$(NASM) -f elf64 -g -F dwarf -DFIRMWARE_ENTRY -MD $(@:.o=.d) -MP -MT $@ -o $@ $<
 
 $(BUILD)/%.o: %.c
 	@mkdir -p $(dir $@)
@@ -178,6 +195,19 @@ $(ISO): $(ELF) boot/grub.cfg
 	$(Q)cp boot/grub.cfg $(BUILD)/isoroot/boot/grub/grub.cfg
 	$(Q)grub-mkrescue -o $@ $(BUILD)/isoroot >$(BUILD)/grub-mkrescue.log 2>&1 || \
 		{ cat $(BUILD)/grub-mkrescue.log; exit 1; }
+
+$(FW_ELF): $(FW_OBJS) linker.ld tools/check-elf
+	@$(if $(Q),echo "  LD      $@")
+	$(Q)$(LD) $(LDFLAGS) -o $@ $(FW_OBJS)
+	$(Q)$(PYTHON) tools/check-elf $@
+
+$(FW_ISO): $(FW_ELF) boot/grub.cfg
+	@$(if $(Q),echo "  ISO     $@")
+	@rm -rf $(BUILD)/isoroot-fw && mkdir -p $(BUILD)/isoroot-fw/boot/grub
+	$(Q)cp $(FW_ELF) $(BUILD)/isoroot-fw/boot/trapmeter.elf
+	$(Q)cp boot/grub.cfg $(BUILD)/isoroot-fw/boot/grub/grub.cfg
+	$(Q)grub-mkrescue -o $@ $(BUILD)/isoroot-fw >$(BUILD)/grub-mkrescue-fw.log 2>&1 || \
+		{ cat $(BUILD)/grub-mkrescue-fw.log; exit 1; }
 
 $(SHIM): tools/shim/kvm_delay.c
 	@mkdir -p $(dir $@)
@@ -228,4 +258,4 @@ acceptance: deps all
 clean:
 	rm -rf $(BUILD)
 
--include $(OBJS:.o=.d) $(HOST_BINS:=.d)
+-include $(OBJS:.o=.d) $(FW_BOOT:.o=.d) $(HOST_BINS:=.d)

@@ -7,6 +7,13 @@
 ; the file image at load_addr and jumps to entry_addr.  Both loaders enter in
 ; 32-bit protected mode with paging off; EAX holds the loader's magic and EBX
 ; the physical address of its information structure.
+;
+; Assembled with -DFIRMWARE_ENTRY (build/trapmeter-fw.elf, the image of suite
+; firmware) the multiboot2 header also carries tag 7 (keep EFI boot services)
+; and tag 9 (EFI amd64 entry): GRUB-EFI then skips ExitBootServices and jumps
+; to _start_efi64 in 64-bit mode on the firmware's GDT, IDT, page tables and
+; stack (Multiboot2 spec 3.5), where kmain_uefi runs the suite.  Every other
+; image is built without it.
 
 bits 32
 
@@ -17,6 +24,8 @@ MB1_FLAGS        equ MB1_FLAG_MEMINFO | MB1_FLAG_ADDRS
 
 MB2_MAGIC        equ 0xE85250D6
 MB2_ARCH_I386    equ 0
+MB2_TAG_EFI_BS   equ 7                ; header tag: keep boot services
+MB2_TAG_EFI64    equ 9                ; header tag: EFI amd64 entry address
 
 %include "arch/x86/longmode.inc"
 
@@ -59,8 +68,20 @@ mb2_header:
     dw 1, 1                           ; type 1, optional flag set
     dd .info_req_end - .info_req
     dd 1, 2, 11, 12
+%ifdef FIRMWARE_ENTRY
+    dd 18, 20                         ; boot services kept, image handle
+%endif
 .info_req_end:
     align 8
+%ifdef FIRMWARE_ENTRY
+    dw MB2_TAG_EFI_BS, 0
+    dd 8
+    align 8
+    dw MB2_TAG_EFI64, 0
+    dd 12
+    dd _start_efi64
+    align 8
+%endif
     dw 0, 0                           ; end tag
     dd 8
 mb2_header_end:
@@ -164,6 +185,33 @@ long_mode_entry:
     cli
     hlt
     jmp .hang
+
+%ifdef FIRMWARE_ENTRY
+extern kmain_uefi
+global _start_efi64
+; GRUB-EFI enters here with RAX = magic, RBX = boot information, boot
+; services alive and interrupts as the firmware left them.  The firmware's
+; stack is kept (UEFI promises 128 KiB; ours is 64 KiB) and nothing of the
+; firmware's state is touched: kmain_uefi runs suite firmware and ends the
+; run through isa-debug-exit.
+_start_efi64:
+    mov r12d, eax                     ; keep loader magic
+    mov r13, rbx                      ; keep loader info pointer
+    cld
+    mov rdi, __bss_start              ; zero .bss, as _start32 does
+    mov rcx, __bss_end
+    sub rcx, rdi
+    shr rcx, 3
+    xor eax, eax
+    rep stosq
+    and rsp, -16                      ; the SysV ABI's alignment at a call
+    mov edi, r12d
+    mov esi, r13d
+    call kmain_uefi
+.hang:
+    hlt
+    jmp .hang
+%endif
 
 section .rodata
 msg_no_lm: db "trapmeter: CPU has no long mode", 13, 10, 0

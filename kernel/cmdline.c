@@ -27,7 +27,7 @@ struct cmdline_key {
 	{ #field, NULL, CMDLINE_BOOL_EXPECTED, offsetof(struct tm_config, field) }
 
 static const char *const cmdline_suite_names[] = {
-	"pio", "exits", "ide", "virtio", "mmio", "dma",
+	"pio", "exits", "ide", "virtio", "mmio", "dma", "firmware",
 };
 
 static const char *const cmdline_fault_names[] = {

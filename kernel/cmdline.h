@@ -4,7 +4,8 @@
  *
  * Syntax: words separated by spaces, tabs or newlines; each word is a
  * flag (quick, verbose) or key=value:
- *   suite=LIST      comma list of pio, exits, ide, virtio, mmio, dma, all
+ *   suite=LIST      comma list of pio, exits, ide, virtio, mmio, dma, firmware,
+ *                   all (all: every suite but firmware)
  *   case=GLOBS      comma list of up to 8 globs (* ? [abc] [a-z] [!a])
  *   samples=N       3..10000: the cap on adaptive samples (default 63)
  *   quick=B verbose=B hypercall=B rep=B sync=B
@@ -62,6 +63,8 @@ struct tm_config {
 #define SUITE_VIRTIO (1u << 3)
 #define SUITE_MMIO   (1u << 4)
 #define SUITE_DMA    (1u << 5)
+/* Not in SUITE_ALL: it runs only from build/trapmeter-fw.iso on UEFI */
+#define SUITE_FIRMWARE (1u << 6)
 #define SUITE_ALL    (SUITE_PIO | SUITE_EXITS | SUITE_IDE | SUITE_VIRTIO | SUITE_MMIO | \
 		      SUITE_DMA)
 /* Not a suite: set by suite=all.  The suites' extended cases (handler

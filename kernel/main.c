@@ -30,9 +30,13 @@
 static struct bootinfo boot;
 static char fw_vendor[FIRMWARE_VENDOR_MAX];   /* SMBIOS BIOS vendor */
 static struct tm_config config;
+static char err_buf[320];
 static char cmdline[BOOTINFO_CMDLINE_MAX];
 static const char *cmdline_source = "loader";
 static bool cmdline_cut;	/* longer than BOOTINFO_CMDLINE_MAX - 1 */
+/* Entered by kmain_uefi: inside UEFI with boot services alive, on the
+ * firmware's descriptor tables, which stay untouched (no trap_init) */
+static bool in_uefi;
 
 static const char *const status_names[] = {
 	[TM_STATUS_OK] = "ok",
@@ -250,13 +254,39 @@ static void run_timing_suites(void)
 	}
 }
 
+/*
+ * build/trapmeter-fw.elf (boot/boot.asm's _start_efi64): suite firmware
+ * runs on the firmware's tables, then the run ends.  That image runs this
+ * suite alone; the others run from the default image.
+ */
+static void __attribute__((noreturn)) run_in_uefi(void)
+{
+	if (config.suites != SUITE_FIRMWARE)
+		bad_input("this image (build/trapmeter-fw.elf) runs suite=firmware alone; "
+			  "the other suites run from build/trapmeter.iso");
+	suite_firmware(&config, boot.efi_system_table, boot.efi_image_handle,
+		       boot.efi_boot_services);
+	bench_plan_report();
+	if (cmdline_unmatched_globs(&config, err_buf, sizeof(err_buf)))
+		bad_input(err_buf);
+	finish(bench_failed_checks() ? TM_STATUS_CHECK_FAILED : TM_STATUS_OK);
+}
+
 void kmain(u32 magic, u32 info);
+void kmain_uefi(u32 magic, u32 info);
+void kmain_uefi(u32 magic, u32 info)
+{
+	in_uefi = true;
+	kmain(magic, info);
+}
+
 void kmain(u32 magic, u32 info)
 {
 	char err[320];
 
 	console_init();
-	trap_init(on_fatal_trap);
+	if (!in_uefi)
+		trap_init(on_fatal_trap);
 	kprintf("\ntrapmeter %s START\n", TM_VERSION);
 	if (bootinfo_parse(magic, (const void *)(uintptr_t)info, &boot) != 0)
 		kprintf("warning: unknown boot magic 0x%x; no command line\n", magic);
@@ -288,6 +318,8 @@ void kmain(u32 magic, u32 info)
 	emit_run_line();
 	if (config.sync)
 		sync_background();
+	if (in_uefi)
+		run_in_uefi();
 	if (config.fault != FAULT_NONE)
 		raise_fault(config.fault);
 	run_timing_suites();
@@ -297,6 +329,9 @@ void kmain(u32 magic, u32 info)
 		suite_virtio(&config);
 	if (config.suites & SUITE_DMA)
 		suite_dma(&config);
+	if (config.suites & SUITE_FIRMWARE)   /* here only to say why it skips */
+		suite_firmware(&config, boot.efi_system_table, boot.efi_image_handle,
+			       boot.efi_boot_services);
 	bench_plan_report();
 	if (cmdline_unmatched_globs(&config, err, sizeof(err)))
 		bad_input(err);

@@ -13,6 +13,8 @@
 #define MB2_TAG_EFI64     12
 #define MB2_TAG_ACPI_OLD  14   /* a copy of the ACPI 1.0 RSDP */
 #define MB2_TAG_ACPI_NEW  15   /* a copy of the ACPI 2.0+ RSDP */
+#define MB2_TAG_EFI_BS    18   /* boot services not terminated (header tag 7) */
+#define MB2_TAG_EFI64_IH  20   /* the EFI 64-bit image handle */
 #define MB2_TAG_ALIGN     8
 #define MB2_MAX_TOTAL     (1u << 20)
 
@@ -65,6 +67,12 @@ static int parse_mb2(const u8 *info, struct bootinfo *bi)
 			copy_str(bi->loader, sizeof(bi->loader), (const char *)(t + 1), NULL);
 		else if (t->type == MB2_TAG_EFI32 || t->type == MB2_TAG_EFI64)
 			bi->firmware = "uefi";
+		if (t->type == MB2_TAG_EFI64 && t->size >= sizeof(*t) + sizeof(u64))
+			kmemcpy(&bi->efi_system_table, t + 1, sizeof(u64));
+		else if (t->type == MB2_TAG_EFI64_IH && t->size >= sizeof(*t) + sizeof(u64))
+			kmemcpy(&bi->efi_image_handle, t + 1, sizeof(u64));
+		else if (t->type == MB2_TAG_EFI_BS)
+			bi->efi_boot_services = true;
 		else if (t->type == MB2_TAG_ACPI_NEW ||
 			 (t->type == MB2_TAG_ACPI_OLD && !bi->rsdp))
 			set_rsdp(bi, t);

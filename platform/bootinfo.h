@@ -20,6 +20,11 @@ struct bootinfo {
 	const void *rsdp;       /* multiboot2's copy of the ACPI RSDP, or NULL
 				   (UEFI keeps it outside the BIOS areas) */
 	u32 rsdp_len;
+	/* UEFI with boot services kept (header tags 7 and 9, kernel/suites/
+	 * firmware.c): tags 12, 20 and 18; 0/false otherwise */
+	u64 efi_system_table;   /* EFI_SYSTEM_TABLE *, physical */
+	u64 efi_image_handle;   /* EFI_HANDLE of the loaded image */
+	bool efi_boot_services; /* tag 18: ExitBootServices not called */
 };
 
 /*

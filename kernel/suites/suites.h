@@ -21,6 +21,10 @@ void suite_mmio(const struct tm_config *cfg);
 /* suite dma (kernel/suites/dma.c): last, its IOMMU fault probe leaves
  * the IDE channel busy */
 void suite_dma(const struct tm_config *cfg);
+/* suite firmware (kernel/suites/firmware.c): inside UEFI, boot services
+ * alive (build/trapmeter-fw.elf only); without them a named skip */
+void suite_firmware(const struct tm_config *cfg, u64 system_table, u64 image_handle,
+		    bool boot_services);
 /* suite exits' interrupt cases (kernel/suites/irq.c), extended only */
 void exits_irq_run(void);
 /* vCPUs QEMU started (fw_cfg FW_CFG_NB_CPUS; 0 without fw_cfg) */

@@ -65,6 +65,27 @@ static void test_mb2_uefi(void)
 	CHECK_STR(bi.firmware, "uefi");
 	CHECK_STR(bi.cmdline, "");
 	CHECK(bi.rsdp == NULL);
+	CHECK_EQ_U64(bi.efi_system_table, systab);
+	CHECK_EQ_U64(bi.efi_image_handle, 0);
+	CHECK(!bi.efi_boot_services);
+}
+
+/* Boot services kept (header tags 7 and 9): tags 18 and 20 as well. */
+static void test_mb2_uefi_boot_services(void)
+{
+	uint64_t systab = 0x7f000000, handle = 0x7e123418;
+	struct mb2_builder b;
+	struct bootinfo bi;
+
+	mb2_start(&b);
+	mb2_tag(&b, 18, NULL, 0);
+	mb2_tag(&b, 12, &systab, 8);
+	mb2_tag(&b, 20, &handle, 8);
+	mb2_finish(&b);
+	CHECK_EQ_S64(bootinfo_parse(MB2_BOOT_MAGIC, b.buf, &bi), 0);
+	CHECK_EQ_U64(bi.efi_system_table, systab);
+	CHECK_EQ_U64(bi.efi_image_handle, handle);
+	CHECK(bi.efi_boot_services);
 }
 
 /* The ACPI tags: the new RSDP copy wins, whichever comes first. */
@@ -133,6 +154,7 @@ int main(void)
 {
 	RUN(test_mb2_bios, "bootinfo: multiboot2 under BIOS");
 	RUN(test_mb2_uefi, "bootinfo: multiboot2 under UEFI");
+	RUN(test_mb2_uefi_boot_services, "bootinfo: UEFI boot services kept (tags 18, 20)");
 	RUN(test_mb2_rsdp, "bootinfo: multiboot2 ACPI RSDP tags");
 	RUN(test_long_cmdline_truncated, "bootinfo: long command line truncated");
 	RUN(test_bad_input, "bootinfo: bad magic, NULL, oversize, zero-size tag");

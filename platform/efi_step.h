@@ -1,0 +1,27 @@
+/*
+ * platform/efi_step.h - single-step one firmware call (the trap flag and
+ * a debug-exception handler in a copy of the firmware's IDT, the
+ * firmware's IDT back after) and feed every trap to the audit
+ * (kernel/suites/fwaudit.h).
+ */
+#ifndef PLATFORM_EFI_STEP_H
+#define PLATFORM_EFI_STEP_H
+
+#include "lib/types.h"
+#include "kernel/suites/fwaudit.h"
+
+/* The general registers as platform/efi_call.asm's efi_db_entry pushes
+ * them, then the CPU's interrupt frame. */
+struct efi_step_frame {
+	u64 r15, r14, r13, r12, r11, r10, r9, r8, rbp, rdi, rsi, rdx, rcx, rbx, rax;
+	u64 rip, cs, rflags, rsp, ss;
+};
+_Static_assert(sizeof(struct efi_step_frame) == 20 * 8, "frame of efi_db_entry");
+
+/* fn(a1..a5) by efi_call5, single-stepped into audit a; its status. */
+u64 efi_step_call(struct fwaudit *a, u64 fn, u64 a1, u64 a2, u64 a3, u64 a4, u64 a5);
+
+/* Called by efi_db_entry only. */
+void efi_step_trap(struct efi_step_frame *f);
+
+#endif
