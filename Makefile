@@ -89,7 +89,7 @@ C_SRCS := \
 	kernel/suites/edk2_fifo.c \
 	kernel/suites/exits.c \
 	kernel/suites/firmware.c \
-	kernel/suites/fwaudit.c \
+	model/fwaudit.c \
 	kernel/suites/ide.c \
 	kernel/suites/idepat.c \
 	kernel/suites/irq.c \
@@ -115,7 +115,7 @@ SHIM := $(BUILD)/kvm_delay.so
 # Host unit tests: test name -> the pure files it links.
 HOST_TESTS := fmt crc32 glob stats cmdline json dump string bootinfo smbios model lava virtq virtio_pci ata model_mmio tsc \
               virtio_net netframe bench plan pio pit lapic tsc_check uart ide_prd ide_bm vtd \
-              acpi_tables
+              acpi_tables fwaudit
 HOST_DEPS_fmt      := lib/fmt.c lib/string.c
 HOST_DEPS_crc32    := lib/crc32.c
 HOST_DEPS_glob     := lib/glob.c
@@ -140,6 +140,7 @@ HOST_DEPS_ide_bm   := drivers/ide_bm.c drivers/ata.c drivers/pci.c lib/fmt.c lib
                       tests/host/c/fake_tsc.c
 HOST_DEPS_vtd      := drivers/vtd_tables.c lib/string.c
 HOST_DEPS_acpi_tables := platform/acpi_tables.c lib/string.c
+HOST_DEPS_fwaudit  := model/fwaudit.c model/model.c lib/string.c
 HOST_DEPS_ata      := drivers/ata.c drivers/pci.c kernel/suites/idepat.c model/model.c \
                       lib/fmt.c lib/string.c tests/host/c/fake_io.c arch/x86/tsc.c \
                       arch/x86/cpuinfo.c tests/host/c/fake_cpu.c tests/host/c/fake_tsc.c

@@ -79,6 +79,14 @@ u64 efi_call5(u64 fn, u64 a1, u64 a2, u64 a3, u64 a4, u64 a5);
 /* The same with the trap flag set across the call (platform/efi_step.c). */
 u64 efi_call5_stepped(u64 fn, u64 a1, u64 a2, u64 a3, u64 a4, u64 a5);
 
+/* The audit's hand-counted path (platform/efi_call.asm): a1 = a buffer
+ * of 16 bytes. */
+void efi_audit_selftest(void);
+#define EFI_SELFTEST_INSNS  8
+#define EFI_SELFTEST_TRAPS  23
+#define EFI_SELFTEST_UNITS  16      /* rep outsb to port 0x80 */
+#define EFI_SELFTEST_EXITS  17      /* 16 outs units + 1 inb */
+
 /* Find the tables and CpuIo2 / the root bridge from the boot information's
  * system table and image handle: 0, or -ENODEV without boot services. */
 int efi_init(struct efi_env *env, u64 system_table, u64 image_handle);

@@ -8,6 +8,7 @@
  */
 #include "platform/efi_step.h"
 #include "platform/efi.h"
+#include "arch/x86/cpu.h"
 #include "lib/string.h"
 
 #define IDT_ENTRIES     256
@@ -15,11 +16,6 @@
 #define VEC_DB          1
 #define GATE_INTR64     0x8e      /* present, DPL0, 64-bit interrupt gate */
 #define EFLAGS_TF       (1ull << 8)
-
-struct idt_ptr {
-	u16 limit;
-	u64 base;
-} __attribute__((packed));
 
 struct idt_gate {
 	u16 off_lo;     /* handler bits 0..15 */
@@ -36,29 +32,12 @@ extern char efi_step_return[];
 extern char efi_db_entry[];
 
 static struct idt_gate step_idt[IDT_ENTRIES] __attribute__((aligned(16)));
-static struct fwaudit *stepping;   /* the audit the traps go to */
+static efi_step_fn stepping;      /* where the traps go, NULL: nowhere */
+static void *stepping_ctx;
 static bool returned;              /* the trap at efi_step_return was seen */
 
-static void sidt(struct idt_ptr *p)
-{
-	__asm__ volatile("sidt %0" : "=m"(*p));
-}
-
-static void lidt(const struct idt_ptr *p)
-{
-	__asm__ volatile("lidt %0" : : "m"(*p));
-}
-
-static u16 read_cs(void)
-{
-	u16 cs;
-
-	__asm__ volatile("mov %%cs, %0" : "=r"(cs));
-	return cs;
-}
-
 /* Our IDT: the firmware's gates, vector 1 ours. */
-static void build_idt(const struct idt_ptr *fw, struct idt_ptr *ours)
+static void build_idt(const struct desc_ptr *fw, struct desc_ptr *ours)
 {
 	u64 h = (u64)(uintptr_t)efi_db_entry;
 	size_t len = (size_t)fw->limit + 1;
@@ -85,26 +64,25 @@ void efi_step_trap(struct efi_step_frame *f)
 		returned = true;
 		return;
 	}
-	if (!fwaudit_step(stepping, f->rip, (const u8 *)(uintptr_t)f->rip,
-			  f->rdx, f->rcx, f->rdi, f->rsi))
-		f->rflags &= ~EFLAGS_TF;   /* over budget: the call runs on */
+	if (!stepping(stepping_ctx, f))
+		f->rflags &= ~EFLAGS_TF;   /* stop: the call runs on unstepped */
 }
 
-u64 efi_step_call(struct fwaudit *a, u64 fn, u64 a1, u64 a2, u64 a3, u64 a4, u64 a5)
+u64 efi_step_call(efi_step_fn on_step, void *ctx, bool *returned_out, u64 fn,
+		  u64 a1, u64 a2, u64 a3, u64 a4, u64 a5)
 {
-	struct idt_ptr fw, ours;
+	struct desc_ptr fw, ours;
 	u64 status;
 
 	sidt(&fw);
 	build_idt(&fw, &ours);
-	fwaudit_call_begin(a);
-	stepping = a;
+	stepping = on_step;
+	stepping_ctx = ctx;
 	returned = false;
 	lidt(&ours);
 	status = efi_call5_stepped(fn, a1, a2, a3, a4, a5);
 	lidt(&fw);
 	stepping = NULL;
-	if (returned)
-		a->returned++;
+	*returned_out = returned;
 	return status;
 }

@@ -148,4 +148,29 @@ static inline void xsetbv(u32 xcr, u64 v)
 	__asm__ volatile("xsetbv" : : "c"(xcr), "a"((u32)v), "d"((u32)(v >> 32)) : "memory");
 }
 
+/* IDTR as sidt/lidt read and write it (suite firmware swaps the
+ * firmware's IDT for a copy around a single-stepped call). */
+struct desc_ptr {
+	u16 limit;      /* bytes - 1 */
+	u64 base;       /* linear address */
+} __attribute__((packed));
+
+static inline void sidt(struct desc_ptr *p)
+{
+	__asm__ volatile("sidt %0" : "=m"(*p));
+}
+
+static inline void lidt(const struct desc_ptr *p)
+{
+	__asm__ volatile("lidt %0" : : "m"(*p));
+}
+
+static inline u16 read_cs(void)
+{
+	u16 cs;
+
+	__asm__ volatile("mov %%cs, %0" : "=r"(cs));
+	return cs;
+}
+
 #endif

@@ -1,5 +1,5 @@
 /*
- * kernel/suites/fwaudit.h - the instruction audit of suite firmware: what a
+ * model/fwaudit.h - the instruction audit of suite firmware: what a
  * single-stepped firmware call executed (kernel/suites/firmware.c steps it,
  * platform/efi_step.c takes the traps), and the VM exits that trace takes
  * under KVM by the exit model (model/model.h, docs/design.md).
@@ -7,8 +7,8 @@
  * Pure: it sees an instruction's bytes and the registers before it runs,
  * so the host tests feed it hand-made traces.
  */
-#ifndef KERNEL_SUITES_FWAUDIT_H
-#define KERNEL_SUITES_FWAUDIT_H
+#ifndef MODEL_FWAUDIT_H
+#define MODEL_FWAUDIT_H
 
 #include "lib/types.h"
 
@@ -39,6 +39,7 @@ struct fwaudit {
 	u64 traps;          /* single-step traps (a REP iteration each) */
 	u64 io[FWAUDIT_KINDS][FWAUDIT_WIDTHS];  /* instructions by kind, width */
 	u64 units;          /* port units moved (a rep's RCX, else 1 each) */
+	u64 bytes;          /* port bytes moved (units x width) */
 	u64 max_rep;        /* the largest repeat count */
 	u64 cpuid, msr, hlt;   /* other instructions KVM always intercepts */
 	u64 exits;          /* VM exits the trace takes, by the model */

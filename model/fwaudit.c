@@ -1,9 +1,9 @@
 /*
- * kernel/suites/fwaudit.c - decode and count what a single-stepped firmware
- * call executed, and the exits that takes (see kernel/suites/fwaudit.h).
+ * model/fwaudit.c - decode and count what a single-stepped firmware
+ * call executed, and the exits that takes (see model/fwaudit.h).
  * Opcodes: Intel SDM vol. 2, IN/OUT/INS/OUTS/CPUID/RDMSR/WRMSR/HLT.
  */
-#include "kernel/suites/fwaudit.h"
+#include "model/fwaudit.h"
 #include "model/model.h"
 #include "lib/string.h"
 
@@ -184,6 +184,7 @@ bool fwaudit_step(struct fwaudit *a, u64 rip, const u8 *insn, u64 rdx, u64 rcx,
 	a->last_rep = p.kind == FWAUDIT_REP_INS || p.kind == FWAUDIT_REP_OUTS;
 	a->io[p.kind][width_index(p.width)]++;
 	a->units += p.units;
+	a->bytes += p.units * p.width;
 	if (a->last_rep && p.units > a->max_rep)
 		a->max_rep = p.units;
 	a->exits += port_exits(&p, rdi);
