@@ -18,8 +18,8 @@ import time
 
 from ..backends import testpmd
 from ..counters import exitcount, perfcount
-from ..guest import (ide, mmio, plan, qemu, rounds, suites, viommu,
-                     virtio)
+from ..guest import (firmware_suite, ide, mmio, plan, qemu, rounds, suites,
+                     viommu, virtio)
 from ..output import (breakdown_text, html, junit, logfile, progress, report,
                       summary)
 from ..stats import breakdown
@@ -52,10 +52,11 @@ def add_parser(sub, fmt):
     add("--boot", choices=("iso", "direct"), default="direct",
         help="direct: -kernel build/trapmeter.elf; iso: -cdrom "
         "build/trapmeter.iso (default direct)")
-    add("--firmware", choices=("auto", "bios", "qboot", "uefi"),
+    add("--firmware", choices=("auto", "bios", "qboot", "uefi", "ovmf"),
         default="auto", help="bios (SeaBIOS), qboot (fast, direct boot "
-        "only), uefi (OVMF, needs --boot iso); default auto: qboot for a "
-        "direct boot when installed and virtio is not selected, else bios")
+        "only), uefi or ovmf (OVMF, needs --boot iso; suite firmware runs "
+        "in it); default auto: qboot for a direct boot when installed and "
+        "virtio is not selected, else bios")
     add("--machine", choices=("pc", "q35"), default="pc",
         help="QEMU machine type (default pc)")
     add("--suite", metavar="LIST", help="kernel word suite=LIST")
@@ -170,6 +171,11 @@ def validate_run_options(args):
             raise OptionError(str(exc))
         if not args.suite:
             args.suite = ",".join(plan.suites(args.plan_entries))
+    problem = firmware_suite.problem(args.suite, args.boot, args.firmware)
+    if problem:
+        raise OptionError(problem)
+    if args.firmware == "ovmf":
+        args.firmware = "uefi"          # one name inside: the guest's
     if args.firmware == "qboot" and args.boot != "direct":
         raise OptionError("--firmware qboot needs --boot direct (qboot "
                           "boots no CD)")
@@ -343,6 +349,7 @@ def prepare(session):
         "quick": args.quick, "rounds": args.rounds is not None})
     if problem:
         raise OptionError(problem)
+    session.config["firmware"] = args.firmware
     count = decide_count_exits(args, accel)
     session.config["exit_counter"], session.perf_events = (
         decide_perf(args) if count else (None, []))

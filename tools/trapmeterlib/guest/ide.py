@@ -130,8 +130,9 @@ def cd_sums(iso_path, limit=CD_SUMS_MAX):
     return struct.pack("<%dQ" % len(out), *out)
 
 
-# Suites that use the scratch disk: ide, and dma's bus-master cases.
-DISK_SUITES = ("ide", "dma", "all")
+# Suites that use the scratch disk: ide, dma's bus-master cases, and
+# firmware's Block I/O reads (the firmware's own IDE driver).
+DISK_SUITES = ("ide", "dma", "firmware", "all")
 
 
 def suite_selected(words):

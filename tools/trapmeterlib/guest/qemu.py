@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from ..system import children
 from ..values import exitstatus
 from ..values.errors import TrapmeterError
+from . import firmware_suite
 from .dump import DumpParser
 
 ELF_REL = os.path.join("build", "trapmeter.elf")
@@ -75,7 +76,8 @@ class RunConfig:
 
     @property
     def iso(self):
-        return os.path.join(self.repo_root, ISO_REL)
+        """Suite firmware boots its own image (guest/firmware_suite.py)."""
+        return os.path.join(self.repo_root, firmware_suite.iso_rel(self.words))
 
 
 def kernel_words(suite=None, case=None, quick=False, cmdline="",

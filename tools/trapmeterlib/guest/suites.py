@@ -19,7 +19,7 @@ what it has; a new suite is its C file (kernel/suites/) and one class
 here.  Which suites a boot ran is the guest's business: a hook meets
 records of other suites and leaves them alone."""
 
-from . import dma, dma_vnet, ide, mmio, virtio
+from . import dma, dma_vnet, firmware_suite, ide, mmio, virtio
 
 
 class HostSuite:
@@ -117,8 +117,21 @@ class Dma(HostSuite):
                 + dma_vnet.render_boots(boot_results))
 
 
-# kernel/suites/suites.h's order: pio exits virtio ide mmio dma
-SUITES = (Pio(), Exits(), Virtio(), Ide(), Mmio(), Dma())
+class Firmware(HostSuite):
+    """Suite firmware: its audit records joined to the results, the audit
+    table (firmware_suite.py; the runner's image choice is there too)."""
+
+    name = "firmware"
+
+    def annotate(self, dump, config):
+        firmware_suite.annotate(dump)
+
+    def render(self, dump):
+        return firmware_suite.render(dump)
+
+
+# kernel/suites/suites.h's order: pio exits virtio ide mmio dma firmware
+SUITES = (Pio(), Exits(), Virtio(), Ide(), Mmio(), Dma(), Firmware())
 
 
 def by_name(name):

@@ -20,7 +20,7 @@ model (labelled), or not resolved with its reason.  Pure: no I/O."""
 import fnmatch
 import math
 
-from ..guest import dma
+from ..guest import dma, firmware_suite
 from ..stats.bootstats import median
 from ..stats.tdist import t_interval
 from ..values import figure, resultform
@@ -459,6 +459,7 @@ def run_summary(doc, json_path=None):
     lines += rep_lines(doc)
     lines += not_run_lines(doc)
     lines += ide_lines(doc)
+    lines += firmware_suite.summary_lines(doc)
     lines += finding_lines(doc)
     lines.append(checks_line(doc))
     tail = "status %s" % doc.get("status")
