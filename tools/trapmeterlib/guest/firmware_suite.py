@@ -13,6 +13,7 @@ whether the firmware batched the units (rep) or trapped per unit
 
 import os
 
+from ..stats.verdict import AUDIT_METRIC   # compare's, for the audit
 from ..values import figure
 
 WIDTH = 100                 # the summary's (output/summary.py)
@@ -28,9 +29,6 @@ AUDIT_FIELDS = ("status", "path", "calls", "insns", "traps", "io", "units",
                 "exits_model", "cut", "budget_traps", "complete",
                 "data_checked")
 FIRMWARES = ("uefi", "ovmf")
-# compare's metric for the audit's exits per op (stats/compare.py compares
-# it as a count: deterministic, so two TCG runs compare too)
-AUDIT_METRIC = "audit_exits_per_op"
 SELFTEST = "audit.selftest"
 
 
@@ -120,35 +118,6 @@ def _exits_text(res, short=True):
     if note.startswith("TCG"):
         note = "TCG: no VM exits"
     return figure.text(figure.not_resolved(note), short=short)
-
-
-# ---------------------------------------------------------------- compare
-
-def observations(res):
-    """{AUDIT_METRIC: (exits the audit predicts per op, lower is better)}
-    for a result with an audit, else {}."""
-    audit = res.get(AUDIT_KEY)
-    value = audit.get("exits_model") if isinstance(audit, dict) else None
-    if isinstance(value, bool) or not isinstance(value, (int, float)):
-        return {}
-    return {AUDIT_METRIC: (float(value), True)}
-
-
-def exit_path_note(rows, base, cand, side_text):
-    """compare's note on a case whose audited exits moved (rows: the
-    case's compare rows; side_text(row, "base"/"cand") a side's figure):
-    "exit path changed (audit): rep -> single, 1 rep insb -> 4,096 inb,
-    138 -> 479,232 insns, 6 -> 4096 exits/op (model)", else None."""
-    row = next((r for r in rows if r.metric == AUDIT_METRIC
-                and r.verdict != "unchanged"), None)
-    if row is None:
-        return None
-    ab, ac = base.get(AUDIT_KEY) or {}, cand.get(AUDIT_KEY) or {}
-    return ("exit path changed (audit): %s -> %s, %s -> %s, %s -> %s insns, "
-            "%s -> %s exits/op (model)" % (
-                ab.get("path"), ac.get("path"), io_text(ab), io_text(ac),
-                _count(ab.get("insns")), _count(ac.get("insns")),
-                side_text(row, "base"), side_text(row, "cand")))
 
 
 # ---------------------------------------------------------------- table

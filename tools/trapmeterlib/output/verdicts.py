@@ -6,6 +6,7 @@ every figure through values/figure.py.  Pure: no I/O."""
 import math
 
 from ..stats.compare import BY_MODE, NOT_INTERLEAVED, NOT_JUDGED, REFUSED
+from ..stats.verdict import COUNT_METRICS
 from ..values import figure
 from ..values.numbers import is_number
 from .summary import WIDTH, grouped
@@ -38,7 +39,7 @@ def shift_text(row):
     """"+1.8 % [+1.1..+2.4]" of the shift a row's verdict was decided on
     and its interval at the test's level, "changed mode 8 % -> 58 % of
     boots slow", or the exit path change."""
-    if row.get("metric") == "exits_per_op" and not row.get("averaged_count"):
+    if row.get("metric") in COUNT_METRICS and not row.get("averaged_count"):
         return "exits %s -> %s per op" % (_count(row, "base"),
                                           _count(row, "candidate"))
     mode = row.get("mode")

@@ -42,13 +42,14 @@ from ..values.errors import UnusableInput
 from ..values.numbers import is_number
 from . import avgcount, bootstats, comparable, equivalence
 from .bootstats import median
-from .compare_notes import ab_command_text, rule_counts, side_text, \
-    timing_notes
+from .compare_notes import ab_command_text, audit_note, rule_counts, \
+    side_text, timing_notes
 from .exitcounts import BACKGROUND_SLACK, EXITS_FLOOR, allowance, exact, \
     exits_rule
 from .verdict import (BY_MEANS, BY_MODE, BY_RANKS, DEFAULT_ALPHA,
                       DEFAULT_THRESHOLD, NOT_INTERLEAVED, NOT_JUDGED, REFUSED,
-                      VERDICT_ORDER, VERDICTS, WITHHELD, Row, _share,
+                      VERDICT_ORDER, VERDICTS, WITHHELD, AUDIT_METRIC,
+                      COUNT_METRICS, Row, _share,
                       _ratios, decision, set_figure)
 
 OK = exitstatus.OK
@@ -97,6 +98,9 @@ def observations(res, stat=DEFAULT_STAT):
                 exits > BACKGROUND_SLACK * background and \
                 _num(res.get("cycles_per_exit")) is not None:
             out["cycles_per_exit"] = (loc / exits, True)
+    audit = res.get("audit") if isinstance(res.get("audit"), dict) else {}
+    if _num(audit.get("exits_model")) is not None:
+        out[AUDIT_METRIC] = (_num(audit["exits_model"]), True)
     for key, value in res.items():
         if GENERIC_RE.search(key) and _num(value) is not None \
                 and _num(value) > 0:
@@ -306,11 +310,15 @@ def _case_rows(key, eb, ec, opts):
                 row.averaged = row.verdict == "unchanged" and not (
                     exact(obs_b, row.background[0])
                     and exact(obs_c, row.background[1]))
+        if metric == AUDIT_METRIC:      # the model's count: no background
+            row.background = (0.0, 0.0)
+            exits_rule(row, [v for _n, v in obs_b], [v for _n, v in obs_c],
+                       eb["res"])
         if row.averaged:        # a timing row of the count (no log of 0)
             row.threshold = avgcount.threshold(opts.thresholds)
             obs_b, obs_c = ([(n, max(v, EXITS_FLOOR)) for n, v in obs]
                             for obs in (obs_b, obs_c))
-        if metric != "exits_per_op" or row.averaged:
+        if metric not in COUNT_METRICS or row.averaged:
             row.notes, row.verdict = [], "inconclusive"
             _timing_figures(row, obs_b, obs_c)
         rows.append(row)
@@ -458,7 +466,7 @@ def _exits_note(rows):
 def _annotate(rows, eb, ec, alpha):
     rb, rc = eb["res"], ec["res"]
     impl = (rb.get("rep_impl"), rc.get("rep_impl"))
-    exits_changed = _exits_note(rows)
+    exits_changed = _exits_note(rows) or audit_note(rows, rb, rc)
     for row in rows:
         if exits_changed:
             row.notes.append(exits_changed)

@@ -8,6 +8,7 @@ from ..values import figure
 from ..values.numbers import fmt_num
 from ..values.resultform import COUNT_BELOW
 from . import bootstats, comparable
+from .verdict import AUDIT_METRIC
 
 
 def timing_notes(row, alpha):
@@ -161,3 +162,35 @@ def _qemu_binary(doc):
     argv = (doc.get("config") or {}).get("qemu_argv") \
         if isinstance(doc.get("config"), dict) else None
     return str(argv[0]) if isinstance(argv, list) and argv else None
+
+
+def audit_note(rows, base, cand):
+    """The note on a case whose audited exits moved (suite firmware):
+    "exit path changed (audit): rep -> single, 1 rep insb (4,096) ->
+    4,096 inb, 138 -> 479,232 insns, 6 -> 4096 exits/op (model)", else
+    None.  base and cand are the case's results."""
+    row = next((r for r in rows if r.metric == AUDIT_METRIC and
+                r.verdict in ("regression", "improvement")), None)
+    if row is None:
+        return None
+    ab, ac = base.get("audit") or {}, cand.get("audit") or {}
+    return ("exit path changed (audit): %s -> %s, %s -> %s, %s -> %s insns, "
+            "%s -> %s exits/op (model)" % (
+                ab.get("path"), ac.get("path"), _io_words(ab), _io_words(ac),
+                _grouped(ab.get("insns")), _grouped(ac.get("insns")),
+                side_text(row, "base"), side_text(row, "cand")))
+
+
+def _io_words(audit):
+    """"1 rep insb (4,096)", "4,096 inb": an audit's port instructions."""
+    io = audit.get("io") if isinstance(audit.get("io"), dict) else {}
+    words = []
+    for kind, count in io.items():
+        words.append("%s %s" % (_grouped(count), kind) + (
+            " (%s)" % _grouped(audit["max_rep"]) if kind.startswith("rep ")
+            and audit.get("max_rep") else ""))
+    return ", ".join(words) or "no port I/O"
+
+
+def _grouped(value):
+    return "{:,}".format(value) if isinstance(value, int) else "?"

@@ -11,6 +11,11 @@ import math
 DEFAULT_THRESHOLD = 0.005   # t: 0.5 %, so that +1 % can be flagged
 DEFAULT_ALPHA = 0.05        # false alarms, for all metrics of a run together
 VERDICTS = ("regression", "improvement", "unchanged", "inconclusive")
+# Counts are judged as counts: the exits measured per op, and the exits
+# suite firmware's audit predicts from the instructions the firmware ran
+# (guest/firmware_suite.py; deterministic, so two TCG runs compare too).
+AUDIT_METRIC = "audit_exits_per_op"
+COUNT_METRICS = ("exits_per_op", AUDIT_METRIC)
 REFUSED = "refused"         # a timing verdict withheld: not measured alike
 NOT_INTERLEAVED = "not interleaved"     # ... files not of one ab session
 NOT_JUDGED = "not judged"   # an exit count its counter sees only background of
@@ -70,7 +75,7 @@ class Row:
 
     @property
     def timing(self):
-        return self.metric != "exits_per_op" or self.averaged
+        return self.metric not in COUNT_METRICS or self.averaged
 
     @property
     def effect(self):
