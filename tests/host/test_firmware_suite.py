@@ -2,8 +2,11 @@
 (tools/trapmeterlib/guest/firmware_suite.py): the options it needs, the
 image it boots, the audit joined to the results, the summary's firmware
 line, and compare flagging the FIFO path turned per-unit as an exit-path
-change, on two recorded TCG runs (tests/fixtures/README.md)."""
-import json
+change.  The audits are those a TCG boot of OVMF 2022.11 (Debian) printed
+(tools/trapmeter run --boot iso --firmware ovmf --accel tcg --suite
+firmware --case 'cpuio.fwcfg.in8.*.4096' --cmdline rep=on, then rep=off),
+placed in two-boot documents."""
+import copy
 import os
 import sys
 import unittest
@@ -16,16 +19,43 @@ from trapmeterlib.guest import qemu  # noqa: E402
 from trapmeterlib.output import summary  # noqa: E402
 from trapmeterlib.stats import compare  # noqa: E402
 
-FIXTURES = os.path.join(ROOT, "tests", "fixtures")
 FIFO, PLAIN = "cpuio.fwcfg.in8.fifo.4096", "cpuio.fwcfg.in8.plain.4096"
+COMMON = {"status": "EFI_SUCCESS", "units": 4096, "ports": [0x511],
+          "n_ports": 1, "msr": 0, "hlt": 0, "cut": False,
+          "budget_traps": 4000000, "complete": True, "data_checked": True}
+REP = dict(COMMON, path="rep", calls=1, insns=138, traps=4233,
+           io={"rep insb": 1}, max_rep=4096, cpuid=2, exits_model=6)
+PER_UNIT = dict(COMMON, path="single", calls=4096, insns=479232,
+                traps=479232, io={"inb": 4096}, max_rep=0, cpuid=0,
+                exits_model=4096)
+RECORDED = {   # (FIFO case's audit, plain case's audit, cycles/op medians)
+    "firmware-rep-on": (REP, PER_UNIT, 794040, 2391818),
+    "firmware-rep-off": (PER_UNIT, PER_UNIT, 1377922, 2147184)}
+
+
+def result(case, audit, cycles):
+    return {"suite": "firmware", "case": case, "target": "cpuio.fwcfg",
+            "dir": "in", "width": 1, "bytes": 4096, "buf_offset": 0,
+            "method": "rep" if ".fifo." in case else "single",
+            "cycles": {"min": cycles, "p10": cycles, "median": cycles},
+            "exits_model": audit["exits_model"] + 1,
+            "exits_measured": None, "exits_note": "TCG has no VM exits",
+            "speedup": None, "audit": copy.deepcopy(audit)}
 
 
 def load(name):
-    with open(os.path.join(FIXTURES, name)) as fh:
-        return json.load(fh)
+    """A two-boot document of the recorded audits."""
+    fifo, plain, c_fifo, c_plain = RECORDED[name.replace(".json", "")]
+    boots = []
+    for _ in range(2):
+        results = [result(FIFO, fifo, c_fifo), result(PLAIN, plain, c_plain)]
+        results[0]["speedup"] = c_plain / c_fifo
+        boots.append({"results": results, "run": {"firmware": "uefi"}})
+    return {"version": "0.1.0", "host": {"accel": "tcg"}, "boots": boots,
+            "status": "ok"}
 
 
-def result(doc, case):
+def found(doc, case):
     return next(r for r in doc["boots"][0]["results"] if r["case"] == case)
 
 
@@ -54,12 +84,14 @@ class Options(unittest.TestCase):
 
 
 class Audit(unittest.TestCase):
-    """On a recorded run: the audit tells the FIFO width (one rep insb)
-    from the plain width of the same count (an inb a unit)."""
+    """The recorded audit tells the FIFO width (one rep insb) from the
+    plain width of the same count (an inb a unit)."""
 
     def test_fifo_batches_plain_traps_per_unit(self):
+        self.assertEqual(fw.shape(found(load("firmware-rep-on.json"), FIFO)),
+                         "1 rep insb -> 6")
         doc = load("firmware-rep-on.json")
-        fifo, plain = result(doc, FIFO)["audit"], result(doc, PLAIN)["audit"]
+        fifo, plain = found(doc, FIFO)["audit"], found(doc, PLAIN)["audit"]
         self.assertEqual((fifo["path"], fifo["io"], fifo["max_rep"]),
                          ("rep", {"rep insb": 1}, 4096))
         self.assertEqual((plain["path"], plain["io"], plain["calls"]),
@@ -69,7 +101,7 @@ class Audit(unittest.TestCase):
         self.assertTrue(fifo["complete"] and plain["complete"])
 
     def test_rep_off_is_the_plain_shape(self):
-        off = result(load("firmware-rep-off.json"), FIFO)["audit"]
+        off = found(load("firmware-rep-off.json"), FIFO)["audit"]
         self.assertEqual((off["path"], off["io"]), ("single", {"inb": 4096}))
 
     def test_annotate_joins_by_case(self):
