@@ -100,7 +100,7 @@ efi_db_entry:
     iretq
 
 ; The audit's hand-counted path (kernel/suites/firmware.c checks it, and
-; tests/host/test_fwaudit.c pins the same counts): called by efi_call5
+; tests/host/c/test_fwaudit.c pins the same counts): called by efi_call5
 ; with a1 = a buffer of SELFTEST_UNITS bytes.  8 instructions; 23 single-
 ; step traps (one per instruction, 15 more for rep outsb's iterations
 ; after its first); port instructions: 1 rep outsb of 16 units and 1 inb,

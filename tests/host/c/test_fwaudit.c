@@ -1,11 +1,11 @@
 /*
- * tests/host/test_fwaudit.c - the firmware suite's instruction audit on
+ * tests/host/c/test_fwaudit.c - the firmware suite's instruction audit on
  * hand-made single-step traces: the decoder by prefix and form, the
  * hand-counted path of platform/efi_call.asm's efi_audit_selftest, a FIFO
  * read (one rep insb) told from the plain width (an inb per unit), and a
  * runaway call cut at the budget.
  */
-#include "tests/host/check.h"
+#include "tests/host/c/check.h"
 #include "model/fwaudit.h"
 #include "model/model.h"
 
