@@ -201,7 +201,7 @@ static bool cmdline_apply_virtio_path(struct tm_config *cfg, struct cmdline_tok 
 }
 
 static const struct cmdline_key cmdline_keys[] = {
-	{ "suite", cmdline_apply_suite, "pio, exits, ide, virtio, mmio, dma, all", 0 },
+	{ "suite", cmdline_apply_suite, "pio, exits, ide, virtio, mmio, dma, firmware, all", 0 },
 	{ "case", cmdline_apply_case,
 	  "comma list of 1..8 globs, under 256 chars in total", 0 },
 	{ "samples", cmdline_apply_samples, "3..10000", 0 },
