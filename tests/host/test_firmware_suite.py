@@ -109,9 +109,10 @@ class Audit(unittest.TestCase):
             results = [{"suite": "firmware", "case": "a"},
                        {"suite": "pio", "case": "a"}]
             other = [{"type": "fwaudit", "suite": "firmware", "case": "a",
-                      "path": "rep", "exits_model": 3}]
+                      "path": "rep", "exits_model": 3, "bytes": 16}]
         fw.annotate(Dump)
         self.assertEqual(Dump.results[0]["audit"]["path"], "rep")
+        self.assertEqual(Dump.results[0]["audit"]["bytes"], 16)
         self.assertNotIn("audit", Dump.results[1])
 
     def test_dma_is_not_called_per_unit(self):

@@ -25,7 +25,7 @@ ENV_TYPE = "firmware"
 AUDIT_KEY = "audit"
 # the audit fields a result carries (the rest of the record is its key)
 AUDIT_FIELDS = ("status", "path", "calls", "insns", "traps", "io", "units",
-                "max_rep", "ports", "n_ports", "cpuid", "msr", "hlt",
+                "bytes", "max_rep", "ports", "n_ports", "cpuid", "msr", "hlt",
                 "exits_model", "cut", "budget_traps", "complete",
                 "data_checked")
 FIRMWARES = ("uefi", "ovmf")
