@@ -85,7 +85,9 @@ class KvmBisect(unittest.TestCase):
             self.assertIn("boots", step)
         ends = self.doc["endpoints"]
         self.assertEqual(self.doc["boots"], sum(s["boots"] for s in steps)
-                         + sum(ends["boots"]) + ends["planning_boots"])
+                         + sum(ends["boots"]) + ends["planning_boots"]
+                         + self.doc["confirmation"]["boots"])
+        self.assertEqual(self.doc["confirmation"]["status"], "confirmed")
         user = [r for r in self.doc["flagged"] if r["case"] == "pio.user"]
         self.assertTrue(user, self.doc["flagged"])
         for row in self.doc["flagged"]:

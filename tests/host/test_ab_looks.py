@@ -200,7 +200,7 @@ class StopAtFlag(unittest.TestCase):
 
     def test_stops_at_the_first_look_that_flags(self):
         session = FlaggedSession(None, [1.0] * 100, max_boots=40)
-        session.cfg.stop_at_flag = True
+        session.cfg.stop_at_regression = True
         run(session)
         first = session.seq.schedule[0]
         self.assertEqual(session.n, {"a": first, "b": first})

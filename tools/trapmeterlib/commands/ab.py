@@ -224,9 +224,9 @@ class SessionConfig:
     max_boots: Optional[int] = None  # None: abtest's default for the budget
     budget: Optional[float] = None
     resolution: Optional[float] = None  # --resolution, relative
-    # bisect: stop at the first look that flags a selected metric (the
-    # others need not be decided)
-    stop_at_flag: bool = False
+    # bisect: stop at the first look that flags a selected metric a
+    # regression (the others need not be decided)
+    stop_at_regression: bool = False
     looks: int = abtest.DEFAULT_LOOKS
     alpha: float = compare.DEFAULT_ALPHA
     rounds: int = rounds.DEFAULT_ROUNDS
@@ -643,13 +643,12 @@ def fit_looks_to_budget(session, done):
 
 
 def flagged_now(session):
-    """With stop_at_flag: the selected metrics frozen regression or
-    improvement so far (empty otherwise)."""
-    if not getattr(session.cfg, "stop_at_flag", False):
+    """With stop_at_regression: the selected metrics frozen regression so
+    far (empty otherwise)."""
+    if not getattr(session.cfg, "stop_at_regression", False):
         return []
     return [k for k, (v, _n) in session.seq.frozen.items()
-            if v in ("regression", "improvement")
-            and k[1] in session.seq.metrics]
+            if v == "regression" and k[1] in session.seq.metrics]
 
 
 def rounds_until_decided(session):
@@ -692,8 +691,8 @@ def rounds_until_decided(session):
             say("every selected metric is decided")
             return session.seq.final_rows(rows), warnings
         if looked and flagged_now(session):
-            say("a selected metric is flagged: the session stops (the "
-                "others need not be decided)")
+            say("a selected metric is a regression: the session stops "
+                "(the others need not be decided)")
             return session.seq.final_rows(rows), warnings
         if looked and session.seq.spent >= session.cfg.alpha * (1 - 1e-9):
             # all of alpha is spent: a boot after this look could never

@@ -21,6 +21,7 @@ from ..system import gitbuild
 from ..values import exitstatus, figure
 from ..values.errors import UnusableInput
 from . import ab as ab_cmd
+from . import bisect_confirm
 from . import compare as compare_cmd
 from .bisect_out import (DEFAULT_OUT_SUFFIX, check_json, check_seconds,
                          clear_trees, default_out, prepare_out, undo_out)
@@ -176,6 +177,7 @@ def ab_config(args, name, good_bin, step_bin, budget, extra, focus=None):
         thresholds=thresholds, metrics=metrics,
         max_boots=args.max_boots, budget=budget, looks=args.looks,
         alpha=args.alpha, rounds=args.rounds, min_samples=args.min_samples,
+        stop_at_regression=True,
         count_boots=args.count_boots, seed=args.seed,
         resamples=args.resamples, stat=args.stat, verbose=args.verbose,
         outputs=ab_cmd.Outputs(json=stem + "-verdicts.json"),
@@ -401,7 +403,9 @@ def command(args, extra=()):
     try:
         endpoints = work.endpoints()
         state = search.Search([c for c, _ in line])
-        steps = search.run(state, work.judge, work.budget_left)
+        steps = search.run(state, work.judge, work.budget_left,
+                           bisect_confirm.RESERVED_STEPS)
+        confirmation = bisect_confirm.confirm(work, state, steps, session)
     finally:
         for tree in ("good", "step"):
             why = gitbuild.remove_worktree(args.repo, os.path.join(
@@ -409,10 +413,13 @@ def command(args, extra=()):
             if why:
                 say("bisect: warning: " + why)
     doc = result_document(work, endpoints, state, steps)
+    doc["confirmation"] = confirmation
     sys.stdout.write(summary(doc))
     write_json(args.json, doc)
-    return exitstatus.OK if doc["result"]["first_bad"] else \
-        exitstatus.BISECT_UNRESOLVED
+    if not doc["result"]["first_bad"]:
+        return exitstatus.BISECT_UNRESOLVED
+    return exitstatus.OK if confirmation["status"] == search.CONFIRMED \
+        else exitstatus.BISECT_UNCONFIRMED
 
 
 def result_document(work, endpoints, state, steps):

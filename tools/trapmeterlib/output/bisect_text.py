@@ -2,14 +2,22 @@
 it could not separate), the flagged shifts, every step, the totals;
 every figure by the figure rule (values/figure.py)."""
 
+from ..stats import bisect as search
 from ..values import figure
+
 
 def summary(doc):
     res = doc["result"]
     lines = []
+    conf = doc.get("confirmation")
     if res["first_bad"]:
-        lines.append("trapmeter bisect: first bad commit %s %s"
-                     % (res["first_bad"][:12], res["subject"]))
+        lines.append("trapmeter bisect: first bad commit %s %s%s"
+                     % (res["first_bad"][:12], res["subject"],
+                        " -- the confirmation failed" if conf and
+                        conf["status"] == search.FAILED else
+                        " -- not confirmed" if conf and
+                        conf["status"] != search.CONFIRMED else ""))
+        lines += confirmation_lines(conf)
     else:
         lines.append("trapmeter bisect: not separated: the first bad commit "
                      "is one of %s" % ", ".join(
@@ -24,7 +32,9 @@ def summary(doc):
             step["commit"][:12], step["verdict"], step["boots"],
             step["wall_s"], step["reason"]))
     if res["contradictions"]:
-        lines.append("  warning: judged good after the first bad commit: %s"
+        lines.append("  warning: verdicts that contradict the answer (a "
+                     "step or a re-test good at or after it, bad before "
+                     "it): %s"
                      % ", ".join(c[:12] for c in res["contradictions"]))
     if doc["budget_exhausted"]:
         lines.append("  the budget ran out with commits left untested")
@@ -80,3 +90,28 @@ def undisturbed_text(row):
     return ", undisturbed boots %s" % (
         "x" + figure.text(fig, _ratio_number) if fig.resolved
         else figure.text(fig, short=False))
+
+
+def confirmation_lines(conf):
+    """The summary's lines for a confirmation document."""
+    if not conf:
+        return []
+    out = []
+    again = conf.get("endpoints_again")
+    if again:
+        out.append("  endpoints again: %s (%s)" % (again["status"],
+                                                  again["reason"]))
+    word = {search.CONFIRMED: "confirmed",
+            search.FAILED: "FAILED: the confirmation failed",
+            search.UNDECIDED: "not confirmed"}[conf["status"]]
+    out.append("  confirmation (%s against its parent %s): %s (%s)" % (
+        conf["commit"][:12], conf["parent"][:12], word, conf["reason"]))
+    out.append("  a wrong answer: at most %.1f %% (%s; the search's steps "
+               "alone: at most %.1f %%, the sum of their levels)" % (
+                   100 * conf["wrong_answer_bound"],
+                   "a commit without the step passes its confirmation only "
+                   "by a false alarm, alpha %g" % conf["alpha"]
+                   if conf["status"] == search.CONFIRMED else
+                   "not confirmed: the search's bound",
+                   100 * conf["search_bound"]))
+    return out

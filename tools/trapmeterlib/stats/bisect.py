@@ -20,6 +20,8 @@ from ..values import exitstatus
 from ..values.errors import TrapmeterError
 
 GOOD, BAD, SKIP = "good", "bad", "skip"
+# the confirmation of an answer (an ab of it against its parent)
+CONFIRMED, FAILED, UNDECIDED = "confirmed", "failed", "undecided"
 # the smallest step threshold, as a fraction (compare's default t)
 MIN_STEP_THRESHOLD = 0.005
 
@@ -128,6 +130,7 @@ class Search:
         self.commits = list(commits)
         self.verdicts = {0: GOOD, len(commits) - 1: BAD}
         self.order = []             # step indices in the order judged
+        self.retests = {}           # index -> verdict of a re-test
 
     def bounds(self):
         """(last good index below the first bad, first bad index)."""
@@ -161,12 +164,28 @@ class Search:
         n = len(self.untested())
         return int(math.ceil(math.log(n + 1, 2))) if n else 0
 
+    def retest(self, index, verdict):
+        """A verdict on `index` from a session after the search (the
+        confirmation re-tests the neighbours of the answer)."""
+        if verdict not in (GOOD, BAD, SKIP):
+            raise ValueError("verdict %r" % verdict)
+        self.retests[index] = verdict
+
     def contradictions(self):
-        """Commits judged good after the first bad one (the change is not
-        a single step, or a verdict was wrong)."""
+        """Commits whose verdict -- of a step or of a re-test after the
+        search -- disagrees with the answer: good at or after the first
+        bad commit, or bad before it (the change is not a single step, or
+        a verdict was wrong).  The search alone tests only inside (last
+        good, first bad), so only a re-test of the answer's neighbours can
+        make this fire."""
         _, hi = self.bounds()
-        return [self.commits[i] for i, v in sorted(self.verdicts.items())
-                if v == GOOD and i > hi]
+        out = []
+        for i in sorted(set(self.verdicts) | set(self.retests)):
+            for v in (self.verdicts.get(i), self.retests.get(i)):
+                if (v == GOOD and i >= hi) or (v == BAD and i < hi):
+                    out.append(self.commits[i])
+                    break
+        return out
 
     def result(self):
         """{"first_bad", "not_separated", "last_good", "contradictions"}:
@@ -183,15 +202,16 @@ class Search:
                 "contradictions": self.contradictions()}
 
 
-def share(budget_left, search):
+def share(budget_left, search, reserve=0):
     """Seconds a step may spend: what is left over the steps still
-    needed; None without a budget."""
+    needed (and `reserve` sessions after them: the confirmation); None
+    without a budget."""
     if budget_left is None:
         return None
-    return max(0.0, budget_left) / max(1, search.steps_left())
+    return max(0.0, budget_left) / max(1, search.steps_left() + reserve)
 
 
-def run(search, judge, budget_left=lambda: None):
+def run(search, judge, budget_left=lambda: None, reserve=0):
     """Judge steps until the range is done or the budget is spent;
     `judge(commit, share)` returns (verdict, detail dict).  Returns the
     steps [{"commit", "verdict", ...detail}] in the order judged."""
@@ -203,8 +223,70 @@ def run(search, judge, budget_left=lambda: None):
         left = budget_left()
         if left is not None and left <= 0:
             break
-        verdict, detail = judge(search.commits[index], share(left, search))
+        verdict, detail = judge(search.commits[index],
+                                share(left, search, reserve))
         search.record(index, verdict)
         steps.append(dict(detail, commit=search.commits[index],
                           verdict=verdict))
     return steps
+
+
+# ---------------------------------------------------------------- confirmation
+
+def confirm_verdict(rows, flag):
+    """(status, reason) of the confirmation session: B the named first bad
+    commit, A its parent, on the flagged rows.  confirmed when a flagged
+    row is a regression; failed when every flagged row it measured is
+    unchanged (the commit does not carry the change against its parent);
+    else undecided."""
+    seen = {_key(r): r["verdict"] for r in rows if _key(r) in flag}
+    if not seen:
+        return UNDECIDED, "the confirmation measured none of the flagged rows"
+    bad = sorted(k for k, v in seen.items() if v == "regression")
+    if bad:
+        return CONFIRMED, "regression against its parent in %s/%s %s" % bad[0]
+    if all(v == "unchanged" for v in seen.values()):
+        return FAILED, "every flagged row unchanged against its parent"
+    return UNDECIDED, "undecided against its parent: %s" % ", ".join(
+        "%s/%s %s %s" % (k + (seen[k],)) for k in sorted(seen)[:3])
+
+
+def endpoints_again(rows, flag):
+    """(status, reason) of the endpoints re-run (good against bad again,
+    where the search never saw a bad step): confirmed when a flagged row is
+    a regression again, failed otherwise (a change the first endpoint
+    session saw and the second does not: a phantom, or gone)."""
+    again = {_key(r): r["verdict"] for r in rows if _key(r) in flag}
+    bad = sorted(k for k, v in again.items() if v == "regression")
+    if bad:
+        return CONFIRMED, "good against bad again: regression in %s/%s %s" \
+            % bad[0]
+    return FAILED, "good against bad again flags none of the rows the " \
+        "first endpoint session flagged (%s)" % (", ".join(
+            "%s/%s %s %s" % (k + (again[k],)) for k in sorted(again)[:3])
+            or "not measured")
+
+
+def search_bound(steps, alpha_endpoints, alphas):
+    """An upper bound on a wrong answer from the search's own decisions
+    (Bonferroni): the endpoint session's false alarm (its alpha), each
+    step judged bad a false alarm at its alpha, each judged good a wrong
+    "unchanged" at half its alpha (two one-sided tests).  `alphas`: each
+    step's alpha, in the order of `steps`.  At most 1."""
+    total = alpha_endpoints
+    for step, alpha in zip(steps, alphas):
+        if step["verdict"] == BAD:
+            total += alpha
+        elif step["verdict"] == GOOD:
+            total += alpha / 2.0
+    return min(1.0, total)
+
+
+def wrong_answer_bound(search_total, confirm_alpha, status):
+    """The bound printed with a first bad commit: a commit that is not the
+    step has no shift against its parent, so it passes its confirmation
+    only by a false alarm, at most the confirmation's alpha; without a
+    confirmation, the search's bound."""
+    if status == CONFIRMED:
+        return min(search_total, confirm_alpha)
+    return search_total

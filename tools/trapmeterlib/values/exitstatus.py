@@ -22,6 +22,7 @@ LOCK_BUSY = 17          # another KVM measurement held the host's lock
 HISTORY_CHANGE = 18     # history check: the newest runs start a change
 HISTORY_UNUSABLE = 19   # history: the database is missing, damaged,
                         # newer, not a history, or locked by a writer
+BISECT_UNCONFIRMED = 20  # bisect: the named commit failed its confirmation
 STEP_ABORT = 128        # bisect-step: cannot judge (git bisect run stops)
 INTERNAL = 70
 INTERRUPTED = 130
@@ -38,7 +39,8 @@ NAMES = {OK: "ok", CHECK_FAILED: "check-failed", BAD_INPUT: "bad-input",
          ENV_DIFFERS: "env-differs", BISECT_REFUSED: "bisect-refused",
          BISECT_UNRESOLVED: "bisect-unresolved", LOCK_BUSY: "lock-busy",
          HISTORY_CHANGE: "history-change",
-         HISTORY_UNUSABLE: "history-unusable", STEP_ABORT: "step-abort",
+         HISTORY_UNUSABLE: "history-unusable",
+         BISECT_UNCONFIRMED: "bisect-unconfirmed", STEP_ABORT: "step-abort",
          INTERNAL: "internal-error",
          INTERRUPTED: "interrupted"}
 
@@ -87,6 +89,9 @@ exit status (guest writes code C to isa-debug-exit; QEMU exits (C<<1)|1):
           SQLite, quick_check fails), of a newer schema, not a history,
           or locked by another writer past --busy-timeout; nothing was
           written
+  20      bisect: the first bad commit it names failed its confirmation (an
+          ab against its parent, and the endpoints again where no step was
+          bad, did not show the change) or stayed undecided
   bisect-step (for git bisect run): 0 good, 1 bad, 125 skip (build failed
           or undecided), 128 cannot judge (bad options, unusable host or
           results: git bisect run stops)
