@@ -8,9 +8,14 @@ boot whose NIC A has ioeventfd=on and NIC B ioeventfd=off: a kick on B
 with interleaved single kicks.  Ratios
 only, never absolute cycles.
 """
+import os
+import sys
 import unittest
 
-from tests.boot.common import need_build, need_kvm, run
+from tests.boot.common import ROOT, need_build, need_kvm, run
+
+sys.path.insert(0, os.path.join(ROOT, "tools"))
+from trapmeterlib.output import resultsfile  # noqa: E402
 
 SIZES = (64, 128, 260, 520, 1024, 1500)
 POLICIES = ("each", "batch32", "event")
@@ -76,6 +81,14 @@ class TcgTransport:
         for r in virtio_results(self.b).values():
             self.assertEqual(r["virtio"], {"transport": self.transport, "ioeventfd": "on"})
             self.assertEqual(r["virtio_transport"], self.guest[0])
+
+    def test_results_file_verifies_with_the_runners_kick_handler(self):
+        """The runner names a kick's handler (ioeventfd) after the guest
+        sealed its line: the file must still verify, as compare reads it."""
+        kicks = [r for r in self.b.boot["results"]
+                 if r.get("handler") == "ioeventfd"]
+        self.assertTrue(kicks, "no kick row with the runner's handler")
+        resultsfile.verify_document(self.b.results)
 
 
 class TcgLegacy(TcgTransport, unittest.TestCase):
