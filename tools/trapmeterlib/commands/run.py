@@ -653,19 +653,13 @@ def kvm_lock(session, cfg, command="trapmeter run"):
         return
     lock = contextlib.nullcontext(kvmlock.skipped()) if args.no_lock \
         else kvmlock.held(command, args.lock_timeout, say)
-    try:
-        record = lock.__enter__()
-    except kvmlock.LockTimeout as exc:
-        raise TrapmeterError(exitstatus.LOCK_BUSY, str(exc)) from None
-    try:
+    with lock as record:        # kvmlock.LockTimeout: status 17
         session.host["kvm_lock"] = record
         for other in record["other_qemu"]:
             say("warning: another QEMU runs on this host (pid %d, %s): it "
                 "takes time from this measurement" % (other["pid"],
                                                       other["comm"]))
         yield
-    finally:
-        lock.__exit__(None, None, None)
 
 
 def one_boot(session, cfg, argv, tmpdir, index, timeout):
