@@ -96,7 +96,7 @@ def extract(paths):
     stats/compare.observations reads them."""
     from trapmeterlib.output import resultsfile
     from trapmeterlib.stats import compare
-    out = {"cases": {}, "runs": []}
+    out = {"kind": "history-boots", "cases": {}, "runs": []}
     for path in paths:
         doc = resultsfile.read_results(path)
         boots = []
