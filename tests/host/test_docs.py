@@ -92,7 +92,7 @@ class DesignDocument(unittest.TestCase):
 
 class ExitStatusTables(unittest.TestCase):
     """README's "Exit statuses" and reference.md's "Exit status" list
-    every status of tools/trapmeterlib/system/exitstatus.py, and no other
+    every status of tools/trapmeterlib/values/exitstatus.py, and no other
     (bisect-step's own for git bisect run apart)."""
 
     def statuses(self, text, heading):
