@@ -134,9 +134,18 @@ def _take_part(log, number, found):
     log.figures[-1][3][found.group("part")] = int(found.group("cycles"))
 
 
-def _result(case, name, cycles, parts):
+# Each figure over the in-kernel port's of the same log: a within-boot
+# figure (stats/kutcmp.py, WITHIN_BOOT) that `compare` may judge between
+# logs taken apart in time, where the absolute cycles may not be.
+REL_REFERENCE = "inl_from_kernel"
+REL_FIELD = "cycles_rel_ref"
+REL_DIGITS = 6
+
+
+def _result(case, name, cycles, parts, ref=None):
     """A result line in the compact form (schema 3, resultform.py): one
-    figure, so every statistic of the array is it and the spread 0."""
+    figure, so every statistic of the array is it and the spread 0; with
+    the figure over the log's reference figure `ref` (REL_FIELD)."""
     res = {"type": "result", "suite": SUITE, "case": case, "target": "vmexit",
            "handler": "none", "dir": "none", "width": 0, "method": "single",
            "bytes": 0, "samples": 1, "cycles": [cycles] * 7 + [0],
@@ -145,16 +154,26 @@ def _result(case, name, cycles, parts):
            "kut_name": name, "statistic": STATISTIC}
     for part, value in sorted(parts.items()):
         res["kut_%s_cycles" % part] = value
+    if ref and name != REL_REFERENCE:
+        res[REL_FIELD] = round(cycles / ref, REL_DIGITS)
+        res["rel_ref"] = REL_REFERENCE
     return res
+
+
+def reference_cycles(log):
+    """The log's figure of REL_REFERENCE, or None."""
+    return next((cycles for case, name, cycles, _p in log.figures
+                 if case == name == REL_REFERENCE), None)
 
 
 def records(log):
     """The suite's @tm records of a log: suite, case and result lines,
     skips."""
     out = [{"type": "suite", "suite": SUITE}]
+    ref = reference_cycles(log)
     for case, name, cycles, parts in log.figures:
         out.append({"type": "case", "suite": SUITE, "case": case})
-        out.append(_result(case, name, cycles, parts))
+        out.append(_result(case, name, cycles, parts, ref))
     for name in log.skipped:
         out.append({"type": "skip", "suite": SUITE, "case": name,
                     "reason": "vmexit printed \"%s (skipped)\": the CPU "
