@@ -319,6 +319,43 @@ class Agreement(unittest.TestCase):
         self.assertEqual(row["verdict"], "explained", row)
         self.assertIn("loop cost", row["cause"])
 
+    def test_the_same_loop_reference_explains_an_extended_case(self):
+        # vmexit: wbinvd 20 below its inb 0x4d0; trapmeter's pio.kernel
+        # (its own loop) is 35 below wbinvd, inb.elcr (wbinvd's loop) 18
+        b = boots({"wbinvd": [30, 31, 31], self.REF: [50, 50, 51]},
+                  {"wbinvd": [50, 50, 51], self.REF: [15, 15, 16]},
+                  extra={"inb.elcr": [68, 69, 68]})
+        for boot in b:
+            boot["trapmeter"]["wbinvd"]["loop"] = "exits.insn"
+            boot["cases"]["inb.elcr"]["loop"] = "exits.insn"
+        row = kutcmp.diff_row(b, "wbinvd", self.REF)
+        self.assertEqual(row["verdict"], "explained", row)
+        self.assertIn("reference and loop", row["cause"])
+        # another loop's inb 0x4d0 explains nothing
+        for boot in b:
+            boot["cases"]["inb.elcr"]["loop"] = "elsewhere"
+        row = kutcmp.diff_row(b, "wbinvd", self.REF)
+        self.assertEqual(row["verdict"], "unexplained", row)
+
+    def test_the_mean_explains_what_the_median_does_not(self):
+        b = boots({"mov_dr": [70, 72, 71], self.REF: [20, 20, 21]},
+                  {"mov_dr": [30, 30, 31], self.REF: [20, 20, 20]})
+        for boot, mean in zip(b, (70, 71, 75)):
+            boot["trapmeter"]["mov_dr"]["mean"] = mean
+            boot["trapmeter"][self.REF]["mean"] = 21
+        row = kutcmp.diff_row(b, "mov_dr", self.REF)
+        self.assertEqual(row["verdict"], "explained", row)
+        self.assertIn("statistic", row["cause"])
+
+    def test_unexplained_names_what_was_tried_and_the_work(self):
+        b = boots({"toggle_cr4_pge": [300, 310, 305], self.REF: [20, 20, 20]},
+                  {"toggle_cr4_pge": [30, 31, 30], self.REF: [15, 15, 16]})
+        row = kutcmp.diff_row(b, "toggle_cr4_pge", self.REF)
+        self.assertEqual(row["verdict"], "unexplained", row)
+        self.assertIn("tried: loop cost", row["cause"])
+        self.assertIn("statistic not resolved", row["cause"])
+        self.assertIn("work (named, not measured)", row["cause"])
+
     def test_one_boot_is_not_resolved(self):
         b = boots({"cpuid": [40], self.REF: [20]},
                   {"cpuid": [10], self.REF: [15]})

@@ -351,10 +351,13 @@ def twin_row(res):
     gross = report.median_cycles(res)
     ctl = control.get("median") if isinstance(control, dict) else None
     net = raw_net(res) if isinstance(control, dict) else None
-    return {"case": res.get("case"), "units": units,
+    mean = (res.get("cycles") or {}).get("mean") if isinstance(
+        res.get("cycles"), dict) else None
+    return {"case": res.get("case"), "units": units, "loop": res.get("loop"),
             "gross": None if gross is None else gross / units,
             "control": None if ctl is None else ctl / units,
-            "net": None if net is None else net / units}
+            "net": None if net is None else net / units,
+            "mean": mean / units if isinstance(mean, (int, float)) else None}
 
 
 def merged_boots(pairs):
