@@ -88,6 +88,7 @@ C_SRCS := \
 	kernel/suites/dma_vtd.c \
 	kernel/suites/edk2_fifo.c \
 	kernel/suites/exits.c \
+	kernel/suites/exits_ple.c \
 	kernel/suites/firmware.c \
 	model/fwaudit.c \
 	kernel/suites/ide.c \

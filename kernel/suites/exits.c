@@ -13,6 +13,8 @@
  *                   the previous one returned (EAX, ECX never set)
  *   inl.unassigned  inl 0x1234 (unassigned: QEMU)        inl_from_qemu
  *   outb.elcr       outb of ELCR's own value (KVM)       outl_to_kernel
+ *   inb.elcr        inb of ELCR (KVM): vmexit's inl_from_kernel instruction
+ *                   in this loop (pio.kernel is its twin in its own loop)
  *   pmtimer         inl of the ACPI PM timer (QEMU)      inl_from_pmtimer
  *   cr8.read/write  mov from/to CR8 (TPR): no exit with an in-kernel LAPIC
  *                   on VMX (TPR shadow) or SVM (V_TPR)   mov_from_cr8/mov_to_cr8
@@ -40,6 +42,8 @@
  *                   first non-zero write (skipped without IBRS) wr_ibrs_msr
  *   wrmsr.pred_cmd.ibpb   PRED_CMD IBPB: passed through (skipped without
  *                   IBPB)                                wr_ibpb_msr
+ *   ple.round_robin a token passed between two vCPUs in PAUSE loops
+ *                   (-smp 2; kernel/suites/exits_ple.c)   ple_round_robin
  * Every extended case has a control: the same loop and dispatch with the
  * instruction's non-trapping twin (a RAM access, or its registers around
  * a nop; arch/x86/control.h).
@@ -177,8 +181,8 @@ static const char *skip_vmcall(const struct bench_case *c)
 
 /* ---- the extended catalogue ------------------------------------------ */
 
-enum insn { I_INL_QEMU, I_OUTB_ELCR, I_PMTIMER, I_CR8_READ, I_CR8_WRITE, I_DR7, I_RD_APICBASE,
-	    I_RD_TSC_ADJUST, I_WR_TSC_ADJUST, I_WR_KGSBASE, I_RD_CORE_THREADS, I_WBINVD,
+enum insn { I_INL_QEMU, I_OUTB_ELCR, I_INB_ELCR, I_PMTIMER, I_CR8_READ, I_CR8_WRITE, I_DR7,
+	    I_RD_APICBASE, I_RD_TSC_ADJUST, I_WR_TSC_ADJUST, I_WR_KGSBASE, I_RD_CORE_THREADS, I_WBINVD,
 	    I_XSETBV, I_INVD, I_CR0_WP, I_CR4_PGE, I_WR_TSX_CTRL, I_WR_IBRS, I_WR_IBPB,
 	    I_COUNT };
 
@@ -228,6 +232,7 @@ static void insn_once(u32 id)
 	switch (id) {
 	case I_INL_QEMU: (void)inl(UNASSIGNED_PORT); break;
 	case I_OUTB_ELCR: outb(elcr_now, ELCR1_PORT); break;
+	case I_INB_ELCR: (void)inb(ELCR1_PORT); break;
 	case I_PMTIMER: (void)inl(pm_timer); break;
 	case I_CR8_READ: (void)read_cr8(); break;
 	case I_CR8_WRITE: write_cr8(0); break;
@@ -265,7 +270,7 @@ static volatile u64 ctl_word;
 static void ctl_once(u32 id)
 {
 	switch (id) {
-	case I_INL_QEMU: case I_PMTIMER: case I_CR8_READ: (void)ctl_word; break;
+	case I_INL_QEMU: case I_INB_ELCR: case I_PMTIMER: case I_CR8_READ: (void)ctl_word; break;
 	case I_OUTB_ELCR: case I_CR8_WRITE: case I_DR7: ctl_word = elcr_now; break;
 	case I_CR0_WP: ctl_word = cr0_now ^ CR0_WP; ctl_word = cr0_now; break;
 	case I_CR4_PGE: ctl_word = cr4_now ^ CR4_PGE; ctl_word = cr4_now; break;
@@ -370,6 +375,15 @@ static u32 verify_insn(const struct bench_case *c, const u8 *buf)
 	return c->arg == I_RD_CORE_THREADS && msr_seen != CORE_THREADS(vcpus());
 }
 
+/* The loop the case runs in (kutcmp pairs cases of one loop: their
+ * difference cancels it, as vmexit's cancel its one loop). */
+static void extra_insn(const struct bench_case *c, const struct bench_result *r, struct jw *w)
+{
+	(void)c;
+	(void)r;
+	jw_str(w, "loop", "exits.insn");
+}
+
 static u32 model_zero(const struct bench_case *c, const u8 *buf)
 {
 	(void)c;
@@ -397,12 +411,12 @@ static u32 model_cr0_wp(const struct bench_case *c, const u8 *buf)
 
 #define EXT(n, t, h, a, m, k) { .suite = "exits", .name = n, .target = t, .handler = h, \
 	.method = METHOD_SINGLE, .op = op_insn, .control = ctl_insn, .exits_model = m, \
-	.skip = skip_insn, .verify = verify_insn, .arg = a, .kut_name = k }
+	.skip = skip_insn, .verify = verify_insn, .extra = extra_insn, .arg = a, .kut_name = k }
 /* the same, for a port access: port, direction, width */
 #define EXTP(n, t, h, a, p, d, wd, k) { .suite = "exits", .name = n, .target = t, \
 	.handler = h, .method = METHOD_SINGLE, .op = op_insn, .control = ctl_insn, \
-	.exits_model = bench_model_one, .skip = skip_insn, .arg = a, .port = p, .dir = d, \
-	.width = wd, .bytes = wd, .kut_name = k }
+	.exits_model = bench_model_one, .skip = skip_insn, .extra = extra_insn, .arg = a, \
+	.port = p, .dir = d, .width = wd, .bytes = wd, .kut_name = k }
 #define NO_KUT BENCH_NO_KUT
 
 /* in enum insn's order (prepare_ext sets the pmtimer case's port) */
@@ -411,6 +425,9 @@ static struct bench_case ext_cases[] = {
 	     "inl_from_qemu"),
 	EXTP("outb.elcr", "elcr", HANDLER_KERNEL, I_OUTB_ELCR, ELCR1_PORT, DIR_OUT, 1,
 	     "outl_to_kernel"),
+	/* vmexit's inl_from_kernel instruction (inb 0x4d0) in this loop:
+	 * the reference kutcmp takes the extended cases' differences to */
+	EXTP("inb.elcr", "elcr", HANDLER_KERNEL, I_INB_ELCR, ELCR1_PORT, DIR_IN, 1, NO_KUT),
 	EXTP("pmtimer", "acpi.tmr", HANDLER_USER, I_PMTIMER, 0, DIR_IN, 4, "inl_from_pmtimer"),
 	EXT("cr8.read", "cpu", HANDLER_KERNEL, I_CR8_READ, model_zero, "mov_from_cr8"),
 	EXT("cr8.write", "cpu", HANDLER_KERNEL, I_CR8_WRITE, model_zero, "mov_to_cr8"),
@@ -513,6 +530,7 @@ static void run_extended(void)
 		bench_check("exits.msr_core_threads", rc == 0, detail);
 	}
 	exits_irq_run();
+	exits_ple_run();	/* after: it borrows irq.c's AP */
 }
 
 void suite_exits_round(const struct tm_config *cfg, u32 round)

@@ -73,6 +73,7 @@
 #define AP_STACK_SIZE   16384
 #define TPR_BLOCK_ALL   0xf      /* CR8: masks every vector below 0xf0 */
 #define HALT_DELAY      2000     /* vmexit's ipi_halt: TSC cycles for the AP to halt */
+#define VEC_AP_JOB      0xb2     /* the AP runs exits_ap_run's job */
 
 enum irq_op { I_HLT_TIMER, I_DEADLINE_IMMED, I_DEADLINE, I_SELF_XAPIC, I_SELF_X2_ICR,
 	      I_SELF_X2_REG, I_EOI_XAPIC, I_EOI_X2APIC, I_IPI, I_SELF_XAPIC_STI,
@@ -323,9 +324,37 @@ static const char *start_ap(void)
 	return ap_why = NULL;
 }
 
+/* A job for the AP (kernel/suites/exits_ple.c): taken from the IPI,
+ * EOI first, run with IF=0; back to hlt when it returns. */
+static void (*volatile ap_job)(void);
+static bool lapic_ok;
+
+static void isr_ap_job(u32 vector)
+{
+	void (*fn)(void) = ap_job;
+
+	(void)vector;
+	ap_job = NULL;
+	lapic_eoi();
+	if (fn)
+		fn();
+}
+
+const char *exits_ap_run(void (*fn)(void))
+{
+	if (!lapic_ok)
+		return "no usable local APIC (CPUID 1 EDX[9] or IA32_APIC_BASE.EN clear)";
+	if (start_ap())
+		return ap_why;
+	irq_set_handler(VEC_AP_JOB, isr_ap_job);
+	ap_job = fn;
+	barrier();
+	lapic_send_ipi(ap_apic_id, VEC_AP_JOB);
+	return NULL;
+}
+
 /* ---- per case: skips (which also set the APIC up), models, checks --------- */
 
-static bool lapic_ok;
 static u64 isr_base;
 
 static bool wants_x2apic(u32 id)

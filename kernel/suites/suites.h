@@ -29,6 +29,11 @@ void suite_firmware(const struct tm_config *cfg, u64 system_table, u64 image_han
 void exits_irq_run(void);
 /* vCPUs QEMU started (fw_cfg FW_CFG_NB_CPUS; 0 without fw_cfg) */
 u32 exits_vcpu_count(void);
+/* Start the AP if need be (-smp 2) and have it run fn from an IPI, with
+ * interrupts off; NULL, or why not (after exits_irq_run) */
+const char *exits_ap_run(void (*fn)(void));
+/* suite exits' ple.round_robin (kernel/suites/exits_ple.c), extended only */
+void exits_ple_run(void);
 
 /* The extended cases run under suite=all or when case= selects cases by
  * name (SUITE_EXTENDED); the default run leaves them out. */

@@ -35,7 +35,7 @@ SUITE = kut_log.SUITE
 TWIN_SUITES = "exits,mmio,pio"
 TWIN_CASES = ("[!fp]*[!0-9],p[im]*[!0-9],ptd.nofd.out8.single.64,"
               "ptd.io.nofd.out8.single.512")
-SMP2_CASES = "ipi*"
+SMP2_CASES = "ipi*,ple.*"
 # vmexit's pci-mem/pci-io line of pci-testdev's first test (no eventfd),
 # the twin of trapmeter's ptd.nofd / ptd.io.nofd cases
 PCI_FIRST = "no-eventfd"

@@ -113,8 +113,8 @@ def runner_table_off(words):
     return list(words) + ["table=off"]
 
 
-# Cases that need a second vCPU (kernel/suites/irq.c).
-SMP_CASES = ("ipi", "ipi.halt")
+# Cases that need a second vCPU (kernel/suites/irq.c, exits_ple.c).
+SMP_CASES = ("ipi", "ipi.halt", "ple.round_robin")
 SMP_CHOICES = ("auto", "1", "2")
 
 
