@@ -4,6 +4,7 @@ cases the delay touches, alpha split over the sessions, and the printed
 limit the smallest measured shift flagged, with its interval."""
 import os
 import sys
+import math
 import types
 import unittest
 
@@ -11,13 +12,24 @@ ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)
 sys.path.insert(0, os.path.join(ROOT, "tools"))
 
 from trapmeterlib.commands import sensitivity as sens  # noqa: E402
+from trapmeterlib.stats import verdict  # noqa: E402
 
 
-def row(case, verdict, factor=None, ci=None):
-    return {"suite": "pio", "case": case, "metric": "cycles_per_op",
-            "verdict": verdict, "decided_at": {"seconds": 30},
-            "slowdown_undisturbed": factor, "interval": ci,
-            "lower_is_better": True}
+def row(case, word, factor=None, ci=None, level=0.99):
+    """A row as compare writes it (verdict.Row.as_dict): its figure the
+    shift of the undisturbed means with the test's interval at `level`
+    (`ci`), and a Moses "ci95" over every boot that differs from it (a
+    stale figure the limit must not print)."""
+    r = verdict.Row("pio", case, "cycles_per_op", True)
+    r.verdict, r.decided_at = word, {"seconds": 30}
+    if factor is not None:
+        r.floor_shift = math.log(factor)
+        lo, hi = [math.log(e) for e in ci] if ci else (None, None)
+        verdict.set_figure(r, r.floor_shift, lo, hi, ci and level,
+                           verdict.BY_MEANS)
+    d = r.as_dict()
+    d["ci95"] = [0.5, 2.0]
+    return d
 
 
 def sessions():
@@ -62,8 +74,37 @@ class MeasuredLabels(unittest.TestCase):
         self.assertAlmostEqual(t["pio/q1"]["smallest_measured"]["shift"],
                                0.025)
         line = sens.limit_line(t)
-        self.assertIn("+2.5 % [+1.2..+3.9] (at 1 %)", line)
+        self.assertIn("+2.5 % [+1.2..+3.9, 99 % interval] (at 1 %)", line)
         self.assertIn("pio/q1", line)
+
+    def test_the_interval_is_the_verdicts_at_its_level(self):
+        # the decided interval at the look's level, never the row's ci95
+        sess = sessions()
+        sess[1]["rows"][0] = row("q1", "regression", 1.025, [1.004, 1.047],
+                                 level=0.9975)
+        line = sens.limit_line(table(sess))
+        self.assertIn("+2.5 % [+0.4..+4.7, 99.8 % interval] (at 1 %)", line)
+        self.assertNotIn("-50", line)
+
+    def test_a_slow_mode_sets_no_shift(self):
+        # flagged by the share of boots outside the band: no shift decided
+        sess = sessions()
+        moded = row("q1", "regression", 1.003)
+        moded.update(estimator=verdict.BY_MODE, ratio=None,
+                     interval=[None, None], interval_level=0.99)
+        sess[1]["rows"][0] = moded
+        t = table(sess)
+        self.assertEqual(t["pio/q1"]["smallest_measured"]["level"], 2)
+        self.assertIn("+3.9 %", sens.limit_line(t))
+
+    def test_a_row_stored_without_its_decision(self):
+        # an older row (no estimator): the shift, its interval not resolved
+        sess = sessions()
+        for r in sess[1]["rows"]:
+            for key in ("estimator", "interval", "interval_level"):
+                r.pop(key)
+        line = sens.limit_line(table(sess))
+        self.assertIn("+2.5 % [interval not resolved", line)
 
     def test_an_in_kernel_case_never_sets_the_limit(self):
         sess = sessions()

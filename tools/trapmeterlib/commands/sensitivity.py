@@ -19,6 +19,7 @@ import time
 
 from ..output import html, report, resultsfile
 from ..stats import compare
+from ..stats.verdict import BY_MEANS
 from ..system import hostinfo, privdir
 from ..values import exitstatus
 from . import ab as ab_cmd
@@ -339,28 +340,58 @@ def case_table(sessions, levels):
 
 
 def measured(row):
-    """(shift, [lo, hi]) of a row as cost factors less one: the shift the
-    test decided on (the undisturbed boots' means) and its interval at
-    the test's level (compare.decision; "ci95" in rows stored before
-    it); None without a shift."""
+    """(shift, None) of a row as a cost factor less one: the shift of the
+    undisturbed boots' means the session measured (what a level moved,
+    whatever its verdict); None without a shift."""
     factor = row.get("slowdown_undisturbed")
     if not isinstance(factor, (int, float)):
         return None
-    ends = [v for v in (row.get("interval") or row.get("ci95") or [])
-            if isinstance(v, (int, float))]
-    if len(ends) == 2 and not row.get("lower_is_better", True):
-        ends = [1.0 / ends[1], 1.0 / ends[0]]
-    return factor - 1.0, [e - 1.0 for e in sorted(ends)] if ends else None
+    return factor - 1.0, None
+
+
+def _cost_ends(row, ends):
+    """A ratio's ends as cost factors less one, low first."""
+    if not row.get("lower_is_better", True):
+        ends = [1.0 / e for e in ends]
+    return [e - 1.0 for e in sorted(ends)]
+
+
+def decided(row):
+    """{"shift", "interval", "interval_level"} of a flagged row as cost
+    factors less one: the shift its verdict was decided on and the
+    interval of that test at its level (stats/verdict.decision, as the
+    row's "ratio", "interval", "interval_level" and "estimator" carry
+    it).  None when the verdict did not rest on a shift (a slow mode is a
+    share of boots, not a shift).  A row stored before rows carried
+    their decision: its measured shift, the interval not resolved (its
+    "ci95" is Moses' over every boot, not the verdict's)."""
+    estimator = row.get("estimator")
+    if estimator is None:
+        got = measured(row)
+        return got and {"shift": got[0], "interval": None,
+                        "interval_level": None}
+    ratio = row.get("ratio")
+    if estimator != BY_MEANS or not isinstance(ratio, (int, float)) \
+            or ratio <= 0:
+        return None
+    shift = _cost_ends(row, [ratio])[0]
+    ends = [v for v in row.get("interval") or () if isinstance(
+        v, (int, float)) and v > 0]
+    level = row.get("interval_level")
+    if len(ends) != 2 or not isinstance(level, (int, float)):
+        return {"shift": shift, "interval": None, "interval_level": None}
+    return {"shift": shift, "interval": _cost_ends(row, ends),
+            "interval_level": level}
 
 
 def keep_smallest(case, pct, row):
-    """The smallest measured shift at which the case was flagged (its
-    detection limit here, with its interval), over the levels."""
-    got = measured(row)
+    """The smallest shift a flagged row was decided on (the case's
+    detection limit here, with the verdict's interval), over the
+    levels."""
+    got = decided(row)
     best = case.get("smallest_measured")
-    if got and (best is None or got[0] < best["shift"]):
-        case["smallest_measured"] = {"shift": got[0], "interval": got[1],
-                                     "level": pct}
+    if got and (best is None or got["shift"] < best["shift"]):
+        case["smallest_measured"] = dict(got, level=pct)
 
 
 def level_moved(sess, handler_of):

@@ -268,10 +268,12 @@ def smallest_cell(case):
     its interval (sensitivity's limit_line), else the nominal level."""
     best = case.get("smallest_measured")
     if best:
-        ends = best.get("interval") or []
+        ends, cover = best.get("interval") or [], best.get("interval_level")
         return "%+.1f %%%s (at %g %%)" % (
-            100 * best["shift"], " [%+.1f..%+.1f]" % tuple(
-                100 * e for e in ends) if len(ends) == 2 else "",
+            100 * best["shift"], " [%+.1f..%+.1f, %.3g %% interval]" % (
+                tuple(100 * e for e in ends) + (100 * cover,))
+            if len(ends) == 2 and cover else
+            " [interval not resolved: none from the verdict's test]",
             best["level"])
     if case.get("smallest"):
         return "%g %% (nominal)" % case["smallest"]
