@@ -162,12 +162,44 @@ class Refusals(unittest.TestCase):
         for boot in b["boots"]:
             boot["run"]["tsc"]["guess"] = True
         self.assertEqual(comparable.check(a, b)[0], [])
-        # nor a PIT calibration (TCG on a loaded host: 20 % between boots)
-        a, b = load("tcg-ab-aa-a.json"), load("tcg-ab-aa-b.json")
+
+    def test_pit_calibrations_that_move_within_their_error(self):
+        """The recorded TCG A/A session: PIT rates 2.30-3.18 GHz between
+        boots, each boot's cross-check against the ACPI PM timer saying
+        how far off it is: one clock, not refused."""
+        a, b = ab_pair("tcg-ab-aa")
+        rates = [boot["run"]["tsc"]["khz"] for doc in (a, b)
+                 for boot in doc["boots"]]
         self.assertEqual(a["boots"][0]["run"]["tsc"]["source"], "pit")
+        self.assertGreater(max(rates), min(rates) * 1.35)
+        self.assertEqual(comparable.check(a, b)[0], [])
+
+    def test_pit_calibrations_apart_beyond_their_error(self):
+        """Each side's boots agree on a PIT rate and the sides lie 20 %
+        apart (their checks within 0.3 %): refused by name."""
+        a, b = ab_pair("tcg-ab-aa")
         for scale, doc in ((1.0, a), (0.8, b)):
             for boot in doc["boots"]:
-                boot["run"]["tsc"]["khz"] = int(2445000 * scale)
+                boot["run"]["tsc"]["khz"] = int(2300000 * scale)
+                boot["run"]["tsc"]["check"]["diff_ppm"] = -1500
+        refusals, _w = comparable.check(a, b)
+        self.assertEqual(fields(refusals), ["tsc-calibration"])
+        self.assertIn("calibrated by the PIT disagree beyond the "
+                      "calibration's error", refusals[0].reason)
+        # 1.9 % apart: within the error a boot without a check is allowed
+        for boot in b["boots"]:
+            boot["run"]["tsc"]["khz"] = int(2300000 * 0.981)
+            del boot["run"]["tsc"]["check"]
+        self.assertEqual(comparable.check(a, b)[0], [])
+        # a PIT side against a declared rate 20 % away: refused
+        for boot in b["boots"]:
+            boot["run"]["tsc"].update(khz=int(2300000 * 1.2),
+                                      source="kvmclock")
+        self.assertEqual(fields(comparable.check(a, b)[0]),
+                         ["tsc-calibration"])
+        # a guessed rate says nothing: not refused
+        for boot in b["boots"]:
+            boot["run"]["tsc"]["guess"] = True
         self.assertEqual(comparable.check(a, b)[0], [])
 
     def test_refused_rows_and_exit_status(self):

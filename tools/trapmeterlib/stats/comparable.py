@@ -25,6 +25,8 @@ TSC_TOLERANCE = 0.02        # TSC rates this far apart: another clock
 # sources that state the rate; a PIT calibration measures it, and moves by
 # 20 % between TCG boots on a loaded host
 TSC_DECLARED = ("cpuid15", "hv-leaf", "kvmclock")
+# the source of a rate the guest measured against the PIT (arch/x86/tsc.c)
+TSC_CALIBRATED = "pit"
 # kernel command-line keys checked elsewhere (plan, rounds, case list) or
 # set per boot by the runner (sync: on in the boots that count exits)
 OWN_WORDS = ("samples", "budget_ms", "quick", "rounds", "case", "suite",
@@ -240,6 +242,64 @@ def _tsc(doc):
     return sum(rates) / len(rates)
 
 
+def _calibration_error(tsc):
+    """A PIT-calibrated boot's error, as a fraction of its rate: how far
+    its own cross-check against the ACPI PM timer put it ("check"
+    "diff_ppm"; one-sided, from the host's interference), at least
+    TSC_TOLERANCE (the error a boot without a check is allowed)."""
+    ppm = _dict(tsc.get("check")).get("diff_ppm")
+    err = abs(ppm) / 1e6 if isinstance(ppm, (int, float)) else 0.0
+    return max(TSC_TOLERANCE, err)
+
+
+def _calibrated(doc):
+    """(lo, hi): the TSC rates (kHz) every PIT-calibrated boot of `doc`
+    allows -- each boot's rate within its calibration's error -- when at
+    least one boot was calibrated and none guessed; a declared boot
+    allows its rate alone.  None when no boot was calibrated, a rate is
+    unknown or guessed, or the boots allow no common rate (not one
+    clock)."""
+    lo, hi, pit = 0.0, float("inf"), False
+    for run in _runs(doc):
+        tsc = _dict(run.get("tsc"))
+        khz = tsc.get("khz")
+        if tsc.get("guess") or not isinstance(khz, (int, float)) or \
+                khz <= 0 or tsc.get("source") not in TSC_DECLARED + (
+                    TSC_CALIBRATED,):
+            return None
+        err = _calibration_error(tsc) \
+            if tsc["source"] == TSC_CALIBRATED else 0.0
+        pit = pit or tsc["source"] == TSC_CALIBRATED
+        lo, hi = max(lo, khz * (1 - err)), min(hi, khz * (1 + err))
+    return (lo, hi) if pit and lo <= hi else None
+
+
+def calibration_refusals(base, cand):
+    """A side whose TSC rate the PIT calibrated (not declared by CPUID, a
+    hypervisor leaf or kvmclock): refused by name when the two sides'
+    rates disagree beyond their calibrations' error (no rate both allow).
+    A calibration that moved 20 % between TCG boots, with its cross-check
+    saying so, is not refused; two files whose boots each agree on a rate
+    and those rates lie apart are."""
+    cb, cc = _calibrated(base), _calibrated(cand)
+    if not (cb or cc):
+        return []
+    if not (cb and cc):
+        # one side declared, the other calibrated: the declared rate
+        # allows itself alone
+        rates = [_tsc(doc) for doc in (base, cand)]
+        cb = cb or (rates[0] and (rates[0], rates[0]))
+        cc = cc or (rates[1] and (rates[1], rates[1]))
+        if not (cb and cc):
+            return []
+    if cb[0] <= cc[1] and cc[0] <= cb[1]:
+        return []
+    return [Refusal("tsc-calibration", "TSC rates calibrated by the PIT "
+                    "disagree beyond the calibration's error (base %.0f-%.0f "
+                    "kHz, candidate %.0f-%.0f kHz allowed): not one clock, a "
+                    "cycle may be another length of time" % (cb + cc))]
+
+
 def clock_refusals(base, cand):
     out = []
     ab, ac = _field(base, "accel"), _field(cand, "accel")
@@ -252,7 +312,7 @@ def clock_refusals(base, cand):
         out.append(Refusal("tsc", "TSC rates differ (base %.0f kHz, "
                            "candidate %.0f kHz): a cycle is another length "
                            "of time" % (tb, tc)))
-    return out
+    return out + calibration_refusals(base, cand)
 
 
 # ---------------------------------------------------------------- warnings
