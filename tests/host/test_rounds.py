@@ -10,6 +10,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)
 sys.path.insert(0, os.path.join(ROOT, "tools"))
 
 from trapmeterlib.guest import dump, plan, rounds  # noqa: E402
+from trapmeterlib.output import report  # noqa: E402
 
 FIXTURES = os.path.join(ROOT, "tests", "fixtures")
 KHZ = 2000000
@@ -98,6 +99,24 @@ class Merge(unittest.TestCase):
                          (9, 11, 12, 16))
         self.assertEqual(self.a["cycles_net"], {"min": 81, "p10": 94, "median": 113})
         self.assertEqual(self.a["fastest_round"], 1)
+
+    def test_the_median_is_named_for_what_it_is(self):
+        """After rounds "median" is the lowest of the rounds' medians (125,
+        round 1), not the pooled samples' (which lies between 125 and
+        140): every place that names it to a user says so."""
+        self.assertEqual(self.a["cycles"]["median"],
+                         min(p["median"] for p in self.a["rounds"]))
+        self.assertEqual(rounds.rounds_of(self.a), 3)
+        self.assertEqual(rounds.stat_label("median", 3),
+                         "lowest of 3 rounds' median")
+        self.assertEqual(rounds.stat_label("min", 3), "min")     # exact
+        self.assertEqual(rounds.stat_label("median", 1), "median")
+        text = report.render_report(RUN, {}, [self.a], [], [])
+        self.assertIn("the lowest of 3 rounds' median (each from its least "
+                      "disturbed round), not the median of the pooled "
+                      "samples", text)
+        one = parse([line("a", None, R0["cycles"])])
+        self.assertNotIn("pooled", report.render_report(RUN, {}, one, [], []))
 
     def test_mean_and_stddev_over_all_samples(self):
         # 8 samples mean 130 sd 20, 10 mean 140 sd 40, 6 mean 135 sd 10

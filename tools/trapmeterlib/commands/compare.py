@@ -50,7 +50,9 @@ def add_verdict_options(add):
         "(default %g)" % compare.DEFAULT_ALPHA)
     add("--stat", choices=compare.STATS, default=compare.DEFAULT_STAT,
         help="per-boot figure of a case: the minimum (default), p10 or "
-        "median of its samples")
+        "median of its samples (of a boot in rounds: the lowest of its "
+        "rounds' p10 or medians, each from its least disturbed round; the "
+        "minimum is exact)")
     add("--seed", type=int, default=compare.DEFAULT_SEED,
         help="seed of the random label splits (default %d)"
         % compare.DEFAULT_SEED)

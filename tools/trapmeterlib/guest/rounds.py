@@ -15,7 +15,11 @@ so run, parse, compare's replay and breakdown all see the same record):
                                 (interference only adds time), never a mix
                                 of episodes; the order min <= p10 <= ...
                                 <= max still holds.  The samples
-                                themselves never leave the guest.
+                                themselves never leave the guest, so the
+                                pooled median is not known: "median"
+                                after rounds is the lowest of the rounds'
+                                medians, and every place that names it to
+                                a user says so (stat_label).
   cycles.mean / .stddev         over all samples, from the rounds' integer
                                 figures (within a cycle of the guest's own)
   cycles_control                the same rules
@@ -172,6 +176,24 @@ def merge(parts, khz):
     merged["fastest_round"] = best[ROUND_KEY]
     resultform.derive(merged, khz)
     return merged
+
+
+def rounds_of(res):
+    """How many rounds a merged result was merged from (1 without
+    rounds)."""
+    parts = res.get("rounds") if isinstance(res, dict) else None
+    return len(parts) if isinstance(parts, list) and parts else 1
+
+
+def stat_label(stat, n):
+    """What `stat` (min, p10, median, ...) of a result merged from `n`
+    rounds is, in words: after rounds a quantile is the lowest of the
+    rounds' figures (each from its least disturbed round), not the
+    quantile of the pooled samples, and says so; the minimum is exact
+    either way."""
+    if n < 2 or stat in ("min", "max"):
+        return stat
+    return "lowest of %d rounds' %s" % (n, stat)
 
 
 def run_khz(run):

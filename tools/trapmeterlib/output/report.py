@@ -16,6 +16,7 @@ import stat
 import tempfile
 import zlib
 
+from ..guest import rounds
 from ..guest.dump import time_mark
 from ..stats.bootstats import median
 from ..stats.exitcheck import (counters_differ,
@@ -434,6 +435,11 @@ def render_report(run, info, results, checks, skips):
                      "before its figures settled (a REP speed-up's: its own or "
                      "its single twin's); the summary leaves it out"
                      % resultform.UNSETTLED)
+    merged = max((rounds.rounds_of(r) for r in results), default=1)
+    if merged > 1:
+        lines.append("  cycles/op (median), control: the %s (each from "
+                     "its least disturbed round), not the median of the "
+                     "pooled samples" % rounds.stat_label("median", merged))
     if any(model_mismatch(r) for r in results):
         lines.append("  ! measured exits differ from the model by more than "
                      "10 % (a finding about the hypervisor, not an error)")

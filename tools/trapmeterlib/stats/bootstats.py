@@ -3,7 +3,8 @@
 Pure functions (no I/O), used by compare.py and abtest.py:
 
 - a per-boot location of a cycle metric: the minimum (default), p10 or the
-  median of the boot's samples;
+  median of the boot's samples (of a boot in rounds, p10 and median are
+  the lowest of its rounds' figures: guest/rounds.py stat_label);
 - a family-wise permutation test over boots (Westfall-Young single-step
   max-T): the boot labels (base / candidate) are permuted jointly for all
   metrics of the run, the largest standardised shift over metrics is taken
