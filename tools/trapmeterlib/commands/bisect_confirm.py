@@ -45,8 +45,11 @@ def endpoints_again(work, state, run_session):
     if bad_bin is None:
         return search.UNDECIDED, "the bad commit did not build again: %s" \
             % why, None
+    # on the flagged rows at the steps' thresholds, like a step: decided
+    # (a regression again, or unchanged within half the shift) in few
+    # boots, where every row at --threshold would spend the budget
     sess = _session(work, run_session, "confirm-endpoints", work.good_bin,
-                    bad_bin, None)
+                    bad_bin, work.focus)
     if sess is None:
         return search.UNDECIDED, "no budget left for the endpoints again", \
             None
