@@ -33,6 +33,15 @@ chmod +x out/qemu.tmp
 mv out/qemu.tmp out/qemu
 """
 
+# a phantom: the commit's build carries the delay only the first time it
+# is built (the marker, outside the repository, remembers it); built again
+# it is as fast as good -- what the endpoint session saw was not the commit
+PHANTOM_BUILD_SH = BUILD_SH.replace("d=$(cat delay)\n", """d=$(cat delay)
+if [ "$d" != 0 ]; then
+    if [ -e '%(marker)s' ]; then d=0; else : > '%(marker)s'; fi
+fi
+""")
+
 
 # under TCG the shim cannot act (no KVM_RUN): from the change on, the
 # wrapper has QEMU trace every fw_cfg data read (to /dev/null), which makes
@@ -74,16 +83,17 @@ def exit_ns(qemu="qemu-system-x86_64"):
 
 
 def make(repo, commits, change_at, delay_ns, broken=(), qemu=None,
-         template=BUILD_SH):
+         template=BUILD_SH, marker=None):
     """Commits 0 .. commits-1 (0 is good); from `change_at` on the delay is
     `delay_ns`, before it 0 (the shim loaded on both); the commits in
-    `broken` fail to build.  Returns the hashes, oldest first."""
+    `broken` fail to build; `marker`: the file PHANTOM_BUILD_SH keeps.
+    Returns the hashes, oldest first."""
     import shutil
     qemu = qemu or shutil.which("qemu-system-x86_64")
     os.makedirs(repo, exist_ok=True)
     git(repo, "init", "-q")
     with open(os.path.join(repo, "build.sh"), "w") as fh:
-        fh.write(template % {"shim": SHIM, "qemu": qemu})
+        fh.write(template % {"shim": SHIM, "qemu": qemu, "marker": marker})
     with open(os.path.join(repo, ".gitignore"), "w") as fh:
         fh.write("out/\n")
     hashes = []

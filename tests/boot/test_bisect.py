@@ -1,12 +1,20 @@
 """tests/boot/test_bisect.py - `trapmeter bisect` and `git bisect run
 trapmeter bisect-step` under KVM on a 4-commit repository made by the
-test (tests/boot/bisect_repo.py): commit 1 of 3 adds 10 % of an exit to
+test (tests/boot/bisect_repo.py): commit 1 of 3 adds 20 % of an exit to
 QEMU to every exit to QEMU through the delay shim; bisect must name it
-within its budget, and git bisect run must end at it (about 4 minutes).
-Bound: every session's verdicts hold ab's family-wise alpha 0.05, so the
-in-kernel control pio.kernel is flagged by chance in at most 5 % of runs.  (The 17-commit, +5 %
-version with a broken build is tests/acceptance/test_kvm_bisect.py.)
-Skipped where KVM cannot create a VM or the shim is not built."""
+and confirm it, and git bisect run must end at it (a few minutes).
+
+What is asserted is a status, a named commit and what the result
+records, never a time: under host load a session takes more boots and
+a wall-time margin fails where the answer is right.  Bounds:
+every session holds ab's family-wise alpha 0.05, so the in-kernel
+control pio.kernel is flagged by chance in at most 5 % of runs, and a
+wrong commit passes its confirmation in at most 5 %; the rate of a
+wrong confirmed answer over simulated runs is tested on the host
+(tests/host/test_bisect_confirm.py).  (The 17-commit versions with a
+broken build, A/A endpoints and a phantom endpoint are
+tests/acceptance/test_kvm_bisect.py.)  Skipped where KVM cannot create
+a VM or the shim is not built."""
 import json
 import os
 import shutil
@@ -17,8 +25,8 @@ import unittest
 from tests.boot import bisect_repo
 from tests.boot.common import ROOT, RUNNER, need_build, need_kvm
 
-COMMITS, CHANGE, SHARE = 3, 1, 0.10
-BUDGET = 120
+COMMITS, CHANGE, SHARE = 3, 1, 0.20
+BUDGET = 240
 CASES = ("--suite", "exits", "--case", "pio.*", "--cmdline", "controls=off")
 
 
@@ -69,13 +77,13 @@ class KvmBisect(unittest.TestCase):
     def describe(self):
         return self.proc.stdout[-3000:] + self.proc.stderr[-3000:]
 
-    def test_names_the_commit_within_budget(self):
+    def test_names_the_commit(self):
         self.assertEqual(self.proc.returncode, 0, self.describe())
         self.assertEqual(self.doc["result"]["first_bad"], self.hashes[CHANGE])
         self.assertIn("first bad commit %s" % self.hashes[CHANGE][:12],
                       self.proc.stdout)
-        # the budget is checked before each round: one round may overrun
-        self.assertLess(self.doc["wall_s"], BUDGET * 1.5, self.describe())
+        self.assertEqual(self.doc["budget_s"], BUDGET)
+        self.assertFalse(self.doc["budget_exhausted"], self.describe())
 
     def test_steps_and_shift_recorded(self):
         steps = self.doc["steps"]
