@@ -110,6 +110,14 @@ class Confirmation(unittest.TestCase):
         self.assertEqual(conf["endpoints_again"]["status"], search.FAILED)
         self.assertEqual(conf["status"], search.FAILED)
         self.assertIn("the confirmation failed", text.splitlines()[0])
+        # the parent session never ran: the line does not say it did
+        self.assertFalse(conf["against_parent"])
+        self.assertIn("confirmation (good against bad again; %s against "
+                      "its parent not run): FAILED" % line.commits[-1][:12],
+                      text)
+        self.assertNotIn("a wrong answer: at most", text)
+        self.assertIn("a wrong answer: not bounded -- the answer is "
+                      "contradicted by its confirmation", text)
         self.assertEqual(line.names, ["confirm-endpoints"])
         # judged like a step: the flagged rows at the steps' thresholds
         self.assertEqual(line.focus["confirm-endpoints"], line.work().focus)

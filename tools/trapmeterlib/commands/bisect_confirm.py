@@ -108,7 +108,8 @@ def confirm(work, state, steps, run_session):
         out["endpoints_again"] = {"status": status, "reason": reason}
         if sess:
             _keep(out, work, sess)
-    if status in (None, search.CONFIRMED):
+    out["against_parent"] = status in (None, search.CONFIRMED)
+    if out["against_parent"]:
         status, reason, sess = against_parent(work, state, run_session,
                                               first)
         if sess:

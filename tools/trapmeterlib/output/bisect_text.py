@@ -104,14 +104,26 @@ def confirmation_lines(conf):
     word = {search.CONFIRMED: "confirmed",
             search.FAILED: "FAILED: the confirmation failed",
             search.UNDECIDED: "not confirmed"}[conf["status"]]
-    out.append("  confirmation (%s against its parent %s): %s (%s)" % (
-        conf["commit"][:12], conf["parent"][:12], word, conf["reason"]))
-    out.append("  a wrong answer: at most %.1f %% (%s; the search's steps "
-               "alone: at most %.1f %%, the sum of their levels)" % (
-                   100 * conf["wrong_answer_bound"],
-                   "a commit without the step passes its confirmation only "
-                   "by a false alarm, alpha %g" % conf["alpha"]
-                   if conf["status"] == search.CONFIRMED else
-                   "not confirmed: the search's bound",
-                   100 * conf["search_bound"]))
+    if conf.get("against_parent", True):
+        out.append("  confirmation (%s against its parent %s): %s (%s)" % (
+            conf["commit"][:12], conf["parent"][:12], word, conf["reason"]))
+    else:
+        # the endpoints again did not reproduce the change: the parent
+        # session was not run
+        out.append("  confirmation (good against bad again; %s against its "
+                   "parent not run): %s" % (conf["commit"][:12], word))
+    if conf["status"] == search.CONFIRMED:
+        out.append("  a wrong answer: at most %.1f %% (a commit without the "
+                   "step passes its confirmation only by a false alarm, "
+                   "alpha %g; the search's steps alone: at most %.1f %%, "
+                   "the sum of their levels)" % (
+                       100 * conf["wrong_answer_bound"], conf["alpha"],
+                       100 * conf["search_bound"]))
+    else:
+        out.append("  a wrong answer: not bounded -- the answer is %s; the "
+                   "search's steps alone would bound it at %.1f %% (the sum "
+                   "of their levels)" % (
+                       "contradicted by its confirmation" if conf["status"]
+                       == search.FAILED else "not confirmed",
+                       100 * conf["search_bound"]))
     return out
