@@ -7,7 +7,9 @@ before its fix.
   through (bisect's too), never int() of an infinite share later.
 - A case whose sampling stopped on its budget (`"stop": "budget"`) is
   marked "unsettled (stopped on budget)" in every table that shows its
-  figures and left out of the summary's exit costs and REP speed-ups.
+  figures, an open mark (not a point of the curve) in the HTML REP
+  plot, and left out of the summary's exit costs and REP speed-ups and
+  of the breakdown's fit.
 - import-lava passes no number through as its exit status: the LAVA
   status case holds a guest status (0-3) or the log is garbled (6).
 - lava-job: the runner's one rule for kernel words (no suite= beside
@@ -39,7 +41,8 @@ sys.path.insert(0, os.path.join(ROOT, "tools"))
 from trapmeterlib.commands import ab as ab_cmd  # noqa: E402
 from trapmeterlib.commands import common  # noqa: E402
 from trapmeterlib.values import resultform  # noqa: E402
-from trapmeterlib.output import html, report, summary  # noqa: E402
+from trapmeterlib.output import html, report, report_figures, summary  # noqa: E402
+from trapmeterlib.stats import breakdown, sweepfit  # noqa: E402
 
 RUN3 = os.path.join(ROOT, "tests", "fixtures", "kvm-run3.json")
 UNSETTLED_CASE = "fwcfg.in8.single.1"     # boot 0: 7 samples, stop budget
@@ -164,6 +167,69 @@ class Unsettled(unittest.TestCase):
         self.assertIn("fwcfg in8 n.r.", text)
         self.assertIn(resultform.UNSETTLED, text)
         self.assertNotIn("n.r.x", text)
+
+    def test_the_rep_plot_marks_it(self):
+        """Boot 0's unsettled fwcfg.in8.single.1 (median 1,511,274 cycles
+        a unit) is an open mark titled unsettled, not a point of the
+        single-unit curve; settled, it is one."""
+        drawn = rep_plot(run3(), "fig-rep-fwcfg-in8")
+        script, data = "\n".join(drawn["script"]), drawn["data"]
+        self.assertNotIn(1511274.0, [v for _, v in data[0]])  # single curve
+        self.assertIn("single: " + resultform.UNSETTLED, script)
+        self.assertIn((1, 1511274.0), data[6])                 # the mark
+        self.assertIn(resultform.UNSETTLED, drawn["caption"])
+        settle = copy.deepcopy(run3())
+        settle["boots"][0]["results"] = [
+            dict(r, stop="stable") for r in settle["boots"][0]["results"]]
+        settle["boots"] = settle["boots"][:1]
+        drawn = rep_plot(settle, "fig-rep-fwcfg-in8")
+        self.assertIn((1, 1511274.0), drawn["data"][0])
+        self.assertNotIn(resultform.UNSETTLED, "\n".join(drawn["script"]))
+
+    def test_the_breakdown_fit_leaves_it_out(self):
+        """The fit of boot 0's fwcfg.in class is the same with the rows
+        stopped on their budget as without them; settled, they move it."""
+        results = run3()["boots"][0]["results"]
+        kept = [r for r in results if not resultform.unsettled(r)]
+        self.assertLess(len(kept), len(results))
+        with_them = breakdown.boot_breakdown(results)["fwcfg.in"]["fit"]
+        self.assertEqual(with_them, breakdown.boot_breakdown(kept)["fwcfg.in"]["fit"])
+        self.assertNotIn(UNSETTLED_CASE, [p["case"] for pts in sweepfit.sweep_points(
+            results).values() for p in pts])
+        settled = breakdown.boot_breakdown(
+            [dict(r, stop="stable") for r in results])["fwcfg.in"]["fit"]
+        self.assertNotEqual(with_them, settled)
+        self.assertGreater(settled["rows"], with_them["rows"])
+
+    def test_the_envelope_takes_the_settled_boot(self):
+        """A case stopped on its budget in the boot where its minimum is
+        lowest: the envelope (the judged fit's rows) takes the boot where it
+        settled."""
+        boots = [b["results"] for b in run3()["boots"]]
+        low = [dict(r, cycles=dict(r["cycles"], min=1.0))
+               if r["case"] == UNSETTLED_CASE else r for r in boots[0]]
+        one = next(r for r in breakdown.envelope([low] + boots[1:])
+                   if r["case"] == UNSETTLED_CASE)
+        self.assertEqual(one.get("stop"), "stable")
+        self.assertNotEqual(one["cycles"]["min"], 1.0)
+
+
+def rep_plot(doc, fid):
+    """What report_figures hands gnuplot for figure `fid` of doc's boots:
+    {"script", "data", "caption"} (gnuplot itself not run)."""
+    seen = {}
+
+    def render(script, data, size, prefix):
+        seen[prefix] = {"script": script, "data": data}
+        return "<svg/>"
+    real = report_figures.gnuplot.render
+    report_figures.gnuplot.render = render
+    try:
+        figs = report_figures.rep_figures([b["results"] for b in doc["boots"]])
+    finally:
+        report_figures.gnuplot.render = real
+    one = next(f for f in figs if f.id == fid)
+    return dict(seen[fid + "-"], caption=one.caption)
 
 
 

@@ -7,7 +7,9 @@ gnuplot, no data of that kind).  What is drawn:
   rep_figures        per port, direction and width: cycles per unit over
                      bytes per op, single-unit loop against REP (log-log),
                      and below it the exits per op, the model's (lines)
-                     and the counted ones (points)
+                     and the counted ones (points); a row stopped on its
+                     budget (unsettled) is an open mark beside the curve,
+                     not a point of it
   breakdown_figure   the cost of one single-unit access per port class as
                      stacked bars of its layers (VM exit, KVM PIO, round
                      trip to QEMU, device model), each with its 95 %
@@ -25,7 +27,7 @@ from collections import namedtuple
 import math
 
 from ..stats import bootstats
-from ..values import figure
+from ..values import figure, resultform
 from ..values.numbers import is_number
 from . import gnuplot
 
@@ -56,8 +58,11 @@ def absent(fid, title, reason):
 # ---------------------------------------------------------------- REP
 
 def sweep_groups(boots_results):
-    """{(target, dir, width): {method: {bytes: {"cpu": [..], "model": [..],
-    "meas": [..]}}}} over boots, page-aligned single and rep rows."""
+    """{(target, dir, width): {method: {bytes: {"cpu": [..], "unsettled":
+    [..], "model": [..], "meas": [..]}}}} over boots, page-aligned single
+    and rep rows.  The cycles of a row stopped on its budget go to
+    "unsettled", not "cpu": its median is no settled figure, so the curve
+    leaves it out and the figure marks it (resultform.UNSETTLED)."""
     acc = {}
     for results in boots_results:
         for res in results:
@@ -68,8 +73,9 @@ def sweep_groups(boots_results):
             key = (str(res.get("target")), str(res.get("dir")),
                    res.get("width") or 1)
             cell = acc.setdefault(key, {}).setdefault(method, {}).setdefault(
-                size, {"cpu": [], "model": [], "meas": []})
-            for name, field in (("cpu", "cycles_per_unit"),
+                size, {"cpu": [], "unsettled": [], "model": [], "meas": []})
+            cpu = "unsettled" if resultform.unsettled(res) else "cpu"
+            for name, field in ((cpu, "cycles_per_unit"),
                                 ("model", "exits_model"),
                                 ("meas", "exits_measured")):
                 if is_number(res.get(field)) and res[field] > 0:
@@ -87,7 +93,8 @@ def rep_figure(key, methods):
     fid = "fig-rep-%s-%s%d" % (target.replace(".", "-"), direction, 8 * width)
     title = "%s %s, %d-bit units: cycles per unit and exits per op" % (
         target, direction, 8 * width)
-    data = [_series(methods.get(m, {}), n) for n in ("cpu", "model", "meas")
+    data = [_series(methods.get(m, {}), n)
+            for n in ("cpu", "model", "meas", "unsettled")
             for m in ("single", "rep")]
     if len(data[0]) < 2 or len(data[1]) < 2:
         return None             # a curve over transfer size needs two sizes
@@ -96,6 +103,10 @@ def rep_figure(key, methods):
     top = ["$D%d using 1:2 with linespoints %s title %s" % (i, style[i], q(
         "%s: cycles per unit" % m)) for i, m in enumerate(("single", "rep"))
         if data[i]]
+    top += ["$D%d using 1:2 with points %s title %s" % (
+        6 + i, style[i].replace("pt 7", "pt 6").replace("pt 5", "pt 4"),
+        q("%s: %s" % (m, resultform.UNSETTLED)))
+        for i, m in enumerate(("single", "rep")) if data[6 + i]]
     low = ["$D%d using 1:2 with lines dt 2 %s title %s" % (
         2 + i, style[i].split(" pt")[0], q("%s: exits (model)" % m))
         for i, m in enumerate(("single", "rep")) if data[2 + i]]
@@ -111,9 +122,12 @@ def rep_figure(key, methods):
         script += ["set xlabel 'bytes per op'", "set format y '%g'",
                    "set ylabel 'exits per op'", "plot " + ", ".join(low)]
     script.append("unset multiplot")
-    return draw(fid, title, script, data, (520, 460),
-                "log-log; lines of the lower panel are the exit model "
-                "(model/model.c), points the counted exits")
+    caption = ("log-log; lines of the lower panel are the exit model "
+               "(model/model.c), points the counted exits")
+    if data[6] or data[7]:
+        caption += ("; open marks: rows %s, their median over those boots, "
+                    "left out of the curves" % resultform.UNSETTLED)
+    return draw(fid, title, script, data, (520, 460), caption)
 
 
 def rep_figures(boots_results):
