@@ -271,6 +271,15 @@ class Dma(unittest.TestCase):
         self.assertAlmostEqual(fit["per_op"], 110000.0, delta=1.0)
         self.assertFalse(fit["net"])
 
+    def test_a_row_stopped_on_its_budget_is_left_out(self):
+        # a fifth size, twice as slow as the model and unsettled: the fit
+        # is that of the four settled rows
+        slow = row("fwcfg", "dma", 8192, 1, 2 * (80000.0 + 0.5 * 8192), ctl=30000.0)
+        slow["stop"] = "budget"
+        fit = sweepfit.fit_dma(self.rows() + [slow])
+        self.assertEqual(fit["points"], 4)
+        self.assertAlmostEqual(fit["per_op"], 80000.0, delta=1.0)
+
 
 class Widths(unittest.TestCase):
     def test_port80_widths_give_a_per_byte_term(self):

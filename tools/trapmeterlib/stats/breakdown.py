@@ -40,7 +40,7 @@ Across boots every component gets a t-interval.  Pure functions: the runner
 stores the result as `breakdown`; attribution.py names what moved,
 output/breakdown_text.py prints it.
 """
-from ..values import figure as fig
+from ..values import figure as fig, resultform
 from .sweepfit import COEFS, fit_class, fit_dma, gross_of, net_of, sweep_points
 from .tdist import t_interval
 
@@ -229,10 +229,14 @@ def combine_fit(rows):
 def envelope(boots_results):
     """Each case's result from the boot where it ran fastest (its gross
     minimum): the lower envelope of the boots, which a slower host phase in
-    one boot does not reach."""
+    one boot does not reach.  Of the boots where the case settled: a row
+    stopped on its budget is no figure for the fit (sweepfit.is_sweep_row),
+    so it does not hide a settled row of the same case."""
     best = {}
     for results in boots_results:
         for r in results:
+            if resultform.unsettled(r):
+                continue
             key = (r.get("suite"), r.get("case"))
             cost = gross_of(r)
             if cost is not None and (key not in best or cost < best[key][0]):

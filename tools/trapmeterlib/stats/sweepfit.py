@@ -113,10 +113,13 @@ def gross_of(result):
 def is_sweep_row(result):
     """A row of the size sweep: pio's loops and string instructions to a
     port QEMU or KVM answers, not edk2's FIFO shapes (their probe traps
-    are exits of another kind) nor coalesced or ioeventfd ports."""
+    are exits of another kind) nor coalesced or ioeventfd ports; and not a
+    row stopped on its budget (resultform.unsettled): its samples never
+    settled, so neither its case nor its control minimum is a figure the
+    fit may rest on."""
     return (result.get("suite") == "pio" and result.get("method") in LOOP_METHODS
             and result.get("handler") in ("user", "kernel")
-            and not result.get("fifo_shape"))
+            and not result.get("fifo_shape") and not resultform.unsettled(result))
 
 
 def is_single(result):
@@ -437,9 +440,10 @@ def held_out_score(points, terms):
 def fit_dma(results):
     """fw_cfg DMA: cost = per_op + per_byte * bytes, net of the control
     (the guest's descriptor, poll and a RAM store for the doorbell) where
-    every DMA row has a positive net, else gross."""
+    every DMA row has a positive net, else gross; rows stopped on their
+    budget left out, as in the sweep."""
     rows = [r for r in results if r.get("suite") == "pio" and r.get("method") == "dma"
-            and r.get("bytes")]
+            and r.get("bytes") and not resultform.unsettled(r)]
     net = bool(rows) and all((net_of(r) or 0) > 0 for r in rows)
     pts = []
     for r in rows:
