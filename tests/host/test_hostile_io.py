@@ -491,21 +491,44 @@ class Children(Cli):
         self.assertTrue(pid_gone(kid, 5), "the probe's child outlived it")
 
     def test_dead_runs_dpdk_dir_is_removed(self):
+        """In a mount namespace of its own, with an empty tmpfs over EAL's
+        runtime base: no other run on this host sees the dead run's
+        directory, so only this run can remove it (on the shared base
+        another run cleared it first, and the run under test had nothing
+        to say)."""
+        base = testpmd.runtime_base()
         dead = subprocess.Popen(["true"])
         dead.wait()
-        base = os.path.dirname(testpmd.runtime_dir("x"))
         stale = os.path.join(base, "trapmeter-%d-0" % dead.pid)
-        try:
-            os.makedirs(stale)
-        except OSError as exc:
-            self.skipTest("cannot make %s: %s" % (stale, exc))
-        self.addCleanup(subprocess.run, ["rm", "-rf", stale])
-        proc = self.run_fake(self.good_fake())
+        proc = subprocess.run(
+            ["unshare", "--mount", "--propagation", "private", "sh", "-c",
+             PRIVATE_BASE, "sh", base, stale, sys.executable, TOOL, "run",
+             "--no-build", "--accel", "tcg", "--qemu", self.good_fake()],
+            cwd=self.tmp, capture_output=True, text=True, timeout=60,
+            check=False)
+        if proc.returncode == NO_NAMESPACE or proc.stderr.startswith("unshare:"):
+            self.skipTest("no private mount namespace here: %s"
+                          % proc.stderr.strip().splitlines()[:1])
+        self.assertNotIn("Traceback", proc.stderr)
         self.assertEqual(proc.returncode, 0, proc.stderr)
         if privdir.pid_alive(dead.pid):
             self.skipTest("PID %d reused meanwhile" % dead.pid)
-        self.assertFalse(os.path.exists(stale))
+        self.assertNotIn(STALE_LEFT, proc.stderr)
         self.assertIn("removed %s, left by a dead run" % stale, proc.stderr)
+
+
+# sh -c script: $1 EAL's runtime base, $2 the dead run's directory in it,
+# then the command; an empty tmpfs over $1 that only this mount namespace
+# sees (the base itself made first where no DPDK run has made it yet)
+NO_NAMESPACE = 97
+STALE_LEFT = "stale directory left"
+PRIVATE_BASE = ("mkdir -p \"$1\" && mount -t tmpfs trapmeter-test \"$1\" "
+                "|| exit %d\n"
+                "mkdir \"$2\" || exit %d\n"
+                "stale=$2; shift 2\n"
+                "\"$@\"; rc=$?\n"
+                "[ -e \"$stale\" ] && echo '%s' >&2\n"
+                "exit $rc\n" % (NO_NAMESPACE, NO_NAMESPACE, STALE_LEFT))
 
 
 class SignalWhileWriting(unittest.TestCase):
