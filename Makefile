@@ -238,9 +238,14 @@ deps:
 
 # what this run needs and no more: the default run boots the ELF directly
 # (the runner builds what its options need: the ISO only for --boot iso or
-# suite ide's CD)
+# suite ide's CD).  On a bare machine the build's packages install first and
+# the ELF builds while QEMU's install (docs/testing.md, "A newcomer's
+# make run"); the runner waits for that build, and redoes it with its errors
+# shown if it failed.
 run:
-	$(Q)tools/deps run $(ARGS)
+	$(Q)tools/deps build-first
+	$(Q)mkdir -p $(BUILD); $(MAKE) -s -j$$(nproc) elf >$(BUILD)/make-run-elf.log 2>&1 & \
+	pid=$$!; tools/deps run $(ARGS); rc=$$?; wait $$pid; exit $$rc
 	tools/trapmeter run $(ARGS)
 
 # make bench: BENCH_BOOTS boots of the default run, then wall time per boot
