@@ -23,15 +23,22 @@ ISO_TOOLS = ("grub-mkrescue", "xorriso", "mformat")
 
 class MakeTestDeps(unittest.TestCase):
 
-    def run_deps(self, hide, *args):
+    def run_deps(self, hide, *args, root=None):
+        """tools/deps ARGS with the tools in hide missing; as "not root",
+        or with root=DIR as root with an apt-get that appends its
+        arguments to DIR/apt-get.log and installs nothing."""
         with tempfile.TemporaryDirectory(prefix="tm-deps-") as tmp:
             for tool in BASE_TOOLS + tuple(TEST_TOOLS):
                 found = shutil.which(tool)
                 if found and tool not in hide:
                     os.symlink(found, os.path.join(tmp, tool))
-            with open(os.path.join(tmp, "id"), "w") as fh:
-                fh.write("#!/bin/sh\necho 1000\n")
-            os.chmod(os.path.join(tmp, "id"), 0o755)
+            fakes = {"id": "echo %d" % (0 if root else 1000)}
+            if root:
+                fakes["apt-get"] = 'echo "$*" >>%s/apt-get.log' % root
+            for name, body in fakes.items():
+                with open(os.path.join(tmp, name), "w") as fh:
+                    fh.write("#!/bin/sh\n%s\n" % body)
+                os.chmod(os.path.join(tmp, name), 0o755)
             return subprocess.run(["sh", DEPS, *args], capture_output=True,
                                   text=True, env={"PATH": tmp}, timeout=60)
 
@@ -70,6 +77,23 @@ class MakeTestDeps(unittest.TestCase):
             self.assertIn("%s (%s)" % (package, why), proc.stderr, args)
         proc = self.run_deps(ISO_TOOLS, "run", "--suite", "ide", "--no-ide-cd")
         self.assertEqual(proc.returncode, 0, proc.stderr)
+
+    def test_build_first_installs_the_build_not_qemu(self):
+        """`make run` on a bare machine installs the build's packages
+        first and builds while QEMU's install: build-first must install
+        nasm and leave qemu-system-x86 to `tools/deps run`; without root
+        it installs and names nothing (`run` names it all at once)."""
+        hide = ("nasm", "qemu-system-x86_64")
+        proc = self.run_deps(hide, "build-first")
+        self.assertEqual((proc.returncode, proc.stderr), (0, ""))
+        with tempfile.TemporaryDirectory(prefix="tm-apt-") as log:
+            proc = self.run_deps(hide, "build-first", root=log)
+            self.assertEqual(proc.returncode, 0, proc.stderr)
+            with open(os.path.join(log, "apt-get.log")) as fh:
+                calls = fh.read()
+        self.assertIn("install", calls)
+        self.assertIn(" nasm", calls)
+        self.assertNotIn("qemu", calls)
 
     def test_make_run_uses_run_mode(self):
         out = subprocess.run(["make", "-n", "run"], cwd=ROOT,
