@@ -255,7 +255,10 @@ bench: deps all
 	tools/trapmeter run --no-build --repeat $(BENCH_BOOTS) --json $(BUILD)/bench.json $(ARGS); \
 	rc=$$?; $(PYTHON) tools/bench-report $(BUILD)/bench.json && exit $$rc
 
-test: test-deps all host-tests
+# the packages first, then the kernel, the images and the ~30 sanitizer
+# binaries on every CPU (serially they took twice as long: docs/testing.md)
+test: test-deps
+	$(Q)$(MAKE) -j$$(nproc) all host-tests
 	$(Q)$(PYTHON) tests/run_tests.py
 
 # what `make test` needs beyond `make run` (gnuplot, lava-run, ...), so
