@@ -8,20 +8,40 @@
    tests/boot/test_*.py (boot the kernel under QEMU).
 
 The last line is "N passed, N failed, N skipped" (CI reads it); the exit
-status is 1 when anything failed.
+status is 1 when anything failed.  Before it, "# seconds by file" lists
+where the wall time went, a class's setUpClass boot counted in its file
+(docs/testing.md keeps the table of a full run).
 """
 import os
+import re
 import subprocess
 import sys
 import time
 import unittest
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+SLOWEST = 15    # files named in the closing time table
 
 
 class Tally:
     def __init__(self):
         self.passed = self.failed = self.skipped = 0
+        self.seconds = {}     # file -> wall seconds spent in it
+
+    def spent(self, where, seconds):
+        self.seconds[where] = self.seconds.get(where, 0.0) + seconds
+
+    def time_table(self, total):
+        """'# seconds by file' lines: by kind, then the slowest files."""
+        kinds = {}
+        for where, sec in self.seconds.items():
+            kind = where.rsplit("/", 1)[0] if "/" in where else where
+            kinds[kind] = kinds.get(kind, 0.0) + sec
+        print("# seconds by file (of %.0f s): %s" % (total, ", ".join(
+            "%s %.0f" % kv for kv in sorted(kinds.items(), key=lambda kv: -kv[1]))))
+        slow = sorted(self.seconds.items(), key=lambda kv: -kv[1])[:SLOWEST]
+        for where, sec in slow:
+            print("#   %6.1f  %s" % (sec, where))
 
     def line(self, status, name, detail=""):
         print(f"{status:<5} {name}{(': ' + detail) if detail else ''}", flush=True)
@@ -42,8 +62,10 @@ def run_host_binaries(tally, only):
     for name in names:
         if only and not any(o in name for o in only):
             continue
+        began = time.monotonic()
         proc = subprocess.run([os.path.join(bindir, name)], capture_output=True,
                               text=True, timeout=300)
+        tally.spent("build/host/" + name, time.monotonic() - began)
         seen = 0
         for raw in proc.stdout.splitlines():
             if raw.startswith("ok - "):
@@ -62,14 +84,19 @@ class TallyResult(unittest.TestResult):
     def __init__(self, tally):
         super().__init__()
         self.tally = tally
-        self.started = time.monotonic()
+        self.started = self.last = time.monotonic()
 
     def startTest(self, test):
         super().startTest(test)
         self.started = time.monotonic()
 
     def _name(self, test):
-        return f"{test.id().replace('test_', '', 1)} ({time.monotonic() - self.started:.1f}s)"
+        # the time since the last report goes to this test's file: a
+        # setUpClass (one shared boot) lands in its file, not nowhere
+        now = time.monotonic()
+        self.tally.spent(_file_of(test), now - self.last)
+        self.last = now
+        return f"{test.id().replace('test_', '', 1)} ({now - self.started:.1f}s)"
 
     def addSuccess(self, test):
         self.tally.line("ok", self._name(test))
@@ -97,6 +124,16 @@ class TallyResult(unittest.TestResult):
             kind = "FAIL" if issubclass(err[0], test.failureException) else "ERROR"
             self.tally.line(kind, self._name(subtest),
                             self._exc_info_to_string(err, test))
+
+
+def _file_of(test):
+    """tests/boot/test_x.py for a test, a subtest or a failed setUpClass
+    ("setUpClass (tests.boot.test_x.Class)")."""
+    module = type(getattr(test, "test_case", test)).__module__
+    if module.startswith("unittest"):
+        found = re.search(r"(tests\.[\w.]+)\.\w+\)", test.id())
+        module = found.group(1) if found else "unittest"
+    return module.replace(".", "/") + ".py"
 
 
 def run_python(tally, only, subdirs=("tests/host", "tests/boot")):
@@ -131,7 +168,9 @@ def main():
     else:
         run_host_binaries(tally, only)
         run_python(tally, only)
-    print(f"# {time.monotonic() - t0:.0f} s")
+    total = time.monotonic() - t0
+    tally.time_table(total)
+    print(f"# {total:.0f} s")
     print(f"{tally.passed} passed, {tally.failed} failed, {tally.skipped} skipped")
     return 1 if tally.failed else 0
 
