@@ -18,7 +18,7 @@ from typing import Optional
 from ..guest import plan, rounds
 from ..output import html, progress as progress_line, report, resultsfile
 from ..stats import abtest, attribution, breakdown, compare, forecast
-from ..system import forkrun, kvmlock, privdir
+from ..system import forkrun, kvmlock, priority, privdir
 from ..values import exitstatus
 from ..values.errors import UnusableInput
 from . import compare as compare_cmd
@@ -29,6 +29,10 @@ from .common import (PROG, SUITE_FITS, OptionError, Parser, TrapmeterError,
 
 NAME = "ab"
 DEFAULT_COUNT_BOOTS = 3     # boots per side that count exits (1, 2, 4)
+# QEMU's niceness, and its autogroup's, in every boot of a session where
+# this process may set it (run --nice; docs/design.md, "Where the per-boot
+# spread comes from here": the vCPU thread's wait for a CPU is the spread)
+AB_NICE = -20
 # run options ab sets itself, per boot
 OWN_RUN_OPTIONS = ("--repeat", "--json", "--log", "--junit", "--plan",
                    "--no-build", "--rounds")
@@ -171,6 +175,32 @@ def selects_cases(words):
     return any(w.split("=")[0] in SELECTING for w in words)
 
 
+def with_priority(shared, sides):
+    """The shared run words with `--nice AB_NICE` first, unless a side's
+    or the shared words set --nice, or this process may not lower it."""
+    if "--nice" in " ".join(shared) + " " + sides:
+        return shared
+    if not priority.permitted(AB_NICE):
+        return shared
+    return ["--nice", str(AB_NICE)] + shared
+
+
+def priority_line(cfg):
+    """What the verdict says about QEMU's niceness in the session."""
+    said = {name: words[words.index("--nice") + 1]
+            for name, (words, _q) in cfg.sides.items() if "--nice" in words}
+    if not said:
+        return ("ab: QEMU ran at the runner's own niceness (%d): this "
+                "process may not lower it (root or CAP_SYS_NICE), so the "
+                "host's other work preempts the guest's loops (run --nice)"
+                % priority.current())
+    return ("ab: QEMU ran at niceness %s, its session's scheduling group "
+            "too (run --nice; ab's default %d where allowed: on a shared "
+            "host the vCPU thread otherwise waits for a CPU in its timed "
+            "loops)" % ("/".join("%s %s" % (n.upper(), v) for n, v in
+                                 sorted(said.items())), AB_NICE))
+
+
 def case_list(args, shared):
     """(shared run words, which list runs): the sentinel list when no
     side's words choose cases (SELECTING), else theirs."""
@@ -190,7 +220,8 @@ def make_sides(shared, extra, args=("", ""), qemus=(None, None)):
     """{"a": (run words, qemu args), "b": ...}, validated: `shared` run
     words of both sides, `extra` QEMU arguments of both, then per side
     its own run words (shell words, QEMU arguments after a '--') and
-    QEMU binary."""
+    QEMU binary; QEMU at AB_NICE where allowed (with_priority)."""
+    shared = with_priority(list(shared), " ".join(args))
     sides = {}
     for name, text, binary in zip(("a", "b"), args, qemus):
         words, qemu_args = split_side(text, "--%s-args" % name)
@@ -727,7 +758,7 @@ def finish(session, rows, warnings):
         "side, boots 1, 2, 4, ... (--count-boots); cycles_per_exit comes "
         "from those, and every boot's breakdown takes their exits"
         % args.count_boots,
-        "ab: case list: %s" % args.case_list] + [
+        "ab: case list: %s" % args.case_list, priority_line(args)] + [
         "ab: " + line for line in session.forecast_lines]
     for name in ("a", "b"):
         add_breakdowns(session.docs[name], whole=True)

@@ -17,14 +17,14 @@ import sys
 import time
 
 from ..backends import testpmd
-from ..counters import exitcount, perfcount
+from ..counters import exitcount, perfcount, schedwait
 from ..guest import (firmware_suite, ide, mmio, plan, qemu, rounds, suites,
                      viommu, virtio)
 from ..output import (breakdown_text, html, junit, logfile, progress, report,
                       summary)
 from ..stats import breakdown
 from ..system import (children, envdiff, fingerprint, hostinfo, kvmlock,
-                      pinning, privdir, sigdefer)
+                      pinning, priority, privdir, sigdefer)
 from ..values import exitstatus
 from ..values.exitstatus import Outcome, decide_boot
 from . import viommu_sweep
@@ -108,6 +108,11 @@ def add_parser(sub, fmt):
     add("--pin-cpu", metavar="CPUS", default="none",
         help="run every QEMU thread on these host CPUs: " +
         pinning.CHOICES_HELP + " (default none)")
+    add("--nice", metavar="N", type=int, help="run QEMU at scheduling "
+        "niceness N (-20..19; below the runner's own needs root or "
+        "CAP_SYS_NICE): a shared host preempts the guest's timed loops "
+        "less (docs/design.md, \"Where the per-boot spread comes from "
+        "here\"; default: the runner's own)")
     add("--no-lock", action="store_true", help="KVM: do not take the "
         "host's KVM lock (one KVM measurement at a time on a host; see "
         "docs/design.md, \"One measurement at a time\")")
@@ -161,6 +166,10 @@ def validate_run_options(args):
     try:
         args.pin_cpus = pinning.parse(args.pin_cpu, pinning.allowed_cpus())
     except pinning.PinError as exc:
+        raise OptionError(str(exc))
+    try:
+        args.nice = priority.parse(args.nice)
+    except priority.PriorityError as exc:
         raise OptionError(str(exc))
     check_words(args)
     args.plan_entries = None
@@ -288,6 +297,7 @@ class RunSession:
         self.suite_marks = []       # (suite, seconds since QEMU started)
         self.breakdown = BreakdownMemo()
         self.cpus = None            # fingerprint.CpuSampler of the boot
+        self.waits = None           # schedwait.WaitSampler of the boot
 
     def write_json(self, code, messages=()):
         doc = report.results_document(self.host, self.config, self.boots,
@@ -307,6 +317,8 @@ class RunSession:
         kind = rec.get("type")
         if self.cpus is not None and kind in ("suite", "case"):
             self.cpus.sample(elapsed)
+        if self.waits is not None:
+            self.waits.sample(rec, elapsed)
         if kind == "suite":
             self.suite_marks.append((str(rec.get("suite")), elapsed))
         if self.status_line and kind in ("suite", "case"):
@@ -380,6 +392,7 @@ def prepare(session):
         say("-smp %d: a second vCPU for the ipi case" % cfg.smp)
     session.config["smp"] = cfg.smp
     session.config["pin_cpus"] = list(args.pin_cpus or [])
+    session.config["nice"] = args.nice
     if args.pin_cpus:
         say("QEMU pinned to host CPU %s" % pinning.describe(args.pin_cpus))
     session.count_exits = count
@@ -686,7 +699,7 @@ def one_boot(session, cfg, argv, tmpdir, index, timeout):
         boot = qemu.run_boot(argv, timeout, stderr_path, log,
                              session.on_record,
                              counter.on_sync if counter else None,
-                             args.pin_cpus)
+                             args.pin_cpus, args.nice)
     except qemu.QemuStartError as exc:
         outcome = Outcome(exitstatus.QEMU_ERROR, [str(exc)])
         session.boots.append(report.boot_entry(index, outcome, None, None,
@@ -721,6 +734,8 @@ def one_boot(session, cfg, argv, tmpdir, index, timeout):
         session.boots[-1].update(suite.boot_fields(boot.dump, session.config))
     session.boots[-1].update(suite_times(session.suite_marks, boot.wall_s))
     session.boots[-1].update(host_load=load, qemu_cpus=session.cpus.result())
+    session.waits.finish()
+    session.boots[-1].update(vcpu_wait=session.waits.result())
     check_cmdline(boot.dump, cfg)
     if firmware_problem(boot.dump.run, cfg.firmware):
         say("warning: " + firmware_problem(boot.dump.run, cfg.firmware))
@@ -743,6 +758,8 @@ def boot_load(session):
     for seen in busy:
         say("warning: noisy host: " + seen)
     session.cpus = fingerprint.CpuSampler(skip=[backend] if backend else ())
+    session.waits = schedwait.WaitSampler(root_pid=os.getpid(),
+                                          skip=[backend] if backend else ())
     return load
 
 

@@ -325,7 +325,7 @@ class QemuProcess:
     the guest's serial port later (send())."""
 
     def __init__(self, argv, stderr_path, log=None, on_record=None,
-                 on_sync=None, cpus=None):
+                 on_sync=None, cpus=None, nice=None):
         """on_sync(rec, self) gets every sync line and every case line
         (which names the sync points after it)."""
         self.parser = DumpParser()
@@ -339,7 +339,8 @@ class QemuProcess:
         with open(stderr_path, "wb") as err:
             try:
                 self.proc = children.spawn(
-                    argv, cpus=cpus, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                    argv, cpus=cpus, nice=nice, stdin=subprocess.PIPE,
+                    stdout=subprocess.PIPE,
                     stderr=err)
             except OSError as exc:
                 raise QemuStartError("cannot execute %s: %s"
@@ -450,10 +451,10 @@ class QemuProcess:
 
 
 def run_boot(argv, timeout, stderr_path, log=None, on_record=None,
-             on_sync=None, cpus=None):
-    """Run QEMU once (on the host CPUs `cpus` when given); kill it on
-    timeout or interruption."""
-    qp = QemuProcess(argv, stderr_path, log, on_record, on_sync, cpus)
+             on_sync=None, cpus=None, nice=None):
+    """Run QEMU once (on the host CPUs `cpus`, at niceness `nice` when
+    given); kill it on timeout or interruption."""
+    qp = QemuProcess(argv, stderr_path, log, on_record, on_sync, cpus, nice)
     try:
         timed_out = qp.pump(qp.t0 + timeout)
         if timed_out or qp.fatal or qp.flooded():

@@ -32,6 +32,8 @@ import os
 import signal
 import subprocess
 
+from . import priority
+
 PR_SET_PDEATHSIG = 1
 GRACE_S = 2.0
 
@@ -56,22 +58,25 @@ def die_with_parent():
         _LIBC.prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
 
 
-def _in_child(parent_pid, cpus):
+def _in_child(parent_pid, cpus, nice=None):
     """preexec_fn: runs in the child between fork and exec."""
     die_with_parent()
     if os.getppid() != parent_pid:      # the runner died before prctl
         os._exit(1)
     if cpus:
         os.sched_setaffinity(0, cpus)   # inherited by every thread
+    priority.apply_in_child(nice)       # so is the niceness
 
 
-def spawn(argv, cpus=None, **popen_kw):
+def spawn(argv, cpus=None, nice=None, **popen_kw):
     """subprocess.Popen(argv, **popen_kw) in a new session, killed when
-    the runner dies, and confined to the CPUs `cpus` when given.  Raises
-    OSError like Popen when argv[0] cannot run."""
+    the runner dies, confined to the CPUs `cpus` and at niceness `nice`
+    when given (priority.parse checked that it may).  Raises OSError like
+    Popen when argv[0] cannot run."""
     parent = os.getpid()
     popen_kw.setdefault("start_new_session", True)
-    proc = subprocess.Popen(argv, preexec_fn=lambda: _in_child(parent, cpus),
+    proc = subprocess.Popen(argv, preexec_fn=lambda: _in_child(parent, cpus,
+                                                               nice),
                             **popen_kw)
     _LIVE.append(proc)
     return proc
