@@ -164,7 +164,7 @@ class ResolutionMode(unittest.TestCase):
         fc.spreads = {("pio", "a", "cycles_per_op"): (sd, 1.0),
                       ("pio", "b", "cycles_per_op"): (sd / 2, 1.0),
                       ("pio", "a", "cycles_per_exit"): (10 * sd, 1.0)}
-        fc.crit_z = 2.5
+        fc.crit = 2.5
         session.forecast = fc
         return session, fc
 

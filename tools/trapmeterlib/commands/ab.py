@@ -611,7 +611,8 @@ def make_forecast(session):
     logs = forecast.timing_logs([session.docs["a"], session.docs["b"]],
                                 cfg.stat)
     level = cfg.alpha * abtest.spending(cfg.looks)[-1]
-    session.forecast = forecast.Forecast(logs, level, cfg.seed)
+    session.forecast = forecast.Forecast(logs, level, cfg.seed,
+                                         n_end=session.seq.schedule[-1])
 
 
 def forecast_keys(session):

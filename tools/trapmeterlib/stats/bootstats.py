@@ -126,6 +126,9 @@ def _band_figures(a, b):
     return mb - ma, sd, sd * math.sqrt(1.0 / len(a) + 1.0 / len(b))
 
 
+band_figures = _band_figures    # forecast's drawn splits: the test's figures
+
+
 class Metric:
     """One metric's log values per boot: {boot index: log value}, boots
     0..n_base-1 being the base side."""
