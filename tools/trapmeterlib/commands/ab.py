@@ -73,11 +73,15 @@ def add_parser(sub, fmt):
         "session stops when every selected metric is a regression, an "
         "improvement or unchanged, or --max-boots / --budget runs out. "
         "Without --case or --suite the session runs the sentinel list (%s; "
-        "docs/design.md), and the verdict says which list ran. "
+        "docs/design.md), and the verdict says which list ran. QEMU runs "
+        "at run --nice %d (its scheduling group too) where this process "
+        "may and no side sets --nice: on a shared host the vCPU thread "
+        "otherwise waits for a CPU inside the timed loops. "
         "Unknown options are run options for both sides; for a verdict on "
         "cycles per op and exits alone, --cmdline controls=off skips the "
         "control ops (no net figures or breakdown; boots about a fifth "
-        "shorter on this project's hosts)." % ", ".join(SENTINEL_CASES))
+        "shorter on this project's hosts)." % (", ".join(SENTINEL_CASES),
+                                                AB_NICE))
     add_ab_options(ab.add_argument)
     compare_cmd.add_verdict_options(ab.add_argument)
 
