@@ -23,7 +23,7 @@ KUT = FIX
 sys.path.insert(0, os.path.join(REPO, "tools"))
 
 from trapmeterlib.backends import kut_log, kut_vmexit  # noqa: E402
-from trapmeterlib.output import report, resultsfile  # noqa: E402
+from trapmeterlib.output import kut_table, report, resultsfile  # noqa: E402
 from trapmeterlib.stats import kutcmp  # noqa: E402
 from trapmeterlib.values.errors import UnusableInput  # noqa: E402
 
@@ -384,6 +384,30 @@ class VmexitBoot(unittest.TestCase):
     def test_missing_build_is_named(self):
         with self.assertRaisesRegex(kut_vmexit.KutDirError, "vmexit.flat"):
             kut_vmexit.flat_path(HERE)
+
+
+class Coverage(unittest.TestCase):
+    """kut --from FILE --coverage: which vmexit names a run covers."""
+
+    DOC = {"boots": [
+        {"results": [{"suite": "exits", "case": "cpuid", "kut_name": "cpuid"},
+                     {"suite": "kut", "case": "invd", "kut_name": "invd"}],
+         "skips": [{"suite": "exits", "case": "ipi", "kut_name": "ipi",
+                    "reason": "one vCPU: -smp 2"},
+                   {"suite": "exits", "case": "wbinvd", "kut_name": "wbinvd",
+                    "reason": "x"}]},
+        {"results": [{"suite": "exits", "case": "wbinvd",
+                      "kut_name": "wbinvd"}], "skips": []}]}
+
+    def test_measured_in_any_boot_wins_and_skips_keep_their_reason(self):
+        cov = kut_table.coverage(self.DOC, kut_log.VMEXIT_NAMES)
+        self.assertEqual(cov["wbinvd"], [("wbinvd", "measured", "")])
+        self.assertEqual(cov["ipi"], [("ipi", "skipped", "one vCPU: -smp 2")])
+        # vmexit's own figures are not a trapmeter case
+        self.assertNotIn("invd", cov)
+        text = kut_table.render_coverage(cov, kut_log.VMEXIT_NAMES)
+        self.assertIn("3 of %d" % len(kut_log.VMEXIT_NAMES), text)
+        self.assertRegex(text, r"invd +no trapmeter case in this file")
 
 
 # vmexit names no trapmeter case names yet (issue 34); shrink it as they come

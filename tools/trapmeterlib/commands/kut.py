@@ -65,6 +65,10 @@ def add_parser(sub, fmt):
     kut.add_argument("--from", metavar="FILE", dest="from_file",
                      help="print the table of an earlier session's "
                      "results.json instead of booting")
+    kut.add_argument("--coverage", action="store_true",
+                     help="with --from: list each vmexit name's trapmeter "
+                     "cases in the file, measured or skipped with the "
+                     "guest's reason (e.g. of `run --suite all --smp 2`)")
     kut.add_argument("--accel", choices=("kvm", "tcg"), default="kvm",
                      help="accelerator of both tools (default kvm)")
     kut.add_argument("--boots", metavar="N", type=int, default=DEFAULT_BOOTS,
@@ -300,6 +304,9 @@ def replay(args):
     sys.stdout.write(kut_table.render_side_by_side(
         levels, diffs, info.get("left_out") or {}, doc.get("host"),
         (doc.get("config") or {}).get("accel") or "?"))
+    if args.coverage:
+        sys.stdout.write("\n" + kut_table.render_coverage(kut_table.coverage(
+            doc, kut_log.VMEXIT_NAMES), kut_log.VMEXIT_NAMES))
     return exitstatus.OK
 
 

@@ -5,6 +5,8 @@ from ..stats.bootstats import median
 from .report import fmt_num
 
 SUITE = "kut"
+MEASURED = "measured"
+SKIPPED = "skipped"
 
 
 def vmexit_figures(boots):
@@ -105,4 +107,38 @@ def render_side_by_side(levels, diffs, left_out, host, accel):
                   for r in notes]
     for name, why in sorted(left_out.items()):
         lines.append("  %s: not run in vmexit here: %s" % (name, why))
+    return "\n".join(lines) + "\n"
+
+
+def coverage(doc, names):
+    """Which of vmexit's `names` a trapmeter results document covers:
+    {name: [(case, MEASURED or SKIPPED, reason)]} over its boots (one row
+    per case, measured in any boot wins), from the kut_name of each result
+    and skip; vmexit's own figures (suite kut) are not trapmeter's."""
+    rows = {}
+    for boot in doc.get("boots") or []:
+        for kind, items in ((MEASURED, boot.get("results")),
+                            (SKIPPED, boot.get("skips"))):
+            for item in items or []:
+                name = item.get("kut_name")
+                if name not in names or item.get("suite") == SUITE:
+                    continue
+                cases = rows.setdefault(name, {})
+                if cases.get(item.get("case"), (None,))[0] != MEASURED:
+                    cases[item.get("case")] = (kind, item.get("reason") or "")
+    return {n: [(c, k, r) for c, (k, r) in rows[n].items()]
+            for n in names if n in rows}
+
+
+def render_coverage(cov, names):
+    """One line per vmexit name: its trapmeter cases measured or skipped
+    (with the reason), or "no trapmeter case in this file"."""
+    lines = ["vmexit names in this file: %d of %d have a trapmeter case" % (
+        len(cov), len(names))]
+    width = max(len(n) for n in names)
+    for name in names:
+        parts = ["%s %s%s" % (case, kind, ": " + why if why else "")
+                 for case, kind, why in cov.get(name, [])]
+        lines.append("  %-*s  %s" % (width, name, " | ".join(parts) or
+                                      "no trapmeter case in this file"))
     return "\n".join(lines) + "\n"
