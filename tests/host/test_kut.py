@@ -322,7 +322,7 @@ class Agreement(unittest.TestCase):
     def test_the_same_loop_reference_explains_an_extended_case(self):
         # vmexit: wbinvd 20 below its inb 0x4d0; trapmeter's pio.kernel
         # (its own loop) is 35 below wbinvd, inb.elcr (wbinvd's loop) 18
-        b = boots({"wbinvd": [30, 31, 31], self.REF: [50, 50, 51]},
+        b = boots({"wbinvd": [30, 32, 31], self.REF: [50, 50, 51]},
                   {"wbinvd": [50, 50, 51], self.REF: [15, 15, 16]},
                   extra={"inb.elcr": [68, 69, 68]})
         for boot in b:
@@ -338,7 +338,7 @@ class Agreement(unittest.TestCase):
         self.assertEqual(row["verdict"], "unexplained", row)
 
     def test_the_mean_explains_what_the_median_does_not(self):
-        b = boots({"mov_dr": [70, 72, 71], self.REF: [20, 20, 21]},
+        b = boots({"mov_dr": [70, 75, 71], self.REF: [20, 20, 21]},
                   {"mov_dr": [30, 30, 31], self.REF: [20, 20, 20]})
         for boot, mean in zip(b, (70, 71, 75)):
             boot["trapmeter"]["mov_dr"]["mean"] = mean
@@ -346,6 +346,16 @@ class Agreement(unittest.TestCase):
         row = kutcmp.diff_row(b, "mov_dr", self.REF)
         self.assertEqual(row["verdict"], "explained", row)
         self.assertIn("statistic", row["cause"])
+
+    def test_a_figure_wider_than_vmexits_range_explains_nothing(self):
+        b = boots({"mov_dr": [70, 71, 71], self.REF: [20, 20, 21]},
+                  {"mov_dr": [30, 30, 31], self.REF: [20, 20, 20]})
+        for boot, mean in zip(b, (20, 71, 175)):
+            boot["trapmeter"]["mov_dr"]["mean"] = mean
+            boot["trapmeter"][self.REF]["mean"] = 21
+        row = kutcmp.diff_row(b, "mov_dr", self.REF)
+        self.assertEqual(row["verdict"], "unexplained", row)
+        self.assertIn("explains nothing", row["cause"])
 
     def test_unexplained_names_what_was_tried_and_the_work(self):
         b = boots({"toggle_cr4_pge": [300, 310, 305], self.REF: [20, 20, 20]},

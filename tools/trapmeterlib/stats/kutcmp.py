@@ -26,7 +26,9 @@ disagreement goes away with it, each tried in turn:
   "statistic"  vmexit's figure is a mean over one span of 2^30 cycles,
                the host's preemption included; trapmeter's mean per op
                (over its samples) agrees where its median does not.
-Anything else is listed as unexplained, with each tried figure, and a
+A tried figure whose range is wider than vmexit's own explains nothing
+(it would meet any figure).  Anything else is listed as unexplained,
+with each tried figure, and a
 known difference of work between the two cases (WORK) named but not
 counted as measured."""
 
@@ -188,6 +190,17 @@ def tries(boots, name, ref):
     return out
 
 
+def width(sp):
+    return sp[2] - sp[1]
+
+
+def resolves(alt, vm):
+    """Whether a tried figure can explain anything: over two boots or
+    more, and its range no wider than vmexit's own (a wider one meets
+    any figure, so its agreement says nothing)."""
+    return alt is not None and alt[3] >= 2 and width(alt) <= width(vm)
+
+
 def judge(boots, row, name, ref):
     """("agree"|"explained"|"unexplained"|"not resolved", why)."""
     if row["vmexit"] is None or row["gross"] is None:
@@ -201,12 +214,14 @@ def judge(boots, row, name, ref):
             row["vmexit"][3], row["gross"][3])
     tried = tries(boots, name, ref)
     for cause, alt in tried:
-        if alt is not None and alt[3] >= 2 and overlap(row["vmexit"], alt):
+        if resolves(alt, row["vmexit"]) and overlap(row["vmexit"], alt):
             return "explained", "%s: %s, vmexit %s" % (
                 cause, fmt_range(alt), fmt_range(row["vmexit"]))
     why = "beyond the spread: vmexit %s, trapmeter %s; tried: %s" % (
         fmt_range(row["vmexit"]), fmt_range(row["gross"]), "; ".join(
-            "%s %s" % (cause.split(":")[0], fmt_range(alt))
+            "%s %s%s" % (cause.split(":")[0], fmt_range(alt), "" if alt is
+                         None or resolves(alt, row["vmexit"]) else
+                         " (wider than vmexit's range: explains nothing)")
             for cause, alt in tried))
     if name in WORK:
         why += "; work (named, not measured): " + WORK[name]
