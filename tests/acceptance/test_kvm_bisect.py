@@ -41,12 +41,15 @@ REFUSED, UNCONFIRMED = 15, 20   # values/exitstatus.py
 
 
 def workdir(name):
-    """A directory for one class: under TRAPMETER_ACCEPTANCE_OUT (kept),
-    else a temporary one removed after the class."""
+    """A directory for one class: under TRAPMETER_ACCEPTANCE_OUT (kept
+    after the run, emptied before it: a repository made again on top of
+    an old one, or an old phantom marker, would change the case), else
+    a temporary one removed after the class."""
     keep = os.environ.get("TRAPMETER_ACCEPTANCE_OUT")
     if keep:
         path = os.path.join(keep, name)
-        os.makedirs(path, exist_ok=True)
+        shutil.rmtree(path, ignore_errors=True)
+        os.makedirs(path)
         return path, False
     return tempfile.mkdtemp(prefix="tm-accept-%s-" % name), True
 
