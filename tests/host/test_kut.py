@@ -420,6 +420,39 @@ class Coverage(unittest.TestCase):
         self.assertRegex(text, r"invd +no trapmeter case in this file")
 
 
+COVERAGE_FIXTURES = ("kut-coverage-kvm-pvm.txt",)
+ENTRY_RE = re.compile(r"^(\S+) (measured|skipped: (\S.*))$")
+
+
+def recorded_coverage(name):
+    """{vmexit name: [entry]} of a recorded `kut --from FILE --coverage`."""
+    out = {}
+    for line in read(os.path.join(FIX, name)).splitlines():
+        found = re.match(r"^  (\S+) +(\S.*)$", line)
+        if found:
+            out[found.group(1)] = found.group(2).split(" | ")
+    return out
+
+
+class SuiteAllCoverage(unittest.TestCase):
+    """A recorded `run --suite all --smp 2` of this host names every
+    vmexit case: measured, or skipped with the guest's reason."""
+
+    def test_every_vmexit_name_measured_or_skipped_by_name(self):
+        for fixture in COVERAGE_FIXTURES:
+            cov = recorded_coverage(fixture)
+            self.assertEqual(set(cov), set(kut_log.VMEXIT_NAMES), fixture)
+            for name, entries in cov.items():
+                for entry in entries:
+                    self.assertRegex(entry, ENTRY_RE, "%s: %s" % (fixture,
+                                                                 name))
+
+    def test_a_name_without_a_case_is_caught(self):
+        text = kut_table.render_coverage({}, kut_log.VMEXIT_NAMES)
+        self.assertIn("no trapmeter case in this file", text)
+        self.assertNotRegex(text.splitlines()[1].split(None, 1)[1], ENTRY_RE)
+
+
 # vmexit names no trapmeter case names yet (issue 34); shrink it as they come
 NOT_YET = set()
 
