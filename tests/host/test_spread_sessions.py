@@ -70,7 +70,8 @@ class SideBySide(unittest.TestCase):
 
     def test_the_table_names_every_session(self):
         text = "\n".join(ss.table(ss.load()))
-        for name in ("before", "nice-process", "nice-group", "after"):
+        for name in ("before", "nice-process", "nice-group", "after", "pin",
+                     "prealloc"):
             self.assertIn(name + " (", text)
 
 
