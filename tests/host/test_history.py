@@ -392,6 +392,36 @@ class Check(Tmp):
         self.assertEqual(proc.returncode, 0, proc.stdout)
         self.assertIn("earlier change at run 7 of 30", proc.stdout)
 
+    def test_every_run_flags_the_newest_run_that_completes_a_change(self):
+        stepped_history(self.db, runs=60, step_at=50)
+        proc = trapmeter("history", "check", "--db", self.db, "--every-run")
+        self.assertEqual(proc.returncode, CHANGE, proc.stdout + proc.stderr)
+        out = proc.stdout
+        self.assertIn("check after every run: 36 tests of the newest runs' "
+                      "floor, each at p <= 1.4e-05 (alpha 0.05 over 100 "
+                      "checks)", out)
+        self.assertRegex(out, r"change \(newest runs\) at run (49|50|51) "
+                         r"of 60: exits/pio.user cycles_per_op \+.*; p "
+                         r"\S+ \(rise of the newest \d+ runs' floor\)")
+        self.assertNotIn("cpuid cycles_per_op", out)
+        self.assertIn("--bad c", out)
+
+    def test_every_run_without_a_change_and_with_too_few_runs(self):
+        stepped_history(self.db, runs=60, step_at=99)
+        proc = trapmeter("history", "check", "--db", self.db, "--every-run")
+        self.assertEqual(proc.returncode, 0, proc.stdout + proc.stderr)
+        self.assertIn("no change starts at the newest runs", proc.stdout)
+        db = os.path.join(self.dir, "few.db")
+        stepped_history(db, runs=12, step_at=7)
+        proc = trapmeter("history", "check", "--db", db, "--every-run")
+        self.assertEqual(proc.returncode, 0, proc.stdout + proc.stderr)
+        self.assertIn("check after every run: not resolved: too few runs",
+                      proc.stdout)
+        proc = trapmeter("history", "check", "--db", db, "--every-run",
+                         "--horizon", "0")
+        self.assertEqual(proc.returncode, BAD)
+        self.assertIn("--horizon 0: checks, at least 1", proc.stderr)
+
     def test_bisect_needs_its_repository(self):
         stepped_history(self.db)
         proc = trapmeter("history", "check", "--db", self.db, "--bisect")

@@ -5,12 +5,13 @@ host (backends/historydb.py, one SQLite file), its change points
 
 import argparse
 import hashlib
+import math
 import shlex
 import sys
 
 from ..backends import historydb
 from ..output import history_export, history_html, history_text, resultsfile
-from ..stats import changepoint, runlevel
+from ..stats import changepoint, changewatch, runlevel
 from ..system import envdiff, gitbuild, inputfile
 from ..values import exitstatus
 from ..values.errors import UnusableInput
@@ -62,6 +63,16 @@ def add_parser(sub, fmt):
         chk.add_argument(flag, metavar="X", help=what)
     chk.add_argument("--bisect-args", metavar="WORDS", default="",
                      help="more bisect and run options, one shell word list")
+    chk.add_argument("--every-run", action="store_true",
+                     help="this check is one of a series, one after each "
+                     "new run: test only whether the newest run completes "
+                     "a change, at alpha/horizon, so that a series of "
+                     "--horizon checks raises a false alarm with at most "
+                     "--alpha (default %g)" % changewatch.ALPHA)
+    chk.add_argument("--horizon", type=int, metavar="N",
+                     default=changewatch.HORIZON,
+                     help="--every-run: the checks alpha is spent over "
+                     "(default %d)" % changewatch.HORIZON)
     rep = verbs.add_parser("report", formatter_class=fmt,
                            help="one self-contained HTML page")
     rep.add_argument("--html", metavar="OUT", required=True)
@@ -83,10 +94,11 @@ def add_parser(sub, fmt):
         parser.add_argument("--case", metavar="NAME",
                             help="only this case (suite/case or case)")
     for parser in (chk, rep):
-        parser.add_argument("--alpha", type=float,
-                            default=changepoint.ALPHA,
+        parser.add_argument("--alpha", type=float, default=None,
                             help="family-wise false-alarm level of one "
-                            "series (default %g)" % changepoint.ALPHA)
+                            "series (default %g; with --every-run, over "
+                            "--horizon checks, default %g)"
+                            % (changepoint.ALPHA, changewatch.ALPHA))
 
 
 def command(args):
@@ -96,9 +108,15 @@ def command(args):
     if not args.busy_timeout >= 0:
         raise OptionError("--busy-timeout %s: seconds, at least 0"
                           % args.busy_timeout)
+    every = getattr(args, "every_run", False)
+    if getattr(args, "alpha", 0.5) is None:
+        args.alpha = changewatch.ALPHA if every else changepoint.ALPHA
     if not 0 < getattr(args, "alpha", 0.5) < 1:
         raise OptionError("--alpha %s: a level between 0 and 1"
                           % args.alpha)
+    if every and args.horizon < 1:
+        raise OptionError("--horizon %d: checks, at least 1"
+                          % args.horizon)
     try:
         return {"add": cmd_add, "check": cmd_check, "report": cmd_report,
                 "export": cmd_export}[args.verb](args)
@@ -216,7 +234,7 @@ def iso_date(text):
 class Series:
     """One host's runs, figures and changes."""
 
-    def __init__(self, conn, host_id, case, alpha):
+    def __init__(self, conn, host_id, case, alpha, horizon=None):
         self.host = historydb.host(conn, host_id)
         self.runs = historydb.runs_of(conn, host_id)
         figures = historydb.figures_of(conn, host_id)
@@ -229,9 +247,31 @@ class Series:
             ids, {k: {r: v[0] for r, v in f["runs"].items()}
                   for k, f in figures.items()},
             {k: f["kind"] for k, f in figures.items()}, alpha)
+        self.watch = None if horizon is None else self._watch(
+            ids, alpha, horizon)
+
+    def _watch(self, ids, alpha, horizon):
+        """The check after the newest run: floors of the timing series,
+        and the count changes the newest runs start."""
+        floors = {}
+        for key, fig in self.figures.items():
+            if fig["kind"] == "timing":
+                row = [runlevel.floor(fig["runs"][r][3])
+                       if r in fig["runs"] else None for r in ids]
+                floors[key] = [math.log(v) if v else None for v in row]
+        found = changewatch.watch(floors, len(ids), alpha, horizon)
+        counts = [c for c in self.analysis.newest() if c.kind == "count"]
+        found.changes = sorted(found.changes + counts,
+                               key=lambda c: (c.index, str(c.key)))
+        return found
+
+    def newest(self):
+        """The changes the newest runs start: of the one-look analysis,
+        or of the check after every run."""
+        return (self.watch or self.analysis).newest()
 
 
-def load(args, alpha=changepoint.ALPHA):
+def load(args, alpha=changepoint.ALPHA, horizon=None):
     conn = historydb.open_db(args.db, busy_s=args.busy_timeout)
     try:
         ids = [h for h in historydb.hosts(conn)
@@ -241,7 +281,7 @@ def load(args, alpha=changepoint.ALPHA):
             raise OptionError("no series %s in %s" % (
                 "starting %r" % args.series if args.series else "at all",
                 args.db))
-        out = [Series(conn, h, args.case, alpha) for h in ids]
+        out = [Series(conn, h, args.case, alpha, horizon) for h in ids]
     finally:
         conn.close()
     if args.case and not any(s.figures for s in out):
@@ -256,9 +296,10 @@ def cmd_check(args):
     if args.bisect and not (args.repo and args.build and args.binary):
         raise OptionError("--bisect needs --repo, --build and --binary")
     code = exitstatus.OK
-    for ser in load(args, args.alpha):
+    for ser in load(args, args.alpha,
+                    args.horizon if args.every_run else None):
         sys.stdout.write(history_text.check_text(ser))
-        newest = ser.analysis.newest()
+        newest = ser.newest()
         if not newest:
             continue
         code = exitstatus.HISTORY_CHANGE

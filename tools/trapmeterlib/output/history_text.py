@@ -4,6 +4,8 @@ subjects) and the shift with its interval.  Pure: returns text."""
 
 import math
 
+from ..stats.changewatch import AFTER, MIN_BEFORE
+
 COMMIT_CHARS = 12
 
 
@@ -51,12 +53,21 @@ def host_text(fields):
         fields.get("cpu.model_name"), fields.get("method.accel"))
 
 
+def evidence(change):
+    """"statistic 9.97", or a watched check's "p 3.1e-07 (rise of the
+    newest 8 runs' floor)"."""
+    if getattr(change, "p", None) is None:
+        return "statistic %.2f" % change.stat
+    return "p %.2g (%s of the newest %d runs' floor)" % (
+        change.p, change.side, change.window)
+
+
 def change_lines(ser, change, newest):
     key = change.key
-    lines = ["  %s at run %d of %d: %s/%s %s %s; statistic %.2f" % (
+    lines = ["  %s at run %d of %d: %s/%s %s %s; %s" % (
         "change (newest runs)" if newest else "earlier change",
         change.index + 1, len(ser.runs), key[0], key[1], key[2],
-        shift_text(change), change.stat)]
+        shift_text(change), evidence(change))]
     if change.index >= 1:
         lines.append("    last run before: " + subject_text(
             ser.runs[change.index - 1], change.index))
@@ -65,7 +76,33 @@ def change_lines(ser, change, newest):
     return lines
 
 
+def watch_text(ser):
+    """A check after every run: its level and the changes the newest run
+    completes (earlier changes are the one-look check's)."""
+    watch = ser.watch
+    lines = ["series %s: %d runs, %d series of cases and metrics (%s)" % (
+        ser.host["key"], len(ser.runs), len(ser.figures),
+        host_text(ser.host["fields"]))]
+    if watch.level is None:
+        lines.append("  check after every run: not resolved: too few runs "
+                     "(a run's floor needs %d runs before the newest %d)"
+                     % (MIN_BEFORE, min(AFTER)))
+    else:
+        lines.append("  check after every run: %d tests of the newest "
+                     "runs' floor, each at p <= %.2g (alpha %.3g over %d "
+                     "checks)" % (watch.tests, watch.level,
+                                  watch.level * watch.tests * watch.horizon,
+                                  watch.horizon))
+    for change in watch.changes:
+        lines += change_lines(ser, change, True)
+    if not watch.changes:
+        lines.append("  no change starts at the newest runs")
+    return "\n".join(lines) + "\n"
+
+
 def check_text(ser):
+    if getattr(ser, "watch", None) is not None:
+        return watch_text(ser)
     ana = ser.analysis
     timing = sum(1 for f in ser.figures.values() if f["kind"] == "timing")
     lines = ["series %s: %d runs, %d series of cases and metrics (%s)" % (

@@ -97,6 +97,13 @@ def subject(doc):
             "firmware": config.get("firmware")}
 
 
+def floor(boots):
+    """A run's floor: the lowest of its boots' figures (noise only adds
+    time), None without a positive one."""
+    values = [v for v in boots or () if v is not None and v > 0]
+    return min(values) if values else None
+
+
 def run_figures(doc):
     """[{suite, case, metric, kind, value, lo, hi, boots}] of one run:
     per case and kept metric, the median over boots and the boots'

@@ -1,0 +1,129 @@
+"""tests/host/test_changewatch.py - a history checked after every run
+(tools/trapmeterlib/stats/changewatch.py, `history check --every-run`):
+the two tests are exact for exchangeable runs; a series checked after
+each of 100 runs raises a false alarm at a rate a binomial bound holds
+at 5 % (the level is spent over the checks); a step of the floor is
+found behind runs raised by other jobs, and a drop too.  Rates are
+judged by exact binomial bounds, never one seed's count."""
+import itertools
+import math
+import os
+import random
+import sys
+import unittest
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+sys.path.insert(0, os.path.join(ROOT, "tools"))
+
+from trapmeterlib.stats import changewatch as cw  # noqa: E402
+
+SD = 0.005                  # log units: a calm run's floor, 0.5 %
+RAISED = 0.3                # share of runs other jobs raise as a whole
+
+
+def floor_runs(rng, runs, step=0.0, at=None):
+    """Floors of one case: calm runs 0.5 % around the level, a share
+    raised by 10-35 % (noise only adds time); +step from run `at`."""
+    out = []
+    for r in range(runs):
+        v = rng.gauss(0.0, SD)
+        if rng.random() < RAISED:
+            v += math.log(1 + rng.uniform(0.10, 0.35))
+        if at is not None and r >= at:
+            v += math.log(1 + step)
+        out.append(v)
+    return out
+
+
+def family(rng, metrics, runs, step=0.0, at=None):
+    """`metrics` series, the first one stepped."""
+    return {("s", "c%d" % m, "cycles_per_op"): floor_runs(
+        rng, runs, step if m == 0 else 0.0, at) for m in range(metrics)}
+
+
+def first_alarm(fam, runs, first=1, alpha=cw.ALPHA, horizon=cw.HORIZON):
+    for n in range(first, runs + 1):
+        found = cw.watch({k: v[:n] for k, v in fam.items()}, n, alpha,
+                         horizon)
+        if found.changes:
+            return n, found.changes
+    return None, []
+
+
+class Exact(unittest.TestCase):
+    def test_the_p_values_by_hand(self):
+        # after's floor 2.5 is above 2 of 3 runs before: rank 3 of 5
+        self.assertAlmostEqual(cw.rise_p([1, 2, 3], [2.5, 4]),
+                               math.comb(3, 2) / math.comb(5, 2))
+        # 2 of 3 after-runs below every run before, of 6
+        self.assertAlmostEqual(cw.drop_p([1, 2, 3], [0, 0.5, 4]),
+                               math.comb(3, 2) / math.comb(6, 2))
+        self.assertEqual(cw.rise_p([1, 2], [0, 5]), 1.0)
+        self.assertEqual(cw.drop_p([1, 2], [3, 5]), 1.0)
+
+    def test_the_tests_hold_their_level_on_exchangeable_runs(self):
+        """Every way of placing 3 after-runs among 9 runs, each equally
+        likely for exchangeable runs: P(p <= v) <= v at every value v
+        the tests give, and the rise test is exact (==)."""
+        vals = list(range(9))
+        ways = list(itertools.combinations(vals, 3))
+        for test, exact in ((cw.rise_p, True), (cw.drop_p, False)):
+            ps = [test([v for v in vals if v not in after], list(after))
+                  for after in ways]
+            for v in set(ps):
+                share = sum(1 for p in ps if p <= v + 1e-12) / len(ways)
+                self.assertLessEqual(share, v + 1e-9, test.__name__)
+                if exact:
+                    self.assertAlmostEqual(share, v, msg=test.__name__)
+
+    def test_the_level_is_spent_over_the_horizon(self):
+        fam = family(random.Random(1), 3, 60)
+        found = cw.watch(fam, 60, 0.05, 100)
+        self.assertEqual(found.tests, 3 * 2 * len(cw.AFTER))
+        self.assertAlmostEqual(found.level * found.tests * 100, 0.05)
+        self.assertIsNone(cw.watch(family(random.Random(1), 3, 9), 9).level)
+
+
+class Sequential(unittest.TestCase):
+    def test_aa_series_checked_after_every_run_rarely_alarm(self):
+        """40 series of 100 runs, 6 cases, checked after each run: at
+        most alpha = 5 % over the 100 checks; P(Bin(40, 5 %) >= 7) < 1 %.
+        (With the level not spent -- alpha at every check -- most series
+        alarm.)"""
+        k = sum(first_alarm(family(random.Random(100 + i), 6, 100), 100)[0]
+                is not None for i in range(40))
+        self.assertLessEqual(k, 6)
+
+    def test_a_step_behind_raised_runs_is_found_and_placed(self):
+        """+5 % at run 61 (10 calm sds, a third of what other jobs add):
+        found within 24 runs in at least 7 of 8 series, in the stepped
+        case, placed at run 61 +- 2."""
+        found = 0
+        for seed in range(8):
+            fam = family(random.Random(seed), 4, 84, 0.05, 60)
+            n, changes = first_alarm(fam, 84, first=61)
+            if n is None:
+                continue
+            found += 1
+            self.assertEqual([c.key[1] for c in changes], ["c0"])
+            self.assertLessEqual(abs(changes[0].index - 60), 2)
+            self.assertEqual(changes[0].side, "rise")
+        self.assertGreaterEqual(found, 7)
+
+    def test_a_drop_is_found_too(self):
+        fam = family(random.Random(5), 2, 80, -0.05, 60)
+        n, changes = first_alarm(fam, 80, first=61)
+        self.assertIsNotNone(n)
+        self.assertEqual(changes[0].side, "drop")
+        self.assertLess(changes[0].shift, 0)
+
+    def test_a_run_without_a_floor_is_not_tested(self):
+        fam = family(random.Random(2), 2, 70, 0.5, 50)
+        fam[("s", "c0", "cycles_per_op")][-1] = None
+        found = cw.watch(fam, 70)
+        self.assertEqual(found.tests, 2 * len(cw.AFTER))
+        self.assertEqual(found.changes, [])
+
+
+if __name__ == "__main__":
+    unittest.main()
