@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """tests/host/history_simulation.py - the change points of a history
-(tools/trapmeterlib/stats/changepoint.py) over series of runs: how often
-an A/A series raises an alarm, and how soon a step is found.
+(tools/trapmeterlib/stats/changepoint.py, changewatch.py) over series of
+runs: how often an A/A series raises an alarm, and how soon a step is
+found.
 
 Recorded runs: tests/fixtures/kvm-history-aa.json, per run and boot the
 figures `history add` keeps (the minimum of a boot's samples, cycles per
@@ -16,15 +17,15 @@ counts of one host, one family):
   replay  runs drawn with replacement from the recorded runs, whole (a
           run keeps its boots, its disturbances and the cases' joint
           noise), in random order;
-  model   a model fitted to the recorded runs (Model): per case its
-          floor and boot noise; each run's level, idle or busy, from a
-          two-state Markov chain with the recorded transition rates and
-          the recorded levels of each state (a host shared with other
-          jobs, whose load comes and goes); disturbed boots (the recorded
-          share of boots whose cases sit more than 8 % above their run's
-          level, by the recorded excesses, in every case of the boot) and
-          single cases hit in calm boots; exit counts drawn from the
-          recorded boots.
+  model   a model fitted to the recorded runs (Model): each run's state,
+          idle or busy (its level, what all its boots share, above
+          8 %), from a two-state Markov chain with the recorded
+          transition rates (a host shared with other jobs, whose load
+          comes and goes); each boot drawn whole from the recorded boots
+          of runs in that state (a disturbance of the whole boot, a
+          single case hit and the calm noise stay as recorded, across
+          every case of the boot); exit counts drawn from the recorded
+          boots.
 
 A series alarms when any change is found in it.  Each rate is printed
 with its exact one-sided 99 % upper bound (Clopper-Pearson).
@@ -35,11 +36,23 @@ run; the delay is the number of runs after the step when a change of a
 stepped case at STEP_AT +-1 is first flagged as starting at the newest
 runs (none within K runs: not found).
 
+Checked after every run (`history check --every-run`,
+stats/changewatch.py): `watch` counts the A/A series (replay, model, and
+the model with a drift) that alarm at any of the checks after runs
+1..100; `watch-step` steps the QEMU-exit cases by +X % from run WATCH_AT
++ 1, in replays (recorded runs drawn whole, the step multiplied in) and
+in the model, and gives the share found within WATCH_MAX runs (with its
+95 % interval) and the delay.
+
     python3 tests/host/history_simulation.py --series 300
     python3 tests/host/history_simulation.py --parts step --steps 1,2,5,10
     python3 tests/host/history_simulation.py --parts sequential --step-series 20
     python3 tests/host/history_simulation.py --parts drift --drift 10 --series 100
-tests/host/test_changepoint.py runs small versions of the same."""
+    python3 tests/host/history_simulation.py --parts watch --series 200
+    python3 tests/host/history_simulation.py --parts watch-step \
+        --steps 1,2,5,10,20,50 --step-series 40
+tests/host/test_changepoint.py and test_changewatch.py run small versions
+of the same."""
 import argparse
 import math
 import os
@@ -53,8 +66,9 @@ sys.path.insert(0, os.path.join(ROOT, "tools"))
 import json  # noqa: E402
 
 from trapmeterlib.stats import changepoint as cp  # noqa: E402
+from trapmeterlib.stats import changewatch as cw  # noqa: E402
 from trapmeterlib.stats.abtest import binomial_upper  # noqa: E402
-from trapmeterlib.stats.bootstats import mad, median  # noqa: E402
+from trapmeterlib.stats.bootstats import median  # noqa: E402
 
 FIXTURE = os.environ.get('HIST_FIXTURE') or os.path.join(ROOT, 'tests', 'fixtures', 'kvm-history-aa.json')
 RUNS = 100
@@ -62,6 +76,8 @@ BOOTS = 3
 BAND = math.log(1.08)       # a boot this far above its floor: disturbed
 STEP_AT = 60
 MAX_DELAY = 20
+WATCH_AT = 50               # --every-run steps: the first stepped run
+WATCH_MAX = 40              # ... found within this many runs
 
 
 def load(path=FIXTURE):
@@ -88,6 +104,31 @@ def run_series(runs):
 def alarms(runs, alpha=cp.ALPHA):
     series, kinds = run_series(runs)
     return cp.analyse(list(range(len(runs))), series, kinds, alpha)
+
+
+def floors(runs):
+    """{key: [log floor per run]} of the cycles per op, as `history check
+    --every-run` takes them (stats/runlevel.floor: a run's lowest boot)."""
+    out = {}
+    for i, run in enumerate(runs):
+        for case, boots in run.items():
+            vals = [b[0] for b in boots if b[0]]
+            key = tuple(case.split("/", 1)) + ("cycles_per_op",)
+            out.setdefault(key, [None] * len(runs))[i] = \
+                math.log(min(vals)) if vals else None
+    return out
+
+
+def watched(runs, first, last, alpha=cw.ALPHA, horizon=cw.HORIZON):
+    """(the first check in first..last that alarms, its changes) of a
+    series checked after every run, or (None, [])."""
+    family = floors(runs)
+    for n in range(first, last + 1):
+        found = cw.watch({k: v[:n] for k, v in family.items()}, n, alpha,
+                         horizon)
+        if found.changes:
+            return n, found.changes
+    return None, []
 
 
 def extract(paths):
@@ -117,13 +158,20 @@ def extract(paths):
 # ---------------------------------------------------------------- model
 
 class Model:
-    """What fit() measured of the recorded runs.  A run's level is the
-    median over cases of its boots' median above the case's floor (the
-    lower quartile of every recorded boot); recorded here it is two
-    states, not a drift: about +0 % (the host idle) or +15..30 % (busy:
-    other jobs running), so the model draws each run's state from a
-    two-state Markov chain with the recorded transition rates and its
-    level from the recorded levels of that state."""
+    """What fit() measured of the recorded runs.  A run's level is what
+    every boot of it shares: the median over cases of its lowest boot
+    above the case's floor (the lower quartile of every recorded boot);
+    the rest is the boots' (disturbed boots, single cases hit, boot
+    noise).  Recorded, the level is two states, not a drift: about +0 %
+    (the host idle) or +10..30 % (busy: other jobs running the whole
+    run), so the model draws each run's state from a two-state Markov
+    chain with the recorded transition rates, and each of its boots
+    whole from the recorded boots of runs in that state.  (The first fit
+    took a run's median boot as its level: that counted a boot's
+    disturbance as the run's, and made 10 of 13 runs busy where 3 had a
+    level above 8 %.  The second drew each run's level and then boots
+    around it: the level, a median over cases, is set by the 512-exit
+    cases' floors, which wander by 10 %, and imposed on the calm ones.)"""
 
     def __init__(self, rec):
         self.cases = sorted(rec["cases"])
@@ -138,7 +186,7 @@ class Model:
         self.exits = {c: [b[c][1] for r in rec["runs"] for b in r["boots"]
                           if b.get(c) and b[c][1] is not None]
                       for c in self.cases}
-        self.levels = [median([median(r[c]) - self.floor[c]
+        self.levels = [median([min(r[c]) - self.floor[c]
                                for c in self.cases if r[c]]) for r in runs]
         self._states()
         self._boots(runs)
@@ -155,44 +203,39 @@ class Model:
         self.p_busy = len(self.busy_levels) / float(len(self.levels))
 
     def _boots(self, runs):
-        """Boot noise per case, disturbed boots and single hits, each
-        beside its run's level."""
-        excess, single, resid = [], [], {c: [] for c in self.cases}
-        self.boots = 0
+        """Each recorded boot as a vector over cases of its value above
+        the case's floor, pooled by its run's state: calm noise, a
+        disturbance of the whole boot and a single case hit stay
+        together, as they were recorded.  A boot is disturbed when most
+        cases sit more than BAND above its run's level; a case is hit
+        when it alone does."""
+        self.vectors = {True: [], False: []}
+        disturbed, hit, calm = 0, 0, 0
         for run, level in zip(runs, self.levels):
             for b in range(min(len(v) for v in run.values())):
-                self.boots += 1
-                above = {c: run[c][b] - self.floor[c] - level
-                         for c in self.cases}
-                common = median(list(above.values()))
-                if common > BAND:
-                    excess.append(common)
+                above = {c: run[c][b] - self.floor[c] for c in self.cases}
+                self.vectors[level > BAND].append(above)
+                if median(list(above.values())) - level > BAND:
+                    disturbed += 1
                     continue
-                for c in self.cases:
-                    if above[c] > BAND:
-                        single.append(above[c])
-                    else:
-                        resid[c].append(run[c][b] - median(run[c]))
-        self.excess, self.single = excess, single
-        self.p_boot = len(excess) / float(self.boots)
-        self.p_case = len(single) / float(max(1, (self.boots - len(excess))
-                                              * len(self.cases)))
-        self.sd = {c: max(1.4826 * mad(resid[c]) * math.sqrt(1.5), 1e-4)
-                   for c in self.cases}
+                calm += len(self.cases)
+                hit += sum(1 for v in above.values() if v - level > BAND)
+        self.boots = sum(len(v) for v in self.vectors.values())
+        self.p_boot = disturbed / float(self.boots)
+        self.p_case = hit / float(max(1, calm))
 
     def describe(self):
         return ("model of %d runs: %d cases (%d QEMU-exit); run level: "
                 "busy in %.0f %% of runs (levels %s), P(stay busy) %.2f, "
-                "P(stay idle) %.2f; boots %d: disturbed beyond their run "
-                "%.1f %%, single cases hit %.2f %%; boot sd per case %s"
+                "P(stay idle) %.2f; %d recorded boots drawn whole from the "
+                "runs of the state: %.1f %% disturbed as a whole beyond "
+                "their run, single cases hit in %.1f %% of the others"
                 % (len(self.levels), len(self.cases), len(self.user),
                    100 * self.p_busy, ", ".join(
                        "%+.0f %%" % (100 * (math.exp(v) - 1))
                        for v in sorted(self.levels)),
                    self.p_stay[True], self.p_stay[False], self.boots,
-                   100 * self.p_boot, 100 * self.p_case,
-                   ", ".join("%.1f %%" % (100 * self.sd[c])
-                             for c in self.cases)))
+                   100 * self.p_boot, 100 * self.p_case))
 
     def series(self, rng, runs, step=0.0, step_at=None, drift=0.0):
         """[{case: [(cycles, exits) per boot]}] of `runs` runs; `drift`:
@@ -201,18 +244,13 @@ class Model:
         for r in range(runs):
             if r and rng.random() > self.p_stay[busy]:
                 busy = not busy
-            pool = (self.busy_levels if busy else self.idle_levels) or \
-                self.levels
-            level = rng.choice(pool)
+            pool = self.vectors[busy] or self.vectors[not busy]
+            level = math.log1p(drift) * r / runs
             run = {c: [] for c in self.cases}
             for _b in range(BOOTS):
-                hit = rng.choice(self.excess) if self.excess and \
-                    rng.random() < self.p_boot else 0.0
+                boot = rng.choice(pool)
                 for c in self.cases:
-                    v = self.floor[c] + level + hit + rng.gauss(
-                        0, self.sd[c]) + math.log1p(drift) * r / runs
-                    if not hit and self.single and rng.random() < self.p_case:
-                        v += rng.choice(self.single)
+                    v = self.floor[c] + level + boot[c]
                     if step and c in self.user and r >= step_at:
                         v += math.log(1 + step)
                     run[c].append((math.exp(v), rng.choice(self.exits[c])))
@@ -255,6 +293,80 @@ def sequential(name, make, series, seed, first=16):
               name, first, RUNS, hits, series, 100.0 * hits / series,
               100 * binomial_upper(hits, series, 0.99), time.time() - begin),
           flush=True)
+
+
+def watch_rate(name, make, series, seed):
+    """A/A series checked after every run (`check --every-run`): how many
+    alarm at some check."""
+    begin, hits = time.time(), 0
+    for i in range(series):
+        hits += watched(make(random.Random(seed * 100003 + i)), 1,
+                        RUNS)[0] is not None
+    print("%-7s A/A checked after every run 1..%d (--every-run, alpha %g "
+          "over %d checks): %d of %d series alarm (%.1f %%, 99 %% upper "
+          "bound %.1f %%) [%.0f s]" % (
+              name, RUNS, cw.ALPHA, cw.HORIZON, hits, series,
+              100.0 * hits / series,
+              100 * binomial_upper(hits, series, 0.99), time.time() - begin),
+          flush=True)
+    return hits
+
+
+def stepped(rec, rng, runs, step, at):
+    """A replay whose QEMU-exit cases cost (1 + step) times as much from
+    run `at` on."""
+    user = {c for c in rec["cases"] if rec["cases"][c].get("handler") ==
+            "user"}
+    out = []
+    for i, run in enumerate(replay(rec, rng, runs)):
+        if i >= at:
+            run = {c: [((v[0] * (1 + step) if c in user and v[0] else v[0]),
+                        v[1]) for v in b] for c, b in run.items()}
+        out.append(run)
+    return out
+
+
+def watch_delay(runs, user, at):
+    """Runs after the step until a check after every run flags a stepped
+    case (at the step +-1 or later: a late window still names the runs
+    around it), or None."""
+    n, changes = watched(runs, at + 1, len(runs))
+    while n is not None:
+        if any("/".join(c.key[:2]) in user and c.index >= at - 1
+               for c in changes):
+            return n - at
+        n, changes = watched(runs, n + 1, len(runs))
+    return None
+
+
+def watch_steps(rec, model, sizes, series, seed, at=WATCH_AT):
+    """Detection rate and delay of --every-run per step size, on replays
+    (recorded runs drawn whole, the step multiplied in) and the model."""
+    for source in ("replay", "model"):
+        for size in sizes:
+            found = []
+            for i in range(series):
+                rng = random.Random(seed * 7919 + i)
+                runs = stepped(rec, rng, at + WATCH_MAX, size / 100.0, at) \
+                    if source == "replay" else model.series(
+                        rng, at + WATCH_MAX, size / 100.0, at)
+                found.append(watch_delay(runs, model.user, at))
+            got = sorted(d for d in found if d is not None)
+            print("%-7s --every-run, step +%g %% per QEMU exit at run %d: "
+                  "found in %d of %d series within %d runs (95 %% interval "
+                  "%s); delay median %s, 90th percentile %s runs" % (
+                      source, size, at + 1, len(got), series, WATCH_MAX,
+                      rate_interval(len(got), series),
+                      median(got) if got else "-",
+                      got[int(0.9 * (len(got) - 1))] if got else "-"),
+                  flush=True)
+
+
+def rate_interval(hits, n):
+    """"[lo %, hi %]": the exact two-sided 95 % interval of a rate."""
+    lo = 1 - binomial_upper(n - hits, n, 0.975) if hits else 0.0
+    hi = binomial_upper(hits, n, 0.975)
+    return "%.0f-%.0f %%" % (100 * lo, 100 * hi)
 
 
 def delay(model, rng, step):
@@ -315,6 +427,16 @@ def main():
     if "step" in parts:
         steps(model, [float(s) for s in args.steps.split(",")],
               args.step_series, args.seed)
+    if "watch" in parts:
+        watch_rate("replay", lambda rng: replay(rec, rng, RUNS),
+                   args.series, args.seed)
+        watch_rate("model", lambda rng: model.series(rng, RUNS),
+                   args.series, args.seed)
+        watch_rate("drift%g" % args.drift, lambda rng: model.series(
+            rng, RUNS, drift=args.drift / 100.0), args.series, args.seed)
+    if "watch-step" in parts:
+        watch_steps(rec, model, [float(s) for s in args.steps.split(",")],
+                    args.step_series, args.seed)
 
 
 if __name__ == "__main__":

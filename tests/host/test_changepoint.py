@@ -144,9 +144,9 @@ class Recorded(unittest.TestCase):
 
     def test_a_large_step_of_the_qemu_exits_is_found(self):
         """+100 % on every exit to QEMU from run 40 of 48: found at run 40
-        +-1 in the QEMU-exit cases only (the model's run level swings by
-        +15..33 % between an idle and a busy host: smaller steps take
-        longer; docs/design.md, "History")."""
+        +-1 in the QEMU-exit cases only (the model's busy runs and
+        disturbed boots add 10-35 %: smaller steps take longer;
+        docs/design.md, "History")."""
         found = 0
         for seed in range(6):
             ana = sim.alarms(self.model.series(random.Random(seed), 48, 1.0,

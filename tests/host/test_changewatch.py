@@ -16,6 +16,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)
 sys.path.insert(0, os.path.join(ROOT, "tools"))
 
 from trapmeterlib.stats import changewatch as cw  # noqa: E402
+from tests.host import history_simulation as sim  # noqa: E402
 
 SD = 0.005                  # log units: a calm run's floor, 0.5 %
 RAISED = 0.3                # share of runs other jobs raise as a whole
@@ -123,6 +124,32 @@ class Sequential(unittest.TestCase):
         found = cw.watch(fam, 70)
         self.assertEqual(found.tests, 2 * len(cw.AFTER))
         self.assertEqual(found.changes, [])
+
+
+class Recorded(unittest.TestCase):
+    """Replays of the recorded KVM runs (tests/fixtures/kvm-history-aa.json)
+    checked after every run: small versions of
+    tests/host/history_simulation.py --parts watch,watch-step."""
+
+    @classmethod
+    def setUpClass(cls):
+        cls.rec = sim.load()
+        cls.model = sim.Model(cls.rec)
+
+    def test_replayed_aa_series_rarely_alarm(self):
+        k = sum(sim.watched(sim.replay(self.rec, random.Random(i), 100), 1,
+                            100)[0] is not None for i in range(12))
+        self.assertLessEqual(k, 3, "P(Bin(12, 5 %) >= 4) < 0.3 %")
+
+    def test_a_qemu_exit_step_is_found_in_replays(self):
+        """+20 % on every exit to QEMU from run 51: found within 20 runs
+        in the QEMU-exit cases (replays of this host: 8 runs, median)."""
+        found = 0
+        for seed in range(6):
+            runs = sim.stepped(self.rec, random.Random(seed), 70, 0.2, 50)
+            delay = sim.watch_delay(runs, self.model.user, 50)
+            found += delay is not None
+        self.assertGreaterEqual(found, 5)
 
 
 if __name__ == "__main__":
