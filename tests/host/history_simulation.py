@@ -106,16 +106,21 @@ def alarms(runs, alpha=cp.ALPHA):
     return cp.analyse(list(range(len(runs))), series, kinds, alpha)
 
 
+RUN_LEVEL = {"floor": min, "median": median}
+WATCH_LEVEL = ["floor"]     # --watch-level: what a run's value is
+
+
 def floors(runs):
     """{key: [log floor per run]} of the cycles per op, as `history check
-    --every-run` takes them (stats/runlevel.floor: a run's lowest boot)."""
-    out = {}
+    --every-run` takes them (stats/runlevel.floor: a run's lowest boot;
+    --watch-level median: its median boot instead, to compare)."""
+    level, out = RUN_LEVEL[WATCH_LEVEL[0]], {}
     for i, run in enumerate(runs):
         for case, boots in run.items():
             vals = [b[0] for b in boots if b[0]]
             key = tuple(case.split("/", 1)) + ("cycles_per_op",)
             out.setdefault(key, [None] * len(runs))[i] = \
-                math.log(min(vals)) if vals else None
+                math.log(level(vals)) if vals else None
     return out
 
 
@@ -401,6 +406,10 @@ def main():
     ap.add_argument("--drift", type=float, default=10.0,
                     help="--parts drift: %% over the 100 runs")
     ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--watch-level", choices=sorted(RUN_LEVEL),
+                    default="floor", help="watch parts: a run's value is "
+                    "its lowest boot (as check --every-run) or, to "
+                    "compare, its median boot")
     ap.add_argument("--extract", nargs="+", metavar="RESULTS",
                     help="write the fixture's form of these files to "
                     "stdout and stop")
@@ -408,6 +417,7 @@ def main():
     if args.extract:
         json.dump(extract(args.extract), sys.stdout, separators=(",", ":"))
         return
+    WATCH_LEVEL[0] = args.watch_level
     rec = load()
     model = Model(rec)
     print(model.describe(), flush=True)
