@@ -2,7 +2,7 @@
 (tools/trapmeterlib/stats/changewatch.py, `history check --every-run`):
 the two tests are exact for exchangeable runs; a series checked after
 each of 100 runs raises a false alarm at a rate a binomial bound holds
-at 5 % (the level is spent over the checks); a step of the floor is
+at alpha (the level is spent over the checks); a step of the floor is
 found behind runs raised by other jobs, and a drop too.  Rates are
 judged by exact binomial bounds, never one seed's count."""
 import itertools
@@ -88,7 +88,7 @@ class Exact(unittest.TestCase):
 class Sequential(unittest.TestCase):
     def test_aa_series_checked_after_every_run_rarely_alarm(self):
         """40 series of 100 runs, 6 cases, checked after each run: at
-        most alpha = 5 % over the 100 checks; P(Bin(40, 5 %) >= 7) < 1 %.
+        most alpha = 2 % over the 100 checks; P(Bin(40, 5 %) >= 7) < 1 %.
         (With the level not spent -- alpha at every check -- most series
         alarm.)"""
         k = sum(first_alarm(family(random.Random(100 + i), 6, 100), 100)[0]

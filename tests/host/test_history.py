@@ -398,7 +398,7 @@ class Check(Tmp):
         self.assertEqual(proc.returncode, CHANGE, proc.stdout + proc.stderr)
         out = proc.stdout
         self.assertIn("check after every run: 36 tests of the newest runs' "
-                      "floor, each at p <= 1.4e-05 (alpha 0.05 over 100 "
+                      "floor, each at p <= 5.6e-06 (alpha 0.02 over 100 "
                       "checks)", out)
         self.assertRegex(out, r"change \(newest runs\) at run (49|50|51) "
                          r"of 60: exits/pio.user cycles_per_op \+.*; p "
