@@ -108,6 +108,7 @@ def alarms(runs, alpha=cp.ALPHA):
 
 RUN_LEVEL = {"floor": min, "median": median}
 WATCH_LEVEL = ["floor"]     # --watch-level: what a run's value is
+WATCH_ALPHA = [cw.ALPHA]    # --watch-alpha
 
 
 def floors(runs):
@@ -124,9 +125,10 @@ def floors(runs):
     return out
 
 
-def watched(runs, first, last, alpha=cw.ALPHA, horizon=cw.HORIZON):
+def watched(runs, first, last, alpha=None, horizon=cw.HORIZON):
     """(the first check in first..last that alarms, its changes) of a
     series checked after every run, or (None, [])."""
+    alpha = WATCH_ALPHA[0] if alpha is None else alpha
     family = floors(runs)
     for n in range(first, last + 1):
         found = cw.watch({k: v[:n] for k, v in family.items()}, n, alpha,
@@ -310,7 +312,7 @@ def watch_rate(name, make, series, seed):
     print("%-7s A/A checked after every run 1..%d (--every-run, alpha %g "
           "over %d checks): %d of %d series alarm (%.1f %%, 99 %% upper "
           "bound %.1f %%) [%.0f s]" % (
-              name, RUNS, cw.ALPHA, cw.HORIZON, hits, series,
+              name, RUNS, WATCH_ALPHA[0], cw.HORIZON, hits, series,
               100.0 * hits / series,
               100 * binomial_upper(hits, series, 0.99), time.time() - begin),
           flush=True)
@@ -406,6 +408,9 @@ def main():
     ap.add_argument("--drift", type=float, default=10.0,
                     help="--parts drift: %% over the 100 runs")
     ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--watch-alpha", type=float, default=cw.ALPHA,
+                    help="watch parts: check --every-run's --alpha "
+                    "(default %g)" % cw.ALPHA)
     ap.add_argument("--watch-level", choices=sorted(RUN_LEVEL),
                     default="floor", help="watch parts: a run's value is "
                     "its lowest boot (as check --every-run) or, to "
@@ -418,6 +423,7 @@ def main():
         json.dump(extract(args.extract), sys.stdout, separators=(",", ":"))
         return
     WATCH_LEVEL[0] = args.watch_level
+    WATCH_ALPHA[0] = args.watch_alpha
     rec = load()
     model = Model(rec)
     print(model.describe(), flush=True)
