@@ -141,8 +141,12 @@ class KvmBisectPhantom(unittest.TestCase):
         self.assertEqual(conf["commit"], self.hashes[-1])
         self.assertEqual(conf["endpoints_again"]["status"], "failed", detail)
         self.assertEqual(conf["status"], "failed")
-        first = self.proc.stdout.splitlines()[0]
-        self.assertIn("the confirmation failed", first)
+        # the sessions' tables come first on stdout, then bisect's summary
+        first = [line for line in self.proc.stdout.splitlines()
+                 if line.startswith("trapmeter bisect:")]
+        self.assertEqual(len(first), 1, detail)
+        self.assertIn("first bad commit %s" % self.hashes[-1][:12], first[0])
+        self.assertIn("the confirmation failed", first[0])
         self.assertIn("endpoints again: failed", self.proc.stdout)
 
 
