@@ -420,7 +420,7 @@ class Coverage(unittest.TestCase):
         self.assertRegex(text, r"invd +no trapmeter case in this file")
 
 
-COVERAGE_FIXTURES = ("kut-coverage-kvm-pvm.txt",)
+COVERAGE_FIXTURES = ("kut-coverage-kvm-pvm.txt", "kut-coverage-tcg.txt")
 ENTRY_RE = re.compile(r"^(\S+) (measured|skipped: (\S.*))$")
 
 
