@@ -9,6 +9,7 @@
 ; image; only build/trapmeter-fw.elf reaches it (boot/boot.asm).
 
 bits 64
+%include "arch/x86/gprs.inc"
 
 EFLAGS_TF       equ 1 << 8
 SHADOW_AND_ARG5 equ 48                ; 32 shadow + a5 + 8 to stay aligned
@@ -64,39 +65,11 @@ efi_step_return:
 ; the general registers as struct efi_step_frame, call efi_step_trap.
 ; The CPU aligned RSP to 16 and pushed 5 words; 15 more keep it aligned.
 efi_db_entry:
-    push rax
-    push rbx
-    push rcx
-    push rdx
-    push rsi
-    push rdi
-    push rbp
-    push r8
-    push r9
-    push r10
-    push r11
-    push r12
-    push r13
-    push r14
-    push r15
+    PUSH_GPRS
     mov rdi, rsp
     cld
     call efi_step_trap
-    pop r15
-    pop r14
-    pop r13
-    pop r12
-    pop r11
-    pop r10
-    pop r9
-    pop r8
-    pop rbp
-    pop rdi
-    pop rsi
-    pop rdx
-    pop rcx
-    pop rbx
-    pop rax
+    POP_GPRS
     iretq
 
 ; The audit's hand-counted path (kernel/suites/firmware.c checks it, and

@@ -6,6 +6,8 @@
 ; fault it chose to skip), the registers are restored and IRETQ resumes.
 
 bits 64
+%include "arch/x86/gprs.inc"
+
 extern trap_handler
 global isr_table
 
@@ -58,41 +60,13 @@ ISR_ERR   30
 ISR_NOERR 31
 
 isr_common:
-    push rax
-    push rbx
-    push rcx
-    push rdx
-    push rsi
-    push rdi
-    push rbp
-    push r8
-    push r9
-    push r10
-    push r11
-    push r12
-    push r13
-    push r14
-    push r15
+    PUSH_GPRS
     mov rdi, rsp
     mov rbx, rsp
     and rsp, -16                      ; SysV ABI stack alignment for C
     call trap_handler
     mov rsp, rbx
-    pop r15
-    pop r14
-    pop r13
-    pop r12
-    pop r11
-    pop r10
-    pop r9
-    pop r8
-    pop rbp
-    pop rdi
-    pop rsi
-    pop rdx
-    pop rcx
-    pop rbx
-    pop rax
+    POP_GPRS
     add rsp, 16                       ; vector and error code
     iretq
 
