@@ -696,6 +696,41 @@ int bench_run(const struct bench_case *c, struct bench_result *r)
 	return r->mismatches ? 1 : 0;
 }
 
+struct bench_case *bench_table_add(struct bench_table *t)
+{
+	struct bench_case *c;
+	u8 *s;
+
+	if (t->n == t->max)
+		return NULL;
+	c = &t->cases[t->n];
+	s = t->state + (size_t)t->n * t->state_size;
+	kmemset(c, 0, sizeof(*c));
+	kmemset(s, 0, t->state_size);
+	c->priv = s;
+	t->n++;
+	return c;
+}
+
+void bench_run_cases(const struct tm_config *cfg, struct bench_case *cases, u32 n,
+		     bench_prepare_fn prepare, struct bench_tally *t)
+{
+	struct bench_result r;
+	u32 i;
+
+	for (i = 0; i < n; i++) {
+		if (!cmdline_case_selected(cfg, cases[i].name))
+			continue;
+		if (prepare)
+			prepare(&cases[i]);
+		if (bench_run(&cases[i], &r) < 0)
+			continue;
+		t->ran++;
+		if (r.mismatches && !t->bad++)
+			t->first_bad = cases[i].name;
+	}
+}
+
 int bench_load_plan(char *err, size_t errlen)
 {
 	struct fw_cfg_file f;

@@ -128,6 +128,44 @@ int bench_run(const struct bench_case *c, struct bench_result *r);
 bool bench_selected(const struct bench_case *c);
 extern u32 bench_selection_queries;	/* calls of bench_selected, for tests */
 
+/*
+ * A suite's table of cases, each with its state beside it (c->priv):
+ * bench_table_add hands out the slots in order.  BENCH_TABLE(cases, state)
+ * over two static arrays; max is the shorter of the two.
+ */
+struct bench_table {
+	struct bench_case *cases;
+	u8 *state;               /* max entries of state_size bytes */
+	u32 state_size;
+	u32 max;
+	u32 n;                   /* cases added */
+};
+#define BENCH_TABLE(cases_, state_)						\
+	{ (cases_), (u8 *)(state_), sizeof((state_)[0]),			\
+	  ARRAY_SIZE(cases_) < ARRAY_SIZE(state_) ? ARRAY_SIZE(cases_) :	\
+						    ARRAY_SIZE(state_), 0 }
+
+/* The next case of t, zeroed, with c->priv its zeroed state; NULL when t
+ * is full (the case is left out). */
+struct bench_case *bench_table_add(struct bench_table *t);
+
+/* What a pass over a suite's cases found: the cases that ran and those
+ * whose verify found mismatches, the first of them by name.  Zero it
+ * before the pass. */
+struct bench_tally {
+	u32 ran;
+	u32 bad;
+	const char *first_bad;
+};
+
+/* Prepare a selected case just before it runs (device state, buffers). */
+typedef void (*bench_prepare_fn)(struct bench_case *c);
+
+/* Each of cases[0..n) that cfg's case= selects: prepare(c) when prepare
+ * is not NULL, then bench_run; each case that ran counted in *t. */
+void bench_run_cases(const struct tm_config *cfg, struct bench_case *cases, u32 n,
+		     bench_prepare_fn prepare, struct bench_tally *t);
+
 /* Emit a check line; failed checks make the run end with check-failed. */
 void bench_check(const char *name, bool ok, const char *detail);
 void bench_skip(const char *suite, const char *case_name, const char *reason);

@@ -38,6 +38,7 @@
 #include "kernel/suites/blob.h"
 #include "kernel/console.h"
 #include "kernel/suites/idepat.h"
+#include "kernel/suites/ide_runner.h"
 #include "lib/fmt.h"
 #include "lib/json.h"
 #include "lib/string.h"
@@ -47,10 +48,6 @@
 #include "drivers/ide_prd.h"
 #include "arch/x86/tsc.h"
 
-#define IDE_CFG_NAME      "opt/trapmeter/ide"
-#define IDE_CFG_MAGIC     0x44494d54u      /* "TMID" little-endian */
-#define IDE_CFG_VERSION   1
-#define IDE_CFG_READONLY  (1u << 0)
 #define BLOB_NAME         "opt/trapmeter/blob"
 #define KIB               1024u
 #define DMA_MAX_BYTES     (64u * KIB)
@@ -105,16 +102,6 @@ static const struct dma_def defs[] = {
 };
 #undef ONE
 
-/* fw_cfg opt/trapmeter/ide, little-endian (tools/trapmeterlib/guest/ide.py) */
-struct ide_fw_cfg {
-	u32 magic, version;
-	u32 disk_sectors;   /* size of the runner's image */
-	u32 write_lba;      /* first sector the guest may write */
-	u32 write_sectors;  /* 0: nothing may be written */
-	u32 flags;          /* IDE_CFG_READONLY */
-} __attribute__((packed));
-_Static_assert(sizeof(struct ide_fw_cfg) == 24, "ide fw_cfg layout");
-
 struct dma_state {
 	const struct dma_def *def;
 	u8 mode;            /* enum dma_mode */
@@ -131,7 +118,7 @@ struct dma_state {
 static struct bench_case cases[MAX_CASES];
 static struct dma_state state[MAX_CASES];
 static char names[MAX_CASES][NAME_LEN];
-static u32 n_cases;
+static struct bench_table table = BENCH_TABLE(cases, state);
 
 static bool written_room(void);
 
@@ -451,22 +438,21 @@ static void extra_dma(const struct bench_case *c, const struct bench_result *r, 
 
 static void add_case(const struct dma_def *d, u8 mode)
 {
-	struct bench_case *c = &cases[n_cases];
-	struct dma_state *s = &state[n_cases];
+	char *name = names[table.n];
+	struct bench_case *c = bench_table_add(&table);
 	bool bm_case = d->kind == K_BM_READ || d->kind == K_BM_WRITE;
+	struct dma_state *s;
 
-	if (n_cases == MAX_CASES)
+	if (!c)
 		return;
-	kmemset(c, 0, sizeof(*c));
-	kmemset(s, 0, sizeof(*s));
-	c->priv = s;
-	fmt_snprintf(names[n_cases], NAME_LEN, "%s%s", d->name,
+	s = c->priv;
+	fmt_snprintf(name, NAME_LEN, "%s%s", d->name,
 		     d->flags & F_PCI ? dma_mode_suffix(mode) : "");
 	s->def = d;
 	s->mode = mode;
 	s->lba = d->kind == K_BM_WRITE ? (written_room() ? runner.write_lba : 0) : READ_LBA;
 	c->suite = "dma";
-	c->name = names[n_cases];
+	c->name = name;
 	c->target = bm_case ? "piix-ide.bm" : d->kind == K_INVAL ? "vtd" : "fwcfg.dma";
 	c->port = bm_case ? bm.base : 0;
 	c->handler = HANDLER_USER;
@@ -482,7 +468,6 @@ static void add_case(const struct dma_def *d, u8 mode)
 	c->skip = skip_dma;
 	c->verify = verify_dma;
 	c->extra = extra_dma;
-	n_cases++;
 }
 
 /* ---- set-up -------------------------------------------------------------------------- */
@@ -496,16 +481,7 @@ static bool written_room(void)
 
 static void read_runner_info(void)
 {
-	struct fw_cfg_file f;
-
-	kmemset(&runner, 0, sizeof(runner));
-	have_runner = false;
-	if (fw_cfg_find(IDE_CFG_NAME, &f) == 0 && f.size >= sizeof(runner)) {
-		fw_cfg_read(f.select, &runner, sizeof(runner));
-		have_runner = runner.magic == IDE_CFG_MAGIC && runner.version == IDE_CFG_VERSION;
-	}
-	if (!have_runner)
-		kmemset(&runner, 0, sizeof(runner));
+	have_runner = ide_runner_read(&runner);
 	have_blob = fw_cfg_find(BLOB_NAME, &blob) == 0;
 	have_wr = fw_cfg_find(DMA_FW_WRITABLE, &wr_item) == 0 && wr_item.size >= 8;
 }
@@ -548,7 +524,7 @@ static void build_table(void)
 {
 	u32 i, m;
 
-	n_cases = 0;
+	table.n = 0;
 	for (i = 0; i < ARRAY_SIZE(defs); i++)
 		if (!(defs[i].flags & F_PCI))
 			add_case(&defs[i], dma_vtd_mode());
@@ -602,7 +578,7 @@ static void check_kind(const char *name, u8 k0, u8 k1, const char *what)
 	char detail[240];
 	u32 i;
 
-	for (i = 0; i < n_cases; i++) {
+	for (i = 0; i < table.n; i++) {
 		if (state[i].def->kind < k0 || state[i].def->kind > k1)
 			continue;
 		checked += state[i].checked;
@@ -696,7 +672,7 @@ void suite_dma(const struct tm_config *cfg)
 		dma_vtd_attach(bm.bus, bm.devfn);
 	dma_vnet_setup();
 	build_table();
-	for (i = 0; i < n_cases; i++)
+	for (i = 0; i < table.n; i++)
 		run_case(i);
 	check_kind("dma.bm.read", K_BM_READ, K_BM_READ, "sectors (LBA pattern)");
 	check_kind("dma.bm.write", K_BM_WRITE, K_BM_WRITE, "sectors (read back)");

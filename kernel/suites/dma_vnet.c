@@ -109,7 +109,7 @@ static bool broken;             /* a frame was lost: queues out of step */
 static struct bench_case cases[MAX_CASES];
 static struct vnet_state state[MAX_CASES];
 static char names[MAX_CASES][NAME_LEN];
-static u32 n_cases;
+static struct bench_table table = BENCH_TABLE(cases, state);
 
 static struct vnet_state *st_of(const struct bench_case *c)
 {
@@ -378,19 +378,18 @@ static void extra_vnet(const struct bench_case *c, const struct bench_result *r,
 
 static void add_case(const struct vnet_def *d, u8 mode)
 {
-	struct bench_case *c = &cases[n_cases];
-	struct vnet_state *s = &state[n_cases];
+	char *name = names[table.n];
+	struct bench_case *c = bench_table_add(&table);
+	struct vnet_state *s;
 
-	if (n_cases == MAX_CASES)
+	if (!c)
 		return;
-	kmemset(c, 0, sizeof(*c));
-	kmemset(s, 0, sizeof(*s));
-	c->priv = s;
-	fmt_snprintf(names[n_cases], NAME_LEN, "%s%s", d->name, dma_mode_suffix(mode));
+	s = c->priv;
+	fmt_snprintf(name, NAME_LEN, "%s%s", d->name, dma_mode_suffix(mode));
 	s->def = d;
 	s->mode = mode;
 	c->suite = "dma";
-	c->name = names[n_cases];
+	c->name = name;
 	c->target = d->kind == K_TX ? "virtio-net.tx" : "virtio-net.hub";
 	c->handler = HANDLER_NONE;      /* KVM with ioeventfd=on, else QEMU */
 	c->dir = DIR_OUT;
@@ -403,7 +402,6 @@ static void add_case(const struct vnet_def *d, u8 mode)
 	c->skip = skip_vnet;
 	c->verify = verify_vnet;
 	c->extra = extra_vnet;
-	n_cases++;
 }
 
 /* A case's modes back to back, as the bus-master cases run. */
@@ -411,7 +409,7 @@ static void build_table(void)
 {
 	u32 i, m;
 
-	n_cases = 0;
+	table.n = 0;
 	for (i = 0; i < ARRAY_SIZE(defs); i++)
 		for (m = 0; m < DMA_MODE_COUNT; m++)
 			if (dma_mode_available((u8)m))
@@ -470,7 +468,7 @@ static void check_kind(const char *name, u8 kind, const char *what)
 	char detail[240];
 	u32 i;
 
-	for (i = 0; i < n_cases; i++) {
+	for (i = 0; i < table.n; i++) {
 		if (state[i].def->kind != kind)
 			continue;
 		checked += state[i].checked;
@@ -518,7 +516,7 @@ void dma_vnet_run(void)
 	u32 i;
 
 	build_table();
-	for (i = 0; i < n_cases; i++)
+	for (i = 0; i < table.n; i++)
 		run_case(i);
 	check_kind("dma.vnet.tx", K_TX, "frames read by the device (used id and length as posted)");
 	check_kind("dma.vnet.txrx", K_TXRX, "frames verified on receipt");

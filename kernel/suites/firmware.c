@@ -21,6 +21,7 @@
 #include "kernel/suites/suites.h"
 #include "model/fwaudit.h"
 #include "kernel/suites/idepat.h"
+#include "kernel/suites/blob.h"
 #include "kernel/bench.h"
 #include "kernel/console.h"
 #include "platform/efi.h"
@@ -113,12 +114,6 @@ static u32 n_cd_sums;
 static struct bench_case cases[N_ROWS];
 static struct fwaudit audits[N_ROWS];
 static efi_status audit_status[N_ROWS];
-
-/* byte i of the runner's blob (tools/trapmeterlib/guest/qemu.py make_blob) */
-static u8 blob_byte(u32 i)
-{
-	return (u8)((i * 7) + (i >> 8) + 0x5a);
-}
 
 static u16 row_port(const struct fw_row *r)
 {
@@ -468,21 +463,20 @@ static void audit_selftest(void)
 	bench_check("firmware.audit_selftest", ok, detail);
 }
 
-static void check_cases(u32 ran, u32 bad, const char *first_bad)
+static void check_cases(const struct bench_tally *t)
 {
 	char detail[160];
 
 	fmt_snprintf(detail, sizeof(detail), "%u cases ran; %u with data that did not match%s%s",
-		     ran, bad, bad ? ", first " : "", bad ? first_bad : "");
-	bench_check("firmware.data", bad == 0, detail);
+		     t->ran, t->bad, t->bad ? ", first " : "", t->bad ? t->first_bad : "");
+	bench_check("firmware.data", t->bad == 0, detail);
 }
 
 void suite_firmware(const struct tm_config *cfg, u64 system_table, u64 image_handle,
 		    bool boot_services)
 {
-	const char *first_bad = "";
-	struct bench_result r;
-	u32 i, ran = 0, bad = 0;
+	struct bench_tally t = { 0 };
+	u32 i;
 
 	bench_suite_begin(SUITE);
 	if (!boot_services || efi_init(&env, system_table, image_handle) != 0) {
@@ -495,15 +489,8 @@ void suite_firmware(const struct tm_config *cfg, u64 system_table, u64 image_han
 	find_blocks();
 	emit_env();
 	audit_selftest();
-	for (i = 0; i < N_ROWS; i++) {
+	for (i = 0; i < N_ROWS; i++)
 		build_case(i);
-		if (!cmdline_case_selected(cfg, cases[i].name))
-			continue;
-		if (bench_run(&cases[i], &r) < 0)
-			continue;
-		ran++;
-		if (r.mismatches && !bad++)
-			first_bad = cases[i].name;
-	}
-	check_cases(ran, bad, first_bad);
+	bench_run_cases(cfg, cases, N_ROWS, NULL, &t);
+	check_cases(&t);
 }

@@ -34,6 +34,7 @@
 #include "kernel/suites/edk2_fifo.h"
 #include "lib/fmt.h"
 #include "kernel/suites/idepat.h"
+#include "kernel/suites/ide_runner.h"
 #include "model/model.h"
 #include "lib/json.h"
 #include "lib/string.h"
@@ -42,11 +43,7 @@
 #include "arch/x86/tsc.h"
 #include "arch/x86/control.h"
 
-#define IDE_CFG_NAME       "opt/trapmeter/ide"
 #define IDE_SUMS_NAME      "opt/trapmeter/cd-sums"
-#define IDE_CFG_MAGIC      0x44494d54u      /* "TMID" little-endian */
-#define IDE_CFG_VERSION    1
-#define IDE_CFG_READONLY   (1u << 0)
 
 #define MIB                (1024u * 1024u)
 #define SEQ_BYTES          (4u * MIB)
@@ -70,17 +67,6 @@
 #define PHASE_IN           1u               /* low bit of a phases[] entry */
 
 enum ide_kind { K_READ1, K_SEQ, K_MULT, K_WRITE1, K_WSEQ, K_CD_READ1, K_CD_SEQ, K_COUNT };
-
-/* fw_cfg opt/trapmeter/ide, little-endian (tools/trapmeterlib/guest/ide.py) */
-struct ide_fw_cfg {
-	u32 magic;          /* IDE_CFG_MAGIC */
-	u32 version;        /* IDE_CFG_VERSION */
-	u32 disk_sectors;   /* size of the runner's image */
-	u32 write_lba;      /* first sector the guest may write */
-	u32 write_sectors;  /* 0: nothing may be written */
-	u32 flags;          /* IDE_CFG_READONLY */
-} __attribute__((packed));
-_Static_assert(sizeof(struct ide_fw_cfg) == 24, "ide fw_cfg layout");
 
 struct ide_case {
 	u8 kind;
@@ -123,7 +109,7 @@ static const char *const fifo_names[2][FIFO_SHAPES + 1] = {
 
 static struct bench_case cases[MAX_CASES];
 static struct ide_case state[MAX_CASES];
-static u32 n_cases;
+static struct bench_table table = BENCH_TABLE(cases, state);
 
 static struct ata_channel channels[2];
 static struct ata_dev devs[4];
@@ -474,13 +460,13 @@ static void extra_ide(const struct bench_case *c, const struct bench_result *r, 
 
 static void add_case(u8 kind, u8 xfer, struct ata_dev *dev, u64 lba, u32 sectors)
 {
-	struct bench_case *c = &cases[n_cases];
-	struct ide_case *s = &state[n_cases];
+	struct bench_case *c = bench_table_add(&table);
 	u8 width = ata_xfer_width(xfer);
+	struct ide_case *s;
 
-	kmemset(c, 0, sizeof(*c));
-	kmemset(s, 0, sizeof(*s));
-	c->priv = s;
+	if (!c)
+		return;
+	s = c->priv;
 	s->kind = kind;
 	s->xfer = xfer;
 	s->dev = dev;
@@ -502,7 +488,6 @@ static void add_case(u8 kind, u8 xfer, struct ata_dev *dev, u64 lba, u32 sectors
 	c->skip = skip_ide;
 	c->verify = verify_ide;
 	c->extra = extra_ide;
-	n_cases++;
 }
 
 /* edk2's shapes on one sector, read (IoReadFifo16) and written
@@ -522,8 +507,8 @@ static void add_fifo_cases(void)
 				add_case(K_WRITE1, xfer, disk, runner.write_lba, write_room ? 1 : 0);
 			else
 				add_case(K_READ1, xfer, disk, READ1_LBA, 1);
-			state[n_cases - 1].fifo = (u8)f;
-			cases[n_cases - 1].name = fifo_names[k][f];
+			state[table.n - 1].fifo = (u8)f;
+			cases[table.n - 1].name = fifo_names[k][f];
 		}
 	}
 }
@@ -550,7 +535,7 @@ static void build_table(bool quick)
 	wseq = clamp(clamp((quick ? WSEQ_BYTES_QUICK : WSEQ_BYTES) / ATA_SECTOR_SIZE,
 			   write_room), WBUF_SECTORS);
 	cdseq = clamp((quick ? SEQ_BYTES_QUICK : SEQ_BYTES) / ATAPI_SECTOR_SIZE, cd_room);
-	n_cases = 0;
+	table.n = 0;
 	for (k = 0; k < K_COUNT; k++) {
 		for (x = 0; x < ATA_XFER_COUNT; x++) {
 			switch (k) {
@@ -572,19 +557,12 @@ static void read_runner_info(void)
 	struct fw_cfg_file f;
 	u32 len;
 
-	have_runner = false;
 	n_cd_sums = 0;
 	cd_sums_source = NULL;
 	cd_sums_runner = false;
-	kmemset(&runner, 0, sizeof(runner));
-	if (fw_cfg_find(IDE_CFG_NAME, &f) == 0 && f.size >= sizeof(runner)) {
-		fw_cfg_read(f.select, &runner, sizeof(runner));
-		have_runner = runner.magic == IDE_CFG_MAGIC && runner.version == IDE_CFG_VERSION;
-	}
-	if (!have_runner) {
-		kmemset(&runner, 0, sizeof(runner));
+	have_runner = ide_runner_read(&runner);
+	if (!have_runner)
 		return;
-	}
 	if (fw_cfg_find(IDE_SUMS_NAME, &f) == 0) {
 		len = f.size < sizeof(cd_sums) ? f.size : sizeof(cd_sums);
 		fw_cfg_read(f.select, cd_sums, len);
@@ -670,7 +648,7 @@ static void check_group(const char *name, u8 k0, u8 k1, const char *what)
 	char detail[200];
 	u32 i;
 
-	for (i = 0; i < n_cases; i++) {
+	for (i = 0; i < table.n; i++) {
 		if (state[i].kind < k0 || state[i].kind > k1)
 			continue;
 		if (state[i].bad && !first_case) {
@@ -698,7 +676,7 @@ static void emit_view(u8 kind, const char *what)
 	struct jw w;
 	u32 i;
 
-	for (i = 0; i < n_cases; i++)
+	for (i = 0; i < table.n; i++)
 		if (state[i].kind == kind && state[i].median && !state[i].failed) {
 			if (state[i].xfer == ATA_XFER_LOOP16)
 				loop = &state[i];
@@ -777,7 +755,7 @@ void suite_ide(const struct tm_config *cfg)
 	build_table(cfg->quick);
 	if (suite_extended(cfg))
 		add_fifo_cases();
-	for (i = 0; i < n_cases; i++)
+	for (i = 0; i < table.n; i++)
 		bench_run(&cases[i], &r);
 	report();
 }

@@ -68,7 +68,7 @@ struct mmio_case {
 
 static struct bench_case cases[MAX_CASES];
 static struct mmio_case state[MAX_CASES];
-static u32 n_cases;
+static struct bench_table table = BENCH_TABLE(cases, state);
 static struct pci_testdev ptd;
 static const char *ptd_why;
 static struct ptd_test ptd_hdr;
@@ -332,11 +332,12 @@ static void extra_mmio(const struct bench_case *c, const struct bench_result *r,
 static struct mmio_case *add(const char *name, u8 kind, const char *target, u64 addr,
 			     u8 handler, u8 dir, u8 width, u8 insn, u32 bytes)
 {
-	struct bench_case *c = &cases[n_cases];
-	struct mmio_case *m = &state[n_cases];
+	struct bench_case *c = bench_table_add(&table);
+	struct mmio_case *m;
 
-	if (n_cases == MAX_CASES)
+	if (!c)
 		return NULL;
+	m = c->priv;
 	*m = (struct mmio_case){ .kind = kind, .insn = insn, .addr = addr };
 	*c = (struct bench_case){
 		.suite = "mmio", .name = name, .target = target,
@@ -345,7 +346,6 @@ static struct mmio_case *add(const char *name, u8 kind, const char *target, u64 
 		.op = op_mmio, .control = ctl_mmio, .exits_model = model_mmio, .skip = skip_mmio,
 		.verify = verify_mmio, .extra = extra_mmio, .kut_name = BENCH_NO_KUT, .priv = m,
 	};
-	n_cases++;
 	return m;
 }
 
@@ -386,7 +386,7 @@ static void add_ptd_case(const char *name, const char *target, u8 test, u8 handl
 	m->fixed = true;
 	m->ptd_test = test;
 	m->value = value;
-	cases[n_cases - 1].kut_name = "pci-mem";	/* the case add() made */
+	cases[table.n - 1].kut_name = "pci-mem";	/* the case add() made */
 }
 
 /* The test register's address is known only once the test is selected
@@ -523,8 +523,9 @@ static void probe_devices(void)
 
 /* Per case, before it runs: testdev reads get the pattern, OUT buffers
  * get it too, pci-testdev gets the case's test selected. */
-static void prepare(struct bench_case *c, struct mmio_case *m)
+static void prepare(struct bench_case *c)
 {
+	struct mmio_case *m = c->priv;
 	u8 *buf = bench_buffer();
 	u32 i;
 
@@ -547,26 +548,24 @@ static void prepare(struct bench_case *c, struct mmio_case *m)
 }
 
 /* One check over every case that ran: the data each read and wrote. */
-static void check_cases(u32 ran, u32 bad, const char *first_bad)
+static void check_cases(const struct bench_tally *t)
 {
 	char detail[160];
 
-	if (!ran)
+	if (!t->ran)
 		return;
 	fmt_snprintf(detail, sizeof(detail), "%u mmio cases, %u with wrong data or counts%s%s",
-		     ran, bad, bad ? "; first: " : "", bad ? first_bad : "");
-	bench_check("mmio.data", bad == 0, detail);
+		     t->ran, t->bad, t->bad ? "; first: " : "", t->bad ? t->first_bad : "");
+	bench_check("mmio.data", t->bad == 0, detail);
 }
 
 void suite_mmio(const struct tm_config *cfg)
 {
-	const char *first_bad = "";
-	struct bench_result r;
-	u32 i, ran = 0, bad = 0;
+	struct bench_tally t = { 0 };
 
 	bench_suite_begin("mmio");
 	probe_devices();
-	n_cases = 0;
+	table.n = 0;
 	add_testdev();
 	add_ptd();
 	add_apics();
@@ -576,15 +575,6 @@ void suite_mmio(const struct tm_config *cfg)
 	else
 		bench_skip("mmio", "e1000.*",
 			   "no e1000 NIC (QEMU -device e1000; the runner adds it for suite mmio)");
-	for (i = 0; i < n_cases; i++) {
-		if (!cmdline_case_selected(cfg, cases[i].name))
-			continue;
-		prepare(&cases[i], &state[i]);
-		if (bench_run(&cases[i], &r) < 0)
-			continue;
-		ran++;
-		if (r.mismatches && !bad++)
-			first_bad = cases[i].name;
-	}
-	check_cases(ran, bad, first_bad);
+	bench_run_cases(cfg, cases, table.n, prepare, &t);
+	check_cases(&t);
 }
