@@ -36,6 +36,7 @@ summary's compact one."""
 from ..stats.bootstats import median
 from ..stats.tdist import welch_interval
 from ..values import figure, resultform
+from ..values.texttable import aligned
 
 SUITE = "dma"
 MODES = ("none", "off", "pt", "4k", "2m")
@@ -215,14 +216,6 @@ def _modes_of(table):
     return [m for m in MODES if any(m in v for v in table.values())]
 
 
-def _grid(rows):
-    """Rows of cells as aligned lines (first column left)."""
-    widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
-    return ["  " + "  ".join(c.ljust(w) if i == 0 else c.rjust(w)
-                             for i, (c, w) in enumerate(zip(r, widths)))
-            for r in rows]
-
-
 def full_rows(boot_results):
     """The full table as rows of cells, its head first ([] without a PCI
     dma row): every mode that ran and every difference of two of them."""
@@ -248,7 +241,7 @@ def render_boots(boot_results, title="dma by IOMMU mode"):
              "of means with %s (n.r.: not resolved, at or below zero, the "
              "interval holding zero, or too few boots; -: mode not run):"
              % (title, HOW)]
-    lines += _grid(rows)
+    lines += aligned(rows)
     if "4k" in rows[0]:
         lines.append(miss_line(boot_results))
     return "\n".join(lines) + "\n"
@@ -326,7 +319,7 @@ def face_lines(boot_results):
              "differences with", HOW + ":"]
     while True:
         reasons = {}
-        grid = _grid(_face_rows(table, modes, diffs, reasons))
+        grid = aligned(_face_rows(table, modes, diffs, reasons))
         if len(diffs) <= 1 or max(len(g) for g in grid) <= FACE_WIDTH:
             break
         diffs = diffs[:-1]

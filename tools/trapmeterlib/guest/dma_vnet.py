@@ -13,6 +13,7 @@ annotate() stores one boot's on the txrx rows, render_boots() prints
 the table over boots."""
 
 from ..values import figure
+from ..values.texttable import aligned
 from . import dma
 
 TX = "vnet.tx."
@@ -57,10 +58,7 @@ def render_boots(boot_results):
     modes = [m for m in dma.MODES if m in modes]
     rows = [["case"] + modes] + [[b] + [by.get(m, "-") for m in modes]
                                  for b, by in cells.items()]
-    widths = [max(len(r[i]) for r in rows) for i in range(len(modes) + 1)]
     lines = ["", "vnet receive write (%s, the same mode; cycles per op, nets "
              "of means, %s; n.r.: not resolved):" % (LABEL, dma.HOW)]
-    for r in rows:
-        lines.append("  " + "  ".join(c.ljust(w) if i == 0 else c.rjust(w)
-                                      for i, (c, w) in enumerate(zip(r, widths))))
+    lines += aligned(rows)
     return "\n".join(lines) + "\n"

@@ -15,6 +15,7 @@ import os
 
 from ..stats.verdict import AUDIT_METRIC   # compare's, for the audit
 from ..values import figure
+from ..values.texttable import aligned
 
 WIDTH = 100                 # the summary's (output/summary.py)
 
@@ -143,13 +144,8 @@ def render(dump):
             "%.0f" % res["cycles_per_unit"] if isinstance(
                 res.get("cycles_per_unit"), (int, float)) else "-",
             "%.1fx" % speed if isinstance(speed, (int, float)) else ""))
-    widths = [max(len(str(row[i])) for row in table) for i in range(len(head))]
     lines = ["", "firmware audit (single-stepped once; exits by the model "
-             "from the trace):"]
-    for row in table:
-        lines.append("  " + "  ".join(
-            str(c).ljust(w) if i < 4 else str(c).rjust(w)
-            for i, (c, w) in enumerate(zip(row, widths))).rstrip())
+             "from the trace):"] + aligned(table, left=4)
     env = next((r for r in dump.other if r.get("type") == ENV_TYPE
                 and r.get("suite") == SUITE), None)
     if env:

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from ..values import figure
 from ..values.errors import InputError
 from ..values.numbers import is_number
+from ..values.texttable import aligned
 from .dump import time_mark
 
 MASK = (1 << 64) - 1
@@ -309,12 +310,7 @@ def render(dump):
                       else _fmt(r.get("cycles_per_exit_model"), 0),
                       _fmt(r.get("rep_loop_ratio"), 1) + "x"
                       if r.get("rep_loop_ratio") is not None else ""))
-    widths = [max(len(str(row[i])) for row in table) for i in range(len(head))]
-    lines = ["", "ide per sector:"]
-    for row in table:
-        lines.append("  " + "  ".join(
-            str(c).ljust(w) if i < 3 else str(c).rjust(w)
-            for i, (c, w) in enumerate(zip(row, widths))).rstrip())
+    lines = ["", "ide per sector:"] + aligned(table, left=3)
     for v in views:
         lines.append("regression view: %s %s: loop/rep %sx per sector (rep "
                      "insw %s cycles, inw loop %s cycles a sector)" % (

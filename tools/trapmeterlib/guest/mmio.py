@@ -19,6 +19,7 @@ of ten pio/exits cases under KVM here.  `--mmio-devices off` leaves them out, so
 can be seen; `on` attaches them whatever the suites."""
 
 from ..values.numbers import is_number
+from ..values.texttable import aligned
 
 SUITE = "mmio"
 PTD_PREFIX = "ptd."      # pio's extended cases on pci-testdev's I/O BAR
@@ -185,13 +186,8 @@ def render(results):
                       _num(r.get("exits_to_qemu_model")),
                       _num(meas) + (" !" if r.get("exits_to_qemu_mismatch") else ""),
                       _num((r.get("cycles") or {}).get("median"))))
-    widths = [max(len(str(row[i])) for row in table) for i in range(len(head))]
     lines = ["", "handler classes (per op; ! = round trips to QEMU differ from "
-             "the model by more than 10 %):"]
-    for row in table:
-        lines.append("  " + "  ".join(
-            str(c).ljust(w) if i < 2 else str(c).rjust(w)
-            for i, (c, w) in enumerate(zip(row, widths))).rstrip())
+             "the model by more than 10 %):"] + aligned(table, left=2)
     return "\n".join(lines) + "\n"
 
 

@@ -26,6 +26,7 @@ import sys
 from ..system import privdir
 from ..values import exitstatus
 from ..values.numbers import number_or_none
+from ..values.texttable import aligned
 from . import viommu
 from .dump import time_mark
 from .vhost_user import (DEFAULT_BINARY, TestpmdError, forwarding_cores,
@@ -268,15 +269,6 @@ def _by_case(results):
     return {r.get("case"): r for r in results if r.get("suite") == SUITE}
 
 
-def _align(rows):
-    widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
-    out = []
-    for row in rows:
-        out.append("  " + "  ".join(c.ljust(w) if i == 0 else c.rjust(w)
-                                    for i, (c, w) in enumerate(zip(row, widths))))
-    return out
-
-
 def render_sizes(results):
     """Per packet size: packets/s, cycles/packet, kicks/packet per policy."""
     cases = _by_case(results)
@@ -295,7 +287,7 @@ def render_sizes(results):
                     _fmt(res.get("kicks_per_packet"), 3),
                     _fmt(res.get("cycles_per_kick"))]
         rows.append(row)
-    return ["virtio-net, per packet size:"] + _align(rows)
+    return ["virtio-net, per packet size:"] + aligned(rows)
 
 
 def matrix_row(transport, ioeventfd, boot):
@@ -350,7 +342,7 @@ def render_matrix(rows):
     lines = ["virtio notification paths, cycles per kick (one boot each; "
              "kick = kick.alone, back-to-back doorbells; 1 kick = "
              "kick.interleaved, single timed kicks; min is the least "
-             "disturbed by host load):"] + _align(table)
+             "disturbed by host load):"] + aligned(table)
     for key, what in (("kick_min_cycles", "kick.alone min"),
                       ("kick_cycles", "kick.alone median"),
                       ("kick_single_min_cycles", "single kick min")):
