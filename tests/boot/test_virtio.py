@@ -3,11 +3,14 @@
 TCG: every packet size and kick policy moves frames from NIC A to NIC B
 with 0 lost and 0 corrupt, on the legacy, modern and modern-pio
 transports; one or no NIC gives skips with a reason.  KVM: one bounded
-boot whose NIC A has ioeventfd=on and NIC B ioeventfd=off: a kick on B
-(a round trip to QEMU) costs more than on A (answered by KVM), compared
-with interleaved single kicks.  Ratios
-only, never absolute cycles.
+boot whose NIC A has ioeventfd=on and NIC B ioeventfd=off: each kick on
+B is an MMIO exit to QEMU and none on A is (counted), and, kicked
+alternately, B's kick is the slower of the pair in more rounds than two
+alike kicks would give but once in a million boots (a bounded rate, no
+timing margin; measured on this loaded PVM host: 471 and 475 of 512).
+Never absolute cycles.
 """
+import math
 import os
 import sys
 import unittest
@@ -20,13 +23,6 @@ from trapmeterlib.output import resultsfile  # noqa: E402
 SIZES = (64, 128, 260, 520, 1024, 1500)
 POLICIES = ("each", "batch32", "event")
 SMALL = ("--cmdline", "samples=3 budget_ms=20")
-# kick.interleaved (A and B kicked alternately, each timed alone): NIC B
-# (ioeventfd=off, a round trip to QEMU) must cost this much more than NIC
-# A (ioeventfd=on, answered by KVM) at the 10th percentile.  Measured here
-# on a loaded software KVM: ~1.35x; hardware hosts show far more.  The
-# back-to-back kick.alone cases are not compared: with ioeventfd=on every
-# kick wakes QEMU's main loop, which competes with the vCPU for the CPUs.
-KICK_RATIO_MIN = 1.1
 
 
 def virtio_results(boot):
@@ -173,20 +169,51 @@ class KvmIoeventfd(unittest.TestCase):
                     "--case", "kick.*", "--cmdline", "samples=9 budget_ms=300",
                     "--timeout", "240", "--", *nics, timeout=300)
 
+    def test_only_the_kick_without_ioeventfd_goes_to_qemu(self):
+        """Each kick is one VM exit; QEMU's MMIO exits (QMP, whole exits
+        over the timed window, 2 allowed for the window's edges) are one a
+        kick on NIC B and none on NIC A, whose doorbell KVM answers."""
+        self.assertEqual(self.b.status, 0, self.b.describe())
+        for case, to_qemu in (("kick.alone", 0), ("kick.alone.nic_b", 1)):
+            r = self.b.result(case)
+            self.assertEqual(r["exits_model"], 1)
+            stats = r.get("exit_stats_per_op") or {}
+            if stats.get("mmio_exits") is None:
+                self.skipTest("the host reports no mmio_exits: %s" % r.get("exits_note"))
+            self.assertLessEqual(abs(stats["mmio_exits"] - to_qemu) * r["ops"],
+                                 EDGE_EXITS + 0.0005 * r["ops"], (case, r))
+
     def test_kick_without_ioeventfd_costs_more(self):
+        """Kicked alternately, B's kick took longer than the A kick before
+        it in more rounds than two alike kicks would give but once in
+        a million boots (Binomial(rounds, 1/2)); host noise lands on
+        either and does not make this fail, only less likely to pass."""
         self.assertEqual(self.b.status, 0, self.b.describe())
         pair = [o for o in self.b.boot["other"] if o.get("type") == "virtio_kicks"]
         self.assertEqual(len(pair), 1, self.b.boot["other"])
-        on, off = pair[0]["nic_a"], pair[0]["nic_b"]
-        self.assertGreater(on["p10"], 0)
-        self.assertGreaterEqual(off["p10"] / on["p10"], KICK_RATIO_MIN,
-                                f"kick ioeventfd=off {off} vs on {on} cycles")
-        # the low end, not the median: a slow stretch of the host lifted one
-        # median above the other in CI (on 44,752 vs off 42,708, while the
-        # minima were 13,290 and 35,880)
-        self.assertGreater(off["min"], on["min"], f"off {off} vs on {on}")
-        for case in ("kick.alone", "kick.alone.nic_b"):
-            self.assertEqual(self.b.result(case)["exits_model"], 1)
+        rounds, slower = pair[0]["rounds"], pair[0]["b_slower"]
+        self.assertEqual(rounds, PAIR_ROUNDS)
+        self.assertGreaterEqual(slower, binomial_bound(rounds, ALIKE_ALPHA),
+                                f"B slower in {slower} of {rounds} rounds: {pair[0]}")
+
+
+# kick.interleaved's rounds (kernel/suites/virtio.c PAIR_ROUNDS), the rate at
+# which two alike kicks would pass the test above, and the whole exits a
+# QMP window's edges may add or miss
+PAIR_ROUNDS = 512
+ALIKE_ALPHA = 1e-6
+EDGE_EXITS = 2
+
+
+def binomial_bound(n, alpha):
+    """The least k with P(X >= k) <= alpha for X ~ Binomial(n, 1/2)."""
+    tail = 0
+    for k in range(n, -1, -1):
+        tail += math.comb(n, k)
+        if tail > alpha * 2 ** n:
+            return k + 1
+    return 0
+
 
 if __name__ == "__main__":
     unittest.main()
