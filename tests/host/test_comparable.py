@@ -279,6 +279,18 @@ class Warnings(unittest.TestCase):
             self.assertIn(want, text)
         self.assertEqual(text.count("rep=off"), 1, text)
 
+    def test_qemu_niceness_is_named(self):
+        """ab runs QEMU at --nice -20 (the vCPU's wait for a host CPU made
+        most of the per-boot spread); a file from a run without it is
+        another noise regime, and compare says so."""
+        a, b = ab_pair()
+        a["config"].pop("nice", None)
+        b["config"]["nice"] = -20
+        self.assertIn("QEMU niceness differs: base inherited, candidate -20",
+                      "\n".join(comparable.check(a, b)[1]))
+        a["config"]["nice"] = -20
+        self.assertNotIn("niceness", "\n".join(comparable.check(a, b)[1]))
+
     def test_per_run_paths_are_not_a_difference(self):
         a, b = ab_pair()
         b["config"]["qemu_argv"] = [w.replace("TMPDIR", "/tmp/trapmeter-1-x")

@@ -341,9 +341,21 @@ def _boot_method(doc):
         _field(doc, "boot")
 
 
+def _niceness(doc):
+    """QEMU's niceness (run --nice, ab's default -20): it decides how long
+    the vCPU thread waits for a host CPU, the largest source of per-boot
+    spread on a shared host (docs/design.md).  A run without --nice, or
+    from before the field, left QEMU at its runner's niceness."""
+    if not isinstance(doc.get("config"), dict):
+        return None
+    nice = doc["config"].get("nice")
+    return "inherited" if nice is None else str(nice)
+
+
 SIMPLE = (("boot method", _boot_method),
           ("firmware", lambda d: _field(d, "firmware")),
           ("machine", lambda d: _field(d, "machine")),
+          ("QEMU niceness", _niceness),
           ("KVM flavour", lambda d: _dict(d.get("host")).get("kvm_flavour")
            if _field(d, "accel") == "kvm" else "(not KVM)"),
           ("CPU model", _guest_cpu),
