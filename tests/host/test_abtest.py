@@ -390,15 +390,15 @@ class Cli(unittest.TestCase):
 
 class CountBoots(unittest.TestCase):
     """--count-boots: the first N boots of each side count exits, the rest
-    run with --no-count-exits after every side word (so it wins)."""
+    run as --no-count-exits, whatever the side's words say."""
 
     def session(self, count_boots):
         s = ab_cmd.Session.__new__(ab_cmd.Session)
         s.cfg = types.SimpleNamespace(rounds=4, count_boots=count_boots)
         s.sides = {"a": (["--count-exits", "--case", "x"], ["-m", "64"])}
-        s.plan, s.tmp, s.docs, s.calls = None, "t", {"a": None}, []
-        s.boot = lambda name, label, out, counted=True: s.calls.append(counted)
-        s.add = lambda name, path: None
+        s.plan, s.plans, s.tmp, s.docs, s.calls = None, {}, "t", {"a": None}, []
+        s.boot = lambda name, label, counted=True: s.calls.append(counted)
+        s.add = lambda name, doc: None
         return s
 
     def test_counted_boots_spread_over_the_session(self):
@@ -411,13 +411,22 @@ class CountBoots(unittest.TestCase):
                          [1, 2, 4, 8, 16])
         self.assertFalse([n for n in range(0, 9) if abtest.counts_exits(n, 0)])
 
-    def test_no_count_exits_comes_after_the_side_words(self):
+    def test_an_uncounted_boot_does_not_count_whatever_the_side_says(self):
         s = self.session(1)
-        argv = s.boot_argv("a", "o.json", counted=False)
-        self.assertIn("--no-count-exits", argv)
-        self.assertGreater(argv.index("--no-count-exits"), argv.index("--count-exits"))
-        self.assertEqual(argv[argv.index("--") + 1:], ["-m", "64"])
-        self.assertNotIn("--no-count-exits", s.boot_argv("a", "o.json"))
+        counted, uncounted = s.boot_plan("a"), s.boot_plan("a", counted=False)
+        self.assertIs(counted.count_exits, True)
+        self.assertIs(uncounted.count_exits, False)
+        self.assertEqual(uncounted.extra, ("-m", "64"))
+        self.assertEqual((uncounted.case, uncounted.rounds, uncounted.repeat,
+                          uncounted.json, uncounted.no_build),
+                         ("x", 4, 1, None, True))
+
+    def test_a_boot_of_the_session_runs_its_sample_plan(self):
+        s = self.session(1)
+        s.plan, s.plan_entries = "p.json", [("pio", "x", 1, 9)]
+        one = s.boot_plan("a")
+        self.assertEqual((one.plan, one.plan_entries, one.suite),
+                         ("p.json", (("pio", "x", 1, 9),), "pio"))
 
     def test_negative_is_bad_input(self):
         proc = Cli.run_cli(self, "ab", "--no-build", "--count-boots", "-1")

@@ -19,7 +19,7 @@ sys.path.insert(0, os.path.join(ROOT, "tools"))
 from trapmeterlib.guest import ide, mmio  # noqa: E402
 from trapmeterlib.output import breakdown_text, report, resultsfile  # noqa: E402
 from trapmeterlib.stats import breakdown, compare  # noqa: E402
-from trapmeterlib.commands import run as run_cmd  # noqa: E402
+from trapmeterlib.session import record as run_record  # noqa: E402
 from trapmeterlib.values import figure  # noqa: E402
 from trapmeterlib.commands.common import SUITE_FITS  # noqa: E402
 
@@ -104,7 +104,7 @@ class RecordedMakeRun(unittest.TestCase):
         with open(path) as fh:
             cls.stored = json.load(fh)
         cls.doc = resultsfile.read_results(path)
-        run_cmd.add_breakdown(cls.doc)
+        run_record.add_breakdown(cls.doc)
         cls.text = console(cls.doc)
 
     def test_results_json_as_written_has_no_figure_below_zero(self):
@@ -142,7 +142,7 @@ class RecordedBeforeTheRule(unittest.TestCase):
     def test_their_costs_read_and_print_by_the_rule(self):
         for name in BEFORE:
             doc = resultsfile.read_results(os.path.join(FIX, name))
-            run_cmd.add_breakdown(doc)
+            run_record.add_breakdown(doc)
             self.assertEqual(negatives(doc, costs_only=True), [], name)
             text = console(doc)
             self.assertEqual(minus_lines(text), [], name)

@@ -21,8 +21,7 @@ before its fix.
 - parse refuses a run record whose schema is a string.
 - ab: --a-json on a full or read-only disk is a named error before any
   boot; an interrupted session names its partial files; a group SIGTERM
-  never prints a traceback (tests/host/test_forkrun.py has the fork's
-  own case)."""
+  never prints a traceback."""
 
 import copy
 import json

@@ -24,7 +24,7 @@ MAX_LINES = 500
 # bottom first: a package may import its own modules and those of the
 # packages below it, never one above (the top-level cli.py is "cli")
 FLOORS = ("values", "system", "stats", "guest", "counters", "output",
-          "backends", "commands", "cli")
+          "backends", "session", "commands", "cli")
 ERROR_BASE = "trapmeterlib.values.errors"
 UPPER = ("trapmeterlib.cli", "trapmeterlib.commands")
 CHILDREN = "trapmeterlib.system.children"
@@ -235,7 +235,7 @@ class HostLibraryLayout(unittest.TestCase):
 
     def test_the_checks_see_the_library(self):
         found = modules()
-        self.assertIn("trapmeterlib.system.forkrun", found)
+        self.assertIn("trapmeterlib.session.runner", found)
         self.assertIn("trapmeterlib.cli", found)
 
 

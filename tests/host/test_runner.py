@@ -34,7 +34,8 @@ from trapmeterlib.guest import qemu  # noqa: E402
 from trapmeterlib.output import report  # noqa: E402
 from trapmeterlib.system import hostinfo  # noqa: E402
 from trapmeterlib.values import exitstatus
-from trapmeterlib.commands import common, run as cmd_run  # noqa: E402
+from trapmeterlib.commands import common  # noqa: E402
+from trapmeterlib.session import record as run_record, runner  # noqa: E402
 from trapmeterlib.guest.dump import DumpParser, parse_dump  # noqa: E402
 from tests.host.dumpseal import crc_of_lines  # noqa: E402
 
@@ -427,14 +428,14 @@ class BreakdownMemoTest(unittest.TestCase):
         def fake(boots_results, fits=()):
             calls.append(boots_results)
             return [{"class": "x", "n": len(calls)}]
-        memo = cmd_run.BreakdownMemo()
+        memo = run_record.BreakdownMemo()
         a, b = [{"case": "a"}], [{"case": "b"}]
-        with mock.patch.object(cmd_run.breakdown, "breakdown", fake):
+        with mock.patch.object(run_record.breakdown, "breakdown", fake):
             first = memo([a])
             self.assertIs(memo([a]), first)
             doc = {"boots": [{"results": a}, {"results": b}]}
-            with mock.patch.object(cmd_run.breakdown, "has_exits", lambda r, fits=(): True):
-                cmd_run.add_breakdown(doc, memo)
+            with mock.patch.object(run_record.breakdown, "has_exits", lambda r, fits=(): True):
+                run_record.add_breakdown(doc, memo)
             self.assertIs(doc["boots"][0]["breakdown"], first)
             self.assertEqual(doc["breakdown"], [{"class": "x", "n": 3}])
             # an equal but new list is another set: computed again
@@ -568,10 +569,10 @@ class HostDetectionTest(unittest.TestCase):
         with mock.patch.object(hostinfo, "kvm_usable",
                                return_value=(False, "no /dev/kvm")):
             with self.assertRaises(common.TrapmeterError) as ctx:
-                cmd_run.choose_accel("kvm")
+                runner.choose_accel("kvm")
             self.assertEqual(ctx.exception.code, exitstatus.QEMU_ERROR)
             self.assertIn("no /dev/kvm", ctx.exception.message)
-            self.assertEqual(cmd_run.choose_accel("auto")[0], "tcg")
+            self.assertEqual(runner.choose_accel("auto")[0], "tcg")
 
     def test_internal_error_is_70_without_traceback(self):
         err = io.StringIO()

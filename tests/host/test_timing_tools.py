@@ -11,7 +11,7 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
 from trapmeterlib.guest import plan, qemu  # noqa: E402
 from trapmeterlib.output import report  # noqa: E402
 from trapmeterlib.stats import precision  # noqa: E402
-from trapmeterlib.commands import run as run_cmd  # noqa: E402
+from trapmeterlib.session import runner  # noqa: E402
 
 
 def doc_with(results, boots=1):
@@ -135,22 +135,22 @@ class Report(unittest.TestCase):
 
     def test_firmware_cross_check(self):
         qboot = {"firmware": "qboot", "firmware_vendor": "qboot"}
-        self.assertIsNone(run_cmd.firmware_problem(qboot, "qboot"))
-        self.assertIsNone(run_cmd.firmware_problem({"firmware": "uefi"}, "uefi"))
-        self.assertIsNone(run_cmd.firmware_problem(None, "bios"))
-        said = run_cmd.firmware_problem({"firmware": "bios", "firmware_vendor": ""},
+        self.assertIsNone(runner.firmware_problem(qboot, "qboot"))
+        self.assertIsNone(runner.firmware_problem({"firmware": "uefi"}, "uefi"))
+        self.assertIsNone(runner.firmware_problem(None, "bios"))
+        said = runner.firmware_problem({"firmware": "bios", "firmware_vendor": ""},
                                         "qboot")
         self.assertEqual(said, "guest names its firmware 'bios' (SMBIOS BIOS "
                          "vendor: none read) but the runner booted 'qboot'")
-        self.assertIn("vendor: qboot", run_cmd.firmware_problem(qboot, "bios"))
+        self.assertIn("vendor: qboot", runner.firmware_problem(qboot, "bios"))
 
     def test_time_per_suite(self):
-        times = run_cmd.suite_times([("pio", 0.9), ("exits", 12.0)], 12.5)
+        times = runner.suite_times([("pio", 0.9), ("exits", 12.0)], 12.5)
         self.assertEqual(times, {"boot_s": 0.9, "suite_s": [["pio", 11.1],
                                                            ["exits", 0.5]]})
         line = report.render_timing(times)
         self.assertEqual(line, "  time: to first suite 0.9 s, pio 11.1 s, exits 0.5 s")
-        self.assertEqual(run_cmd.suite_times([], 3.0), {})
+        self.assertEqual(runner.suite_times([], 3.0), {})
 
     def test_firmware_auto(self):
         with tempfile.NamedTemporaryFile() as rom:

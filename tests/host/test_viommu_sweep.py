@@ -8,19 +8,21 @@ of a dma run shows each PCI case by mode (five columns in a sweep, mode
 none from the off boot), translated - pass-through with its band or the
 reason it is not resolved, and one line for the exit classes not run."""
 
-import argparse
 import os
 import subprocess
 import sys
 import unittest
+from unittest import mock
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(os.path.dirname(HERE))
 sys.path.insert(0, os.path.join(REPO, "tools"))
 
-from trapmeterlib.commands import viommu_sweep  # noqa: E402
+from trapmeterlib.commands import run as run_cmd, viommu_sweep  # noqa: E402
 from trapmeterlib.commands.common import OptionError  # noqa: E402
 from trapmeterlib.output import html, logfile, progress, resultsfile, summary  # noqa: E402
+from trapmeterlib.session.record import RunRecord  # noqa: E402
+from trapmeterlib.session.runner import Console  # noqa: E402
 from trapmeterlib.values import errors  # noqa: E402
 
 SUFFIX = {"none": "", "off": ".vtd_off", "pt": ".vtd_pt", "4k": "", "2m": ".vtd_2m"}
@@ -126,62 +128,64 @@ class Face(unittest.TestCase):
         self.assertIn("<th>off-none</th>", page)
 
 
-class FakeSession:
-    def __init__(self, args):
-        self.args, self.boots, self.config = args, [], {}
-        self.status, self.summary = progress.Progress(terminal=False), None
-
-
-def args_of(**kw):
-    base = dict(viommu=("off", "intel"), suite=None, plan=None,
-                virtio_matrix=False, machine="q35", log="serial.log",
-                no_build=False, table="summary", repeat=2)
+def words_of(**kw):
+    """`run` words of a sweep; kw: an option name (underscores) and its
+    value (True for a flag, None to leave the option out)."""
+    base = dict(viommu="off,intel", machine="q35", log="serial.log",
+                json=os.devnull, repeat="2")
     base.update(kw)
-    return argparse.Namespace(**base)
+    words = []
+    for name, value in base.items():
+        option = "--" + name.replace("_", "-")
+        if value is True:
+            words.append(option)
+        elif value is not None:
+            words += [option, value]
+    return words
 
 
 class Sweep(unittest.TestCase):
-    def sweep(self, args, codes=None):
-        """Run the sweep with fake boots; returns (session, status, the
-        (setting, log) each prepare saw)."""
-        session, seen = FakeSession(args), []
+    def sweep(self, codes=None, **kw):
+        """Run the sweep with fake boots; returns (record, status, the
+        (setting, log, no_build) of each plan the runner got)."""
+        plan = run_cmd.plan_from_words(words_of(**kw), say=lambda _t: None)
+        record, seen = RunRecord(plan), []
 
-        def prepare(sess):
-            seen.append((sess.args.viommu, sess.args.log))
-            sess.config["qemu_argv"] = ["qemu", sess.args.viommu[0]]
-            return None
-
-        def run_boots(sess, _cfg):
-            setting = sess.args.viommu[0]
-            for i in range(sess.args.repeat):
-                sess.boots.append({"index": i, "exit_code": (codes or {}).get(
+        def fake_run_plan(one, rec, _con):
+            setting = one.viommu[0]
+            seen.append((one.viommu, one.log, one.no_build))
+            rec.config["qemu_argv"] = ["qemu", setting]
+            for i in range(one.repeat):
+                rec.boots.append({"index": i, "exit_code": (codes or {}).get(
                     setting, 0), "results": boot_rows(setting, NETS)})
-            return (codes or {}).get(setting, 0)
+            return (codes or {}).get(setting, 0), []
 
-        code = viommu_sweep.run(session, prepare, run_boots, lambda _p: None)
-        return session, code, seen
+        con = Console(status=progress.Progress(terminal=False))
+        with mock.patch.object(viommu_sweep, "run_plan", fake_run_plan):
+            code = viommu_sweep.run(plan, record, con, lambda _p: None)
+        return record, code, seen, plan
 
     def test_each_setting_repeat_boots_in_order(self):
-        session, code, seen = self.sweep(args_of())
+        record, code, seen, plan = self.sweep()
         self.assertEqual(code, 0)
-        self.assertEqual(seen, [(("off",), "serial.off.log"),
-                                (("intel",), "serial.intel.log")])
-        self.assertEqual([(b["index"], b["viommu"]) for b in session.boots],
+        self.assertEqual(seen, [(("off",), "serial.off.log", False),
+                                (("intel",), "serial.intel.log", True)])
+        self.assertEqual([(b["index"], b["viommu"]) for b in record.boots],
                          [(0, "off"), (1, "off"), (2, "intel"), (3, "intel")])
-        self.assertEqual(session.boots[2]["qemu_argv"], ["qemu", "intel"])
-        self.assertEqual(session.config["viommu_sweep"], ["off", "intel"])
-        self.assertEqual(session.summary["viommu_sweep"][1]["boots"], [2, 3])
-        self.assertEqual(session.args.viommu, ("off", "intel"))
-        self.assertEqual(session.args.suite, "dma")
+        self.assertEqual(record.boots[2]["qemu_argv"], ["qemu", "intel"])
+        self.assertEqual(record.config["viommu_sweep"], ["off", "intel"])
+        self.assertEqual(record.summary["viommu_sweep"][1]["boots"], [2, 3])
+        self.assertEqual(plan.viommu, ("off", "intel"))
+        self.assertEqual(plan.suite, "dma")
 
     def test_a_failed_setting_stops_the_sweep(self):
-        session, code, seen = self.sweep(args_of(), codes={"off": 4})
+        record, code, seen, _plan = self.sweep(codes={"off": 4})
         self.assertEqual(code, 4)
         self.assertEqual(len(seen), 1)
-        self.assertEqual(session.summary["viommu_sweep"][0]["status"], "timeout")
+        self.assertEqual(record.summary["viommu_sweep"][0]["status"], "timeout")
 
     def test_a_check_failure_goes_on(self):
-        _session, code, seen = self.sweep(args_of(), codes={"off": 1})
+        _record, code, seen, _plan = self.sweep(codes={"off": 1})
         self.assertEqual((code, len(seen)), (1, 2))
 
     def test_nonsense_is_refused_before_a_boot(self):
@@ -190,7 +194,7 @@ class Sweep(unittest.TestCase):
                           ({"virtio_matrix": True}, "--virtio-matrix"),
                           ({"machine": "pc"}, "needs --machine q35")):
             with self.assertRaises(OptionError) as ctx:
-                self.sweep(args_of(**kw))
+                self.sweep(**kw)
             self.assertIn(words, ctx.exception.message)
 
     def test_setting_log(self):

@@ -55,8 +55,9 @@ def dispatch(argv):
     args, unknown = parser.parse_known_args(argv)
     for module in PASSTHROUGH:
         if args.command == module.NAME:
-            args.run_options = unknown
-            return module.command(args, extra)
+            # unknown options are run options of the sessions' boots
+            return module.command(argparse.Namespace(
+                **dict(vars(args), run_options=unknown)), extra)
     if unknown:
         parser.parse_args(argv)         # names the unknown option
     if args.command == run.NAME:

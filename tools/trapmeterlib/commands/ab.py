@@ -9,6 +9,8 @@ cut next."""
 
 import argparse
 import contextlib
+import dataclasses
+import json
 import os
 import shlex
 import time
@@ -18,7 +20,9 @@ from typing import Optional
 from ..guest import plan, rounds
 from ..output import html, progress as progress_line, report, resultsfile
 from ..stats import abtest, attribution, breakdown, compare, forecast
-from ..system import forkrun, kvmlock, priority, privdir
+from ..session import runner
+from ..session.record import RunRecord
+from ..system import kvmlock, priority, privdir
 from ..values import exitstatus
 from ..values.errors import UnusableInput
 from . import compare as compare_cmd
@@ -331,17 +335,6 @@ def config_from_args(args, extra=()):
 
 # ---------------------------------------------------------------- session
 
-def _tail(path, lines=6):
-    """The last lines of a failed boot's stderr."""
-    if path is None:
-        return []
-    try:
-        with open(path, errors="replace") as fh:
-            return fh.read().strip().splitlines()[-lines:]
-    except OSError:
-        return []
-
-
 BREAKDOWN_EXITS = "exits per op of the side's counted boot (--count-boots)"
 
 
@@ -379,6 +372,7 @@ class Session:
         self.started = time.monotonic()
         self.plan = None            # the session's plan (run --plan)
         self.plan_entries = []
+        self.plans = {}             # side -> its run plan (side_plan)
         self.tmp = privdir.fresh("ab", say)
         self.env_lines = []         # host fingerprint differences
         # names the two files as sides of one interleaved session, so that
@@ -399,70 +393,100 @@ class Session:
     def elapsed(self):
         return time.monotonic() - self.started
 
-    def boot_argv(self, name, out, counted=True):
-        """`trapmeter` words for one boot of side `name`; `counted`: this boot
-        may count exits (the side's first --count-boots)."""
-        words, qemu_args = self.sides[name]
-        argv = ["run", "--no-build", "--repeat", "1", "--json", out,
-                "--rounds", str(self.cfg.rounds)] + words
-        if not counted:
-            argv.append("--no-count-exits")
-        if self.plan:
-            argv += ["--plan", self.plan]
-        return argv + ["--"] + qemu_args
+    def side_plan(self, name):
+        """Side `name`'s run plan (its run words checked as `run` checks
+        them), built once: ab sets the options OWN_RUN_OPTIONS name."""
+        if name not in self.plans:
+            words, qemu_args = self.sides[name]
+            one = run_cmd.plan_from_words(
+                words, qemu_args, say=lambda _text: None, json=None,
+                log=None, junit=None, html=None, repeat=1, no_build=True,
+                rounds=self.cfg.rounds, table="none")
+            if one.sweep or one.virtio_matrix:
+                raise OptionError("side %s options: ab boots one "
+                                  "configuration a side (no --viommu sweep "
+                                  "or --virtio-matrix)" % name.upper())
+            self.plans[name] = one
+        return self.plans[name]
 
-    def boot(self, name, label, out, counted=True):
-        """One `trapmeter run` of side `name` into `out`, in a fork of this
-        process (forkrun: no interpreter start per boot)."""
+    def boot_plan(self, name, counted=True):
+        """The plan of one boot of side `name`; `counted`: this boot may
+        count exits (the side's first --count-boots), else it runs as
+        --no-count-exits whatever the side's words say."""
+        one = self.side_plan(name)
+        if not counted:
+            one = dataclasses.replace(one, count_exits=False)
+        if self.plan:
+            one = one.with_sample_plan(self.plan, self.plan_entries)
+        return one
+
+    def boot(self, name, label, counted=True):
+        """One boot of side `name` through the library runner, in this
+        process; its words are kept and shown (their tail) only when the
+        boot fails, or as they come with -v.  Returns its results
+        document, verified as compare verifies a file."""
         begin = time.monotonic()
         self.status.update(status_text(self, "side %s %s" % (name.upper(),
                                                               label)))
-        err = None if self.cfg.verbose else os.path.join(self.tmp, "boot.err")
-        code = forkrun.run(run_cmd.main, self.boot_argv(name, out, counted),
-                           err)
+        one = self.boot_plan(name, counted)
+        kept = []
+        con = runner.Console(verbose=self.cfg.verbose,
+                             status=progress_line.Progress(terminal=False))
+        if not self.cfg.verbose:
+            con.say = lambda text: kept.append("%s: %s" % (PROG, text))
+            con.tell = kept.append
+        record = RunRecord(one)
+        try:
+            code, _dumps = runner.run_plan(one, record, con)
+            message = None
+        except TrapmeterError as exc:
+            code, message = exc.code, exc.message
+            kept.append("%s: %s" % (PROG, message))
         self.walls.append(time.monotonic() - begin)
-        if code >= exitstatus.BAD_INPUT or not os.path.exists(out):
+        if code >= exitstatus.BAD_INPUT or not record.booted:
             raise TrapmeterError(code or exitstatus.INTERNAL,
                                  "side %s %s failed (status %d)%s"
                                  % (name.upper(), label, code,
-                                    "".join("\n  " + t for t in _tail(err))))
+                                    "".join("\n  " + t for t in kept[-6:])))
+        return self.read(record.document(code, [message] if message else []),
+                         "side %s %s" % (name.upper(), label))
 
     def make_plan(self):
         """A planning boot of side A, not compared: its cases, iterations
         and samples (raised to --min-samples) are the plan of every boot
         of the session, both sides."""
-        out = os.path.join(self.tmp, "plan-boot.json")
-        self.boot("a", "planning boot", out)
-        doc = self.read(out)
+        doc = self.boot("a", "planning boot")
         if self.after_boot:
             self.after_boot("a", doc)
         try:
-            entries = plan.raised(doc, out, self.cfg.min_samples,
+            entries = plan.raised(doc, "planning boot", self.cfg.min_samples,
                                   rounds=self.cfg.rounds)
         except plan.PlanError as exc:
             raise TrapmeterError(exitstatus.UNUSABLE, "planning boot: %s" % exc)
         path = os.path.join(self.tmp, "plan.json")
         report.write_json_atomic(path, plan.document(entries))
-        self.plan, self.plan_entries = path, entries
+        self.plan, self.plan_entries = path, plan.load(path)
         say("planning boot (side A, not compared): %d cases, %s samples"
             % (len(entries), "/".join(sorted({str(e[3]) for e in entries},
                                              key=int))))
 
     def run_boot(self, name, number):
         """One boot of side `name`; it joins the side."""
-        out = os.path.join(self.tmp, "%s-%d.json" % (name, number))
-        self.boot(name, "boot %d" % number, out,
-                  abtest.counts_exits(number, self.cfg.count_boots))
-        self.add(name, out)
+        doc = self.boot(name, "boot %d" % number,
+                        abtest.counts_exits(number, self.cfg.count_boots))
+        self.add(name, doc)
 
-    def read(self, path):
+    def read(self, doc, label):
+        """A boot's results document as compare reads it back from a file
+        (resultsfile.parse_results: numbers, strings, every record's CRC
+        and replay)."""
         try:
-            return resultsfile.read_results(path)
+            return resultsfile.parse_results(
+                json.dumps(doc, indent=None).encode("utf-8"), label)
         except UnusableInput as exc:
             raise TrapmeterError(exitstatus.UNUSABLE, "unusable boot: %s" % exc)
 
-    def add(self, name, path):
-        doc = self.read(path)
+    def add(self, name, doc):
         if self.after_boot:
             self.after_boot(name, doc)
         if self.docs[name] is None:
@@ -824,10 +848,10 @@ def _option_value(words, name):
 
 @contextlib.contextmanager
 def kvm_lock(sides):
-    """The session's boots run in forked children, each of which would
-    take the host's KVM lock for its own boot only: the session takes it
-    for all of them, so no other measurement runs between two of its
-    boots (the children inherit it).  Not for TCG sides or --no-lock."""
+    """Each boot's runner would take the host's KVM lock for that boot
+    only: the session takes it for all of them, so no other measurement
+    runs between two of its boots (a runner finds it held by this process
+    and keeps it).  Not for TCG sides or --no-lock."""
     words = [w for run_words, _ in sides.values() for w in run_words]
     try:
         timeout = float(_option_value(words, "--lock-timeout")

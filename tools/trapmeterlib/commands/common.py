@@ -11,20 +11,16 @@ import sys
 import tempfile
 import traceback
 
-from ..guest import dmafit
-from ..output import progress, report
+from ..output import report
+from ..output.console import (PROG, has_report, report_outcome,  # noqa: F401
+                              say, tell)
+from ..session.plan import check_words  # noqa: F401 (lava-job's)
+from ..session.record import SUITE_FITS  # noqa: F401 (ab's breakdowns)
+from ..system.outpaths import check_outputs  # noqa: F401 (the commands')
 from ..values import exitstatus
-from ..values.errors import InputError, TrapmeterError
+from ..values.errors import OptionError, TrapmeterError
 
-PROG = "trapmeter"
-STDERR_TAIL = 20
 PROBE_BYTES = 4096          # probe_writable: one page of a full disk
-# the suites' own entries of the breakdown (stats/breakdown.py `fits`)
-SUITE_FITS = (dmafit,)
-
-
-class OptionError(InputError):
-    """A bad option or option value (BAD_INPUT)."""
 
 
 def split_extra(argv):
@@ -123,72 +119,6 @@ def repo_root():
     return os.path.dirname(os.path.dirname(os.path.dirname(here)))
 
 
-def say(message, stream=None):
-    """"trapmeter: message" on stderr, above a status line if one shows."""
-    text = "%s: %s" % (PROG, message)
-    if stream is not None:
-        print(text, file=stream, flush=True)
-    else:
-        tell(text)
-
-
-def tell(line):
-    """A line on stderr as it is, above a status line if one shows."""
-    shown = progress.active()
-    if shown is not None:
-        shown.line(line)
-    else:
-        print(line, file=sys.stderr, flush=True)
-
-
-def check_words(args):
-    """--suite and --case become single kernel words."""
-    for name in ("suite", "case"):
-        value = getattr(args, name)
-        if value is not None and (not value or any(c.isspace()
-                                                   for c in value)):
-            raise OptionError("--%s must be a non-empty word without spaces "
-                              "(got %r)" % (name, value))
-
-
-def _identity(path):
-    """(what the path names, whether it is a character device): the file's
-    (device, inode) when it exists, else its real path.  A directory is
-    refused; a character device (/dev/null) takes any number of outputs."""
-    try:
-        info = os.stat(path)
-    except OSError:
-        return os.path.realpath(path), False
-    if stat.S_ISDIR(info.st_mode):
-        raise OptionError("%s: is a directory" % path)
-    return (info.st_dev, info.st_ino), stat.S_ISCHR(info.st_mode)
-
-
-def check_outputs(inputs, outputs):
-    """The one output rule, checked before any work: an output is not a
-    directory, not an input of the same command and not another output
-    of it.  inputs: [(name, path)]; outputs: [(option, path or None)]."""
-    seen = {}
-    for name, path in inputs:
-        try:
-            info = os.stat(path) if path else None
-        except OSError:
-            info = None             # its reader names an unreadable input
-        if info is not None and not stat.S_ISCHR(info.st_mode):
-            seen.setdefault((info.st_dev, info.st_ino),
-                            "an input (%s)" % name)
-    for option, path in outputs:
-        if not path:
-            continue
-        key, device = _identity(path)
-        if device:
-            continue
-        if key in seen:
-            raise OptionError("%s %s is also %s: refusing to overwrite it"
-                              % (option, path, seen[key]))
-        seen[key] = "the output of " + option
-
-
 def probe_writable(option, path):
     """Refuse, before any work, an output in a directory that takes no
     file (read-only) or no byte (full): a probe file is written there and
@@ -231,23 +161,3 @@ def write_file(path, data):
         raise OptionError("cannot write %s: %s" % (path, exc.strerror or exc))
 
 
-def has_report(dump):
-    """A bad-input or early failure dump has nothing worth a table."""
-    return dump is not None and dump.started and bool(
-        dump.run or dump.results or dump.checks or dump.skips)
-
-
-def report_outcome(outcome, dump, stderr_text, verbose=False):
-    """Print guest errors/exceptions, status messages and QEMU's stderr."""
-    if dump is not None:
-        for line in report.guest_problem_lines(dump.errors, dump.exceptions):
-            tell(line)
-        for warning in dump.warnings:
-            say("warning: " + warning)
-    for message in outcome.messages:
-        say(message)
-    if stderr_text.strip() and (outcome.show_stderr or verbose):
-        lines = stderr_text.rstrip("\n").splitlines()[-STDERR_TAIL:]
-        for line in lines:
-            tell("qemu: " + line)
-    sys.stderr.flush()

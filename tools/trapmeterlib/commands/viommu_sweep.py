@@ -19,56 +19,26 @@ stops the sweep as it stops --repeat; the worst status wins."""
 
 import sys
 
-from ..guest import dma, dma_vnet, viommu
-from ..output import logfile
+from ..guest import dma, dma_vnet
+from ..session import plan as run_plan_mod
+from ..session.runner import run_plan
 from ..values import exitstatus
-from .common import OptionError, say
-
-SUITE = "dma"
+from .common import say
 
 
-def wanted(args):
-    """Whether --viommu names more than one setting."""
-    return len(args.viommu) > 1
-
-
-def problem(args):
-    """Why the sweep cannot run with these options, or None (an omitted
-    --suite becomes dma)."""
-    listed = ",".join(args.viommu)
-    if args.suite is None:
-        args.suite = SUITE
-        say("--viommu %s: a sweep of suite dma (--suite dma)" % listed)
-    others = [s for s in args.suite.split(",") if s != SUITE]
-    if others:
-        return ("--viommu %s sweeps suite dma only (its PCI cases are paired "
-                "by mode; suite %s keeps one name in every setting): use "
-                "--suite dma, and run %s without a sweep"
-                % (listed, others[0], ",".join(others)))
-    if args.plan:
-        return ("--plan fixes one boot's cases; the settings of --viommu %s "
-                "boot different ones" % listed)
-    if args.virtio_matrix:
-        return "--virtio-matrix and a --viommu sweep: choose one"
-    return viommu.problem(args.viommu, args.machine)
-
-
-def run(session, prepare, run_boots, lock_log):
-    """Boot each setting --repeat times; returns the worst status.
-    prepare(session) -> cfg and run_boots(session, cfg) are run's."""
-    args = session.args
-    why = problem(args)
-    if why:
-        raise OptionError(why)
-    settings, base = args.viommu, logfile.resolve(args.log)
-    lock = lock_log(base)
+def run(plan, record, con, lock_log):
+    """Boot each setting --repeat times into `record`, one plan per
+    setting (session/plan.py sweep_plans; the options were checked when
+    the plan was built); returns the worst status."""
+    settings = plan.viommu
+    lock = lock_log(plan.log)
     worst = exitstatus.OK
     try:
-        for number, setting in enumerate(settings, 1):
+        for number, (setting, one) in enumerate(
+                run_plan_mod.sweep_plans(plan), 1):
             say("viommu sweep %d/%d: --viommu %s" % (number, len(settings),
                                                     setting))
-            code = one_setting(session, prepare, run_boots, setting,
-                               logfile.setting_path(base, setting))
+            code = one_setting(one, record, con, setting)
             worst = max(worst, code)
             if code >= exitstatus.BAD_INPUT:
                 if number < len(settings):
@@ -76,30 +46,25 @@ def run(session, prepare, run_boots, lock_log):
                         "%s)" % (setting, exitstatus.status_name(code)))
                 break
     finally:
-        args.viommu, args.log = settings, base
         if lock is not None:
             lock.release()
-        session.config.update(viommu=",".join(settings),
-                              viommu_sweep=list(settings))
-        session.summary = {"viommu_sweep": sweep_record(session.boots)}
-    if args.table == "full":
-        print_table(session)
+        record.config.update(viommu=",".join(settings),
+                             viommu_sweep=list(settings))
+        record.summary = {"viommu_sweep": sweep_record(record.boots)}
+    if plan.table == "full":
+        print_table(record, con)
     return worst
 
 
-def one_setting(session, prepare, run_boots, setting, log):
+def one_setting(plan, record, con, setting):
     """The boots of one setting, each marked with it."""
-    args = session.args
-    args.viommu, args.log = (setting,), log
-    first = len(session.boots)
-    cfg = prepare(session)
-    args.no_build = True
+    first = len(record.boots)
     try:
-        code = run_boots(session, cfg)
+        code, _dumps = run_plan(plan, record, con)
     finally:
-        for index, boot in enumerate(session.boots[first:], first):
+        for index, boot in enumerate(record.boots[first:], first):
             boot.update(index=index, viommu=setting,
-                        qemu_argv=session.config.get("qemu_argv"))
+                        qemu_argv=record.config.get("qemu_argv"))
     return code
 
 
@@ -119,11 +84,11 @@ def sweep_record(boots):
     return out
 
 
-def print_table(session):
+def print_table(record, con):
     """--table full: the by-mode table over every boot of the sweep."""
-    boots = [b.get("results") or [] for b in session.boots]
+    boots = [b.get("results") or [] for b in record.boots]
     text = dma.render_boots(boots, "dma by IOMMU mode over the sweep's %d boots"
-                            % len(session.boots)) + dma_vnet.render_boots(boots)
-    session.status.close()
+                            % len(record.boots)) + dma_vnet.render_boots(boots)
+    con.status.close()
     sys.stdout.write(text)
     sys.stdout.flush()

@@ -1,6 +1,7 @@
 """The virtio suite's side of the runner: the two virtio-net NICs on one
 QEMU hub, the notification-path options (--virtio-transport, --ioeventfd),
-the six-boot matrix (--virtio-matrix), labels in results.json and the
+the six-boot matrix's rows and table (--virtio-matrix; its boots:
+commands/virtio_matrix.py), labels in results.json and the
 per-size table.
 
 The guest sends on NIC A and receives on NIC B; nothing leaves the VM:
@@ -20,11 +21,6 @@ With --viommu intel every NIC gets iommu_platform=on: its DMA (rings and
 buffers) then goes through the IOMMU, which needs the modern transport.
 """
 
-import shutil
-import sys
-
-from ..system import privdir
-from ..values import exitstatus
 from ..values.numbers import number_or_none
 from ..values.texttable import aligned
 from . import viommu
@@ -196,8 +192,6 @@ def validate_viommu(args):
 
 def validate(args):
     """Option combinations that make no sense; a message or None."""
-    if getattr(args, "matrix_running", False):
-        return None
     problem = validate_backend(args) or validate_viommu(args)
     if problem:
         return problem
@@ -356,37 +350,3 @@ def render_matrix(rows):
             lines.append("%s cost ioeventfd=off / on: %s"
                          % (what, ", ".join(ratios)))
     return "\n".join(lines) + "\n"
-
-
-def run_matrix(session, prepare, run_boots, say):
-    """Six boots, one per (transport, ioeventfd); worst status wins."""
-    args = session.args
-    args.matrix_running = True
-    if not args.suite:
-        args.suite = SUITE
-    if not wanted(args.suite):
-        say("--virtio-matrix: adding the virtio suite to --suite %s"
-            % args.suite)
-        args.suite += "," + SUITE
-    worst, rows = exitstatus.OK, []
-    for transport, ioeventfd in MATRIX:
-        args.virtio_transport, args.ioeventfd = transport, ioeventfd
-        say("virtio matrix: transport %s, ioeventfd=%s" % (transport,
-                                                          ioeventfd))
-        cfg = prepare(session)
-        args.no_build = True
-        tmpdir = privdir.make()
-        try:
-            code = run_boots(session, cfg, tmpdir)
-        finally:
-            shutil.rmtree(tmpdir, ignore_errors=True)
-        session.boots[-1]["index"] = len(session.boots) - 1
-        rows.append(matrix_row(transport, ioeventfd, session.boots[-1]))
-        worst = max(worst, code)
-        if code >= exitstatus.BAD_INPUT and code != exitstatus.TIMEOUT:
-            say("virtio matrix: stopping (status %s)" % exitstatus.status_name(code))
-            break
-    session.summary = {"virtio_matrix": rows}
-    sys.stdout.write("\n" + render_matrix(rows))
-    sys.stdout.flush()
-    return worst

@@ -58,6 +58,12 @@ def read_results(path):
         raw = inputfile.read_text(path)
     except inputfile.InputError as exc:
         raise UnusableInput(str(exc))
+    return parse_results(raw, path)
+
+
+def parse_results(raw, path):
+    """One results.json's bytes (named `path` in a message), fully
+    verified as read_results verifies a file; returns the document."""
     try:
         doc = json.loads(raw.decode("utf-8"),
                          parse_constant=_reject_constant)

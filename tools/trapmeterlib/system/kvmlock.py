@@ -9,10 +9,11 @@ session: a flock(2) on a file every user of the host can open.  A second
 run waits, says whom it waits for, and gives up after a timeout with a
 named error; `--no-lock` skips the lock for those who know what else runs.
 
-The lock is held for a session, not a boot: `ab` and `bisect` boot in
-forked children, which inherit the open file (and this module's record of
-it), so the session keeps the host from its first KVM boot to its end;
-`held()` releases it when the scope that took it ends.  The
+The lock is held for a session, not a boot: `ab` and `bisect` take it
+before their first boot, and the runner of each boot, in the same
+process, finds it held (this module's record of it), so the session keeps
+the host from its first KVM boot to its end; `held()` releases it when
+the scope that took it ends.  The
 kernel drops a flock when its last holder exits, so a killed run never
 leaves a stale lock.  What the session saw (the wait, the holder it waited
 for, other QEMU processes running) goes into results.json under

@@ -6,6 +6,8 @@ the tool ends with when nothing catches it (values/exitstatus.py).
     InputError                      an input the tool refuses: a bad
                                     option, an unreadable or malformed file
                                     (BAD_INPUT)
+    OptionError                     a bad option or option value
+                                    (BAD_INPUT)
     UnusableInput                   a results file compare cannot use
                                     (UNUSABLE)
 
@@ -38,6 +40,10 @@ class InputError(TrapmeterError):
     option and the problem."""
 
     code = exitstatus.BAD_INPUT
+
+
+class OptionError(InputError):
+    """A bad option or option value (BAD_INPUT)."""
 
 
 class UnusableInput(InputError):
