@@ -210,7 +210,8 @@ class Runner:
     def _record_config(self, cfg, count):
         plan, config, say = self.plan, self.record.config, self.con.say
         if cfg.smp > 1:
-            say("-smp %d: a second vCPU for the ipi case" % cfg.smp)
+            say("-smp %d: a second vCPU for the cases that need one (%s)"
+                % (cfg.smp, ", ".join(qemu.SMP_CASES)))
         config["smp"] = cfg.smp
         config["pin_cpus"] = list(plan.pin_cpus or [])
         config["nice"] = plan.nice
@@ -327,9 +328,13 @@ class Runner:
         except ide.IdeOptionError as exc:
             raise OptionError(str(exc))
         except OSError as exc:
+            # the file it names is the fault (a missing build/trapmeter.iso
+            # for suite ide's CD), not the private directory
             raise TrapmeterError(exitstatus.QEMU_ERROR, "cannot prepare "
-                                 "QEMU's files in %s: %s"
-                                 % (tmpdir, exc.strerror or exc))
+                                 "QEMU's files in %s: %s%s"
+                                 % (tmpdir, exc.strerror or exc,
+                                    ": %s" % exc.filename if exc.filename
+                                    else ""))
         if self.count_exits and self.record.config["exit_counter"] != "perf":
             cfg.qmp_path = exitcount.qmp.socket_path(tmpdir)
         if "ide" in self.suite_state:
