@@ -15,7 +15,7 @@ from unittest import mock
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 sys.path.insert(0, os.path.join(ROOT, "tools"))
 
-from trapmeterlib.commands import ab as ab_cmd  # noqa: E402
+from trapmeterlib.commands import ab_report, ab_rounds  # noqa: E402
 from trapmeterlib.guest import plan  # noqa: E402
 from trapmeterlib.output import progress  # noqa: E402
 from trapmeterlib.stats import abtest, compare, forecast  # noqa: E402
@@ -76,13 +76,14 @@ def documented_walls(boots=400):
 
 
 def run(session, replan=True):
-    with mock.patch.object(ab_cmd, "say"):
+    with mock.patch.object(ab_rounds, "say"), \
+            mock.patch.object(ab_report, "say"):
         if replan:
-            ab_cmd.rounds_until_decided(session)
+            ab_rounds.rounds_until_decided(session)
         else:
             once = OncePlanned(session)
-            with mock.patch.object(ab_cmd, "fit_looks_to_budget", once):
-                ab_cmd.rounds_until_decided(session)
+            with mock.patch.object(ab_rounds, "fit_looks_to_budget", once):
+                ab_rounds.rounds_until_decided(session)
     return session
 
 

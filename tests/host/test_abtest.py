@@ -22,7 +22,8 @@ from trapmeterlib.output import resultsfile  # noqa: E402
 from trapmeterlib.stats import abtest, bootstats, compare  # noqa: E402
 from trapmeterlib.stats import equivalence  # noqa: E402
 from tests.host import ab_simulation as sim  # noqa: E402
-from trapmeterlib.commands import ab as ab_cmd  # noqa: E402
+from trapmeterlib.commands import ab_report, ab_rounds, ab_session  # noqa: E402
+from trapmeterlib.commands import ab_config, ab_sides  # noqa: E402
 from trapmeterlib.output import progress  # noqa: E402
 
 
@@ -331,9 +332,10 @@ class FakeSession:
 
 class RunSession(unittest.TestCase):
     def run_fake(self, session):
-        with mock.patch.object(ab_cmd, "say"), \
-                mock.patch.object(ab_cmd, "fit_looks_to_budget"):
-            ab_cmd.rounds_until_decided(session)
+        with mock.patch.object(ab_rounds, "say"), \
+                mock.patch.object(ab_report, "say"), \
+                mock.patch.object(ab_rounds, "fit_looks_to_budget"):
+            ab_rounds.rounds_until_decided(session)
         return session.levels
 
     def test_a_look_with_no_round_after_it_spends_all_alpha(self):
@@ -393,7 +395,7 @@ class CountBoots(unittest.TestCase):
     run as --no-count-exits, whatever the side's words say."""
 
     def session(self, count_boots):
-        s = ab_cmd.Session.__new__(ab_cmd.Session)
+        s = ab_session.Session.__new__(ab_session.Session)
         s.cfg = types.SimpleNamespace(rounds=4, count_boots=count_boots)
         s.sides = {"a": (["--count-exits", "--case", "x"], ["-m", "64"])}
         s.plan, s.plans, s.tmp, s.docs, s.calls = None, {}, "t", {"a": None}, []
@@ -406,7 +408,7 @@ class CountBoots(unittest.TestCase):
         for number in range(1, 10):
             s.run_boot("a", number)
         self.assertEqual([n for n, c in enumerate(s.calls, 1) if c], [1, 2, 4])
-        self.assertEqual(ab_cmd.DEFAULT_COUNT_BOOTS, 3)
+        self.assertEqual(ab_config.DEFAULT_COUNT_BOOTS, 3)
         self.assertEqual([n for n in range(1, 40) if abtest.counts_exits(n, 5)],
                          [1, 2, 4, 8, 16])
         self.assertFalse([n for n in range(0, 9) if abtest.counts_exits(n, 0)])
@@ -438,14 +440,11 @@ class SentinelList(unittest.TestCase):
     """Without --case or --suite, ab (and sensitivity, through it) runs the
     sentinel list, and the verdict's lines say which list ran."""
 
-    @staticmethod
-    def args(a="", b=""):
-        return types.SimpleNamespace(a_args=a, b_args=b)
 
     def test_no_choice_runs_the_sentinel_list(self):
-        words, label = ab_cmd.case_list(self.args(), ["--accel", "kvm"])
-        self.assertEqual(words[:4], ["--suite", ab_cmd.SENTINEL_SUITES, "--case",
-                                     ",".join(ab_cmd.SENTINEL_GLOBS)])
+        words, label = ab_sides.case_list(["--accel", "kvm"])
+        self.assertEqual(words[:4], ["--suite", ab_sides.SENTINEL_SUITES, "--case",
+                                     ",".join(ab_sides.SENTINEL_GLOBS)])
         self.assertEqual(words[4:], ["--accel", "kvm"])
         self.assertIn("sentinel list", label)
         self.assertIn("pio.user", label)    # sensitivity's round trip
@@ -455,22 +454,22 @@ class SentinelList(unittest.TestCase):
         # longer word is bad input: the first measurement of this list
         # failed so); they select exactly SENTINEL_CASES of the case list
         import fnmatch
-        word = ",".join(ab_cmd.SENTINEL_GLOBS)
-        self.assertLessEqual(len(ab_cmd.SENTINEL_GLOBS), 8)
+        word = ",".join(ab_sides.SENTINEL_GLOBS)
+        self.assertLessEqual(len(ab_sides.SENTINEL_GLOBS), 8)
         self.assertLess(len(word), 256)
         with open(os.path.join(ROOT, "tests", "fixtures", "cases.txt")) as fh:
             cases = [line.split()[:2] for line in fh if line.strip()]
-        suites = ab_cmd.SENTINEL_SUITES.split(",")
+        suites = ab_sides.SENTINEL_SUITES.split(",")
         picked = sorted(name for suite, name in cases if suite in suites and any(
-            fnmatch.fnmatchcase(name, g) for g in ab_cmd.SENTINEL_GLOBS))
-        self.assertEqual(picked, sorted(ab_cmd.SENTINEL_CASES))
+            fnmatch.fnmatchcase(name, g) for g in ab_sides.SENTINEL_GLOBS))
+        self.assertEqual(picked, sorted(ab_sides.SENTINEL_CASES))
 
     def test_a_choice_anywhere_runs_it(self):
         for shared, a, b in ((["--case", "cpuid"], "", ""),
                              (["--suite=ide"], "", ""),
                              ([], "--case pio.*", ""), ([], "", "--suite ide"),
                              (["--quick"], "", "")):
-            words, label = ab_cmd.case_list(self.args(a, b), list(shared))
+            words, label = ab_sides.case_list(list(shared), " ".join((a, b)))
             self.assertEqual(words, shared)
             self.assertNotIn("sentinel", label)
 
@@ -478,7 +477,7 @@ class SentinelList(unittest.TestCase):
         # the choice written down in docs/design.md: the pio cases by
         # (handler, direction) from their names; the exits anchors
         classes = {}
-        for case in ab_cmd.SENTINEL_CASES:
+        for case in ab_sides.SENTINEL_CASES:
             if case in ("cpuid", "pio.kernel", "pio.user"):
                 continue
             target, direction = case.split(".")[0], case.split(".")[1][:-1]
@@ -490,7 +489,7 @@ class SentinelList(unittest.TestCase):
                             for c in v))
         with open(os.path.join(ROOT, "docs", "design.md")) as fh:
             design = fh.read()
-        for case in ab_cmd.SENTINEL_CASES:
+        for case in ab_sides.SENTINEL_CASES:
             self.assertIn("`%s`" % case, design)
 
 

@@ -17,7 +17,7 @@ import unittest
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 sys.path.insert(0, os.path.join(ROOT, "tools"))
 
-from trapmeterlib.commands import ab as ab_cmd  # noqa: E402
+from trapmeterlib.commands import ab_config, ab_rounds  # noqa: E402
 from trapmeterlib.commands import bisect as bisect_cmd  # noqa: E402
 from trapmeterlib.commands import bisect_out  # noqa: E402
 from trapmeterlib.output import bisect_text  # noqa: E402
@@ -79,7 +79,7 @@ class Sides(unittest.TestCase):
             cfg = bisect_cmd.ab_config(
                 args, "step-01", "/g/bios", "/s/bios", 30.0, [],
                 (["pio.user"], {"cycles_per_op"}, {"cycles_per_op": 0.0247}))
-        self.assertIsInstance(cfg, ab_cmd.SessionConfig)
+        self.assertIsInstance(cfg, ab_config.SessionConfig)
         self.assertEqual(cfg.metrics, ["cycles_per_op"])
         self.assertEqual(cfg.thresholds, {"*": 0.01, "cycles_per_op": 0.0247})
         self.assertEqual((cfg.budget, cfg.max_boots), (30.0, 8))
@@ -109,8 +109,8 @@ class SessionResults(unittest.TestCase):
     def test_missing_results_named(self):
         with tempfile.TemporaryDirectory() as out:
             args = bisect_args(out)
-            real = ab_cmd.run_session
-            ab_cmd.run_session = lambda cfg: 0      # writes nothing
+            real = ab_rounds.run_session
+            ab_rounds.run_session = lambda cfg: 0      # writes nothing
             try:
                 with self.assertRaises(TrapmeterError) as cm:
                     bisect_cmd.session(args, "step-01", "/g/q", "/s/q", None,
@@ -120,7 +120,7 @@ class SessionResults(unittest.TestCase):
                 work.good_bin, work.focus = "/g/q", None
                 verdict, detail = work.judge("c1", None)
             finally:
-                ab_cmd.run_session = real
+                ab_rounds.run_session = real
         self.assertEqual(cm.exception.code, 11)
         self.assertIn("session step-01 left no usable results",
                       cm.exception.message)

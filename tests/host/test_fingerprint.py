@@ -17,7 +17,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)
 sys.path.insert(0, os.path.join(ROOT, "tools"))
 
 from trapmeterlib.values import exitstatus as status  # noqa: E402
-from trapmeterlib.commands import ab as ab_cmd  # noqa: E402
+from trapmeterlib.commands import ab_sides  # noqa: E402
 from trapmeterlib.system import envdiff, fingerprint  # noqa: E402
 
 RUNNER = os.path.join(ROOT, "tools", "trapmeter")
@@ -245,9 +245,9 @@ class Judge(unittest.TestCase):
         self.assertIn("base has no host fingerprint", lines[0])
 
     def test_ab_sides_with_other_qemus_set_qemu_on_purpose(self):
-        self.assertEqual(ab_cmd.side_binary(["--case", "x", "--qemu", "/b"]), "/b")
-        self.assertEqual(ab_cmd.side_binary(["--qemu=/c"]), "/c")
-        self.assertIsNone(ab_cmd.side_binary(["--case", "x"]))
+        self.assertEqual(ab_sides.side_binary(["--case", "x", "--qemu", "/b"]), "/b")
+        self.assertEqual(ab_sides.side_binary(["--qemu=/c"]), "/c")
+        self.assertIsNone(ab_sides.side_binary(["--case", "x"]))
 
 
 class CompareCommand(unittest.TestCase):

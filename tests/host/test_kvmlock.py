@@ -111,15 +111,18 @@ class AbSession(Base):
     """ab's session lock: taken for KVM sides, not for TCG or --no-lock."""
 
     def sides(self, words):
-        return {"a": (list(words), []), "b": (list(words), [])}
+        """Both sides' plans of run words `words`."""
+        from trapmeterlib.commands import ab_sides
+        return {name: ab_sides.side_plan(name, list(words), [], None)
+                for name in "ab"}
 
     def test_kvm_session_holds_it_tcg_and_no_lock_do_not(self):
-        from trapmeterlib.commands import ab as ab_cmd
-        with ab_cmd.kvm_lock(self.sides(["--accel", "kvm"])):
+        from trapmeterlib.commands import ab_rounds
+        with ab_rounds.kvm_lock(self.sides(["--accel", "kvm"])):
             self.assertIsNotNone(kvmlock.record())
         self.assertIsNone(kvmlock.record())
         for words in (["--accel", "tcg"], ["--accel=kvm", "--no-lock"]):
-            with ab_cmd.kvm_lock(self.sides(words)):
+            with ab_rounds.kvm_lock(self.sides(words)):
                 self.assertIsNone(kvmlock.record(), words)
 
 

@@ -14,6 +14,7 @@ from unittest import mock
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..", "tools"))
 from trapmeterlib.system import privdir  # noqa: E402
 from trapmeterlib.commands import ab as ab_cmd  # noqa: E402
+from trapmeterlib.commands import ab_rounds  # noqa: E402
 from trapmeterlib.commands import sensitivity as sens_cmd  # noqa: E402
 
 
@@ -80,10 +81,10 @@ class Commands(Base):
         cfg = ab_cmd.SessionConfig(sides={}, a_json="a.json", b_json="b.json",
                                    thresholds={}, metrics=["median"],
                                    max_boots=4, looks=1, alpha=0.05)
-        with mock.patch.object(ab_cmd, "say"), \
-                mock.patch.object(ab_cmd, "rounds_until_decided", self.seen(seen)):
+        with mock.patch.object(ab_rounds, "say"), \
+                mock.patch.object(ab_rounds, "rounds_until_decided", self.seen(seen)):
             with self.assertRaises(RuntimeError):
-                ab_cmd.run_session(cfg)
+                ab_rounds.run_session(cfg)
         self.assert_private_gone(seen, "ab", stale)
 
     def test_sensitivity_dir_is_private_and_removed(self):

@@ -12,7 +12,7 @@ import unittest
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..",
                                 "tools"))
 from trapmeterlib.stats import abtest, compare  # noqa: E402
-from trapmeterlib.commands import ab as ab_cmd  # noqa: E402
+from trapmeterlib.commands import ab_report  # noqa: E402
 from trapmeterlib.commands import common  # noqa: E402
 from trapmeterlib.output import progress  # noqa: E402
 
@@ -104,7 +104,7 @@ class AbStatus(unittest.TestCase):
         return row
 
     def test_before_a_look(self):
-        text = ab_cmd.status_text(self.session(), "side B boot 5")
+        text = ab_report.status_text(self.session(), "side B boot 5")
         self.assertEqual(text, "ab | A 5 B 4 boots | 63/300 s | side B boot 5")
 
     def test_after_a_look(self):
@@ -112,7 +112,7 @@ class AbStatus(unittest.TestCase):
         session.seq.look([self.row("x", "regression"),
                           self.row("y", "inconclusive", 0.021),
                           self.row("z", "inconclusive", 0.043)], 3, 60.0)
-        text = ab_cmd.status_text(session)
+        text = ab_report.status_text(session)
         self.assertEqual(text, "ab | A 5 B 4 boots | 63 s | 1/3 decided | "
                          "resolves 2.1-4.3 %")
 

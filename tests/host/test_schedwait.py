@@ -146,22 +146,22 @@ class AbDefault(unittest.TestCase):
     this process may, unless a side's words set --nice."""
 
     def test_the_words_and_the_line(self):
-        from trapmeterlib.commands import ab as ab_cmd
-        sides = ab_cmd.make_sides(["--accel", "kvm"], [])
+        from trapmeterlib.commands import ab_report, ab_sides
+        sides = ab_sides.make_sides(["--accel", "kvm"], [])
         words = sides["a"][0]
-        if priority.permitted(ab_cmd.AB_NICE):
-            self.assertEqual(words[:2], ["--nice", str(ab_cmd.AB_NICE)])
+        if priority.permitted(ab_sides.AB_NICE):
+            self.assertEqual(words[:2], ["--nice", str(ab_sides.AB_NICE)])
             self.assertEqual(sides["b"][0], words)
         else:
             self.assertNotIn("--nice", words)
         cfg = unittest.mock.Mock(sides=sides)
-        line = ab_cmd.priority_line(cfg)
+        line = ab_report.priority_line(cfg)
         self.assertIn("niceness", line)
         # a side that sets it keeps its own; the other runs as the runner
-        sides = ab_cmd.make_sides(["--accel", "kvm"], [], ("", "--nice 5"))
+        sides = ab_sides.make_sides(["--accel", "kvm"], [], ("", "--nice 5"))
         self.assertNotIn("--nice", sides["a"][0])
         self.assertEqual(sides["b"][0][-2:], ["--nice", "5"])
-        line = ab_cmd.priority_line(unittest.mock.Mock(sides=sides))
+        line = ab_report.priority_line(unittest.mock.Mock(sides=sides))
         self.assertIn("niceness B 5", line)
 
 

@@ -21,10 +21,13 @@ from ..system import gitbuild
 from ..values import exitstatus, figure
 from ..values.errors import UnusableInput
 from . import ab as ab_cmd
+from . import ab_rounds, ab_sides
 from . import bisect_confirm
 from . import compare as compare_cmd
 from .bisect_out import (DEFAULT_OUT_SUFFIX, check_json, check_seconds,
                          clear_trees, default_out, prepare_out, undo_out)
+from . import run as run_cmd
+from .ab_config import Outputs, SessionConfig
 from .common import OptionError, TrapmeterError, repo_root, say, write_json
 
 NAME = "bisect"
@@ -137,7 +140,7 @@ def session(args, name, good_bin, step_bin, budget, extra, focus=None):
     say("bisect: session %s (A %s, B %s%s)" % (
         name, good_bin, step_bin, "" if budget is None else
         ", %.0f s" % budget))
-    code = ab_cmd.run_session(cfg)
+    code = ab_rounds.run_session(cfg)
     try:
         rows = report_rows(cfg.outputs.json)
         boots = [len(compare.boot_results(resultsfile.read_results(p)))
@@ -155,7 +158,7 @@ def session(args, name, good_bin, step_bin, budget, extra, focus=None):
 
 
 def ab_config(args, name, good_bin, step_bin, budget, extra, focus=None):
-    """The ab session (a checked ab_cmd.SessionConfig) of good_bin (A)
+    """The ab session (a checked SessionConfig) of good_bin (A)
     against step_bin (B) with the user's ab and run options; results and
     verdicts in --out under the session's name.  A step session (`focus`)
     runs the flagged cases and metrics only, at their step thresholds."""
@@ -169,9 +172,9 @@ def ab_config(args, name, good_bin, step_bin, budget, extra, focus=None):
         cases, focus_metrics, steps = focus
         words, metrics = case_words(words, cases), sorted(focus_metrics)
         thresholds = dict(thresholds, **steps)
-    shared, which = ab_cmd.case_list(args, words)
-    return ab_cmd.SessionConfig(
-        sides=ab_cmd.make_sides(shared, extra, (a_args, b_args),
+    shared, which = ab_sides.case_list(words)
+    return SessionConfig(
+        sides=ab_sides.make_sides(shared, extra, (a_args, b_args),
                                 (a_qemu, b_qemu)),
         a_json=stem + "-a.json", b_json=stem + "-b.json",
         thresholds=thresholds, metrics=metrics,
@@ -180,7 +183,7 @@ def ab_config(args, name, good_bin, step_bin, budget, extra, focus=None):
         stop_at_regression=True,
         count_boots=args.count_boots, seed=args.seed,
         resamples=args.resamples, stat=args.stat, verbose=args.verbose,
-        outputs=ab_cmd.Outputs(json=stem + "-verdicts.json"),
+        outputs=Outputs(json=stem + "-verdicts.json"),
         case_list=which, title="bisect " + name,
         allow_env_diff=args.allow_env_diff).check()
 
@@ -398,7 +401,7 @@ def prepare(args, extra):
 def command(args, extra=()):
     line = prepare(args, extra)
     if not args.no_build:
-        ab_cmd.run_cmd.ensure_built(repo_root())
+        run_cmd.ensure_built(repo_root())
     work = Bisect(args, extra, line)
     try:
         endpoints = work.endpoints()

@@ -18,6 +18,7 @@ from ..system import gitbuild, inputfile
 from ..values import exitstatus
 from . import bisect as bisect_cmd
 from . import bisect_out
+from . import run as run_cmd
 from .common import (OptionError, TrapmeterError, check_outputs, repo_root,
                      say)
 
@@ -214,7 +215,7 @@ def step(args, extra):
     except gitbuild.GitError as exc:
         raise OptionError("bisect-step: %s" % exc)
     if not args.no_build:
-        bisect_cmd.ab_cmd.run_cmd.ensure_built(repo_root())
+        run_cmd.ensure_built(repo_root())
     step_bin, why = gitbuild.build(tree, args.build, args.binary,
                                    os.path.join(args.out, "build-%s.log"
                                                 % head[:12]),

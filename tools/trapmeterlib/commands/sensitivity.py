@@ -17,13 +17,17 @@ import shutil
 import sys
 import time
 
+from ..guest import plan as sample_plan
 from ..output import html, report, resultsfile
-from ..stats import compare
+from ..stats import abtest, compare
 from ..stats.verdict import BY_MEANS
 from ..system import hostinfo, privdir
 from ..values import exitstatus
 from . import ab as ab_cmd
+from . import ab_rounds, ab_sides
 from . import compare as compare_cmd
+from . import run as run_cmd
+from .ab_config import Outputs, SessionConfig
 from .common import (OptionError, TrapmeterError, budget_seconds,
                      repo_root, say)
 
@@ -59,12 +63,12 @@ def add_parser(sub, fmt):
     add("--max-boots", type=int,
         help="boots per ab session, both sides (default %d, or with "
         "--budget %d: the budget ends each session)"
-        % (ab_cmd.abtest.DEFAULT_MAX_BOOTS, ab_cmd.abtest.BUDGET_MAX_BOOTS))
-    add("--looks", type=int, default=ab_cmd.abtest.DEFAULT_LOOKS)
+        % (abtest.DEFAULT_MAX_BOOTS, abtest.BUDGET_MAX_BOOTS))
+    add("--looks", type=int, default=abtest.DEFAULT_LOOKS)
     add("--metrics", default="cycles_per_op,exits_per_op")
-    add("--min-samples", type=int, default=ab_cmd.plan.MIN_SAMPLES,
+    add("--min-samples", type=int, default=sample_plan.MIN_SAMPLES,
         metavar="N", help="ab's floor of samples per case (default %d)"
-        % ab_cmd.plan.MIN_SAMPLES)
+        % sample_plan.MIN_SAMPLES)
     add("--out", metavar="DIR", default="sensitivity",
         help="every session's results and verdicts (default ./sensitivity)")
     add("--qemu", metavar="PATH", default="qemu-system-x86_64")
@@ -209,9 +213,9 @@ def ab_config(args, name, a_qemu, b_qemu, budget, extra):
     they choose no cases); results and verdicts in --out under the
     session's name."""
     stem = os.path.join(args.out, name)
-    shared, which = ab_cmd.case_list(args, args.run_options)
-    return ab_cmd.SessionConfig(
-        sides=ab_cmd.make_sides(shared, extra, qemus=(a_qemu, b_qemu)),
+    shared, which = ab_sides.case_list(args.run_options)
+    return SessionConfig(
+        sides=ab_sides.make_sides(shared, extra, qemus=(a_qemu, b_qemu)),
         a_json=stem + "-a.json", b_json=stem + "-b.json",
         thresholds=compare_cmd.check_verdict_options(args),
         metrics=[m for m in args.metrics.split(",") if m],
@@ -219,7 +223,7 @@ def ab_config(args, name, a_qemu, b_qemu, budget, extra):
         alpha=session_alpha(args), rounds=args.rounds, min_samples=args.min_samples,
         count_boots=args.count_boots, seed=args.seed,
         resamples=args.resamples, stat=args.stat, verbose=args.verbose,
-        outputs=ab_cmd.Outputs(json=stem + "-verdicts.json",
+        outputs=Outputs(json=stem + "-verdicts.json",
                                markdown=stem + "-verdicts.md",
                                plot_engine=args.plot_engine),
         case_list=which, title="sensitivity " + name,
@@ -266,7 +270,7 @@ def run_level(args, name, sides, budget, extra):
     say("sensitivity: session %s (A %d ns, B %d ns per exit to QEMU)"
         % (name, a_ns, b_ns))
     begin = time.monotonic()
-    code = ab_cmd.run_session(cfg, after_boot)
+    code = ab_rounds.run_session(cfg, after_boot)
     with open(cfg.outputs.json) as fh:
         rows = json.load(fh)["rows"]
     boots = [len(compare.boot_results(resultsfile.read_results(p)))
@@ -564,7 +568,7 @@ def command(args, extra=()):
     qemu, shim = check_applicable(args, run_words)
     os.makedirs(args.out, exist_ok=True)
     if not args.no_build:
-        ab_cmd.run_cmd.ensure_built(repo_root())
+        run_cmd.ensure_built(repo_root())
     args.run_options = run_words
     tmp = privdir.fresh("sens", say)
     begin = time.monotonic()
@@ -610,7 +614,7 @@ def sessions_and_table(args, levels, qemu, shim, tmp, begin, extra):
         sess["moved"] = level_moved(sess, {n: t["handler"]
                                            for n, t in table.items()})
     text = render(table, sessions, levels, rt)
-    cases = ab_cmd.case_list(args, args.run_options)[1]
+    cases = ab_sides.case_list(args.run_options)[1]
     text += "case list: %s\n" % cases
     alarms = false_alarms(table)
     text += "".join("false alarm: %s\n" % a for a in alarms)
