@@ -5,6 +5,7 @@ boot, bisect-step's exit statuses for git bisect run (a failure must be
 128, never 1-127, which git reads as "bad"), and that neither ever touches
 what it does not own (the user's checkout, files outside the worktrees),
 on scratch git repositories whose builds fail (so nothing boots)."""
+import argparse
 import errno
 import json
 import os
@@ -129,13 +130,12 @@ class SessionResults(unittest.TestCase):
 
 
 def bisect_args(out, *words):
-    """`trapmeter bisect` options as the CLI parses and validates them."""
+    """The plan of `trapmeter bisect` options as the CLI parses them."""
     argv = ["bisect", "--good", "g", "--bad", "b", "--build", "true",
             "--binary", "q", "--out", out] + list(words)
     args, unknown = build_parser().parse_known_args(argv)
-    args.run_options = unknown
-    bisect_cmd.validate(args)
-    return args
+    return bisect_cmd.validate(argparse.Namespace(
+        **dict(vars(args), run_options=unknown)))
 
 
 ROW = {"suite": "pio", "case": "pio.user", "metric": "cycles_per_op",

@@ -55,7 +55,7 @@ class Line:
 
     def work(self):
         work = types.SimpleNamespace(
-            args=types.SimpleNamespace(alpha=ALPHA), extra=(),
+            plan=types.SimpleNamespace(alpha=ALPHA), extra=(),
             flag={KEY: rows("regression")[0]}, focus=([KEY[1]], {KEY[2]}, {}),
             good_bin="/b/" + self.commits[0], sessions=[])
         work.budget_left = lambda: None

@@ -7,6 +7,7 @@ none, or when good is the worse one); then a first-parent search
 build, on the flagged cases and metrics only, within its share of
 --budget."""
 
+import dataclasses
 import json
 import os
 import shlex
@@ -18,26 +19,21 @@ from ..output.bisect_text import summary
 from ..stats import bisect as search
 from ..stats import compare
 from ..system import gitbuild
-from ..values import exitstatus, figure
+from ..values import exitstatus
 from ..values.errors import UnusableInput
 from . import ab as ab_cmd
-from . import ab_rounds, ab_sides
-from . import bisect_confirm
+from . import ab_rounds, ab_sides, bisect_confirm, bisect_plan
 from . import compare as compare_cmd
-from .bisect_out import (DEFAULT_OUT_SUFFIX, check_json, check_seconds,
-                         clear_trees, default_out, prepare_out, undo_out)
 from . import run as run_cmd
 from .ab_config import Outputs, SessionConfig
+from .bisect_out import (DEFAULT_OUT_SUFFIX, check_json, clear_trees,
+                         default_out, prepare_out, undo_out)
 from .common import OptionError, TrapmeterError, repo_root, say, write_json
 
 NAME = "bisect"
 BINARY_AS = ("qemu", "bios", "testpmd")
-# ab options bisect sets itself for each session
-OWN_AB_OPTIONS = ("--a-qemu", "--b-qemu", "--a-args", "--b-args",
-                  "--a-json", "--b-json", "--budget")
-# each session writes its own verdicts into --out
-OWN_OUTPUTS = ("--json", "--junit", "--markdown", "--plot", "--plot-engine",
-               "--html")
+OWN_AB_OPTIONS = bisect_plan.OWN_AB_OPTIONS
+OWN_OUTPUTS = bisect_plan.OWN_OUTPUTS
 
 
 def add_parser(sub, fmt):
@@ -131,11 +127,11 @@ def case_words(run_words, cases):
     return out + (["--case", ",".join(cases)] if cases else [])
 
 
-def session(args, name, good_bin, step_bin, budget, extra, focus=None):
-    """One ab session, A = good, B = the other build: {"name", "status",
-    "rows", "boots", "wall_s", "a_json", "b_json"}.  `focus`: (cases,
-    metrics, thresholds) of a step session."""
-    cfg = ab_config(args, name, good_bin, step_bin, budget, extra, focus)
+def session(plan, name, good_bin, step_bin, budget, extra, focus=None):
+    """One ab session of `plan` (a BisectPlan), A = good, B = the other
+    build: {"name", "status", "rows", "boots", "wall_s", "a_json",
+    "b_json"}.  `focus`: (cases, metrics, thresholds) of a step session."""
+    cfg = ab_config(plan, name, good_bin, step_bin, budget, extra, focus)
     begin = time.monotonic()
     say("bisect: session %s (A %s, B %s%s)" % (
         name, good_bin, step_bin, "" if budget is None else
@@ -157,17 +153,18 @@ def session(args, name, good_bin, step_bin, budget, extra, focus=None):
             "verdicts": cfg.outputs.json}
 
 
-def ab_config(args, name, good_bin, step_bin, budget, extra, focus=None):
+def ab_config(plan, name, good_bin, step_bin, budget, extra, focus=None):
     """The ab session (a checked SessionConfig) of good_bin (A)
-    against step_bin (B) with the user's ab and run options; results and
-    verdicts in --out under the session's name.  A step session (`focus`)
-    runs the flagged cases and metrics only, at their step thresholds."""
-    stem = os.path.join(args.out, name)
-    (a_qemu, a_args), (b_qemu, b_args) = (side_args(args.binary_as, good_bin),
-                                          side_args(args.binary_as, step_bin))
-    words = list(args.run_options)
-    metrics = list(args.metric_names)
-    thresholds = compare_cmd.check_verdict_options(args)
+    against step_bin (B) with the user's ab and run options (`plan`, a
+    BisectPlan); results and verdicts in --out under the session's name.
+    A step session (`focus`) runs the flagged cases and metrics only, at
+    their step thresholds."""
+    stem = os.path.join(plan.out, name)
+    (a_qemu, a_args), (b_qemu, b_args) = (side_args(plan.binary_as, good_bin),
+                                          side_args(plan.binary_as, step_bin))
+    words = list(plan.run_options)
+    metrics = list(plan.metric_names)
+    thresholds = dict(plan.thresholds)
     if focus:
         cases, focus_metrics, steps = focus
         words, metrics = case_words(words, cases), sorted(focus_metrics)
@@ -178,14 +175,14 @@ def ab_config(args, name, good_bin, step_bin, budget, extra, focus=None):
                                 (a_qemu, b_qemu)),
         a_json=stem + "-a.json", b_json=stem + "-b.json",
         thresholds=thresholds, metrics=metrics,
-        max_boots=args.max_boots, budget=budget, looks=args.looks,
-        alpha=args.alpha, rounds=args.rounds, min_samples=args.min_samples,
+        max_boots=plan.max_boots, budget=budget, looks=plan.looks,
+        alpha=plan.alpha, rounds=plan.rounds, min_samples=plan.min_samples,
         stop_at_regression=True,
-        count_boots=args.count_boots, seed=args.seed,
-        resamples=args.resamples, stat=args.stat, verbose=args.verbose,
+        count_boots=plan.count_boots, seed=plan.seed,
+        resamples=plan.resamples, stat=plan.stat, verbose=plan.verbose,
         outputs=Outputs(json=stem + "-verdicts.json"),
         case_list=which, title="bisect " + name,
-        allow_env_diff=args.allow_env_diff).check()
+        allow_env_diff=list(plan.allow_env_diff)).check()
 
 
 def report_rows(path):
@@ -200,12 +197,13 @@ def report_rows(path):
 # ---------------------------------------------------------------- steps
 
 class Bisect:
-    """One bisection: its worktrees, the flagged rows, the steps."""
+    """One bisection of `plan` (a BisectPlan): its worktrees, the flagged
+    rows, the steps."""
 
-    def __init__(self, args, extra, line):
-        self.args, self.extra, self.line = args, extra, line
+    def __init__(self, plan, extra, line):
+        self.plan, self.extra, self.line = plan, extra, line
         self.begin = time.monotonic()
-        self.trees = os.path.join(os.path.abspath(args.out), "trees")
+        self.trees = os.path.join(os.path.abspath(plan.out), "trees")
         self.flag = None
         self.focus = None
         self.sessions = []
@@ -216,9 +214,9 @@ class Bisect:
         return time.monotonic() - self.begin
 
     def budget_left(self):
-        if self.args.budget is None:
+        if self.plan.budget is None:
             return None
-        return self.args.budget - self.elapsed()
+        return self.plan.budget - self.elapsed()
 
     def build(self, tree, rev, label):
         """Binary of `rev` built in worktree `tree` (created by this
@@ -226,15 +224,15 @@ class Bisect:
         (None, why)."""
         path = os.path.join(self.trees, tree)
         try:
-            gitbuild.worktree_at(self.args.repo, path, rev)
+            gitbuild.worktree_at(self.plan.repo, path, rev)
         except gitbuild.NotOwned as exc:
             raise OptionError("bisect: %s" % exc)
         except gitbuild.GitError as exc:
             return None, "checkout failed: %s" % exc
-        log = os.path.join(self.args.out, "build-%s.log" % label)
+        log = os.path.join(self.plan.out, "build-%s.log" % label)
         say("bisect: building %s (%s)" % (rev[:12], label))
-        return gitbuild.build(path, self.args.build, self.args.binary, log,
-                              self.args.build_timeout)
+        return gitbuild.build(path, self.plan.build, self.plan.binary, log,
+                              self.plan.build_timeout)
 
     def endpoints(self):
         """Build both ends and judge good against bad: the flagged rows."""
@@ -251,16 +249,16 @@ class Bisect:
         need = search.Search([c for c, _ in self.line]).steps_left()
         # two shares: a change the endpoints miss loses the whole search,
         # a step that runs out is one skip
-        share = None if self.args.budget is None else \
+        share = None if self.plan.budget is None else \
             self.budget_left() * 2.0 / (2 + need)
         say("bisect: %d commits between good and bad, about %d steps"
             % (steps, need))
-        sess = session(self.args, "endpoints", self.good_bin, bad_bin,
+        sess = session(self.plan, "endpoints", self.good_bin, bad_bin,
                        share, self.extra)
         self.sessions.append(sess)
         try:
             self.flag = search.flagged(sess["rows"], set(
-                self.args.metric_names))
+                self.plan.metric_names))
         except search.Refused as exc:
             self.write_refusal(sess, exc)
             refuse(exc.reason, exc.message + (
@@ -275,7 +273,7 @@ class Bisect:
 
     def write_refusal(self, sess, exc):
         """bisect.json of a refused bisection: the endpoint rows and why."""
-        write_json(self.args.json, {
+        write_json(self.plan.json, {
                 "tool": "trapmeter", "kind": "bisect", "refused": exc.reason,
                 "message": exc.message, "good": self.line[0][0],
                 "bad": self.line[-1][0],
@@ -297,7 +295,7 @@ class Bisect:
         budget = None if share is None else max(
             1.0, share - (time.monotonic() - begin))
         try:
-            sess = session(self.args, "step-%02d-%s" % (index, commit[:12]),
+            sess = session(self.plan, "step-%02d-%s" % (index, commit[:12]),
                            self.good_bin, step_bin, budget, self.extra,
                            self.focus)
         except TrapmeterError as exc:
@@ -333,76 +331,61 @@ def flagged_rows(rows, flag):
 # ---------------------------------------------------------------- command
 
 def validate(args):
+    """bisect's parsed options checked into a BisectPlan (its repository,
+    --out and --json not yet resolved)."""
     if args.good is None:
         raise OptionError("bisect: --good REV is required")
-    validate_common(args)
+    return bisect_plan.from_args(args)
 
 
-def validate_common(args):
-    """What bisect and bisect-step check alike, before any git or file."""
-    check_seconds("--build-timeout", args.build_timeout)
-    check_seconds("--budget", args.budget)
-    why = gitbuild.binary_error(args.binary)
-    if why:
-        raise OptionError(why)
-    for word in getattr(args, "run_options", []):
-        if word.split("=")[0] in OWN_AB_OPTIONS:
-            raise OptionError("%s is set by bisect itself" % word)
-    args.metric_names = [m for m in args.metrics.split(",") if m]
-    if not args.metric_names:
-        raise OptionError("--metrics: name at least one metric")
-    for opt in OWN_OUTPUTS[1:]:
-        setattr(args, opt[2:].replace("-", "_"), None)
-    args.json = getattr(args, "json", None)
-    compare_cmd.check_verdict_options(args)
-    args.run_options = list(getattr(args, "run_options", []))
-
-
-def resolve(args):
+def resolve(plan):
     """(repository top directory, [(hash, subject)] good .. bad): both
     ends readable commits that do not track --binary."""
     try:
-        top = gitbuild.git(args.repo, "rev-parse", "--show-toplevel")
-        good = gitbuild.readable_commit(top, args.good, "--good")
-        bad = gitbuild.readable_commit(top, args.bad, "--bad")
+        top = gitbuild.git(plan.repo, "rev-parse", "--show-toplevel")
+        good = gitbuild.readable_commit(top, plan.good, "--good")
+        bad = gitbuild.readable_commit(top, plan.bad, "--bad")
         for rev in (good, bad):
             if gitbuild.git(top, "ls-tree", "--name-only", rev, "--",
-                            args.binary):
+                            plan.binary):
                 raise OptionError(
                     "bisect: --binary %s is a file git tracks in %s: name "
-                    "what --build writes" % (args.binary, rev[:12]))
+                    "what --build writes" % (plan.binary, rev[:12]))
         return top, gitbuild.first_parent_line(top, good, bad)
     except gitbuild.GitError as exc:
         raise OptionError("bisect: %s" % exc)
 
 
 def prepare(args, extra):
-    """Everything checked before the first build: the repository and its
-    commits, --out, --json, and the sessions' ab and run options."""
-    validate(args)
-    args.repo, line = resolve(args)
-    args.out = os.path.abspath(args.out or default_out(args.repo))
-    made = prepare_out(args.out)
+    """(plan, line): everything checked before the first build: the
+    repository and its commits, --out, --json, and the sessions' ab and
+    run options."""
+    plan = validate(args)
+    top, line = resolve(plan)
+    out = os.path.abspath(plan.out or default_out(top))
+    plan = dataclasses.replace(plan, repo=top, out=out,
+                               json=plan.json or os.path.join(
+                                   out, "bisect.json"))
+    made = prepare_out(plan.out)
     try:
-        args.json = args.json or os.path.join(args.out, "bisect.json")
-        check_json("--json", args.json, args.out)
+        check_json("--json", plan.json, plan.out)
         # the sessions' options, as a step would use them
-        ab_config(args, "endpoints", "good", "bad", args.budget, extra)
-        clear_trees(args.repo, os.path.join(args.out, "trees"))
+        ab_config(plan, "endpoints", "good", "bad", plan.budget, extra)
+        clear_trees(plan.repo, os.path.join(plan.out, "trees"))
     except gitbuild.GitError as exc:
-        undo_out(args.out, made)
+        undo_out(plan.out, made)
         raise OptionError("bisect: %s" % exc)
     except OptionError:
-        undo_out(args.out, made)
+        undo_out(plan.out, made)
         raise
-    return line
+    return plan, line
 
 
 def command(args, extra=()):
-    line = prepare(args, extra)
-    if not args.no_build:
+    plan, line = prepare(args, extra)
+    if not plan.no_build:
         run_cmd.ensure_built(repo_root())
-    work = Bisect(args, extra, line)
+    work = Bisect(plan, extra, line)
     try:
         endpoints = work.endpoints()
         state = search.Search([c for c, _ in line])
@@ -411,14 +394,14 @@ def command(args, extra=()):
         confirmation = bisect_confirm.confirm(work, state, steps, session)
     finally:
         for tree in ("good", "step"):
-            why = gitbuild.remove_worktree(args.repo, os.path.join(
+            why = gitbuild.remove_worktree(plan.repo, os.path.join(
                 work.trees, tree))
             if why:
                 say("bisect: warning: " + why)
     doc = result_document(work, endpoints, state, steps)
     doc["confirmation"] = confirmation
     sys.stdout.write(summary(doc))
-    write_json(args.json, doc)
+    write_json(plan.json, doc)
     if not doc["result"]["first_bad"]:
         return exitstatus.BISECT_UNRESOLVED
     return exitstatus.OK if confirmation["status"] == search.CONFIRMED \
@@ -430,10 +413,10 @@ def result_document(work, endpoints, state, steps):
     result = state.result()
     boots = sum(sum(s["boots"]) + s["planning_boots"]
                 for s in work.sessions)
-    return {"tool": "trapmeter", "kind": "bisect", "repo": work.args.repo,
+    return {"tool": "trapmeter", "kind": "bisect", "repo": work.plan.repo,
             "good": work.line[0][0], "bad": work.line[-1][0],
-            "build": work.args.build, "binary": work.args.binary,
-            "binary_as": work.args.binary_as,
+            "build": work.plan.build, "binary": work.plan.binary,
+            "binary_as": work.plan.binary_as,
             "commits": [{"commit": c, "subject": s} for c, s in work.line],
             "endpoints": {k: endpoints[k] for k in
                           ("rows", "boots", "planning_boots", "wall_s",
@@ -446,4 +429,4 @@ def result_document(work, endpoints, state, steps):
                 result["first_bad_candidate"])),
             "budget_exhausted": bool(state.untested()),
             "boots": boots, "wall_s": round(work.elapsed(), 1),
-            "budget_s": work.args.budget}
+            "budget_s": work.plan.budget}

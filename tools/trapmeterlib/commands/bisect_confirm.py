@@ -34,7 +34,7 @@ def _session(work, run_session, name, a_bin, b_bin, focus):
                      if work.sessions else 0.0)
         if budget <= 0:
             return None
-    return run_session(work.args, name, a_bin, b_bin, budget, work.extra,
+    return run_session(work.plan, name, a_bin, b_bin, budget, work.extra,
                        focus)
 
 
@@ -114,7 +114,7 @@ def confirm(work, state, steps, run_session):
                                               first)
         if sess:
             _keep(out, work, sess)
-    alpha = work.args.alpha
+    alpha = work.plan.alpha
     total = search.search_bound(steps, alpha, [alpha] * len(steps))
     out.update(status=status, reason=reason,
                parent=state.commits[state.commits.index(first) - 1],

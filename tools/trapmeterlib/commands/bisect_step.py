@@ -8,6 +8,7 @@ step stayed undecided).  A step that cannot be judged at all (bad
 options, KVM unusable, unusable results) exits 128, which makes git stop
 the bisection instead of taking it for "bad"."""
 
+import dataclasses
 import json
 import os
 import time
@@ -17,7 +18,7 @@ from ..stats import bisect as search
 from ..system import gitbuild, inputfile
 from ..values import exitstatus
 from . import bisect as bisect_cmd
-from . import bisect_out
+from . import bisect_out, bisect_plan
 from . import run as run_cmd
 from .common import (OptionError, TrapmeterError, check_outputs, repo_root,
                      say)
@@ -93,24 +94,24 @@ def reference_rows(doc):
     return rows
 
 
-def reference(args):
+def reference(plan):
     """(flagged rows, ab focus) from --reference, or (None, None)."""
-    if not args.reference:
+    if not plan.reference:
         return None, None
-    rows = reference_rows(read_json(args.reference, "--reference"))
+    rows = reference_rows(read_json(plan.reference, "--reference"))
     if rows is None:
         raise OptionError("--reference %s: not a bisect or verdicts JSON "
                           "(no list of rows with suite, case, metric and "
-                          "verdict)" % args.reference)
+                          "verdict)" % plan.reference)
     try:
-        flag = search.flagged(rows, set(args.metric_names))
+        flag = search.flagged(rows, set(plan.metric_names))
         thresholds = search.step_thresholds(flag)
     except search.Refused as exc:
-        raise OptionError("--reference %s: %s" % (args.reference,
+        raise OptionError("--reference %s: %s" % (plan.reference,
                                                   exc.message))
     except (TypeError, ValueError) as exc:
         raise OptionError("--reference %s: a flagged row without a usable "
-                          "shift (%s)" % (args.reference, exc))
+                          "shift (%s)" % (plan.reference, exc))
     return flag, (sorted({c for _, c, _ in flag}), {m for _, _, m in flag},
                   thresholds)
 
@@ -124,20 +125,20 @@ def worktree(top, path, rev):
         raise OptionError("bisect-step: %s" % exc)
 
 
-def good_build(args, top, good):
+def good_build(plan, top, good):
     """The good binary: --good-binary, or --good built once in a worktree
     (reused by the following steps)."""
-    if args.good_binary:
-        return os.path.abspath(args.good_binary)
-    tree = os.path.join(args.out, "trees", "good-" + good[:12])
-    done = os.path.join(args.out, "good-%s.built" % good[:12])
-    target = os.path.join(tree, args.binary)
+    if plan.good_binary:
+        return os.path.abspath(plan.good_binary)
+    tree = os.path.join(plan.out, "trees", "good-" + good[:12])
+    done = os.path.join(plan.out, "good-%s.built" % good[:12])
+    target = os.path.join(tree, plan.binary)
     if os.path.exists(done) and gitbuild.worktree_of(top, tree) and \
             os.path.isfile(target) and gitbuild.inside(tree, target):
         return target
     worktree(top, tree, good)
-    built, why = gitbuild.build(tree, args.build, args.binary, os.path.join(
-        args.out, "build-good.log"), args.build_timeout)
+    built, why = gitbuild.build(tree, plan.build, plan.binary, os.path.join(
+        plan.out, "build-good.log"), plan.build_timeout)
     if built is None:
         raise TrapmeterError(exitstatus.BISECT_REFUSED, "the good commit %s "
                              "does not build: %s" % (good[:12], why))
@@ -150,86 +151,96 @@ def good_build(args, top, good):
 
 
 def validate(args):
+    """bisect-step's parsed options checked into a BisectPlan (its
+    repository and --out not yet resolved)."""
     if bool(args.good) == bool(args.good_binary):
         raise OptionError("bisect-step: give --good REV or --good-binary "
                           "PATH (one of them)")
-    bisect_cmd.validate_common(args)
+    return bisect_plan.from_args(args)
 
 
-def check_paths(args, head):
+def check_paths(plan, head):
     """The inputs (--reference, --good-binary) are none of the step's
     outputs nor inside its worktrees."""
-    stem = os.path.join(args.out, "step-" + head[:12])
-    check_outputs([("--reference", args.reference)],
-                  [("OUT/steps.json", os.path.join(args.out, "steps.json"))]
+    stem = os.path.join(plan.out, "step-" + head[:12])
+    check_outputs([("--reference", plan.reference)],
+                  [("OUT/steps.json", os.path.join(plan.out, "steps.json"))]
                   + [("a session output", stem + end) for end in (
                       "-a.json", "-b.json", "-verdicts.json")])
-    if args.good_binary:
-        if not os.path.isfile(args.good_binary):
+    if plan.good_binary:
+        if not os.path.isfile(plan.good_binary):
             raise OptionError("--good-binary %s: no such file"
-                              % args.good_binary)
-        if gitbuild.inside(os.path.join(args.out, "trees"),
-                           args.good_binary):
+                              % plan.good_binary)
+        if gitbuild.inside(os.path.join(plan.out, "trees"),
+                           plan.good_binary):
             raise OptionError("--good-binary %s: inside the step's worktrees "
-                              "(a build there removes it)" % args.good_binary)
+                              "(a build there removes it)" % plan.good_binary)
 
 
-def prepare(args, extra):
-    """(top, HEAD, good commit or None, flag, focus): every option, the
-    repository, --out and --reference checked before the first build."""
-    validate(args)
+def resolve(plan):
+    """(plan with its repository's top directory and --out, HEAD, good
+    commit or None): both readable commits that do not track --binary."""
     try:
-        top = gitbuild.git(args.repo, "rev-parse", "--show-toplevel")
+        top = gitbuild.git(plan.repo, "rev-parse", "--show-toplevel")
         head = gitbuild.readable_commit(top, "HEAD", "HEAD")
-        good = gitbuild.readable_commit(top, args.good, "--good") \
-            if args.good else None
+        good = gitbuild.readable_commit(top, plan.good, "--good") \
+            if plan.good else None
         for rev in filter(None, (head, good)):
             if gitbuild.git(top, "ls-tree", "--name-only", rev, "--",
-                            args.binary):
+                            plan.binary):
                 raise OptionError("bisect-step: --binary %s is a file git "
                                   "tracks in %s: name what --build writes"
-                                  % (args.binary, rev[:12]))
-        args.out = os.path.abspath(args.out or os.path.join(
+                                  % (plan.binary, rev[:12]))
+        out = os.path.abspath(plan.out or os.path.join(
             gitbuild.common_dir(top), "trapmeter-bisect-step"))
     except gitbuild.GitError as exc:
         raise OptionError("bisect-step: %s" % exc)
-    made = bisect_out.prepare_out(args.out)
+    return dataclasses.replace(plan, repo=top, out=out), head, good
+
+
+def prepare(args, extra):
+    """(plan, top, HEAD, good commit or None, flag, focus): every option,
+    the repository, --out and --reference checked before the first
+    build."""
+    plan, head, good = resolve(validate(args))
+    made = bisect_out.prepare_out(plan.out)
     try:
-        check_paths(args, head)
-        flag, focus = reference(args)
-        bisect_cmd.ab_config(args, "step-" + head[:12], "good", "step",
-                             args.budget, extra, focus)
+        check_paths(plan, head)
+        flag, focus = reference(plan)
+        bisect_cmd.ab_config(plan, "step-" + head[:12], "good", "step",
+                             plan.budget, extra, focus)
     except OptionError:
-        bisect_out.undo_out(args.out, made)
+        bisect_out.undo_out(plan.out, made)
         raise
-    return top, head, good, flag, focus
+    return plan, head, good, flag, focus
 
 
 def step(args, extra):
-    top, head, good, flag, focus = prepare(args, extra)
+    plan, head, good, flag, focus = prepare(args, extra)
+    top = plan.repo
     try:
-        good_bin = good_build(args, top, good)
+        good_bin = good_build(plan, top, good)
         begin = time.monotonic()
-        tree = os.path.join(args.out, "trees", "step")
+        tree = os.path.join(plan.out, "trees", "step")
         worktree(top, tree, head)
     except gitbuild.GitError as exc:
         raise OptionError("bisect-step: %s" % exc)
-    if not args.no_build:
+    if not plan.no_build:
         run_cmd.ensure_built(repo_root())
-    step_bin, why = gitbuild.build(tree, args.build, args.binary,
-                                   os.path.join(args.out, "build-%s.log"
+    step_bin, why = gitbuild.build(tree, plan.build, plan.binary,
+                                   os.path.join(plan.out, "build-%s.log"
                                                 % head[:12]),
-                                   args.build_timeout)
+                                   plan.build_timeout)
     if step_bin is None:
-        return record(args, head, search.SKIP, "build failed: " + why, None,
+        return record(plan, head, search.SKIP, "build failed: " + why, None,
                       begin)
-    sess = bisect_cmd.session(args, "step-" + head[:12], good_bin, step_bin,
-                              args.budget, extra, focus)
+    sess = bisect_cmd.session(plan, "step-" + head[:12], good_bin, step_bin,
+                              plan.budget, extra, focus)
     if flag is None:
         flag = {(r["suite"], r["case"], r["metric"]): r for r in sess["rows"]
-                if r["metric"] in args.metric_names}
+                if r["metric"] in plan.metric_names}
     verdict, reason = search.step_verdict(sess["rows"], flag)
-    return record(args, head, verdict, reason, sess, begin)
+    return record(plan, head, verdict, reason, sess, begin)
 
 
 def earlier_steps(path):
@@ -249,12 +260,12 @@ def earlier_steps(path):
     return steps
 
 
-def record(args, head, verdict, reason, sess, begin):
+def record(plan, head, verdict, reason, sess, begin):
     """Say the verdict, append it to OUT/steps.json, return its exit
     status: the verdict stands even when steps.json cannot be written
     (a warning says so), so git bisect run is never stopped by it."""
     say("bisect-step: %s is %s (%s)" % (head[:12], verdict, reason))
-    path = os.path.join(args.out, "steps.json")
+    path = os.path.join(plan.out, "steps.json")
     steps = earlier_steps(path)
     if steps is None:
         say("bisect-step: warning: %s is not a list of steps (edited?): "

@@ -11,11 +11,13 @@ Size: the shim's wrapper and checks, the sessions and the table of
 levels belong to this one command; the table's rendering is the seam to
 cut next."""
 
+import dataclasses
 import json
 import os
 import shutil
 import sys
 import time
+import types
 
 from ..guest import plan as sample_plan
 from ..output import html, report, resultsfile
@@ -84,6 +86,29 @@ def add_parser(sub, fmt):
     add("--no-build", action="store_true", help="do not run make")
     add("-v", "--verbose", action="store_true")
     compare_cmd.add_verdict_options(add)
+
+
+@dataclasses.dataclass(frozen=True)
+class Study:
+    """What sensitivity derives from its options, once: the levels, the
+    run words of every session and the verdicts' thresholds."""
+    levels: tuple
+    run_words: tuple
+    thresholds: types.MappingProxyType
+
+
+def study_of(args):
+    """The Study of sensitivity's parsed options (read, never written);
+    bad values are named in the order a user meets them."""
+    levels = parse_levels(args.levels)
+    thresholds = compare_cmd.check_verdict_options(args)
+    if args.budget is not None and not args.budget > 0:
+        raise OptionError("--budget must be a positive number of seconds")
+    if args.max_sessions is not None and args.max_sessions < 1:
+        raise OptionError("--max-sessions must be at least 1")
+    return Study(levels=tuple(levels),
+                 run_words=tuple(getattr(args, "run_options", ())),
+                 thresholds=types.MappingProxyType(dict(thresholds or {})))
 
 
 def parse_levels(text):
@@ -207,17 +232,17 @@ def check_shim(report_path, doc, delay_ns, ledger, per_op):
 
 # ---------------------------------------------------------------- sessions
 
-def ab_config(args, name, a_qemu, b_qemu, budget, extra):
+def ab_config(args, study, name, a_qemu, b_qemu, budget, extra):
     """The ab session of one level: side A on QEMU a_qemu, side B on
     b_qemu, both with sensitivity's run options (ab's sentinel list when
     they choose no cases); results and verdicts in --out under the
     session's name."""
     stem = os.path.join(args.out, name)
-    shared, which = ab_sides.case_list(args.run_options)
+    shared, which = ab_sides.case_list(list(study.run_words))
     return SessionConfig(
         sides=ab_sides.make_sides(shared, extra, qemus=(a_qemu, b_qemu)),
         a_json=stem + "-a.json", b_json=stem + "-b.json",
-        thresholds=compare_cmd.check_verdict_options(args),
+        thresholds=dict(study.thresholds),
         metrics=[m for m in args.metrics.split(",") if m],
         max_boots=args.max_boots, budget=budget, looks=args.looks,
         alpha=session_alpha(args), rounds=args.rounds, min_samples=args.min_samples,
@@ -253,7 +278,7 @@ def recorded(args, name, delay_ns):
     return sess
 
 
-def run_level(args, name, sides, budget, extra):
+def run_level(args, study, name, sides, budget, extra):
     """One ab session: (rows, boots, wall seconds, shim ledger)."""
     (a_qemu, a_rep, a_ns), (b_qemu, b_rep, b_ns) = sides
     again = recorded(args, name, b_ns)
@@ -266,7 +291,7 @@ def run_level(args, name, sides, budget, extra):
         rep, ns = (a_rep, a_ns) if side == "a" else (b_rep, b_ns)
         check_shim(rep, doc, ns, ledger, per_op[side])
 
-    cfg = ab_config(args, name, a_qemu, b_qemu, budget, extra)
+    cfg = ab_config(args, study, name, a_qemu, b_qemu, budget, extra)
     say("sensitivity: session %s (A %d ns, B %d ns per exit to QEMU)"
         % (name, a_ns, b_ns))
     begin = time.monotonic()
@@ -558,22 +583,15 @@ def budget_share(args, begin, left):
 
 
 def command(args, extra=()):
-    levels = parse_levels(args.levels)
-    compare_cmd.check_verdict_options(args)
-    run_words = list(getattr(args, "run_options", []))
-    if args.budget is not None and not args.budget > 0:
-        raise OptionError("--budget must be a positive number of seconds")
-    if args.max_sessions is not None and args.max_sessions < 1:
-        raise OptionError("--max-sessions must be at least 1")
-    qemu, shim = check_applicable(args, run_words)
+    study = study_of(args)
+    qemu, shim = check_applicable(args, list(study.run_words))
     os.makedirs(args.out, exist_ok=True)
     if not args.no_build:
         run_cmd.ensure_built(repo_root())
-    args.run_options = run_words
     tmp = privdir.fresh("sens", say)
     begin = time.monotonic()
     try:
-        return sessions_and_table(args, levels, qemu, shim, tmp, begin, extra)
+        return sessions_and_table(args, study, qemu, shim, tmp, begin, extra)
     finally:
         privdir.remove(tmp)
 
@@ -585,10 +603,11 @@ def new_session_allowed(args, name, delay_ns, ran):
     return ran[0] < args.max_sessions
 
 
-def sessions_and_table(args, levels, qemu, shim, tmp, begin, extra):
+def sessions_and_table(args, study, qemu, shim, tmp, begin, extra):
+    levels = list(study.levels)
     zero = wrapper(tmp, qemu, shim, 0)
     ran = [0]
-    sessions = [run_level(args, "aa", ((zero[0], zero[1], 0),
+    sessions = [run_level(args, study, "aa", ((zero[0], zero[1], 0),
                                        (zero[0], zero[1], 0)),
                           budget_share(args, begin, len(levels) + 1), extra)]
     ran[0] += not sessions[0].get("reused")
@@ -602,7 +621,7 @@ def sessions_and_table(args, levels, qemu, shim, tmp, begin, extra):
             break
         delayed = wrapper(tmp, qemu, shim, delay)
         sessions.append(run_level(
-            args, "d%g" % pct, ((zero[0], zero[1], 0),
+            args, study, "d%g" % pct, ((zero[0], zero[1], 0),
                                 (delayed[0], delayed[1], delay)),
             budget_share(args, begin, len(levels) - i), extra))
         ran[0] += not sessions[-1].get("reused")
@@ -614,7 +633,7 @@ def sessions_and_table(args, levels, qemu, shim, tmp, begin, extra):
         sess["moved"] = level_moved(sess, {n: t["handler"]
                                            for n, t in table.items()})
     text = render(table, sessions, levels, rt)
-    cases = ab_sides.case_list(args.run_options)[1]
+    cases = ab_sides.case_list(list(study.run_words))[1]
     text += "case list: %s\n" % cases
     alarms = false_alarms(table)
     text += "".join("false alarm: %s\n" % a for a in alarms)
