@@ -444,10 +444,10 @@ class Floods(Cli):
         parser = dumpmod.DumpParser()
         parser.feed(b"trapmeter 0.1.0 START\n")
         chunk = b"x" * 65536
-        started = time.monotonic()
+        started = time.process_time()   # CPU: other tenants add no time
         for _ in range(256):                    # 16 MiB without a newline
             parser.feed(chunk)
-        self.assertLess(time.monotonic() - started, 2.0)
+        self.assertLess(time.process_time() - started, 2.0)
         self.assertLessEqual(len(parser._partial), dumpmod.MAX_LINE)
         dump = parser.finish()
         self.assertIn("guest output flood", " ".join(dump.problems))

@@ -191,6 +191,9 @@ class AtomicLog(Cli):
 
 
 class ConcurrentLog(Cli):
+    """The first run's QEMU holds the log half written until the second
+    run has been refused (an event, not a time: a loaded host may take
+    seconds to start the second run)."""
 
     def test_second_run_on_one_log_is_refused(self):
         fake = self.fake("slow", """
@@ -200,11 +203,13 @@ class ConcurrentLog(Cli):
             out.write(log[:half])
             out.flush()
             open(%r, "w").close()
-            time.sleep(3)
+            end = time.monotonic() + 60
+            while not os.path.exists(%r) and time.monotonic() < end:
+                time.sleep(0.05)
             out.write(log[half:])
             out.flush()
             sys.exit(1)
-            """ % (OK_LOG, self.path("started")))
+            """ % (OK_LOG, self.path("started"), self.path("release")))
         shared = self.path("shared.log")
         first = subprocess.Popen(
             [sys.executable, TOOL, "run", "--no-build", "--accel", "tcg",
@@ -218,7 +223,8 @@ class ConcurrentLog(Cli):
             time.sleep(0.05)
         second = self.run_fake(self.good_fake(), "--log", shared, "--json",
                                self.path("second.json"))
-        out, err = first.communicate(timeout=60)
+        open(self.path("release"), "w").close()
+        out, err = first.communicate(timeout=90)
         self.assertEqual(first.returncode, 0, err)
         self.assertEqual(second.returncode, 2, second.stderr)
         self.assertIn("another run", second.stderr)
