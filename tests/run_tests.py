@@ -7,13 +7,21 @@
 2. Python unittest modules: tests/host/test_*.py (host tool, no QEMU) and
    tests/boot/test_*.py (boot the kernel under QEMU).
 
+The files of tests/host run in --jobs worker processes (default: one per
+CPU, at most MAX_JOBS), each taking the next file when it is done with
+one; tests/boot runs after them in this process, one file at a time (one
+VM at a time).  --jobs 1 runs everything here, in order.
+
 The last line is "N passed, N failed, N skipped" (CI reads it); the exit
 status is 1 when anything failed.  Before it, "# seconds by file" lists
-where the wall time went, a class's setUpClass boot counted in its file
-(docs/testing.md keeps the table of a full run).
+where the wall and CPU time went (CPU: user + sys of the test process and
+of the children it waited for), a class's setUpClass boot counted in its
+file (docs/testing.md keeps the table of a full run).
 """
+import json
 import os
 import re
+import selectors
 import subprocess
 import sys
 import time
@@ -21,27 +29,61 @@ import unittest
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 SLOWEST = 15    # files named in the closing time table
+MAX_JOBS = 4    # more workers than this only add contention to the probes
+# Host test files handed out first (the longest in docs/testing.md's
+# table), so that no long file starts last; a name missing here is fine.
+LONG_FIRST = ("test_hostile_io", "test_history", "test_forecast",
+              "test_compare", "test_bisect_cmd", "test_hostile",
+              "test_hostile33", "test_hostile_input", "test_runner",
+              "test_abtest", "test_testpmd")
+
+
+def cpu_seconds():
+    """User + sys seconds of this process and of its waited-for children."""
+    times = os.times()
+    return times.user + times.system + times.children_user + \
+        times.children_system
 
 
 class Tally:
     def __init__(self):
         self.passed = self.failed = self.skipped = 0
-        self.seconds = {}     # file -> wall seconds spent in it
+        self.seconds = {}     # file -> [wall seconds, CPU seconds] in it
+        self.parts = {}       # kind -> wall seconds of the whole part
 
-    def spent(self, where, seconds):
-        self.seconds[where] = self.seconds.get(where, 0.0) + seconds
+    def spent(self, where, seconds, cpu=0.0):
+        both = self.seconds.setdefault(where, [0.0, 0.0])
+        both[0] += seconds
+        both[1] += cpu
+
+    def add(self, counts):
+        """Add a worker's counts and seconds (Tally.counts())."""
+        self.passed += counts["passed"]
+        self.failed += counts["failed"]
+        self.skipped += counts["skipped"]
+        for where, (wall, cpu) in counts["seconds"].items():
+            self.spent(where, wall, cpu)
+
+    def counts(self):
+        return {"passed": self.passed, "failed": self.failed,
+                "skipped": self.skipped, "seconds": self.seconds}
 
     def time_table(self, total):
-        """'# seconds by file' lines: by kind, then the slowest files."""
+        """'# seconds by file' lines: by kind (the wall time of the part
+        when its files ran in workers), then the slowest files."""
         kinds = {}
-        for where, sec in self.seconds.items():
+        for where, (sec, _cpu) in self.seconds.items():
             kind = where.rsplit("/", 1)[0] if "/" in where else where
             kinds[kind] = kinds.get(kind, 0.0) + sec
-        print("# seconds by file (of %.0f s): %s" % (total, ", ".join(
-            "%s %.0f" % kv for kv in sorted(kinds.items(), key=lambda kv: -kv[1]))))
-        slow = sorted(self.seconds.items(), key=lambda kv: -kv[1])[:SLOWEST]
-        for where, sec in slow:
-            print("#   %6.1f  %s" % (sec, where))
+        kinds.update(self.parts)
+        cpu = sum(c for _w, c in self.seconds.values())
+        print("# seconds by file (of %.0f s, CPU %.0f s): %s" % (
+            total, cpu, ", ".join("%s %.0f" % kv for kv in
+                                  sorted(kinds.items(), key=lambda kv: -kv[1]))))
+        print("#     wall     cpu")
+        slow = sorted(self.seconds.items(), key=lambda kv: -kv[1][0])[:SLOWEST]
+        for where, (sec, cpu) in slow:
+            print("#   %6.1f  %6.1f  %s" % (sec, cpu, where))
 
     def line(self, status, name, detail=""):
         print(f"{status:<5} {name}{(': ' + detail) if detail else ''}", flush=True)
@@ -62,10 +104,11 @@ def run_host_binaries(tally, only):
     for name in names:
         if only and not any(o in name for o in only):
             continue
-        began = time.monotonic()
+        began, cpu = time.monotonic(), cpu_seconds()
         proc = subprocess.run([os.path.join(bindir, name)], capture_output=True,
                               text=True, timeout=300)
-        tally.spent("build/host/" + name, time.monotonic() - began)
+        tally.spent("build/host/" + name, time.monotonic() - began,
+                    cpu_seconds() - cpu)
         seen = 0
         for raw in proc.stdout.splitlines():
             if raw.startswith("ok - "):
@@ -85,6 +128,7 @@ class TallyResult(unittest.TestResult):
         super().__init__()
         self.tally = tally
         self.started = self.last = time.monotonic()
+        self.last_cpu = cpu_seconds()
 
     def startTest(self, test):
         super().startTest(test)
@@ -93,9 +137,9 @@ class TallyResult(unittest.TestResult):
     def _name(self, test):
         # the time since the last report goes to this test's file: a
         # setUpClass (one shared boot) lands in its file, not nowhere
-        now = time.monotonic()
-        self.tally.spent(_file_of(test), now - self.last)
-        self.last = now
+        now, cpu = time.monotonic(), cpu_seconds()
+        self.tally.spent(_file_of(test), now - self.last, cpu - self.last_cpu)
+        self.last, self.last_cpu = now, cpu
         return f"{test.id().replace('test_', '', 1)} ({now - self.started:.1f}s)"
 
     def addSuccess(self, test):
@@ -136,18 +180,28 @@ def _file_of(test):
     return module.replace(".", "/") + ".py"
 
 
-def run_python(tally, only, subdirs=("tests/host", "tests/boot")):
+def discover(sub, only):
+    """The tests under sub (tests/host, ...) whose id contains one of
+    only (all when only is empty)."""
+    start = os.path.join(ROOT, sub)
+    if not os.path.isdir(start):
+        return unittest.TestSuite()
+    suite = unittest.TestLoader().discover(start, pattern="test_*.py",
+                                           top_level_dir=ROOT)
+    return unittest.TestSuite(t for t in _flatten(suite)
+                              if not only or any(o in t.id() for o in only))
+
+
+def run_python(tally, only, subdirs=("tests/host", "tests/boot"), jobs=1):
     sys.path.insert(0, ROOT)
-    loader = unittest.TestLoader()
     for sub in subdirs:
-        start = os.path.join(ROOT, sub)
-        if not os.path.isdir(start):
-            continue
-        suite = loader.discover(start, pattern="test_*.py", top_level_dir=ROOT)
-        if only:
-            suite = unittest.TestSuite(t for t in _flatten(suite)
-                                       if any(o in t.id() for o in only))
-        suite.run(TallyResult(tally))
+        suite = discover(sub, only)
+        if sub == "tests/host" and jobs > 1:
+            began = time.monotonic()
+            run_in_workers(tally, suite, only, jobs)
+            tally.parts[sub] = time.monotonic() - began
+        else:
+            suite.run(TallyResult(tally))
 
 
 def _flatten(suite):
@@ -158,8 +212,147 @@ def _flatten(suite):
             yield t
 
 
+def _modules(suite):
+    """(the modules of suite's tests, the long ones first; the tests that
+    are no module's, such as a module that failed to import)."""
+    names, others = [], unittest.TestSuite()
+    for test in suite:
+        module = type(test).__module__
+        if not module.startswith("tests."):
+            others.addTest(test)
+        elif module not in names:
+            names.append(module)
+    hint = {"tests.host." + n: i for i, n in enumerate(LONG_FIRST)}
+    return sorted(names, key=lambda n: (hint.get(n, len(hint)), n)), others
+
+
+class Worker:
+    """`run_tests.py --worker`: runs the test modules it is sent, one at a
+    time; its output comes through a pipe, its counts on a second."""
+
+    def __init__(self, only):
+        send_r, self.send = os.pipe()
+        self.done, done_w = os.pipe()
+        self.proc = subprocess.Popen(
+            [sys.executable, os.path.abspath(__file__), "--worker",
+             str(send_r), str(done_w)] + list(only),
+            stdout=subprocess.PIPE, pass_fds=(send_r, done_w), cwd=ROOT)
+        os.close(send_r)
+        os.close(done_w)
+        self.module = None          # the module it is running
+        self.partial = b""          # output after its last newline
+        self.reply = b""
+
+    def give(self, module):
+        self.module = module
+        os.write(self.send, (module or "").encode() + b"\n")
+
+
+def run_in_workers(tally, suite, only, jobs):
+    """Run suite's modules in min(jobs, modules) worker processes, each
+    taking the next module when done; their lines are printed as they
+    come, their counts added to tally."""
+    queue, others = _modules(suite)
+    others.run(TallyResult(tally))
+    if len(queue) < 2:
+        unittest.TestSuite(t for t in suite if t not in others).run(
+            TallyResult(tally))
+        return
+    sel = selectors.DefaultSelector()
+    workers = [Worker(only) for _ in range(min(jobs, len(queue)))]
+    for worker in workers:
+        sel.register(worker.proc.stdout, selectors.EVENT_READ, (worker, "out"))
+        sel.register(worker.done, selectors.EVENT_READ, (worker, "done"))
+        worker.give(queue.pop(0))
+    open_streams = 2 * len(workers)
+    while open_streams:
+        for key, _ in sel.select():
+            worker, kind = key.data
+            fd = key.fileobj if kind == "done" else key.fileobj.fileno()
+            data = os.read(fd, 65536)
+            if not data:
+                sel.unregister(key.fileobj)
+                open_streams -= 1
+                continue
+            if kind == "out":
+                _forward(worker, data)
+            else:
+                _replied(tally, worker, data, queue)
+    for worker in workers:
+        _finish(tally, worker)
+    for module in queue:        # every worker died: the rest run here
+        unittest.TestLoader().loadTestsFromName(module).run(TallyResult(tally))
+
+
+def _forward(worker, data):
+    """Print a worker's whole lines (its partial line waits for the rest)."""
+    data = worker.partial + data
+    cut = data.rfind(b"\n") + 1
+    worker.partial = data[cut:]
+    if cut:
+        sys.stdout.write(data[:cut].decode("utf-8", "replace"))
+        sys.stdout.flush()
+
+
+def _replied(tally, worker, data, queue):
+    """A worker's counts of the module it ran: add them, send the next."""
+    worker.reply += data
+    while b"\n" in worker.reply:
+        line, worker.reply = worker.reply.split(b"\n", 1)
+        tally.add(json.loads(line))
+        worker.give(queue.pop(0) if queue else None)
+        if worker.module is None:
+            os.close(worker.send)
+
+
+def _finish(tally, worker):
+    """Wait for a worker; a module it never finished is a failure."""
+    code = worker.proc.wait()
+    if worker.partial:
+        print(worker.partial.decode(errors="replace"))
+    if worker.module is not None:
+        tally.line("FAIL", worker.module, "its worker process ended with "
+                   "status %d before the module's tests were done" % code)
+        os.close(worker.send)
+    elif code != 0:
+        tally.line("FAIL", "test worker", "exit status %d" % code)
+
+
+def worker_main(send_fd, done_fd, only):
+    """The worker's side of run_in_workers: module names in, counts out."""
+    sys.path.insert(0, ROOT)
+    os.set_inheritable(send_fd, False)
+    os.set_inheritable(done_fd, False)
+    names = os.fdopen(send_fd, "r")
+    for module in iter(names.readline, ""):
+        module = module.strip()
+        if not module:
+            break
+        tally = Tally()
+        try:
+            tests = unittest.TestLoader().loadTestsFromName(module)
+        except Exception as exc:  # pylint: disable=broad-except
+            tally.line("ERROR", module, "cannot load: %r" % exc)
+        else:
+            unittest.TestSuite(t for t in _flatten(tests) if not only or any(
+                o in t.id() for o in only)).run(TallyResult(tally))
+        sys.stdout.flush()
+        os.write(done_fd, json.dumps(tally.counts()).encode() + b"\n")
+    return 0
+
+
+def default_jobs():
+    return max(1, min(MAX_JOBS, len(os.sched_getaffinity(0))))
+
+
 def main():
-    only = sys.argv[1:]
+    args = sys.argv[1:]
+    if args[:1] == ["--worker"]:
+        return worker_main(int(args[1]), int(args[2]), args[3:])
+    jobs = default_jobs()
+    if args[:1] == ["--jobs"]:
+        jobs, args = max(1, int(args[1])), args[2:]
+    only = args
     tally = Tally()
     t0 = time.monotonic()
     os.chdir(ROOT)
@@ -167,7 +360,7 @@ def main():
         run_python(tally, only[1:], ("tests/acceptance",))
     else:
         run_host_binaries(tally, only)
-        run_python(tally, only)
+        run_python(tally, only, jobs=jobs)
     total = time.monotonic() - t0
     tally.time_table(total)
     print(f"# {total:.0f} s")

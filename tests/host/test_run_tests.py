@@ -1,6 +1,7 @@
 """tests/host/test_run_tests.py - the test runner's own tally: a failing
 subtest is a failure (unittest tells neither addSuccess nor addFailure for
-a test whose only failures are in subtests)."""
+a test whose only failures are in subtests); files run in worker
+processes add up to what they add up to in one."""
 import contextlib
 import io
 import os
@@ -51,6 +52,39 @@ class Tally(unittest.TestCase):
     def test_passing_subtests_count_once(self):
         tally, out = self.run_sample("test_good_subtests")
         self.assertEqual((tally.passed, tally.failed), (1, 0), out)
+
+
+class Workers(unittest.TestCase):
+    """Two small host test files in two workers and in this process."""
+    ONLY = ["tests.host.test_figure.", "tests.host.test_resultform."]
+
+    def run_with(self, jobs):
+        tally = run_tests.Tally()
+        suite = run_tests.discover("tests/host", self.ONLY)
+        with contextlib.redirect_stdout(io.StringIO()) as out:
+            if jobs > 1:
+                run_tests.run_in_workers(tally, suite, self.ONLY, jobs)
+            else:
+                suite.run(run_tests.TallyResult(tally))
+        return tally, out.getvalue()
+
+    def test_workers_count_what_one_process_counts(self):
+        one, _ = self.run_with(1)
+        two, out = self.run_with(2)
+        self.assertGreater(one.passed, 5)
+        self.assertEqual((two.passed, two.failed, two.skipped),
+                         (one.passed, one.failed, one.skipped), out)
+        self.assertEqual(out.count("\nok ") + out.startswith("ok "),
+                         two.passed, out)
+        self.assertEqual(sorted(two.seconds), sorted(one.seconds))
+
+    def test_long_files_go_first(self):
+        suite = run_tests.discover("tests/host", self.ONLY + [
+            "tests.host.test_hostile_io.ConcurrentLog"])
+        modules, others = run_tests._modules(suite)
+        self.assertEqual(modules[0], "tests.host.test_hostile_io")
+        self.assertEqual(len(modules), 3)
+        self.assertEqual(others.countTestCases(), 0)
 
 
 if __name__ == "__main__":
