@@ -586,6 +586,37 @@ class HostDetectionTest(unittest.TestCase):
 
 # ---------------------------------------------------------------- CLI
 
+class CommandTable(unittest.TestCase):
+    """cli.COMMANDS names each command's module; a start of the tool for
+    one command imports that command's module only."""
+
+    def test_names_are_the_modules_names(self):
+        for name, _module in cli.COMMANDS:
+            self.assertEqual(cli.command_module(name).NAME, name)
+        names = [n for n, _m in cli.COMMANDS]
+        self.assertEqual(len(set(names)), len(names))
+        self.assertLessEqual(set(cli.PASSTHROUGH), set(names))
+
+    def test_one_command_imports_one_module(self):
+        code = ("import sys\n"
+                "from trapmeterlib import cli\n"
+                "cli.build_parser(['compare', 'a', 'b'])\n"
+                "print(sorted(m for m in sys.modules\n"
+                "             if m.startswith('trapmeterlib.commands.')))\n")
+        proc = subprocess.run([sys.executable, "-c", code], cwd=TOOLS,
+                              capture_output=True, text=True, timeout=60)
+        self.assertEqual(proc.returncode, 0, proc.stderr)
+        self.assertIn("trapmeterlib.commands.compare", proc.stdout)
+        for other in ("run", "ab", "bisect", "history", "kut"):
+            self.assertNotIn("'trapmeterlib.commands.%s'" % other,
+                             proc.stdout)
+
+    def test_help_lists_every_command(self):
+        text = cli.build_parser().format_help()
+        for name, _module in cli.COMMANDS:
+            self.assertIn(name, text)
+
+
 class CliCase(unittest.TestCase):
     """Runs tools/trapmeter as a subprocess in a private directory."""
 

@@ -6,33 +6,47 @@ This module only builds the top parser and dispatches; each command lives
 in trapmeterlib/commands/."""
 
 import argparse
+import importlib
 import signal
 import sys
 
-from .commands import (ab, bisect, bisect_step, compare, history,
-                       import_kut, import_lava, kut, lava_job, parse, run,
-                       sensitivity)
 from .commands.common import (PROG, OptionError, Parser, guarded, say,
                               split_extra)
 from .system import stdio
 from .values import exitstatus
 
-# in `trapmeter --help` order
-COMMANDS = (run, parse, lava_job, import_lava, kut, import_kut, compare, ab,
-            sensitivity, bisect, bisect_step, history)
+# in `trapmeter --help` order: each command's NAME and its commands/ module
+COMMANDS = (("run", "run"), ("parse", "parse"), ("lava-job", "lava_job"),
+            ("import-lava", "import_lava"), ("kut", "kut"),
+            ("import-kut", "import_kut"), ("compare", "compare"),
+            ("ab", "ab"), ("sensitivity", "sensitivity"),
+            ("bisect", "bisect"), ("bisect-step", "bisect_step"),
+            ("history", "history"))
 # commands that take run options of their own and QEMU arguments after --
-PASSTHROUGH = (ab, sensitivity, bisect, bisect_step)
+PASSTHROUGH = ("ab", "sensitivity", "bisect", "bisect-step")
 
 
-def build_parser():
+def command_module(name):
+    """The commands/ module of the command called name."""
+    return importlib.import_module(".commands." + dict(COMMANDS)[name],
+                                   __package__)
+
+
+def build_parser(argv=None):
+    """The top parser.  When argv starts with a command's name, only that
+    command's module is imported and given a subparser: importing all
+    twelve took a quarter of every start of the tool (docs/testing.md)."""
     fmt = argparse.RawDescriptionHelpFormatter
     top = Parser(prog=PROG, formatter_class=fmt, epilog=exitstatus.EXIT_TABLE,
                  description="Measure VM trap costs (REP string port I/O vs "
                  "single-unit port I/O) by booting the trapmeter guest "
                  "kernel under QEMU.")
     sub = top.add_subparsers(dest="command", metavar="COMMAND")
-    for module in COMMANDS:
-        module.add_parser(sub, fmt)
+    named = dict(COMMANDS)
+    wanted = argv[0] if argv and argv[0] in named else None
+    for name, _module in COMMANDS:
+        if wanted in (None, name):
+            command_module(name).add_parser(sub, fmt)
     return top
 
 
@@ -51,23 +65,21 @@ def interrupt_on_signals():
 
 def dispatch(argv):
     argv, extra = split_extra(list(argv))
-    parser = build_parser()
+    parser = build_parser(argv)
     args, unknown = parser.parse_known_args(argv)
-    for module in PASSTHROUGH:
-        if args.command == module.NAME:
-            # unknown options are run options of the sessions' boots
-            return module.command(argparse.Namespace(
-                **dict(vars(args), run_options=unknown)), extra)
+    if args.command in PASSTHROUGH:
+        # unknown options are run options of the sessions' boots
+        return command_module(args.command).command(argparse.Namespace(
+            **dict(vars(args), run_options=unknown)), extra)
     if unknown:
         parser.parse_args(argv)         # names the unknown option
-    if args.command == run.NAME:
-        return run.command(args, extra)
+    if args.command == "run":
+        return command_module("run").command(args, extra)
     if extra:
         raise OptionError("'--' QEMU arguments are only accepted by 'run', "
                           "'ab', 'sensitivity', 'bisect' and 'bisect-step'")
-    for module in COMMANDS:
-        if args.command == module.NAME:
-            return module.command(args)
+    if args.command is not None:
+        return command_module(args.command).command(args)
     raise OptionError("a command is required: run, parse, compare, ab, "
                       "sensitivity, bisect, bisect-step, lava-job, "
                       "import-lava, kut, import-kut or history (see '%s "
@@ -88,7 +100,7 @@ def main(argv=None):
     named = _stdout_status(out, code)
     if named != code:
         code, verdict = named, False
-    if argv[:1] == [bisect_step.NAME] and not verdict and \
+    if argv[:1] == ["bisect-step"] and not verdict and \
             code < exitstatus.STEP_ABORT:
         say("bisect-step: status %d is no verdict: exit %d, so that git "
             "bisect run stops" % (code, exitstatus.STEP_ABORT))
