@@ -22,6 +22,7 @@ from trapmeterlib.output import comparison, resultsfile  # noqa: E402
 from trapmeterlib.stats import compare  # noqa: E402
 from trapmeterlib.stats import comparable  # noqa: E402
 from tests.host.test_lava_tool import _log_line, _tm  # noqa: E402
+from tests.host import incli  # noqa: E402
 
 FIX = os.path.join(ROOT, "tests", "fixtures")
 RUNNER = os.path.join(ROOT, "tools", "trapmeter")
@@ -348,8 +349,7 @@ class ImportedFromLava(unittest.TestCase):
                 fh.write(self.log(samples, scale))
             logs.append(path)
         out = os.path.join(tmp, name + ".json")
-        proc = subprocess.run([RUNNER, "import-lava", "--json", out] + logs,
-                              capture_output=True, text=True, timeout=60)
+        proc = incli.run(["import-lava", "--json", out] + logs)
         self.assertEqual(proc.returncode, 0, proc.stderr)
         return out
 
@@ -358,13 +358,11 @@ class ImportedFromLava(unittest.TestCase):
             base = self.imported(tmp, "base", 31)
             cand = self.imported(tmp, "cand", 9)
             same = self.imported(tmp, "same", 31)
-            proc = subprocess.run([RUNNER, "compare", base, cand],
-                                  capture_output=True, text=True, timeout=60)
+            proc = incli.run(["compare", base, cand])
             self.assertEqual(proc.returncode, 13, proc.stdout + proc.stderr)
             self.assertIn("samples per case differ", proc.stdout)
-            proc = subprocess.run([RUNNER, "compare", base, same, "--json",
-                                   os.path.join(tmp, "v.json")],
-                                  capture_output=True, text=True, timeout=60)
+            proc = incli.run(["compare", base, same, "--json",
+                              os.path.join(tmp, "v.json")])
             # alike, but not interleaved: timing withheld (13), not refused
             self.assertEqual(proc.returncode, 13, proc.stdout + proc.stderr)
             self.assertNotIn("samples per case differ", proc.stdout)

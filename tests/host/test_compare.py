@@ -24,6 +24,7 @@ from trapmeterlib.output import comparison, compare_plot, resultsfile  # noqa: E
 from trapmeterlib.values import errors  # noqa: E402
 from trapmeterlib.stats import abtest, compare  # noqa: E402
 from trapmeterlib.guest.dump import parse_dump  # noqa: E402
+from tests.host import incli  # noqa: E402
 
 FIX = os.path.join(ROOT, "tests", "fixtures")
 RUNNER = os.path.join(ROOT, "tools", "trapmeter")
@@ -63,7 +64,11 @@ def rows_of_sparse():
     return {(r.name, r.metric): r for r in rows}, rows, warnings
 
 
-def cli(*args):
+def cli(*args, spawn=False):
+    """tools/trapmeter ARGS: cli.main in this process (tests/host/incli.py)
+    unless spawn, the tool started as a process."""
+    if not spawn:
+        return incli.run(args, cwd=ROOT, timeout=120)
     return subprocess.run([RUNNER, *args], capture_output=True, text=True,
                           timeout=120, cwd=ROOT)
 
@@ -293,9 +298,11 @@ class Outputs(unittest.TestCase):
     def test_cli_outputs_and_status(self):
         with tempfile.TemporaryDirectory() as tmp:
             out = {k: os.path.join(tmp, "o." + k) for k in ("xml", "md", "svg")}
+            # the one started as a process: its exit status is the tool's
             proc = cli("compare", fixture("kvm-base.json"), fixture("kvm-rep-off.json"),
                        "--junit", out["xml"], "--markdown", out["md"],
-                       "--plot", out["svg"], "--threshold", "exits_per_op=20")
+                       "--plot", out["svg"], "--threshold", "exits_per_op=20",
+                       spawn=True)
             self.assertEqual(proc.returncode, 10, proc.stderr)
             for path in out.values():
                 self.assertGreater(os.path.getsize(path), 100)

@@ -33,6 +33,7 @@ sys.path.insert(0, os.path.join(ROOT, "tools"))
 from trapmeterlib.guest import dump as dumpmod  # noqa: E402
 from trapmeterlib.system import children, privdir  # noqa: E402
 from tests.boot.common import pid_gone  # noqa: E402
+from tests.host import incli  # noqa: E402
 from tests.host.dumpseal import crc_of_lines  # noqa: E402
 
 FAKE_HEADER = """\
@@ -85,7 +86,10 @@ def replace_tm(lines, kind, fn):
 
 
 class Cli(unittest.TestCase):
-    """tools/trapmeter in a private directory."""
+    """tools/trapmeter in a private directory: cli.main in this process
+    (tests/host/incli.py), or the tool started as a process where the
+    probe is about the process (SPAWN, or spawn=True)."""
+    SPAWN = False
 
     def setUp(self):
         self.tmp = tempfile.mkdtemp(prefix="tm-hostile-")
@@ -94,12 +98,17 @@ class Cli(unittest.TestCase):
     def path(self, name):
         return os.path.join(self.tmp, name)
 
-    def cli(self, *args, env=None, timeout=60):
+    def cli(self, *args, env=None, timeout=60, spawn=None):
         full_env = dict(os.environ)
         full_env.update(env or {})
-        proc = subprocess.run([sys.executable, TOOL] + list(args),
-                              cwd=self.tmp, capture_output=True, text=True,
-                              timeout=timeout, env=full_env, check=False)
+        if spawn or (spawn is None and self.SPAWN):
+            proc = subprocess.run([sys.executable, TOOL] + list(args),
+                                  cwd=self.tmp, capture_output=True,
+                                  text=True, timeout=timeout, env=full_env,
+                                  check=False)
+        else:
+            proc = incli.run(args, cwd=self.tmp, env=full_env,
+                             timeout=timeout)
         self.assertNotIn("Traceback", proc.stderr)
         self.assertNotIn("internal error", proc.stderr)
         return proc
@@ -123,9 +132,9 @@ class Cli(unittest.TestCase):
             sys.exit(1)
             """ % OK_LOG)
 
-    def run_fake(self, fake, *args, env=None, timeout=60):
+    def run_fake(self, fake, *args, env=None, timeout=60, spawn=None):
         return self.cli("run", "--no-build", "--accel", "tcg", "--qemu", fake,
-                        *args, env=env, timeout=timeout)
+                        *args, env=env, timeout=timeout, spawn=spawn)
 
     def node(self, name, minor):
         """A private character device (1, minor): 3 null, 7 full."""

@@ -37,6 +37,7 @@ from trapmeterlib.values import exitstatus
 from trapmeterlib.commands import common  # noqa: E402
 from trapmeterlib.session import record as run_record, runner  # noqa: E402
 from trapmeterlib.guest.dump import DumpParser, parse_dump  # noqa: E402
+from tests.host import incli  # noqa: E402
 from tests.host.dumpseal import crc_of_lines  # noqa: E402
 
 
@@ -618,15 +619,19 @@ class CommandTable(unittest.TestCase):
 
 
 class CliCase(unittest.TestCase):
-    """Runs tools/trapmeter as a subprocess in a private directory."""
+    """Runs tools/trapmeter in a private directory: cli.main in this
+    process (tests/host/incli.py), or as a process with spawn=True."""
 
     def setUp(self):
         self.tmp = tempfile.mkdtemp(prefix="tm-test-")
         self.addCleanup(shutil.rmtree, self.tmp)
 
-    def cli(self, *args, env=None, timeout=60):
+    def cli(self, *args, env=None, timeout=60, spawn=False):
         full_env = dict(os.environ)
         full_env.update(env or {})
+        if not spawn:
+            return incli.run(args, cwd=self.tmp, env=full_env,
+                             timeout=timeout)
         return subprocess.run([sys.executable, TOOL] + list(args),
                               cwd=self.tmp, capture_output=True, text=True,
                               timeout=timeout, env=full_env, check=False)
@@ -668,7 +673,8 @@ class OptionErrorTest(CliCase):
     def test_missing_ovmf_is_option_error(self):
         proc = self.cli("run", "--no-build", "--firmware", "uefi", "--boot",
                         "iso", env={"TRAPMETER_OVMF_CODE":
-                                    os.path.join(self.tmp, "nope.fd")})
+                                    os.path.join(self.tmp, "nope.fd")},
+                        spawn=True)     # read when the library is imported
         self.assert_one_error_line(proc)
         self.assertIn("OVMF", proc.stderr)
         # an option error before any boot has nothing to write (issue 27)
