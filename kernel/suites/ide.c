@@ -15,7 +15,9 @@
  * (READ SECTORS EXT, 4 MiB; quick 256 KiB), disk.mult16 (READ MULTIPLE
  * EXT, 16 sectors per DRQ block), disk.write1 and disk.wseq (WRITE
  * SECTORS (EXT) on the writable region), cd.read1 (READ(12)) and cd.seq
- * (READ(10), 2048-byte sectors).  After the timed runs each case repeats
+ * (READ(10), 2048-byte sectors).  A long kind (seq, mult16, wseq, cd.seq)
+ * is cut to fit its one-sector twin's measured cost (ide_size_kind).
+ * After the timed runs each case repeats
  * its operation once with every sector checked (writes: read back).
  * Each case's control replays its data phases on RAM without a port
  * access (op_ide_control; docs/design.md, "Timing").
@@ -61,6 +63,12 @@
 #define FIFO_SHAPES        3
 #define MAX_CASES          (7 * ATA_XFER_COUNT + 2 * FIFO_SHAPES)
 #define HZ_PER_KHZ         1000ull
+/* One op of a long kind may last this many case budgets (budget_ms).  A
+ * 4 MiB inw loop is 2 M exits: minutes an op where an exit costs tens of
+ * microseconds (a software KVM backend under load), and the floor of two
+ * samples, warm-up and check makes four ops.  Sized from the cost just
+ * measured, the suite's time follows the budget, not the host's speed. */
+#define OP_BUDGETS         16u
 /* data phases of one op the control replays: one per sector at most
  * (READ/WRITE SECTORS), plus a CDB per ATAPI command */
 #define PHASES_MAX         (SEQ_BYTES / ATA_SECTOR_SIZE + SEQ_BYTES / CHUNK_BYTES)
@@ -74,6 +82,7 @@ struct ide_case {
 	struct ata_dev *dev;
 	u64 lba;
 	u32 sectors;        /* per operation */
+	u32 asked;          /* before ide_size_kind cut it */
 	u32 sector_size;
 	u64 ops, exits;     /* counted over every timed operation */
 	u64 data_exits;     /* the data-port share of exits */
@@ -433,6 +442,8 @@ static void extra_ide(const struct bench_case *c, const struct bench_result *r, 
 	jw_str(w, "device", s->dev ? s->dev->name : "");
 	jw_str(w, "xfer", c->dir == DIR_OUT ? ata_xfer_out_name(s->xfer) : ata_xfer_name(s->xfer));
 	jw_u64(w, "sectors", s->sectors);
+	if (s->asked > s->sectors)
+		jw_u64(w, "sectors_asked", s->asked);
 	jw_u64(w, "sector_size", s->sector_size);
 	jw_dec(w, "cycles_per_sector", med, s->sectors, 1);
 	jw_dec(w, "mib_s", bytes * tsc.khz * HZ_PER_KHZ, med * MIB, 2);
@@ -472,6 +483,7 @@ static void add_case(u8 kind, u8 xfer, struct ata_dev *dev, u64 lba, u32 sectors
 	s->dev = dev;
 	s->lba = lba;
 	s->sectors = sectors;
+	s->asked = sectors;
 	s->sector_size = is_cd(kind) ? ATAPI_SECTOR_SIZE : ATA_SECTOR_SIZE;
 	c->suite = "ide";
 	c->name = case_names[kind][xfer];
@@ -548,6 +560,48 @@ static void build_table(bool quick)
 			}
 		}
 	}
+}
+
+/* The one-sector kind whose measured cost predicts a long kind's. */
+static u8 twin_of(u8 kind)
+{
+	switch (kind) {
+	case K_SEQ: case K_MULT: return K_READ1;
+	case K_WSEQ: return K_WRITE1;
+	case K_CD_SEQ: return K_CD_READ1;
+	default: return K_COUNT;
+	}
+}
+
+/*
+ * Halve a long kind's sectors (never below one command's chunk) until its
+ * slowest method's predicted op - sectors times the slowest one-sector op
+ * of its twin kind, which holds the command's own exits too - fits
+ * OP_BUDGETS case budgets.  One size for the kind's four methods, so the
+ * loop/rep view compares equal transfers.  No twin measured (skipped,
+ * not selected): the size stays.
+ */
+static void ide_size_kind(u8 kind)
+{
+	u64 worst = 0, limit = (u64)bench_cfg->budget_ms * tsc.khz * OP_BUDGETS;
+	u32 i, n = 0, chunk = kind == K_CD_SEQ ? CD_CHUNK : DISK_CHUNK;
+
+	for (i = 0; i < table.n; i++)
+		if (state[i].kind == twin_of(kind) && !state[i].fifo && !state[i].failed &&
+		    state[i].median > worst)
+			worst = state[i].median;
+	for (i = 0; i < table.n; i++)
+		if (state[i].kind == kind && !state[i].fifo)
+			n = state[i].asked;
+	if (!worst)
+		return;
+	while (n > chunk && worst * n > limit)
+		n /= 2;
+	for (i = 0; i < table.n; i++)
+		if (state[i].kind == kind && !state[i].fifo) {
+			state[i].sectors = n;
+			cases[i].bytes = n * state[i].sector_size;
+		}
 }
 
 /* ---- set-up ---------------------------------------------------------------------- */
@@ -755,7 +809,11 @@ void suite_ide(const struct tm_config *cfg)
 	build_table(cfg->quick);
 	if (suite_extended(cfg))
 		add_fifo_cases();
-	for (i = 0; i < table.n; i++)
+	for (i = 0; i < table.n; i++) {
+		if (twin_of(state[i].kind) != K_COUNT && !state[i].fifo &&
+		    (!i || state[i - 1].kind != state[i].kind))
+			ide_size_kind(state[i].kind);
 		bench_run(&cases[i], &r);
+	}
 	report();
 }
