@@ -89,6 +89,7 @@ C_SRCS := \
 	kernel/suites/edk2_fifo.c \
 	kernel/suites/exits.c \
 	kernel/suites/exits_ple.c \
+	kernel/suites/exits_upages.c \
 	kernel/suites/firmware.c \
 	model/fwaudit.c \
 	kernel/suites/ide.c \

@@ -101,6 +101,12 @@ static inline void write_cr0(u64 v)
 	__asm__ volatile("mov %0, %%cr0" : : "r"(v) : "memory");
 }
 
+/* reloading CR3 flushes the TLB's non-global entries */
+static inline void write_cr3(u64 v)
+{
+	__asm__ volatile("mov %0, %%cr3" : : "r"(v) : "memory");
+}
+
 static inline void write_cr4(u64 v)
 {
 	__asm__ volatile("mov %0, %%cr4" : : "r"(v) : "memory");

@@ -44,6 +44,10 @@
  *                   IBPB)                                wr_ibpb_msr
  *   ple.round_robin a token passed between two vCPUs in PAUSE loops
  *                   (-smp 2; kernel/suites/exits_ple.c)   ple_round_robin
+ *   *.upages        inb.elcr and the cases vmexit's figures disagree on,
+ *                   again with every page user-accessible as vmexit maps
+ *                   them (kernel/suites/exits_upages.c); no twin: trapmeter
+ *                   kut tries them as a cause
  * Every extended case has a control: the same loop and dispatch with the
  * instruction's non-trapping twin (a RAM access, or its registers around
  * a nop; arch/x86/control.h).
@@ -58,6 +62,7 @@
 #include "lib/fmt.h"
 #include "arch/x86/trap.h"
 #include "drivers/acpi_pm.h"
+#include "kernel/suites/exits_upages.h"
 #include "lib/json.h"
 
 #define HC_UNKNOWN       0xffffffffull  /* KVM returns -KVM_ENOSYS */
@@ -457,6 +462,65 @@ static struct bench_case ext_cases[] = {
 	EXT("wrmsr.pred_cmd.ibpb", "msr", HANDLER_KERNEL, I_WR_IBPB, model_zero, "wr_ibpb_msr"),
 };
 
+/* The ".upages" pass: these cases again on user-accessible pages, each in
+ * the same loop as its supervisor-page twin ("loop" names the pass). */
+static const struct { u32 id; const char *name; } upage_pass[] = {
+	{ I_INB_ELCR, "inb.elcr.upages" }, { I_INL_QEMU, "inl.unassigned.upages" },
+	{ I_OUTB_ELCR, "outb.elcr.upages" }, { I_PMTIMER, "pmtimer.upages" },
+	{ I_CR8_READ, "cr8.read.upages" }, { I_CR8_WRITE, "cr8.write.upages" },
+	{ I_DR7, "dr7.write.upages" }, { I_WBINVD, "wbinvd.upages" }, { I_INVD, "invd.upages" },
+	{ I_WR_KGSBASE, "wrmsr.kernel_gs_base.upages" },
+	{ I_RD_TSC_ADJUST, "rdmsr.tsc_adjust.upages" },
+	{ I_WR_TSC_ADJUST, "wrmsr.tsc_adjust.upages" },
+	{ I_CR0_WP, "cr0.wp.toggle.upages" }, { I_CR4_PGE, "cr4.pge.toggle.upages" },
+};
+
+static void extra_upages(const struct bench_case *c, const struct bench_result *r,
+			 struct jw *w)
+{
+	(void)c;
+	(void)r;
+	jw_str(w, "loop", "exits.insn.upages");
+	jw_str(w, "pages", "user");
+}
+
+static struct bench_case upage_case(u32 i)
+{
+	struct bench_case c = ext_cases[upage_pass[i].id];
+
+	c.name = upage_pass[i].name;
+	c.kut_name = BENCH_NO_KUT;
+	c.extra = extra_upages;
+	return c;
+}
+
+/* Flip the U/S bit only when a case of the pass is selected. */
+static void run_upages(void)
+{
+	struct bench_result r;
+	struct bench_case c;
+	const char *why = NULL;
+	bool any = false;
+	u32 i;
+
+	for (i = 0; i < ARRAY_SIZE(upage_pass) && !any; i++) {
+		c = upage_case(i);
+		any = bench_selected(&c);
+	}
+	if (!any)
+		return;
+	why = upages_set(true);
+	for (i = 0; i < ARRAY_SIZE(upage_pass); i++) {
+		c = upage_case(i);
+		if (why)
+			bench_skip("exits", c.name, why);
+		else
+			bench_run(&c, &r);
+	}
+	if (!why)
+		upages_set(false);
+}
+
 /* cpuid with vmexit's leaves: explains a cpuid figure vmexit and trapmeter
  * disagree on (trapmeter kut) */
 static const struct bench_case cpuid_chain_case = {
@@ -529,6 +593,7 @@ static void run_extended(void)
 			     msr_seen, CORE_THREADS(vcpus()), vcpus());
 		bench_check("exits.msr_core_threads", rc == 0, detail);
 	}
+	run_upages();
 	exits_irq_run();
 	exits_ple_run();	/* after: it borrows irq.c's AP */
 }
