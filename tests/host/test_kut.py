@@ -14,6 +14,7 @@ import subprocess
 import sys
 import tempfile
 import unittest
+from unittest import mock
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(os.path.dirname(HERE))
@@ -336,6 +337,50 @@ class Agreement(unittest.TestCase):
             boot["cases"]["inb.elcr"]["loop"] = "elsewhere"
         row = kutcmp.diff_row(b, "wbinvd", self.REF)
         self.assertEqual(row["verdict"], "unexplained", row)
+
+    def test_the_user_pages_pass_explains_a_case(self):
+        # vmexit: mov_dr 10 below its reference; trapmeter's supervisor
+        # pages put it 20 above inb.elcr, its .upages pass 9 below
+        b = boots({"mov_dr": [40, 42, 43], self.REF: [50, 51, 52]},
+                  {"mov_dr": [50, 50, 51], self.REF: [30, 30, 31]},
+                  extra={"mov_dr.tm.upages": [61, 62, 61],
+                         "inb.elcr.upages": [70, 71, 70]})
+        row = kutcmp.diff_row(b, "mov_dr", self.REF)
+        self.assertEqual(row["verdict"], "explained", row)
+        self.assertIn("page tables", row["cause"])
+        self.assertIn("mov_dr.tm.upages - inb.elcr.upages", row["cause"])
+        # without the pass's own reference nothing is tried
+        for boot in b:
+            del boot["cases"]["inb.elcr.upages"]
+        row = kutcmp.diff_row(b, "mov_dr", self.REF)
+        self.assertEqual(row["verdict"], "unexplained", row)
+        self.assertNotIn("page tables", row["cause"])
+
+    def test_instructions_explain_a_longer_vmexit_op_on_pvm(self):
+        # vmexit: toggle_cr0_wp 200 above its reference, wbinvd 8
+        # instructions at 80 (10 each); trapmeter's same-loop difference
+        # 20: with vmexit's op 23 instructions longer than its reference
+        # and trapmeter's 5 longer, the model puts vmexit at 20 + 18 * 10
+        b = boots({"toggle_cr0_wp": [250, 251, 252], self.REF: [50, 50, 50],
+                   "wbinvd": [80, 80, 80]},
+                  {"toggle_cr0_wp": [60, 60, 61], self.REF: [30, 30, 31]},
+                  extra={"inb.elcr": [40, 40, 40]})
+        for boot in b:
+            boot["trapmeter"]["toggle_cr0_wp"]["loop"] = "exits.insn"
+            boot["cases"]["inb.elcr"]["loop"] = "elsewhere"
+        counts = {"toggle_cr0_wp.tm": 16, "inb.elcr": 11}
+        vm = dict(kutcmp.VMEXIT_INSNS, toggle_cr0_wp=32, wbinvd=8)
+        vm[self.REF] = 9
+        with mock.patch.dict(kutcmp.TM_INSNS, counts, clear=True), \
+                mock.patch.dict(kutcmp.VMEXIT_INSNS, vm, clear=True):
+            row = kutcmp.diff_row(b, "toggle_cr0_wp", self.REF, "pvm")
+            self.assertEqual(row["verdict"], "explained", row)
+            self.assertIn("instructions (model)", row["cause"])
+            self.assertIn("+18 instructions", row["cause"])
+            # another backend: the counts do not apply
+            row = kutcmp.diff_row(b, "toggle_cr0_wp", self.REF, "vmx")
+            self.assertEqual(row["verdict"], "unexplained", row)
+            self.assertNotIn("instructions", row["cause"])
 
     def test_the_mean_explains_what_the_median_does_not(self):
         b = boots({"mov_dr": [70, 75, 71], self.REF: [20, 20, 21]},

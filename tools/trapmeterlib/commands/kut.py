@@ -266,7 +266,8 @@ class Session:
     def finish(self, lock):
         boots = kutcmp_boots(self.pairs)
         names = shown_names(boots, self.wanted)
-        levels, diffs = kutcmp.rows(boots, names)
+        levels, diffs = kutcmp.rows(boots, names, flavour=(
+            self.host or {}).get("kvm_flavour"))
         sys.stdout.write(kut_table.render_side_by_side(
             levels, diffs, self.left_out, self.host, self.args.accel))
         sys.stdout.flush()
@@ -299,7 +300,8 @@ def replay(args):
     boots = [paired(rounds[r]) for r in sorted(rounds, key=str)]
     wanted = [w for w in (args.cases or "").split(",") if w]
     names = shown_names(boots, wanted)
-    levels, diffs = kutcmp.rows(boots, names)
+    levels, diffs = kutcmp.rows(boots, names, flavour=(
+        doc.get("host") or {}).get("kvm_flavour"))
     info = doc.get("kut") or {}
     sys.stdout.write(kut_table.render_side_by_side(
         levels, diffs, info.get("left_out") or {}, doc.get("host"),
