@@ -422,6 +422,15 @@ class Check(Tmp):
         self.assertEqual(proc.returncode, BAD)
         self.assertIn("--horizon 0: checks, at least 1", proc.stderr)
 
+    def test_both_checks_open_with_the_series_line(self):
+        key = stepped_history(self.db)
+        line = ("series %s: 12 runs, 6 series of cases and metrics (host "
+                "pvm, kernel 6.18.44-fc-v1147, AMD EPYC; accel kvm)\n"
+                % key)
+        for words in ((), ("--every-run",)):
+            proc = trapmeter("history", "check", "--db", self.db, *words)
+            self.assertTrue(proc.stdout.startswith(line), proc.stdout)
+
     def test_bisect_needs_its_repository(self):
         stepped_history(self.db)
         proc = trapmeter("history", "check", "--db", self.db, "--bisect")

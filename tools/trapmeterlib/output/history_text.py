@@ -53,6 +53,14 @@ def host_text(fields):
         fields.get("cpu.model_name"), fields.get("method.accel"))
 
 
+def series_line(ser):
+    """"series KEY: N runs, M series of cases and metrics (host ...)":
+    the head of a series' check, one-look or after every run."""
+    return "series %s: %d runs, %d series of cases and metrics (%s)" % (
+        ser.host["key"], len(ser.runs), len(ser.figures),
+        host_text(ser.host["fields"]))
+
+
 def evidence(change):
     """"statistic 9.97", or a watched check's "p 3.1e-07 (rise of the
     newest 8 runs' floor)"."""
@@ -80,9 +88,7 @@ def watch_text(ser):
     """A check after every run: its level and the changes the newest run
     completes (earlier changes are the one-look check's)."""
     watch = ser.watch
-    lines = ["series %s: %d runs, %d series of cases and metrics (%s)" % (
-        ser.host["key"], len(ser.runs), len(ser.figures),
-        host_text(ser.host["fields"]))]
+    lines = [series_line(ser)]
     if watch.level is None:
         lines.append("  check after every run: not resolved: too few runs "
                      "(a run's floor needs %d runs before the newest %d)"
@@ -105,9 +111,7 @@ def check_text(ser):
         return watch_text(ser)
     ana = ser.analysis
     timing = sum(1 for f in ser.figures.values() if f["kind"] == "timing")
-    lines = ["series %s: %d runs, %d series of cases and metrics (%s)" % (
-        ser.host["key"], len(ser.runs), len(ser.figures),
-        host_text(ser.host["fields"]))]
+    lines = [series_line(ser)]
     if ana.critical is None:
         lines.append("  level test: not resolved: too few runs (at least "
                      "8 with a figure) or an alpha below what 199 "
