@@ -109,9 +109,7 @@ def command(args):
         raise OptionError("--busy-timeout %s: seconds, at least 0"
                           % args.busy_timeout)
     every = getattr(args, "every_run", False)
-    if getattr(args, "alpha", 0.5) is None:
-        args.alpha = changewatch.ALPHA if every else changepoint.ALPHA
-    if not 0 < getattr(args, "alpha", 0.5) < 1:
+    if not 0 < alpha_of(args) < 1:
         raise OptionError("--alpha %s: a level between 0 and 1"
                           % args.alpha)
     if every and args.horizon < 1:
@@ -125,6 +123,16 @@ def command(args):
             exitstatus.HISTORY_UNUSABLE
         raise TrapmeterError(code, "history %s: %s" % (exc.kind,
                                                         exc.message))
+
+
+def alpha_of(args):
+    """--alpha, or the default of the check asked for: the one-look
+    check's, or --every-run's (spent over --horizon checks)."""
+    alpha = getattr(args, "alpha", 0.5)
+    if alpha is None:
+        every = getattr(args, "every_run", False)
+        alpha = changewatch.ALPHA if every else changepoint.ALPHA
+    return alpha
 
 
 # ---------------------------------------------------------------- add
@@ -296,7 +304,7 @@ def cmd_check(args):
     if args.bisect and not (args.repo and args.build and args.binary):
         raise OptionError("--bisect needs --repo, --build and --binary")
     code = exitstatus.OK
-    for ser in load(args, args.alpha,
+    for ser in load(args, alpha_of(args),
                     args.horizon if args.every_run else None):
         sys.stdout.write(history_text.check_text(ser))
         newest = ser.newest()
@@ -350,7 +358,7 @@ def run_bisect(words):
 # ---------------------------------------------------------------- outputs
 
 def cmd_report(args):
-    series = load(args, args.alpha)
+    series = load(args, alpha_of(args))
     write_file(args.html, history_html.page(series, args.db).encode())
     say("history: wrote %s (%d series)" % (args.html, len(series)))
     return exitstatus.OK
