@@ -1,12 +1,15 @@
 """tests/host/test_history_browser.py - the history dashboard (`trapmeter
 history report --html`) in headless Chromium (tests/host/browser.py): a
 history of two series (two kernels of one host), twelve runs each, a
-+10 % step in one case of the first at run 7.  The DOM has every series
-with its fingerprint, a chart per case and metric with a point per run
-(its subject in the tooltip) and each change point marked, the changes
-and runs tables; the page logs no console error, asks for nothing
-outside the file, and a screenshot is kept in build/test-reports/
-(history.png; TRAPMETER_TEST_OUT=DIR elsewhere) for a person to look at.
++10 % step in one case of the first at run 7, and a third of 40 runs
+with a step at run 25.  The DOM has every series with its fingerprint,
+a chart per case and metric with a point per run (its subject in the
+tooltip) and each change point marked, the changes and runs tables, the
+alarms of the checks after every run (`--every-run`) as a table and on
+the chart; the page logs no console error, asks for nothing
+outside the file, and screenshots are kept in build/test-reports/
+(history.png, the page; history-watch.png, the 40-run series;
+TRAPMETER_TEST_OUT=DIR elsewhere) for a person to look at.
 Skipped, with the reason, without Chromium."""
 import os
 import re
@@ -24,6 +27,7 @@ TOOL = os.path.join(ROOT, "tools", "trapmeter")
 OUT = os.environ.get("TRAPMETER_TEST_OUT") or os.path.join(ROOT, "build",
                                                            "test-reports")
 RUNS = 12
+WATCHED = 40            # runs of the series a check after every run flags
 CHARTS = 6              # 3 cases x (cycles_per_op, exits_per_op)
 
 
@@ -39,6 +43,10 @@ class HistoryReport(unittest.TestCase):
         cls.keys = [stepped_history(db),
                     stepped_history(db, step_at=99, seed=2,
                                     release="6.19.0-next")]
+        cls.watched = stepped_history(db, runs=WATCHED, step_at=25, seed=3,
+                                      release="6.20.0-watch")
+        cls.runs = dict.fromkeys(cls.keys, RUNS)
+        cls.runs[cls.watched] = WATCHED
         path = os.path.join(cls.tmp, "history.html")
         proc = subprocess.run([sys.executable, TOOL, "history", "report",
                                "--db", db, "--html", path],
@@ -53,26 +61,64 @@ class HistoryReport(unittest.TestCase):
                 "[...document.querySelectorAll('#series-%s svg')].map("
                 "s => [s.querySelectorAll('circle.run').length, "
                 "s.querySelectorAll('line.change').length, "
-                "s.getAttribute('aria-label')])" % key) for key in cls.keys}
+                "s.getAttribute('aria-label'), "
+                "s.querySelectorAll('line.watch').length, "
+                "s.querySelectorAll('path.alarm').length])" % key)
+                for key in cls.runs}
+            cls.alarm_tips = page.evaluate(
+                "[...document.querySelectorAll('#series-%s path.alarm "
+                "title')].map(t => t.textContent)" % cls.watched)
             cls.tips = page.evaluate(
                 "[...document.querySelectorAll('#series-%s circle.run "
                 "title')].map(t => t.textContent)" % cls.keys[0])
             cls.shot = page.screenshot(os.path.join(OUT, "history.png"))
+            cls.watch_shot = page.screenshot(
+                os.path.join(OUT, "history-watch.png"),
+                "#series-%s" % cls.watched)
 
     def test_every_series_with_its_fingerprint(self):
-        for key in self.keys:
+        for key, runs in self.runs.items():
             self.assertIn('id="series-%s"' % key, self.dom)
             self.assertIn('<table id="fingerprint-%s"' % key, self.dom)
-            runs = self.dom.split('<table id="runs-%s"' % key, 1)[1].split(
+            rows = self.dom.split('<table id="runs-%s"' % key, 1)[1].split(
                 "</table>", 1)[0]
-            self.assertEqual(runs.count("<tr>") - 1, RUNS)
+            self.assertEqual(rows.count("<tr>") - 1, runs)
         self.assertIn("6.19.0-next", self.dom)
 
     def test_a_chart_per_case_with_a_point_per_run(self):
-        for key in self.keys:
+        for key, runs in self.runs.items():
             charts = self.counts[key]
             self.assertEqual(len(charts), CHARTS)
-            self.assertEqual({c[0] for c in charts}, {RUNS})
+            self.assertEqual({c[0] for c in charts}, {runs})
+
+    def test_every_run_alarms_in_a_table_and_on_the_chart(self):
+        """The 40-run series, +10 % at run 25: the check after some run
+        from 26 on alarmed on pio.user, placed at run 25 +- 1, with its
+        shift and interval; the 12-run series are too short for a
+        check after every run to test (a note says so)."""
+        table = self.dom.split('<table id="watch-%s"' % self.watched,
+                               1)[1].split("</table>", 1)[0]
+        rows = re.findall(r"<tr><td class=\"l\">(\d+)</td><td class=\"l\">"
+                          r"\d+</td><td class=\"l\">([^<]+)</td><td class="
+                          r"\"l\">(\w+)</td><td>(\d+)</td><td>([^<]+)</td>",
+                          table)
+        self.assertEqual([r[1:3] for r in rows],
+                         [("exits/pio.user/cycles_per_op", "rise")], table)
+        first, _key, _side, place, shift = rows[0]
+        self.assertGreater(int(first), 25)
+        self.assertLessEqual(abs(int(place) - 25), 1)
+        self.assertRegex(shift, r"^\+\d+\.\d % \[\+\d+\.\d %, \+\d+\.\d %\]")
+        marked = {c[2]: c[3:] for c in self.counts[self.watched]}
+        self.assertEqual(marked.pop("exits/pio.user/cycles_per_op"), [1, 1])
+        self.assertEqual(set(map(tuple, marked.values())), {(0, 0)})
+        self.assertEqual(len(self.alarm_tips), 1)
+        self.assertTrue(self.alarm_tips[0].startswith(
+            "check after run %s alarmed: rise of exits/pio.user/"
+            "cycles_per_op, first run after %s, +" % (first, place)),
+            self.alarm_tips[0])
+        for key in self.keys:
+            self.assertIn('<p id="watch-%s" class="note">no check after a '
+                          'run alarmed' % key, self.dom)
 
     def test_the_change_is_marked_where_it_is(self):
         marked = {c[2]: c[1] for c in self.counts[self.keys[0]]}
@@ -103,9 +149,10 @@ class HistoryReport(unittest.TestCase):
                          [])
 
     def test_screenshot_kept(self):
-        with open(self.shot, "rb") as fh:
-            self.assertEqual(fh.read(8), b"\x89PNG\r\n\x1a\n")
-        self.assertGreater(os.path.getsize(self.shot), 10000)
+        for shot in (self.shot, self.watch_shot):
+            with open(shot, "rb") as fh:
+                self.assertEqual(fh.read(8), b"\x89PNG\r\n\x1a\n")
+            self.assertGreater(os.path.getsize(shot), 10000)
 
 
 if __name__ == "__main__":

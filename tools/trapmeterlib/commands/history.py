@@ -69,12 +69,15 @@ def add_parser(sub, fmt):
                      "a change, at alpha/horizon, so that a series of "
                      "--horizon checks raises a false alarm with at most "
                      "--alpha (default %g)" % changewatch.ALPHA)
-    chk.add_argument("--horizon", type=int, metavar="N",
-                     default=changewatch.HORIZON,
-                     help="--every-run: the checks alpha is spent over "
-                     "(default %d)" % changewatch.HORIZON)
     rep = verbs.add_parser("report", formatter_class=fmt,
                            help="one self-contained HTML page")
+    for parser in (chk, rep):
+        parser.add_argument("--horizon", type=int, metavar="N",
+                            default=changewatch.HORIZON,
+                            help="--every-run (report: its alarms, at "
+                            "alpha %g): the checks alpha is spent over "
+                            "(default %d)" % (changewatch.ALPHA,
+                                              changewatch.HORIZON))
     rep.add_argument("--html", metavar="OUT", required=True)
     exp = verbs.add_parser("export", formatter_class=fmt,
                            help="CSV (Apache Otava) or OpenMetrics text")
@@ -112,7 +115,7 @@ def command(args):
     if not 0 < alpha_of(args) < 1:
         raise OptionError("--alpha %s: a level between 0 and 1"
                           % args.alpha)
-    if every and args.horizon < 1:
+    if (every or args.verb == "report") and args.horizon < 1:
         raise OptionError("--horizon %d: checks, at least 1"
                           % args.horizon)
     try:
@@ -257,21 +260,34 @@ class Series:
             {k: f["kind"] for k, f in figures.items()}, alpha)
         self.watch = None if horizon is None else self._watch(
             ids, alpha, horizon)
+        self.alarms = self.alarm_level = None
 
-    def _watch(self, ids, alpha, horizon):
-        """The check after the newest run: floors of the timing series,
-        and the count changes the newest runs start."""
-        floors = {}
+    def floors(self):
+        """{key: [log floor or None per run]} of the timing series."""
+        ids, floors = [r["id"] for r in self.runs], {}
         for key, fig in self.figures.items():
             if fig["kind"] == "timing":
                 row = [runlevel.floor(fig["runs"][r][3])
                        if r in fig["runs"] else None for r in ids]
                 floors[key] = [math.log(v) if v else None for v in row]
-        found = changewatch.watch(floors, len(ids), alpha, horizon)
+        return floors
+
+    def _watch(self, ids, alpha, horizon):
+        """The check after the newest run: floors of the timing series,
+        and the count changes the newest runs start."""
+        found = changewatch.watch(self.floors(), len(ids), alpha, horizon)
         counts = [c for c in self.analysis.newest() if c.kind == "count"]
         found.changes = sorted(found.changes + counts,
                                key=lambda c: (c.index, str(c.key)))
         return found
+
+    def every_run(self, alpha, horizon):
+        """The alarms of a check after each run (--every-run) over the
+        whole history, as a job would have raised them."""
+        self.alarms = changewatch.replay(self.floors(), len(self.runs),
+                                         alpha, horizon)
+        self.alarm_level = (alpha, horizon)
+        return self.alarms
 
     def newest(self):
         """The changes the newest runs start: of the one-look analysis,
@@ -359,6 +375,8 @@ def run_bisect(words):
 
 def cmd_report(args):
     series = load(args, alpha_of(args))
+    for ser in series:
+        ser.every_run(changewatch.ALPHA, args.horizon)
     write_file(args.html, history_html.page(series, args.db).encode())
     say("history: wrote %s (%d series)" % (args.html, len(series)))
     return exitstatus.OK

@@ -1,12 +1,16 @@
 """The history dashboard (`trapmeter history report --html OUT`): one
 self-contained page.  Per series (host fingerprint): its fingerprint, a
 chart per case and metric (each run's figure with its interval, the
-change points as dashed lines, the run's subject in the point's
-tooltip), the changes and the runs as tables.  The charts are SVG drawn
+change points as dashed lines, the places where a check after every
+run alarmed as dotted lines with a triangle above the run whose check
+alarmed, the run's subject in the point's tooltip), the changes, the
+alarms of the checks after every run and the runs as tables.  The charts are SVG drawn
 here (no gnuplot, no script).  Element ids for tests and readers:
-series-KEY, chart-KEY-N, changes-KEY, runs-KEY, fingerprint-KEY.  Pure:
+series-KEY, chart-KEY-N, changes-KEY, watch-KEY, runs-KEY,
+fingerprint-KEY.  Pure:
 returns text."""
 
+from ..stats.changewatch import AFTER, MIN_BEFORE
 from . import history_text
 from .html import esc, page as html_page, section, table
 
@@ -45,7 +49,39 @@ def _tip(run, number, value, lo, hi):
                           _fmt(value), interval)
 
 
-def chart(ident, ser, key, changes):
+def _alarm_marks(x, alarms):
+    """A dotted line where each check after every run placed a change,
+    and a triangle above the run whose check first alarmed."""
+    out = []
+    for alarm in alarms:
+        change = alarm.change
+        cx = (x(change.index - 1) + x(change.index)) / 2.0
+        tip = esc(alarm_text(alarm))
+        out.append("<line class=\"watch\" x1=\"%.1f\" x2=\"%.1f\" "
+                   "y1=\"%d\" y2=\"%d\" stroke=\"#d80\" stroke-dasharray="
+                   "\"2,3\"><title>%s</title></line>" % (
+                       cx, cx, TOP, HEIGHT - BOTTOM, tip))
+        ax = x(alarm.first - 1)
+        out.append("<path class=\"alarm\" d=\"M%.1f %d l-5 -9 h10 z\" "
+                   "fill=\"#d80\"><title>%s</title></path>" % (
+                       ax, TOP + 9, tip))
+    return out
+
+
+def alarm_text(alarm):
+    """"check after run 31 alarmed: rise ... first run after 26, +9.9 %
+    [...]; p ... (also after runs 32-40)"."""
+    change, more = alarm.change, alarm.checks[1:]
+    return "check after run %d alarmed: %s of %s, first run after %d, " \
+        "%s; %s%s" % (
+            alarm.first, change.side, "/".join(change.key),
+            change.index + 1, history_text.shift_text(change),
+            history_text.evidence(change),
+            " (again after %d more runs, to run %d)" % (len(more), more[-1])
+            if more else "")
+
+
+def chart(ident, ser, key, changes, alarms=()):
     """The SVG of one case and metric over the runs."""
     fig = ser.figures[key]
     points = [(i, p[0], p[1], p[2]) for i, run in enumerate(ser.runs)
@@ -69,6 +105,7 @@ def chart(ident, ser, key, changes):
                            "change before run %d: %s" % (
                                change.index + 1,
                                history_text.shift_text(change)))))
+    out += _alarm_marks(x, alarms)
     for i, value, lo, hi in points:
         if lo is not None:
             out.append("<line class=\"interval\" x1=\"%.1f\" x2=\"%.1f\" "
@@ -128,6 +165,37 @@ def changes_table(ser):
                   "statistic", "newest"], rows, left=3)
 
 
+def alarms_table(ser):
+    """The alarms of the checks after every run: which check alarmed
+    first, on what, where it placed the change, the shift and its
+    interval."""
+    key = ser.host["key"]
+    if not ser.alarms:
+        return "<p id=\"watch-%s\" class=\"note\">no check after a run " \
+            "alarmed</p>" % esc(key)
+    rows = [["%d" % a.first, "%d" % len(a.checks), "/".join(a.change.key),
+             a.change.side, "%d" % (a.change.index + 1),
+             history_text.shift_text(a.change),
+             "%.2g" % a.change.p, "%d" % a.change.window]
+            for a in ser.alarms]
+    return table("watch-%s" % key,
+                 ["check after run", "checks alarmed", "case and metric",
+                  "side", "first run after", "shift", "p",
+                  "newest runs tested"], rows, left=4)
+
+
+def watch_note(ser):
+    """How the checks after every run were judged."""
+    alpha, horizon = ser.alarm_level
+    return "<p class=\"note\">Each run's check as `history check " \
+        "--every-run` makes it after that run (alpha %g over %d checks, " \
+        "exact tests on each run's floor, from run %d on" \
+        "): %d alarm%s. A dotted line marks where a check placed a " \
+        "change, a triangle the run whose check first alarmed.</p>" % (
+            alpha, horizon, MIN_BEFORE + min(AFTER), len(ser.alarms),
+            "" if len(ser.alarms) == 1 else "s")
+
+
 def fingerprint_table(ser):
     rows = [[k, str(v)] for k, v in sorted(ser.host["fields"].items())]
     return "<details><summary>fingerprint and method of this series " \
@@ -146,17 +214,21 @@ def series_section(ser):
     charts = []
     for n, k in enumerate(sorted(ser.figures)):
         marks = [c for c in ser.analysis.changes if c.key == k]
+        alarms = [a for a in ser.alarms or () if a.change.key == k]
         charts.append("<figure id=\"fig-%s-%d\">\n%s\n"
                       "<figcaption>%s</figcaption>\n</figure>" % (
                           esc(key), n, chart("chart-%s-%d" % (key, n), ser,
-                                             k, marks),
+                                             k, marks, alarms),
                           esc("%s/%s %s (%s): each run's median over its "
                               "boots, bars its 95 %% interval, dashed: a "
-                              "change" % (k + (ser.figures[k]["kind"],)))))
-    body = "<div id=\"series-%s\">\n%s\n%s\n<h3>changes</h3>\n%s\n%s\n" \
+                              "change, dotted: a check after a run "
+                              "alarmed" % (k + (ser.figures[k]["kind"],)))))
+    watch = "<h3>checks after every run</h3>\n%s\n%s\n" % (
+        watch_note(ser), alarms_table(ser)) if ser.alarm_level else ""
+    body = "<div id=\"series-%s\">\n%s\n%s\n<h3>changes</h3>\n%s\n%s%s\n" \
         "<h3>runs</h3>\n%s\n</div>" % (
             esc(key), head, fingerprint_table(ser), changes_table(ser),
-            "<div class=\"figs\">\n%s\n</div>" % "\n".join(charts),
+            watch, "<div class=\"figs\">\n%s\n</div>" % "\n".join(charts),
             runs_table(ser))
     return section("series %s" % key, body)
 

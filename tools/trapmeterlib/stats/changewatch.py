@@ -141,3 +141,31 @@ def watch(family, runs, alpha=ALPHA, horizon=HORIZON):
         if hits:
             changes.append(_change(key, vals, where, *min(hits)))
     return Watch(changes, level, count, runs, horizon)
+
+
+class Alarm:
+    """A change the checks after every run raised: `change` as the first
+    check that alarmed placed it, `first` that check (the runs it had),
+    `checks` every check that alarmed on it (same series, side and
+    place)."""
+
+    def __init__(self, change, first):
+        self.change, self.first, self.checks = change, first, [first]
+
+
+def replay(family, runs, alpha=ALPHA, horizon=HORIZON):
+    """The alarms a job checking after each of `runs` runs would have
+    raised, in the order raised: [Alarm].  A change seen again by later
+    checks is one alarm with those checks listed."""
+    alarms, seen = [], {}
+    for n in range(1, runs + 1):
+        found = watch({k: v[:n] for k, v in family.items()}, n, alpha,
+                      horizon)
+        for change in found.changes:
+            mark = (str(change.key), change.side, change.index)
+            if mark in seen:
+                seen[mark].checks.append(n)
+                continue
+            seen[mark] = Alarm(change, n)
+            alarms.append(seen[mark])
+    return alarms
