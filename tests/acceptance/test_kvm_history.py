@@ -1,19 +1,20 @@
 """tests/acceptance/test_kvm_history.py - `make acceptance`: `trapmeter
-history` end to end under KVM, as docs/ci.md's job runs it.  A 20-commit
-repository made by the test (tests/boot/bisect_repo.py): from commit 13
+history` end to end under KVM, as docs/ci.md's job runs it.  A 21-commit
+repository made by the test (tests/boot/bisect_repo.py): from commit 14
 on, the build's QEMU wrapper preloads the delay shim at one exit to
 QEMU's cost (measured by a calibration boot: +100 % on an exit, clear of
 this shared host's run-to-run noise, which reached 2x on the 512-exit
 cases).  Each commit is built, run (suite exits, pio.* and cpuid, 3
 boots), added to a history with --describe and checked with `history
-check --every-run` (the CI recipe's check): the checks after runs 1-12
-find nothing, the check after run 20 exits 18 with the change at run 13
+check --every-run` (the CI recipe's check): the checks after runs 1-13
+find nothing, the check after run 21 exits 18 with the change at run 14
 (+-1), naming the runs either side by their commits and the bisect
-between them.  Run 20 is the first a check after every run can resolve
-the step at: its exact tests need 8 runs after it against 12 before for
-p <= alpha / horizon / tests (docs/design.md, "History"); a 12-run series
-is shorter than any of its checks can alarm on.  The one-look `history
-check` of the 20 runs must name the same change.  With TRAPMETER_ACCEPTANCE_BISECT=1 the hand-off is
+between them.  Run 21 is the first a check after every run can resolve
+the step at: with 3 cases its exact tests need 8 runs after it against
+13 before for p <= alpha / horizon / tests (1 / C(21, 8) = 4.9e-6 <=
+0.02 / 100 / 36; docs/design.md, "History"); a 12-run series is shorter
+than any of its checks can alarm on.  The one-look `history check` of
+the 21 runs must name the same change.  With TRAPMETER_ACCEPTANCE_BISECT=1 the hand-off is
 run too (`check --bisect`, about 5 minutes) and must name the step's
 commit.  Skipped where KVM cannot create a VM or the shim is not built."""
 import os
@@ -26,7 +27,7 @@ import unittest
 from tests.boot import bisect_repo
 from tests.boot.common import ROOT, RUNNER, need_build, need_kvm
 
-COMMITS, CHANGE, SHARE = 20, 12, 1.0      # CHANGE: 0-based, run 13
+COMMITS, CHANGE, SHARE = 21, 13, 1.0      # CHANGE: 0-based, run 14
 RUN = ["--no-build", "--accel", "kvm", "--suite", "exits", "--case",
        "pio.*,cpuid", "--repeat", "3", "--table", "none"]
 STEP_TIMEOUT = 600
@@ -93,7 +94,7 @@ class KvmHistory(unittest.TestCase):
             run, after[:12]), proc.stdout)
         self.assertIn("--good %s --bad %s" % (before, after), proc.stdout)
 
-    def test_the_check_after_every_run_flags_run_13(self):
+    def test_the_check_after_every_run_flags_run_14(self):
         for number, proc in enumerate(self.watched[:CHANGE], 1):
             self.assertEqual(proc.returncode, 0, "check after run %d: %s"
                              % (number, self.detail(proc)))
@@ -103,7 +104,7 @@ class KvmHistory(unittest.TestCase):
                              self.detail(last))
         self.names(last)
 
-    def test_check_flags_run_13(self):
+    def test_check_flags_run_14(self):
         self.assertEqual(self.check.returncode, 18, self.detail())
         self.assertLessEqual(abs(self.found() - (CHANGE + 1)), 1,
                              self.detail())

@@ -106,7 +106,8 @@ def alarms(runs, alpha=cp.ALPHA):
     return cp.analyse(list(range(len(runs))), series, kinds, alpha)
 
 
-RUN_LEVEL = {"floor": min, "median": median}
+RUN_LEVEL = {"floor": min, "median": median, "kernel-level": min}
+KERNEL = set()              # the in-kernel cases of the fixture (main)
 WATCH_LEVEL = ["floor"]     # --watch-level: what a run's value is
 WATCH_ALPHA = [cw.ALPHA]    # --watch-alpha
 
@@ -114,15 +115,34 @@ WATCH_ALPHA = [cw.ALPHA]    # --watch-alpha
 def floors(runs):
     """{key: [log floor per run]} of the cycles per op, as `history check
     --every-run` takes them (stats/runlevel.floor: a run's lowest boot;
-    --watch-level median: its median boot instead, to compare)."""
-    level, out = RUN_LEVEL[WATCH_LEVEL[0]], {}
+    --watch-level median: its median boot instead, to compare;
+    --watch-level kernel-level: the floor less the run's level read
+    from the in-kernel cases, level_free())."""
+    level, out = RUN_LEVEL.get(WATCH_LEVEL[0], min), {}
     for i, run in enumerate(runs):
         for case, boots in run.items():
             vals = [b[0] for b in boots if b[0]]
             key = tuple(case.split("/", 1)) + ("cycles_per_op",)
             out.setdefault(key, [None] * len(runs))[i] = \
                 math.log(level(vals)) if vals else None
-    return out
+    return level_free(out) if WATCH_LEVEL[0] == "kernel-level" else out
+
+
+def level_free(family):
+    """The QEMU-exit cases' floors less each run's level, the median over
+    the in-kernel cases (handler kernel: no exit to QEMU, so a QEMU step
+    leaves them) of their floor above the case's median floor: what a
+    run shares with every case of its boots, removed.  The in-kernel
+    cases stay as they are."""
+    kern = [k for k in family if "/".join(k[:2]) in KERNEL]
+    ref = {k: median([v for v in family[k] if v is not None]) for k in kern}
+    runs = len(next(iter(family.values())))
+    level = [median([family[k][i] - ref[k] for k in kern
+                     if family[k][i] is not None] or [0.0])
+             for i in range(runs)]
+    return {k: row if k in kern else
+            [v - lv if v is not None else None for v, lv in zip(row, level)]
+            for k, row in family.items()}
 
 
 def watched(runs, first, last, alpha=None, horizon=cw.HORIZON):
@@ -414,7 +434,9 @@ def main():
     ap.add_argument("--watch-level", choices=sorted(RUN_LEVEL),
                     default="floor", help="watch parts: a run's value is "
                     "its lowest boot (as check --every-run) or, to "
-                    "compare, its median boot")
+                    "compare, its median boot, or its lowest boot less "
+                    "the run's level read from the in-kernel cases "
+                    "(kernel-level)")
     ap.add_argument("--extract", nargs="+", metavar="RESULTS",
                     help="write the fixture's form of these files to "
                     "stdout and stop")
@@ -425,6 +447,8 @@ def main():
     WATCH_LEVEL[0] = args.watch_level
     WATCH_ALPHA[0] = args.watch_alpha
     rec = load()
+    KERNEL.update(c for c in rec["cases"]
+                  if rec["cases"][c].get("handler") == "kernel")
     model = Model(rec)
     print(model.describe(), flush=True)
     parts = args.parts.split(",")

@@ -397,12 +397,13 @@ class Check(Tmp):
         proc = trapmeter("history", "check", "--db", self.db, "--every-run")
         self.assertEqual(proc.returncode, CHANGE, proc.stdout + proc.stderr)
         out = proc.stdout
-        self.assertIn("check after every run: 36 tests of the newest runs' "
-                      "floor, each at p <= 5.6e-06 (alpha 0.02 over 100 "
+        self.assertIn("check after every run: 72 tests of the newest runs' "
+                      "floor, each at p <= 2.8e-06 (alpha 0.02 over 100 "
                       "checks)", out)
         self.assertRegex(out, r"change \(newest runs\) at run (49|50|51) "
                          r"of 60: exits/pio.user cycles_per_op \+.*; p "
-                         r"\S+ \(rise of the newest \d+ runs' floor\)")
+                         r"\S+ \(rise of the newest \d+ runs' floors: "
+                         r"(lowest floor|calm runs' ranks)\)")
         self.assertNotIn("cpuid cycles_per_op", out)
         self.assertIn("--bad c", out)
 

@@ -63,11 +63,11 @@ def series_line(ser):
 
 def evidence(change):
     """"statistic 9.97", or a watched check's "p 3.1e-07 (rise of the
-    newest 8 runs' floor)"."""
+    newest 8 runs' floors: calm runs' ranks)"."""
     if getattr(change, "p", None) is None:
         return "statistic %.2f" % change.stat
-    return "p %.2g (%s of the newest %d runs' floor)" % (
-        change.p, change.side, change.window)
+    return "p %.2g (%s of the newest %d runs' floors: %s)" % (
+        change.p, change.side, change.window, change.test)
 
 
 def change_lines(ser, change, newest):

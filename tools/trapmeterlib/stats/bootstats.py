@@ -370,24 +370,22 @@ def mann_whitney_cdf(n_a, n_b):
     return list(_mann_whitney_cdf(n_a, n_b))
 
 
-@functools.lru_cache(maxsize=64)
+@functools.lru_cache(maxsize=1024)
 def _mann_whitney_cdf(n_a, n_b):
     """mann_whitney_cdf as a tuple, kept: every row of every look of an ab
-    session asks for the same few (n_a, n_b)."""
-    # rows[n] = counts for the current m and every n' <= n_b
-    rows = [[1] for _ in range(n_b + 1)]         # m = 0: U = 0 only
-    for m in range(1, n_a + 1):
-        new = [[1]]                               # n = 0: U = 0 only
-        for n in range(1, n_b + 1):
-            size = m * n + 1
-            row = [0] * size
-            for u, w in enumerate(rows[n]):       # c(m-1, n, u-n)
-                row[u + n] += w
-            for u, w in enumerate(new[n - 1]):    # c(m, n-1, u)
-                row[u] += w
-            new.append(row)
-        rows = new
-    dist = rows[n_b]
+    session, and every window of a history's checks, asks for the same
+    few (n_a, n_b).  The counts c(n_a, n_b, u) are the coefficients of the
+    Gaussian binomial [n_a + n_b choose n_b](q) = prod_{i=1..n_b} (1 -
+    q^(n_a+i)) / (1 - q^i) (the recurrence's solution): n_b products and
+    exact divisions of a polynomial of degree n_a*n_b."""
+    size = n_a * n_b + 1
+    dist = [1] + [0] * (size - 1)
+    for i in range(1, n_b + 1):
+        k = n_a + i
+        for u in range(size - 1, k - 1, -1):      # times (1 - q^k)
+            dist[u] -= dist[u - k]
+        for u in range(i, size):                  # over (1 - q^i)
+            dist[u] += dist[u - i]
     total = float(sum(dist))
     out, acc = [], 0
     for w in dist:

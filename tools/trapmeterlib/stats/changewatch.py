@@ -12,24 +12,34 @@ only when every boot was.
 
 At a check of n runs, for each after-window of K runs (K in AFTER, the
 newest K runs) against up to BEFORE runs before it (at least
-MIN_BEFORE), two exact one-sided tests on each timing series:
+MIN_BEFORE), four exact one-sided tests on each timing series:
 
-  rise  the after-window's lowest floor lies above r - 1 of the N runs
-        of both windows; with exchangeable runs the chance of that or
-        more is C(N - r + 1, K) / C(N, K);
-  drop  L of the after-window's floors lie below every floor before it;
-        the chance that the L lowest of N are all after-runs is
-        C(K, L) / C(N, L).
+  rise, lowest floor   the after-window's lowest floor lies above r - 1
+        of the N runs of both windows; with exchangeable runs the
+        chance of that or more is C(N - r + 1, K) / C(N, K);
+  drop, lowest floor   L of the after-window's floors lie below every
+        floor before it; the chance that the L lowest of N are all
+        after-runs is C(K, L) / C(N, L);
+  rise and drop, calm runs' ranks   the runs no more than TRIM (2 %)
+        above the windows' pooled lower quartile are the calm ones; the
+        Mann-Whitney count of calm (before, after) pairs with the
+        after-run above (rise) or below (drop), judged by its exact
+        distribution for the calm runs of each window (calm(): which
+        runs are calm depends on the pooled runs only, so the calm runs'
+        windows are a random split of them).
 
-Both need no shuffles and hold whatever the distribution of a run's
-floor.  A rise is judged by the after-window's calm floor, so raised
-runs after a step do not hide it; raised runs BEFORE the step are what
-limits power: a step smaller than the raising is found only once every
-raised run before the window is outnumbered (measured:
-tests/host/history_simulation.py --parts watch-step, docs/design.md
-"History").
+None needs shuffles; each holds whatever the distribution of a run's
+floor.  The lowest floor is read from the after-window's calm floor, so
+raised runs after a step do not hide it, but raised runs BEFORE the step
+outrank a step smaller than the raising until the calm runs outnumber
+them.  The calm runs' ranks leave the raised runs out on both sides and
+use every calm run: a step of 2 calm sds (+1 % per QEMU exit on this
+host) is found in about two thirds of the runs the lowest floor needs;
+a step beyond TRIM leaves the after-window without calm runs, and the
+lowest floor finds it (measured: tests/host/history_simulation.py
+--parts watch-step, docs/design.md "History").
 
-Every test of a check (2 sides x |AFTER| x timing series) gets
+Every test of a check (4 x |AFTER| x timing series) gets
 alpha / horizon / tests (Bonferroni): with exchangeable runs the chance
 that one check alarms is at most alpha / horizon, and that any of
 `horizon` checks alarms at most alpha, whatever the dependence between
@@ -43,6 +53,7 @@ Pure: lists of numbers in, Change records out."""
 
 import math
 
+from .bootstats import mann_whitney_cdf
 from .changepoint import Change, describe
 
 AFTER = (5, 8, 12, 16, 24, 32)   # after-windows tested at every check
@@ -50,6 +61,9 @@ BEFORE = 40                      # runs before an after-window at most
 MIN_BEFORE = 8                   # ... and at least
 ALPHA = 0.02                     # false alarms over HORIZON checks
 HORIZON = 100                    # checks alpha is spent over
+TRIM = math.log(1.02)            # a floor this far above the windows'
+                                 # lower quartile is a raised run
+FLOOR, CALM = "lowest floor", "calm runs' ranks"   # the two tests
 
 
 def rise_p(before, after):
@@ -66,6 +80,38 @@ def drop_p(before, after):
     n, low = len(before) + len(after), min(before)
     count = sum(1 for v in after if v < low)
     return math.comb(len(after), count) / math.comb(n, count)
+
+
+def calm(before, after):
+    """The runs of both windows no more than TRIM above their pooled
+    lower quartile: the runs other jobs did not raise.  The cut depends
+    on the pooled runs only, not on which window a run is in."""
+    pooled = sorted(before + after)
+    top = pooled[len(pooled) // 4] + TRIM
+    return [v for v in before if v <= top], [v for v in after if v <= top]
+
+
+def calm_p(before, after, side):
+    """P(this many or more (before, after) pairs of calm runs with the
+    after-run above -- rise -- or below -- drop) with exchangeable runs:
+    the Mann-Whitney count of the calm runs.  Given which runs are calm
+    (a function of the pooled runs), the calm runs' windows are a random
+    split of them, so the exact null is Mann-Whitney's; a tie counts for
+    neither side (conservative)."""
+    lows, lowa = calm(before, after)
+    m, n = len(lows), len(lowa)
+    if not m or not n:
+        return 1.0
+    if side == "rise":
+        u = sum(1 for a in lowa for b in lows if a > b)
+    else:
+        u = sum(1 for a in lowa for b in lows if a < b)
+    return mann_whitney_cdf(m, n)[m * n - u]      # P(U >= u), symmetric
+
+
+TESTS = {("rise", FLOOR): rise_p, ("drop", FLOOR): drop_p,
+         ("rise", CALM): lambda b, a: calm_p(b, a, "rise"),
+         ("drop", CALM): lambda b, a: calm_p(b, a, "drop")}
 
 
 class Watch:
@@ -88,22 +134,23 @@ def windows(n):
 
 
 def series_tests(vals):
-    """[(p, side, K, split)] of one series of floors at its newest run."""
+    """[(p, side, K, split, test)] of one series of floors at its newest
+    run."""
     out = []
     for k, lo, t in windows(len(vals)):
         before, after = vals[lo:t], vals[t:]
-        out.append((rise_p(before, after), "rise", k, t))
-        out.append((drop_p(before, after), "drop", k, t))
+        for (side, test), fn in sorted(TESTS.items()):
+            out.append((fn(before, after), side, k, t, test))
     return out
 
 
-def place(vals, side, k, t):
+def place(vals, side, k, t, test=FLOOR):
     """The first run after a change a test found at split t: the split
     from t - k on whose after-window (to the newest run) the same test
     finds least likely -- an earlier split takes in unchanged runs, a
     later one fewer changed ones.  (A least-squares step is pulled off
     its place by the runs other jobs raised.)"""
-    test = rise_p if side == "rise" else drop_p
+    test = TESTS[(side, test)]
     best = None
     for split in range(max(MIN_BEFORE, t - k), len(vals) - 1):
         p = test(vals[max(0, split - BEFORE):split], vals[split:])
@@ -112,13 +159,14 @@ def place(vals, side, k, t):
     return best[1] if best else t
 
 
-def _change(key, vals, where, p, side, k, t):
+def _change(key, vals, where, p, side, k, t, test):
     """The change a test found, placed (place()) and described like a
     one-look change: the shift of the floors after over those before."""
-    at = place(vals, side, k, t)
+    at = place(vals, side, k, t, test)
     change = Change(key, where[at], -math.log10(max(p, 1e-300)),
                     "level", vals[max(0, at - BEFORE):at], vals[at:])
     change.p, change.side, change.window = p, side, k
+    change.test = test
     return describe(change, vals)
 
 
