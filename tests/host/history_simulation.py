@@ -440,7 +440,14 @@ def main():
     ap.add_argument("--extract", nargs="+", metavar="RESULTS",
                     help="write the fixture's form of these files to "
                     "stdout and stop")
+    ap.add_argument("--watch-tests", choices=("all", "floor"),
+                    default="all", help="watch parts: every test of "
+                    "check --every-run, or, to compare, the lowest "
+                    "floor's only (without the calm runs' ranks)")
     args = ap.parse_args()
+    if args.watch_tests == "floor":
+        for key in [k for k in cw.TESTS if k[1] == cw.CALM]:
+            del cw.TESTS[key]
     if args.extract:
         json.dump(extract(args.extract), sys.stdout, separators=(",", ":"))
         return
