@@ -17,16 +17,17 @@ TEST_TOOLS = {"gnuplot": "gnuplot-nox", "lava-run": "lava-dispatcher",
               "objdump": "binutils", "pgrep": "procps"}
 BASE_TOOLS = ("qemu-system-x86_64", "grub-mkrescue", "xorriso", "mformat",
               "nasm", "gcc", "make", "python3", "sh", "tr", "sort", "echo",
-              "cat", "dpdk-testpmd")
+              "cat", "dpdk-testpmd", "rm")
 ISO_TOOLS = ("grub-mkrescue", "xorriso", "mformat")
 
 
 class MakeTestDeps(unittest.TestCase):
 
-    def run_deps(self, hide, *args, root=None):
+    def run_deps(self, hide, *args, root=None, apt=None, env=None):
         """tools/deps ARGS with the tools in hide missing; as "not root",
         or with root=DIR as root with an apt-get that appends its
-        arguments to DIR/apt-get.log and installs nothing."""
+        arguments to DIR/apt-get.log, then runs the shell text apt (if
+        any), and installs nothing."""
         with tempfile.TemporaryDirectory(prefix="tm-deps-") as tmp:
             for tool in BASE_TOOLS + tuple(TEST_TOOLS):
                 found = shutil.which(tool)
@@ -34,13 +35,15 @@ class MakeTestDeps(unittest.TestCase):
                     os.symlink(found, os.path.join(tmp, tool))
             fakes = {"id": "echo %d" % (0 if root else 1000)}
             if root:
-                fakes["apt-get"] = 'echo "$*" >>%s/apt-get.log' % root
+                fakes["apt-get"] = 'echo "$*" >>%s/apt-get.log\n%s' % (
+                    root, apt or "")
             for name, body in fakes.items():
                 with open(os.path.join(tmp, name), "w") as fh:
                     fh.write("#!/bin/sh\n%s\n" % body)
                 os.chmod(os.path.join(tmp, name), 0o755)
             return subprocess.run(["sh", DEPS, *args], capture_output=True,
-                                  text=True, env={"PATH": tmp}, timeout=60)
+                                  text=True, env={"PATH": tmp, **(env or {})},
+                                  timeout=60)
 
     def test_test_mode_names_what_the_tests_need(self):
         proc = self.run_deps(tuple(TEST_TOOLS), "test")
@@ -94,6 +97,33 @@ class MakeTestDeps(unittest.TestCase):
         self.assertIn("install", calls)
         self.assertIn(" nasm", calls)
         self.assertNotIn("qemu", calls)
+
+    def test_lists_fetched_when_missing_or_stale_only(self):
+        """The package lists are fetched in a fresh container (none there),
+        not again by make run's second install (`tools/deps run` after
+        build-first), and again when an install with them fails (stale: a
+        version the mirror no longer has), then the install is retried."""
+        with tempfile.TemporaryDirectory(prefix="tm-apt-") as log:
+            lists, stale = os.path.join(log, "lists"), os.path.join(log, "stale")
+            os.mkdir(lists)
+            fake = ('case " $* " in *" install "*) [ -e %s ] && '
+                    '{ rm %s; exit 100; } ;; esac\nexit 0' % (stale, stale))
+            calls = []
+            for state in ("fresh container", "lists", "stale lists"):
+                if state == "lists":
+                    open(os.path.join(lists, "deb.debian.org_debian_dists_"
+                                      "bookworm_main_binary-amd64_Packages.lz4"),
+                         "w").close()
+                if state == "stale lists":
+                    open(stale, "w").close()
+                proc = self.run_deps(("qemu-system-x86_64",), "run", root=log,
+                                     apt=fake, env={"DEPS_APT_LISTS": lists})
+                self.assertEqual(proc.returncode, 0, proc.stderr)
+                with open(os.path.join(log, "apt-get.log")) as fh:
+                    calls.append([c.split()[0] for c in fh])
+                os.unlink(os.path.join(log, "apt-get.log"))
+        self.assertEqual(calls, [["update", "install"], ["install"],
+                                 ["install", "update", "install"]])
 
     def test_make_run_uses_run_mode(self):
         out = subprocess.run(["make", "-n", "run"], cwd=ROOT,
