@@ -34,7 +34,8 @@ raised runs after a step do not hide it, but raised runs BEFORE the step
 outrank a step smaller than the raising until the calm runs outnumber
 them.  The calm runs' ranks leave the raised runs out on both sides and
 use every calm run: a step of 2 calm sds (+1 % per QEMU exit on this
-host) is found in about two thirds of the runs the lowest floor needs;
+host) is found 16 runs after it (median), where the lowest floor alone
+needs 24-28;
 a step beyond TRIM leaves the after-window without calm runs, and the
 lowest floor finds it (measured: tests/host/history_simulation.py
 --parts watch-step, docs/design.md "History").
