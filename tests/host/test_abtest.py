@@ -25,6 +25,7 @@ from tests.host import ab_simulation as sim  # noqa: E402
 from trapmeterlib.commands import ab_report, ab_rounds, ab_session  # noqa: E402
 from trapmeterlib.commands import ab_config, ab_sides  # noqa: E402
 from trapmeterlib.output import progress  # noqa: E402
+from tests.host import inprocess  # noqa: E402
 
 
 def ab_pool():
@@ -366,12 +367,18 @@ class RunSession(unittest.TestCase):
 
 class Cli(unittest.TestCase):
     def run_cli(self, *args):
+        """`trapmeter ARGS` in this process (tests/host/inprocess.py)."""
+        return inprocess.trapmeter(*args, cwd=ROOT)
+
+    def spawn(self, *args):
+        """tools/trapmeter as a process: its exit status as a shell sees
+        it."""
         import subprocess
         return subprocess.run([os.path.join(ROOT, "tools", "trapmeter"), *args],
                               capture_output=True, text=True, timeout=60, cwd=ROOT)
 
     def test_bad_side_option_is_bad_input_before_any_boot(self):
-        proc = self.run_cli("ab", "--no-build", "--b-args=--no-such-option")
+        proc = self.spawn("ab", "--no-build", "--b-args=--no-such-option")
         self.assertEqual(proc.returncode, 2, proc.stderr)
         self.assertIn("side B options", proc.stderr)
         proc = self.run_cli("ab", "--no-build", "--a-args", "--repeat 3")

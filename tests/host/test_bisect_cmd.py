@@ -25,13 +25,17 @@ from trapmeterlib.output import bisect_text  # noqa: E402
 from trapmeterlib.commands.common import (  # noqa: E402
     OptionError, TrapmeterError)
 from trapmeterlib.cli import build_parser  # noqa: E402
+from tests.host.inprocess import trapmeter  # noqa: E402
 
 RUNNER = os.path.join(ROOT, "tools", "trapmeter")
 GIT_ENV = dict(os.environ, GIT_AUTHOR_NAME="t", GIT_AUTHOR_EMAIL="t@t",
                GIT_COMMITTER_NAME="t", GIT_COMMITTER_EMAIL="t@t")
 
 
-def trapmeter(*args, cwd=None):
+def spawn(*args, cwd=None):
+    """tools/trapmeter as a process: for what only the process shows (its
+    exit status as git bisect run reads it); the rest run in this process
+    (tests/host/inprocess.py)."""
     return subprocess.run([RUNNER, *args], capture_output=True, text=True,
                           timeout=60, cwd=cwd)
 
@@ -40,6 +44,33 @@ def git(repo, *words):
     return subprocess.run(["git", "-C", repo, *words], check=True,
                           env=GIT_ENV, capture_output=True,
                           text=True).stdout.strip()
+
+
+# the scratch repositories made once (made_repo): {kind: (path, hashes)}
+MADE = {}
+
+
+def tearDownModule():
+    for path, _hashes in MADE.values():
+        shutil.rmtree(os.path.dirname(path), True)
+
+
+def made_repo(path, kind="repo"):
+    """At `path`, a copy of the scratch repository (scratch_repo) or, for
+    kind "user", of a clone of it; made once, copied for each test (a
+    copy keeps its commits' hashes).  Returns the hashes."""
+    if kind not in MADE:
+        if "repo" not in MADE:
+            top = tempfile.mkdtemp(prefix="tm-bisect-made-")
+            MADE["repo"] = (os.path.join(top, "repo"), scratch_repo(
+                os.path.join(top, "repo")))
+        origin, hashes = MADE["repo"]
+        user = os.path.join(os.path.dirname(origin), "user")
+        git(os.path.dirname(origin), "clone", "-q", origin, user)
+        MADE["user"] = (user, hashes)
+    source, hashes = MADE[kind]
+    shutil.copytree(source, path, symlinks=True)
+    return list(hashes)
 
 
 def scratch_repo(path, commits=3):
@@ -203,11 +234,12 @@ class Refusals(unittest.TestCase):
 
 class StepStatus(unittest.TestCase):
     def test_failures_are_128(self):
-        for args in (["--build", "true", "--binary", "x"],       # no --good
-                     ["--bogus"],
-                     ["--good", "HEAD", "--build", "true", "--binary", "x",
-                      "--repo", "/nonexistent-dir"]):
-            proc = trapmeter("bisect-step", *args)
+        for run, args in (
+                (trapmeter, ["--build", "true", "--binary", "x"]),  # no --good
+                (spawn, ["--bogus"]),
+                (trapmeter, ["--good", "HEAD", "--build", "true", "--binary",
+                             "x", "--repo", "/nonexistent-dir"])):
+            proc = run("bisect-step", *args)
             self.assertEqual(proc.returncode, 128, (args, proc.stderr))
             self.assertIn("git bisect run stops", proc.stderr)
             self.assertNotIn("Traceback", proc.stderr)
@@ -219,9 +251,9 @@ class StepStatus(unittest.TestCase):
             for words in (["init", "-q"], ["commit", "-q", "--allow-empty",
                                            "-m", "c0"]):
                 subprocess.run(["git", "-C", repo, *words], check=True, env=env)
-            proc = trapmeter("bisect-step", "--repo", repo, "--no-build",
-                             "--good-binary", "/bin/true", "--build", "exit 3",
-                             "--binary", "out/qemu")
+            proc = spawn("bisect-step", "--repo", repo, "--no-build",
+                         "--good-binary", "/bin/true", "--build", "exit 3",
+                         "--binary", "out/qemu")
         self.assertEqual(proc.returncode, 125, proc.stderr)
         self.assertIn("build failed", proc.stderr)
 
@@ -236,10 +268,10 @@ class NeverTouches(unittest.TestCase):
         self.dir = tempfile.mkdtemp(prefix="tm-bisect-own-")
         self.addCleanup(shutil.rmtree, self.dir, True)
         self.origin = os.path.join(self.dir, "origin")
-        self.hashes = scratch_repo(self.origin)
+        self.hashes = made_repo(self.origin)
         # the user's own checkout, with an uncommitted edit
         self.user = os.path.join(self.dir, "user")
-        git(self.dir, "clone", "-q", self.origin, self.user)
+        made_repo(self.user, "user")
         self.branch = git(self.user, "symbolic-ref", "HEAD")
         with open(os.path.join(self.user, "src", "f"), "a") as fh:
             fh.write("edit\n")
@@ -356,7 +388,7 @@ class CheckedFirst(unittest.TestCase):
         self.dir = tempfile.mkdtemp(prefix="tm-bisect-first-")
         self.addCleanup(shutil.rmtree, self.dir, True)
         self.repo = os.path.join(self.dir, "repo")
-        self.hashes = scratch_repo(self.repo)
+        self.hashes = made_repo(self.repo)
         self.built = os.path.join(self.dir, "built")
         self.out = os.path.join(self.dir, "out")
 
