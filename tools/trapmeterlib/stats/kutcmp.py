@@ -108,11 +108,15 @@ WORK = {
 # project's host; docs/measurements.md): named with the figures, not a
 # cause trapmeter measures in the session.
 _SHORT_OF_REF = ("counted: vmexit's op runs %d instructions against "
-                 "inl_from_kernel's 9 and no port access, yet its figure is "
-                 "10-15 k below inl_from_kernel's; trapmeter's equal-length "
-                 "pair is 0.4-2.4 k apart, and the U/S bit moves it little: "
-                 "vmexit's in-kernel port access itself is dearer in its "
-                 "boot, for a reason not found")
+                 "inl_from_kernel's 9 and no port access; the gap comes "
+                 "and goes between sessions (in kut sessions 7-20 k below "
+                 "inl_from_kernel; vmexit booted alone with 7 cases, 3 "
+                 "rounds: mov_dr and mov_from_cr8 within 4 k of it, as "
+                 "trapmeter's pairs); vmexit's cases are one 2^30-cycle "
+                 "span each, one after another, so a load that changes "
+                 "between spans lands in their difference; the U/S bit "
+                 "moved it little, and vmexit without its sti() made every "
+                 "case cheaper, not the gap")
 COUNTED = {"wbinvd": _SHORT_OF_REF % 8, "mov_from_cr8": _SHORT_OF_REF % 8,
            "mov_dr": _SHORT_OF_REF % 9}
 
