@@ -12,6 +12,7 @@ import sys
 import tempfile
 import time
 import unittest
+import unittest.mock
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(os.path.dirname(HERE))
@@ -307,6 +308,19 @@ class FakeProcess(unittest.TestCase):
         with self.assertRaisesRegex(testpmd.TestpmdError,
                                     "too few cores for its lcores: EAL: lcore 2"):
             self.start("cores")
+
+    def test_a_late_reader_still_names_why(self):
+        """testpmd's refusal is read after its exit was seen (as under
+        load): the reason is still named, not an empty tail."""
+        read = testpmd.Testpmd._read
+
+        def late_read(pmd, master):
+            time.sleep(0.5)
+            read(pmd, master)
+        with unittest.mock.patch.object(testpmd.Testpmd, "_read", late_read):
+            with self.assertRaisesRegex(testpmd.TestpmdError,
+                                        "too few cores for its lcores"):
+                self.start("cores")
 
     def test_port_start_fails(self):
         with self.assertRaisesRegex(testpmd.TestpmdError, "port start failed"):

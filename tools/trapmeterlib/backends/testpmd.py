@@ -39,6 +39,7 @@ STATS_TIMEOUT_S = 10.0
 QUIT_GRACE_S = 5.0
 KILL_GRACE_S = 3.0
 POLL_S = 0.05
+READER_DRAIN_S = 2.0    # for the last lines of a testpmd that died
 BASE_APP_ARGS = ["-i", "--forward-mode=io", "--auto-start", "--nb-cores=1",
                  "--total-num-mbufs=8192"]
 _SERIAL = itertools.count()
@@ -341,9 +342,7 @@ class Testpmd:
             if problem:
                 raise TestpmdError("testpmd: " + problem)
             if self.proc.poll() is not None:
-                raise TestpmdError("testpmd exited with status %s during "
-                                   "start-up: %s" % (self.proc.returncode,
-                                                     self._tail()))
+                self._started_and_died()
             socks = all(os.path.exists(os.path.join(self.dir, s))
                         for s in SOCKETS)
             if PROMPT in text and socks:
@@ -355,6 +354,19 @@ class Testpmd:
                                       else "missing", "present" if socks
                                       else "missing", self._tail()))
             time.sleep(POLL_S)
+
+    def _started_and_died(self):
+        """testpmd ended during start-up: name why from all it printed.
+        Its last lines may still be on their way through the terminal
+        when the exit is seen, so the reader is given READER_DRAIN_S to
+        take them first."""
+        self._reader.join(READER_DRAIN_S)
+        text = self.log_text()
+        problem = classify_failure(text)
+        if problem:
+            raise TestpmdError("testpmd: " + problem)
+        raise TestpmdError("testpmd exited with status %s during start-up: "
+                           "%s" % (self.proc.returncode, self._tail()))
 
     # -- while running
     def check_alive(self, when):
