@@ -227,6 +227,37 @@ class Refusals(unittest.TestCase):
         rows[0].verdict = "regression"          # a regression still says 10
         self.assertEqual(compare.exit_status(rows), compare.REGRESSION)
 
+    def test_ops_of_other_sizes_refuse_time_and_exits(self):
+        """ide cuts a long transfer by what the boot just measured: boots
+        whose op moved other amounts are not compared, counts included."""
+        a, b = ab_pair()
+        for boot in b["boots"][1::2]:       # every other candidate boot
+            for res in boot["results"]:
+                if res["case"] == "pio.user":
+                    res["bytes"] = 2
+        refusals = comparable.check(a, b)[0]
+        self.assertEqual(fields(refusals), ["size"])
+        self.assertIn("bytes per op differ between boots (base 1, "
+                      "candidate 1-2)", refusals[0].reason)
+        rows, warnings = compare.compare_docs(a, b)
+        refused = {r.metric for r in rows if r.verdict == compare.REFUSED}
+        self.assertIn("exits_per_op", refused)
+        self.assertIn("cycles_per_op", refused)
+        self.assertEqual({r.name for r in rows
+                          if r.verdict == compare.REFUSED}, {"exits/pio.user"})
+        exits = [r for r in rows if r.name == "exits/pio.user"
+                 and r.metric == "exits_per_op"][0]
+        self.assertIn("exit-count verdict refused: bytes per op differ "
+                      "between boots", exits.notes)
+        self.assertTrue(any(w.startswith("timing and exit-count verdicts "
+                                         "refused for 1 case(s)")
+                            for w in warnings))
+        self.assertEqual(compare.exit_status(rows), compare.NOT_COMPARABLE)
+        for res in each_result(b):          # one size again: judged
+            if res["case"] == "pio.user":
+                res["bytes"] = 1
+        self.assertEqual(comparable.check(a, b)[0], [])
+
     def test_cli_different_plans_exit_13(self):
         proc = subprocess.run([RUNNER, "compare", os.path.join(
             FIX, "kvm-base.json"), os.path.join(FIX, "kvm-ab-aa-a.json")],

@@ -21,6 +21,9 @@ and returns (refusals, warnings); the host fingerprint's refusals
 
 import re
 
+from . import opsize
+from .refusal import Refusal, refusals_for, short  # noqa: F401 (callers)
+
 TSC_TOLERANCE = 0.02        # TSC rates this far apart: another clock
 # sources that state the rate; a PIT calibration measures it, and moves by
 # 20 % between TCG boots on a loaded host
@@ -37,32 +40,6 @@ ARGV_SKIP = ("opt/trapmeter/cmdline", "-append")
 PATH_RE = re.compile(r"(?<![^\s,:=])(?:REPO|TMPDIR)?(?:/[^/\s,:=]+)*/"
                      r"(?=[^/\s,:=])")
 LABELS = ("base", "candidate")
-
-
-class Refusal:
-    """A timing verdict withheld: `field` differs, `reason` says how;
-    `cases` is the set of (suite, case) it touches, None for every one."""
-
-    def __init__(self, field, reason, cases=None):
-        self.field, self.reason = field, reason
-        self.cases = None if cases is None else frozenset(cases)
-
-    def touches(self, key):
-        return self.cases is None or key in self.cases
-
-    def __repr__(self):
-        return "Refusal(%r, %r)" % (self.field, self.reason)
-
-
-def refusals_for(refusals, key):
-    """The reasons that withhold the timing verdict of case `key`."""
-    return [r.reason for r in refusals if r.touches(key)]
-
-
-def short(reason):
-    """A reason without its figures, for a row's note ("samples per case
-    differ"); the warning line carries the rest."""
-    return reason.split(" (")[0].split(":")[0]
 
 
 # ---------------------------------------------------------------- reading
@@ -489,7 +466,8 @@ def check(base, cand, stat="min"):
     """(refusals, warnings) for comparing `cand` against `base`."""
     cb, cc = cases_of(base), cases_of(cand)
     rules = (_adaptive_rule(base), _adaptive_rule(cand))
-    refusals = (plan_refusals(cb, cc, rules) + rounds_refusal(base, cand)
+    refusals = (plan_refusals(cb, cc, rules) + opsize.refusals(cb, cc)
+                + rounds_refusal(base, cand)
                 + statistic_refusals(cb, cc, stat)
                 + clock_refusals(base, cand))
     warnings = (interleave_warning(base, cand) + simple_warnings(base, cand)

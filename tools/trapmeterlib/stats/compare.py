@@ -42,8 +42,8 @@ from ..values.errors import UnusableInput
 from ..values.numbers import is_number
 from . import avgcount, bootstats, comparable, equivalence, kutcmp
 from .bootstats import median
-from .compare_notes import ab_command_text, audit_note, rule_counts, \
-    side_text, timing_notes
+from .compare_notes import ab_command_text, audit_note, \
+    count_refusal_notes, rule_counts, side_text, timing_notes
 from .exitcounts import BACKGROUND_SLACK, EXITS_FLOOR, allowance, exact, \
     exits_rule
 from .verdict import (BY_MEANS, BY_MODE, BY_RANKS, DEFAULT_ALPHA,
@@ -204,9 +204,8 @@ def compare_docs(base, cand, thresholds=None, seed=DEFAULT_SEED,
             rows.extend(_case_rows(key, tb[key], tc[key], opts))
     n_base, n_cand = len(boot_results(base)), len(boot_results(cand))
     for row in rows:
-        if row.timing:
-            row.refused = comparable.refusals_for(refusals,
-                                                  (row.suite, row.case))
+        row.refused = comparable.refusals_for(refusals, (row.suite, row.case),
+                                              row.timing)
     if not interleaved:     # within-boot figures are judged (kutcmp.py)
         rows, kut_notes = kutcmp.within_boot_rows(rows)
         warnings += kut_notes
@@ -252,10 +251,11 @@ def order_rows(rows):
 
 
 def refusal_text(refusal):
-    """The warning line of a withheld timing verdict."""
+    """The warning line of a withheld verdict."""
     where = ("every case" if refusal.cases is None else "%d case(s)"
              % len(refusal.cases))
-    return "timing verdicts refused for %s: %s" % (where, refusal.reason)
+    kind = "timing and exit-count" if refusal.counts else "timing"
+    return "%s verdicts refused for %s: %s" % (kind, where, refusal.reason)
 
 
 def _boot_warnings(base, cand):
@@ -476,8 +476,8 @@ def _annotate(rows, eb, ec, alpha):
             row.notes.append(exits_changed)
         if impl[0] != impl[1]:
             row.notes.append("REP implementation %s -> %s" % impl)
-        if row.timing:
-            row.notes.extend(timing_notes(row, alpha))
+        row.notes.extend(timing_notes(row, alpha) if row.timing
+                         else count_refusal_notes(row))
 
 
 def summarize(rows):

@@ -11,6 +11,12 @@ from . import bootstats, comparable
 from .verdict import AUDIT_METRIC
 
 
+def count_refusal_notes(row):
+    """Why an exit-count verdict was withheld (stats/opsize.py)."""
+    return ["exit-count verdict refused: %s" % comparable.short(r)
+            for r in row.refused]
+
+
 def timing_notes(row, alpha):
     notes = ["timing verdict refused: %s" % comparable.short(r)
              for r in row.refused]
