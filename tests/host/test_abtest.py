@@ -25,7 +25,7 @@ from tests.host import ab_simulation as sim  # noqa: E402
 from trapmeterlib.commands import ab_report, ab_rounds, ab_session  # noqa: E402
 from trapmeterlib.commands import ab_config, ab_sides  # noqa: E402
 from trapmeterlib.output import progress  # noqa: E402
-from tests.host import inprocess  # noqa: E402
+from tests.host import incli  # noqa: E402
 
 
 def ab_pool():
@@ -367,8 +367,8 @@ class RunSession(unittest.TestCase):
 
 class Cli(unittest.TestCase):
     def run_cli(self, *args):
-        """`trapmeter ARGS` in this process (tests/host/inprocess.py)."""
-        return inprocess.trapmeter(*args, cwd=ROOT)
+        """`trapmeter ARGS` in this process (tests/host/incli.py)."""
+        return incli.run(args, cwd=ROOT)
 
     def spawn(self, *args):
         """tools/trapmeter as a process: its exit status as a shell sees

@@ -25,7 +25,7 @@ from trapmeterlib.output import bisect_text  # noqa: E402
 from trapmeterlib.commands.common import (  # noqa: E402
     OptionError, TrapmeterError)
 from trapmeterlib.cli import build_parser  # noqa: E402
-from tests.host.inprocess import trapmeter  # noqa: E402
+from tests.host import incli  # noqa: E402
 
 RUNNER = os.path.join(ROOT, "tools", "trapmeter")
 GIT_ENV = dict(os.environ, GIT_AUTHOR_NAME="t", GIT_AUTHOR_EMAIL="t@t",
@@ -35,9 +35,14 @@ GIT_ENV = dict(os.environ, GIT_AUTHOR_NAME="t", GIT_AUTHOR_EMAIL="t@t",
 def spawn(*args, cwd=None):
     """tools/trapmeter as a process: for what only the process shows (its
     exit status as git bisect run reads it); the rest run in this process
-    (tests/host/inprocess.py)."""
+    (trapmeter(), tests/host/incli.py)."""
     return subprocess.run([RUNNER, *args], capture_output=True, text=True,
                           timeout=60, cwd=cwd)
+
+
+def trapmeter(*args, cwd=None):
+    """`trapmeter ARGS` run by cli.main in this process."""
+    return incli.run(args, cwd=cwd)
 
 
 def git(repo, *words):
