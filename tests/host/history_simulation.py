@@ -149,13 +149,7 @@ def watched(runs, first, last, alpha=None, horizon=cw.HORIZON):
     """(the first check in first..last that alarms, its changes) of a
     series checked after every run, or (None, [])."""
     alpha = WATCH_ALPHA[0] if alpha is None else alpha
-    family = floors(runs)
-    for n in range(first, last + 1):
-        found = cw.watch({k: v[:n] for k, v in family.items()}, n, alpha,
-                         horizon)
-        if found.changes:
-            return n, found.changes
-    return None, []
+    return cw.first_alarm(floors(runs), first, last, alpha, horizon)
 
 
 def extract(paths):

@@ -45,12 +45,7 @@ def family(rng, metrics, runs, step=0.0, at=None):
 
 
 def first_alarm(fam, runs, first=1, alpha=cw.ALPHA, horizon=cw.HORIZON):
-    for n in range(first, runs + 1):
-        found = cw.watch({k: v[:n] for k, v in fam.items()}, n, alpha,
-                         horizon)
-        if found.changes:
-            return n, found.changes
-    return None, []
+    return cw.first_alarm(fam, first, runs, alpha, horizon)
 
 
 class Exact(unittest.TestCase):

@@ -202,6 +202,17 @@ class Alarm:
         self.change, self.first, self.checks = change, first, [first]
 
 
+def first_alarm(family, first, last, alpha=ALPHA, horizon=HORIZON):
+    """(n, changes) of the first check, after run n in first..last, that
+    alarms -- a job that stops at its first alarm -- or (None, [])."""
+    for n in range(first, last + 1):
+        found = watch({k: v[:n] for k, v in family.items()}, n, alpha,
+                      horizon)
+        if found.changes:
+            return n, found.changes
+    return None, []
+
+
 def replay(family, runs, alpha=ALPHA, horizon=HORIZON):
     """The alarms a job checking after each of `runs` runs would have
     raised, in the order raised: [Alarm].  A change seen again by later
