@@ -479,6 +479,11 @@ def recorded_coverage(name):
     return out
 
 
+def entry_cases(entries):
+    """The trapmeter case names of a coverage line's entries, in order."""
+    return [e.split(" ", 1)[0] for e in entries]
+
+
 class SuiteAllCoverage(unittest.TestCase):
     """A recorded `run --suite all --smp 2` of this host names every
     vmexit case: measured, or skipped with the guest's reason."""
@@ -491,6 +496,14 @@ class SuiteAllCoverage(unittest.TestCase):
                 for entry in entries:
                     self.assertRegex(entry, ENTRY_RE, "%s: %s" % (fixture,
                                                                  name))
+
+    def test_kvm_and_tcg_name_the_same_cases(self):
+        """Under TCG the list that runs under KVM runs or skips by name:
+        each vmexit name, the same trapmeter cases in both runs."""
+        kvm, tcg = (recorded_coverage(f) for f in COVERAGE_FIXTURES)
+        for name in kut_log.VMEXIT_NAMES:
+            self.assertEqual(entry_cases(kvm[name]), entry_cases(tcg[name]),
+                             name)
 
     def test_a_name_without_a_case_is_caught(self):
         text = kut_table.render_coverage({}, kut_log.VMEXIT_NAMES)
