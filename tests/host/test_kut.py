@@ -13,6 +13,7 @@ import re
 import subprocess
 import sys
 import tempfile
+import time
 import unittest
 from unittest import mock
 
@@ -382,6 +383,33 @@ class Agreement(unittest.TestCase):
             self.assertEqual(row["verdict"], "unexplained", row)
             self.assertNotIn("instructions", row["cause"])
 
+    def test_preemption_explains_a_gap_the_wait_shares_account_for(self):
+        # vmexit: wbinvd 50 below its reference in every round, the
+        # reference's window half waited on a run queue, wbinvd's not;
+        # less the waits 4-6 apart, as trapmeter's same loop (5)
+        b = boots({"wbinvd": [40, 41, 40], self.REF: [90, 90, 92]},
+                  {"wbinvd": [50, 50, 51], self.REF: [20, 21, 20]},
+                  extra={"inb.elcr": [55, 55, 56]})
+        for boot, ref_share in zip(b, (0.5, 0.5, 0.5)):
+            boot["trapmeter"]["wbinvd"]["loop"] = "exits.insn"
+            boot["cases"]["inb.elcr"]["loop"] = "exits.insn"
+            boot["vmexit_wait"] = {"wbinvd": 0.0, self.REF: ref_share}
+        row = kutcmp.diff_row(b, "wbinvd", self.REF)
+        self.assertEqual(row["verdict"], "explained", row)
+        self.assertIn("preemption", row["cause"])
+        self.assertIn("-50 (-50..-50) points", row["cause"])
+        # waits that do not account for the gap explain nothing
+        for boot in b:
+            boot["vmexit_wait"] = {"wbinvd": 0.1, self.REF: 0.1}
+        row = kutcmp.diff_row(b, "wbinvd", self.REF)
+        self.assertEqual(row["verdict"], "unexplained", row)
+        self.assertIn("preemption -5", row["cause"])
+        # a session without waits (an older file) does not try it
+        for boot in b:
+            del boot["vmexit_wait"]
+        row = kutcmp.diff_row(b, "wbinvd", self.REF)
+        self.assertNotIn("preemption", row["cause"])
+
     def test_the_mean_explains_what_the_median_does_not(self):
         b = boots({"mov_dr": [70, 75, 71], self.REF: [20, 20, 21]},
                   {"mov_dr": [30, 30, 31], self.REF: [20, 20, 20]})
@@ -439,6 +467,74 @@ class VmexitBoot(unittest.TestCase):
     def test_missing_build_is_named(self):
         with self.assertRaisesRegex(kut_vmexit.KutDirError, "vmexit.flat"):
             kut_vmexit.flat_path(HERE)
+
+
+def times(pairs):
+    """{tid: (run ns, wait ns)} of thread times given in ms."""
+    return {tid: (int(run * 1e6), int(wait * 1e6))
+            for tid, (run, wait) in pairs.items()}
+
+
+class VcpuWaits(unittest.TestCase):
+    """Each vmexit case's window and its vCPU thread's run-queue wait."""
+
+    SAMPLES = [
+        (1.0, "pci-testdev at 0x10\r\n", times({"1": (50, 0), "2": (10, 0)})),
+        (2.0, "wbinvd 20000\r\n", times({"1": (550, 500), "2": (10, 0)})),
+        (3.0, "mmio-no-eventfd:pci-mem 900\r\n",
+         times({"1": (1500, 550), "2": (20, 900)})),
+    ]
+
+    def test_a_case_takes_the_wait_since_the_line_before_it(self):
+        waits = kut_vmexit.span_waits(self.SAMPLES)
+        self.assertEqual(sorted(waits), ["pci-mem.mmio-no-eventfd", "wbinvd"])
+        self.assertAlmostEqual(waits["wbinvd"]["share"], 0.5)
+        self.assertAlmostEqual(waits["wbinvd"]["window_ms"], 1000.0)
+        # thread 2's wait is not the vCPU's (thread 1 ran the most)
+        self.assertAlmostEqual(waits["pci-mem.mmio-no-eventfd"]["share"],
+                               0.05)
+
+    def test_the_vcpu_thread_is_found_after_it_ended(self):
+        # at the last line QEMU is shutting down: thread 1 is gone
+        samples = self.SAMPLES + [(3.5, "cpuid 30000\n",
+                                   times({"2": (25, 900)}))]
+        waits = kut_vmexit.span_waits(samples)
+        self.assertAlmostEqual(waits["wbinvd"]["share"], 0.5)
+        self.assertNotIn("cpuid", waits)
+
+    def test_nothing_sampled_gives_no_waits(self):
+        self.assertEqual(kut_vmexit.span_waits([]), {})
+        self.assertEqual(kut_vmexit.span_waits([(1.0, "cpuid 1", {})]), {})
+
+    def test_a_boot_past_its_limit_is_stopped_and_its_lines_kept(self):
+        from trapmeterlib.commands import kut
+        session = kut.Session.__new__(kut.Session)
+        child = ("import sys, time; print('wbinvd 20000', flush=True); "
+                 "sys.stderr.write('said'); sys.stderr.flush(); "
+                 "time.sleep(60)")
+        start = time.monotonic()
+        out, err, timed_out, samples = session._run_bounded(
+            [sys.executable, "-c", child], 1.0)
+        self.assertLess(time.monotonic() - start, 10.0)
+        self.assertTrue(timed_out)
+        self.assertEqual(out, b"wbinvd 20000\n")
+        self.assertEqual(err, b"said")
+        self.assertEqual([s[1] for s in samples], ["wbinvd 20000\n"])
+        self.assertTrue(samples[0][2], "no thread times read")
+
+    def test_a_session_file_gives_each_round_its_waits(self):
+        from trapmeterlib.commands import kut
+        saved = [{"round": 0, "smp": 1, "cases": {
+            "wbinvd": {"share": 0.25}, "pci-mem.mmio-no-eventfd":
+            {"share": 0.5}, "bad": {"share": 7}}}, "junk"]
+        waits = kut.round_waits(saved)
+        self.assertEqual(waits, {0: {"wbinvd": 0.25,
+                                     "pci-mem.mmio-no-eventfd": 0.5}})
+        boot = kut.paired([([], [("wbinvd", "wbinvd", 100),
+                                 ("pci-mem.mmio-no-eventfd", "pci-mem", 9)])],
+                          waits[0])
+        self.assertEqual(boot["vmexit_wait"], {"wbinvd": 0.25, "pci-mem": 0.5})
+        self.assertEqual(kut.round_waits(None), {})
 
 
 class Coverage(unittest.TestCase):

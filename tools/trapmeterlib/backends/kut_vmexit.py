@@ -8,12 +8,20 @@ Which vmexit cases a boot asks for: vmexit names by vCPU count (ipi,
 ipi_halt and ple_round_robin need a second vCPU, as unittests.cfg gives
 them; every other case runs on one, as vmexit's parallel cases would
 otherwise run on every vCPU at once), minus those that cannot return on
-this host (named, never silently)."""
+this host (named, never silently).
+
+How long vmexit's vCPU thread waited for a host CPU in each case: vmexit's
+figure is a mean over one span, and a span the host preempted more costs
+more (counters/schedwait.py).  kut reads the schedstat of every QEMU thread
+at each line vmexit prints; a figure line closes its case's window, opened
+by the line before it (vmexit's doubling loop: the measured span is the
+window's last part, about half of it)."""
 
 import os
 
+from ..counters.schedwait import parse_schedstat
 from ..values.errors import InputError
-from .kut_log import VMEXIT_NAMES
+from .kut_log import FIGURE_RE, VMEXIT_NAMES, case_name
 
 SMP2 = ("ipi", "ipi_halt", "ple_round_robin")
 FLAT = os.path.join("x86", "vmexit.flat")
@@ -68,3 +76,45 @@ def argv(qemu, machine_args, smp, flat, names):
         "-device", "isa-debug-exit,iobase=0xf4,iosize=0x4",
         "-device", "pci-testdev",
         "-kernel", flat, "-append", " ".join(names)]
+
+
+def thread_times(pid, hst):
+    """{tid: (ns on a CPU, ns waiting on a run queue)} of a process's
+    threads now (hst: system.fingerprint.Host)."""
+    out = {}
+    for tid in hst.names("proc/%d/task" % pid):
+        got = parse_schedstat(hst.text("proc/%d/task/%s/schedstat"
+                                       % (pid, tid)))
+        if got:
+            out[tid] = got[:2]
+    return out
+
+
+def span_waits(samples):
+    """{case: {"wait_ms", "window_ms", "share"}} of a vmexit boot: samples
+    are (elapsed s, line, thread_times()) per line printed, in order.  The
+    vCPU thread is the one with the most CPU time in any sample (a vmexit
+    boot spends itself in KVM_RUN; by the last line QEMU may have ended
+    its vCPU threads); a case's window runs from the line before its
+    figure line to it, and share is the vCPU thread's run-queue wait over
+    that window."""
+    most = {}
+    for _elapsed, _line, times in samples:
+        for tid, (run, _wait) in times.items():
+            most[tid] = max(run, most.get(tid, run))
+    if not most:
+        return {}
+    vcpu = max(most, key=most.get)
+    out, prev = {}, None
+    for elapsed, line, times in samples:
+        found = FIGURE_RE.match(line.strip())
+        if found and prev and vcpu in times and vcpu in prev[1]:
+            window = elapsed - prev[0]
+            wait = (times[vcpu][1] - prev[1][vcpu][1]) / 1e6
+            if window > 0 and wait >= 0:
+                case = case_name(found.group("name"), found.group("sub"))
+                out[case] = {"wait_ms": round(wait, 3),
+                             "window_ms": round(1e3 * window, 3),
+                             "share": min(1.0, wait / (1e3 * window))}
+        prev = (elapsed, times)
+    return out

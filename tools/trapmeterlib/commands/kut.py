@@ -17,11 +17,13 @@ import os
 import subprocess
 import sys
 import tempfile
+import threading
+import time
 
 from ..backends import kut_log, kut_vmexit
 from ..output import kut_table, report, resultsfile
 from ..stats import kutcmp
-from ..system import children, kvmlock
+from ..system import children, fingerprint, kvmlock
 from ..values import exitstatus
 from ..values.resultform import raw_net
 from ..values.errors import TrapmeterError, UnusableInput
@@ -141,6 +143,7 @@ class Session:
         self.args, self.wanted, self.timeout = args, wanted, timeout
         self.flat, self.tmp = flat, tmp
         self.pairs = []             # (trapmeter boot, KutLog or None)
+        self.waits = []             # vmexit's vCPU wait per boot and case
         self.left_out = {}          # vmexit name -> why not run
         self.host = self.config = None
         self.worst = exitstatus.OK
@@ -197,9 +200,11 @@ class Session:
         limit = min(self.timeout, VMEXIT_BASE_S + VMEXIT_PER_CASE_S * len(names))
         say("round %d: vmexit, -smp %d, %d case(s)" % (rnd + 1, smp,
                                                        len(names)))
-        out, err, timed_out = self._run_bounded(argv, limit)
+        out, err, timed_out, samples = self._run_bounded(argv, limit)
         text = out.decode("utf-8", "replace")
         self.keep_log(rnd, smp, text)
+        self.waits.append({"round": rnd, "smp": smp,
+                           "cases": kut_vmexit.span_waits(samples)})
         try:
             log = kut_log.parse("vmexit round %d -smp %d" % (rnd + 1, smp),
                                 text)
@@ -222,25 +227,28 @@ class Session:
             say("warning: vmexit's %s %s" % (stuck, self.left_out[stuck]))
 
     def _run_bounded(self, argv, limit):
-        """(stdout, stderr, timed out) of a QEMU stopped at the limit:
-        what it printed until then is kept."""
-        try:
-            proc = children.spawn(argv, stdin=subprocess.DEVNULL,
-                                  stdout=subprocess.PIPE,
-                                  stderr=subprocess.PIPE)
-        except OSError as exc:
-            raise TrapmeterError(exitstatus.QEMU_ERROR, "cannot run %s: %s"
-                                 % (argv[0], exc.strerror or exc)) from None
-        try:
-            out, err = proc.communicate(timeout=limit)
-            return out, err, False
-        except subprocess.TimeoutExpired:
-            children.stop(proc, 0.5)
-            out, err = proc.communicate()
-            return out or b"", err or b"", True
-        except BaseException:
-            children.stop(proc, 0.5)
-            raise
+        """(stdout, stderr, timed out, samples) of a QEMU stopped at the
+        limit: what it printed until then is kept; samples are (elapsed
+        s, line, QEMU's thread times) at each line (kut_vmexit.span_waits)."""
+        with tempfile.TemporaryFile() as errf:
+            try:
+                proc = children.spawn(argv, stdin=subprocess.DEVNULL,
+                                      stdout=subprocess.PIPE, stderr=errf)
+            except OSError as exc:
+                raise TrapmeterError(exitstatus.QEMU_ERROR, "cannot run %s: "
+                                     "%s" % (argv[0], exc.strerror or exc)) \
+                    from None
+            reader = LineSampler(proc)
+            timed_out = False
+            try:
+                proc.wait(timeout=limit)
+            except subprocess.TimeoutExpired:
+                timed_out = True
+            finally:
+                children.stop(proc, 0.5)
+            reader.join()
+            errf.seek(0)
+            return reader.text(), errf.read(), timed_out, reader.samples
 
     def keep_log(self, rnd, smp, text):
         if not self.args.log_dir:
@@ -264,7 +272,7 @@ class Session:
                                  % (argv[0], exc.strerror or exc)) from None
 
     def finish(self, lock):
-        boots = kutcmp_boots(self.pairs)
+        boots = kutcmp_boots(self.pairs, self.waits)
         names = shown_names(boots, self.wanted)
         levels, diffs = kutcmp.rows(boots, names, flavour=(
             self.host or {}).get("kvm_flavour"))
@@ -279,9 +287,37 @@ class Session:
             host["kvm_lock"] = lock
         doc = report.results_document(host, config, out_boots, self.worst)
         doc["kut"] = {"levels": levels, "differences": diffs,
-                      "left_out": self.left_out}
+                      "left_out": self.left_out, "vcpu_wait": self.waits}
         write_json(self.args.json, doc)
         return self.worst
+
+
+class LineSampler:
+    """Reads a child's stdout line by line in a thread, and at each line
+    the times of the child's threads (host /proc)."""
+
+    JOIN_S = 5.0
+
+    def __init__(self, proc):
+        self.proc, self.lines, self.samples = proc, [], []
+        self.host = fingerprint.Host()
+        self.start = time.monotonic()
+        self.thread = threading.Thread(target=self._read, daemon=True)
+        self.thread.start()
+
+    def _read(self):
+        for raw in iter(self.proc.stdout.readline, b""):
+            self.lines.append(raw)
+            self.samples.append((time.monotonic() - self.start,
+                                 raw.decode("utf-8", "replace"),
+                                 kut_vmexit.thread_times(self.proc.pid,
+                                                         self.host)))
+
+    def join(self):
+        self.thread.join(self.JOIN_S)
+
+    def text(self):
+        return b"".join(self.lines)
 
 
 def replay(args):
@@ -297,7 +333,8 @@ def replay(args):
               for r in boot.get("results") or [] if r.get("suite") == SUITE]
         tm = [r for r in boot.get("results") or [] if r.get("suite") != SUITE]
         rounds.setdefault(rnd, []).append((tm, vm))
-    boots = [paired(rounds[r]) for r in sorted(rounds, key=str)]
+    waits = round_waits((doc.get("kut") or {}).get("vcpu_wait"))
+    boots = [paired(rounds[r], waits.get(r)) for r in sorted(rounds, key=str)]
     wanted = [w for w in (args.cases or "").split(",") if w]
     names = shown_names(boots, wanted)
     levels, diffs = kutcmp.rows(boots, names, flavour=(
@@ -318,24 +355,43 @@ def shown_names(boots, wanted):
                 n in b["vmexit"] or n in b["trapmeter"] for b in boots)]
 
 
-def kutcmp_boots(pairs):
+def kutcmp_boots(pairs, waits=()):
     """Per round: vmexit's figures and trapmeter's by vmexit name (both
-    vCPU groups of a round together)."""
+    vCPU groups of a round together), with vmexit's vCPU waits."""
     rounds = {}
     for rnd, _smp, tm_boot, log in pairs:
         vm = [(case, name, cycles) for case, name, cycles, _parts in
               (log.figures if log else ())]
         rounds.setdefault(rnd, []).append((tm_boot.get("results") or [], vm))
-    return [paired(rounds[r]) for r in sorted(rounds)]
+    by_round = round_waits(waits)
+    return [paired(rounds[r], by_round.get(r)) for r in sorted(rounds)]
 
 
-def paired(groups):
+def round_waits(waits):
+    """{round: {vmexit case: share}} of doc["kut"]["vcpu_wait"] (an older
+    file has none: {})."""
+    out = {}
+    for entry in waits or []:
+        if not isinstance(entry, dict) or not isinstance(
+                entry.get("cases"), dict):
+            continue
+        cell = out.setdefault(entry.get("round"), {})
+        for case, got in entry["cases"].items():
+            share = got.get("share") if isinstance(got, dict) else None
+            if isinstance(share, (int, float)) and 0 <= share <= 1:
+                cell[case] = share
+    return out
+
+
+def paired(groups, waits=None):
     """One round for stats/kutcmp.py from its (trapmeter results, vmexit
-    (case, name, cycles)) groups."""
-    boot = {"vmexit": {}, "trapmeter": {}, "cases": {}}
+    (case, name, cycles)) groups and vmexit's {case: vCPU wait share}."""
+    boot = {"vmexit": {}, "trapmeter": {}, "cases": {}, "vmexit_wait": {}}
     for tm_results, vm in groups:
         for case, name, cycles in vm:
             if case == name or case.endswith(PCI_FIRST):
+                if name not in boot["vmexit"] and case in (waits or {}):
+                    boot["vmexit_wait"][name] = waits[case]
                 boot["vmexit"].setdefault(name, cycles)
         for res in tm_results:
             row = twin_row(res)

@@ -59,6 +59,15 @@ def _fig(sp):
                            fmt_num(round(sp[2])))
 
 
+def _pct(sp):
+    """A spread of percentages as "median % (low-high)"."""
+    if sp is None:
+        return "-"
+    if sp[3] == 1 or round(sp[1]) == round(sp[2]):
+        return "%.0f %%" % sp[0]
+    return "%.0f %% (%.0f-%.0f)" % sp[:3]
+
+
 def _diff(sp):
     if sp is None:
         return "-"
@@ -87,11 +96,16 @@ def render_side_by_side(levels, diffs, left_out, host, accel):
                  accel, backend, boots),
              "vmexit: gross (its loop and the exit, no control); trapmeter: "
              "gross, control (its loop alone) and net = gross - control"]
-    rows = [[r["kut_name"], _fig(r["vmexit"]), r["case"] or "-",
-             _fig(r["gross"]), _fig(r["control"]), _fig(r["net"])]
-            for r in levels]
-    lines += _table(["vmexit case", "vmexit", "trapmeter case", "gross",
-                     "control", "net"], rows)
+    if any(r.get("vmexit_wait_pct") for r in levels):
+        lines.append("vCPU wait: the share of each vmexit case's window (from "
+                     "the line before its figure; its span is about the "
+                     "last half) its vCPU thread waited for a host CPU "
+                     "(schedstat)")
+    rows = [[r["kut_name"], _fig(r["vmexit"]), _pct(r.get("vmexit_wait_pct")),
+             r["case"] or "-", _fig(r["gross"]), _fig(r["control"]),
+             _fig(r["net"])] for r in levels]
+    lines += _table(["vmexit case", "vmexit", "vCPU wait", "trapmeter case",
+                     "gross", "control", "net"], rows)
     ref = diffs[0]["ref"] if diffs else "-"
     lines.append("")
     lines.append("differences to %s, boot by boot (each tool's loop cancels "
