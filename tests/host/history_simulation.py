@@ -42,7 +42,11 @@ the model with a drift) that alarm at any of the checks after runs
 1..100; `watch-step` steps the QEMU-exit cases by +X % from run WATCH_AT
 + 1, in replays (recorded runs drawn whole, the step multiplied in) and
 in the model, and gives the share found within WATCH_MAX runs (with its
-95 % interval) and the delay.
+95 % interval), within WATCH_SOON, and the delay; `watch-null` gives the
+quantiles of an A/A series' largest CUSUM (every check, series and side),
+which set the CUSUM's threshold (changewatch.THRESHOLD: about the 98th
+percentile; --threshold tries another).  --watch-tests calm runs the
+method before (the calm runs' ranks in place of the CUSUM).
 
     python3 tests/host/history_simulation.py --series 300
     python3 tests/host/history_simulation.py --parts step --steps 1,2,5,10
@@ -51,6 +55,7 @@ in the model, and gives the share found within WATCH_MAX runs (with its
     python3 tests/host/history_simulation.py --parts watch --series 200
     python3 tests/host/history_simulation.py --parts watch-step \
         --steps 1,2,5,10,20,50 --step-series 40
+    python3 tests/host/history_simulation.py --parts watch-null --series 400
 tests/host/test_changepoint.py and test_changewatch.py run small versions
 of the same."""
 import argparse
@@ -78,6 +83,7 @@ STEP_AT = 60
 MAX_DELAY = 20
 WATCH_AT = 50               # --every-run steps: the first stepped run
 WATCH_MAX = 40              # ... found within this many runs
+WATCH_SOON = 20             # ... and the share within this many
 
 
 def load(path=FIXTURE):
@@ -143,6 +149,19 @@ def level_free(family):
     return {k: row if k in kern else
             [v - lv if v is not None else None for v, lv in zip(row, level)]
             for k, row in family.items()}
+
+
+WATCH_TESTS = {"cusum": (False, True), "calm": (True, False),
+               "floor": (False, False)}
+
+
+def use_tests(name):
+    """--watch-tests: which tests run beside the lowest floor's."""
+    calm, cw.CUSUM_ON = WATCH_TESTS[name]
+    for key, test in cw.CALM_TESTS.items():
+        cw.TESTS.pop(key, None)
+        if calm:
+            cw.TESTS[key] = test
 
 
 def watched(runs, first, last, alpha=None, horizon=cw.HORIZON):
@@ -333,6 +352,34 @@ def watch_rate(name, make, series, seed):
     return hits
 
 
+def cusum_max(runs):
+    """The largest CUSUM of any timing series and side at any check after
+    runs 1..len(runs): a threshold above it leaves the series quiet."""
+    best = 0.0
+    for row in floors(runs).values():
+        for n in range(1, len(row) + 1):
+            if row[n - 1] is None:
+                continue
+            vals = [v for v in row[:n] if v is not None]
+            best = max([best] + [c[0] for c in cw.cusum(vals)])
+    return best
+
+
+def watch_null(name, make, series, seed):
+    """The CUSUM's threshold, measured: quantiles of each A/A series'
+    largest CUSUM (over its checks, series and sides)."""
+    begin = time.time()
+    tops = sorted(cusum_max(make(random.Random(seed * 100003 + i)))
+                  for i in range(series))
+    print("%-7s A/A, the largest CUSUM of a 100-run series checked after "
+          "every run: %s; largest %.2f (share above %g: %d of %d) [%.0f s]"
+          % (name, ", ".join("%g %% %.2f" % (100 * q, tops[min(
+              len(tops) - 1, int(q * len(tops)))]) for q in
+              (0.9, 0.95, 0.97, 0.98, 0.99)), tops[-1], cw.THRESHOLD,
+              sum(1 for t in tops if t >= cw.THRESHOLD), series,
+              time.time() - begin), flush=True)
+
+
 def stepped(rec, rng, runs, step, at):
     """A replay whose QEMU-exit cases cost (1 + step) times as much from
     run `at` on."""
@@ -373,14 +420,24 @@ def watch_steps(rec, model, sizes, series, seed, at=WATCH_AT):
                         rng, at + WATCH_MAX, size / 100.0, at)
                 found.append(watch_delay(runs, model.user, at))
             got = sorted(d for d in found if d is not None)
+            soon = sum(1 for d in got if d <= WATCH_SOON)
             print("%-7s --every-run, step +%g %% per QEMU exit at run %d: "
                   "found in %d of %d series within %d runs (95 %% interval "
-                  "%s); delay median %s, 90th percentile %s runs" % (
-                      source, size, at + 1, len(got), series, WATCH_MAX,
-                      rate_interval(len(got), series),
-                      median(got) if got else "-",
-                      got[int(0.9 * (len(got) - 1))] if got else "-"),
-                  flush=True)
+                  "%s), %d within %d; delay median %s, 90th percentile %s "
+                  "runs (of all series, not found counted as later: %s)"
+                  % (source, size, at + 1, len(got), series, WATCH_MAX,
+                     rate_interval(len(got), series), soon, WATCH_SOON,
+                     median(got) if got else "-",
+                     got[int(0.9 * (len(got) - 1))] if got else "-",
+                     pct_all(found, 0.9)), flush=True)
+
+
+def pct_all(found, q):
+    """The q-quantile delay over every series, one not found counting as
+    later than any found: "-" when it falls on one not found."""
+    ranked = sorted(d if d is not None else math.inf for d in found)
+    v = ranked[int(q * (len(ranked) - 1))]
+    return "-" if v == math.inf else "%d" % v
 
 
 def rate_interval(hits, n):
@@ -434,14 +491,18 @@ def main():
     ap.add_argument("--extract", nargs="+", metavar="RESULTS",
                     help="write the fixture's form of these files to "
                     "stdout and stop")
-    ap.add_argument("--watch-tests", choices=("all", "floor"),
-                    default="all", help="watch parts: every test of "
-                    "check --every-run, or, to compare, the lowest "
-                    "floor's only (without the calm runs' ranks)")
+    ap.add_argument("--watch-tests", choices=sorted(WATCH_TESTS),
+                    default="cusum", help="watch parts: the tests of "
+                    "check --every-run (the lowest floor and the calm "
+                    "runs' CUSUM), or, to compare, the lowest floor and "
+                    "the calm runs' ranks (the method before), or the "
+                    "lowest floor alone")
+    ap.add_argument("--threshold", type=float, default=cw.THRESHOLD,
+                    help="watch parts: the CUSUM's threshold (default %g)"
+                    % cw.THRESHOLD)
     args = ap.parse_args()
-    if args.watch_tests == "floor":
-        for key in [k for k in cw.TESTS if k[1] == cw.CALM]:
-            del cw.TESTS[key]
+    use_tests(args.watch_tests)
+    cw.THRESHOLD = args.threshold
     if args.extract:
         json.dump(extract(args.extract), sys.stdout, separators=(",", ":"))
         return
@@ -475,6 +536,11 @@ def main():
                    args.series, args.seed)
         watch_rate("drift%g" % args.drift, lambda rng: model.series(
             rng, RUNS, drift=args.drift / 100.0), args.series, args.seed)
+    if "watch-null" in parts:
+        watch_null("replay", lambda rng: replay(rec, rng, RUNS),
+                   args.series, args.seed)
+        watch_null("model", lambda rng: model.series(rng, RUNS),
+                   args.series, args.seed)
     if "watch-step" in parts:
         watch_steps(rec, model, [float(s) for s in args.steps.split(",")],
                     args.step_series, args.seed)

@@ -1,17 +1,19 @@
 """tests/host/test_changewatch.py - a history checked after every run
 (tools/trapmeterlib/stats/changewatch.py, `history check --every-run`):
-the tests (the lowest floor's rank, the calm runs' ranks) are exact for
-exchangeable runs; a series checked after
-each of 100 runs raises a false alarm at a rate a binomial bound holds
-at alpha (the level is spent over the checks); a step of the floor is
-found behind runs raised by other jobs, and a drop too.  Rates are
-judged by exact binomial bounds, never one seed's count."""
+the lowest floor's tests (and the calm runs' ranks, kept to compare) are
+exact for exchangeable runs; the calm runs' CUSUM scores by hand; a
+series checked after each of 100 runs raises a false alarm at a rate a
+binomial bound holds (the exact tests spend alpha over the checks, the
+CUSUM's threshold is measured); a step of the floor is found behind runs
+raised by other jobs, and a drop too.  Rates are judged by exact
+binomial bounds, never one seed's count."""
 import itertools
 import math
 import os
 import random
 import sys
 import unittest
+from statistics import NormalDist
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 sys.path.insert(0, os.path.join(ROOT, "tools"))
@@ -98,6 +100,21 @@ class Exact(unittest.TestCase):
                 share = sum(1 for p in ps if p <= v + 1e-12) / len(ways)
                 self.assertLessEqual(share, v + 1e-9, side)
 
+    def test_the_cusum_by_hand(self):
+        """12 reference runs 0.1 % apart; after them a raised run (more
+        than TRIM above the reference's lower quartile: skipped), three
+        calm runs above every reference run (each scores the normal
+        quantile of 12.5 / 13, less K_REF) and a second raised run."""
+        vals = [0.001 * i for i in range(12)] + [0.05, 0.012, 0.013, 0.5,
+                                                 0.014]
+        top = NormalDist().inv_cdf(12.5 / 13) - cw.K_REF
+        self.assertEqual(cw.cusum(vals), [
+            (cw.cusum(vals)[0][0], "rise", 13), (0.0, "drop", 16)])
+        self.assertAlmostEqual(cw.cusum(vals)[0][0], 3 * top)
+        self.assertEqual(cw.cusum(vals[:12]), [])
+        # a run below every reference run scores the lowest: a drop
+        self.assertAlmostEqual(cw.cusum(vals[:12] + [-0.01])[1][0], top)
+
     def test_the_rank_distribution_is_the_recurrence(self):
         """bootstats.mann_whitney_cdf (a Gaussian binomial) against
         c(m, n, u) = c(m-1, n, u-n) + c(m, n-1, u) counted directly."""
@@ -155,8 +172,8 @@ class Sequential(unittest.TestCase):
         """+1 % at run 61 (2 calm sds, a tenth of what other jobs add to
         a third of the runs): found within 24 runs, in the stepped case,
         in at least 10 of 16 series.  Measured on 20 series: 16 of 20
-        with both tests, 5 of 20 with the lowest-floor test alone
-        (P(Bin(16, 0.25) >= 10) < 0.1 %)."""
+        with the calm runs' ranks, 5 of 20 with the lowest-floor test
+        alone (P(Bin(16, 0.25) >= 10) < 0.1 %); with the CUSUM 15 of 16."""
         found = 0
         for seed in range(16):
             fam = family(random.Random(seed), 4, 85, 0.01, 60)
@@ -164,6 +181,30 @@ class Sequential(unittest.TestCase):
             found += n is not None and [c.key[1] for c in changes] == \
                 ["c0"]
         self.assertGreaterEqual(found, 10)
+
+    def test_a_one_percent_step_is_found_within_12_runs_by_the_cusum(self):
+        """+1 % at run 61, as above, within 12 runs: the CUSUM of the calm
+        runs' normal scores finds it in at least 4 of 16 series (measured:
+        7 of 16; without the CUSUM 0 of 16, P(Bin(16, 0.44) < 4) < 2 %)."""
+        found = 0
+        for seed in range(16):
+            fam = family(random.Random(seed), 4, 73, 0.01, 60)
+            n, changes = first_alarm(fam, 73, first=61)
+            found += n is not None and [c.key[1] for c in changes] == \
+                ["c0"]
+        self.assertGreaterEqual(found, 4)
+
+    def test_a_long_history_is_replayed_as_its_checks(self):
+        """`history report` replays every check: 300 runs of 40 series
+        (2.4 s here; 7.2 s with the calm runs' ranks it replaced).  The
+        replay's first alarm is the first check that alarms, and a long
+        A/A history raises few: each 100 checks spend alpha plus the
+        CUSUM's measured rate (3 series of 100 runs each, 40 cases)."""
+        fam = family(random.Random(1), 40, 300)
+        alarms = cw.replay(fam, 300)
+        self.assertLessEqual(len(alarms), 3)
+        n, changes = first_alarm(fam, 300)
+        self.assertEqual(alarms[0].first if alarms else None, n)
 
     def test_a_drop_is_found_too(self):
         fam = family(random.Random(5), 2, 80, -0.05, 60)

@@ -397,13 +397,15 @@ class Check(Tmp):
         proc = trapmeter("history", "check", "--db", self.db, "--every-run")
         self.assertEqual(proc.returncode, CHANGE, proc.stdout + proc.stderr)
         out = proc.stdout
-        self.assertIn("check after every run: 72 tests of the newest runs' "
-                      "floor, each at p <= 2.8e-06 (alpha 0.02 over 100 "
-                      "checks)", out)
+        self.assertIn("check after every run: 36 tests of the newest runs' "
+                      "floor, each at p <= 5.6e-06 (alpha 0.02 over 100 "
+                      "checks), and a CUSUM of the calm runs at 6 "
+                      "(measured)", out)
         self.assertRegex(out, r"change \(newest runs\) at run (49|50|51) "
-                         r"of 60: exits/pio.user cycles_per_op \+.*; p "
-                         r"\S+ \(rise of the newest \d+ runs' floors: "
-                         r"(lowest floor|calm runs' ranks)\)")
+                         r"of 60: exits/pio.user cycles_per_op \+.*; "
+                         r"(p \S+|CUSUM \S+ >= 6) \(rise of the newest "
+                         r"\d+ runs' floors: (lowest floor|calm runs' "
+                         r"CUSUM)\)")
         self.assertNotIn("cpuid cycles_per_op", out)
         self.assertIn("--bad c", out)
 

@@ -176,6 +176,7 @@ def alarms_table(ser):
     rows = [["%d" % a.first, "%d" % len(a.checks), "/".join(a.change.key),
              a.change.side, "%d" % (a.change.index + 1),
              history_text.shift_text(a.change),
+             "CUSUM %.1f" % a.change.stat if a.change.p is None else
              "%.2g" % a.change.p, "%d" % a.change.window]
             for a in ser.alarms]
     return table("watch-%s" % key,
@@ -189,7 +190,8 @@ def watch_note(ser):
     alpha, horizon = ser.alarm_level
     return "<p class=\"note\">Each run's check as `history check " \
         "--every-run` makes it after that run (alpha %g over %d checks, " \
-        "exact tests on each run's floor, from run %d on" \
+        "exact tests on each run's floor and a CUSUM of the calm runs' " \
+        "floors, from run %d on" \
         "): %d alarm%s. A dotted line marks where a check placed a " \
         "change, a triangle the run whose check first alarmed.</p>" % (
             alpha, horizon, MIN_BEFORE + min(AFTER), len(ser.alarms),

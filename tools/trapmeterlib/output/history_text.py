@@ -4,7 +4,7 @@ subjects) and the shift with its interval.  Pure: returns text."""
 
 import math
 
-from ..stats.changewatch import AFTER, MIN_BEFORE
+from ..stats.changewatch import AFTER, CUSUM, MIN_BEFORE, THRESHOLD
 
 COMMIT_CHARS = 12
 
@@ -64,6 +64,9 @@ def series_line(ser):
 def evidence(change):
     """"statistic 9.97", or a watched check's "p 3.1e-07 (rise of the
     newest 8 runs' floors: calm runs' ranks)"."""
+    if getattr(change, "test", None) == CUSUM:
+        return "CUSUM %.2f >= %g (%s of the newest %d runs' floors: %s)" \
+            % (change.stat, THRESHOLD, change.side, change.window, CUSUM)
     if getattr(change, "p", None) is None:
         return "statistic %.2f" % change.stat
     return "p %.2g (%s of the newest %d runs' floors: %s)" % (
@@ -96,9 +99,11 @@ def watch_text(ser):
     else:
         lines.append("  check after every run: %d tests of the newest "
                      "runs' floor, each at p <= %.2g (alpha %.3g over %d "
-                     "checks)" % (watch.tests, watch.level,
-                                  watch.level * watch.tests * watch.horizon,
-                                  watch.horizon))
+                     "checks), and a CUSUM of the calm runs at %g "
+                     "(measured)" % (watch.tests, watch.level,
+                                     watch.level * watch.tests *
+                                     watch.horizon, watch.horizon,
+                                     THRESHOLD))
     for change in watch.changes:
         lines += change_lines(ser, change, True)
     if not watch.changes:
