@@ -10,11 +10,16 @@ check --every-run` (the CI recipe's check): the checks after runs 1-13
 find nothing, the check after run 21 exits 18 with the change at run 14
 (+-1), naming the runs either side by their commits and the bisect
 between them.  Run 21 is the first a check after every run can resolve
-the step at: with 3 cases its exact tests need 8 runs after it against
-13 before for p <= alpha / horizon / tests (1 / C(21, 8) = 4.9e-6 <=
-0.02 / 100 / 36; docs/design.md, "History"); a 12-run series is shorter
-than any of its checks can alarm on.  The one-look `history check` of
-the 21 runs must name the same change.  With TRAPMETER_ACCEPTANCE_BISECT=1 the hand-off is
+the step at: with 3 cases the lowest floor's exact tests need its
+8-run window after it against 13 before for p <= alpha / horizon /
+tests (1 / C(21, 8) = 4.9e-6 <= 0.02 / 100 / 18; the 5-run window gives
+at best 1 / C(20, 5) = 6.4e-5; docs/design.md, "History").  The issue's
+12 runs with the step at 7 are too few for any of its checks: the exact
+tests' smallest p on 12 runs is 1 / C(12, 6) = 1.1e-3, and the calm
+runs' CUSUM skips every run more than 2 % above the runs before it -- a
++100 % step makes every stepped run one -- and sums only after 12
+reference runs.  The one-look `history check` of the 21 runs must name
+the same change.  With TRAPMETER_ACCEPTANCE_BISECT=1 the hand-off is
 run too (`check --bisect`, about 5 minutes) and must name the step's
 commit.  Skipped where KVM cannot create a VM or the shim is not built."""
 import os

@@ -45,7 +45,9 @@ in the model, and gives the share found within WATCH_MAX runs (with its
 95 % interval), within WATCH_SOON, and the delay; `watch-null` gives the
 quantiles of an A/A series' largest CUSUM (every check, series and side),
 which set the CUSUM's threshold (changewatch.THRESHOLD: about the 98th
-percentile; --threshold tries another).  --watch-tests calm runs the
+percentile; --threshold tries another); `watch-oracle` the delay of a
+CUSUM that knows every level and sd, the bound on any test of the floors.
+--watch-tests calm runs the
 method before (the calm runs' ranks in place of the CUSUM).
 
     python3 tests/host/history_simulation.py --series 300
@@ -56,6 +58,7 @@ method before (the calm runs' ranks in place of the CUSUM).
     python3 tests/host/history_simulation.py --parts watch-step \
         --steps 1,2,5,10,20,50 --step-series 40
     python3 tests/host/history_simulation.py --parts watch-null --series 400
+    python3 tests/host/history_simulation.py --parts watch-oracle --series 2000
 tests/host/test_changepoint.py and test_changewatch.py run small versions
 of the same."""
 import argparse
@@ -380,6 +383,47 @@ def watch_null(name, make, series, seed):
               time.time() - begin), flush=True)
 
 
+def oracle_series(rng, k, step=0.0, at=None, cases=9, raised=0.26):
+    """[(largest sum of any series and side so far, sum of case 0's
+    rise)] per run: Gaussian CUSUMs that know each series' level and sd,
+    on independent runs, a share `raised` of them missing (raised runs
+    of every case at once), case 0 stepped by `step` sds from `at`."""
+    sums, top, out = [[0.0, 0.0] for _ in range(cases)], 0.0, []
+    for r in range(RUNS):
+        if rng.random() >= raised:
+            for c, pair in enumerate(sums):
+                z = rng.gauss(0.0, 1.0) + (step if c == 0 and at is not None
+                                           and r >= at else 0.0)
+                pair[0] = max(0.0, pair[0] + z - k)
+                pair[1] = max(0.0, pair[1] - z - k)
+                top = max(top, pair[0], pair[1])
+        out.append((top, sums[0][0]))
+    return out
+
+
+def watch_oracle(series, seed, k=cw.K_REF, step=2.0, at=WATCH_AT):
+    """The bound on any test of a run's floor: an oracle CUSUM's delay
+    for a step of `step` calm sds (+1 % on pio.user), its threshold set
+    for 2 % of 100-run A/A series with 9 series and both sides."""
+    tops = sorted(oracle_series(random.Random(seed * 31 + i), k)[-1][0]
+                  for i in range(series))
+    h = tops[int(0.98 * len(tops))]
+    delays = []
+    for i in range(series):
+        runs = oracle_series(random.Random(seed * 37 + i), k, step, at)
+        hit = [r - at + 1 for r in range(at, RUNS) if runs[r][1] >= h]
+        delays.append(hit[0] if hit else math.inf)
+    delays.sort()
+    print("oracle  a Gaussian CUSUM knowing the level and sd (k %g), 9 "
+          "series x 2 sides, 26 %% of runs raised: threshold %.2f for 2 %% "
+          "of %d A/A series; a %g-sd step found %s runs after it (median), "
+          "90th percentile %s, within 6 runs in %.0f %%" % (
+              k, h, series, step, delays[len(delays) // 2],
+              delays[int(0.9 * len(delays))],
+              100.0 * sum(1 for d in delays if d <= 6) / len(delays)),
+          flush=True)
+
+
 def stepped(rec, rng, runs, step, at):
     """A replay whose QEMU-exit cases cost (1 + step) times as much from
     run `at` on."""
@@ -541,6 +585,8 @@ def main():
                    args.series, args.seed)
         watch_null("model", lambda rng: model.series(rng, RUNS),
                    args.series, args.seed)
+    if "watch-oracle" in parts:
+        watch_oracle(args.series, args.seed)
     if "watch-step" in parts:
         watch_steps(rec, model, [float(s) for s in args.steps.split(",")],
                     args.step_series, args.seed)

@@ -70,7 +70,7 @@ ALPHA = 0.02                     # false alarms over HORIZON checks
 HORIZON = 100                    # checks alpha is spent over
 TRIM = math.log(1.02)            # a floor this far above the windows'
                                  # lower quartile is a raised run
-FLOOR, CALM = "lowest floor", "calm runs' ranks"   # the two tests
+FLOOR, CALM = "lowest floor", "calm runs' ranks"   # exact tests
 CUSUM = "calm runs' CUSUM"
 K_REF = 1.0             # CUSUM: normal scores a calm run gives up
 THRESHOLD = 6.0         # CUSUM: the sum that alarms (measured, not exact)
