@@ -13,6 +13,7 @@ import json
 import math
 import os
 import random
+import re
 import sqlite3
 import subprocess
 import sys
@@ -23,7 +24,8 @@ ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)
 sys.path.insert(0, os.path.join(ROOT, "tools"))
 
 from trapmeterlib.backends import historydb  # noqa: E402
-from trapmeterlib.output import history_export  # noqa: E402
+from trapmeterlib.guest.dump import DumpParser  # noqa: E402
+from trapmeterlib.output import history_export, resultsfile  # noqa: E402
 from trapmeterlib.stats import runlevel  # noqa: E402
 
 RUNNER = os.path.join(ROOT, "tools", "trapmeter")
@@ -89,13 +91,13 @@ class Add(Tmp):
                           for r in runs], [("abc123", 3, "run")])
         self.assertEqual(runs[0]["qemu_version"], "7.2.22")
         self.assertEqual(runs[0]["firmware"], "qboot")
-        key = ("exits", "pio.user", "cycles_per_op")
+        key = ("exits", "pio.user", "cycles_per_op", "bytes=1")
         (value, lo, hi, boots) = figs[key]["runs"][runs[0]["id"]]
         self.assertEqual(len(boots), 3)
         self.assertEqual(value, sorted(boots)[1])
         self.assertLess(lo, hi)
-        self.assertEqual(figs[("exits", "pio.user", "exits_per_op")]["kind"],
-                         "count")
+        self.assertEqual(figs[("exits", "pio.user", "exits_per_op",
+                               "bytes=1")]["kind"], "count")
 
     def test_describe_takes_the_checkout_s_commit(self):
         repo = os.path.join(self.dir, "repo")
@@ -326,10 +328,34 @@ class Migration(Tmp):
                          [("old.json", None)])
 
 
-def stepped_history(db, runs=12, step_at=7, seed=1, release=None):
+IDE = ("ide", "disk.seq")
+IDE_BYTES = (4194304, 2097152)      # asked, and cut by the case budget
+
+
+def ide_figures(rng, cut):
+    """ide/disk.seq's figures of one run: 4 MiB an op, or 2 MiB when
+    `cut` (ide_size_kind) -- half the cycles and half the exits per op,
+    the same cost per byte."""
+    size = IDE_BYTES[1 if cut else 0]
+    out = []
+    for metric, kind, base in (("cycles_per_op", "timing", 4.0e8),
+                               ("exits_per_op", "count", 2.1e6)):
+        boots = [base * size / IDE_BYTES[0] * (math.exp(rng.gauss(
+            0, 0.01)) if kind == "timing" else 1.0) for _ in range(3)]
+        out.append({"suite": IDE[0], "case": IDE[1], "metric": metric,
+                    "kind": kind, "value": sorted(boots)[1],
+                    "lo": min(boots), "hi": max(boots), "boots": boots,
+                    "measure": "bytes=%d" % size})
+    return out
+
+
+def stepped_history(db, runs=12, step_at=7, seed=1, release=None,
+                    ide_cut=None):
     """A history of `runs` runs of one host whose pio.user is 10 %
     dearer from run `step_at` on; each run has a commit.  `release`: the
-    host's kernel release instead of the recorded one (another series)."""
+    host's kernel release instead of the recorded one (another series).
+    `ide_cut`: ide/disk.seq too, at 4 MiB an op and at 2 MiB from run
+    `ide_cut` on (the case budget cut it: another measurement)."""
     doc = json.load(open(RUN1))
     if release:
         doc["host"]["fingerprint"]["kernel"]["release"] = release
@@ -351,6 +377,8 @@ def stepped_history(db, runs=12, step_at=7, seed=1, release=None):
                             "metric": "exits_per_op", "kind": "count",
                             "value": 1.0, "lo": None, "hi": None,
                             "boots": [1.0]})
+        if ide_cut:
+            figures += ide_figures(rng, n >= ide_cut)
         entries.append({"key": key, "fields": fields,
                         "fingerprint": doc["host"]["fingerprint"],
                         "digest": "d%d%s" % (n, release or ""),
@@ -440,6 +468,229 @@ class Check(Tmp):
         self.assertEqual(proc.returncode, BAD)
         self.assertIn("--bisect needs --repo, --build and --binary",
                       proc.stderr)
+
+
+def resized(src, out, sizes, case="pio.user"):
+    """A copy of a results file whose `case` moved sizes[boot] bytes an
+    op in each boot (as ide_size_kind leaves a cut case), its guest
+    lines, CRC and seal rewritten to match: a file `history add` reads
+    as the runner's."""
+    def change(doc):
+        boots = [b for b in doc["boots"] if b.get("results")]
+        for boot, size in zip(boots, sizes):
+            integ, lines = boot["integrity"], []
+            for text in integ["tm_lines"]:
+                rec = json.loads(text)
+                if rec.get("type") == "result" and rec.get("case") == case:
+                    rec["bytes"] = size
+                    text = json.dumps(rec, separators=(",", ":"))
+                lines.append(text)
+            parser = DumpParser()
+            parser.feed_line(b"trapmeter ? START")
+            for text in lines:
+                parser.feed_line(b"@tm " + text.encode())
+            for res, guest in zip(boot["results"], parser.dump.results):
+                if res.get("case") == case:
+                    res.update(guest)
+            integ["tm_lines"] = lines
+            boot["dump"]["end"]["crc32"] = parser.dump.crc_hex
+            boot["dump"]["crc32"] = parser.dump.crc_hex
+            integ["results_crc32"] = resultsfile.results_crc32(
+                boot["results"])
+    return edited(src, out, change)
+
+
+class Measure(Tmp):
+    """A case's figure is keyed by what one op measured: ide's cut
+    transfers (bytes per op) start another series of the case."""
+
+    def test_add_says_a_cut_transfer_starts_another_series(self):
+        big = resized(RUN1, os.path.join(self.dir, "a.json"),
+                      [IDE_BYTES[0]] * 3)
+        cut = resized(RUN7, os.path.join(self.dir, "b.json"),
+                      [IDE_BYTES[1]] * 3)
+        self.assertEqual(self.add(big).returncode, 0)
+        proc = self.add(cut)
+        self.assertEqual(proc.returncode, 0, proc.stderr)
+        self.assertIn("exits/pio.user starts another series of the case in "
+                      "series ", proc.stderr)
+        self.assertIn(": 4194304 bytes per op -> 2097152 bytes per op "
+                      "(another measurement, not a step in one)",
+                      proc.stderr)
+        self.assertEqual(proc.stderr.count("starts another series"), 1)
+        conn = historydb.open_db(self.db)
+        figs = historydb.figures_of(conn, historydb.hosts(conn)[0])
+        conn.close()
+        self.assertEqual(sorted(k[3] for k in figs if k[1] == "pio.user"
+                                and k[2] == "cycles_per_op"),
+                         ["bytes=2097152", "bytes=4194304"])
+        self.assertIn(("exits", "cpuid", "cycles_per_op", "bytes=0"), figs)
+
+    def test_a_run_whose_boots_moved_different_sizes_leaves_it_out(self):
+        mixed = resized(RUN1, os.path.join(self.dir, "m.json"),
+                        [IDE_BYTES[0], IDE_BYTES[1], IDE_BYTES[0]])
+        proc = self.add(mixed)
+        self.assertEqual(proc.returncode, 0, proc.stderr)
+        self.assertIn("exits/pio.user left out: its boots measured "
+                      "different things (bytes per op 2097152-4194304)",
+                      proc.stderr)
+        conn = historydb.open_db(self.db)
+        figs = historydb.figures_of(conn, historydb.hosts(conn)[0])
+        conn.close()
+        self.assertFalse([k for k in figs if k[1] == "pio.user"])
+        self.assertTrue([k for k in figs if k[1] == "cpuid"])
+
+    def test_check_reads_a_cut_transfer_as_another_series(self):
+        """Run 7 moves 2 MiB an op where runs 1-6 moved 4 MiB: half the
+        cycles and exits per op, the same cost per byte.  No change, and
+        both checks say the case has a series per measure."""
+        key = stepped_history(self.db, step_at=99, ide_cut=7)
+        for words in ((), ("--every-run",)):
+            proc = trapmeter("history", "check", "--db", self.db, *words)
+            self.assertEqual(proc.returncode, 0, proc.stdout)
+            self.assertIn("  ide/disk.seq cycles_per_op, exits_per_op: a "
+                          "series per "
+                          "measure (another measure is another measurement, "
+                          "not a step): 4194304 bytes per op (runs 1-6); "
+                          "2097152 bytes per op (runs 7-12)\n", proc.stdout)
+            self.assertIn("no change starts at the newest runs", proc.stdout)
+        self.assertTrue(proc.stdout.startswith("series %s: 12 runs, 10 "
+                                               "series" % key), proc.stdout)
+
+    def test_a_step_within_one_measure_is_still_found(self):
+        """pio.user +10 % at run 7 beside the ide cut at run 7: the
+        change is pio.user's alone."""
+        stepped_history(self.db, ide_cut=7)
+        proc = trapmeter("history", "check", "--db", self.db)
+        self.assertEqual(proc.returncode, CHANGE, proc.stdout)
+        self.assertIn("change (newest runs) at run 7 of 12: exits/pio.user "
+                      "cycles_per_op +", proc.stdout)
+        self.assertNotIn("change (newest runs) at run 7 of 12: ide",
+                         proc.stdout)
+        self.assertIn("--case pio.user", proc.stdout)
+
+    def test_every_run_on_a_long_history_with_a_cut(self):
+        stepped_history(self.db, runs=60, step_at=99, ide_cut=45)
+        proc = trapmeter("history", "check", "--db", self.db, "--every-run")
+        self.assertEqual(proc.returncode, 0, proc.stdout)
+        self.assertIn("(runs 1-44); 2097152 bytes per op (runs 45-60)",
+                      proc.stdout)
+
+    def test_exports_a_column_and_a_time_series_per_measure(self):
+        stepped_history(self.db, step_at=99, ide_cut=7)
+        out = os.path.join(self.dir, "h.csv")
+        self.assertEqual(trapmeter("history", "export", "--db", self.db,
+                                   "--csv", out).returncode, 0)
+        table = list(csv.reader(open(out)))
+        big = table[0].index("ide/disk.seq/cycles_per_op[bytes=4194304]")
+        cut = table[0].index("ide/disk.seq/cycles_per_op[bytes=2097152]")
+        self.assertEqual([bool(r[big]) for r in table[1:]],
+                         [True] * 6 + [False] * 6)
+        self.assertEqual([bool(r[cut]) for r in table[1:]],
+                         [False] * 6 + [True] * 6)
+        self.assertIn("exits/pio.user/cycles_per_op", table[0])
+        om = os.path.join(self.dir, "h.om")
+        self.assertEqual(trapmeter("history", "export", "--db", self.db,
+                                   "--openmetrics", om).returncode, 0)
+        text = open(om).read()
+        validate_openmetrics(self, text)
+        ide = [line for line in text.splitlines() if line.startswith(
+            "trapmeter_cycles_per_op{") and 'case="disk.seq"' in line]
+        self.assertEqual([line.count('bytes_per_op="4194304"')
+                          for line in ide], [1] * 6 + [0] * 6)
+        self.assertEqual([line.count('bytes_per_op="2097152"')
+                          for line in ide], [0] * 6 + [1] * 6)
+
+    def test_a_schema_2_file_s_figures_join_their_case_s_measure(self):
+        """Figures stored before the history kept measures (schema 2)
+        join the one measure later runs of their case say."""
+        conn = sqlite3.connect(self.db, isolation_level=None)
+        for step in (1, 2):
+            for sql in historydb.MIGRATIONS[step]:
+                conn.execute(sql)
+        conn.execute("INSERT INTO meta VALUES ('tool', ?)",
+                     (historydb.TOOL,))
+        conn.execute("INSERT INTO hosts VALUES (1, 'k', '{}', '{}')")
+        for run in (1, 2):
+            conn.execute("INSERT INTO runs (id, host, digest, source) "
+                         "VALUES (?, 1, ?, 'old.json')", (run, "d%d" % run))
+            conn.execute("INSERT INTO figures VALUES (?, 'ide', 'disk.seq', "
+                         "'cycles_per_op', 'timing', 1.0, NULL, NULL, "
+                         "'[1.0]')", (run,))
+        conn.execute("PRAGMA user_version = 2")
+        conn.close()
+        conn = historydb.open_db(self.db)
+        self.assertEqual(list(historydb.figures_of(conn, 1)),
+                         [IDE + ("cycles_per_op", "")])
+        conn.execute("UPDATE figures SET measure = 'bytes=2097152' WHERE "
+                     "run = 2")
+        self.assertEqual(list(historydb.figures_of(conn, 1)),
+                         [IDE + ("cycles_per_op", "bytes=2097152")])
+        conn.execute("INSERT INTO runs (id, host, digest, source) VALUES "
+                     "(3, 1, 'd3', 'new.json')")
+        conn.execute("INSERT INTO figures VALUES (3, 'ide', 'disk.seq', "
+                     "'cycles_per_op', 'timing', 1.0, NULL, NULL, '[1.0]', "
+                     "'bytes=4194304')")
+        self.assertEqual(sorted(historydb.figures_of(conn, 1)), [
+            IDE + ("cycles_per_op", w) for w in (
+                "bytes=2097152", "bytes=4194304", runlevel.UNRECORDED)])
+        conn.close()
+
+
+OM_NAME = r"[a-zA-Z_:][a-zA-Z0-9_:]*"
+OM_VALUE = r"(?:[^\\\"\n]|\\[\\\"n])*"
+OM_LABELS = r"\{(?:[a-zA-Z_][a-zA-Z0-9_]*=\"%s\"(?:,(?=[a-zA-Z_]))?)*\}" \
+    % OM_VALUE
+OM_NUMBER = r"[+-]?(?:\d+(?:\.\d*)?(?:[eE][+-]?\d+)?|Inf|NaN)"
+OM_SAMPLE = re.compile(r"^(%s)(%s)? (%s)(?: (-?\d+(?:\.\d+)?))?$" % (
+    OM_NAME, OM_LABELS, OM_NUMBER))
+OM_META = re.compile(r"^# (TYPE|HELP|UNIT) (%s) (.*)$" % OM_NAME)
+OM_TYPES = ("counter", "gauge", "histogram", "gaugehistogram",
+            "stateset", "info", "summary", "unknown")
+
+
+def validate_openmetrics(test, text):
+    """Check OpenMetrics text against the spec's grammar (OpenMetrics
+    1.0, "ABNF" and "MetricFamily"): LF line ends, `# EOF` last; a
+    family's TYPE/HELP once each, before its samples; every sample of a
+    family follows its descriptors, the families are not interleaved; a
+    label set's samples are together with strictly rising timestamps;
+    label values escaped (backslash, quote, newline)."""
+    test.assertTrue(text.endswith("# EOF\n"), text[-40:])
+    lines = text[:-1].split("\n")
+    test.assertEqual(lines.count("# EOF"), 1)
+    families, current, series = {}, None, {}
+    for line in lines[:-1]:
+        meta = OM_META.match(line)
+        if meta:
+            kind, name, rest = meta.groups()
+            fam = families.setdefault(name, {"closed": False})
+            test.assertFalse(fam["closed"] or fam.get(kind), line)
+            test.assertIn(name, (current, None) if kind == "TYPE" and
+                          name not in families else (name,))
+            if current is not None and current != name:
+                families[current]["closed"] = True
+            current, fam[kind] = name, rest
+            if kind == "TYPE":
+                test.assertIn(rest, OM_TYPES)
+            if kind == "HELP":
+                test.assertRegex(rest, r"^%s$" % OM_VALUE)
+            continue
+        sample = OM_SAMPLE.match(line)
+        test.assertIsNotNone(sample, "not an OpenMetrics line: %r" % line)
+        name, labels, _value, stamp = sample.groups()
+        test.assertEqual(name, current, line)
+        test.assertEqual(families[name].get("TYPE"), "gauge")
+        last = series.get((name, labels))
+        if last is not None:
+            test.assertEqual(last[0], len(series) - 1, "label set %s "
+                             "interleaved with another" % labels)
+            test.assertGreater(float(stamp), last[1], line)
+        else:
+            series[(name, labels)] = None
+        series[(name, labels)] = (list(series).index((name, labels)),
+                                  float(stamp) if stamp else float("-inf"))
+    return families
 
 
 class Export(Tmp):

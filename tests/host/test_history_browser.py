@@ -6,10 +6,14 @@ with a step at run 25.  The DOM has every series with its fingerprint,
 a chart per case and metric with a point per run (its subject in the
 tooltip) and each change point marked, the changes and runs tables, the
 alarms of the checks after every run (`--every-run`) as a table and on
-the chart; the page logs no console error, asks for nothing
+the chart; a fourth series whose ide/disk.seq moves 2 MiB an op from
+run 7 (the case budget cut it) beside the +10 % step: a chart per
+measure, the restart marked in both, and a note naming each measure's
+runs; the page logs no console error, asks for nothing
 outside the file, and screenshots are kept in build/test-reports/
 (history.png, the page; history-watch.png, the 40-run series;
-TRAPMETER_TEST_OUT=DIR elsewhere) for a person to look at.
+history-measure.png, the series with the cut; TRAPMETER_TEST_OUT=DIR
+elsewhere) for a person to look at.
 Skipped, with the reason, without Chromium."""
 import os
 import re
@@ -45,6 +49,8 @@ class HistoryReport(unittest.TestCase):
                                     release="6.19.0-next")]
         cls.watched = stepped_history(db, runs=WATCHED, step_at=25, seed=3,
                                       release="6.20.0-watch")
+        cls.cut = stepped_history(db, seed=4, release="6.21.0-cut",
+                                  ide_cut=7)
         cls.runs = dict.fromkeys(cls.keys, RUNS)
         cls.runs[cls.watched] = WATCHED
         path = os.path.join(cls.tmp, "history.html")
@@ -63,8 +69,12 @@ class HistoryReport(unittest.TestCase):
                 "s.querySelectorAll('line.change').length, "
                 "s.getAttribute('aria-label'), "
                 "s.querySelectorAll('line.watch').length, "
-                "s.querySelectorAll('path.alarm').length])" % key)
-                for key in cls.runs}
+                "s.querySelectorAll('path.alarm').length, "
+                "s.querySelectorAll('g.restart').length])" % key)
+                for key in list(cls.runs) + [cls.cut]}
+            cls.restart_tips = page.evaluate(
+                "[...document.querySelectorAll('#series-%s g.restart line "
+                "title')].map(t => t.textContent)" % cls.cut)
             cls.alarm_tips = page.evaluate(
                 "[...document.querySelectorAll('#series-%s path.alarm "
                 "title')].map(t => t.textContent)" % cls.watched)
@@ -75,6 +85,9 @@ class HistoryReport(unittest.TestCase):
             cls.watch_shot = page.screenshot(
                 os.path.join(OUT, "history-watch.png"),
                 "#series-%s" % cls.watched)
+            cls.cut_shot = page.screenshot(
+                os.path.join(OUT, "history-measure.png"),
+                "#series-%s" % cls.cut)
 
     def test_every_series_with_its_fingerprint(self):
         for key, runs in self.runs.items():
@@ -108,7 +121,7 @@ class HistoryReport(unittest.TestCase):
         self.assertGreater(int(first), 25)
         self.assertLessEqual(abs(int(place) - 25), 1)
         self.assertRegex(shift, r"^\+\d+\.\d % \[\+\d+\.\d %, \+\d+\.\d %\]")
-        marked = {c[2]: c[3:] for c in self.counts[self.watched]}
+        marked = {c[2]: c[3:5] for c in self.counts[self.watched]}
         self.assertEqual(marked.pop("exits/pio.user/cycles_per_op"), [1, 1])
         self.assertEqual(set(map(tuple, marked.values())), {(0, 0)})
         self.assertEqual(len(self.alarm_tips), 1)
@@ -136,6 +149,30 @@ class HistoryReport(unittest.TestCase):
         self.assertIn('<p id="changes-%s" class="note">no change point'
                       % self.keys[1], self.dom)
 
+    def test_a_cut_transfer_is_a_series_per_measure(self):
+        """ide/disk.seq at 4 MiB an op in runs 1-6, 2 MiB from run 7: a
+        chart for each measure with its own runs, the restart marked in
+        each, no change on it; pio.user's +10 % still marked."""
+        charts = {c[2]: c for c in self.counts[self.cut]}
+        self.assertEqual(len(charts), CHARTS + 4)
+        for metric in ("cycles_per_op", "exits_per_op"):
+            for size in ("4194304", "2097152"):
+                name = "ide/disk.seq/%s [%s bytes per op]" % (metric, size)
+                self.assertEqual(charts[name][:2], [6, 0], name)
+                self.assertEqual(charts[name][5], 1, name)
+        self.assertEqual(charts["exits/pio.user/cycles_per_op"][1], 1)
+        self.assertEqual(sum(c[5] for c in self.counts[self.cut]), 4)
+        self.assertEqual(sum(c[5] for k in self.runs
+                             for c in self.counts[k]), 0)
+        self.assertTrue(self.restart_tips[0].startswith(
+            "from run 7 another series of this case: 4194304 bytes per op "
+            "-> 2097152 bytes per op"), self.restart_tips)
+        note = self.dom.split('<div id="measures-%s"' % self.cut,
+                              1)[1].split("</div>", 1)[0]
+        self.assertIn("4194304 bytes per op (runs 1-6); 2097152 bytes per "
+                      "op (runs 7-12)", note)
+        self.assertNotIn('id="measures-%s"' % self.keys[0], self.dom)
+
     def test_the_subject_on_hover(self):
         self.assertEqual(len(self.tips), CHARTS * RUNS)
         self.assertTrue(any(t.startswith("run 7: commit c07") and
@@ -149,7 +186,7 @@ class HistoryReport(unittest.TestCase):
                          [])
 
     def test_screenshot_kept(self):
-        for shot in (self.shot, self.watch_shot):
+        for shot in (self.shot, self.watch_shot, self.cut_shot):
             with open(shot, "rb") as fh:
                 self.assertEqual(fh.read(8), b"\x89PNG\r\n\x1a\n")
             self.assertGreater(os.path.getsize(shot), 10000)

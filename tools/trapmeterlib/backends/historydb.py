@@ -5,7 +5,8 @@ fingerprint's cost fields and the method, stats/runlevel.series_key),
 `runs` (one per results file added: its subject, commit, source and the
 SHA-256 of its bytes, so a file added twice is refused by name) and
 `figures` (per run, case and metric: the run's figure, its interval and
-every boot's value).  The schema's version is SQLite's user_version; an
+every boot's value, and what one op measured: stats/runlevel.measure).
+The schema's version is SQLite's user_version; an
 older file is migrated in one transaction when opened, a newer one is
 refused.  Every write is one transaction begun IMMEDIATE: a second
 writer waits up to the busy timeout, then fails by name, and SQLite's
@@ -18,10 +19,11 @@ import os
 import sqlite3
 import time
 
+from ..stats import runlevel
 from ..values import exitstatus
 from ..values.errors import TrapmeterError
 
-SCHEMA = 2
+SCHEMA = 3
 TOOL = "trapmeter-history"
 BUSY_S = 10.0
 _BUSY = {}                  # id(connection) -> its busy timeout (seconds)
@@ -41,6 +43,9 @@ MIGRATIONS = {
     # 2: a label per run (--label), shown beside its subject
     2: ["ALTER TABLE runs ADD COLUMN label TEXT",
         "CREATE INDEX runs_host ON runs(host, id)"],
+    # 3: what one op of a case measured (bytes per op; a fixed plan's
+    # samples): another measure is another series of the case
+    3: ["ALTER TABLE figures ADD COLUMN measure TEXT"],
 }
 RUN_COLUMNS = ("id", "host", "digest", "source", "kind", "added",
                "commit_id", "commit_date", "describe", "qemu_version",
@@ -193,7 +198,7 @@ def add_runs(conn, entries):
     """Store every entry in one transaction: all of them or none.  An
     entry: {key, fields, fingerprint, digest, source, kind, subject,
     commit_id, commit_date, describe, label, boots, status, figures}.
-    Returns [(entry, run id, new series?)]."""
+    Returns [(entry, run id, new series?, series id)]."""
     out = []
     with _writing(conn):
         for entry in entries:
@@ -205,7 +210,8 @@ def add_runs(conn, entries):
                                    % (entry["source"], seen[0], seen[1]))
             host_id, new = _host_id(conn, entry["key"], entry["fields"],
                                     entry["fingerprint"])
-            out.append((entry, _insert_run(conn, host_id, entry), new))
+            out.append((entry, _insert_run(conn, host_id, entry), new,
+                        host_id))
     return out
 
 
@@ -224,9 +230,10 @@ def _insert_run(conn, host_id, entry):
          entry.get("boots"), entry.get("status"), entry.get("label")))
     run_id = cur.lastrowid
     conn.executemany(
-        "INSERT INTO figures VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        "INSERT INTO figures (run, suite, name, metric, kind, value, lo, "
+        "hi, boots, measure) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
         [(run_id, f["suite"], f["case"], f["metric"], f["kind"], f["value"],
-          f["lo"], f["hi"], json.dumps(f["boots"]))
+          f["lo"], f["hi"], json.dumps(f["boots"]), f.get("measure"))
          for f in entry["figures"]])
     return run_id
 
@@ -244,14 +251,35 @@ def runs_of(conn, host_id):
 
 
 def figures_of(conn, host_id):
-    """{(suite, case, metric): {"kind", "runs": {run id: (value, lo,
-    hi, boots)}}} of one series."""
+    """{(suite, case, metric, measure): {"kind", "runs": {run id:
+    (value, lo, hi, boots)}}} of one series: a case and metric is one
+    series per measure (what one op measured, runlevel.resolve for a
+    figure that does not say)."""
+    rows = conn.execute(
+        "SELECT f.run, f.suite, f.name, f.metric, f.kind, f.value, f.lo, "
+        "f.hi, f.boots, f.measure FROM figures f JOIN runs r ON r.id = "
+        "f.run WHERE r.host = ? ORDER BY f.run", (host_id,)).fetchall()
+    known = {}
+    for row in rows:
+        if row[9] is not None:
+            known.setdefault(row[1:4], set()).add(row[9])
     out = {}
-    for row in conn.execute(
-            "SELECT f.run, f.suite, f.name, f.metric, f.kind, f.value, f.lo, "
-            "f.hi, f.boots FROM figures f JOIN runs r ON r.id = f.run "
-            "WHERE r.host = ? ORDER BY f.run", (host_id,)):
-        entry = out.setdefault((row[1], row[2], row[3]),
+    for row in rows:
+        what = runlevel.resolve(row[9], known.get(row[1:4], ()))
+        entry = out.setdefault(row[1:4] + (what,),
                                {"kind": row[4], "runs": {}})
         entry["runs"][row[0]] = (row[5], row[6], row[7], json.loads(row[8]))
+    return out
+
+
+def measures_before(conn, host_id, run_id):
+    """{(suite, case): measure} of one series: the measure each case's
+    newest figure before run `run_id` says (cases whose figures say none
+    are left out)."""
+    out = {}
+    for row in conn.execute(
+            "SELECT f.suite, f.name, f.measure FROM figures f JOIN runs r "
+            "ON r.id = f.run WHERE r.host = ? AND f.run < ? AND f.measure "
+            "IS NOT NULL ORDER BY f.run", (host_id, run_id)):
+        out[row[:2]] = row[2]
     return out

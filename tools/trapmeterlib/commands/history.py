@@ -157,13 +157,16 @@ def cmd_add(args):
         before = historydb.last_run(conn)
         prev = historydb.host(conn, before["host"]) if before else None
         added = historydb.add_runs(conn, entries)
-        for ent, run_id, new in added:
+        for ent, run_id, new, host_id in added:
             key = ent["key"]
             say("history: added %s as run %d of series %s (%d figures)"
                 % (ent["source"], run_id, key, len(ent["figures"])))
             if prev is not None and prev["key"] != key:
                 for line in series_change(prev, ent, new):
                     say(line)
+            for line in measure_lines(ent, historydb.measures_before(
+                    conn, host_id, run_id)):
+                say(line)
             prev = {"key": key, "fingerprint": ent["fingerprint"],
                     "fields": ent["fields"]}
     finally:
@@ -205,7 +208,31 @@ def entry(path, commit, label, fp_doc):
                 fingerprint=envdiff.fingerprint_of(doc), source=path,
                 kind=kind, subject=runlevel.subject(doc), label=label,
                 boots=len([b for b in doc["boots"] if b.get("results")]),
-                status=doc.get("status"), figures=figures)
+                status=doc.get("status"), figures=figures,
+                mixed=runlevel.mixed_cases(doc))
+
+
+def measure_lines(ent, before):
+    """Lines that say a case of this run starts another series of the
+    case (what one op measured differs from the case's run before), or
+    was left out (its boots measured different things)."""
+    lines, seen = [], set()
+    for (suite, case), why in sorted(ent.get("mixed", {}).items()):
+        lines.append("history: %s: %s/%s left out: its boots measured "
+                     "different things (%s): their median is no figure"
+                     % (ent["source"], suite, case, why))
+    for fig in ent["figures"]:
+        case, what = (fig["suite"], fig["case"]), fig.get("measure")
+        was = before.get(case)
+        if what is None or was is None or was == what or case in seen:
+            continue
+        seen.add(case)
+        lines.append("history: %s/%s starts another series of the case in "
+                     "series %s: %s -> %s (another measurement, not a step "
+                     "in one)" % (case + (ent["key"],
+                                          runlevel.measure_text(was),
+                                          runlevel.measure_text(what))))
+    return lines
 
 
 def series_change(prev, ent, new):
@@ -253,6 +280,7 @@ class Series:
             figures = {k: v for k, v in figures.items()
                        if case in (k[1], "%s/%s" % k[:2])}
         self.figures = figures
+        self.measures = measures(figures)
         ids = [r["id"] for r in self.runs]
         self.analysis = changepoint.analyse(
             ids, {k: {r: v[0] for r, v in f["runs"].items()}
@@ -293,6 +321,17 @@ class Series:
         """The changes the newest runs start: of the one-look analysis,
         or of the check after every run."""
         return (self.watch or self.analysis).newest()
+
+
+def measures(figures):
+    """{(suite, case, metric): [measure, ...]} of the cases and metrics
+    with more than one measure in a series (each its own series of the
+    case), in the order their first runs came."""
+    out = {}
+    for key, fig in figures.items():
+        out.setdefault(key[:3], []).append((min(fig["runs"]), key[3]))
+    return {k: [m for _r, m in sorted(v)] for k, v in out.items()
+            if len(v) > 1}
 
 
 def load(args, alpha=changepoint.ALPHA, horizon=None):

@@ -11,6 +11,9 @@ import io
 import re
 import time
 
+from ..stats import runlevel
+from . import history_text
+
 ISO_RE = re.compile(r"^(\d{4})-(\d\d)-(\d\d)(?:[T ](\d\d):(\d\d)(?::(\d\d)"
                     r"(?:\.\d+)?)?)?\s*(Z|[+-]\d\d:?\d\d)?$")
 NAME_RE = re.compile(r"[^a-zA-Z0-9_]")
@@ -48,17 +51,21 @@ def run_time(run):
     return None
 
 
-def column(key):
-    return "%s/%s/%s" % key
+def column(ser, key):
+    """"suite/case/metric", and "[bytes=...]" when the case and metric
+    has several measures in the series (a column each: Otava judges a
+    column as one series)."""
+    name = "%s/%s/%s" % tuple(key[:3])
+    return name + "[%s]" % key[3] if key[:3] in ser.measures else name
 
 
 def csv_text(ser):
     """One series as Otava's CSV: time, commit, then a column per case
     and metric (empty where a run has no figure)."""
-    keys = sorted(ser.figures)
+    keys = history_text.ordered(ser)
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\n")
-    writer.writerow(["time", "commit"] + [column(k) for k in keys])
+    writer.writerow(["time", "commit"] + [column(ser, k) for k in keys])
     for run in ser.runs:
         secs = run_time(run)
         stamp = time.strftime("%Y-%m-%d %H:%M:%S +0000", time.gmtime(
@@ -99,22 +106,36 @@ def stamps(runs):
     return out
 
 
+MEASURE_LABELS = {"bytes": "bytes_per_op", "samples": "plan_samples"}
+
+
+def measure_labels(what):
+    """The labels of what one op measured (bytes_per_op, plan_samples):
+    another measure is another time series, as it is another series of
+    the case in the history."""
+    if what == runlevel.UNRECORDED:
+        return (("measure", what),)
+    return tuple((MEASURE_LABELS.get(k, NAME_RE.sub("_", k)), v)
+                 for k, v in runlevel.measure_pairs(what))
+
+
 def openmetrics(series):
     """Every series as OpenMetrics text: one gauge family per metric, a
     sample per run with the run's time; the labels (series key, suite,
-    case) are the same for every run of a series, so that each is one
-    time series."""
+    case, what one op measured) are the same for every run of a series,
+    so that each is one time series."""
     families = {}
     for ser in series:
         times = stamps(ser.runs)
-        for key, fig in sorted(ser.figures.items()):
+        for key in history_text.ordered(ser):
+            fig = ser.figures[key]
             fam = families.setdefault(key[2], [])
             for run, secs in zip(ser.runs, times):
                 point = fig["runs"].get(run["id"])
                 if point is None or point[0] is None:
                     continue
                 labels = (("series", ser.host["key"]), ("suite", key[0]),
-                          ("case", key[1]))
+                          ("case", key[1])) + measure_labels(key[3])
                 fam.append((labels, point[0], secs))
     lines = []
     for metric in sorted(families):

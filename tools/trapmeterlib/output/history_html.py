@@ -3,14 +3,18 @@ self-contained page.  Per series (host fingerprint): its fingerprint, a
 chart per case and metric (each run's figure with its interval, the
 change points as dashed lines, the places where a check after every
 run alarmed as dotted lines with a triangle above the run whose check
-alarmed, the run's subject in the point's tooltip), the changes, the
+alarmed, the run's subject in the point's tooltip; a case with several
+measures -- ide's transfer cut to the budget -- a chart per measure, a
+grey line where another takes over), the changes, the
 alarms of the checks after every run and the runs as tables.  The charts are SVG drawn
 here (no gnuplot, no script).  Element ids for tests and readers:
 series-KEY, chart-KEY-N, changes-KEY, watch-KEY, runs-KEY,
-fingerprint-KEY.  Pure:
+fingerprint-KEY, measures-KEY.  Pure:
 returns text."""
 
+from ..stats import runlevel
 from ..stats.changewatch import AFTER, MIN_BEFORE
+from ..stats.runlevel import measure_text
 from . import history_text
 from .html import esc, page as html_page, section, table
 
@@ -49,14 +53,14 @@ def _tip(run, number, value, lo, hi):
                           _fmt(value), interval)
 
 
-def _alarm_marks(x, alarms):
+def _alarm_marks(ser, x, alarms):
     """A dotted line where each check after every run placed a change,
     and a triangle above the run whose check first alarmed."""
     out = []
     for alarm in alarms:
         change = alarm.change
         cx = (x(change.index - 1) + x(change.index)) / 2.0
-        tip = esc(alarm_text(alarm))
+        tip = esc(alarm_text(ser, alarm))
         out.append("<line class=\"watch\" x1=\"%.1f\" x2=\"%.1f\" "
                    "y1=\"%d\" y2=\"%d\" stroke=\"#d80\" stroke-dasharray="
                    "\"2,3\"><title>%s</title></line>" % (
@@ -68,13 +72,64 @@ def _alarm_marks(x, alarms):
     return out
 
 
-def alarm_text(alarm):
+def restarts(ser, base):
+    """[(run index, measure before, measure after)]: where the measure of
+    a case and metric changes from one of its runs to the next."""
+    what = {}
+    for key, fig in ser.figures.items():
+        if key[:3] == base:
+            what.update(dict.fromkeys(fig["runs"], key[3]))
+    out, last = [], None
+    for i, run in enumerate(ser.runs):
+        if run["id"] not in what:
+            continue
+        if last is not None and what[run["id"]] != last:
+            out.append((i, last, what[run["id"]]))
+        last = what[run["id"]]
+    return out
+
+
+def _restart_marks(ser, key, x):
+    """A grey line and "new series" where this case's measure changes:
+    the points on either side are other series of the case."""
+    if key[:3] not in ser.measures:
+        return []
+    out = []
+    for i, was, now in restarts(ser, key[:3]):
+        cx = (x(i - 1) + x(i)) / 2.0 if i else x(i)
+        tip = esc("from run %d another series of this case: %s -> %s "
+                  "(another measurement, not a step)" % (
+                      i + 1, measure_text(was), measure_text(now)))
+        out.append("<g class=\"restart\"><line x1=\"%.1f\" x2=\"%.1f\" "
+                   "y1=\"%d\" y2=\"%d\" stroke=\"#999\" stroke-width=\"2\">"
+                   "<title>%s</title></line><text x=\"%.1f\" y=\"%d\" "
+                   "font-size=\"10\" fill=\"#666\">%s<title>%s</title>"
+                   "</text></g>" % (cx, cx, TOP, HEIGHT - BOTTOM, tip,
+                                     cx + 3, TOP + 9, esc(
+                                         "new series: %s" % short(now)),
+                                     tip))
+    return out
+
+
+def short(what):
+    """"2 MiB/op" of a measure; its text when it is no op size."""
+    pairs = dict(runlevel.measure_pairs(what))
+    if "bytes" not in pairs:
+        return measure_text(what) or "unsaid"
+    size = int(pairs["bytes"])
+    for unit, scale in (("MiB", 1 << 20), ("KiB", 1 << 10)):
+        if size >= scale and size % scale == 0:
+            return "%d %s/op" % (size // scale, unit)
+    return "%d B/op" % size
+
+
+def alarm_text(ser, alarm):
     """"check after run 31 alarmed: rise ... first run after 26, +9.9 %
     [...]; p ... (also after runs 32-40)"."""
     change, more = alarm.change, alarm.checks[1:]
     return "check after run %d alarmed: %s of %s, first run after %d, " \
         "%s; %s%s" % (
-            alarm.first, change.side, "/".join(change.key),
+            alarm.first, change.side, history_text.key_name(ser, change.key),
             change.index + 1, history_text.shift_text(change),
             history_text.evidence(change),
             " (again after %d more runs, to run %d)" % (len(more), more[-1])
@@ -94,7 +149,7 @@ def chart(ident, ser, key, changes, alarms=()):
     y = _scale(ylo, yhi, HEIGHT - TOP - BOTTOM, TOP, flip=True)
     out = ["<svg id=\"%s\" xmlns=\"http://www.w3.org/2000/svg\" viewBox=\"0 "
            "0 %d %d\" role=\"img\" aria-label=\"%s\">" % (
-               ident, WIDTH, HEIGHT, esc("/".join(key)))]
+               ident, WIDTH, HEIGHT, esc(history_text.key_name(ser, key)))]
     out += _axes(x, y, ylo, yhi, len(ser.runs))
     for change in changes:
         cx = (x(change.index - 1) + x(change.index)) / 2.0
@@ -105,7 +160,8 @@ def chart(ident, ser, key, changes, alarms=()):
                            "change before run %d: %s" % (
                                change.index + 1,
                                history_text.shift_text(change)))))
-    out += _alarm_marks(x, alarms)
+    out += _restart_marks(ser, key, x)
+    out += _alarm_marks(ser, x, alarms)
     for i, value, lo, hi in points:
         if lo is not None:
             out.append("<line class=\"interval\" x1=\"%.1f\" x2=\"%.1f\" "
@@ -153,7 +209,7 @@ def runs_table(ser):
 
 def changes_table(ser):
     newest = set(map(id, ser.analysis.newest()))
-    rows = [["%d" % (c.index + 1), "/".join(c.key),
+    rows = [["%d" % (c.index + 1), history_text.key_name(ser, c.key),
              history_text.shift_text(c), "%.2f" % c.stat,
              "yes" if id(c) in newest else "no"]
             for c in ser.analysis.changes]
@@ -173,7 +229,8 @@ def alarms_table(ser):
     if not ser.alarms:
         return "<p id=\"watch-%s\" class=\"note\">no check after a run " \
             "alarmed</p>" % esc(key)
-    rows = [["%d" % a.first, "%d" % len(a.checks), "/".join(a.change.key),
+    rows = [["%d" % a.first, "%d" % len(a.checks),
+             history_text.key_name(ser, a.change.key),
              a.change.side, "%d" % (a.change.index + 1),
              history_text.shift_text(a.change),
              "CUSUM %.1f" % a.change.stat if a.change.p is None else
@@ -206,6 +263,31 @@ def fingerprint_table(ser):
                              ["field", "value"], rows, left=2))
 
 
+def caption(ser, key):
+    """What a chart shows; for a case with several measures, which one
+    and its runs."""
+    text = "%s (%s): each run's median over its boots, bars its 95 %% " \
+        "interval, dashed: a change, dotted: a check after a run alarmed" \
+        % (history_text.key_text(ser, key), ser.figures[key]["kind"])
+    if key[:3] in ser.measures:
+        text += "; runs %s only, grey: another measure of this case takes " \
+            "over (a series of its own, in its own chart)" % \
+            history_text.run_ranges(history_text.measure_runs(ser, key))
+    return text
+
+
+def measures_note(ser):
+    """The cases with several series by what one op measured."""
+    lines = [line.strip() for line in history_text.measure_lines(ser)]
+    if not lines:
+        return ""
+    return "<div id=\"measures-%s\" class=\"note\"><p>What one op " \
+        "measured changed within this series (ide cuts its long transfers " \
+        "to the case budget): each measure is a series of its own, judged " \
+        "alone.</p>\n<ul>%s</ul></div>\n" % (esc(ser.host["key"]), "".join(
+            "<li>%s</li>" % esc(line) for line in lines))
+
+
 def series_section(ser):
     key = ser.host["key"]
     crit = ser.analysis.critical
@@ -214,22 +296,20 @@ def series_section(ser):
         "critical statistic %.2f" % crit if crit is not None else
         "not resolved (too few runs)")
     charts = []
-    for n, k in enumerate(sorted(ser.figures)):
+    for n, k in enumerate(history_text.ordered(ser)):
         marks = [c for c in ser.analysis.changes if c.key == k]
         alarms = [a for a in ser.alarms or () if a.change.key == k]
         charts.append("<figure id=\"fig-%s-%d\">\n%s\n"
                       "<figcaption>%s</figcaption>\n</figure>" % (
                           esc(key), n, chart("chart-%s-%d" % (key, n), ser,
                                              k, marks, alarms),
-                          esc("%s/%s %s (%s): each run's median over its "
-                              "boots, bars its 95 %% interval, dashed: a "
-                              "change, dotted: a check after a run "
-                              "alarmed" % (k + (ser.figures[k]["kind"],)))))
+                          esc(caption(ser, k))))
     watch = "<h3>checks after every run</h3>\n%s\n%s\n" % (
         watch_note(ser), alarms_table(ser)) if ser.alarm_level else ""
     body = "<div id=\"series-%s\">\n%s\n%s\n<h3>changes</h3>\n%s\n%s%s\n" \
         "<h3>runs</h3>\n%s\n</div>" % (
-            esc(key), head, fingerprint_table(ser), changes_table(ser),
+            esc(key), head + measures_note(ser), fingerprint_table(ser),
+            changes_table(ser),
             watch, "<div class=\"figs\">\n%s\n</div>" % "\n".join(charts),
             runs_table(ser))
     return section("series %s" % key, body)

@@ -5,6 +5,7 @@ subjects) and the shift with its interval.  Pure: returns text."""
 import math
 
 from ..stats.changewatch import AFTER, CUSUM, MIN_BEFORE, THRESHOLD
+from ..stats.runlevel import measure_text
 
 COMMIT_CHARS = 12
 
@@ -46,6 +47,64 @@ def subject_text(run, number):
     return "run %d: %s [%s]" % (number, ", ".join(parts), run["source"])
 
 
+def key_name(ser, key):
+    """"suite/case/metric" of a figure series, with what one op measured
+    when its case and metric has several series (a measure each)."""
+    name = "%s/%s/%s" % tuple(key[:3])
+    if key[:3] in getattr(ser, "measures", {}):
+        name += " [%s]" % measure_text(key[3])
+    return name
+
+
+def key_text(ser, key):
+    """"suite/case metric", and its measure as key_name() gives it."""
+    name = "%s/%s %s" % tuple(key[:3])
+    if key[:3] in getattr(ser, "measures", {}):
+        name += " [%s]" % measure_text(key[3])
+    return name
+
+
+def ordered(ser):
+    """The figure series of a series, by case and metric, then by each
+    measure's first run."""
+    return sorted(ser.figures, key=lambda k: (tuple(k[:3]), min(
+        ser.figures[k]["runs"])))
+
+
+def run_ranges(numbers):
+    """"1-6, 9, 11-12" of sorted run numbers."""
+    spans = []
+    for n in numbers:
+        if spans and n == spans[-1][1] + 1:
+            spans[-1][1] = n
+        else:
+            spans.append([n, n])
+    return ", ".join("%d" % a if a == b else "%d-%d" % (a, b)
+                     for a, b in spans)
+
+
+def measure_runs(ser, key):
+    """The run numbers (from 1) of a figure series."""
+    runs = ser.figures[key]["runs"]
+    return [i for i, r in enumerate(ser.runs, 1) if r["id"] in runs]
+
+
+def measure_lines(ser):
+    """A line per case with several measures (its metrics together when
+    their measures cover the same runs): each measure is a series of its
+    own, with its runs."""
+    cases = {}
+    for base, whats in sorted(ser.measures.items()):
+        parts = "; ".join("%s (runs %s)" % (
+            measure_text(w) or "unsaid",
+            run_ranges(measure_runs(ser, base + (w,)))) for w in whats)
+        cases.setdefault((base[:2], parts), []).append(base[2])
+    return ["  %s/%s %s: a series per measure (another measure is another "
+            "measurement, not a step): %s" % (case + (", ".join(metrics),
+                                                      parts))
+            for (case, parts), metrics in cases.items()]
+
+
 def host_text(fields):
     """A short line of the series' host."""
     return "host %s, kernel %s, %s; accel %s" % (
@@ -74,10 +133,9 @@ def evidence(change):
 
 
 def change_lines(ser, change, newest):
-    key = change.key
-    lines = ["  %s at run %d of %d: %s/%s %s %s; %s" % (
+    lines = ["  %s at run %d of %d: %s %s; %s" % (
         "change (newest runs)" if newest else "earlier change",
-        change.index + 1, len(ser.runs), key[0], key[1], key[2],
+        change.index + 1, len(ser.runs), key_text(ser, change.key),
         shift_text(change), evidence(change))]
     if change.index >= 1:
         lines.append("    last run before: " + subject_text(
@@ -91,7 +149,7 @@ def watch_text(ser):
     """A check after every run: its level and the changes the newest run
     completes (earlier changes are the one-look check's)."""
     watch = ser.watch
-    lines = [series_line(ser)]
+    lines = [series_line(ser)] + measure_lines(ser)
     if watch.level is None:
         lines.append("  check after every run: not resolved: too few runs "
                      "(a run's floor needs %d runs before the newest %d)"
@@ -116,7 +174,7 @@ def check_text(ser):
         return watch_text(ser)
     ana = ser.analysis
     timing = sum(1 for f in ser.figures.values() if f["kind"] == "timing")
-    lines = [series_line(ser)]
+    lines = [series_line(ser)] + measure_lines(ser)
     if ana.critical is None:
         lines.append("  level test: not resolved: too few runs (at least "
                      "8 with a figure) or an alpha below what 199 "

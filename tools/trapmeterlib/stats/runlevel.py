@@ -11,6 +11,14 @@ and the method fields that refuse a timing verdict (stats/comparable:
 accelerator, machine, irqchip, samples, time budget, quick, rounds):
 runs that differ in one of them are never one series.
 
+Within a series, a case's figure is keyed by what one op measured too
+(measure()): the bytes one op moved (stats/opsize: suite ide cuts its
+long transfers to the case budget, so a slower boot moves 2 MiB where
+the one before moved 4 MiB) and, under a fixed sample plan, the samples
+per case (stats/comparable.plan_refusals: the minimum of more samples
+sits lower).  The verdicts refuse on both; in a history another size is
+another series of the case, never a step in one.
+
 Pure: a verified results document in, plain values out."""
 
 import hashlib
@@ -18,7 +26,8 @@ import json
 
 from ..system import envdiff
 from ..values.errors import UnusableInput
-from . import compare
+from . import compare, opsize
+from .comparable import cases_of
 from .bootstats import median
 from .tdist import t_interval
 
@@ -104,13 +113,62 @@ def floor(boots):
     return min(values) if values else None
 
 
+def _span(values):
+    return "-".join(str(v) for v in sorted(set(values)))
+
+
+def measure(results):
+    """(measure, why mixed) of one case over a run's boots: the measure
+    is "bytes=N" (the bytes one op moved) and, when every boot ran a
+    fixed plan, ",samples=N" -- None when no boot says -- and `why mixed`
+    names what differs between the boots (their median would mix two
+    measurements), else None."""
+    parts, mixed = [], []
+    sizes = opsize.sizes(results)
+    if len(sizes) > 1:
+        mixed.append("bytes per op %s" % _span(sizes))
+    elif sizes:
+        parts.append("bytes=%d" % next(iter(sizes)))
+    if results and all(r.get("stop") == "plan" for r in results):
+        samples = {r.get("samples") for r in results
+                   if type(r.get("samples")) is int}
+        if len(samples) > 1:
+            mixed.append("fixed-plan samples %s" % _span(samples))
+        elif samples:
+            parts.append("samples=%d" % next(iter(samples)))
+    return (",".join(parts) or None), ("; ".join(mixed) or None)
+
+
+def measure_pairs(text):
+    """[(field, value)] of a measure text ("bytes=4096,samples=31")."""
+    return [tuple(p.split("=", 1)) for p in (text or "").split(",")
+            if "=" in p]
+
+
+def mixed_cases(doc):
+    """{(suite, case): why} of the cases whose boots measured different
+    things: run_figures() leaves them out."""
+    out = {}
+    for key, results in cases_of(doc).items():
+        why = measure(results)[1]
+        if why:
+            out[key] = why
+    return out
+
+
 def run_figures(doc):
-    """[{suite, case, metric, kind, value, lo, hi, boots}] of one run:
-    per case and kept metric, the median over boots and the boots'
-    t-interval (lo, hi None with fewer than two boots)."""
+    """[{suite, case, metric, kind, value, lo, hi, boots, measure}] of
+    one run: per case and kept metric, the median over boots, the boots'
+    t-interval (lo, hi None with fewer than two boots) and what one op
+    measured (measure()).  A case whose boots measured different things
+    (mixed_cases()) is left out."""
     table, order = compare.collect(doc)
+    results = cases_of(doc)
     out = []
     for key in order:
+        what, mixed = measure(results.get(key, []))
+        if mixed:
+            continue
         for metric, (points, _lower) in sorted(table[key]["metrics"].items()):
             if metric not in METRICS:
                 continue
@@ -119,5 +177,34 @@ def run_figures(doc):
             out.append({"suite": key[0], "case": key[1], "metric": metric,
                         "kind": kind_of(metric), "value": median(values),
                         "lo": ci[0] if ci else None,
-                        "hi": ci[1] if ci else None, "boots": values})
+                        "hi": ci[1] if ci else None, "boots": values,
+                        "measure": what})
     return out
+
+
+UNRECORDED = "unrecorded"
+
+
+def resolve(measure, known):
+    """The measure a stored figure is keyed by: its own; when it has
+    none (a results file that says nothing, or a figure stored before
+    the history kept measures), the one its case and metric has in every
+    other run of the series (as `compare` accepts an unsaid size), "" when
+    no run says, UNRECORDED when runs say several."""
+    if measure is not None:
+        return measure
+    if len(known) > 1:
+        return UNRECORDED
+    return next(iter(known)) if known else ""
+
+
+def measure_text(measure):
+    """"4194304 bytes per op, a fixed plan of 31 samples"; "op size not
+    recorded" for UNRECORDED; "" for ""."""
+    if measure == UNRECORDED:
+        return "what an op measured not recorded (older history, or a " \
+            "file that does not say)"
+    words = {"bytes": "%s bytes per op", "samples": "a fixed plan of %s "
+             "samples"}
+    return ", ".join(words.get(k, k + " %s") % v
+                     for k, v in measure_pairs(measure))
