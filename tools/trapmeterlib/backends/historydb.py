@@ -124,9 +124,11 @@ class _writing:
             try:
                 self.conn.execute("COMMIT")
                 return False
-            except sqlite3.Error:
+            except sqlite3.Error as exc:
+                # a reader held its lock past the busy timeout: nothing
+                # was written, the transaction goes back whole
                 self.conn.execute("ROLLBACK")
-                raise
+                raise _named(exc, self.conn) from None
         self.conn.execute("ROLLBACK")
         return False
 
@@ -134,9 +136,10 @@ class _writing:
 def _named(exc, conn):
     text = str(exc)
     if "locked" in text or "busy" in text:
-        return HistoryError("locked", "the history is being written by "
-                            "another process (waited %g s): try again when "
-                            "it is done" % _BUSY.get(id(conn), BUSY_S))
+        return HistoryError("locked", "the history is being written or "
+                            "read by another process (waited %g s): try "
+                            "again when it is done; nothing was written"
+                            % _BUSY.get(id(conn), BUSY_S))
     return HistoryError("corrupt", "the history cannot be written: %s"
                         % text)
 
@@ -154,6 +157,10 @@ def open_db(path, create=False, busy_s=BUSY_S):
     _BUSY[id(conn)] = busy_s
     try:
         _check(conn, path)
+        if not create and not _version(conn):
+            raise HistoryError("missing", "%s: empty: no history there "
+                               "(`trapmeter history add` creates one)"
+                               % path)
         _migrate(conn)
     except sqlite3.DatabaseError as exc:
         conn.close()
