@@ -769,6 +769,90 @@ def validate_openmetrics(test, text):
     return families
 
 
+def lava_log(src, boot, out):
+    """A lava-run log of one boot of a recorded results file: the
+    guest's @tm lines as LAVA target lines (quotes escaped as lava's
+    ShellLogger does), a LAVA test case per result with the dump's
+    median, and trapmeter.status."""
+    doc = json.load(open(src))
+    rec = [b for b in doc["boots"] if b.get("results")][boot]
+    tm, end = rec["integrity"]["tm_lines"], rec["dump"]["end"]
+    serial = (["trapmeter 0.1.0 START"] + ["@tm " + t for t in tm]
+              + ["@tm " + json.dumps(end, separators=(",", ":")),
+                 "trapmeter END status=ok"])
+
+    def line(lvl, msg):
+        return json.dumps({"dt": "2026-12-03T10:00:00", "lvl": lvl,
+                           "msg": msg})
+    lines = [line("target", t.replace('"', '\\"')) for t in serial]
+    for res in rec["results"]:
+        lines.append(line("results", {
+            "case": res["case"].replace(".", "_"),
+            "definition": "0_trapmeter", "result": "pass",
+            "extra": {"test_case_id": res["case"]}, "units": "cycles",
+            "measurement": str(res["cycles"]["median"])}))
+    lines.append(line("results", {
+        "case": "trapmeter_status", "definition": "0_trapmeter",
+        "extra": {"test_case_id": "trapmeter.status"}, "measurement": "0",
+        "result": "pass", "units": "status"}))
+    lines.append(line("results", {"case": "job", "definition": "lava",
+                                  "result": "pass"}))
+    with open(out, "w") as fh:
+        fh.write("\n".join(lines) + "\n")
+    return out
+
+
+class Lava(Tmp):
+    """LAVA jobs go into the same history by the fingerprint of their
+    worker (--fingerprint-from), one series per worker and accelerator."""
+
+    def imported(self, src, name):
+        logs = [lava_log(src, i, os.path.join(self.dir, "%s-%d.log"
+                                              % (name, i)))
+                for i in range(3)]
+        out = os.path.join(self.dir, name + ".json")
+        proc = trapmeter("import-lava", *logs, "--json", out)
+        self.assertEqual(proc.returncode, 0, proc.stderr)
+        return out
+
+    def test_two_jobs_of_one_worker_are_one_series(self):
+        jobs = [self.imported(RUN1, "job-1"), self.imported(RUN7, "job-7")]
+        proc = self.add("--commit", "c1", jobs[0])
+        self.assertEqual(proc.returncode, UNUSABLE, proc.stderr)
+        self.assertIn("--fingerprint-from", proc.stderr)
+        for n, job in enumerate(jobs, 1):
+            proc = self.add("--fingerprint-from", RUN1, "--commit", "c%d" % n,
+                            job)
+            self.assertEqual(proc.returncode, 0, proc.stderr)
+        conn = historydb.open_db(self.db)
+        (host,) = historydb.hosts(conn)
+        runs = historydb.runs_of(conn, host)
+        fields = historydb.host(conn, host)["fields"]
+        figs = historydb.figures_of(conn, host)
+        conn.close()
+        self.assertEqual([(r["kind"], r["boots"]) for r in runs],
+                         [("lava", 3), ("lava", 3)])
+        self.assertEqual(fields["method.accel"], "kvm")
+        key = ("exits", "pio.user", "cycles_per_op", "bytes=1")
+        self.assertEqual(len(figs[key]["runs"]), 2)
+
+    def test_a_tcg_job_is_another_series(self):
+        """An import has no accelerator in its config (LAVA's template
+        picks it): the guest's CPUID hypervisor signature says which, so
+        a TCG job of the worker is not mixed into its KVM series."""
+        doc = json.load(open(RUN1))
+        doc["config"]["accel"] = None
+        key, fields = runlevel.series_key(doc)
+        self.assertEqual(fields["method.accel"], "kvm")
+        for boot in doc["boots"]:
+            boot["run"]["hypervisor"] = "TCGTCGTCGTCG"
+        other, fields = runlevel.series_key(doc)
+        self.assertEqual(fields["method.accel"], "tcg")
+        self.assertNotEqual(key, other)
+        doc["boots"][0]["run"]["hypervisor"] = "KVMKVMKVM"
+        self.assertIsNone(runlevel.series_key(doc)[1]["method.accel"])
+
+
 class Export(Tmp):
     def test_csv_in_otava_form(self):
         stepped_history(self.db)

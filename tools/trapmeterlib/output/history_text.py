@@ -109,7 +109,8 @@ def host_text(fields):
     """A short line of the series' host."""
     return "host %s, kernel %s, %s; accel %s" % (
         fields.get("backend"), fields.get("kernel.release"),
-        fields.get("cpu.model_name"), fields.get("method.accel"))
+        fields.get("cpu.model_name"),
+        fields.get("method.accel") or "not recorded")
 
 
 def series_line(ser):

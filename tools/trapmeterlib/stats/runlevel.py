@@ -54,6 +54,20 @@ def cost_fields(fp):
             if envdiff.within(k, envdiff.COST_FIELDS)}
 
 
+# the hypervisor signature the guest reads from CPUID 0x40000000
+HYPERVISORS = {"KVMKVMKVM": "kvm", "TCGTCGTCGTCG": "tcg"}
+
+
+def guest_accel(doc):
+    """The accelerator a file without one in its config (an import-lava
+    file: LAVA's template picks it) ran under, as its boots' guest saw it
+    (CPUID's hypervisor signature), when every boot agrees; else None."""
+    seen = {HYPERVISORS.get(str(b["run"].get("hypervisor")))
+            for b in doc.get("boots") or ()
+            if isinstance(b, dict) and isinstance(b.get("run"), dict)}
+    return seen.pop() if len(seen) == 1 else None
+
+
 def method(doc):
     """The fields of how the run measured that refuse a timing verdict
     when they differ."""
@@ -70,7 +84,8 @@ def method(doc):
                       if w.startswith("rounds=")]
             words["rounds"] = rounds[0] if rounds else "1"
             break
-    out = {"accel": config.get("accel"), "machine": config.get("machine"),
+    out = {"accel": config.get("accel") or guest_accel(doc),
+           "machine": config.get("machine"),
            "kernel_irqchip": config.get("kernel_irqchip")}
     out.update({"run." + k: words.get(k) for k in METHOD_WORDS})
     return out
