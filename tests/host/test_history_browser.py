@@ -173,6 +173,27 @@ class HistoryReport(unittest.TestCase):
                       "op (runs 7-12)", note)
         self.assertNotIn('id="measures-%s"' % self.keys[0], self.dom)
 
+    def test_an_overview_links_every_series(self):
+        """At the top, a row per series linked to its section: runs,
+        changes (newest), alarms after every run, cases measured two
+        ways."""
+        table = self.dom.split('<table id="overview"', 1)[1].split(
+            "</table>", 1)[0]
+        rows = dict(re.findall(r'<tr><td class="l"><a href="#series-(\w+)">'
+                               r'\1</a></td><td class="l">[^<]*</td>'
+                               r'(<td>.*?)</tr>', table))
+        self.assertEqual(set(rows), set(self.runs) | {self.cut})
+        cells = {k: re.findall(r"<td[^>]*>([^<]*)</td>", v)
+                 for k, v in rows.items()}
+        self.assertEqual(cells[self.keys[0]], ["12", "1 (1)", "0", "-"])
+        self.assertEqual(cells[self.keys[1]], ["12", "0 (0)", "0", "-"])
+        self.assertEqual(cells[self.watched][0], "40")
+        self.assertEqual(cells[self.watched][2], "1")
+        self.assertEqual(cells[self.cut], ["12", "1 (1)", "0",
+                                           "ide/disk.seq"])
+        self.assertLess(self.dom.index('id="overview"'),
+                        self.dom.index('id="series-'))
+
     def test_the_subject_on_hover(self):
         self.assertEqual(len(self.tips), CHARTS * RUNS)
         self.assertTrue(any(t.startswith("run 7: commit c07") and

@@ -1,5 +1,7 @@
 """The history dashboard (`trapmeter history report --html OUT`): one
-self-contained page.  Per series (host fingerprint): its fingerprint, a
+self-contained page.  First a row per series (linked to its section:
+runs, changes, alarms, cases measured two ways); then per series (host
+fingerprint): its fingerprint, a
 chart per case and metric (each run's figure with its interval, the
 change points as dashed lines, the places where a check after every
 run alarmed as dotted lines with a triangle above the run whose check
@@ -9,7 +11,7 @@ grey line where another takes over), the changes, the
 alarms of the checks after every run and the runs as tables.  The charts are SVG drawn
 here (no gnuplot, no script).  Element ids for tests and readers:
 series-KEY, chart-KEY-N, changes-KEY, watch-KEY, runs-KEY,
-fingerprint-KEY, measures-KEY.  Pure:
+fingerprint-KEY, measures-KEY, overview.  Pure:
 returns text."""
 
 from ..stats import runlevel
@@ -195,10 +197,16 @@ def _axes(x, y, ylo, yhi, runs):
     return out
 
 
+SHIFT_HEAD = "shift [interval] (coverage): Hodges-Lehmann, runs after " \
+    "over runs before"
+BUILD_CHARS = 16            # of a QEMU build id in the runs table
+
+
 def runs_table(ser):
     rows = [[i, r.get("commit_id") or "", r.get("commit_date") or "",
              r.get("describe") or "", r.get("qemu_version") or "",
-             r.get("qemu_build") or "", r.get("kernel") or "",
+             (r.get("qemu_build") or "")[:BUILD_CHARS],
+             r.get("kernel") or "",
              r.get("firmware") or "", r.get("boots"), r.get("label") or "",
              r.get("source") or ""] for i, r in enumerate(ser.runs, 1)]
     return table("runs-%s" % ser.host["key"],
@@ -210,14 +218,14 @@ def runs_table(ser):
 def changes_table(ser):
     newest = set(map(id, ser.analysis.newest()))
     rows = [["%d" % (c.index + 1), history_text.key_name(ser, c.key),
-             history_text.shift_text(c), "%.2f" % c.stat,
+             history_text.shift_text(c, short=True), "%.2f" % c.stat,
              "yes" if id(c) in newest else "no"]
             for c in ser.analysis.changes]
     if not rows:
         return "<p id=\"changes-%s\" class=\"note\">no change point</p>" \
             % esc(ser.host["key"])
     return table("changes-%s" % ser.host["key"],
-                 ["first run after", "case and metric", "shift",
+                 ["first run after", "case and metric", SHIFT_HEAD,
                   "statistic", "newest"], rows, left=3)
 
 
@@ -232,13 +240,13 @@ def alarms_table(ser):
     rows = [["%d" % a.first, "%d" % len(a.checks),
              history_text.key_name(ser, a.change.key),
              a.change.side, "%d" % (a.change.index + 1),
-             history_text.shift_text(a.change),
+             history_text.shift_text(a.change, short=True),
              "CUSUM %.1f" % a.change.stat if a.change.p is None else
              "%.2g" % a.change.p, "%d" % a.change.window]
             for a in ser.alarms]
     return table("watch-%s" % key,
                  ["check after run", "checks alarmed", "case and metric",
-                  "side", "first run after", "shift", "p",
+                  "side", "first run after", SHIFT_HEAD, "p",
                   "newest runs tested"], rows, left=4)
 
 
@@ -315,6 +323,34 @@ def series_section(ser):
     return section("series %s" % key, body)
 
 
+def overview(series):
+    """One row per series, linked to its section: its host, runs, the
+    changes of one look (newest ones), the alarms of the checks after
+    every run and the cases with a series per measure."""
+    head = ["series", "host", "runs", "changes (newest runs)",
+            "checks after every run that alarmed", "cases measured two ways"]
+    rows = []
+    for ser in series:
+        key = ser.host["key"]
+        newest = len(ser.analysis.newest())
+        cases = sorted({"%s/%s" % k[:2] for k in ser.measures})
+        cells = [
+            "<a href=\"#series-%s\">%s</a>" % (esc(key), esc(key)),
+            esc(history_text.host_text(ser.host["fields"])),
+            "%d" % len(ser.runs),
+            "%d (%d)" % (len(ser.analysis.changes), newest),
+            "%d" % len(ser.alarms or ()) if ser.alarm_level else "-",
+            esc(", ".join(cases) or "-")]
+        rows.append("<tr>%s</tr>" % "".join(
+            "<td%s>%s</td>" % (" class=\"l\"" if i in (0, 1, 5) else "", c)
+            for i, c in enumerate(cells)))
+    return section("series", "<table id=\"overview\"><thead><tr>%s</tr>"
+                   "</thead><tbody>\n%s\n</tbody></table>" % (
+                       "".join("<th>%s</th>" % esc(h) for h in head),
+                       "\n".join(rows)))
+
+
 def page(series, db_name):
     return html_page("trapmeter history: %s" % db_name,
-                     [series_section(s) for s in series])
+                     [overview(series)] + [series_section(s)
+                                           for s in series])

@@ -14,8 +14,9 @@ def pct(log_shift):
     return "%+.1f %%" % (100.0 * (math.exp(log_shift) - 1.0))
 
 
-def shift_text(change):
-    """"+9.8 % [+7.1 %, +12.3 %] (95 % interval)" of a level change, the
+def shift_text(change, short=False):
+    """"+9.8 % [+7.1 %, +12.3 %] (95 % interval, ...)" of a level change
+    (without the parenthesis when `short`: a table's head says it), the
     counts of a count change."""
     if change.kind == "count":
         return "%.2f -> %.2f per op (count)" % (
@@ -23,10 +24,12 @@ def shift_text(change):
             sorted(change.after)[len(change.after) // 2])
     if change.lo is None or change.coverage is None:
         return "%s [interval not resolved: too few runs]" % pct(change.shift)
-    return "%s [%s, %s] (%.0f %% interval, Hodges-Lehmann shift of the " \
-        "runs after over the runs before)" % (
-            pct(change.shift), pct(change.lo), pct(change.hi),
-            100.0 * change.coverage)
+    text = "%s [%s, %s]" % (pct(change.shift), pct(change.lo),
+                            pct(change.hi))
+    if short:
+        return text + " (%.0f %%)" % (100.0 * change.coverage)
+    return text + " (%.0f %% interval, Hodges-Lehmann shift of the runs " \
+        "after over the runs before)" % (100.0 * change.coverage)
 
 
 def subject_text(run, number):
