@@ -431,7 +431,21 @@ def cmd_export(args):
                               "test per file): choose it with --series "
                               "(%s)" % ", ".join(s.host["key"]
                                                  for s in series))
-        write_file(args.csv, history_export.csv_text(series[0]).encode())
+        keys, gaps = history_export.csv_columns(series[0])
+        for key, have in gaps.items():
+            say("history: --csv: %s left out: a figure in runs %s of %d "
+                "only (Otava reads every cell of a column as a number; "
+                "--openmetrics keeps it)" % (
+                    history_export.column(series[0], key),
+                    history_text.run_ranges(have) or "none",
+                    len(series[0].runs)))
+        if not keys:
+            raise OptionError("--csv: no case has a figure in every run of "
+                              "series %s (Otava's CSV needs one per cell): "
+                              "choose runs' cases with --case, or use "
+                              "--openmetrics" % series[0].host["key"])
+        write_file(args.csv, history_export.csv_text(series[0],
+                                                     keys).encode())
     if args.openmetrics:
         write_file(args.openmetrics,
                    history_export.openmetrics(series).encode())

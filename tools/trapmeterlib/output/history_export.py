@@ -1,6 +1,8 @@
 """`trapmeter history export`: a series as CSV in the form Apache Otava
 reads (a time column, a commit attribute, one column per metric; Otava's
-csv test type with `time_column: time`, `attributes: [commit]`), and
+csv test type with `time_column: time`, `attributes: [commit]`; a
+column only for a case and metric with a figure in every run: Otava reads
+every cell as a float), and
 every series as OpenMetrics text (gauges with each run's timestamp, `#
 EOF` at the end: what `promtool tsdb create-blocks-from openmetrics`
 backfills into Prometheus).  Pure: returns text."""
@@ -59,10 +61,26 @@ def column(ser, key):
     return name + "[%s]" % key[3] if key[:3] in ser.measures else name
 
 
-def csv_text(ser):
+def csv_columns(ser):
+    """(keys, gaps): the case-and-metric series with a figure in every run
+    of the series, and those without ({key: run numbers they have}).
+    Otava's CSV import reads each cell of a metric as a float: an empty
+    cell stops the import ("Could not convert value in column ...")."""
+    keys, gaps = [], {}
+    for key in history_text.ordered(ser):
+        runs = ser.figures[key]["runs"]
+        have = [i for i, run in enumerate(ser.runs, 1)
+                if runs.get(run["id"], (None,))[0] is not None]
+        if len(have) == len(ser.runs):
+            keys.append(key)
+        else:
+            gaps[key] = have
+    return keys, gaps
+
+
+def csv_text(ser, keys):
     """One series as Otava's CSV: time, commit, then a column per case
-    and metric (empty where a run has no figure)."""
-    keys = history_text.ordered(ser)
+    and metric of `keys` (each with a figure in every run)."""
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\n")
     writer.writerow(["time", "commit"] + [column(ser, k) for k in keys])
@@ -72,10 +90,8 @@ def csv_text(ser):
             secs)) if secs is not None else ""
         row = [stamp, run.get("commit_id") or run.get("describe") or
                "run-%d" % run["id"]]
-        for key in keys:
-            fig = ser.figures[key]["runs"].get(run["id"])
-            row.append("" if fig is None or fig[0] is None else
-                       "%.6g" % fig[0])
+        row += ["%.6g" % ser.figures[key]["runs"][run["id"]][0]
+                for key in keys]
         writer.writerow(row)
     return out.getvalue()
 
