@@ -681,6 +681,23 @@ class Measure(Tmp):
         self.assertEqual([line.count('bytes_per_op="2097152"')
                           for line in ide], [0] * 6 + [1] * 6)
 
+    def test_two_ab_sessions_planned_apart_are_one_series(self):
+        """An ab side runs a fixed plan whose samples per case its
+        planning boot chose: another session's plan (other samples) is
+        not another measure -- the size is."""
+        doc = json.load(open(os.path.join(FIX, "tcg-ab-aa-b.json")))
+        before = {(f["case"], f["metric"]): f["measure"]
+                  for f in runlevel.run_figures(doc)}
+        for boot in doc["boots"]:
+            for res in boot.get("results") or ():
+                self.assertEqual(res.get("stop"), "plan")
+                res["samples"] += 7
+        after = {(f["case"], f["metric"]): f["measure"]
+                 for f in runlevel.run_figures(doc)}
+        self.assertEqual(after, before)
+        self.assertEqual(before[("fwcfg.in8.rep.4096", "cycles_per_op")],
+                         "bytes=4096")
+
     def test_a_schema_2_file_s_figures_join_their_case_s_measure(self):
         """Figures stored before the history kept measures (schema 2)
         join the one measure later runs of their case say."""

@@ -43,8 +43,8 @@ MIGRATIONS = {
     # 2: a label per run (--label), shown beside its subject
     2: ["ALTER TABLE runs ADD COLUMN label TEXT",
         "CREATE INDEX runs_host ON runs(host, id)"],
-    # 3: what one op of a case measured (bytes per op; a fixed plan's
-    # samples): another measure is another series of the case
+    # 3: what one op of a case measured (bytes per op): another measure
+    # is another series of the case
     3: ["ALTER TABLE figures ADD COLUMN measure TEXT"],
 }
 RUN_COLUMNS = ("id", "host", "digest", "source", "kind", "added",

@@ -122,11 +122,11 @@ def stamps(runs):
     return out
 
 
-MEASURE_LABELS = {"bytes": "bytes_per_op", "samples": "plan_samples"}
+MEASURE_LABELS = {"bytes": "bytes_per_op"}
 
 
 def measure_labels(what):
-    """The labels of what one op measured (bytes_per_op, plan_samples):
+    """The labels of what one op measured (bytes_per_op):
     another measure is another time series, as it is another series of
     the case in the history."""
     if what == runlevel.UNRECORDED:

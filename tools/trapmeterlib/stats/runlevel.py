@@ -14,10 +14,14 @@ runs that differ in one of them are never one series.
 Within a series, a case's figure is keyed by what one op measured too
 (measure()): the bytes one op moved (stats/opsize: suite ide cuts its
 long transfers to the case budget, so a slower boot moves 2 MiB where
-the one before moved 4 MiB) and, under a fixed sample plan, the samples
-per case (stats/comparable.plan_refusals: the minimum of more samples
-sits lower).  The verdicts refuse on both; in a history another size is
-another series of the case, never a step in one.
+the one before moved 4 MiB).  The verdicts refuse on it; in a history
+another size is another series of the case, never a step in one.  The
+other per-case field compare refuses on, a fixed plan's samples
+(stats/comparable.plan_refusals), is not a measure here: an `ab`
+session's plan takes each case's samples from its planning boot's
+adaptive stop, as a `run`'s boots take theirs, so two sessions differ
+in it as two runs do; the rule that sets them (samples cap, budget,
+quick, rounds) is in the series key.
 
 Pure: a verified results document in, plain values out."""
 
@@ -134,28 +138,17 @@ def _span(values):
 
 def measure(results):
     """(measure, why mixed) of one case over a run's boots: the measure
-    is "bytes=N" (the bytes one op moved) and, when every boot ran a
-    fixed plan, ",samples=N" -- None when no boot says -- and `why mixed`
-    names what differs between the boots (their median would mix two
-    measurements), else None."""
-    parts, mixed = [], []
+    is "bytes=N", the bytes one op moved (None when no boot says), and
+    `why mixed` names the sizes when the boots moved different ones
+    (their median would mix two measurements), else None."""
     sizes = opsize.sizes(results)
     if len(sizes) > 1:
-        mixed.append("bytes per op %s" % _span(sizes))
-    elif sizes:
-        parts.append("bytes=%d" % next(iter(sizes)))
-    if results and all(r.get("stop") == "plan" for r in results):
-        samples = {r.get("samples") for r in results
-                   if type(r.get("samples")) is int}
-        if len(samples) > 1:
-            mixed.append("fixed-plan samples %s" % _span(samples))
-        elif samples:
-            parts.append("samples=%d" % next(iter(samples)))
-    return (",".join(parts) or None), ("; ".join(mixed) or None)
+        return None, "bytes per op %s" % _span(sizes)
+    return ("bytes=%d" % next(iter(sizes)) if sizes else None), None
 
 
 def measure_pairs(text):
-    """[(field, value)] of a measure text ("bytes=4096,samples=31")."""
+    """[(field, value)] of a measure text ("bytes=4096")."""
     return [tuple(p.split("=", 1)) for p in (text or "").split(",")
             if "=" in p]
 
@@ -214,12 +207,10 @@ def resolve(measure, known):
 
 
 def measure_text(measure):
-    """"4194304 bytes per op, a fixed plan of 31 samples"; "op size not
-    recorded" for UNRECORDED; "" for ""."""
+    """"4194304 bytes per op"; what UNRECORDED means; "" for ""."""
     if measure == UNRECORDED:
         return "what an op measured not recorded (older history, or a " \
             "file that does not say)"
-    words = {"bytes": "%s bytes per op", "samples": "a fixed plan of %s "
-             "samples"}
+    words = {"bytes": "%s bytes per op"}
     return ", ".join(words.get(k, k + " %s") % v
                      for k, v in measure_pairs(measure))
