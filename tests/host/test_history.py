@@ -644,6 +644,9 @@ class Measure(Tmp):
         self.assertNotIn("change (newest runs) at run 7 of 12: ide",
                          proc.stdout)
         self.assertIn("--case pio.user", proc.stdout)
+        self.assertIn("  level test over 3 timing series (2 more with fewer "
+                      "than 8 runs not judged): critical statistic",
+                      proc.stdout)
 
     def test_every_run_on_a_long_history_with_a_cut(self):
         stepped_history(self.db, runs=60, step_at=99, ide_cut=45)

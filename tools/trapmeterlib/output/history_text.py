@@ -4,6 +4,7 @@ subjects) and the shift with its interval.  Pure: returns text."""
 
 import math
 
+from ..stats.changepoint import MIN_SEG
 from ..stats.changewatch import AFTER, CUSUM, MIN_BEFORE, THRESHOLD
 from ..stats.runlevel import measure_text
 
@@ -177,16 +178,21 @@ def check_text(ser):
     if getattr(ser, "watch", None) is not None:
         return watch_text(ser)
     ana = ser.analysis
-    timing = sum(1 for f in ser.figures.values() if f["kind"] == "timing")
+    timing = [len(f["runs"]) for f in ser.figures.values()
+              if f["kind"] == "timing"]
+    judged = sum(1 for n in timing if n >= 2 * MIN_SEG)
+    short = len(timing) - judged
     lines = [series_line(ser)] + measure_lines(ser)
     if ana.critical is None:
         lines.append("  level test: not resolved: too few runs (at least "
                      "8 with a figure) or an alpha below what 199 "
                      "shuffles resolve (0.005)")
     else:
-        lines.append("  level test over %d timing series: critical "
+        lines.append("  level test over %d timing series%s: critical "
                      "statistic %.2f (family-wise false alarms <= alpha)"
-                     % (timing, ana.critical))
+                     % (judged, " (%d more with fewer than %d runs not "
+                                "judged)" % (short, 2 * MIN_SEG)
+                        if short else "", ana.critical))
     newest = set(map(id, ana.newest()))
     for change in ana.changes:
         lines += change_lines(ser, change, id(change) in newest)
