@@ -506,6 +506,27 @@ class VcpuWaits(unittest.TestCase):
         self.assertEqual(kut_vmexit.span_waits([]), {})
         self.assertEqual(kut_vmexit.span_waits([(1.0, "cpuid 1", {})]), {})
 
+    def test_the_recorded_gaps_are_the_vcpu_waits(self):
+        """A session here (load 7-8) put wbinvd, invd, mov_from_cr8 and
+        mov_dr up to 55 k cycles below inl_from_kernel in vmexit; less
+        each case's vCPU wait they sit where trapmeter's same loop does."""
+        with open(os.path.join(FIX, "kut-vcpu-wait-kvm-pvm.json"),
+                  encoding="utf-8") as fh:
+            rounds = json.load(fh)["rounds"]
+        for name in ("wbinvd", "invd", "mov_from_cr8", "mov_dr"):
+            row = kutcmp.diff_row(rounds, name, "inl_from_kernel", "pvm")
+            self.assertEqual(row["verdict"], "explained", (name, row))
+            self.assertTrue(row["cause"].startswith("preemption"), row)
+            self.assertLess(row["vmexit"][1], -25000, name)
+            # vmexit's own range, less the waits: within 15 k below
+            low = re.findall(r"vmexit [+-]\d+ \(([+-]\d+)\.\.", row["cause"])
+            self.assertGreater(int(low[-1]), -15000, row["cause"])
+        # without the waits it is not named
+        for boot in rounds:
+            del boot["vmexit_wait"]
+        row = kutcmp.diff_row(rounds, "wbinvd", "inl_from_kernel", "pvm")
+        self.assertNotIn("preemption", row["cause"])
+
     def test_a_boot_past_its_limit_is_stopped_and_its_lines_kept(self):
         from trapmeterlib.commands import kut
         session = kut.Session.__new__(kut.Session)

@@ -16,17 +16,17 @@ Where they do not, a cause trapmeter measures is named when the
 disagreement goes away with it, each tried in turn:
   "leaf"       vmexit's cpuid runs the leaf its previous cpuid returned;
                trapmeter's cpuid.chain does the same;
-  "reference and loop"  vmexit's reference is inb 0x4d0 in the loop all
-               its cases share; trapmeter's pio.kernel is inb 0x21 in a
-               loop of its own, its extended cases another loop: against
-               inb.elcr (inb 0x4d0 in the extended cases' loop, the
-               result's "loop") both tools' loops cancel alike;
   "preemption" vmexit's figure is a mean over one span, and a span in
                which the host ran something else on its vCPU thread's CPU
                costs the more (counters/schedwait.py): each vmexit figure
                less its vCPU thread's run-queue wait share in that case's
                window (schedstat read at each line vmexit prints), against
                trapmeter's same-loop difference (or its gross one);
+  "reference and loop"  vmexit's reference is inb 0x4d0 in the loop all
+               its cases share; trapmeter's pio.kernel is inb 0x21 in a
+               loop of its own, its extended cases another loop: against
+               inb.elcr (inb 0x4d0 in the extended cases' loop, the
+               result's "loop") both tools' loops cancel alike;
   "page tables" vmexit's setup_mmu maps every page user-accessible
                (PT_USER_MASK); trapmeter's ".upages" pass runs the case
                and inb.elcr again on such pages, in one loop: against
@@ -115,11 +115,13 @@ WORK = {
 # with its figures where a session's own preemption try does not settle it.
 _COUNTED_INSNS = ("counted: vmexit's op runs %d instructions against "
                   "inl_from_kernel's 9 and no port access; ")
-_SHORT_OF_REF = ("over 13 vmexit boots here the gap followed the difference of the two "
-                 "cases' vCPU run-queue waits (slope 0.93-1.04 cycles per "
-                 "cycle waited, r 0.86-0.94; less the waits -2.3..+0.4 k, "
-                 "trapmeter's same loop -0.4..-2.4 k): each vmexit case is "
-                 "one span, and the host's load changes between spans")
+_SHORT_OF_REF = ("over 24 vmexit boots here (-smp 1) the gap followed the "
+                 "difference of the two cases' vCPU run-queue waits (slope "
+                 "0.92-1.13 cycles per cycle waited, r 0.92-0.98); less the "
+                 "waits its median was -2.6..-0.3 k and its sd 3.2-3.7 k "
+                 "(raw: 8.0-16.5 k), near trapmeter's same loop: each vmexit "
+                 "case is one span, and the host's load changes between "
+                 "spans")
 COUNTED = {"wbinvd": _COUNTED_INSNS % 8 + _SHORT_OF_REF,
            "invd": _SHORT_OF_REF,
            "mov_from_cr8": _COUNTED_INSNS % 8 + _SHORT_OF_REF,
@@ -292,6 +294,9 @@ def tries(boots, name, ref, flavour=None):
     same = loop and any(
         (b["cases"].get(SAME_LOOP_REF) or {}).get("loop") == loop
         for b in boots)
+    preempt = _preemption_try(boots, name, ref, same)
+    if preempt:
+        out.append(preempt)
     if same:
         out.append(("reference and loop: vmexit's %s is inb 0x4d0 in the "
                     "loop all its cases share; against trapmeter's %s, inb "
@@ -299,9 +304,6 @@ def tries(boots, name, ref, flavour=None):
                                                             loop),
                     _pair(boots, _twin(boots, name, "gross"),
                           _case_pick(SAME_LOOP_REF, "gross"))))
-    preempt = _preemption_try(boots, name, ref, same)
-    if preempt:
-        out.append(preempt)
     upages = _twin_case(boots, name) and _twin_case(boots, name) + UPAGES
     if upages and any(upages in b["cases"] and UPAGES_REF in b["cases"]
                       for b in boots):
