@@ -880,6 +880,31 @@ class Lava(Tmp):
         key = ("exits", "pio.user", "cycles_per_op", "bytes=1")
         self.assertEqual(len(figs[key]["runs"]), 2)
 
+    def test_an_import_of_a_server_export_is_refused_by_name(self):
+        """A LAVA server's results export holds each case's median only:
+        no guest lines to verify, no per-boot minimum.  Refused with what
+        to import instead, nothing written."""
+        rows = [{"name": "pio_user", "suite": "0_trapmeter",
+                 "result": "pass", "measurement": "32685.0000000000",
+                 "unit": "cycles", "metadata": {"extra": [
+                     {"test_case_id": "pio.user"}]}},
+                {"name": "trapmeter_status", "suite": "0_trapmeter",
+                 "result": "pass", "measurement": "0E-10", "unit": "status",
+                 "metadata": {}},
+                {"name": "job", "suite": "lava", "result": "pass"}]
+        export = os.path.join(self.dir, "export.json")
+        with open(export, "w") as fh:
+            json.dump(rows, fh)
+        out = os.path.join(self.dir, "imported.json")
+        proc = trapmeter("import-lava", export, "--json", out)
+        self.assertEqual(proc.returncode, 0, proc.stderr)
+        proc = self.add("--fingerprint-from", RUN1, out)
+        self.assertEqual(proc.returncode, UNUSABLE, proc.stderr)
+        self.assertIn("an import of a LAVA results export: it holds each "
+                      "case's median only", proc.stderr)
+        self.assertIn("import-lava the jobs' logs instead", proc.stderr)
+        self.assertFalse(os.path.exists(self.db))
+
     def test_a_tcg_job_is_another_series(self):
         """An import has no accelerator in its config (LAVA's template
         picks it): the guest's CPUID hypervisor signature says which, so

@@ -5,6 +5,7 @@ host (backends/historydb.py, one SQLite file), its change points
 
 import argparse
 import hashlib
+import json
 import math
 import shlex
 import sys
@@ -178,7 +179,32 @@ def read(path):
     try:
         return resultsfile.read_results(path)
     except UnusableInput as exc:
+        if lava_export(path):
+            raise TrapmeterError(exitstatus.UNUSABLE, "%s: an import of a "
+                                 "LAVA results export: it holds each case's "
+                                 "median only, without the guest's lines a "
+                                 "history verifies and the samples of each "
+                                 "boot its figure is the minimum of; "
+                                 "import-lava the jobs' logs instead "
+                                 "(docs/ci.md)" % path)
         raise TrapmeterError(exitstatus.UNUSABLE, str(exc))
+
+
+def lava_export(path):
+    """True when `path` is import-lava's results.json of a LAVA server's
+    results export (not of a job's log)."""
+    try:
+        doc = json.loads(inputfile.read_text(path))
+    except (TrapmeterError, ValueError, OSError):
+        return False
+    if not isinstance(doc, dict):
+        return False
+    boots = doc.get("boots")
+    return isinstance(doc.get("config"), dict) and \
+        doc["config"].get("source") == "lava" and \
+        isinstance(boots, list) and any(
+            isinstance(b, dict) and isinstance(b.get("lava"), dict)
+            and b["lava"].get("kind") == "export" for b in boots)
 
 
 def entry(path, commit, label, fp_doc):
