@@ -367,6 +367,41 @@ class Kinds(Tmp):
 
 
 class Migration(Tmp):
+    def test_two_writers_creating_one_file_at_once(self):
+        """Writer A has checked the new (empty) file; writer B creates the
+        history before A migrates: A finds it made and uses it (it failed
+        with 'table meta already exists', named as a corrupt file)."""
+        db = self.db
+        writing = historydb._writing
+
+        class Raced(writing):
+            def __enter__(self):       # B between A's read and its BEGIN
+                historydb._writing = writing
+                historydb.open_db(db, create=True).close()
+                return super().__enter__()
+        conn = sqlite3.connect(self.db, timeout=5, isolation_level=None)
+        historydb._check(conn, self.db)
+        historydb._writing = Raced
+        try:
+            historydb._migrate(conn)
+        finally:
+            historydb._writing = writing
+        self.assertEqual(historydb._version(conn), historydb.SCHEMA)
+        self.assertEqual(conn.execute("SELECT count(*) FROM meta")
+                         .fetchone()[0], 1)
+        conn.close()
+        procs = [subprocess.Popen([RUNNER, "history", "add", "--db", db,
+                                   RUN1], stdout=subprocess.PIPE,
+                                  stderr=subprocess.PIPE, text=True)
+                 for db in (os.path.join(self.dir, "new.db"),) * 2]
+        codes = sorted(p.wait(timeout=120) for p in procs)
+        for p in procs:
+            p.stdout.close()
+            p.stderr.close()
+        self.assertEqual(codes, [0, UNUSABLE])     # the second: a duplicate
+        self.assertEqual(rows(os.path.join(self.dir, "new.db")), 1)
+
+
     def test_a_schema_1_file_is_migrated_with_its_runs(self):
         conn = sqlite3.connect(self.db, isolation_level=None)
         for sql in historydb.MIGRATIONS[1]:

@@ -92,11 +92,15 @@ def _check(conn, path):
 
 
 def _migrate(conn):
-    """Bring the file to SCHEMA in one transaction (a new file too)."""
-    version = _version(conn)
-    if version == SCHEMA:
+    """Bring the file to SCHEMA in one transaction (a new file too).  The
+    version is read again inside it: another writer may have created or
+    migrated the file since it was checked."""
+    if _version(conn) == SCHEMA:
         return
     with _writing(conn):
+        version = _version(conn)
+        if version == SCHEMA:
+            return
         for step in range(version + 1, SCHEMA + 1):
             for sql in MIGRATIONS[step]:
                 conn.execute(sql)
