@@ -42,8 +42,11 @@
  * 0.5 % could notice (one overhead in >= 200), and sorting 1001 took a
  * quarter of a second under a software hypervisor. */
 #define OVERHEAD_ROUNDS     101
-#define BENCH_MIN_SAMPLES   5          /* a budget stop leaves at least this, */
-#define LONG_CASE_MS        250        /* ... unless they would take longer: */
+/* A budget stop leaves at least this many samples: six a side bracket a
+ * ratio of two medians (a REP speed-up) 90 % sure from their minima and
+ * maxima alone (tools/trapmeterlib/stats/medianci.py) ... */
+#define BENCH_MIN_SAMPLES   6
+#define LONG_CASE_MS        500        /* ... unless they would take longer: */
 #define LONG_MIN_SAMPLES    2          /* then what fits, and at least this */
 #define BENCH_MAX_SAMPLES   10000
 #define FIRST_CHECK         3          /* first stability checkpoint */
@@ -377,8 +380,9 @@ static u64 kept_min(u32 n)
 
 /*
  * The fewest samples a budget stop may leave, from what one sample costs:
- * BENCH_MIN_SAMPLES (the second stability checkpoint, so a cheap case is
- * judged at least once), unless that many would take longer than
+ * BENCH_MIN_SAMPLES (past the second stability checkpoint, so a cheap case
+ * is judged at least once, and enough for the host to bracket a speed-up
+ * whose rule did not settle), unless that many would take longer than
  * LONG_CASE_MS: then as many as fit, at least LONG_MIN_SAMPLES (such a
  * sample averages thousands of exits itself).  0 cost: not known yet.
  */
@@ -398,6 +402,10 @@ u32 bench_min_samples(u64 sample_cycles, u64 khz)
  * Add samples until stable, the cap or the budget.  Stability is judged
  * at checkpoints n = 3, 5, 8, 12, ... (each half again the last): stable
  * when no statistic moved by more than 0.5 % since the last checkpoint.
+ * A case whose budget is spent leaves at least the floor however it
+ * stops: a long case judged stable at 5 takes its sixth sample, which
+ * the host's interval of a speed-up needs (tools/trapmeterlib/stats/
+ * medianci.py); a cheap one stops at once, as before.
  */
 static u32 sample_adaptive(const struct bench_case *c, u8 *buf, struct bench_result *r,
 			   u32 n, u64 start)
@@ -405,25 +413,27 @@ static u32 sample_adaptive(const struct bench_case *c, u8 *buf, struct bench_res
 	u64 budget = (u64)bench_cfg->budget_ms * tsc.khz / round_of;
 	u32 max = plan_round_samples(bench_cfg->samples, round_of), check = FIRST_CHECK;
 	u32 floor = bench_min_samples(n ? kept_min(n) : 0, tsc.khz);
-	struct low_stats prev, now;
-	bool have_prev = false;
+	struct low_stats prev = { 0 }, now;
+	bool have_prev = false, stable = false, spent;
 
 	for (;;) {
 		if (n >= check) {
 			low_stats(c, n, &now);
-			if (have_prev && low_stable(&prev, &now)) {
-				r->stop = STOP_STABLE;
-				return n;
-			}
+			stable = stable || (have_prev && low_stable(&prev, &now));
 			prev = now;
 			have_prev = true;
 			check = n + (n + 1) / 2;
+		}
+		spent = tsc_begin() - start >= budget;
+		if (stable && (n >= floor || !spent)) {
+			r->stop = STOP_STABLE;
+			return n;
 		}
 		if (n >= max) {
 			r->stop = STOP_MAX;
 			return n;
 		}
-		if (n >= floor && tsc_begin() - start >= budget) {
+		if (n >= floor && spent) {
 			r->stop = STOP_BUDGET;
 			return n;
 		}

@@ -296,18 +296,18 @@ static void test_unstable_hits_cap_or_budget(void)
 
 static void test_min_samples(void)
 {
-	/* 1 ms at 1 GHz (khz 1e6): five fit in 250 ms */
-	CHECK_EQ_U64(bench_min_samples(1000000, 1000000), 5);
-	CHECK_EQ_U64(bench_min_samples(0, 1000000), 5);          /* not known yet */
-	CHECK_EQ_U64(bench_min_samples(50000000, 1000000), 5);   /* 50 ms: 5 fit */
-	CHECK_EQ_U64(bench_min_samples(60000000, 1000000), 4);   /* 60 ms: 4 fit */
-	CHECK_EQ_U64(bench_min_samples(100000000, 1000000), 2);  /* 100 ms: 2 fit */
-	CHECK_EQ_U64(bench_min_samples(400000000, 1000000), 2);  /* never below 2 */
+	/* 1 ms at 1 GHz (khz 1e6): six fit in 500 ms */
+	CHECK_EQ_U64(bench_min_samples(1000000, 1000000), 6);
+	CHECK_EQ_U64(bench_min_samples(0, 1000000), 6);          /* not known yet */
+	CHECK_EQ_U64(bench_min_samples(80000000, 1000000), 6);   /* 80 ms: 6 fit */
+	CHECK_EQ_U64(bench_min_samples(90000000, 1000000), 5);   /* 90 ms: 5 fit */
+	CHECK_EQ_U64(bench_min_samples(200000000, 1000000), 2);  /* 200 ms: 2 fit */
+	CHECK_EQ_U64(bench_min_samples(800000000, 1000000), 2);  /* never below 2 */
 }
 
-/* Long ops under the default 60 ms budget: a 40 ms op takes 5 samples
- * (3 are too few for a stable median), as 5 fit in LONG_CASE_MS; a
- * 150 ms op stops at 2. */
+/* Long ops under the default 60 ms budget: a 40 ms op takes 6 samples
+ * (the host brackets a speed-up from six a side), as 6 fit in
+ * LONG_CASE_MS; a 150 ms op stops at 3, a 300 ms one at 2. */
 static void test_long_case_floor(void)
 {
 	struct bench_case c = the_case;
@@ -316,11 +316,30 @@ static void test_long_case_floor(void)
 	c.op = drifting_op;                     /* never stable: the budget stops */
 	setup(80000000, "");                    /* 40 ms at 2 GHz */
 	bench_run(&c, &r);
-	CHECK_EQ_U64(r.cycles.n, 5);
+	CHECK_EQ_U64(r.cycles.n, 6);
 	CHECK_CONTAINS(result_line(), "\"stop\":\"budget\"");
 	setup(300000000, "");                   /* 150 ms */
 	bench_run(&c, &r);
+	CHECK_EQ_U64(r.cycles.n, 3);
+	setup(600000000, "");                   /* 300 ms */
+	bench_run(&c, &r);
 	CHECK_EQ_U64(r.cycles.n, 2);
+	c.op = the_case.op;                     /* stable at 5, budget spent */
+	setup(80000000, "");
+	bench_run(&c, &r);
+	CHECK_EQ_U64(r.cycles.n, 6);
+	CHECK_CONTAINS(result_line(), "\"stop\":\"stable\"");
+}
+
+/* A cheap case judged stable stops at once, budget or not spent. */
+static void test_cheap_stable_stops_at_five(void)
+{
+	struct bench_result r;
+
+	setup(1000000, "");                     /* 0.5 ms at 2 GHz */
+	bench_run(&the_case, &r);
+	CHECK_CONTAINS(result_line(), "\"stop\":\"stable\"");
+	CHECK_EQ_U64(r.cycles.n, 5);
 }
 
 /* A warm-up longer than 2^26 cycles is a sample itself (and over 2^28 two samples suffice); it runs before
@@ -494,7 +513,8 @@ int main(void)
 	RUN(test_controls_off, "bench: controls=off runs no control op and says so");
 	RUN(test_compact_line, "bench: schema 3 statistics arrays in their order");
 	RUN(test_min_samples, "bench: the sample floor from the cost of a sample");
-	RUN(test_long_case_floor, "bench: a 40 ms op gets 5 samples, a 150 ms op 2");
+	RUN(test_cheap_stable_stops_at_five, "bench: a cheap stable case stops at its checkpoint");
+	RUN(test_long_case_floor, "bench: a 40 ms op gets 6 samples, stable or not; 150 ms 3, 300 ms 2");
 	RUN(test_batch_rounds_up, "bench: the batch is rounded up to reach the goal");
 	RUN(test_plan_robust_to_outlier, "bench: batch size robust to a disturbed warm-up and probe");
 	RUN(test_adaptive_stops_when_stable, "bench: adaptive sampling stops when min and p10 are stable");
