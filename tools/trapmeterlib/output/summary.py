@@ -26,11 +26,14 @@ from ..stats.tdist import t_interval
 from ..values import figure, resultform
 from ..values.numbers import is_number
 from . import report
+from .repspeed import (REP_BYTES, REP_LEVEL, REP_RANGE_NOTE,  # noqa: F401
+                       asymmetric, boot_speedup, rep_pairs, speedup_text,
+                       times)
 
 WIDTH = 100
 MAX_FINDING_LINES = 2       # lines of cases per exit-count finding
-REP_BYTES = 4096
 LEVEL = 0.95                # of an interval over boots
+
 
 # (label, handler, case globs in order of preference): the case that
 # stands for the class is the first result matching a glob, in that order
@@ -59,10 +62,6 @@ def grouped(value):
     if abs(value) < 100:
         return "{:,.1f}".format(value)
     return "{:,.0f}".format(value)
-
-
-def times(value):
-    return ("%.0f" if value >= 100 else "%.1f") % value
 
 
 def over_boots(values, kind=figure.MEASURED, reason=None, is_cost=True):
@@ -149,6 +148,11 @@ def settled(pairs):
     if kept or not pairs:
         return kept, None
     return kept, _unsettled_in(len(pairs), len(pairs))
+
+
+def _unsettled_in(count, boots):
+    return resultform.UNSETTLED + (" in %d of %d boots" % (count, boots)
+                                   if boots > 1 else "")
 
 
 def exit_cost(pairs):
@@ -239,34 +243,28 @@ def class_lines(doc):
 
 def rep_groups(doc):
     """[(label, speed-up figure)] of the REP rows at 4 KiB, page-aligned,
-    per port, direction and width, in the table's order.  A boot where
-    the REP row or its single twin did not settle gives no speed-up (in
-    none: not resolved, resultform.UNSETTLED)."""
-    order, values, gone = [], {}, {}
-    for boot in boots_with_results(doc):
-        twins = report.unsettled_twins(boot["results"])
-        for res in boot["results"]:
-            if res.get("method") != "rep" or res.get("bytes") != REP_BYTES \
-                    or res.get("buf_offset") or not is_number(res.get("speedup")):
-                continue
+    per port, direction and width, in the table's order.  One boot: the
+    ratio of the two medians with its interval from the boot's own
+    samples (stats/medianci.py, at least REP_LEVEL sure), whether or not
+    the guest's stopping rule settled -- the interval says how far an
+    unsettled median may be; too few samples for one: not resolved, and
+    why.  Several boots: the mean over boots and its 95 % interval
+    (over_boots), every boot's ratio counted."""
+    order, points, single = [], {}, {}
+    boots = boots_with_results(doc)
+    for boot in boots:
+        for res, twin in rep_pairs(boot["results"]):
             label = "%s %s%d" % (res.get("target"), res.get("dir"),
                                  8 * (res.get("width") or 1))
-            if label not in values:
+            if label not in points:
                 order.append(label)
-            values.setdefault(label, [])
-            if resultform.unsettled(res) or report.pair_key(res) in twins:
-                gone[label] = gone.get(label, 0) + 1
-            else:
-                values[label].append(res["speedup"])
-    return [(label, over_boots(values[label], is_cost=False)
-             if values[label] else figure.not_resolved(
-                 _unsettled_in(gone[label], gone[label])))
+                points[label] = []
+            points[label].append(res["speedup"])
+            single[label] = (res, twin)
+    if len(boots) == 1:
+        return [(label, boot_speedup(*single[label])) for label in order]
+    return [(label, over_boots(points[label], is_cost=False))
             for label in order]
-
-
-def _unsettled_in(count, boots):
-    return resultform.UNSETTLED + (" in %d of %d boots" % (count, boots)
-                                   if boots > 1 else "")
 
 
 def rep_lines(doc):
@@ -281,17 +279,13 @@ def rep_lines(doc):
         if not fig.resolved:
             reasons.setdefault(fig.reason, []).append(label)
     notes = []
+    if any(fig.resolved and fig.interval and asymmetric(fig)
+           for _l, fig in groups):
+        notes.append(REP_RANGE_NOTE)
     for why, labels in reasons.items():
         notes += wrap(["%s: not resolved, %s:" % (figure.SHORT, why)]
                       + [x + "," for x in labels[:-1]] + labels[-1:], "  ", " ")
     return [head] + wrap(cells, "  ", " | ") + notes
-
-
-def speedup_text(fig, short=True):
-    """"403x", "5.6±7.6x", or n.r. (short=False: with the reason)."""
-    if not fig.resolved:
-        return figure.text(fig, short=short)
-    return figure.text(fig, number=times) + "x"
 
 
 def wrap(cells, indent, sep):
