@@ -38,9 +38,23 @@
  *   ipi                 fixed IPI to the halted second vCPU and wait
  *                       for its handler: ICR high + low (xAPIC), the
  *                       AP's HLT and EOI (exits of both vCPUs)        4
- *   ipi.halt            vmexit's ipi_halt: the same, then 2000 TSC
- *                       cycles for the AP to halt again, so every IPI
- *                       wakes a halted vCPU                          4
+ *   ipi.halt            the same, then 2000 TSC cycles for the AP to
+ *                       halt again, so every IPI wakes a halted vCPU 4
+ *   ipi.on_cpu          vmexit's ipi: kvm-unit-tests' on_cpu(1, nop, 0)
+ *                       (lib/x86/smp.c) as a round trip: lock, the
+ *                       call's function, data and flags stored, the IPI,
+ *                       a spin on "done"; the AP's handler calls the
+ *                       empty function, counts it down, sets "done",
+ *                       then EOIs; vmexit's two unfenced rdtsc around
+ *                       each call (its tsc_ipi) included.  Exits as
+ *                       ipi's: ICR high + low, the AP's HLT and EOI  4
+ *   ipi.halt.on_cpu     vmexit's ipi_halt: the same round trip without
+ *                       the rdtsc pair, then 2000 TSC cycles          4
+ *                       The on_cpu cases count the AP's completions;
+ *                       their control runs the same round trip on the
+ *                       BSP alone (the function called in place, a RAM
+ *                       store for the ICR), so net is what the second
+ *                       vCPU adds: the IPI, its wake-up, EOI and HLT.
  * vmexit's x2apic_self_ipi_* shapes are the self_ipi.x2apic.* cases (the
  * SELF_IPI register).  The sti_hlt cases first prove that a self-IPI left
  * pending with IF=0 arrives in a `sti; nop` window (hlt cannot be
@@ -78,6 +92,10 @@
 #define TPR_BLOCK_ALL   0xf      /* CR8: masks every vector below 0xf0 */
 #define HALT_DELAY      2000     /* vmexit's ipi_halt: TSC cycles for the AP to halt */
 #define VEC_AP_JOB      0xb2     /* the AP runs exits_ap_run's job */
+#define VEC_AP_ON_CPU   0xb3     /* on_cpu's call (kvm-unit-tests: 0x20) */
+/* The on_cpu spin checks the TSC once per this many polls of "done": a
+ * poll is vmexit's plain load, the bound is still time (wait_ticks). */
+#define ON_CPU_POLLS    64
 
 enum irq_op { I_HLT_TIMER, I_DEADLINE_IMMED, I_DEADLINE, I_SELF_XAPIC, I_SELF_X2_ICR,
 	      I_SELF_X2_REG, I_EOI_XAPIC, I_EOI_X2APIC, I_IPI, I_SELF_XAPIC_STI,
@@ -85,7 +103,7 @@ enum irq_op { I_HLT_TIMER, I_DEADLINE_IMMED, I_DEADLINE, I_SELF_XAPIC, I_SELF_X2
 	      /* vmexit's other self-IPI shapes, xAPIC ICR and x2APIC SELF_IPI */
 	      I_SELF_XAPIC_HLT, I_SELF_XAPIC_TPR, I_SELF_XAPIC_TPR_STI, I_SELF_XAPIC_TPR_HLT,
 	      I_SELF_X2_REG_HLT, I_SELF_X2_REG_TPR, I_SELF_X2_REG_TPR_STI, I_SELF_X2_REG_TPR_HLT,
-	      I_IPI_HALT, I_COUNT };
+	      I_IPI_HALT, I_IPI_ON_CPU, I_IPI_HALT_ON_CPU, I_COUNT };
 
 static volatile u64 isr_count;     /* BSP's interrupts */
 static volatile u64 ap_count;      /* the AP's */
@@ -290,6 +308,125 @@ static void op_ipi(const struct bench_case *c, u8 *buf, u64 iters)
 	}
 }
 
+/* ---- vmexit's ipi: on_cpu's round trip ---------------------------------- */
+
+/* lib/x86/smp.c's state of one call, ours by name */
+static volatile u32 oncpu_lock;
+static volatile u32 oncpu_active;
+static void (*volatile oncpu_fn)(void *data);
+static void *volatile oncpu_data;
+static volatile bool oncpu_wait;
+static volatile u32 oncpu_done;
+static volatile u64 oncpu_calls;   /* calls the AP's handler took */
+static volatile u64 oncpu_ticks;   /* vmexit's tsc_ipi */
+static volatile u32 ctl_icr;       /* the control's ICR stand-in */
+
+static void oncpu_nop(void *data)
+{
+	(void)data;
+}
+
+/* vmexit's plain rdtsc (no fence), as its ipi() reads it */
+static inline u64 rdtsc_unfenced(void)
+{
+	u32 lo, hi;
+
+	__asm__ volatile("rdtsc" : "=a"(lo), "=d"(hi));
+	return ((u64)hi << 32) | lo;
+}
+
+/* smp.c's ipi(): with wait set, "done" and the EOI after the function */
+static void oncpu_run(void)
+{
+	void (*fn)(void *data) = oncpu_fn;
+	void *data = oncpu_data;
+	bool wait = oncpu_wait;
+
+	if (!wait)
+		oncpu_done = 1;
+	fn(data);
+	__atomic_fetch_sub(&oncpu_active, 1, __ATOMIC_SEQ_CST);
+	if (wait)
+		oncpu_done = 1;
+}
+
+static void isr_on_cpu(u32 vector)
+{
+	(void)vector;
+	oncpu_calls++;		/* before "done": the BSP's count is whole */
+	oncpu_run();
+	lapic_eoi();
+}
+
+/* Spin on "done" as __on_cpu does, the TSC read every ON_CPU_POLLS
+ * polls (a bounded wait; a timeout counts as wait_count's do). */
+static void oncpu_spin(void)
+{
+	u64 start = tsc_begin();
+	u32 polls = 0;
+
+	while (!oncpu_done) {
+		if (++polls % ON_CPU_POLLS)
+			continue;
+		if (gave_up || tsc_begin() - start > wait_ticks) {
+			timeouts++;
+			gave_up = true;
+			return;
+		}
+	}
+}
+
+/* __on_cpu(1, nop, 0, wait=1); `alone`: the control, the AP's part run
+ * here and a RAM store in place of the ICR write */
+static void oncpu_call(bool alone)
+{
+	while (__atomic_exchange_n(&oncpu_lock, 1, __ATOMIC_ACQUIRE))
+		;
+	__atomic_fetch_add(&oncpu_active, 1, __ATOMIC_SEQ_CST);
+	oncpu_done = 0;
+	oncpu_fn = oncpu_nop;
+	oncpu_data = NULL;
+	oncpu_wait = true;
+	if (alone) {
+		ctl_icr = VEC_AP_ON_CPU;
+		oncpu_run();
+	} else {
+		lapic_send_ipi(ap_apic_id, VEC_AP_ON_CPU);
+	}
+	oncpu_spin();
+	__atomic_store_n(&oncpu_lock, 0, __ATOMIC_RELEASE);
+}
+
+/* vmexit's ipi() (the rdtsc pair) or ipi_halt() (the 2000-cycle spin) */
+static void oncpu_ops(const struct bench_case *c, u64 iters, bool alone)
+{
+	u64 t;
+
+	while (iters--) {
+		if (c->arg == I_IPI_HALT_ON_CPU) {
+			oncpu_call(alone);
+			spin_cycles(HALT_DELAY);
+			continue;
+		}
+		t = rdtsc_unfenced();
+		oncpu_call(alone);
+		oncpu_ticks += rdtsc_unfenced() - t;
+	}
+}
+
+static void op_on_cpu(const struct bench_case *c, u8 *buf, u64 iters)
+{
+	(void)buf;
+	ops_done += iters;
+	oncpu_ops(c, iters, false);
+}
+
+static void ctl_on_cpu(const struct bench_case *c, u8 *buf, u64 iters)
+{
+	(void)buf;
+	oncpu_ops(c, iters, true);
+}
+
 /* ---- the application processor --------------------------------------- */
 
 static void ap_main(void)
@@ -371,9 +508,24 @@ static bool wants_x2apic(u32 id)
 	       x2_self_reg(id);
 }
 
+static bool on_cpu_shape(u32 id)
+{
+	return id == I_IPI_ON_CPU || id == I_IPI_HALT_ON_CPU;
+}
+
 static bool on_ap(u32 id)
 {
-	return id == I_IPI || id == I_IPI_HALT;
+	return id == I_IPI || id == I_IPI_HALT || on_cpu_shape(id);
+}
+
+/* What a case counts against its ops: the AP's interrupts, the on_cpu
+ * calls the AP's handler took (the control's, run here, count in
+ * neither), or the BSP's interrupts. */
+static u64 counted(u32 id)
+{
+	if (on_cpu_shape(id))
+		return oncpu_calls;
+	return on_ap(id) ? ap_count : isr_count;
 }
 
 /* hlt cannot be bounded: prove first, with a bounded spin, that the
@@ -453,7 +605,7 @@ static const char *skip_irq(const struct bench_case *c)
 		why = "a self-IPI left pending with IF=0 did not arrive at `sti; nop`: `sti; hlt` would never wake";
 	ops_done = timeouts = tpr_early = 0;
 	gave_up = false;
-	isr_base = on_ap(c->arg) ? ap_count : isr_count;
+	isr_base = counted(c->arg);
 	return why;
 }
 
@@ -462,7 +614,7 @@ static const char *skip_irq(const struct bench_case *c)
  * TPR shapes every interrupt the raised TPR let by and a TPR left up. */
 static u32 verify_irq(const struct bench_case *c, const u8 *buf)
 {
-	u64 got = (on_ap(c->arg) ? ap_count : isr_count) - isr_base;
+	u64 got = counted(c->arg) - isr_base;
 	u64 bad = (got > ops_done ? got - ops_done : ops_done - got) + timeouts + tpr_early;
 
 	(void)buf;
@@ -478,6 +630,7 @@ static const u8 model[I_COUNT] = {
 	[I_SELF_XAPIC_HLT] = 3, [I_SELF_X2_REG_HLT] = 3, [I_SELF_XAPIC_TPR] = 3,
 	[I_SELF_X2_REG_TPR] = 3, [I_SELF_XAPIC_TPR_STI] = 4, [I_SELF_X2_REG_TPR_STI] = 4,
 	[I_SELF_XAPIC_TPR_HLT] = 4, [I_SELF_X2_REG_TPR_HLT] = 4, [I_IPI_HALT] = 4,
+	[I_IPI_ON_CPU] = 4, [I_IPI_HALT_ON_CPU] = 4,
 };
 
 static u32 model_irq(const struct bench_case *c, const u8 *buf)
@@ -490,7 +643,7 @@ static void extra_irq(const struct bench_case *c, const struct bench_result *r, 
 {
 	(void)r;
 	jw_str(w, "apic_mode", wants_x2apic(c->arg) ? "x2apic" : "xapic");
-	jw_u64(w, "interrupts", (on_ap(c->arg) ? ap_count : isr_count) - isr_base);
+	jw_u64(w, "interrupts", counted(c->arg) - isr_base);
 	jw_u64(w, "wait_timeouts", timeouts);
 	if (tpr_shape(c->arg)) {
 		jw_u64(w, "tpr_early", tpr_early);	/* taken under TPR 0xf: 0 */
@@ -507,10 +660,10 @@ static void extra_irq(const struct bench_case *c, const struct bench_result *r, 
 	.handler = HANDLER_KERNEL, .method = METHOD_SINGLE, .op = fn, .arg = a, \
 	.exits_model = model_irq, .skip = skip_irq, .verify = verify_irq, .extra = extra_irq, \
 	.no_control = IRQ_NO_CONTROL, .kut_name = k }
-#define IRQ_CTL(n, a, fn, ctl) { .suite = "exits", .name = n, .target = "lapic", \
+#define IRQ_CTL(n, a, fn, ctl, k) { .suite = "exits", .name = n, .target = "lapic", \
 	.handler = HANDLER_KERNEL, .method = METHOD_SINGLE, .op = fn, .control = ctl, \
 	.arg = a, .exits_model = model_irq, .skip = skip_irq, .verify = verify_irq, \
-	.extra = extra_irq, .kut_name = BENCH_NO_KUT }
+	.extra = extra_irq, .kut_name = k }
 #define NO_KUT BENCH_NO_KUT
 
 /* xAPIC first, then x2APIC, then ipi (the AP stays in xAPIC mode) */
@@ -524,7 +677,7 @@ static const struct bench_case cases[] = {
 	IRQ("self_ipi.xapic.tpr", I_SELF_XAPIC_TPR, op_self_ipi, "self_ipi_tpr"),
 	IRQ("self_ipi.xapic.tpr.sti_nop", I_SELF_XAPIC_TPR_STI, op_self_ipi, "self_ipi_tpr_sti_nop"),
 	IRQ("self_ipi.xapic.tpr.sti_hlt", I_SELF_XAPIC_TPR_HLT, op_self_ipi, "self_ipi_tpr_sti_hlt"),
-	IRQ_CTL("eoi.xapic", I_EOI_XAPIC, op_eoi, ctl_eoi),
+	IRQ_CTL("eoi.xapic", I_EOI_XAPIC, op_eoi, ctl_eoi, NO_KUT),
 	IRQ("self_ipi.x2apic.icr", I_SELF_X2_ICR, op_self_ipi, NO_KUT),
 	IRQ("self_ipi.x2apic.icr.sti_nop", I_SELF_X2_ICR_STI, op_self_ipi, NO_KUT),
 	IRQ("self_ipi.x2apic", I_SELF_X2_REG, op_self_ipi, NO_KUT),
@@ -535,9 +688,11 @@ static const struct bench_case cases[] = {
 	    "x2apic_self_ipi_tpr_sti_nop"),
 	IRQ("self_ipi.x2apic.tpr.sti_hlt", I_SELF_X2_REG_TPR_HLT, op_self_ipi,
 	    "x2apic_self_ipi_tpr_sti_hlt"),
-	IRQ_CTL("eoi.x2apic", I_EOI_X2APIC, op_eoi, ctl_eoi),
-	IRQ("ipi", I_IPI, op_ipi, "ipi"),
-	IRQ("ipi.halt", I_IPI_HALT, op_ipi, "ipi_halt"),
+	IRQ_CTL("eoi.x2apic", I_EOI_X2APIC, op_eoi, ctl_eoi, NO_KUT),
+	IRQ("ipi", I_IPI, op_ipi, NO_KUT),
+	IRQ("ipi.halt", I_IPI_HALT, op_ipi, NO_KUT),
+	IRQ_CTL("ipi.on_cpu", I_IPI_ON_CPU, op_on_cpu, ctl_on_cpu, "ipi"),
+	IRQ_CTL("ipi.halt.on_cpu", I_IPI_HALT_ON_CPU, op_on_cpu, ctl_on_cpu, "ipi_halt"),
 };
 
 static void pic_mask(u8 *saved1, u8 *saved2, bool restore)
@@ -559,7 +714,7 @@ static void check(const struct bench_case *c, const struct bench_result *r)
 
 	fmt_snprintf(name, sizeof(name), "exits.irq.%s", c->name);
 	fmt_snprintf(detail, sizeof(detail), "%lu interrupts for %lu ops, %lu waits timed out (%u us each)",
-		     (on_ap(c->arg) ? ap_count : isr_count) - isr_base,
+		     counted(c->arg) - isr_base,
 		     c->op == op_eoi ? 0 : ops_done, timeouts, IRQ_WAIT_US);
 	bench_check(name, r->mismatches == 0, detail);
 }
@@ -575,6 +730,7 @@ void exits_irq_run(void)
 	irq_set_handler(VEC_SELF, isr_bsp);
 	irq_set_handler(VEC_TIMER, isr_bsp);
 	irq_set_handler(VEC_AP, isr_ap);
+	irq_set_handler(VEC_AP_ON_CPU, isr_on_cpu);
 	pic_mask(&imr1, &imr2, false);
 	for (i = 0; i < ARRAY_SIZE(cases); i++)
 		if (bench_run(&cases[i], &r) >= 0)

@@ -30,8 +30,21 @@ class IrqTcg(unittest.TestCase):
             self.assertTrue(c["exits.irq." + case]["ok"], c.get("exits.irq." + case))
         r = self.b.result("ipi")
         self.assertGreater(r["interrupts"], 0, r)
-        self.assertEqual(r["kut_name"], "ipi")
+        self.assertIsNone(r["kut_name"])   # vmexit's ipi is ipi.on_cpu's
         self.assertEqual(r["exits_model"], 4)
+
+    def test_on_cpu_round_trip_counts_completions_and_has_a_control(self):
+        """vmexit's ipi and ipi_halt: on_cpu's round trip, each call
+        completed by the AP (the guest's check), net of the same round trip
+        run on the BSP alone."""
+        c = checks(self.b)
+        for case, kut in (("ipi.on_cpu", "ipi"), ("ipi.halt.on_cpu", "ipi_halt")):
+            r = self.b.result(case)
+            self.assertEqual((r["kut_name"], r["exits_model"]), (kut, 4), r)
+            self.assertTrue(c["exits.irq." + case]["ok"], c.get("exits.irq." + case))
+            self.assertGreater(r["interrupts"], 0, r)
+            self.assertEqual(r["wait_timeouts"], 0, r)
+            self.assertIn("median", r["cycles_control"], r)
 
     def test_vmexit_shapes_check_tpr_and_interrupts(self):
         c = checks(self.b)
@@ -39,7 +52,7 @@ class IrqTcg(unittest.TestCase):
                           ("self_ipi.xapic.tpr", "self_ipi_tpr"),
                           ("self_ipi.xapic.tpr.sti_nop", "self_ipi_tpr_sti_nop"),
                           ("self_ipi.xapic.tpr.sti_hlt", "self_ipi_tpr_sti_hlt"),
-                          ("ipi.halt", "ipi_halt")):
+                          ("ipi.halt.on_cpu", "ipi_halt")):
             r = self.b.result(case)
             self.assertEqual(r["kut_name"], kut)
             # the guest's check compares interrupts with its own op count

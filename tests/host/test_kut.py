@@ -439,6 +439,35 @@ class Agreement(unittest.TestCase):
         self.assertIn("statistic not resolved", row["cause"])
         self.assertIn("work (named, not measured)", row["cause"])
 
+    def test_a_round_trip_twin_names_its_work_measured(self):
+        # vmexit's ipi is on_cpu's round trip: its twin (ipi.tm) against
+        # trapmeter's one-way ipi of the same boot is the work it adds
+        b = boots({"ipi": [900, 950, 1000], self.REF: [20, 20, 20]},
+                  {"ipi": [480, 500, 490], self.REF: [10, 10, 10]},
+                  extra={"ipi": [200, 210, 205]})
+        row = kutcmp.diff_row(b, "ipi", self.REF, "pvm")
+        self.assertIn("on_cpu", row["work"])
+        self.assertIn("ipi.tm - ipi: +285 (+280..+290, 3 boots)", row["work"])
+        self.assertIn("counted on PVM", row["work"])
+        # the counts belong to the backend they were made on
+        row = kutcmp.diff_row(b, "ipi", self.REF, "vmx")
+        self.assertNotIn("counted", row["work"])
+        # an agreeing row still prints it
+        b[0]["vmexit"]["ipi"] = 400
+        levels, diffs = kutcmp.rows(b, ["ipi", self.REF], self.REF, "pvm")
+        self.assertEqual(diffs[0]["verdict"], "agree", diffs[0])
+        text = kut_table.render_side_by_side(levels, diffs, {}, {}, "kvm")
+        self.assertIn("ipi: agree: within the spread over 3 boots; work: "
+                      "vmexit's ipi is lib/x86/smp.c's on_cpu", text)
+        # without the one-way case, or for another name, no work is named
+        for boot in b:
+            del boot["cases"]["ipi"]
+        self.assertNotIn("work", kutcmp.diff_row(b, "ipi", self.REF, "pvm"))
+        self.assertNotIn("work", kutcmp.diff_row(
+            boots({"cpuid": [30, 32, 31], self.REF: [20, 21, 20]},
+                  {"cpuid": [15, 16, 15], self.REF: [5, 6, 5]}),
+            "cpuid", self.REF))
+
     def test_one_boot_is_not_resolved(self):
         b = boots({"cpuid": [40], self.REF: [20]},
                   {"cpuid": [10], self.REF: [15]})

@@ -114,11 +114,12 @@ def render_side_by_side(levels, diffs, left_out, host, accel):
              _diff(r["net"]), r["verdict"]] for r in diffs]
     lines += _table(["vmexit case", "vmexit", "trapmeter gross",
                      "trapmeter net", "agreement"], rows)
-    notes = [r for r in diffs if r["verdict"] != "agree"]
+    notes = [r for r in diffs if r["verdict"] != "agree" or r.get("work")]
     if notes:
         lines.append("")
-        lines += ["  %s: %s: %s" % (r["kut_name"], r["verdict"], r["cause"])
-                  for r in notes]
+        lines += ["  %s: %s: %s%s" % (r["kut_name"], r["verdict"], r["cause"],
+                                      "; work: " + r["work"] if r.get("work")
+                                      else "") for r in notes]
     for name, why in sorted(left_out.items()):
         lines.append("  %s: not run in vmexit here: %s" % (name, why))
     return "\n".join(lines) + "\n"

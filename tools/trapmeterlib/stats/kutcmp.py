@@ -127,6 +127,31 @@ COUNTED = {"wbinvd": _COUNTED_INSNS % 8 + _SHORT_OF_REF,
            "mov_from_cr8": _COUNTED_INSNS % 8 + _SHORT_OF_REF,
            "mov_dr": _COUNTED_INSNS % 9 + _SHORT_OF_REF}
 
+# vmexit cases whose twin repeats work a plainer trapmeter case of the
+# same exits leaves out: {kut name: (the plainer case, what the twin
+# adds)}.  Every row of such a case names the difference, measured boot
+# by boot as the twin's gross less the plainer case's (same boot).
+# Counted under KVM on PVM (perf kvm:* and sched:* on each tool's boot,
+# per op; docs/measurements.md "ipi and ipi_halt"): both tools send one
+# IPI, wake the halted AP once and hand the host CPU to it once; what
+# differs is the guest instructions outside the wait (BSP / AP), each an
+# emulation on that backend.
+_ON_CPU = ("vmexit's %s is lib/x86/smp.c's on_cpu(1, nop, 0) round trip "
+           "(lock, the call's state, an indirect call on the AP, a flag "
+           "back)")
+_ON_CPU_COUNTED = (
+    "counted on PVM, per op: the same IPI, wake-up and host CPU switch in "
+    "both tools, and emulated instructions outside the wait (BSP/AP) "
+    "vmexit %d/%d, trapmeter's %s %d/%d, %s %d/%d; vmexit's figure is its "
+    "last span's mean, and its own per-op median (from its IPI times) "
+    "was 0.41-0.88 of it (ops over 3x the median held 4-61 %% of a span)")
+ROUND_TRIP = {"ipi": ("ipi", _ON_CPU % "ipi"),
+              "ipi_halt": ("ipi.halt", _ON_CPU % "ipi_halt")}
+ROUND_TRIP_COUNTED = {
+    "ipi": _ON_CPU_COUNTED % (83, 58, "ipi", 33, 53, "ipi.on_cpu", 58, 70),
+    "ipi_halt": _ON_CPU_COUNTED % (77, 58, "ipi.halt", 50, 53,
+                                   "ipi.halt.on_cpu", 63, 70)}
+
 
 def spread(values):
     """(median, low, high, n) of the numbers among values; None if none."""
@@ -197,7 +222,28 @@ def diff_row(boots, name, ref=REFERENCE, flavour=None):
            "gross": spread(_diffs(boots, name, ref, _tm("gross"))),
            "net": spread(_diffs(boots, name, ref, _tm("net")))}
     row["verdict"], row["cause"] = judge(boots, row, name, ref, flavour)
+    work = round_trip(boots, name, flavour)
+    if work:
+        row["work"] = work
     return row
+
+
+def round_trip(boots, name, flavour=None):
+    """"what the twin adds; measured: twin - plainer case (range)" for a
+    ROUND_TRIP name (with the counts on the backend they were made on),
+    or None (another name, or not both cases in one boot)."""
+    plain = ROUND_TRIP.get(name)
+    twin = _twin_case(boots, name)
+    if not plain or not twin:
+        return None
+    sp = _pair(boots, _twin(boots, name, "gross"),
+               _case_pick(plain[0], "gross"))
+    if sp is None:
+        return None
+    counted = "; " + ROUND_TRIP_COUNTED[name] if flavour == INSNS_BACKEND \
+        else ""
+    return "%s; measured, trapmeter's %s - %s: %s%s" % (
+        plain[1], twin, plain[0], fmt_range(sp), counted)
 
 
 def _twin(boots, name, key):
