@@ -459,6 +459,11 @@ class Agreement(unittest.TestCase):
         text = kut_table.render_side_by_side(levels, diffs, {}, {}, "kvm")
         self.assertIn("ipi: agree: within the spread over 3 boots; work: "
                       "vmexit's ipi is lib/x86/smp.c's on_cpu", text)
+        # a file from before the twin (ipi's kut_name on ipi) names none
+        older = copy.deepcopy(b)
+        for boot in older:
+            boot["trapmeter"]["ipi"]["case"] = "ipi"
+        self.assertNotIn("work", kutcmp.diff_row(older, "ipi", self.REF, "pvm"))
         # without the one-way case, or for another name, no work is named
         for boot in b:
             del boot["cases"]["ipi"]

@@ -231,10 +231,11 @@ def diff_row(boots, name, ref=REFERENCE, flavour=None):
 def round_trip(boots, name, flavour=None):
     """"what the twin adds; measured: twin - plainer case (range)" for a
     ROUND_TRIP name (with the counts on the backend they were made on),
-    or None (another name, or not both cases in one boot)."""
+    or None (another name, a file whose twin is the plainer case itself,
+    or not both cases in one boot)."""
     plain = ROUND_TRIP.get(name)
     twin = _twin_case(boots, name)
-    if not plain or not twin:
+    if not plain or not twin or twin == plain[0]:
         return None
     sp = _pair(boots, _twin(boots, name, "gross"),
                _case_pick(plain[0], "gross"))
