@@ -44,7 +44,7 @@ the model with a drift) that alarm at any of the checks after runs
 in the model, and gives the share found within WATCH_MAX runs (with its
 95 % interval), within WATCH_SOON, and the delay; `watch-null` gives the
 quantiles of an A/A series' largest CUSUM (every check, series and side),
-which set the CUSUM's threshold (changewatch.THRESHOLD: about the 98th
+which set the CUSUM's threshold (changewatch.THRESHOLD: about the 99th
 percentile; --threshold tries another); `watch-oracle` the delay of a
 CUSUM that knows every level and sd, the bound on any test of the floors.
 --watch-tests calm runs the

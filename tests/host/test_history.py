@@ -26,7 +26,7 @@ sys.path.insert(0, os.path.join(ROOT, "tools"))
 from trapmeterlib.backends import historydb  # noqa: E402
 from trapmeterlib.guest.dump import DumpParser  # noqa: E402
 from trapmeterlib.output import history_export, resultsfile  # noqa: E402
-from trapmeterlib.stats import runlevel  # noqa: E402
+from trapmeterlib.stats import changewatch, runlevel  # noqa: E402
 
 RUNNER = os.path.join(ROOT, "tools", "trapmeter")
 FIX = os.path.join(ROOT, "tests", "fixtures")
@@ -538,11 +538,11 @@ class Check(Tmp):
         out = proc.stdout
         self.assertIn("check after every run: 36 tests of the newest runs' "
                       "floor, each at p <= 5.6e-06 (alpha 0.02 over 100 "
-                      "checks), and a CUSUM of the calm runs at 6 "
-                      "(measured)", out)
+                      "checks), and a CUSUM of the calm runs at %g "
+                      "(measured)" % changewatch.THRESHOLD, out)
         self.assertRegex(out, r"change \(newest runs\) at run (49|50|51) "
                          r"of 60: exits/pio.user cycles_per_op \+.*; "
-                         r"(p \S+|CUSUM \S+ >= 6) \(rise of the newest "
+                         r"(p \S+|CUSUM \S+ >= \d+) \(rise of the newest "
                          r"\d+ runs' floors: (lowest floor|calm runs' "
                          r"CUSUM)\)")
         self.assertNotIn("cpuid cycles_per_op", out)
