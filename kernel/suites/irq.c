@@ -12,6 +12,15 @@
  *                       (TMICT write), `sti; hlt`: TMICT, HLT, EOI   3
  *   tscdeadline.immed   IA32_TSC_DEADLINE = now with IF=1: the wrmsr
  *                       fires the timer at once; wrmsr, EOI          2
+ *   tscdeadline.immed.cpuid  vmexit's tscdeadline_immed: the deadline
+ *                       from an unfenced rdtsc, then CPUID leaf 0 (its
+ *                       wrmsr_tscdeadline_serialize), IF=1, and, as
+ *                       vmexit, no wait: each write re-arms the timer,
+ *                       so an interrupt not yet injected is replaced by
+ *                       the next one.  The interrupts taken are counted
+ *                       ("interrupts"): at most one a write, and a probe
+ *                       first proves one arrives (else a named skip);
+ *                       wrmsr, EOI, cpuid where each fires at once   3
  *   tscdeadline         deadline now + 3000 cycles, spin until the
  *                       interrupt: wrmsr, the timer's own exit
  *                       (preemption timer or host hrtimer IRQ), EOI 3
@@ -69,6 +78,7 @@
 #include "drivers/lapic.h"
 #include "drivers/fw_cfg.h"
 #include "arch/x86/cpu.h"
+#include "arch/x86/control.h"
 #include "arch/x86/io.h"
 #include "arch/x86/irq.h"
 #include "arch/x86/smp.h"
@@ -103,7 +113,7 @@ enum irq_op { I_HLT_TIMER, I_DEADLINE_IMMED, I_DEADLINE, I_SELF_XAPIC, I_SELF_X2
 	      /* vmexit's other self-IPI shapes, xAPIC ICR and x2APIC SELF_IPI */
 	      I_SELF_XAPIC_HLT, I_SELF_XAPIC_TPR, I_SELF_XAPIC_TPR_STI, I_SELF_XAPIC_TPR_HLT,
 	      I_SELF_X2_REG_HLT, I_SELF_X2_REG_TPR, I_SELF_X2_REG_TPR_STI, I_SELF_X2_REG_TPR_HLT,
-	      I_IPI_HALT, I_IPI_ON_CPU, I_IPI_HALT_ON_CPU, I_COUNT };
+	      I_IPI_HALT, I_IPI_ON_CPU, I_IPI_HALT_ON_CPU, I_DEADLINE_CPUID, I_COUNT };
 
 static volatile u64 isr_count;     /* BSP's interrupts */
 static volatile u64 ap_count;      /* the AP's */
@@ -178,6 +188,72 @@ static void op_deadline(const struct bench_case *c, u8 *buf, u64 iters)
 		wait_count(&isr_count, want);
 	}
 	irq_disable();
+}
+
+/* vmexit's plain rdtsc (no fence), as its tscdeadline_immed and ipi()
+ * read it */
+static inline u64 rdtsc_unfenced(void)
+{
+	u32 lo, hi;
+
+	__asm__ volatile("rdtsc" : "=a"(lo), "=d"(hi));
+	return ((u64)hi << 32) | lo;
+}
+
+/* vmexit's tscdeadline_immed op: no wait, its interrupts are counted */
+static void op_deadline_cpuid(const struct bench_case *c, u8 *buf, u64 iters)
+{
+	(void)c;
+	(void)buf;
+	ops_done += iters;
+	irq_enable();
+	while (iters--) {
+		lapic_deadline_arm(rdtsc_unfenced());
+		cpuid(0, 0);
+	}
+	irq_disable();
+}
+
+/* Its control: the same loop with the MSR's and CPUID's registers
+ * around nops. */
+static void ctl_deadline_cpuid(const struct bench_case *c, u8 *buf, u64 iters)
+{
+	(void)c;
+	(void)buf;
+	while (iters--) {
+		ctl_msr(MSR_TSC_DEADLINE, rdtsc_unfenced());
+		ctl_cpuid(0, 0);
+	}
+}
+
+/* The case's last write may still be armed, or its interrupt pending:
+ * disarm (a deadline of 0), take what is pending, so no interrupt of
+ * this case lands in the next one's count. */
+static void deadline_cpuid_drain(void)
+{
+	lapic_deadline_arm(0);
+	irq_window();
+}
+
+/* A deadline of now arrives within IRQ_WAIT_US (bounded spin). */
+static bool deadline_fires(void)
+{
+	u64 before = isr_count, left = timeouts;
+
+	irq_enable();
+	lapic_deadline_arm(rdtsc_unfenced());
+	wait_count(&isr_count, before + 1);
+	irq_disable();
+	if (timeouts != left) {
+		timeouts = left;
+		return false;
+	}
+	return true;
+}
+
+static bool deadline_case(u32 id)
+{
+	return id == I_DEADLINE || id == I_DEADLINE_IMMED || id == I_DEADLINE_CPUID;
 }
 
 static bool sti_nop(u32 id)
@@ -324,15 +400,6 @@ static volatile u32 ctl_icr;       /* the control's ICR stand-in */
 static void oncpu_nop(void *data)
 {
 	(void)data;
-}
-
-/* vmexit's plain rdtsc (no fence), as its ipi() reads it */
-static inline u64 rdtsc_unfenced(void)
-{
-	u32 lo, hi;
-
-	__asm__ volatile("rdtsc" : "=a"(lo), "=d"(hi));
-	return ((u64)hi << 32) | lo;
 }
 
 /* smp.c's ipi(): with wait set, "done" and the EOI after the function */
@@ -550,7 +617,7 @@ static const char *setup(u32 id)
 {
 	if (wants_x2apic(id) && !lapic_has_x2apic())
 		return "no x2APIC (CPUID 1 ECX[21])";
-	if ((id == I_DEADLINE || id == I_DEADLINE_IMMED) && !lapic_has_tsc_deadline())
+	if (deadline_case(id) && !lapic_has_tsc_deadline())
 		return "no TSC-deadline timer (CPUID 1 ECX[24])";
 	if (on_ap(id) && start_ap())
 		return ap_why;
@@ -564,8 +631,10 @@ static const char *setup(u32 id)
 		if (!timer_fires())
 			return "the one-shot LAPIC timer interrupt did not arrive within 1 s: `hlt` would never wake";
 	}
-	if (id == I_DEADLINE || id == I_DEADLINE_IMMED)
+	if (deadline_case(id))
 		lapic_deadline_mode(VEC_TIMER);
+	if (id == I_DEADLINE_CPUID && !deadline_fires())
+		return "a TSC deadline of now raised no interrupt within 1 s: the case's interrupts could not be counted";
 	return NULL;
 }
 
@@ -614,10 +683,17 @@ static const char *skip_irq(const struct bench_case *c)
  * TPR shapes every interrupt the raised TPR let by and a TPR left up. */
 static u32 verify_irq(const struct bench_case *c, const u8 *buf)
 {
-	u64 got = counted(c->arg) - isr_base;
-	u64 bad = (got > ops_done ? got - ops_done : ops_done - got) + timeouts + tpr_early;
+	u64 got, bad;
 
 	(void)buf;
+	if (c->arg == I_DEADLINE_CPUID) {
+		/* at most one interrupt a write: no wait, so fewer is no error */
+		deadline_cpuid_drain();
+		got = isr_count - isr_base;
+		return got > ops_done ? 1 : 0;
+	}
+	got = counted(c->arg) - isr_base;
+	bad = (got > ops_done ? got - ops_done : ops_done - got) + timeouts + tpr_early;
 	if (tpr_shape(c->arg) && read_cr8() != 0)
 		bad++;		/* the TPR did not come back down */
 	return bad > 0xffffffffull ? 0xffffffffu : (u32)bad;
@@ -630,7 +706,7 @@ static const u8 model[I_COUNT] = {
 	[I_SELF_XAPIC_HLT] = 3, [I_SELF_X2_REG_HLT] = 3, [I_SELF_XAPIC_TPR] = 3,
 	[I_SELF_X2_REG_TPR] = 3, [I_SELF_XAPIC_TPR_STI] = 4, [I_SELF_X2_REG_TPR_STI] = 4,
 	[I_SELF_XAPIC_TPR_HLT] = 4, [I_SELF_X2_REG_TPR_HLT] = 4, [I_IPI_HALT] = 4,
-	[I_IPI_ON_CPU] = 4, [I_IPI_HALT_ON_CPU] = 4,
+	[I_IPI_ON_CPU] = 4, [I_IPI_HALT_ON_CPU] = 4, [I_DEADLINE_CPUID] = 3,
 };
 
 static u32 model_irq(const struct bench_case *c, const u8 *buf)
@@ -645,12 +721,14 @@ static void extra_irq(const struct bench_case *c, const struct bench_result *r, 
 	jw_str(w, "apic_mode", wants_x2apic(c->arg) ? "x2apic" : "xapic");
 	jw_u64(w, "interrupts", counted(c->arg) - isr_base);
 	jw_u64(w, "wait_timeouts", timeouts);
+	if (c->arg == I_DEADLINE_CPUID)
+		jw_u64(w, "writes", ops_done);	/* "interrupts" of these, at most */
 	if (tpr_shape(c->arg)) {
 		jw_u64(w, "tpr_early", tpr_early);	/* taken under TPR 0xf: 0 */
 		jw_u64(w, "tpr_after", read_cr8());
 	}
 	/* xAPIC registers are MMIO KVM answers: no exit reaches QEMU */
-	if (!wants_x2apic(c->arg) && c->arg != I_DEADLINE && c->arg != I_DEADLINE_IMMED) {
+	if (!wants_x2apic(c->arg) && !deadline_case(c->arg)) {
 		jw_hex(w, "addr", LAPIC_BASE);
 		jw_u64(w, "exits_to_qemu_model", 0);
 	}
@@ -669,7 +747,9 @@ static void extra_irq(const struct bench_case *c, const struct bench_result *r, 
 /* xAPIC first, then x2APIC, then ipi (the AP stays in xAPIC mode) */
 static const struct bench_case cases[] = {
 	IRQ("hlt.timer", I_HLT_TIMER, op_hlt_timer, NO_KUT),
-	IRQ("tscdeadline.immed", I_DEADLINE_IMMED, op_deadline, "tscdeadline_immed"),
+	IRQ("tscdeadline.immed", I_DEADLINE_IMMED, op_deadline, NO_KUT),
+	IRQ_CTL("tscdeadline.immed.cpuid", I_DEADLINE_CPUID, op_deadline_cpuid,
+		ctl_deadline_cpuid, "tscdeadline_immed"),
 	IRQ("tscdeadline", I_DEADLINE, op_deadline, "tscdeadline"),
 	IRQ("self_ipi.xapic", I_SELF_XAPIC, op_self_ipi, NO_KUT),
 	IRQ("self_ipi.xapic.sti_nop", I_SELF_XAPIC_STI, op_self_ipi, "self_ipi_sti_nop"),

@@ -73,7 +73,7 @@ class IrqTcg(unittest.TestCase):
         ran = {r["case"] for r in self.b.boot["results"]}
         for case in ("self_ipi.x2apic", "eoi.x2apic"):
             self.assertTrue(case in ran or "x2APIC" in skips.get(case, ""), skips)
-        for case in ("tscdeadline", "tscdeadline.immed"):
+        for case in ("tscdeadline", "tscdeadline.immed", "tscdeadline.immed.cpuid"):
             self.assertTrue(case in ran or "TSC-deadline" in skips.get(case, ""), skips)
 
     def test_ipi_skips_without_second_vcpu(self):
@@ -102,6 +102,20 @@ class IrqKvm(unittest.TestCase):
             self.assertTrue(c["ok"], c)
         for r in self.b.boot["results"]:
             self.assertIsNotNone(r.get("exits_measured"), r.get("exits_note"))
+
+    def test_tscdeadline_immed_twin_counts_its_interrupts(self):
+        """vmexit's tscdeadline_immed does not wait: the twin takes at
+        most one interrupt a write, counted, and has a control."""
+        skips = {s["case"]: s["reason"] for s in self.b.boot["skips"]}
+        if "tscdeadline.immed.cpuid" in skips:
+            self.assertIn("TSC-deadline", skips["tscdeadline.immed.cpuid"])
+            return
+        r = self.b.result("tscdeadline.immed.cpuid")
+        self.assertEqual(r["kut_name"], "tscdeadline_immed")
+        self.assertGreater(r["writes"], 0, r)
+        self.assertLessEqual(r["interrupts"], r["writes"], r)
+        self.assertIn("cycles_control", r)
+        self.assertIsNone(self.b.result("tscdeadline.immed").get("kut_name"))
 
 
 if __name__ == "__main__":

@@ -696,5 +696,71 @@ class GuestNames(unittest.TestCase):
         self.assertEqual(missing, NOT_YET)
 
 
+
+IRQ_C = os.path.join(REPO, "kernel", "suites", "irq.c")
+IRQ_ENTRY = re.compile(r'\bIRQ(?:_CTL)?\(\s*"([^"]+)"\s*,\s*\w+\s*,'
+                       r'\s*(\w+)\s*,([^)]*)\)')
+
+
+def irq_twins(text):
+    """[(case, op function, kut_name)] of irq.c's case table entries that
+    name a vmexit twin (a quoted last argument)."""
+    out = []
+    for case, op, rest in IRQ_ENTRY.findall(text):
+        kut = re.findall(r'"([^"]+)"', rest)
+        if kut:
+            out.append((case, op, kut[-1]))
+    return out
+
+
+def c_function(text, name):
+    """The body of `static void name(...)` in a C text, or None."""
+    found = re.search(r"^static void %s\(.*?^}\n" % re.escape(name), text,
+                      re.M | re.S)
+    return found and found.group(0)
+
+
+class IrqTwins(unittest.TestCase):
+    """irq.c names each vmexit interrupt case once, the recorded coverage
+    names that case, and tscdeadline_immed's twin does vmexit's work:
+    WRMSR(now), then CPUID, with no wait for the interrupt."""
+
+    def test_one_case_per_name_and_the_fixtures_name_it(self):
+        twins = irq_twins(read(IRQ_C))
+        names = [k for _c, _o, k in twins]
+        self.assertIn("tscdeadline_immed", names)
+        self.assertEqual(len(names), len(set(names)), "a kut_name twice")
+        for fixture in COVERAGE_FIXTURES:
+            cov = recorded_coverage(fixture)
+            for case, _op, kut in twins:
+                self.assertEqual(entry_cases(cov[kut]), [case],
+                                 "%s: %s" % (fixture, kut))
+
+    def test_tscdeadline_immed_does_vmexits_work(self):
+        text = read(IRQ_C)
+        op = [o for _c, o, k in irq_twins(text) if k == "tscdeadline_immed"][0]
+        body = c_function(text, op)
+        self.assertIsNotNone(body, op)
+        self.assertRegex(body, r"lapic_deadline_arm\(rdtsc_unfenced\(\)\);"
+                         r"\s*cpuid\(0, 0\);")
+        self.assertNotIn("wait_count", body)
+
+    def test_instruction_counts_name_committed_cases(self):
+        """TM_INSNS keys are trapmeter cases (a renamed case drops its
+        count silently otherwise)."""
+        folder = os.path.join(REPO, "kernel", "suites")
+        code = "".join(read(os.path.join(folder, n)) for n in os.listdir(folder)
+                       if n.endswith(".c"))
+        self.assertEqual([c for c in kutcmp.TM_INSNS if '"%s"' % c not in code],
+                         [])
+
+    def test_the_parser_sees_a_moved_name(self):
+        text = ('IRQ("a", I_A, op_a, "tscdeadline_immed"),\n'
+                'IRQ_CTL("b", I_B, op_b,\n\t    ctl_b, "tscdeadline"),\n'
+                'IRQ_CTL("c", I_C, op_c, ctl_c, NO_KUT),\nIRQ("d", I_D, op_d, NO_KUT),')
+        self.assertEqual(irq_twins(text), [("a", "op_a", "tscdeadline_immed"),
+                                           ("b", "op_b", "tscdeadline")])
+
+
 if __name__ == "__main__":
     unittest.main()
