@@ -34,7 +34,9 @@
  *   invd            always exits; KVM's fastpath skips it  invd
  *   cr0.wp.toggle   CR0.WP off and on again: guest-owned on VMX with
  *                   EPT (0 exits), the selective CR0 write intercept on
- *                   SVM (2)                              toggle_cr0_wp
+ *                   SVM (2)
+ *   cr0.wp.toggle.whole  vmexit's: CR0 = PE|PG, then PE|WP|PG; CR0 put
+ *                   back after the case; exits as above  toggle_cr0_wp
  *   cr4.pge.toggle  CR4.PGE flipped and back: 2 exits     toggle_cr4_pge
  *   wrmsr.tsx_ctrl  MSR 0x122 (skipped without ARCH_CAPABILITIES[7])
  *                                                        wr_tsx_ctrl_msr
@@ -189,7 +191,7 @@ static const char *skip_vmcall(const struct bench_case *c)
 enum insn { I_INL_QEMU, I_OUTB_ELCR, I_INB_ELCR, I_PMTIMER, I_CR8_READ, I_CR8_WRITE, I_DR7,
 	    I_RD_APICBASE, I_RD_TSC_ADJUST, I_WR_TSC_ADJUST, I_WR_KGSBASE, I_RD_CORE_THREADS, I_WBINVD,
 	    I_XSETBV, I_INVD, I_CR0_WP, I_CR4_PGE, I_WR_TSX_CTRL, I_WR_IBRS, I_WR_IBPB,
-	    I_COUNT };
+	    I_CR0_WHOLE, I_COUNT };
 
 #define MSR_APIC_BASE      0x1b
 #define MSR_TSC_ADJUST     0x3b
@@ -213,6 +215,12 @@ enum insn { I_INL_QEMU, I_OUTB_ELCR, I_INB_ELCR, I_PMTIMER, I_CR8_READ, I_CR8_WR
 #define CPUID_EXT_MAX      0x80000000u
 #define CPUID_EXT_8        0x80000008u
 #define CR0_WP             (1ull << 16)
+#define CR0_PE             (1ull << 0)
+#define CR0_PG             (1ull << 31)
+/* vmexit's toggle_cr0_wp writes CR0 whole: PE|PG, then PE|WP|PG (NE,
+ * ET, MP, AM, ... cleared; nothing this kernel relies on) */
+#define CR0_WHOLE_OFF      (CR0_PE | CR0_PG)
+#define CR0_WHOLE_ON       (CR0_PE | CR0_WP | CR0_PG)
 #define CR4_PGE            (1ull << 7)
 #define CR4_OSXSAVE        (1ull << 18)
 /* -smp N: QEMU makes N cores of one thread each in one package */
@@ -250,6 +258,7 @@ static void insn_once(u32 id)
 	case I_WBINVD: wbinvd(); break;
 	case I_INVD: invd(); break;
 	case I_CR0_WP: write_cr0(cr0_now ^ CR0_WP); write_cr0(cr0_now); break;
+	case I_CR0_WHOLE: write_cr0(CR0_WHOLE_OFF); write_cr0(CR0_WHOLE_ON); break;
 	case I_CR4_PGE: write_cr4(cr4_now ^ CR4_PGE); write_cr4(cr4_now); break;
 	case I_WR_TSX_CTRL: wrmsr(MSR_TSX_CTRL, 0); break;
 	/* vmexit's shape: IBRS on, then off */
@@ -278,6 +287,7 @@ static void ctl_once(u32 id)
 	case I_INL_QEMU: case I_INB_ELCR: case I_PMTIMER: case I_CR8_READ: (void)ctl_word; break;
 	case I_OUTB_ELCR: case I_CR8_WRITE: case I_DR7: ctl_word = elcr_now; break;
 	case I_CR0_WP: ctl_word = cr0_now ^ CR0_WP; ctl_word = cr0_now; break;
+	case I_CR0_WHOLE: ctl_word = CR0_WHOLE_OFF; ctl_word = CR0_WHOLE_ON; break;
 	case I_CR4_PGE: ctl_word = cr4_now ^ CR4_PGE; ctl_word = cr4_now; break;
 	case I_WBINVD: case I_INVD: __asm__ volatile("nop" ::: "memory"); break;
 	case I_WR_IBRS: ctl_msr(MSR_SPEC_CTRL, SPEC_CTRL_IBRS); ctl_msr(MSR_SPEC_CTRL, 0); break;
@@ -368,6 +378,16 @@ static u32 vcpus(void)
 	return n ? n : 1;
 }
 
+/* cr0.wp.toggle.whole leaves CR0 as vmexit's does (PE|WP|PG): check
+ * that, then put back the CR0 the other cases and the .upages pass find. */
+static u32 cr0_whole_restore(void)
+{
+	u32 bad = read_cr0() != CR0_WHOLE_ON;
+
+	write_cr0(cr0_now);
+	return bad;
+}
+
 /* rdmsr.core_threads: the count QEMU made; the toggles: CR0 and CR4 back
  * as they were (a lost write would leave WP or PGE flipped). */
 static u32 verify_insn(const struct bench_case *c, const u8 *buf)
@@ -375,6 +395,8 @@ static u32 verify_insn(const struct bench_case *c, const u8 *buf)
 	(void)buf;
 	if (c->arg == I_CR0_WP)
 		return read_cr0() != cr0_now;
+	if (c->arg == I_CR0_WHOLE)
+		return cr0_whole_restore();
 	if (c->arg == I_CR4_PGE)
 		return read_cr4() != cr4_now;
 	return c->arg == I_RD_CORE_THREADS && msr_seen != CORE_THREADS(vcpus());
@@ -450,7 +472,7 @@ static struct bench_case ext_cases[] = {
 	/* INVD always exits (VMX unconditionally, SVM INTERCEPT_INVD); KVM
 	 * skips it on its fastpath since 2025 */
 	EXT("invd", "cpu", HANDLER_KERNEL, I_INVD, bench_model_one, "invd"),
-	EXT("cr0.wp.toggle", "cpu", HANDLER_KERNEL, I_CR0_WP, model_cr0_wp, "toggle_cr0_wp"),
+	EXT("cr0.wp.toggle", "cpu", HANDLER_KERNEL, I_CR0_WP, model_cr0_wp, NO_KUT),
 	/* CR4.PGE is never guest-owned (a flip flushes global TLB entries):
 	 * both writes exit on VMX and SVM */
 	EXT("cr4.pge.toggle", "cpu", HANDLER_KERNEL, I_CR4_PGE, model_two, "toggle_cr4_pge"),
@@ -460,6 +482,11 @@ static struct bench_case ext_cases[] = {
 	 * PRED_CMD to a guest with IBPB (vmx/svm set_msr): no exit per op */
 	EXT("wrmsr.spec_ctrl.ibrs", "msr", HANDLER_KERNEL, I_WR_IBRS, model_zero, "wr_ibrs_msr"),
 	EXT("wrmsr.pred_cmd.ibpb", "msr", HANDLER_KERNEL, I_WR_IBPB, model_zero, "wr_ibpb_msr"),
+	/* vmexit's toggle_cr0_wp: CR0 written whole.  After the first op
+	 * only WP changes against what KVM last saw: the same exits as
+	 * cr0.wp.toggle (model_cr0_wp) */
+	EXT("cr0.wp.toggle.whole", "cpu", HANDLER_KERNEL, I_CR0_WHOLE, model_cr0_wp,
+	    "toggle_cr0_wp"),
 };
 
 /* The ".upages" pass: these cases again on user-accessible pages, each in

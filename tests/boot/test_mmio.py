@@ -114,7 +114,9 @@ class ExtendedTcg(unittest.TestCase):
         for case, kut in (("cpuid", "cpuid"), ("inl.unassigned", "inl_from_qemu"),
                           ("cr8.write", "mov_to_cr8"), ("dr7.write", "mov_dr"),
                           ("wrmsr.tsc_adjust", "wr_tsc_adjust_msr"),
-                          ("rdmsr.core_threads", None), ("wbinvd", "wbinvd")):
+                          ("rdmsr.core_threads", None), ("wbinvd", "wbinvd"),
+                          ("cr0.wp.toggle.whole", "toggle_cr0_wp"),
+                          ("cr0.wp.toggle", None)):
             self.assertIn("kut_name", r(case), case)
             self.assertEqual(r(case)["kut_name"], kut, case)
         self.assertEqual(r("dr7.write")["exits_model"], 0)

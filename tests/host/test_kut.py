@@ -762,5 +762,53 @@ class IrqTwins(unittest.TestCase):
                                            ("b", "op_b", "tscdeadline")])
 
 
+
+EXITS_C = os.path.join(REPO, "kernel", "suites", "exits.c")
+EXT_ENTRY = re.compile(r'\bEXTP?\(\s*"([^"]+)"\s*,\s*"[^"]*"\s*,\s*\w+\s*,\s*(\w+)'
+                       r'\s*,([^)]*)\)')
+
+
+class ExitsTwins(unittest.TestCase):
+    """exits.c's extended cases name each vmexit case once, the recorded
+    coverage names that case, and toggle_cr0_wp's twin writes CR0 whole
+    as vmexit does (PE|PG, then PE|WP|PG)."""
+
+    def twins(self, text):
+        out = []
+        for case, arg, rest in EXT_ENTRY.findall(text):
+            kut = re.findall(r'"([^"]+)"', rest)
+            if kut:
+                out.append((case, arg, kut[-1]))
+        return out
+
+    def test_one_case_per_name_and_the_fixtures_name_it(self):
+        twins = self.twins(read(EXITS_C))
+        names = [k for _c, _a, k in twins]
+        self.assertIn("toggle_cr0_wp", names)
+        self.assertEqual(len(names), len(set(names)), "a kut_name twice")
+        for fixture in COVERAGE_FIXTURES:
+            cov = recorded_coverage(fixture)
+            for case, _arg, kut in twins:
+                self.assertEqual(entry_cases(cov[kut]), [case],
+                                 "%s: %s" % (fixture, kut))
+
+    def test_toggle_cr0_wp_writes_cr0_whole(self):
+        text = read(EXITS_C)
+        arg = [a for _c, a, k in self.twins(text) if k == "toggle_cr0_wp"][0]
+        line = re.search(r"case %s: (.*)$" % arg, c_function(text, "insn_once"),
+                         re.M)
+        self.assertIsNotNone(line, arg)
+        off, on = re.findall(r"write_cr0\((\w+)\)", line.group(1))
+        defs = dict(re.findall(r"^#define (CR0_\w+)\s+\(([^)]*)\)", text, re.M))
+        bits = {k: set(v.replace(" ", "").split("|")) for k, v in defs.items()}
+        self.assertEqual(bits[off], {"CR0_PE", "CR0_PG"})
+        self.assertEqual(bits[on], {"CR0_PE", "CR0_WP", "CR0_PG"})
+
+    def test_the_parser_sees_a_moved_name(self):
+        text = ('EXT("a", "cpu", HANDLER_KERNEL, I_A, model_a, NO_KUT),\n'
+                'EXT("b", "cpu", HANDLER_KERNEL, I_B, model_b,\n\t    "toggle_cr0_wp"),')
+        self.assertEqual(self.twins(text), [("b", "I_B", "toggle_cr0_wp")])
+
+
 if __name__ == "__main__":
     unittest.main()
