@@ -378,6 +378,11 @@ class Agreement(unittest.TestCase):
             self.assertEqual(row["verdict"], "explained", row)
             self.assertIn("instructions (model)", row["cause"])
             self.assertIn("+18 instructions", row["cause"])
+            self.assertNotIn("disassembly", row["cause"])
+            # a count read from the disassembly says so
+            with mock.patch.object(kutcmp, "TM_INSNS_DISASM", ("toggle_cr0_wp.tm",)):
+                row = kutcmp.diff_row(b, "toggle_cr0_wp", self.REF, "pvm")
+            self.assertIn("toggle_cr0_wp.tm's in its disassembly", row["cause"])
             # another backend: the counts do not apply
             row = kutcmp.diff_row(b, "toggle_cr0_wp", self.REF, "vmx")
             self.assertEqual(row["verdict"], "unexplained", row)

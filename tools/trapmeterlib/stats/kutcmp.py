@@ -92,6 +92,7 @@ TM_INSNS = {"inb.elcr": 11, "cr8.write": 11, "dr7.write": 11, "pmtimer": 11,
             # loop and lapic_deadline_arm; op_insn's loop and insn_once's
             # path (cr0.wp.toggle's counts 14 there, as perf counted it)
             "tscdeadline.immed.cpuid": 17, "cr0.wp.toggle.whole": 13}
+TM_INSNS_DISASM = ("tscdeadline.immed.cpuid", "cr0.wp.toggle.whole")
 # the vmexit case whose figure is instructions alone on such a backend
 # (WBINVD is emulated like any other instruction there: no exit of its own)
 PER_INSN = "wbinvd"
@@ -309,10 +310,12 @@ def _insns_try(boots, name, ref, flavour):
            if all(isinstance(v, (int, float)) for v in (w, x, r))]
     return ("instructions (model): vmexit's %s runs %d instructions an op, "
             "its %s %d; trapmeter's %s %d, %s %d (counted with "
-            "kvm_emulate_insn on %s): trapmeter's same-loop difference plus "
+            "kvm_emulate_insn on %s%s): trapmeter's same-loop difference plus "
             "%+d instructions at vmexit's %s / %d" % (
                 name, v_x, ref, v_ref, case, t_x, SAME_LOOP_REF, t_ref,
-                INSNS_BACKEND, surplus, PER_INSN, v_per), spread(out))
+                INSNS_BACKEND, "; %s's in its disassembly" % case
+                if case in TM_INSNS_DISASM else "", surplus, PER_INSN, v_per),
+            spread(out))
 
 
 def _preemption_try(boots, name, ref, same):
