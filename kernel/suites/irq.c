@@ -235,13 +235,15 @@ static void deadline_cpuid_drain(void)
 	irq_window();
 }
 
-/* A deadline of now arrives within IRQ_WAIT_US (bounded spin). */
-static bool deadline_fires(void)
+/* Does the interrupt arm() asks for arrive within IRQ_WAIT_US?  A
+ * bounded spin before a case that relies on it; its timeout is not the
+ * case's. */
+static bool irq_arrives(void (*arm)(void))
 {
 	u64 before = isr_count, left = timeouts;
 
 	irq_enable();
-	lapic_deadline_arm(rdtsc_unfenced());
+	arm();
 	wait_count(&isr_count, before + 1);
 	irq_disable();
 	if (timeouts != left) {
@@ -249,6 +251,17 @@ static bool deadline_fires(void)
 		return false;
 	}
 	return true;
+}
+
+static void arm_deadline_now(void)
+{
+	lapic_deadline_arm(rdtsc_unfenced());
+}
+
+/* A deadline of now arrives. */
+static bool deadline_fires(void)
+{
+	return irq_arrives(arm_deadline_now);
 }
 
 static bool deadline_case(u32 id)
@@ -597,19 +610,14 @@ static u64 counted(u32 id)
 
 /* hlt cannot be bounded: prove first, with a bounded spin, that the
  * timer's interrupt arrives. */
+static void arm_timer_tick(void)
+{
+	lapic_timer_arm(1);
+}
+
 static bool timer_fires(void)
 {
-	u64 before = isr_count, left = timeouts;
-
-	irq_enable();
-	lapic_timer_arm(1);
-	wait_count(&isr_count, before + 1);
-	irq_disable();
-	if (timeouts != left) {
-		timeouts = left;
-		return false;
-	}
-	return true;
+	return irq_arrives(arm_timer_tick);
 }
 
 /* The APIC mode and timer the case needs; NULL or why not. */
