@@ -388,6 +388,25 @@ class Agreement(unittest.TestCase):
             self.assertEqual(row["verdict"], "unexplained", row)
             self.assertNotIn("instructions", row["cause"])
 
+    def test_instructions_count_the_pci_twins_per_byte(self):
+        # the committed counts: vmexit's pci-mem iteration 10 instructions,
+        # trapmeter's ptd twin 21.2 a byte, inb.elcr 11: vmexit's
+        # difference is trapmeter's (+30) less 9.2 instructions at 10 each
+        b = boots({"pci-mem": [38, 39, 38], self.REF: [100, 100, 100],
+                   "wbinvd": [80, 80, 80]},
+                  {"pci-mem": [70, 70, 71], self.REF: [15, 15, 16]},
+                  extra={"inb.elcr": [40, 40, 40]})
+        for boot in b:
+            boot["trapmeter"]["pci-mem"]["case"] = "ptd.nofd.out8.single.64"
+        row = kutcmp.diff_row(b, "pci-mem", self.REF, "pvm")
+        self.assertEqual(row["verdict"], "explained", row)
+        self.assertIn("instructions (model)", row["cause"])
+        self.assertIn("-9.2 instructions", row["cause"])
+        # unexplained, the row names the counts per byte
+        row = kutcmp.diff_row(b, "pci-mem", self.REF, "vmx")
+        self.assertEqual(row["verdict"], "unexplained", row)
+        self.assertIn("ptd.nofd.out8.single.64 21.2", row["cause"])
+
     def test_preemption_explains_a_gap_the_wait_shares_account_for(self):
         # vmexit: wbinvd 50 below its reference in every round, the
         # reference's window half waited on a run queue, wbinvd's not;

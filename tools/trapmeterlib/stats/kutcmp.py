@@ -85,9 +85,17 @@ VMEXIT_INSNS = {"inl_from_kernel": 9, "mov_dr": 9, "mov_to_cr8": 9,
                 "mov_from_cr8": 8, "wbinvd": 8, "cpuid": 10,
                 "outl_to_kernel": 10, "inl_from_qemu": 9,
                 "inl_from_pmtimer": 14, "tscdeadline_immed": 22,
-                "toggle_cr0_wp": 32, "toggle_cr4_pge": 36}
+                "toggle_cr0_wp": 32, "toggle_cr4_pge": 36,
+                # a pci_mem_testb / pci_io_testb call: one store or out
+                "pci-mem": 10, "pci-io": 10}
 TM_INSNS = {"inb.elcr": 11, "cr8.write": 11, "dr7.write": 11, "pmtimer": 11,
             "cr0.wp.toggle": 14, "cr4.pge.toggle": 14,
+            # per byte, as kut divides the ptd cases (perf, per op over its
+            # bytes): transfer_at's loop 20 a byte and 76 an op around it,
+            # 1356 over 64; transfer's out loop 5 a byte and 70 an op, 2630
+            # over 512
+            "ptd.nofd.out8.single.64": 21.2,
+            "ptd.io.nofd.out8.single.512": 5.14,
             # counted in their disassembly, not with perf: op_deadline_cpuid's
             # loop and lapic_deadline_arm; op_insn's loop and insn_once's
             # path (cr0.wp.toggle's counts 14 there, as perf counted it)
@@ -111,10 +119,6 @@ WORK = {
     "toggle_cr0_wp": "both write CR0 whole (PE|PG, then PE|WP|PG; "
     "trapmeter's cr0.wp.toggle.whole); vmexit's write_cr0 goes through an "
     "exception-fixup wrapper: a longer op",
-    "pci-mem": "trapmeter's ptd case writes 64 bytes an op (per byte here); "
-    "vmexit's one byte an iteration",
-    "pci-io": "trapmeter's ptd.io case writes 512 bytes an op (per byte "
-    "here); vmexit's one byte an iteration",
 }
 
 
@@ -130,7 +134,18 @@ _SHORT_OF_REF = ("over 24 vmexit boots here (-smp 1) the gap followed the "
                  "(raw: 8.0-16.5 k), near trapmeter's same loop: each vmexit "
                  "case is one span, and the host's load changes between "
                  "spans")
-COUNTED = {"wbinvd": _COUNTED_INSNS % 8 + _SHORT_OF_REF,
+# pci-testdev's no-eventfd write, one byte: perf on each tool's boot
+# (kvm_mmio / kvm_pio by address, kvm_userspace_exit, kvm_emulate_insn by rip)
+_PCI_COUNTED = ("counted: one %s exit and one exit to QEMU a byte in both "
+                "tools; emulated instructions a byte: vmexit 10 (an "
+                "iteration), trapmeter's %s %s")
+COUNTED = {"pci-mem": _PCI_COUNTED % (
+               "MMIO", "ptd.nofd.out8.single.64", "21.2 (20 in transfer_at's "
+               "loop, 76 an op of 64 bytes around it)"),
+           "pci-io": _PCI_COUNTED % (
+               "port", "ptd.io.nofd.out8.single.512", "5.14 (5 in "
+               "transfer's out loop, 70 an op of 512 bytes around it)"),
+           "wbinvd": _COUNTED_INSNS % 8 + _SHORT_OF_REF,
            "invd": _SHORT_OF_REF,
            "mov_from_cr8": _COUNTED_INSNS % 8 + _SHORT_OF_REF,
            "mov_dr": _COUNTED_INSNS % 9 + _SHORT_OF_REF}
@@ -300,7 +315,7 @@ def _insns_try(boots, name, ref, flavour):
     if flavour != INSNS_BACKEND or None in counts:
         return None
     v_x, v_ref, v_per, t_x, t_ref = counts
-    surplus = (v_x - v_ref) - (t_x - t_ref)
+    surplus = round((v_x - v_ref) - (t_x - t_ref), 2)
     if not surplus:                 # the same-loop reference says it all
         return None
     same = _twin(boots, name, "gross")
@@ -308,10 +323,10 @@ def _insns_try(boots, name, ref, flavour):
             (b["cases"].get(SAME_LOOP_REF) or {}).get("gross")) for b in boots]
     out = [x - r + surplus * w / v_per for w, x, r in per
            if all(isinstance(v, (int, float)) for v in (w, x, r))]
-    return ("instructions (model): vmexit's %s runs %d instructions an op, "
-            "its %s %d; trapmeter's %s %d, %s %d (counted with "
+    return ("instructions (model): vmexit's %s runs %g instructions an op, "
+            "its %s %g; trapmeter's %s %g, %s %g (counted with "
             "kvm_emulate_insn on %s%s): trapmeter's same-loop difference plus "
-            "%+d instructions at vmexit's %s / %d" % (
+            "%+g instructions at vmexit's %s / %g" % (
                 name, v_x, ref, v_ref, case, t_x, SAME_LOOP_REF, t_ref,
                 INSNS_BACKEND, "; %s's in its disassembly" % case
                 if case in TM_INSNS_DISASM else "", surplus, PER_INSN, v_per),
