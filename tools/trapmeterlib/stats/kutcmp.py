@@ -49,6 +49,9 @@ known difference of work between the two cases (WORK) named but not
 counted as measured."""
 
 from .bootstats import median
+from .kutcounts import (COUNTED, INSNS_BACKEND, PER_INSN, ROUND_TRIP,
+                        ROUND_TRIP_COUNTED, TM_INSNS, TM_INSNS_DISASM,
+                        VMEXIT_INSNS, WORK)
 
 # A vmexit figure over the in-kernel port's figure of the same vmexit boot
 # (backends/kut_log.py writes it on import as this result field).  Two sets
@@ -73,107 +76,6 @@ SAME_LOOP_REF = "inb.elcr"
 # (kernel/suites/exits_upages.c), and its reference there
 UPAGES = ".upages"
 UPAGES_REF = SAME_LOOP_REF + UPAGES
-# Guest instructions one op runs, counted on this project's AMD EPYC host
-# under KVM on the PVM backend, where both tools' loops are emulated an
-# instruction at a time: kvm:kvm_emulate_insn fires once per instruction
-# per op (perf record -e kvm:kvm_emulate_insn --filter 'flags == 9' on the
-# QEMU of one case's boot, the events' rips counted against the loop's
-# call; docs/measurements.md, "kvm-unit-tests").  vmexit (kvm-unit-tests
-# 1da1819e): {kut name: per op}; trapmeter: {case: per op of its op path}.
-INSNS_BACKEND = "pvm"
-VMEXIT_INSNS = {"inl_from_kernel": 9, "mov_dr": 9, "mov_to_cr8": 9,
-                "mov_from_cr8": 8, "wbinvd": 8, "cpuid": 10,
-                "outl_to_kernel": 10, "inl_from_qemu": 9,
-                "inl_from_pmtimer": 14, "tscdeadline_immed": 22,
-                "toggle_cr0_wp": 32, "toggle_cr4_pge": 36,
-                # a pci_mem_testb / pci_io_testb call: one store or out
-                "pci-mem": 10, "pci-io": 10}
-TM_INSNS = {"inb.elcr": 11, "cr8.write": 11, "dr7.write": 11, "pmtimer": 11,
-            "cr0.wp.toggle": 14, "cr4.pge.toggle": 14,
-            # per byte, as kut divides the ptd cases (perf, per op over its
-            # bytes): transfer_at's loop 20 a byte and 76 an op around it,
-            # 1356 over 64; transfer's out loop 5 a byte and 70 an op, 2630
-            # over 512
-            "ptd.nofd.out8.single.64": 21.2,
-            "ptd.io.nofd.out8.single.512": 5.14,
-            # counted in their disassembly, not with perf: op_deadline_cpuid's
-            # loop and lapic_deadline_arm; op_insn's loop and insn_once's
-            # path (cr0.wp.toggle's counts 14 there, as perf counted it)
-            "tscdeadline.immed.cpuid": 17, "cr0.wp.toggle.whole": 13}
-TM_INSNS_DISASM = ("tscdeadline.immed.cpuid", "cr0.wp.toggle.whole")
-# the vmexit case whose figure is instructions alone on such a backend
-# (WBINVD is emulated like any other instruction there: no exit of its own)
-PER_INSN = "wbinvd"
-# what one case does beside the exit, where the two tools differ (from
-# kvm-unit-tests x86/vmexit.c and the trapmeter case); named, not measured
-WORK = {
-    "tscdeadline_immed": "both ops are WRMSR(now) then CPUID with IF=1 and "
-    "no wait (trapmeter's tscdeadline.immed.cpuid); the interrupts each "
-    "takes differ: trapmeter counts its own (\"interrupts\" of \"writes\"), "
-    "vmexit prints no count",
-    "tscdeadline": "both wait for the timer interrupt: the figure is the "
-    "host timer's latency to fire it",
-    "toggle_cr4_pge": "a PGE flip flushes global TLB entries: what the "
-    "refills after it cost depends on each guest's page tables (vmexit "
-    "maps with setup_vm)",
-    "toggle_cr0_wp": "both write CR0 whole (PE|PG, then PE|WP|PG; "
-    "trapmeter's cr0.wp.toggle.whole); vmexit's write_cr0 goes through an "
-    "exception-fixup wrapper: a longer op",
-}
-
-
-# What counting and timing found for the cases vmexit puts below its
-# reference (KVM on PVM, this project's host; docs/measurements.md): named
-# with its figures where a session's own preemption try does not settle it.
-_COUNTED_INSNS = ("counted: vmexit's op runs %d instructions against "
-                  "inl_from_kernel's 9 and no port access; ")
-_SHORT_OF_REF = ("over 24 vmexit boots here (-smp 1) the gap followed the "
-                 "difference of the two cases' vCPU run-queue waits (slope "
-                 "0.92-1.13 cycles per cycle waited, r 0.92-0.98); less the "
-                 "waits its median was -2.6..-0.3 k and its sd 3.2-3.7 k "
-                 "(raw: 8.0-16.5 k), near trapmeter's same loop: each vmexit "
-                 "case is one span, and the host's load changes between "
-                 "spans")
-# pci-testdev's no-eventfd write, one byte: perf on each tool's boot
-# (kvm_mmio / kvm_pio by address, kvm_userspace_exit, kvm_emulate_insn by rip)
-_PCI_COUNTED = ("counted: one %s exit and one exit to QEMU a byte in both "
-                "tools; emulated instructions a byte: vmexit 10 (an "
-                "iteration), trapmeter's %s %s")
-COUNTED = {"pci-mem": _PCI_COUNTED % (
-               "MMIO", "ptd.nofd.out8.single.64", "21.2 (20 in transfer_at's "
-               "loop, 76 an op of 64 bytes around it)"),
-           "pci-io": _PCI_COUNTED % (
-               "port", "ptd.io.nofd.out8.single.512", "5.14 (5 in "
-               "transfer's out loop, 70 an op of 512 bytes around it)"),
-           "wbinvd": _COUNTED_INSNS % 8 + _SHORT_OF_REF,
-           "invd": _SHORT_OF_REF,
-           "mov_from_cr8": _COUNTED_INSNS % 8 + _SHORT_OF_REF,
-           "mov_dr": _COUNTED_INSNS % 9 + _SHORT_OF_REF}
-
-# vmexit cases whose twin repeats work a plainer trapmeter case of the
-# same exits leaves out: {kut name: (the plainer case, what the twin
-# adds)}.  Every row of such a case names the difference, measured boot
-# by boot as the twin's gross less the plainer case's (same boot).
-# Counted under KVM on PVM (perf kvm:* and sched:* on each tool's boot,
-# per op; docs/measurements.md "ipi and ipi_halt"): both tools send one
-# IPI, wake the halted AP once and hand the host CPU to it once; what
-# differs is the guest instructions outside the wait (BSP / AP), each an
-# emulation on that backend.
-_ON_CPU = ("vmexit's %s is lib/x86/smp.c's on_cpu(1, nop, 0) round trip "
-           "(lock, the call's state, an indirect call on the AP, a flag "
-           "back)")
-_ON_CPU_COUNTED = (
-    "counted on PVM, per op: the same IPI, wake-up and host CPU switch in "
-    "both tools, and emulated instructions outside the wait (BSP/AP) "
-    "vmexit %d/%d, trapmeter's %s %d/%d, %s %d/%d; vmexit's figure is its "
-    "last span's mean, and its own per-op median (from its IPI times) "
-    "was 0.41-0.88 of it (ops over 3x the median held 4-61 %% of a span)")
-ROUND_TRIP = {"ipi": ("ipi", _ON_CPU % "ipi"),
-              "ipi_halt": ("ipi.halt", _ON_CPU % "ipi_halt")}
-ROUND_TRIP_COUNTED = {
-    "ipi": _ON_CPU_COUNTED % (83, 58, "ipi", 33, 53, "ipi.on_cpu", 58, 70),
-    "ipi_halt": _ON_CPU_COUNTED % (77, 58, "ipi.halt", 50, 53,
-                                   "ipi.halt.on_cpu", 63, 70)}
 
 
 def spread(values):
