@@ -109,6 +109,19 @@ int lapic_set_x2apic(bool on)
 	return 0;
 }
 
+int lapic_x2apic_this_cpu(void)
+{
+	u64 msr = rdmsr(MSR_APIC_BASE);
+
+	if (!lapic_has_x2apic())
+		return -ENODEV;
+	wrmsr(MSR_APIC_BASE, msr | APIC_BASE_EXTD);
+	wrmsr(LAPIC_MSR_BASE + LAPIC_TPR / 16, 0);
+	wrmsr(LAPIC_MSR_BASE + LAPIC_LVT_TIMER / 16, LVT_MASKED | LAPIC_SPURIOUS_VECTOR);
+	wrmsr(LAPIC_MSR_BASE + LAPIC_SVR / 16, SVR_ENABLE | LAPIC_SPURIOUS_VECTOR);
+	return 0;
+}
+
 /* xAPIC: the ICR is two registers and the high one must go first. */
 static void icr_write(u32 dest, u32 low)
 {

@@ -53,6 +53,12 @@ bool lapic_x2apic_on(void);
  * x2APIC is absent. */
 int lapic_set_x2apic(bool on);
 
+/* x2APIC on this CPU alone, the driver's mode left as it is: an AP goes
+ * first (its interrupt in service ended before), then the BSP follows
+ * with lapic_set_x2apic(true) and both CPUs share the mode.  -ENODEV
+ * when x2APIC is absent. */
+int lapic_x2apic_this_cpu(void);
+
 u32 lapic_read(u32 reg);
 void lapic_write(u32 reg, u32 value);
 u32 lapic_id(void);

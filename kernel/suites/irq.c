@@ -47,6 +47,8 @@
  *   ipi                 fixed IPI to the halted second vCPU and wait
  *                       for its handler: ICR high + low (xAPIC), the
  *                       AP's HLT and EOI (exits of both vCPUs)        4
+ *                       in x2APIC mode (both CPUs, where CPUID has
+ *                       it, as vmexit's ipi runs) one ICR WRMSR       3
  *   ipi.halt            the same, then 2000 TSC cycles for the AP to
  *                       halt again, so every IPI wakes a halted vCPU 4
  *   ipi.on_cpu          vmexit's ipi: kvm-unit-tests' on_cpu(1, nop, 0)
@@ -56,9 +58,9 @@
  *                       empty function, counts it down, sets "done",
  *                       then EOIs; vmexit's two unfenced rdtsc around
  *                       each call (its tsc_ipi) included.  Exits as
- *                       ipi's: ICR high + low, the AP's HLT and EOI  4
+ *                       ipi's: the ICR, the AP's HLT and EOI       4/3
  *   ipi.halt.on_cpu     vmexit's ipi_halt: the same round trip without
- *                       the rdtsc pair, then 2000 TSC cycles          4
+ *                       the rdtsc pair, then 2000 TSC cycles        4/3
  *                       The on_cpu cases count the AP's completions;
  *                       their control runs the same round trip on the
  *                       BSP alone (the function called in place, a RAM
@@ -70,7 +72,8 @@
  * bounded), else skip by name.
  * x2APIC and TSC-deadline cases are skipped when CPUID lacks them; ipi
  * needs `-smp 2` (the runner passes it when case= selects ipi, or with
- * --smp 2) and brings the AP up with INIT-SIPI-SIPI (arch/x86/smp.c).
+ * --smp 2) and brings the AP up with INIT-SIPI-SIPI (arch/x86/smp.c);
+ * then both CPUs go to x2APIC where CPUID has it (ap_mode_x2apic).
  */
 #include "kernel/suites/suites.h"
 #include "kernel/bench.h"
@@ -103,6 +106,7 @@
 #define HALT_DELAY      2000     /* vmexit's ipi_halt: TSC cycles for the AP to halt */
 #define VEC_AP_JOB      0xb2     /* the AP runs exits_ap_run's job */
 #define VEC_AP_ON_CPU   0xb3     /* on_cpu's call (kvm-unit-tests: 0x20) */
+#define VEC_AP_X2APIC   0xb4     /* the AP switches itself to x2APIC */
 /* The on_cpu spin checks the TSC once per this many polls of "done": a
  * poll is vmexit's plain load, the bound is still time (wait_ticks). */
 #define ON_CPU_POLLS    64
@@ -123,6 +127,7 @@ static u32 ap_apic_id;
 static const char *ap_why;         /* NULL once the AP runs */
 static bool ap_tried;
 static volatile bool ap_ready;     /* ap_main runs, ap_apic_id is set */
+static volatile bool ap_x2apic;    /* the AP's APIC is in x2APIC mode */
 static u8 ap_stack[AP_STACK_SIZE] __attribute__((aligned(16)));
 
 static void isr_bsp(u32 vector)
@@ -529,6 +534,38 @@ u32 exits_vcpu_count(void)
 	return n;
 }
 
+/* The AP's half of the switch: EOI while both are still xAPIC, then
+ * its own IA32_APIC_BASE. */
+static void isr_ap_x2apic(u32 vector)
+{
+	(void)vector;
+	lapic_eoi();
+	ap_x2apic = lapic_x2apic_this_cpu() == 0;
+}
+
+/* vmexit's ipi cases run in x2APIC mode (the ICR one WRMSR, the AP's
+ * EOI another): both CPUs go there where the CPU has it, the AP first,
+ * and stay (the AP's cases come last; a case of the other mode after
+ * them skips by name).  Without x2APIC (TCG here) both stay xAPIC.
+ * NULL, or why the AP cannot be used. */
+static const char *ap_mode_x2apic(void)
+{
+	u64 start = tsc_begin();
+
+	if (!lapic_has_x2apic())
+		return NULL;
+	irq_set_handler(VEC_AP_X2APIC, isr_ap_x2apic);
+	lapic_send_ipi(ap_apic_id, VEC_AP_X2APIC);
+	while (!ap_x2apic) {
+		if (tsc_begin() - start > AP_START_US * tsc.khz / 1000)
+			return "the AP did not switch to x2APIC within 200 ms of its IPI (-ETIMEDOUT)";
+		cpu_relax();
+	}
+	if (lapic_set_x2apic(true))
+		return "the AP switched to x2APIC but the BSP could not";
+	return NULL;
+}
+
 /* Once per boot: -smp 2, an AP that reaches ap_main. */
 static const char *start_ap(void)
 {
@@ -546,7 +583,7 @@ static const char *start_ap(void)
 		return ap_why = smp_ap_alive ?
 		       "the AP reached C code but its local APIC did not come up (-ENODEV)" :
 		       "the AP did not reach 64-bit C code within 200 ms of INIT-SIPI-SIPI (-ETIMEDOUT)";
-	return ap_why = NULL;
+	return ap_why = ap_mode_x2apic();
 }
 
 /* A job for the AP (kernel/suites/exits_ple.c): taken from the IPI,
@@ -598,6 +635,13 @@ static bool on_ap(u32 id)
 	return id == I_IPI || id == I_IPI_HALT || on_cpu_shape(id);
 }
 
+/* The mode a case ran in: the AP's cases in the one ap_mode_x2apic()
+ * set (x2APIC where the CPU has it), the others in their own. */
+static bool ran_x2apic(u32 id)
+{
+	return on_ap(id) ? lapic_x2apic_on() : wants_x2apic(id);
+}
+
 /* What a case counts against its ops: the AP's interrupts, the on_cpu
  * calls the AP's handler took (the control's, run here, count in
  * neither), or the BSP's interrupts. */
@@ -631,8 +675,10 @@ static const char *setup(u32 id)
 		return ap_why;
 	if (!ap_ready && lapic_set_x2apic(wants_x2apic(id)) && wants_x2apic(id))
 		return "x2APIC present but cannot be enabled";
-	if (ap_ready && wants_x2apic(id))
-		return "the AP runs in xAPIC mode: x2APIC cases must run before ipi";
+	if (ap_ready && !on_ap(id) && wants_x2apic(id) != lapic_x2apic_on())
+		return lapic_x2apic_on() ?
+		       "the AP's cases left both CPUs in x2APIC mode: xAPIC cases must run before ipi" :
+		       "the AP runs in xAPIC mode: x2APIC cases must run before ipi";
 	lapic_timer_stop();
 	if (id == I_HLT_TIMER) {
 		lapic_timer_oneshot_mode(VEC_TIMER);
@@ -717,16 +763,17 @@ static const u8 model[I_COUNT] = {
 	[I_IPI_ON_CPU] = 4, [I_IPI_HALT_ON_CPU] = 4, [I_DEADLINE_CPUID] = 3,
 };
 
+/* x2APIC: the AP cases' ICR is one WRMSR, not ICR high + low */
 static u32 model_irq(const struct bench_case *c, const u8 *buf)
 {
 	(void)buf;
-	return model[c->arg];
+	return model[c->arg] - (on_ap(c->arg) && lapic_x2apic_on() ? 1 : 0);
 }
 
 static void extra_irq(const struct bench_case *c, const struct bench_result *r, struct jw *w)
 {
 	(void)r;
-	jw_str(w, "apic_mode", wants_x2apic(c->arg) ? "x2apic" : "xapic");
+	jw_str(w, "apic_mode", ran_x2apic(c->arg) ? "x2apic" : "xapic");
 	jw_u64(w, "interrupts", counted(c->arg) - isr_base);
 	jw_u64(w, "wait_timeouts", timeouts);
 	if (c->arg == I_DEADLINE_CPUID)
@@ -736,7 +783,7 @@ static void extra_irq(const struct bench_case *c, const struct bench_result *r, 
 		jw_u64(w, "tpr_after", read_cr8());
 	}
 	/* xAPIC registers are MMIO KVM answers: no exit reaches QEMU */
-	if (!wants_x2apic(c->arg) && !deadline_case(c->arg)) {
+	if (!ran_x2apic(c->arg) && !deadline_case(c->arg)) {
 		jw_hex(w, "addr", LAPIC_BASE);
 		jw_u64(w, "exits_to_qemu_model", 0);
 	}
@@ -752,7 +799,7 @@ static void extra_irq(const struct bench_case *c, const struct bench_result *r, 
 	.extra = extra_irq, .kut_name = k }
 #define NO_KUT BENCH_NO_KUT
 
-/* xAPIC first, then x2APIC, then ipi (the AP stays in xAPIC mode) */
+/* xAPIC first, then x2APIC, then the AP's cases (x2APIC where CPUID has it) */
 static const struct bench_case cases[] = {
 	IRQ("hlt.timer", I_HLT_TIMER, op_hlt_timer, NO_KUT),
 	IRQ("tscdeadline.immed", I_DEADLINE_IMMED, op_deadline, NO_KUT),
