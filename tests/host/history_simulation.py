@@ -50,6 +50,17 @@ CUSUM that knows every level and sd, the bound on any test of the floors.
 --watch-tests calm runs the
 method before (the calm runs' ranks in place of the CUSUM).
 
+Boots a run (--boots B, default 3, the recorded runs'): the model draws
+B boots a run from its state's recorded boots; a replay takes B of a
+recorded run's boots at random (B up to the recorded number: model-free)
+or all of them and B - recorded more from the recorded boots of runs in
+its state (the model's pools).  `subsample` gives, per B up to the
+recorded boots, the share of runs raised and the calm floors' sd of a
+case (--case; 'user' for every QEMU-exit case): recorded, each run's
+floor the lowest of B of its boots, against the model's.  --fixture
+reads other recorded runs (tests/fixtures/kvm-history-aa15.json: 15
+boots a run).
+
     python3 tests/host/history_simulation.py --series 300
     python3 tests/host/history_simulation.py --parts step --steps 1,2,5,10
     python3 tests/host/history_simulation.py --parts sequential --step-series 20
@@ -59,12 +70,16 @@ method before (the calm runs' ranks in place of the CUSUM).
         --steps 1,2,5,10,20,50 --step-series 40
     python3 tests/host/history_simulation.py --parts watch-null --series 400
     python3 tests/host/history_simulation.py --parts watch-oracle --series 2000
+    python3 tests/host/history_simulation.py --parts watch,watch-null \
+        --series 400 --boots 9
+    python3 tests/host/history_simulation.py --parts subsample --case user
 tests/host/test_changepoint.py and test_changewatch.py run small versions
 of the same."""
 import argparse
 import math
 import os
 import random
+import statistics
 import sys
 import time
 
@@ -80,7 +95,7 @@ from trapmeterlib.stats.bootstats import median  # noqa: E402
 
 FIXTURE = os.environ.get('HIST_FIXTURE') or os.path.join(ROOT, 'tests', 'fixtures', 'kvm-history-aa.json')
 RUNS = 100
-BOOTS = 3
+BOOTS = [3]                 # --boots: boots a simulated run has
 BAND = math.log(1.08)       # a boot this far above its floor: disturbed
 STEP_AT = 60
 MAX_DELAY = 20
@@ -233,6 +248,19 @@ class Model:
                                for c in self.cases if r[c]]) for r in runs]
         self._states()
         self._boots(runs)
+        self.recorded = {True: [], False: []}   # raw boots by state
+        for i, r in enumerate(rec["runs"]):
+            self.recorded[self.state_of(i)] += r["boots"]
+
+    def state_of(self, i):
+        """Recorded run i's state: busy (True) or idle."""
+        return self.levels[i] > BAND
+
+    def draw(self, rng, busy, n):
+        """n recorded boots (raw, as the fixture keeps them) of runs in
+        that state."""
+        pool = self.recorded[busy] or self.recorded[not busy]
+        return [rng.choice(pool) for _ in range(n)]
 
     def _states(self):
         busy = [v > BAND for v in self.levels]
@@ -290,7 +318,7 @@ class Model:
             pool = self.vectors[busy] or self.vectors[not busy]
             level = math.log1p(drift) * r / runs
             run = {c: [] for c in self.cases}
-            for _b in range(BOOTS):
+            for _b in range(BOOTS[0]):
                 boot = rng.choice(pool)
                 for c in self.cases:
                     v = self.floor[c] + level + boot[c]
@@ -301,10 +329,24 @@ class Model:
         return out
 
 
-def replay(rec, rng, runs):
-    recorded = [{c: [(b[c][0], b[c][1]) for b in r["boots"] if b.get(c)]
-                 for c in rec["cases"]} for r in rec["runs"]]
-    return [rng.choice(recorded) for _ in range(runs)]
+def replay(rec, rng, runs, model=None):
+    """`runs` recorded runs drawn with replacement, in random order.  A
+    run has BOOTS[0] boots: with the recorded number, its boots whole;
+    with fewer, a random subset of them (model-free); with more, all of
+    them and the rest drawn from the recorded boots of runs in its state
+    (`model`'s pools, as Model.series draws them)."""
+    boots = BOOTS[0]
+    out = []
+    for _ in range(runs):
+        i = rng.randrange(len(rec["runs"]))
+        have = list(rec["runs"][i]["boots"])
+        if boots < len(have):
+            have = rng.sample(have, boots)
+        elif boots > len(have):
+            have += model.draw(rng, model.state_of(i), boots - len(have))
+        out.append({c: [(b[c][0], b[c][1]) for b in have if b.get(c)]
+                    for c in rec["cases"]})
+    return out
 
 
 # ---------------------------------------------------------------- measure
@@ -424,13 +466,56 @@ def watch_oracle(series, seed, k=cw.K_REF, step=2.0, at=WATCH_AT):
           flush=True)
 
 
-def stepped(rec, rng, runs, step, at):
+def floor_spread(floors):
+    """(share of runs raised, sd of the calm runs' floors) of one case's
+    log floors: raised as the CUSUM calls a run, more than TRIM above
+    the runs' lower quartile."""
+    top = sorted(floors)[len(floors) // 4] + cw.TRIM
+    calm = [v for v in floors if v <= top]
+    return 1 - len(calm) / len(floors), statistics.stdev(calm)
+
+
+def subsample(rec, model, case, draws=200, seed=1):
+    """Per B in 1..the recorded boots, the mean (raised share, calm sd)
+    of `case`'s floors: recorded (each run's floor the lowest of a
+    random B of its boots, `draws` times; model-free) and the model's
+    (series as long as the recorded ones, B boots a run)."""
+    rng, nb, out = random.Random(seed), min(len(r["boots"]) for r in
+                                            rec["runs"]), []
+    for b in range(1, nb + 1):
+        got = []
+        for _ in range(draws):
+            got.append(floor_spread([math.log(min(
+                x[case][0] for x in rng.sample(r["boots"], b)))
+                for r in rec["runs"]]))
+        BOOTS[0], sims = b, []
+        for _ in range(draws):
+            runs = model.series(rng, len(rec["runs"]))
+            sims.append(floor_spread([math.log(min(v[0] for v in r[case]))
+                                      for r in runs]))
+        out.append((b, [sum(g[j] for g in got) / draws for j in (0, 1)],
+                    [sum(g[j] for g in sims) / draws for j in (0, 1)]))
+    return out
+
+
+def print_subsample(rec, model, cases):
+    for case in cases:
+        for b, got, sim in subsample(rec, model, case):
+            print("subsample %s, %d of %d boots a run: raised %.0f %% of runs,"
+                  " calm floors sd %.2f %% (recorded, each run's floor the "
+                  "lowest of %d of its boots); model: raised %.0f %%, sd "
+                  "%.2f %%" % (case, b, len(rec["runs"][0]["boots"]),
+                               100 * got[0], 100 * got[1], b,
+                               100 * sim[0], 100 * sim[1]), flush=True)
+
+
+def stepped(rec, rng, runs, step, at, model=None):
     """A replay whose QEMU-exit cases cost (1 + step) times as much from
     run `at` on."""
     user = {c for c in rec["cases"] if rec["cases"][c].get("handler") ==
             "user"}
     out = []
-    for i, run in enumerate(replay(rec, rng, runs)):
+    for i, run in enumerate(replay(rec, rng, runs, model)):
         if i >= at:
             run = {c: [((v[0] * (1 + step) if c in user and v[0] else v[0]),
                         v[1]) for v in b] for c, b in run.items()}
@@ -459,8 +544,8 @@ def watch_steps(rec, model, sizes, series, seed, at=WATCH_AT):
             found = []
             for i in range(series):
                 rng = random.Random(seed * 7919 + i)
-                runs = stepped(rec, rng, at + WATCH_MAX, size / 100.0, at) \
-                    if source == "replay" else model.series(
+                runs = stepped(rec, rng, at + WATCH_MAX, size / 100.0, at,
+                               model) if source == "replay" else model.series(
                         rng, at + WATCH_MAX, size / 100.0, at)
                 found.append(watch_delay(runs, model.user, at))
             got = sorted(d for d in found if d is not None)
@@ -541,25 +626,43 @@ def main():
                     "runs' CUSUM), or, to compare, the lowest floor and "
                     "the calm runs' ranks (the method before), or the "
                     "lowest floor alone")
+    ap.add_argument("--boots", type=int, default=BOOTS[0],
+                    help="boots a simulated run has (default %d): the "
+                    "model draws them from its state's recorded boots; "
+                    "a replay takes a random subset of a recorded run's "
+                    "boots, or all of them and the rest from its "
+                    "state's" % BOOTS[0])
+    ap.add_argument("--fixture", default=FIXTURE,
+                    help="recorded runs (default tests/fixtures/"
+                    "kvm-history-aa.json)")
+    ap.add_argument("--case", default="exits/pio.user",
+                    help="--parts subsample: the case (default "
+                    "exits/pio.user; 'user' for every QEMU-exit case)")
+    ap.add_argument("--k-ref", type=float, default=cw.K_REF,
+                    help="watch parts: the CUSUM's reference value "
+                    "(default %g)" % cw.K_REF)
     ap.add_argument("--threshold", type=float, default=cw.THRESHOLD,
                     help="watch parts: the CUSUM's threshold (default %g)"
                     % cw.THRESHOLD)
     args = ap.parse_args()
     use_tests(args.watch_tests)
-    cw.THRESHOLD = args.threshold
+    cw.THRESHOLD, cw.K_REF = args.threshold, args.k_ref
     if args.extract:
         json.dump(extract(args.extract), sys.stdout, separators=(",", ":"))
         return
     WATCH_LEVEL[0] = args.watch_level
     WATCH_ALPHA[0] = args.watch_alpha
-    rec = load()
+    if args.boots < 1:
+        ap.error("--boots: at least 1")
+    BOOTS[0] = args.boots
+    rec = load(args.fixture)
     KERNEL.update(c for c in rec["cases"]
                   if rec["cases"][c].get("handler") == "kernel")
     model = Model(rec)
     print(model.describe(), flush=True)
     parts = args.parts.split(",")
     if "replay" in parts:
-        rate("replay", lambda rng: replay(rec, rng, RUNS), args.series,
+        rate("replay", lambda rng: replay(rec, rng, RUNS, model), args.series,
              args.seed)
     if "model" in parts:
         rate("model", lambda rng: model.series(rng, RUNS), args.series,
@@ -574,17 +677,21 @@ def main():
         steps(model, [float(s) for s in args.steps.split(",")],
               args.step_series, args.seed)
     if "watch" in parts:
-        watch_rate("replay", lambda rng: replay(rec, rng, RUNS),
+        watch_rate("replay", lambda rng: replay(rec, rng, RUNS, model),
                    args.series, args.seed)
         watch_rate("model", lambda rng: model.series(rng, RUNS),
                    args.series, args.seed)
         watch_rate("drift%g" % args.drift, lambda rng: model.series(
             rng, RUNS, drift=args.drift / 100.0), args.series, args.seed)
     if "watch-null" in parts:
-        watch_null("replay", lambda rng: replay(rec, rng, RUNS),
+        watch_null("replay", lambda rng: replay(rec, rng, RUNS, model),
                    args.series, args.seed)
         watch_null("model", lambda rng: model.series(rng, RUNS),
                    args.series, args.seed)
+    if "subsample" in parts:
+        print_subsample(rec, model, model.user if args.case == "user"
+                        else args.case.split(","))
+        BOOTS[0] = args.boots
     if "watch-oracle" in parts:
         watch_oracle(args.series, args.seed)
     if "watch-step" in parts:
