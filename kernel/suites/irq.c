@@ -24,6 +24,10 @@
  *   tscdeadline         deadline now + 3000 cycles, spin until the
  *                       interrupt: wrmsr, the timer's own exit
  *                       (preemption timer or host hrtimer IRQ), EOI 3
+ *                       The op is mostly a wait: its handler reads the
+ *                       TSC, and the result gives how late each
+ *                       interrupt came after its deadline ("deadline_late":
+ *                       the host timer's latency, up to LATE_SAMPLES ops).
  *   self_ipi.xapic      ICR "self" write with IF=1: the interrupt is
  *                       injected on the way back in; ICR, EOI        2
  *   self_ipi.x2apic.icr the same through the x2APIC ICR (MSR 0x830)  2
@@ -88,6 +92,7 @@
 #include "arch/x86/tsc.h"
 #include "lib/fmt.h"
 #include "lib/json.h"
+#include "lib/stats.h"
 
 #define VEC_SELF        0xb0     /* kvm-unit-tests' IPI_TEST_VECTOR */
 #define VEC_AP          0xb1     /* IPIs the AP takes */
@@ -129,12 +134,27 @@ static bool ap_tried;
 static volatile bool ap_ready;     /* ap_main runs, ap_apic_id is set */
 static volatile bool ap_x2apic;    /* the AP's APIC is in x2APIC mode */
 static u8 ap_stack[AP_STACK_SIZE] __attribute__((aligned(16)));
+/* tscdeadline: TSC at its handler less the deadline, per op */
+#define LATE_SAMPLES    1024
+static u64 late[LATE_SAMPLES];
+static u32 late_n;
+static volatile u64 isr_tsc;       /* the deadline handler's TSC */
 
 static void isr_bsp(u32 vector)
 {
 	(void)vector;
 	isr_count++;
 	lapic_eoi();
+}
+
+/* tscdeadline's handler: isr_bsp's, with the TSC read first */
+static void isr_late(u32 vector)
+{
+	u32 lo, hi;
+
+	__asm__ volatile("rdtsc" : "=a"(lo), "=d"(hi));
+	isr_tsc = ((u64)hi << 32) | lo;
+	isr_bsp(vector);
 }
 
 static void isr_ap(u32 vector)
@@ -175,9 +195,17 @@ static void op_hlt_timer(const struct bench_case *c, u8 *buf, u64 iters)
 	}
 }
 
+/* How late the interrupt an op waited for came, if it came. */
+static void late_note(u64 deadline, u64 want)
+{
+	if (isr_count < want || late_n >= LATE_SAMPLES)
+		return;
+	late[late_n++] = isr_tsc > deadline ? isr_tsc - deadline : 0;
+}
+
 static void op_deadline(const struct bench_case *c, u8 *buf, u64 iters)
 {
-	u64 want = isr_count;
+	u64 want = isr_count, deadline;
 
 	(void)buf;
 	ops_done += iters;
@@ -187,10 +215,13 @@ static void op_deadline(const struct bench_case *c, u8 *buf, u64 iters)
 		if (c->arg == I_DEADLINE_IMMED) {
 			lapic_deadline_arm(tsc_begin());
 			__asm__ volatile("nop");
-		} else {
-			lapic_deadline_arm(tsc_begin() + DEADLINE_DELTA);
+			wait_count(&isr_count, want);
+			continue;
 		}
+		deadline = tsc_begin() + DEADLINE_DELTA;
+		lapic_deadline_arm(deadline);
 		wait_count(&isr_count, want);
+		late_note(deadline, want);
 	}
 	irq_disable();
 }
@@ -680,6 +711,7 @@ static const char *setup(u32 id)
 		       "the AP's cases left both CPUs in x2APIC mode: xAPIC cases must run before ipi" :
 		       "the AP runs in xAPIC mode: x2APIC cases must run before ipi";
 	lapic_timer_stop();
+	irq_set_handler(VEC_TIMER, id == I_DEADLINE ? isr_late : isr_bsp);
 	if (id == I_HLT_TIMER) {
 		lapic_timer_oneshot_mode(VEC_TIMER);
 		if (!timer_fires())
@@ -727,6 +759,7 @@ static const char *skip_irq(const struct bench_case *c)
 	if (!why && sti_hlt(c->arg) && !window_delivers(c->arg))
 		why = "a self-IPI left pending with IF=0 did not arrive at `sti; nop`: `sti; hlt` would never wake";
 	ops_done = timeouts = tpr_early = 0;
+	late_n = 0;
 	gave_up = false;
 	isr_base = counted(c->arg);
 	return why;
@@ -770,6 +803,22 @@ static u32 model_irq(const struct bench_case *c, const u8 *buf)
 	return model[c->arg] - (on_ap(c->arg) && lapic_x2apic_on() ? 1 : 0);
 }
 
+/* "deadline_late": TSC cycles from each deadline to its handler */
+static void late_json(struct jw *w)
+{
+	struct stats st;
+
+	stats_order(late, late_n, &st);
+	jw_key_obj(w, "deadline_late");
+	jw_u64(w, "n", st.n);
+	jw_u64(w, "min", st.min);
+	jw_u64(w, "p10", st.p10);
+	jw_u64(w, "median", st.median);
+	jw_u64(w, "p90", st.p90);
+	jw_u64(w, "max", st.max);
+	jw_obj_end(w);
+}
+
 static void extra_irq(const struct bench_case *c, const struct bench_result *r, struct jw *w)
 {
 	(void)r;
@@ -778,6 +827,8 @@ static void extra_irq(const struct bench_case *c, const struct bench_result *r, 
 	jw_u64(w, "wait_timeouts", timeouts);
 	if (c->arg == I_DEADLINE_CPUID)
 		jw_u64(w, "writes", ops_done);	/* "interrupts" of these, at most */
+	if (c->arg == I_DEADLINE && late_n)
+		late_json(w);
 	if (tpr_shape(c->arg)) {
 		jw_u64(w, "tpr_early", tpr_early);	/* taken under TPR 0xf: 0 */
 		jw_u64(w, "tpr_after", read_cr8());

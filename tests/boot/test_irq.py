@@ -131,6 +131,20 @@ class IrqKvm(unittest.TestCase):
         for case in AP_CASES:
             self.assertTrue(c["exits.irq." + case]["ok"], c.get("exits.irq." + case))
 
+    def test_tscdeadline_says_how_late_its_interrupts_came(self):
+        """The op is a wait for the host's timer: the handler's TSC less
+        the deadline, per interrupt taken, in order statistics."""
+        skips = {s["case"]: s["reason"] for s in self.b.boot["skips"]}
+        if "tscdeadline" in skips:
+            self.assertIn("TSC-deadline", skips["tscdeadline"])
+            return
+        r = self.b.result("tscdeadline")
+        late = r["deadline_late"]
+        self.assertGreater(late["n"], 0, r)
+        self.assertLessEqual(late["n"], r["interrupts"], r)
+        self.assertTrue(late["min"] <= late["median"] <= late["p90"] <= late["max"], late)
+        self.assertNotIn("deadline_late", self.b.result("tscdeadline.immed"))
+
     def test_tscdeadline_immed_twin_counts_its_interrupts(self):
         """vmexit's tscdeadline_immed does not wait: the twin takes at
         most one interrupt a write, counted, and has a control."""

@@ -407,6 +407,23 @@ class Agreement(unittest.TestCase):
         self.assertEqual(row["verdict"], "unexplained", row)
         self.assertIn("ptd.nofd.out8.single.64 21.2", row["cause"])
 
+    def test_a_timer_wait_names_how_late_the_interrupt_came(self):
+        b = boots({"tscdeadline": [2000, 2100, 2050], self.REF: [20, 20, 20]},
+                  {"tscdeadline": [1000, 1100, 1050], self.REF: [10, 10, 10]})
+        row = kutcmp.diff_row(b, "tscdeadline", self.REF)
+        self.assertNotIn("work", row)       # no lateness recorded
+        for boot, late in zip(b, (900, 950, 1000)):
+            boot["trapmeter"]["tscdeadline"]["late"] = late
+        row = kutcmp.diff_row(b, "tscdeadline", self.REF)
+        self.assertIn("came 950 (900-1000, 3 boots) cycles after its deadline",
+                      row["work"])
+        self.assertIn("90 % of its gross", row["work"])
+        # the twin's row carries the guest's median lateness
+        from trapmeterlib.commands import kut
+        res = {"case": "tscdeadline", "cycles": {"median": 1000},
+               "deadline_late": {"n": 38, "median": 900}}
+        self.assertEqual(kut.twin_row(res)["late"], 900)
+
     def test_preemption_explains_a_gap_the_wait_shares_account_for(self):
         # vmexit: wbinvd 50 below its reference in every round, the
         # reference's window half waited on a run queue, wbinvd's not;

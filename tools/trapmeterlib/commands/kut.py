@@ -418,7 +418,9 @@ def twin_row(res):
     net = raw_net(res) if isinstance(control, dict) else None
     mean = (res.get("cycles") or {}).get("mean") if isinstance(
         res.get("cycles"), dict) else None
+    late = res.get("deadline_late")
     return {"case": res.get("case"), "units": units, "loop": res.get("loop"),
+            "late": late.get("median") if isinstance(late, dict) else None,
             "gross": None if gross is None else gross / units,
             "control": None if ctl is None else ctl / units,
             "net": None if net is None else net / units,

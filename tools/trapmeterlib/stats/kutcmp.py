@@ -50,8 +50,8 @@ counted as measured."""
 
 from .bootstats import median
 from .kutcounts import (COUNTED, INSNS_BACKEND, PER_INSN, ROUND_TRIP,
-                        ROUND_TRIP_COUNTED, TM_INSNS, TM_INSNS_DISASM,
-                        VMEXIT_INSNS, WORK)
+                        ROUND_TRIP_COUNTED, TIMER_WAIT, TM_INSNS,
+                        TM_INSNS_DISASM, VMEXIT_INSNS, WORK)
 
 # A vmexit figure over the in-kernel port's figure of the same vmexit boot
 # (backends/kut_log.py writes it on import as this result field).  Two sets
@@ -147,7 +147,7 @@ def diff_row(boots, name, ref=REFERENCE, flavour=None):
            "gross": spread(_diffs(boots, name, ref, _tm("gross"))),
            "net": spread(_diffs(boots, name, ref, _tm("net")))}
     row["verdict"], row["cause"] = judge(boots, row, name, ref, flavour)
-    work = round_trip(boots, name, flavour)
+    work = round_trip(boots, name, flavour) or timer_wait(boots, name)
     if work:
         row["work"] = work
     return row
@@ -170,6 +170,24 @@ def round_trip(boots, name, flavour=None):
         else ""
     return "%s; measured, trapmeter's %s - %s: %s%s" % (
         plain[1], twin, plain[0], fmt_range(sp), counted)
+
+
+def timer_wait(boots, name):
+    """"what both do; measured: how late trapmeter's interrupt came" for
+    a TIMER_WAIT name, or None (another name, or no lateness recorded)."""
+    late = spread([_tm("late")(b, name) for b in boots])
+    gross = spread([_tm("gross")(b, name) for b in boots])
+    if name not in TIMER_WAIT or late is None or not gross or not gross[0]:
+        return None
+    return ("%s; measured, trapmeter's interrupt came %s cycles after its "
+            "deadline (median per boot), %.0f %% of its gross %s" % (
+                TIMER_WAIT[name], fmt_level(late), 100.0 * late[0] / gross[0],
+                fmt_level(gross)))
+
+
+def fmt_level(sp):
+    """A spread of levels as "m (lo-hi, n boots)"."""
+    return "%.0f (%.0f-%.0f, %d boots)" % sp
 
 
 def _twin(boots, name, key):

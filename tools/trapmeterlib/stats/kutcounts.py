@@ -42,11 +42,11 @@ WORK = {
     "no wait (trapmeter's tscdeadline.immed.cpuid); the interrupts each "
     "takes differ: trapmeter counts its own (\"interrupts\" of \"writes\"), "
     "vmexit prints no count",
-    "tscdeadline": "both wait for the timer interrupt: the figure is the "
-    "host timer's latency to fire it",
-    "toggle_cr4_pge": "a PGE flip flushes global TLB entries: what the "
-    "refills after it cost depends on each guest's page tables (vmexit "
-    "maps with setup_vm)",
+    "toggle_cr4_pge": "a PGE flip flushes global TLB entries; counted on "
+    "PVM (perf, kvmmmu:* and kvm_emulate_insn per op): no shadow page "
+    "built, synced or zapped in either tool, and the emulator's page-table "
+    "walks follow the instructions (vmexit 53 for 36, its wbinvd 11 for 8, "
+    "trapmeter's cr4.pge.toggle loop 1.4 a walk an instruction)",
     "toggle_cr0_wp": "both write CR0 whole (PE|PG, then PE|WP|PG; "
     "trapmeter's cr0.wp.toggle.whole); vmexit's write_cr0 goes through an "
     "exception-fixup wrapper: a longer op",
@@ -106,3 +106,11 @@ ROUND_TRIP_COUNTED = {
     "ipi": _ON_CPU_COUNTED % (83, 58, "ipi", 33, 53, "ipi.on_cpu", 58, 70),
     "ipi_halt": _ON_CPU_COUNTED % (77, 58, "ipi.halt", 50, 53,
                                    "ipi.halt.on_cpu", 63, 70)}
+
+# vmexit cases whose op is a wait for the host's timer: {kut name: what
+# both tools do}.  trapmeter's twin reads the TSC in its handler and
+# reports how late each interrupt came after its deadline
+# ("deadline_late", kernel/suites/irq.c); vmexit prints the op's mean.
+TIMER_WAIT = {"tscdeadline": "both tools arm the TSC deadline 3000 cycles "
+              "ahead and spin until its interrupt: the op is a wait for "
+              "the host's timer"}
