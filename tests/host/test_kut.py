@@ -386,7 +386,7 @@ class Agreement(unittest.TestCase):
             # another backend: the counts do not apply
             row = kutcmp.diff_row(b, "toggle_cr0_wp", self.REF, "vmx")
             self.assertEqual(row["verdict"], "unexplained", row)
-            self.assertNotIn("instructions", row["cause"])
+            self.assertNotIn("instructions (model)", row["cause"])
 
     def test_instructions_count_the_pci_twins_per_byte(self):
         # the committed counts: vmexit's pci-mem iteration 10 instructions,
@@ -472,13 +472,19 @@ class Agreement(unittest.TestCase):
         self.assertIn("explains nothing", row["cause"])
 
     def test_unexplained_names_what_was_tried_and_the_work(self):
-        b = boots({"toggle_cr4_pge": [300, 310, 305], self.REF: [20, 20, 20]},
-                  {"toggle_cr4_pge": [30, 31, 30], self.REF: [15, 15, 16]})
-        row = kutcmp.diff_row(b, "toggle_cr4_pge", self.REF)
+        b = boots({"tscdeadline_immed": [300, 310, 305], self.REF: [20, 20, 20]},
+                  {"tscdeadline_immed": [30, 31, 30], self.REF: [15, 15, 16]})
+        row = kutcmp.diff_row(b, "tscdeadline_immed", self.REF)
         self.assertEqual(row["verdict"], "unexplained", row)
         self.assertIn("tried: loop cost", row["cause"])
         self.assertIn("statistic not resolved", row["cause"])
         self.assertIn("work (named, not measured)", row["cause"])
+        # a counted difference is named as counted, not as named work
+        b = boots({"toggle_cr4_pge": [300, 310, 305], self.REF: [20, 20, 20]},
+                  {"toggle_cr4_pge": [30, 31, 30], self.REF: [15, 15, 16]})
+        row = kutcmp.diff_row(b, "toggle_cr4_pge", self.REF)
+        self.assertIn("counted: no shadow page", row["cause"])
+        self.assertNotIn("not measured", row["cause"])
 
     def test_a_round_trip_twin_names_its_work_measured(self):
         # vmexit's ipi is on_cpu's round trip: its twin (ipi.tm) against

@@ -42,14 +42,6 @@ WORK = {
     "no wait (trapmeter's tscdeadline.immed.cpuid); the interrupts each "
     "takes differ: trapmeter counts its own (\"interrupts\" of \"writes\"), "
     "vmexit prints no count",
-    "toggle_cr4_pge": "a PGE flip flushes global TLB entries; counted on "
-    "PVM (perf, kvmmmu:* and kvm_emulate_insn per op): no shadow page "
-    "built, synced or zapped in either tool, and the emulator's page-table "
-    "walks follow the instructions (vmexit 53 for 36, its wbinvd 11 for 8, "
-    "trapmeter's cr4.pge.toggle loop 1.4 a walk an instruction)",
-    "toggle_cr0_wp": "both write CR0 whole (PE|PG, then PE|WP|PG; "
-    "trapmeter's cr0.wp.toggle.whole); vmexit's write_cr0 goes through an "
-    "exception-fixup wrapper: a longer op",
 }
 
 
@@ -70,7 +62,22 @@ _SHORT_OF_REF = ("over 24 vmexit boots here (-smp 1) the gap followed the "
 _PCI_COUNTED = ("counted: one %s exit and one exit to QEMU a byte in both "
                 "tools; emulated instructions a byte: vmexit 10 (an "
                 "iteration), trapmeter's %s %s")
-COUNTED = {"pci-mem": _PCI_COUNTED % (
+# the toggles' MMU work, per op on each tool's boot (perf record of
+# kvmmmu:* and kvm_emulate_insn between the case's first and last op)
+_TOGGLE_COUNTED = (
+    "counted: %s; the emulator's guest page-table walks follow the "
+    "instructions (vmexit %d walks for its %d, trapmeter's loop 1.35-1.41 "
+    "a walk an instruction, vmexit's wbinvd 11 for 8); vmexit's write_cr%d "
+    "goes through an exception-fixup wrapper: its longer op is the "
+    "instructions model's surplus")
+COUNTED = {"toggle_cr0_wp": _TOGGLE_COUNTED % (
+               "both write CR0 whole (PE|PG, then PE|WP|PG; trapmeter's "
+               "cr0.wp.toggle.whole) and build or find one shadow root a "
+               "write (kvm_mmu_get_page 2.00 an op in both)", 45, 32, 0),
+           "toggle_cr4_pge": _TOGGLE_COUNTED % (
+               "no shadow page built, synced or zapped in either tool (a PGE "
+               "flip flushes global TLB entries only)", 53, 36, 4),
+           "pci-mem": _PCI_COUNTED % (
                "MMIO", "ptd.nofd.out8.single.64", "21.2 (20 in transfer_at's "
                "loop, 76 an op of 64 bytes around it)"),
            "pci-io": _PCI_COUNTED % (
