@@ -372,7 +372,8 @@ class TscFigures(Cli):
         self.assertEqual(proc.returncode, 0, proc.stderr)
         self.assertIn("TSC FREQUENCY IS A GUESS (assumed-1GHz", proc.stderr)
         self.assertIn("tsc assumed-1GHz 1000000 kHz (GUESS)", proc.stdout)
-        rows = [l for l in proc.stdout.splitlines() if "fwcfg.in8." in l]
+        rows = [l for l in proc.stdout.splitlines()     # the table's rows
+                if l.strip().startswith("fwcfg.in8.")]
         self.assertTrue(rows and all(l.rstrip().endswith("?") for l in rows))
 
     def test_check_disagreement_warns(self):

@@ -27,6 +27,7 @@ import copy
 import json
 import math
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -41,7 +42,8 @@ from trapmeterlib.commands import ab as ab_cmd  # noqa: E402
 from trapmeterlib.commands import common  # noqa: E402
 from trapmeterlib.values import resultform  # noqa: E402
 from trapmeterlib.output import html, report, report_figures, summary  # noqa: E402
-from trapmeterlib.stats import breakdown, sweepfit  # noqa: E402
+from trapmeterlib.stats import breakdown, speedup, sweepfit  # noqa: E402
+from trapmeterlib.values import figure  # noqa: E402
 
 RUN3 = os.path.join(ROOT, "tests", "fixtures", "kvm-run3.json")
 UNSETTLED_CASE = "fwcfg.in8.single.1"     # boot 0: 7 samples, stop budget
@@ -104,6 +106,7 @@ class Unsettled(unittest.TestCase):
         boot = run3()["boots"][0]
         res = next(r for r in boot["results"] if r["case"] == UNSETTLED_CASE)
         self.assertEqual(res["stop"], "budget")
+        report.add_speedups(boot["results"])        # as the runner does
         text = report.render_report(boot["run"], {}, boot["results"], [], [])
         lines = text.splitlines()
         row = row_of(lines, UNSETTLED_CASE)
@@ -111,9 +114,12 @@ class Unsettled(unittest.TestCase):
         self.assertIn("709214" + report.UNSETTLED_MARK, row)
         self.assertNotIn(report.UNSETTLED_MARK.strip(),
                          row_of(lines, "fwcfg.in8.single.16").split())
-        # the REP row beside it divides its median: its speed-up is marked
-        self.assertIn("13.2x" + report.UNSETTLED_MARK,
+        # the REP row beside it divides its median: its speed-up is marked,
+        # and its interval (this boot's samples) holds 1x: not resolved
+        self.assertIn(figure.SHORT + report.UNSETTLED_MARK,
                       row_of(lines, "fwcfg.in8.rep.1"))
+        self.assertRegex(text, r"n\.r\. in REP speed-up: not resolved, %s: "
+                         r".*fwcfg\.in8\.rep\.1" % re.escape(figure.HOLDS_ONE))
         self.assertIn("u: " + resultform.UNSETTLED, text)
 
     def test_the_median_over_boots_marks_it(self):
@@ -161,10 +167,18 @@ class Unsettled(unittest.TestCase):
         self.assertTrue(all(r["stop"] == "budget" for b in doc["boots"]
                             for r in b["results"]
                             if r["case"] == "fwcfg.in8.single.4096"))
-        self.assertTrue(groups["fwcfg in8"].resolved)
-        self.assertIsNotNone(groups["fwcfg in8"].interval)
+        # every boot's ratio counts: its 95 % interval reaches below zero
+        ratios = [speedup.ratio(t, r) for b in doc["boots"]
+                  for r, t in summary.rep_pairs(b["results"])
+                  if r["target"] == "fwcfg"]
+        self.assertEqual(len(ratios), 3)
+        self.assertEqual(groups["fwcfg in8"], speedup.over_boots(ratios))
+        self.assertEqual(groups["fwcfg in8"].reason, figure.HOLDS_ZERO)
         text = "\n".join(summary.rep_lines(doc))
-        self.assertRegex(text, r"fwcfg in8 [\d.]+±[\d.]+x")
+        self.assertIn("fwcfg in8 n.r.", text)
+        self.assertRegex(text, r"n\.r\.: not resolved, %s:.*fwcfg in8"
+                         % re.escape(figure.HOLDS_ZERO))
+        self.assertRegex(text, r"acpi\.tmr in32 [\d.]+x \([\d.]+-[\d.]+\)")
         self.assertNotIn("n.r.x", text)
         one = copy.deepcopy(doc)
         one["boots"] = one["boots"][:1]

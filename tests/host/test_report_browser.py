@@ -22,7 +22,7 @@ from tests.host import browser
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 sys.path.insert(0, os.path.join(ROOT, "tools"))
 from trapmeterlib.commands import sensitivity as sens_cmd  # noqa: E402
-from trapmeterlib.output import html  # noqa: E402
+from trapmeterlib.output import html, resultsfile  # noqa: E402
 
 TOOL = os.path.join(ROOT, "tools", "trapmeter")
 FIXTURES = os.path.join(ROOT, "tests", "fixtures")
@@ -136,6 +136,46 @@ class RunReportNotResolved(ReportInChromium, unittest.TestCase):
         body = self.dom.split('<table id="table-breakdown"', 1)[1].split(
             "</table>", 1)[0]
         self.assertIn("not resolved (estimate at or below zero)", body)
+
+
+class RunReportSpeedups(ReportInChromium, unittest.TestCase):
+    """A run's speed-ups as the browser shows them (a file of schema 3
+    read as compare reads it, which gives them their intervals): every
+    REP speed-up cell of the per-port table and of the every-result
+    table is a figure with its interval or "not resolved (why)"."""
+    kind = "run-speedups"
+    figures = ("fig-rep-",)
+    tables = ("table-rep", "table-results")
+    name = "kvm-make-run.json"
+    COLUMNS = {"table-rep": 1, "table-results": html.RESULT_HEAD.index(
+        "REP speed-up")}
+
+    @classmethod
+    def make(cls, path):
+        doc = resultsfile.read_results(os.path.join(FIXTURES, cls.name))
+        with open(path, "w") as fh:
+            fh.write(html.run_report(doc, cls.name))
+
+    @classmethod
+    def setUpClass(cls):
+        super().setUpClass()
+        cls.cells = {}
+        with browser.Page(cls.path) as page:
+            for tid, col in cls.COLUMNS.items():
+                cls.cells[tid] = page.evaluate(
+                    "Array.from(document.querySelectorAll('#%s tbody tr'))"
+                    ".map(r => r.cells[%d].innerText)" % (tid, col))
+
+    def test_every_speedup_has_its_interval_or_says_why(self):
+        for tid, cells in self.cells.items():
+            shown = [c for c in cells if c]
+            self.assertTrue(shown, tid)
+            with_interval = [c for c in shown if re.fullmatch(
+                r"[\d.]+x \([\d.]+-[\d.]+\)", c)]
+            self.assertTrue(with_interval, (tid, shown))
+            for cell in shown:
+                self.assertTrue(cell in with_interval or re.fullmatch(
+                    r"not resolved \(.+\)", cell), (tid, cell))
 
 
 class CompareReport(ReportInChromium, unittest.TestCase):

@@ -14,6 +14,7 @@ import io
 import json
 import os
 import shutil
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -318,13 +319,24 @@ class SpeedupTest(unittest.TestCase):
 
     def test_repeat_aggregate_is_median_of_medians(self):
         boots = [[result("s", "single", m), result("r", "rep", r)]
-                 for m, r in ((1000, 10), (3000, 30), (2000, 100))]
+                 for m, r in ((1000, 10), (3000, 30), (2000, 19))]
         merged = report.aggregate_results(boots)
         self.assertEqual(len(merged), 2)
         self.assertEqual(merged[0]["cycles"]["median"], 2000)
-        self.assertEqual(merged[1]["cycles"]["median"], 30)
-        self.assertAlmostEqual(merged[1]["speedup"], 2000 / 30)
+        self.assertEqual(merged[1]["cycles"]["median"], 19)
         self.assertEqual(merged[0]["boots"], 3)
+        # the speed-up over boots: the mean of the boots' ratios, with its
+        # 95 % t interval (what the summary shows), not a ratio of medians
+        ratios = [100.0, 100.0, 2000 / 19]
+        mean = sum(ratios) / 3
+        half = 4.302653 * statistics.stdev(ratios) / 3 ** 0.5
+        self.assertAlmostEqual(merged[1]["speedup"], mean)
+        self.assertAlmostEqual(merged[1]["speedup_ci"][0], mean - half,
+                               places=3)
+        self.assertAlmostEqual(merged[1]["speedup_ci"][1], mean + half,
+                               places=3)
+        self.assertEqual(merged[1]["speedup_boots"], 3)
+        self.assertIsNone(merged[0]["speedup"])
 
 
 class TableTest(unittest.TestCase):
@@ -343,8 +355,8 @@ class TableTest(unittest.TestCase):
                 if line.strip().startswith("fwcfg.in8")}
         self.assertEqual(set(rows), {SINGLE["case"], REP["case"],
                                      DMA["case"]})
-        self.assertIn("109.3x", rows[REP["case"]])
-        self.assertIn("218.6x", rows[DMA["case"]])
+        self.assertIn("109x (109-109)", rows[REP["case"]])
+        self.assertIn("219x (219-219)", rows[DMA["case"]])
         self.assertNotIn("x ", rows[SINGLE["case"]].split("single")[1])
         self.assertIn("[suite pio]", text)
         self.assertIn("ok      fwcfg.verify  65536 bytes, 0 mismatches", text)
@@ -379,8 +391,10 @@ class TableTest(unittest.TestCase):
                            123.6)],
                          ["-", "7", "1234567", "12.35M", "3.14", "42.4",
                           "124"])
-        self.assertEqual(report.fmt_speedup(109.33), "109.3x")
-        self.assertEqual(report.fmt_speedup(None), "")
+        self.assertEqual(report.fmt_speedup(
+            {"speedup": 109.33, "speedup_ci": [98.2, 123.4]}),
+            "109x (98.2-123)")
+        self.assertEqual(report.fmt_speedup({"speedup": None}), "")
 
 
 class ResultsJsonTest(unittest.TestCase):
@@ -413,6 +427,7 @@ class ResultsJsonTest(unittest.TestCase):
                     "exceptions", "other"):
             self.assertIn(key, b0)
         self.assertAlmostEqual(b0["results"][1]["speedup"], 109.3)
+        self.assertEqual(b0["results"][1]["speedup_ci"], [109.3, 109.3])
         self.assertIsNone(b0["results"][1]["exits_measured"])
         self.assertIsNone(b0["results"][1]["cycles_per_exit"])
 
@@ -703,7 +718,7 @@ class ParseCommandTest(CliCase):
         proc = self.cli("parse", log, "--json", "out.json")
         self.assertEqual(proc.returncode, 0, proc.stderr)
         self.assertIn(REP["case"], proc.stdout)
-        self.assertIn("109.3x", proc.stdout)
+        self.assertIn("109x (109-109)", proc.stdout)
         doc = self.results_json("out.json")
         self.assertEqual(doc["status"], "ok")
         self.assertEqual(len(doc["boots"][0]["results"]), 3)
@@ -834,7 +849,7 @@ class FakeQemuTest(CliCase):
                              "serial.log", "--", "-s")
         self.assertEqual(proc.returncode, 0, proc.stderr)
         self.assertIn(REP["case"], proc.stdout)
-        self.assertIn("109.3x", proc.stdout)
+        self.assertIn("109x (109-109)", proc.stdout)
         self.assertIn("suite pio", proc.stderr)
         seen = self.results_json("argv.json")
         self.assertTrue(seen["blob_ok"])

@@ -12,7 +12,9 @@ whether the firmware batched the units (rep) or trapped per unit
 28 s into 464 s was that path changing."""
 
 import os
+import textwrap
 
+from ..stats import speedup
 from ..stats.verdict import AUDIT_METRIC   # compare's, for the audit
 from ..values import figure
 from ..values.texttable import aligned
@@ -136,14 +138,14 @@ def render(dump):
     table = [head]
     for case, rec in found.items():
         res = next((r for r in rows if r.get("case") == case), {})
-        speed = res.get("speedup")
+        speed = speedup.stored(res)
         table.append((case, rec.get("path", "?") + ("" if rec.get(
             "complete") else " CUT" if rec.get("cut") else " (incomplete)"),
             _count(rec.get("insns")), io_text(rec),
             _count(rec.get("exits_model")), _exits_text(res) if res else "-",
             "%.0f" % res["cycles_per_unit"] if isinstance(
                 res.get("cycles_per_unit"), (int, float)) else "-",
-            "%.1fx" % speed if isinstance(speed, (int, float)) else ""))
+            "" if speed is None else figure.times_text(speed)))
     lines = ["", "firmware audit (single-stepped once; exits by the model "
              "from the trace):"] + aligned(table, left=4)
     env = next((r for r in dump.other if r.get("type") == ENV_TYPE
@@ -261,13 +263,31 @@ def summary_lines(doc):
     lines = ["firmware I/O paths: port insns -> exits by the model from the "
              "audit's trace, FIFO width", "  against the plain width, speed-"
              "up (counted exits: %s):" % counted_text(results)]
+    speeds = {}
     for path, pair in rows.items():
-        speed = pair["fifo"].get("speedup")
+        speed = speeds[path] = speedup.stored(pair["fifo"]) or \
+            figure.not_resolved("no single-unit twin")
         lines.append(("  %-24s %6s FIFO %s | plain %s | %s" % (
             path, _size(pair["size"]), shape(pair["fifo"]),
-            shape(pair["plain"]), "%.1fx" % speed if isinstance(
-                speed, (int, float)) else figure.SHORT))[:WIDTH])
+            shape(pair["plain"]), figure.times_text(speed)))[:WIDTH])
     for name, res in blocks.items():
         lines.append(("  %-24s %6s %s" % (
             name, _size(res.get("bytes") or 0), shape(res)))[:WIDTH])
-    return lines
+    return lines + speedup_notes(speeds)
+
+
+def speedup_notes(speeds):
+    """What the speed-ups of {path: figure} show: the interval's meaning
+    where one is shown, each reason a speed-up is not resolved."""
+    notes = []
+    if any(f.resolved for f in speeds.values()):
+        notes.append("  speed-up " + speedup.BOOT_NOTE)
+    reasons = {}
+    for path, fig in speeds.items():
+        if not fig.resolved:
+            reasons.setdefault(fig.reason, []).append(path)
+    for why, paths in reasons.items():
+        notes += textwrap.wrap("%s: not resolved, %s: %s" % (
+            figure.SHORT, why, ", ".join(paths)), WIDTH,
+            initial_indent="  ", subsequent_indent="    ")
+    return notes

@@ -124,7 +124,7 @@ def class_table(doc):
 
 
 def rep_table(doc):
-    rows = [[label, summary.speedup_text(fig, short=False)]
+    rows = [[label, figure.times_text(fig, short=False)]
             for label, fig in summary.rep_groups(doc)]
     return table("table-rep", ["port, direction, width", "REP speed-up at "
                                "4 KiB"], rows)
@@ -197,7 +197,7 @@ def results_table(doc):
                      or "", report.fmt_num(res.get("bytes")),
                      report.fmt_num(report.median_cycles(res)),
                      report.fmt_num(res.get("cycles_per_unit")),
-                     report.fmt_speedup(res.get("speedup")),
+                     report.fmt_speedup(res, short=False),
                      report.fmt_num(res.get("exits_model")),
                      report.fmt_num(res.get("exits_measured")),
                      figure.text(per_exit), sampling(res, twins)])

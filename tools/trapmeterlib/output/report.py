@@ -18,6 +18,7 @@ import zlib
 
 from ..guest import rounds
 from ..guest.dump import time_mark
+from ..stats import speedup
 from ..stats.bootstats import median
 from ..stats.exitcheck import (counters_differ,
                                model_mismatch as exit_model_mismatch)
@@ -30,8 +31,10 @@ PAIRED_METHODS = ("rep", "dma")
 # results.json schema: 2 since the guest's status is sealed in its dump
 # (the status record); 3 since a case measured in rounds (rounds=N) is one
 # merged result whose samples are the total and whose "rounds" keeps each
-# round's figures (tools/trapmeterlib/guest/rounds.py); compare reads 1, 2, 3.
-RESULTS_SCHEMA = 3
+# round's figures (tools/trapmeterlib/guest/rounds.py); 4 since a speed-up
+# is stored by the figure rule: "speedup" null where not resolved, with
+# "speedup_ci" and "speedup_reason" (stats/speedup.py); compare reads 1-4.
+RESULTS_SCHEMA = 4
 COLUMNS = [("case", "<"), ("method", "<"), ("bytes", ">"),
            ("cycles/op (median)", ">"), ("control", ">"), ("net", ">"),
            ("cycles/unit", ">"),
@@ -107,6 +110,32 @@ def fmt_control(res):
 CONTROL_NONE_NAMES = 3
 
 
+def _names(names):
+    shown = ", ".join(names[:CONTROL_NONE_NAMES])
+    more = len(names) - CONTROL_NONE_NAMES
+    return shown + (" and %d more" % more if more > 0 else "")
+
+
+def speedup_notes(results):
+    """Legend lines of the REP speed-up column: what its intervals are,
+    and each reason one is not resolved, with the first cases."""
+    figs = [(r, speedup.stored(r)) for r in results]
+    figs = [(r, fig) for r, fig in figs if fig is not None]
+    over = {(r.get("speedup_boots") or 1) > 1 for r, fig in figs
+            if fig.resolved}
+    notes = ["  REP speed-up " + (speedup.BOOTS_NOTE if many else
+                                  speedup.BOOT_NOTE) for many in sorted(over)]
+    reasons = {}
+    for res, fig in figs:
+        if not fig.resolved:
+            reasons.setdefault(fig.reason, []).append(str(res.get("case",
+                                                                  "?")))
+    for why, names in reasons.items():
+        notes.append("  %s in REP speed-up: not resolved, %s: %s"
+                     % (figure.SHORT, why, _names(names)))
+    return notes
+
+
 def control_none_notes(results):
     """One note per reason the guest gave for a missing control, with the
     first cases that gave it."""
@@ -115,13 +144,8 @@ def control_none_notes(results):
         why = res.get("control_none")
         if isinstance(why, str) and why:
             cases.setdefault(why, []).append(str(res.get("case", "?")))
-    notes = []
-    for why, names in cases.items():
-        shown = ", ".join(names[:CONTROL_NONE_NAMES])
-        more = len(names) - CONTROL_NONE_NAMES
-        notes.append("  control n/a: %s (%s%s)" % (
-            why, shown, " and %d more" % more if more > 0 else ""))
-    return notes
+    return ["  control n/a: %s (%s)" % (why, _names(names))
+            for why, names in cases.items()]
 
 
 def pair_key(result):
@@ -131,24 +155,64 @@ def pair_key(result):
                  ("suite", "target", "dir", "width", "bytes", "buf_offset"))
 
 
-def add_speedups(results):
-    """Set "speedup" (single median / this median) on rep and dma results,
-    and the measured-exit placeholders later features fill in."""
+def twins(results):
+    """{pair_key: the first single-unit row} of one boot's results."""
     singles = {}
     for res in results:
         if res.get("method") == "single":
             singles.setdefault(pair_key(res), res)
+    return singles
+
+
+def boot_speedup(res, twin):
+    """One boot's speed-up of a REP or DMA row against its single twin
+    (stats/speedup.py: with the interval the samples give)."""
+    pooled = rounds.rounds_of(res) == 1 and rounds.rounds_of(twin) == 1
+    return speedup.of_boot(res, twin, quantiles=pooled)
+
+
+def add_speedups(results, over=None):
+    """Set the speed-up figure ("speedup", "speedup_ci", "speedup_reason":
+    stats/speedup.put) on rep and dma results that have a single twin --
+    this boot's, or with `over` ({_case_key: (figure, boots)}) the figure
+    over boots and how many boots had the pair ("speedup_boots") -- and
+    the measured-exit placeholders later features fill in."""
+    singles = twins(results)
     for res in results:
-        res["speedup"] = None
         res.setdefault("exits_measured", None)
         res.setdefault("cycles_per_exit", None)
         twin = singles.get(pair_key(res))
         if res.get("method") not in PAIRED_METHODS or twin is None:
-            continue
-        mine, theirs = median_cycles(res), median_cycles(twin)
-        if mine and theirs is not None and mine > 0:
-            res["speedup"] = theirs / mine
+            speedup.put(res, None)
+        elif over is not None:
+            fig, res["speedup_boots"] = over.get(_case_key(res)) or (
+                figure.not_resolved(speedup.NO_MEDIAN), 0)
+            speedup.put(res, fig)
+        else:
+            speedup.put(res, boot_speedup(res, twin))
     return results
+
+
+def speedups_over_boots(boot_results):
+    """{_case_key: (speed-up figure, boots)} over boots: one boot's own
+    figure where only one boot has the pair, else the mean of the boots'
+    ratios with its interval (stats/speedup.over_boots)."""
+    pairs = {}
+    for results in boot_results:
+        singles = twins(results)
+        for res in results:
+            twin = singles.get(pair_key(res))
+            if res.get("method") in PAIRED_METHODS and twin is not None:
+                pairs.setdefault(_case_key(res), []).append((res, twin))
+    return {key: (pairs_speedup(got), len(got)) for key, got in pairs.items()}
+
+
+def pairs_speedup(pairs):
+    """The speed-up figure of [(fast row, single twin)], one a boot: that
+    boot's own where there is one, else over the boots."""
+    if len(pairs) == 1:
+        return boot_speedup(*pairs[0])
+    return speedup.over_boots([speedup.ratio(t, r) for r, t in pairs])
 
 
 def _numbers(values):
@@ -190,7 +254,7 @@ def aggregate_results(boot_results):
                 agg["exits_qmp"], agg["exits_perf"], agg.get("ops") or 1,
                 agg.get("exits_background_max"))
         merged.append(agg)
-    return add_speedups(merged)
+    return add_speedups(merged, speedups_over_boots(boot_results))
 
 
 def _rule_aggregate(agg):
@@ -242,9 +306,11 @@ def aggregate_skips(boot_skips):
 
 # ---------------------------------------------------------------- formatting
 
-def fmt_speedup(value):
-    value = number_or_none(value)
-    return "" if value is None else "%.1fx" % value
+def fmt_speedup(res, short=True):
+    """The row's speed-up by the figure rule ("" where none applies;
+    short=False: a figure not resolved says why)."""
+    fig = speedup.stored(res)
+    return "" if fig is None else figure.times_text(fig, short=short)
 
 
 def result_row(res, with_qmp=False, twin_unsettled=False):
@@ -256,7 +322,7 @@ def result_row(res, with_qmp=False, twin_unsettled=False):
            fmt_num(res.get("bytes")), fmt_num(median_cycles(res)) + mark,
            fmt_control(res), fmt_net(res) + mark,
            fmt_num(res.get("cycles_per_unit")) + mark,
-           _marked(fmt_speedup(res.get("speedup")),
+           _marked(fmt_speedup(res),
                    UNSETTLED_MARK if twin_unsettled else mark),
            fmt_num(res.get("exits_model")),
            fmt_per_exit_model(res) + mark,
@@ -456,6 +522,7 @@ def render_report(run, info, results, checks, skips):
                      "the string instruction at zero units (what it moves, "
                      "the trap's handler moves)")
     lines += control_none_notes(results)
+    lines += speedup_notes(results)
     if any(not (net_figure(r) or figure.measured(1)).resolved
            for r in results):
         lines.append("  %s: not resolved: net %s (the control op, the same "

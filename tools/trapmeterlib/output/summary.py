@@ -21,14 +21,14 @@ import fnmatch
 import math
 
 from ..guest import dma, firmware_suite
+from ..stats import speedup
 from ..stats.bootstats import median
 from ..stats.tdist import t_interval
 from ..values import figure, resultform
 from ..values.numbers import is_number
 from . import report
 from .repspeed import (REP_BYTES, REP_LEVEL, REP_RANGE_NOTE,  # noqa: F401
-                       asymmetric, boot_speedup, rep_pairs, speedup_text,
-                       times)
+                       boot_speedup, rep_pairs, speedup_text, times)
 
 WIDTH = 100
 MAX_FINDING_LINES = 2       # lines of cases per exit-count finding
@@ -243,45 +243,45 @@ def class_lines(doc):
 
 def rep_groups(doc):
     """[(label, speed-up figure)] of the REP rows at 4 KiB, page-aligned,
-    per port, direction and width, in the table's order.  One boot: the
-    ratio of the two medians with its interval from the boot's own
-    samples (stats/medianci.py, at least REP_LEVEL sure), whether or not
-    the guest's stopping rule settled -- the interval says how far an
-    unsettled median may be; too few samples for one: not resolved, and
-    why.  Several boots: the mean over boots and its 95 % interval
-    (over_boots), every boot's ratio counted."""
-    order, points, single = [], {}, {}
-    boots = boots_with_results(doc)
-    for boot in boots:
+    per port, direction and width, in the table's order, by the one rule
+    (stats/speedup.py).  One boot: the ratio of the two medians with its
+    interval from the boot's own samples (at least REP_LEVEL sure),
+    whether or not the guest's stopping rule settled -- the interval says
+    how far an unsettled median may be; too few samples for one: not
+    resolved, and why.  Several boots: the mean over boots and its 95 %
+    interval, every boot's ratio counted."""
+    return [(label, fig) for label, fig, _n in rep_figures(doc)]
+
+
+def rep_figures(doc):
+    """rep_groups' [(label, figure, boots its pairs came from)]."""
+    order, pairs = [], {}
+    for boot in boots_with_results(doc):
         for res, twin in rep_pairs(boot["results"]):
             label = "%s %s%d" % (res.get("target"), res.get("dir"),
                                  8 * (res.get("width") or 1))
-            if label not in points:
+            if label not in pairs:
                 order.append(label)
-                points[label] = []
-            points[label].append(res["speedup"])
-            single[label] = (res, twin)
-    if len(boots) == 1:
-        return [(label, boot_speedup(*single[label])) for label in order]
-    return [(label, over_boots(points[label], is_cost=False))
+                pairs[label] = []
+            pairs[label].append((res, twin))
+    return [(label, report.pairs_speedup(pairs[label]), len(pairs[label]))
             for label in order]
 
 
 def rep_lines(doc):
     """REP's line ([] when no REP case ran: not_run_lines names it)."""
-    groups = rep_groups(doc)
+    groups = rep_figures(doc)
     head = "REP speed-up at 4 KiB (the single-unit loop's time / REP's):"
     if not groups:
         return []
-    cells = ["%s %s" % (label, speedup_text(fig)) for label, fig in groups]
+    cells = ["%s %s" % (label, speedup_text(fig)) for label, fig, _n in groups]
     reasons = {}
-    for label, fig in groups:
+    for label, fig, _n in groups:
         if not fig.resolved:
             reasons.setdefault(fig.reason, []).append(label)
-    notes = []
-    if any(fig.resolved and fig.interval and asymmetric(fig)
-           for _l, fig in groups):
-        notes.append(REP_RANGE_NOTE)
+    notes = ["  " + (speedup.BOOTS_NOTE if many else speedup.BOOT_NOTE)
+             for many in sorted({n > 1 for _l, fig, n in groups
+                                 if fig.resolved})]
     for why, labels in reasons.items():
         notes += wrap(["%s: not resolved, %s:" % (figure.SHORT, why)]
                       + [x + "," for x in labels[:-1]] + labels[-1:], "  ", " ")

@@ -49,6 +49,21 @@ markdown, JUnit, plots, summaries):
                                           key_reason the reason (only when
                                           not resolved)
   get(record, key, kind=MEASURED)         put's inverse
+  speedup(value, interval, reason=None)   the rule for a speed-up (a ratio
+                                          of two times, single / REP): a
+                                          measured figure only with its
+                                          interval, and only where that
+                                          interval lies above zero and
+                                          off 1x; else not_resolved
+                                          (NO_INTERVAL, HOLDS_ZERO,
+                                          HOLDS_ONE, or `reason`)
+  times_text(figure, short=True)          the one formatter of a speed-up:
+                                          "114x (99-123)", "n.r." or "not
+                                          resolved (...)"
+
+A speed-up and its interval are computed in one place
+(stats/speedup.py) and go through speedup() there; results.json keeps
+them by put() under "speedup" (results.json schema 4).
 
 Pure: no I/O, no state."""
 
@@ -67,6 +82,9 @@ HOLDS_ZERO = "interval holds zero"
 NOT_IDENTIFIABLE = ("not identifiable here: this backend cannot separate "
                     "the in-kernel access from its loop")
 NO_DATA = "no figure in the data"
+# of a speed-up (speedup()): 1x is "as fast as the single-unit loop"
+HOLDS_ONE = "interval holds 1x: neither side shown faster"
+NO_INTERVAL = "no interval"
 
 SHORT = "n.r."              # a table cell that is not resolved
 MODEL_LABEL = " (model)"
@@ -220,3 +238,53 @@ def get(record, key, kind=MEASURED):
     if kind == MODEL:
         return model(value)
     return measured(value, record.get(key + CI_SUFFIX))
+
+
+def speedup(value, interval, reason=None):
+    """A speed-up by the rule: measured with its interval [lo, hi] when
+    the value and the interval's low end lie above zero and the interval
+    does not hold 1x (which side is faster is then resolved); else not
+    resolved: BELOW_ZERO, NO_INTERVAL (a speed-up is never shown without
+    one), HOLDS_ZERO, HOLDS_ONE.  value None: not resolved with `reason`
+    (NO_DATA by default)."""
+    if value is None or not is_number(value):
+        return not_resolved(reason or NO_DATA)
+    if value <= 0:
+        return not_resolved(BELOW_ZERO)
+    if interval is None:
+        return not_resolved(reason or NO_INTERVAL)
+    lo, hi = _pair(interval)
+    if lo <= 0:
+        return not_resolved(HOLDS_ZERO)
+    if lo <= 1.0 <= hi:
+        return not_resolved(HOLDS_ONE)
+    return measured(value, [lo, hi])
+
+
+def times(value):
+    """A speed-up's number: no decimals from 100 up, one below."""
+    return ("%.0f" if value >= 100 else "%.1f") % value
+
+
+def times_text(fig, short=True):
+    """A speed-up figure with its interval, "114x (99-123)", or SHORT
+    (short=False: "not resolved (REASON)").  The interval is written out
+    whole, not as "\u00b1": a ratio's from two sides' order statistics is
+    not centred on it.  A figure without an interval shows as
+    NO_INTERVAL, not as a bare number (the rule, speedup(), never makes
+    one)."""
+    if fig.resolved and fig.interval is None:
+        fig = not_resolved(NO_INTERVAL)
+    if not fig.resolved:
+        return text(fig, short=short)
+    lo, hi = fig.interval
+    return "%sx (%s-%s)" % (times(fig.value), _off_one(lo), _off_one(hi))
+
+
+def _off_one(end):
+    """An interval's end that lies off 1x printed so that it reads so
+    ("1.02", not "1.0"): the rule resolved a speed-up because of it."""
+    out, places = times(end), 2
+    while float(out) == 1.0 and end != 1.0 and places <= 4:
+        out, places = "%.*f" % (places, end), places + 1
+    return out
