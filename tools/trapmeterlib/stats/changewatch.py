@@ -165,12 +165,13 @@ def cusum(vals):
 
 class Watch:
     """One check's outcome: `changes` (newest, at most one per series),
-    `level` the level of each test, `tests` their number, `runs`, and
-    the `horizon` alpha is spent over."""
+    `level` the level of each test, `tests` their number, `runs`, the
+    `horizon` alpha is spent over and the CUSUM's `threshold`."""
 
-    def __init__(self, changes, level, tests, runs, horizon):
+    def __init__(self, changes, level, tests, runs, horizon,
+                 threshold=THRESHOLD):
         self.changes, self.level, self.tests = changes, level, tests
-        self.runs, self.horizon = runs, horizon
+        self.runs, self.horizon, self.threshold = runs, horizon, threshold
 
     def newest(self):
         return self.changes
@@ -228,10 +229,12 @@ def _change(key, vals, where, p, side, k, t, test):
     return describe(change, vals)
 
 
-def watch(family, runs, alpha=ALPHA, horizon=HORIZON):
+def watch(family, runs, alpha=ALPHA, horizon=HORIZON, threshold=None):
     """The changes the newest run completes in a family of floors,
-    {key: [log floor or None per run]} over `runs` runs.  A series
-    without a floor in the newest run is not tested at this check."""
+    {key: [log floor or None per run]} over `runs` runs, the CUSUM
+    alarming at `threshold` (THRESHOLD when None).  A series without a
+    floor in the newest run is not tested at this check."""
+    threshold = THRESHOLD if threshold is None else threshold
     tested = {}
     for key, row in family.items():
         if row and row[-1] is not None:
@@ -245,12 +248,12 @@ def watch(family, runs, alpha=ALPHA, horizon=HORIZON):
         vals, where, tests = tested[key]
         hits = [t for t in tests if t[0] <= level]
         sums = [c for c in (cusum(vals) if CUSUM_ON else [])
-                if c[0] >= THRESHOLD]
+                if c[0] >= threshold]
         if hits:
             changes.append(_change(key, vals, where, *min(hits)))
         elif sums:
             changes.append(_cusum_change(key, vals, where, *max(sums)))
-    return Watch(changes, level, count, runs, horizon)
+    return Watch(changes, level, count, runs, horizon, threshold)
 
 
 class Alarm:
@@ -263,25 +266,26 @@ class Alarm:
         self.change, self.first, self.checks = change, first, [first]
 
 
-def first_alarm(family, first, last, alpha=ALPHA, horizon=HORIZON):
+def first_alarm(family, first, last, alpha=ALPHA, horizon=HORIZON,
+                threshold=None):
     """(n, changes) of the first check, after run n in first..last, that
     alarms -- a job that stops at its first alarm -- or (None, [])."""
     for n in range(first, last + 1):
         found = watch({k: v[:n] for k, v in family.items()}, n, alpha,
-                      horizon)
+                      horizon, threshold)
         if found.changes:
             return n, found.changes
     return None, []
 
 
-def replay(family, runs, alpha=ALPHA, horizon=HORIZON):
+def replay(family, runs, alpha=ALPHA, horizon=HORIZON, threshold=None):
     """The alarms a job checking after each of `runs` runs would have
     raised, in the order raised: [Alarm].  A change seen again by later
     checks is one alarm with those checks listed."""
     alarms, seen = [], {}
     for n in range(1, runs + 1):
         found = watch({k: v[:n] for k, v in family.items()}, n, alpha,
-                      horizon)
+                      horizon, threshold)
         for change in found.changes:
             mark = (str(change.key), change.side, change.index)
             if mark in seen:
