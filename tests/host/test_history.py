@@ -611,6 +611,68 @@ def resized(src, out, sizes, case="pio.user"):
     return edited(src, out, change)
 
 
+class Judging(Tmp):
+    """`report` marks what `check` would raise with the same --alpha,
+    --horizon and --cusum-threshold, and says at which."""
+
+    def report(self, *words):
+        out = os.path.join(self.dir, "r.html")
+        proc = trapmeter("history", "report", "--db", self.db, "--html",
+                         out, *words)
+        self.assertEqual(proc.returncode, 0, proc.stderr)
+        with open(out) as fh:
+            return fh.read()
+
+    def test_a_change_is_marked_at_one_alpha_and_not_at_another(self):
+        """pio.user +10 % from run 14 of 21: the newest 8 runs' lowest
+        floor above all 13 before, p = 1/C(21, 8) = 4.9e-6, under the
+        level of 18 tests at alpha 2 % (1.1e-5), over it at 0.1 %
+        (5.6e-7).  Beyond the CUSUM's 2 % cut: the exact test alone."""
+        key = stepped_history(self.db, runs=21, step_at=14)
+        for words, code, alarms in (((), CHANGE, 1),
+                                    (("--alpha", "0.001"), 0, 0)):
+            proc = trapmeter("history", "check", "--every-run", "--db",
+                             self.db, *words)
+            self.assertEqual(proc.returncode, code, proc.stdout)
+            page = self.report(*words)
+            self.assertEqual("<table id=\"watch-%s\"" % key in page,
+                             bool(alarms), words)
+            alpha = words[1] if words else "0.02"
+            self.assertIn("(alpha %s over 100 checks)" % alpha, proc.stdout)
+            self.assertTrue("`history check --every-run --alpha %s --horizon "
+                            "100 --cusum-threshold 7`" % alpha in page)
+            self.assertTrue("alarming at 7, from run 13 on): %d alarm"
+                            % alarms in page)
+        page = self.report("--alpha", "0.05")
+        self.assertTrue("critical statistic 4.21 at alpha 0.05" in page)
+
+    def test_the_cusum_threshold_is_the_check_s(self):
+        """No step: at the default threshold no CUSUM alarms; at 0.5 one
+        does (a calm run's rank above z = 1.5 in 30 runs of 3 cases), in
+        the check and on the page alike."""
+        stepped_history(self.db, runs=30, step_at=99)
+        proc = trapmeter("history", "check", "--every-run", "--db",
+                         self.db)
+        self.assertEqual(proc.returncode, 0, proc.stdout)
+        self.assertFalse("<td>CUSUM " in self.report())
+        page = self.report("--cusum-threshold", "0.5")
+        self.assertTrue("--cusum-threshold 0.5`" in page)
+        self.assertTrue("<td>CUSUM " in page)
+        proc = trapmeter("history", "check", "--every-run", "--db",
+                         self.db, "--cusum-threshold", "0.5")
+        self.assertIn("a CUSUM of the calm runs at 0.5", proc.stdout)
+        for verb in ("check", "report"):
+            proc = trapmeter("history", verb, "--help")
+            self.assertEqual(proc.returncode, 0, proc.stderr)
+            self.assertIn("--cusum-threshold S", proc.stdout)
+        for bad in ("0", "-1", "inf", "nan"):
+            proc = trapmeter("history", "check", "--db", self.db,
+                             "--cusum-threshold", bad)
+            self.assertEqual(proc.returncode, BAD, proc.stderr)
+            self.assertIn("--cusum-threshold %s: a sum above 0"
+                          % float(bad), proc.stderr)
+
+
 class Measure(Tmp):
     """A case's figure is keyed by what one op measured: ide's cut
     transfers (bytes per op) start another series of the case."""

@@ -71,14 +71,13 @@ def add_parser(sub, fmt):
                      "--horizon checks raises a false alarm with at most "
                      "--alpha (default %g)" % changewatch.ALPHA)
     rep = verbs.add_parser("report", formatter_class=fmt,
-                           help="one self-contained HTML page")
+                           help="one self-contained HTML page (the "
+                           "changes of one look and the alarms of checks "
+                           "after every run, judged as `check` with the "
+                           "same --alpha, --horizon and --cusum-threshold "
+                           "judges them)")
     for parser in (chk, rep):
-        parser.add_argument("--horizon", type=int, metavar="N",
-                            default=changewatch.HORIZON,
-                            help="--every-run (report: its alarms, at "
-                            "alpha %g): the checks alpha is spent over "
-                            "(default %d)" % (changewatch.ALPHA,
-                                              changewatch.HORIZON))
+        judge_options(parser)
     rep.add_argument("--html", metavar="OUT", required=True)
     exp = verbs.add_parser("export", formatter_class=fmt,
                            help="CSV (Apache Otava) or OpenMetrics text")
@@ -97,12 +96,34 @@ def add_parser(sub, fmt):
                             help="only the series whose key starts so")
         parser.add_argument("--case", metavar="NAME",
                             help="only this case (suite/case or case)")
-    for parser in (chk, rep):
-        parser.add_argument("--alpha", type=float, default=None,
-                            help="family-wise false-alarm level of one "
-                            "series (default %g; with --every-run, over "
-                            "--horizon checks, default %g)"
-                            % (changepoint.ALPHA, changewatch.ALPHA))
+
+
+THRESHOLD_HELP = (
+    "the sum at which the CUSUM of the calm runs alarms, in checks after "
+    "every run (default %g: the largest CUSUM of a 100-run A/A series "
+    "passed it in about 1 %%%% of replays and model series of this "
+    "project's build machine's recorded runs; another host measures its "
+    "own with tests/host/history_simulation.py --parts watch-null, "
+    "docs/ci.md)"
+    % changewatch.THRESHOLD)
+
+
+def judge_options(parser):
+    """The options that decide a change: check's, and report's, whose
+    marks are the checks' (one definition, so that a page drawn with the
+    options a job checks with shows what its checks raised)."""
+    parser.add_argument("--alpha", type=float, default=None,
+                        help="family-wise false-alarm level of one series "
+                        "(default %g for one look; with --every-run, and "
+                        "report's alarms of checks after every run, over "
+                        "--horizon checks, default %g)"
+                        % (changepoint.ALPHA, changewatch.ALPHA))
+    parser.add_argument("--horizon", type=int, metavar="N",
+                        default=changewatch.HORIZON,
+                        help="checks after every run: the checks alpha is "
+                        "spent over (default %d)" % changewatch.HORIZON)
+    parser.add_argument("--cusum-threshold", type=float, metavar="S",
+                        default=changewatch.THRESHOLD, help=THRESHOLD_HELP)
 
 
 def command(args):
@@ -119,6 +140,10 @@ def command(args):
     if (every or args.verb == "report") and args.horizon < 1:
         raise OptionError("--horizon %d: checks, at least 1"
                           % args.horizon)
+    threshold = getattr(args, "cusum_threshold", 1.0)
+    if not 0 < threshold < math.inf:
+        raise OptionError("--cusum-threshold %s: a sum above 0"
+                          % threshold)
     try:
         return {"add": cmd_add, "check": cmd_check, "report": cmd_report,
                 "export": cmd_export}[args.verb](args)
@@ -129,12 +154,14 @@ def command(args):
                                                         exc.message))
 
 
-def alpha_of(args):
+def alpha_of(args, every=None):
     """--alpha, or the default of the check asked for: the one-look
-    check's, or --every-run's (spent over --horizon checks)."""
+    check's, or --every-run's (spent over --horizon checks; `every`
+    True: report's alarms of the checks after every run)."""
     alpha = getattr(args, "alpha", 0.5)
     if alpha is None:
-        every = getattr(args, "every_run", False)
+        if every is None:
+            every = getattr(args, "every_run", False)
         alpha = changewatch.ALPHA if every else changepoint.ALPHA
     return alpha
 
@@ -298,7 +325,9 @@ def iso_date(text):
 class Series:
     """One host's runs, figures and changes."""
 
-    def __init__(self, conn, host_id, case, alpha, horizon=None):
+    def __init__(self, conn, host_id, case, alpha, horizon=None,
+                 threshold=None):
+        self.alpha = alpha
         self.host = historydb.host(conn, host_id)
         self.runs = historydb.runs_of(conn, host_id)
         figures = historydb.figures_of(conn, host_id)
@@ -313,7 +342,7 @@ class Series:
                   for k, f in figures.items()},
             {k: f["kind"] for k, f in figures.items()}, alpha)
         self.watch = None if horizon is None else self._watch(
-            ids, alpha, horizon)
+            ids, alpha, horizon, threshold)
         self.alarms = self.alarm_level = None
 
     def floors(self):
@@ -326,21 +355,22 @@ class Series:
                 floors[key] = [math.log(v) if v else None for v in row]
         return floors
 
-    def _watch(self, ids, alpha, horizon):
+    def _watch(self, ids, alpha, horizon, threshold):
         """The check after the newest run: floors of the timing series,
         and the count changes the newest runs start."""
-        found = changewatch.watch(self.floors(), len(ids), alpha, horizon)
+        found = changewatch.watch(self.floors(), len(ids), alpha, horizon,
+                                  threshold)
         counts = [c for c in self.analysis.newest() if c.kind == "count"]
         found.changes = sorted(found.changes + counts,
                                key=lambda c: (c.index, str(c.key)))
         return found
 
-    def every_run(self, alpha, horizon):
+    def every_run(self, alpha, horizon, threshold):
         """The alarms of a check after each run (--every-run) over the
         whole history, as a job would have raised them."""
         self.alarms = changewatch.replay(self.floors(), len(self.runs),
-                                         alpha, horizon)
-        self.alarm_level = (alpha, horizon)
+                                         alpha, horizon, threshold)
+        self.alarm_level = (alpha, horizon, threshold)
         return self.alarms
 
     def newest(self):
@@ -360,7 +390,7 @@ def measures(figures):
             if len(v) > 1}
 
 
-def load(args, alpha=changepoint.ALPHA, horizon=None):
+def load(args, alpha=changepoint.ALPHA, horizon=None, threshold=None):
     conn = historydb.open_db(args.db, busy_s=args.busy_timeout)
     try:
         ids = [h for h in historydb.hosts(conn)
@@ -370,7 +400,8 @@ def load(args, alpha=changepoint.ALPHA, horizon=None):
             raise OptionError("no series %s in %s" % (
                 "starting %r" % args.series if args.series else "at all",
                 args.db))
-        out = [Series(conn, h, args.case, alpha, horizon) for h in ids]
+        out = [Series(conn, h, args.case, alpha, horizon, threshold)
+               for h in ids]
     finally:
         conn.close()
     if args.case and not any(s.figures for s in out):
@@ -386,7 +417,8 @@ def cmd_check(args):
         raise OptionError("--bisect needs --repo, --build and --binary")
     code = exitstatus.OK
     for ser in load(args, alpha_of(args),
-                    args.horizon if args.every_run else None):
+                    args.horizon if args.every_run else None,
+                    args.cusum_threshold):
         sys.stdout.write(history_text.check_text(ser))
         newest = ser.newest()
         if not newest:
@@ -439,9 +471,10 @@ def run_bisect(words):
 # ---------------------------------------------------------------- outputs
 
 def cmd_report(args):
-    series = load(args, alpha_of(args))
+    series = load(args, alpha_of(args, every=False))
     for ser in series:
-        ser.every_run(changewatch.ALPHA, args.horizon)
+        ser.every_run(alpha_of(args, every=True), args.horizon,
+                      args.cusum_threshold)
     write_file(args.html, history_html.page(series, args.db).encode())
     say("history: wrote %s (%d series)" % (args.html, len(series)))
     return exitstatus.OK

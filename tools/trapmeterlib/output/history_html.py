@@ -133,7 +133,7 @@ def alarm_text(ser, alarm):
         "%s; %s%s" % (
             alarm.first, change.side, history_text.key_name(ser, change.key),
             change.index + 1, history_text.shift_text(change),
-            history_text.evidence(change),
+            history_text.evidence(change, ser.alarm_level[2]),
             " (again after %d more runs, to run %d)" % (len(more), more[-1])
             if more else "")
 
@@ -252,14 +252,16 @@ def alarms_table(ser):
 
 def watch_note(ser):
     """How the checks after every run were judged."""
-    alpha, horizon = ser.alarm_level
-    return "<p class=\"note\">Each run's check as `history check " \
-        "--every-run` makes it after that run (alpha %g over %d checks, " \
-        "exact tests on each run's floor and a CUSUM of the calm runs' " \
-        "floors, from run %d on" \
+    alpha, horizon, threshold = ser.alarm_level
+    return "<p class=\"note\" id=\"watch-level-%s\">Each run's check as " \
+        "`history check --every-run --alpha %g --horizon %d " \
+        "--cusum-threshold %g` makes it after that run (alpha %g over %d " \
+        "checks, exact tests on each run's floor and a CUSUM of the calm " \
+        "runs' floors alarming at %g, from run %d on" \
         "): %d alarm%s. A dotted line marks where a check placed a " \
         "change, a triangle the run whose check first alarmed.</p>" % (
-            alpha, horizon, MIN_BEFORE + min(AFTER), len(ser.alarms),
+            esc(ser.host["key"]), alpha, horizon, threshold, alpha, horizon,
+            threshold, MIN_BEFORE + min(AFTER), len(ser.alarms),
             "" if len(ser.alarms) == 1 else "s")
 
 
@@ -301,8 +303,10 @@ def series_section(ser):
     crit = ser.analysis.critical
     head = "<p class=\"note\">%s; %d runs; level test: %s</p>" % (
         esc(history_text.host_text(ser.host["fields"])), len(ser.runs),
-        "critical statistic %.2f" % crit if crit is not None else
-        "not resolved (too few runs)")
+        "critical statistic %.2f at alpha %g (`history check --alpha %g`)"
+        % (crit, ser.alpha, ser.alpha) if crit is not None else
+        "not resolved (too few runs, or an alpha below what 199 shuffles "
+        "resolve)")
     charts = []
     for n, k in enumerate(history_text.ordered(ser)):
         marks = [c for c in ser.analysis.changes if c.key == k]

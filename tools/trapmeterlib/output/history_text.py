@@ -5,7 +5,7 @@ subjects) and the shift with its interval.  Pure: returns text."""
 import math
 
 from ..stats.changepoint import MIN_SEG
-from ..stats.changewatch import AFTER, CUSUM, MIN_BEFORE, THRESHOLD
+from ..stats.changewatch import AFTER, CUSUM, MIN_BEFORE
 from ..stats.runlevel import measure_text
 
 COMMIT_CHARS = 12
@@ -125,12 +125,13 @@ def series_line(ser):
         host_text(ser.host["fields"]))
 
 
-def evidence(change):
+def evidence(change, threshold=None):
     """"statistic 9.97", or a watched check's "p 3.1e-07 (rise of the
-    newest 8 runs' floors: calm runs' ranks)"."""
+    newest 8 runs' floors: calm runs' ranks)", or its CUSUM's sum against
+    the `threshold` it alarmed at."""
     if getattr(change, "test", None) == CUSUM:
         return "CUSUM %.2f >= %g (%s of the newest %d runs' floors: %s)" \
-            % (change.stat, THRESHOLD, change.side, change.window, CUSUM)
+            % (change.stat, threshold, change.side, change.window, CUSUM)
     if getattr(change, "p", None) is None:
         return "statistic %.2f" % change.stat
     return "p %.2g (%s of the newest %d runs' floors: %s)" % (
@@ -141,7 +142,8 @@ def change_lines(ser, change, newest):
     lines = ["  %s at run %d of %d: %s %s; %s" % (
         "change (newest runs)" if newest else "earlier change",
         change.index + 1, len(ser.runs), key_text(ser, change.key),
-        shift_text(change), evidence(change))]
+        shift_text(change), evidence(change, getattr(
+            getattr(ser, "watch", None), "threshold", None)))]
     if change.index >= 1:
         lines.append("    last run before: " + subject_text(
             ser.runs[change.index - 1], change.index))
@@ -166,7 +168,7 @@ def watch_text(ser):
                      "(measured)" % (watch.tests, watch.level,
                                      watch.level * watch.tests *
                                      watch.horizon, watch.horizon,
-                                     THRESHOLD))
+                                     watch.threshold))
     for change in watch.changes:
         lines += change_lines(ser, change, True)
     if not watch.changes:
@@ -189,10 +191,10 @@ def check_text(ser):
                      "shuffles resolve (0.005)")
     else:
         lines.append("  level test over %d timing series%s: critical "
-                     "statistic %.2f (family-wise false alarms <= alpha)"
-                     % (judged, " (%d more with fewer than %d runs not "
-                                "judged)" % (short, 2 * MIN_SEG)
-                        if short else "", ana.critical))
+                     "statistic %.2f (family-wise false alarms <= alpha "
+                     "%g)" % (judged, " (%d more with fewer than %d runs "
+                              "not judged)" % (short, 2 * MIN_SEG)
+                              if short else "", ana.critical, ser.alpha))
     newest = set(map(id, ana.newest()))
     for change in ana.changes:
         lines += change_lines(ser, change, id(change) in newest)
