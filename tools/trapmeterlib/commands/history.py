@@ -1,24 +1,20 @@
 """`trapmeter history add|check|report|export`: a history of runs per
 host (backends/historydb.py, one SQLite file), its change points
 (stats/changepoint.py), a dashboard (output/history_html.py) and exports
-(output/history_export.py)."""
+(output/history_export.py); `add` is commands/history_add.py."""
 
 import argparse
-import hashlib
-import json
 import math
 import shlex
 import sys
 
 from ..backends import historydb
-from ..output import history_export, history_html, history_text, resultsfile
+from ..output import history_export, history_html, history_text
 from ..stats import changepoint, changewatch, runlevel
-from ..system import envdiff, gitbuild, inputfile
 from ..values import exitstatus
-from ..values.errors import UnusableInput
 from . import bisect as bisect_cmd
-from .common import OptionError, TrapmeterError, check_outputs, say, \
-    write_file
+from . import history_add
+from .common import OptionError, TrapmeterError, say, write_file
 
 NAME = "history"
 DEFAULT_DB = "history.db"
@@ -145,7 +141,7 @@ def command(args):
         raise OptionError("--cusum-threshold %s: a sum above 0"
                           % threshold)
     try:
-        return {"add": cmd_add, "check": cmd_check, "report": cmd_report,
+        return {"add": history_add.cmd_add, "check": cmd_check, "report": cmd_report,
                 "export": cmd_export}[args.verb](args)
     except historydb.HistoryError as exc:
         code = exitstatus.UNUSABLE if exc.kind == "duplicate" else \
@@ -164,160 +160,6 @@ def alpha_of(args, every=None):
             every = getattr(args, "every_run", False)
         alpha = changewatch.ALPHA if every else changepoint.ALPHA
     return alpha
-
-
-# ---------------------------------------------------------------- add
-
-def cmd_add(args):
-    check_outputs([("FILE", f) for f in args.files], [])
-    if args.describe and (args.commit or args.date):
-        raise OptionError("--describe takes commit and date from the "
-                          "checkout: give it alone")
-    commit = described(args.describe) if args.describe else {
-        "commit_id": args.commit, "commit_date": iso_date(args.date),
-        "describe": None}
-    fp_doc = read(args.fingerprint_from) if args.fingerprint_from else None
-    entries = [entry(path, commit, args.label, fp_doc)
-               for path in args.files]
-    conn = historydb.open_db(args.db, create=True,
-                             busy_s=args.busy_timeout)
-    try:
-        before = historydb.last_run(conn)
-        prev = historydb.host(conn, before["host"]) if before else None
-        added = historydb.add_runs(conn, entries)
-        for ent, run_id, new, host_id in added:
-            key = ent["key"]
-            say("history: added %s as run %d of series %s (%d figures)"
-                % (ent["source"], run_id, key, len(ent["figures"])))
-            if prev is not None and prev["key"] != key:
-                for line in series_change(prev, ent, new):
-                    say(line)
-            for line in measure_lines(ent, historydb.measures_before(
-                    conn, host_id, run_id)):
-                say(line)
-            prev = {"key": key, "fingerprint": ent["fingerprint"],
-                    "fields": ent["fields"]}
-    finally:
-        conn.close()
-    return exitstatus.OK
-
-
-def read(path):
-    try:
-        return resultsfile.read_results(path)
-    except UnusableInput as exc:
-        if lava_export(path):
-            raise TrapmeterError(exitstatus.UNUSABLE, "%s: an import of a "
-                                 "LAVA results export: it holds each case's "
-                                 "median only, without the guest's lines a "
-                                 "history verifies and the samples of each "
-                                 "boot its figure is the minimum of; "
-                                 "import-lava the jobs' logs instead "
-                                 "(docs/ci.md)" % path)
-        raise TrapmeterError(exitstatus.UNUSABLE, str(exc))
-
-
-def lava_export(path):
-    """True when `path` is import-lava's results.json of a LAVA server's
-    results export (not of a job's log)."""
-    try:
-        doc = json.loads(inputfile.read_text(path))
-    except (TrapmeterError, ValueError, OSError):
-        return False
-    if not isinstance(doc, dict):
-        return False
-    boots = doc.get("boots")
-    return isinstance(doc.get("config"), dict) and \
-        doc["config"].get("source") == "lava" and \
-        isinstance(boots, list) and any(
-            isinstance(b, dict) and isinstance(b.get("lava"), dict)
-            and b["lava"].get("kind") == "export" for b in boots)
-
-
-def entry(path, commit, label, fp_doc):
-    """What add_runs stores of one results file (verified whole first)."""
-    doc = read(path)
-    if doc.get("status") != "ok":
-        raise TrapmeterError(exitstatus.UNUSABLE, "%s: the run ended with "
-                             "status %s: a history keeps runs that "
-                             "completed (status ok)" % (path,
-                                                        doc.get("status")))
-    if fp_doc is not None and envdiff.fingerprint_of(doc) is None:
-        doc = dict(doc, host=dict(doc.get("host") or {},
-                                  fingerprint=envdiff.fingerprint_of(fp_doc)))
-    try:
-        key, fields = runlevel.series_key(doc)
-    except runlevel.NoFingerprint as exc:
-        raise TrapmeterError(exitstatus.UNUSABLE, "%s: %s" % (path, exc))
-    figures = runlevel.run_figures(doc)
-    if not figures:
-        raise TrapmeterError(exitstatus.UNUSABLE, "%s: no case with a "
-                             "figure to keep" % path)
-    config = doc.get("config") or {}
-    kind = "lava" if config.get("source") == "lava" else \
-        "ab" if isinstance(doc.get("session"), dict) else "run"
-    digest = hashlib.sha256(inputfile.read_text(path)).hexdigest()
-    return dict(commit, key=key, fields=fields, digest=digest,
-                fingerprint=envdiff.fingerprint_of(doc), source=path,
-                kind=kind, subject=runlevel.subject(doc), label=label,
-                boots=len([b for b in doc["boots"] if b.get("results")]),
-                status=doc.get("status"), figures=figures,
-                mixed=runlevel.mixed_cases(doc))
-
-
-def measure_lines(ent, before):
-    """Lines that say a case of this run starts another series of the
-    case (what one op measured differs from the case's run before), or
-    was left out (its boots measured different things)."""
-    lines, seen = [], set()
-    for (suite, case), why in sorted(ent.get("mixed", {}).items()):
-        lines.append("history: %s: %s/%s left out: its boots measured "
-                     "different things (%s): their median is no figure"
-                     % (ent["source"], suite, case, why))
-    for fig in ent["figures"]:
-        case, what = (fig["suite"], fig["case"]), fig.get("measure")
-        was = before.get(case)
-        if what is None or was is None or was == what or case in seen:
-            continue
-        seen.add(case)
-        lines.append("history: %s/%s starts another series of the case in "
-                     "series %s: %s -> %s (another measurement, not a step "
-                     "in one)" % (case + (ent["key"],
-                                          runlevel.measure_text(was),
-                                          runlevel.measure_text(what))))
-    return lines
-
-
-def series_change(prev, ent, new):
-    """Lines that say a run starts another series, and why."""
-    diffs = [(f, a, b) for f, a, b, _cost in envdiff.differences(
-        prev["fields"], ent["fields"])]
-    head = "history: %s series %s: its host or method differs from the " \
-        "previous run's (series %s) in" % (
-            "a new" if new else "back to", ent["key"], prev["key"])
-    return [head] + ["  %s: %s -> %s" % d for d in diffs[:12]] + (
-        ["  ... %d more" % (len(diffs) - 12)] if len(diffs) > 12 else [])
-
-
-def described(directory):
-    try:
-        head = gitbuild.git(directory, "rev-parse", "--verify", "HEAD")
-        return {"commit_id": head,
-                "commit_date": gitbuild.git(directory, "show", "-s",
-                                            "--format=%cI", "HEAD"),
-                "describe": gitbuild.git(directory, "describe", "--always",
-                                         "--dirty", "--tags")}
-    except gitbuild.GitError as exc:
-        raise OptionError("--describe %s: %s" % (directory, exc))
-
-
-def iso_date(text):
-    if text is None:
-        return None
-    if history_export.epoch(text) is None:
-        raise OptionError("--date %r: not an ISO 8601 date (e.g. "
-                          "2026-12-03 or 2026-12-03T09:40:00Z)" % text)
-    return text
 
 
 # ---------------------------------------------------------------- read
