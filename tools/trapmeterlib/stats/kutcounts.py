@@ -30,8 +30,10 @@ TM_INSNS = {"inb.elcr": 11, "cr8.write": 11, "dr7.write": 11, "pmtimer": 11,
             # counted in their disassembly, not with perf: op_deadline_cpuid's
             # loop and lapic_deadline_arm; op_insn's loop and insn_once's
             # path (cr0.wp.toggle's counts 14 there, as perf counted it)
-            "tscdeadline.immed.cpuid": 17, "cr0.wp.toggle.whole": 13}
-TM_INSNS_DISASM = ("tscdeadline.immed.cpuid", "cr0.wp.toggle.whole")
+            "tscdeadline.immed.cpuid": 17, "cr0.wp.toggle.whole": 13,
+            # op_cpuid's loop: two movs, cpuid, sub, jae
+            "cpuid": 5}
+TM_INSNS_DISASM = ("tscdeadline.immed.cpuid", "cr0.wp.toggle.whole", "cpuid")
 # the vmexit case whose figure is instructions alone on such a backend
 # (WBINVD is emulated like any other instruction there: no exit of its own)
 PER_INSN = "wbinvd"
@@ -70,7 +72,11 @@ _TOGGLE_COUNTED = (
     "a walk an instruction, vmexit's wbinvd 11 for 8); vmexit's write_cr%d "
     "goes through an exception-fixup wrapper: its longer op is the "
     "instructions model's surplus")
-COUNTED = {"toggle_cr0_wp": _TOGGLE_COUNTED % (
+COUNTED = {"cpuid": "counted: vmexit's op runs 10 emulated instructions "
+           "(push, cpuid, pop in cpuid_test), CPUID emulated once an op, its "
+           "leaves 0 and 0x1c alternating (kvm_cpuid: 0.50 each), no other "
+           "exit; trapmeter's cpuid loop 5 (leaf 0)",
+           "toggle_cr0_wp": _TOGGLE_COUNTED % (
                "both write CR0 whole (PE|PG, then PE|WP|PG; trapmeter's "
                "cr0.wp.toggle.whole) and build or find one shadow root a "
                "write (kvm_mmu_get_page 2.00 an op in both)", 45, 32, 0),
