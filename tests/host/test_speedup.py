@@ -17,7 +17,7 @@ import unittest
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 sys.path.insert(0, os.path.join(ROOT, "tools"))
 
-from trapmeterlib.guest import firmware_suite as fw  # noqa: E402
+from trapmeterlib.guest import firmware_suite as fw, ide  # noqa: E402
 from trapmeterlib.output import html, report, resultsfile  # noqa: E402
 from trapmeterlib.stats import medianci, speedup  # noqa: E402
 from trapmeterlib.values import figure  # noqa: E402
@@ -263,6 +263,38 @@ class Firmware(unittest.TestCase):
         line = next(l for l in text.splitlines()
                     if l.strip().startswith(FIFO))
         self.assertRegex(line, WITH_INTERVAL + "$")
+
+
+class Ide(unittest.TestCase):
+    """Suite ide's REP/loop column and its regression view: the rep insw
+    row's speed-up against its inw loop twin."""
+
+    def rows(self):
+        loop = row("single", 6e7, case="disk.seq.in16.single")
+        rep = row("rep", 4e6, case="disk.seq.in16.rep")
+        for res, xfer, per in ((loop, "inw loop", 6000.0),
+                               (rep, "rep insw", 400.0)):
+            res.update(suite="ide", target="disk.seq", width=2,
+                       device="ata0.0", xfer=xfer, cycles_per_sector=per)
+        probe = dict(rep, case="disk.seq.in16.probe", method="probe_rep",
+                     rep_loop_ratio=14.9)
+        return report.add_speedups([loop, rep, probe])
+
+    def test_the_table_and_the_view(self):
+        view = {"type": "view", "suite": "ide", "what": "disk",
+                "device": "ata0.0", "loop_over_rep": 15.0,
+                "rep_cycles_per_sector": 400.0,
+                "loop_cycles_per_sector": 6000.0}
+        text = ide.render(types.SimpleNamespace(results=self.rows(),
+                                                other=[view]))
+        lines = text.splitlines()
+        rep = next(l for l in lines if l.strip().startswith("disk.seq.in16.rep"))
+        self.assertRegex(rep, WITH_INTERVAL + "$")
+        probe = next(l for l in lines if l.strip().startswith("disk.seq.in16.probe"))
+        self.assertTrue(probe.endswith(figure.SHORT), probe)
+        self.assertIn("not resolved, %s: disk.seq.in16.probe" % ide.NO_TWIN, text)
+        seen = next(l for l in lines if l.startswith("regression view"))
+        self.assertRegex(seen, r"loop/rep 15\.0x \([\d.]+-[\d.]+\) per sector")
 
 
 class Unchanged(unittest.TestCase):

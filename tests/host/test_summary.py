@@ -221,9 +221,37 @@ class IdeView(unittest.TestCase):
                          for v in views]}
         lines = summary.ide_lines(doc)
         self.assertEqual(len(lines), 2, lines)
-        # mean ± t(2) sd / sqrt(3): 0.21±0.02 s, 3.20±0.50 s, 15.2±0.6x
-        self.assertRegex(lines[1], r"disk ata0\.0 +0\.21±0\.02 s by rep insw, "
-                         r"3\.20±0\.50 s by the inw loop: 15\.2±0\.6x")
+        # mean ± t(2) sd / sqrt(3): 0.21±0.02 s, 3.20±0.50 s; the ratio a
+        # speed-up over boots, its interval written out: 15.2x (14.7-15.8)
+        self.assertRegex(lines[1], r"disk ata0\.0 +rep insw 0\.21±0\.02 s, "
+                         r"inw loop 3\.20±0\.50 s: 15\.2x \(14\.7-15\.8\)$")
+
+    def test_one_boot_s_ratio_is_its_rows_speed_up(self):
+        """One boot: the view's loop/rep is its rep insw row's speed-up,
+        with the interval that row's samples give (stats/speedup.py)."""
+        loop = {"suite": "ide", "case": "disk.seq.in16.single", "method":
+                "single", "target": "disk.seq", "dir": "in", "width": 2,
+                "bytes": 4194304, "buf_offset": 0, "device": "ata0.0",
+                "xfer": "inw loop", "samples": 6, "cycles_per_sector": 6000.0,
+                "cycles": {"min": 5.5e7, "p10": 5.6e7, "median": 6e7,
+                           "p90": 6.2e7, "max": 6.5e7}}
+        rep = dict(loop, case="disk.seq.in16.rep", method="rep",
+                   xfer="rep insw", cycles_per_sector=400.0,
+                   cycles={"min": 3.8e6, "p10": 3.9e6, "median": 4e6,
+                           "p90": 4.1e6, "max": 4.3e6})
+        view = {"type": "view", "suite": "ide", "what": "disk", "device":
+                "ata0.0", "rep_s": 0.2, "loop_s": 3.0, "loop_over_rep": 15.0,
+                "rep_cycles_per_sector": 400.0,
+                "loop_cycles_per_sector": 6000.0}
+        results = report.add_speedups([loop, rep])
+        doc = {"boots": [{"results": results, "other": [view]}]}
+        line = summary.ide_lines(doc)[1]
+        lo, hi = rep["speedup_ci"]
+        self.assertTrue(line.endswith(": 15.0x (%.1f-%.1f)" % (lo, hi)), line)
+        view["rep_cycles_per_sector"] = 401.0      # not its row
+        lines = summary.ide_lines(doc)
+        self.assertTrue(lines[1].endswith(": n.r."), lines)
+        self.assertIn("not resolved, the view's rep insw row", lines[2])
 
     def test_two_boots_far_apart_are_not_resolved(self):
         views = [{"type": "view", "suite": "ide", "what": "cd", "device": "ata1.0",
@@ -231,7 +259,7 @@ class IdeView(unittest.TestCase):
                  for r in (0.2, 0.3)]
         doc = {"boots": [{"results": [{"case": "x"}], "other": [v]}
                          for v in views]}
-        self.assertIn("not resolved (interval holds zero) by rep insw",
+        self.assertIn("rep insw not resolved (interval holds zero), inw loop",
                       summary.ide_lines(doc)[1])
 
 

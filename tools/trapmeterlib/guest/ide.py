@@ -14,6 +14,7 @@ import shutil
 import struct
 from dataclasses import dataclass
 
+from ..stats import speedup
 from ..values import figure
 from ..values.errors import InputError
 from ..values.numbers import is_number
@@ -293,7 +294,9 @@ def _fmt(value, places=1):
 
 
 def render(dump):
-    """Per-sector view of the ide rows and the regression lines."""
+    """Per-sector view of the ide rows and the regression lines; a loop/rep
+    ratio is the rep row's speed-up (stats/speedup.py), with its interval
+    or n.r. and why."""
     rows = [r for r in (dump.results if dump else []) if r.get("suite") == "ide"]
     views = [v for v in (dump.other if dump else []) if v.get("type") == "view"
              and v.get("suite") == "ide"]
@@ -301,21 +304,63 @@ def render(dump):
         return ""
     head = ("case", "device", "xfer", "cycles/sector", "MiB/s",
             "exits/sector (model)", "cycles/exit (model)", "REP/loop")
-    table = [head]
+    table, unresolved = [head], {}
     for r in rows:
+        fig = row_speedup(r)
+        if fig is not None and not fig.resolved:
+            unresolved.setdefault(fig.reason, []).append(str(r.get("case")))
         table.append((r.get("case", "?"), r.get("device", "?"),
                       r.get("xfer", "?"), _fmt(r.get("cycles_per_sector"), 0),
                       _fmt(r.get("mib_s"), 2) + time_mark(r), _fmt(r.get("exits_per_sector_model"), 2),
                       figure.SHORT if r.get("cycles_per_exit_model_reason")
                       else _fmt(r.get("cycles_per_exit_model"), 0),
-                      _fmt(r.get("rep_loop_ratio"), 1) + "x"
-                      if r.get("rep_loop_ratio") is not None else ""))
+                      "" if fig is None else figure.times_text(fig)))
     lines = ["", "ide per sector:"] + aligned(table, left=3)
+    for why, cases in unresolved.items():
+        lines.append("  %s in REP/loop: not resolved, %s: %s"
+                     % (figure.SHORT, why, ", ".join(cases)))
     for v in views:
-        lines.append("regression view: %s %s: loop/rep %sx per sector (rep "
+        lines.append("regression view: %s %s: loop/rep %s per sector (rep "
                      "insw %s cycles, inw loop %s cycles a sector)" % (
                          v.get("what"), v.get("device"),
-                         _fmt(v.get("loop_over_rep"), 1),
+                         figure.times_text(view_speedup(v, rows),
+                                           short=False),
                          _fmt(v.get("rep_cycles_per_sector"), 0),
                          _fmt(v.get("loop_cycles_per_sector"), 0)))
     return "\n".join(lines) + "\n"
+
+
+def row_speedup(res):
+    """A row's loop/rep figure: its stored speed-up against its loop twin
+    (report.add_speedups), or -- where the guest gave a ratio
+    (rep_loop_ratio: edk2's probe shape, whose twin is no pair) and no
+    speed-up is stored -- not resolved, NO_TWIN; None for a loop row."""
+    fig = speedup.stored(res)
+    if fig is None and is_number(res.get("rep_loop_ratio")):
+        return figure.not_resolved(NO_TWIN)
+    return fig
+
+
+NO_TWIN = "no interval: its loop twin is not its pair"
+NO_VIEW_ROW = "the view's rep insw row is not in the results"
+
+
+def view_row(view, results):
+    """The rep insw row a regression view divides by: of the view's device,
+    with the view's per-sector figure (the guest writes both from the same
+    median with the same arithmetic, kernel/suites/ide.c)."""
+    for res in results:
+        if res.get("suite") == "ide" and res.get("xfer") == "rep insw" \
+                and res.get("device") == view.get("device") \
+                and is_number(res.get("cycles_per_sector")) \
+                and res.get("cycles_per_sector") == view.get(
+                    "rep_cycles_per_sector"):
+            return res
+    return None
+
+
+def view_speedup(view, results):
+    """A view's loop/rep ratio by the rule: its rep row's speed-up."""
+    row = view_row(view, results)
+    return (speedup.stored(row) if row else None) or \
+        figure.not_resolved(NO_VIEW_ROW)

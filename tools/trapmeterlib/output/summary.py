@@ -20,7 +20,7 @@ model (labelled), or not resolved with its reason.  Pure: no I/O."""
 import fnmatch
 import math
 
-from ..guest import dma, firmware_suite
+from ..guest import dma, firmware_suite, ide
 from ..stats import speedup
 from ..stats.bootstats import median
 from ..stats.tdist import t_interval
@@ -409,20 +409,29 @@ def checks_line(doc):
 def ide_lines(doc):
     """Suite ide's regression view (the OVMF story) per device: reading
     4 MiB with rep insw against the inw loop, over boots."""
-    views = {}
+    views, rows, notes = {}, {}, {}
     for boot in boots_with_results(doc):
         for v in boot.get("other") or []:
             if v.get("type") == "view" and v.get("suite") == "ide":
                 key = "%s %s" % (v.get("what"), v.get("device"))
                 views.setdefault(key, []).append(v)
+                rows.setdefault(key, boot["results"])
     lines = ["IDE PIO, reading 4 MiB (OVMF's regression: 28 s -> 464 s, 16.6x):"]
     for key, got in views.items():
         rep = over_boots([v.get("rep_s") for v in got])
         loop = over_boots([v.get("loop_s") for v in got])
-        ratio = over_boots([v.get("loop_over_rep") for v in got], is_cost=False)
-        lines.append(("  %-30s %s by rep insw, %s by the inw loop: %sx" % (
+        # the loop/rep ratio is a speed-up: one boot's from its rows'
+        # samples, over boots the t interval of the boots' ratios
+        ratio = ide.view_speedup(got[0], rows[key]) if len(got) == 1 else \
+            speedup.over_boots([v.get("loop_over_rep") for v in got])
+        lines.append(("  %-28s rep insw %s, inw loop %s: %s" % (
             key, cell(rep, "s"), cell(loop, "s"),
-            figure.text(ratio, number=times)))[:WIDTH])
+            figure.times_text(ratio)))[:WIDTH])
+        if not ratio.resolved:
+            notes.setdefault(ratio.reason, []).append(key)
+    for why, keys in notes.items():
+        lines += wrap(["%s: not resolved, %s:" % (figure.SHORT, why)]
+                      + [k + "," for k in keys[:-1]] + keys[-1:], "  ", " ")
     return lines if views else []
 
 
