@@ -343,6 +343,129 @@ class BadInput(Tmp):
         self.assertUnchanged()
 
 
+def with_tsc(src, out, khz, source="kvmclock", boots=None):
+    """A copy of a results file whose boots (those in `boots`, all when
+    None) declare another TSC rate (None: no rate at all)."""
+    def change(doc):
+        doc["note"] = "tsc %s" % khz          # another file's digest
+        for n, boot in enumerate(doc["boots"]):
+            if boots is None or n in boots:
+                boot["run"]["tsc"] = dict(boot["run"]["tsc"], khz=khz,
+                                          source=source)
+    return edited(src, out, change)
+
+
+class TscRate(Tmp):
+    """A cycle per op is a TSC cycle: runs of one fingerprint and method
+    whose TSC rates differ are two series, and add says why."""
+
+    def series(self):
+        conn = historydb.open_db(self.db)
+        try:
+            return [(historydb.host(conn, h)["key"],
+                     historydb.host(conn, h)["tsc_khz"],
+                     len(historydb.runs_of(conn, h)))
+                    for h in historydb.hosts(conn)]
+        finally:
+            conn.close()
+
+    def test_another_rate_is_another_series_and_add_names_it(self):
+        """The rates of this project's build machine (2596142 kHz) and of
+        an earlier session's host of the same CPU model string (2445406,
+        tests/fixtures/kvm-base.json); a rate 0.05 % off is the same
+        clock, 0.5 % off another."""
+        self.assertEqual(self.add(RUN1).returncode, 0)
+        other = with_tsc(RUN7, os.path.join(self.dir, "o.json"), 2445406)
+        proc = self.add(other)
+        self.assertEqual(proc.returncode, 0, proc.stderr)
+        (key, _r, _n), (new, _r2, _n2) = self.series()
+        self.assertNotEqual(key, new)
+        self.assertIn("a new series %s: its TSC, 2445406 kHz (declared), "
+                      "is not that of series %s (2596142 kHz, declared)"
+                      % (new, key), proc.stderr)
+        self.assertIn("method.tsc_khz: 2596142 -> 2445406", proc.stderr)
+        near = with_tsc(RUN7, os.path.join(self.dir, "n.json"),
+                        2596142 * 1.0005)
+        far = with_tsc(RUN7, os.path.join(self.dir, "f.json"),
+                       2596142 * 1.005)
+        self.assertEqual(self.add(near).returncode, 0)
+        proc = self.add(far)
+        self.assertEqual(proc.returncode, 0)
+        self.assertEqual([(r, n) for _k, r, n in self.series()],
+                         [(2596142, 2), (2445406, 1), (2596142 * 1.005, 1)])
+        proc = trapmeter("history", "check", "--db", self.db)
+        self.assertEqual(proc.stdout.count("\nseries ") +
+                         proc.stdout.startswith("series "), 3, proc.stdout)
+
+    def test_calibrated_rates_join_by_their_source(self):
+        """TCG's PIT calibration moved 2.30-3.18 GHz between the boots of
+        one session (tests/fixtures/tcg-ab-aa-*.json): its two sides are
+        one series, shown at their median rate, not keyed on it."""
+        for side in ("a", "b"):
+            proc = self.add("--fingerprint-from", RUN1, os.path.join(
+                FIX, "tcg-ab-aa-%s.json" % side))
+            self.assertEqual(proc.returncode, 0, proc.stderr)
+        ((_key, _khz, runs),) = self.series()
+        self.assertEqual(runs, 2)
+
+    def test_a_run_without_a_rate_or_with_two_is_refused(self):
+        self.assertEqual(self.add(RUN1).returncode, 0)
+        before = digest(self.db)
+        for khz, boots, why in (
+                (None, None, "boot 0 states no TSC rate (run.tsc.khz)"),
+                (2445406, (1,), "its boots declare different TSC rates "
+                 "(2445406 to 2596142 kHz): two clocks in one run")):
+            bad = with_tsc(RUN7, os.path.join(self.dir, "b.json"), khz,
+                           boots=boots)
+            proc = self.add(bad)
+            self.assertEqual(proc.returncode, UNUSABLE, proc.stderr)
+            self.assertIn(why, proc.stderr)
+            self.assertNotIn("Traceback", proc.stderr)
+            self.assertEqual(digest(self.db), before)
+
+    def test_a_schema_3_file_is_migrated_and_learns_its_rate(self):
+        """A history of schema 3 kept no rate: its series keeps its key,
+        takes the rate of the next run added (said), and a run of
+        another rate then starts a series of its own."""
+        conn = sqlite3.connect(self.db, isolation_level=None)
+        for step in (1, 2, 3):
+            for sql in historydb.MIGRATIONS[step]:
+                conn.execute(sql)
+        conn.execute("INSERT INTO meta VALUES ('tool', ?)",
+                     (historydb.TOOL,))
+        doc = json.load(open(RUN1))
+        key, fields = runlevel.series_key(doc)
+        conn.execute("INSERT INTO hosts VALUES (1, ?, ?, '{}')",
+                     (key, json.dumps(fields)))
+        conn.execute("INSERT INTO runs (id, host, digest, source) VALUES "
+                     "(1, 1, 'd', 'old.json')")
+        conn.execute("INSERT INTO figures VALUES (1, 'exits', 'pio.user', "
+                     "'cycles_per_op', 'timing', 1.0, NULL, NULL, '[1.0]', "
+                     "NULL)")
+        conn.execute("PRAGMA user_version = 3")
+        conn.close()
+        proc = self.add(RUN1)
+        self.assertEqual(proc.returncode, 0, proc.stderr)
+        self.assertIn("history: series %s kept no TSC rate (added before "
+                      "history schema 4): it takes this run's, 2596142 kHz "
+                      "(declared)" % key, proc.stderr)
+        self.assertEqual(self.series(), [(key, 2596142, 2)])
+        conn = sqlite3.connect(self.db)
+        self.assertEqual(conn.execute("PRAGMA user_version").fetchone()[0],
+                         4)
+        self.assertEqual(conn.execute("PRAGMA integrity_check").fetchall(),
+                         [("ok",)])
+        self.assertEqual(conn.execute("SELECT source, tsc_khz FROM runs "
+                                      "ORDER BY id").fetchall(),
+                         [("old.json", None), (RUN1, 2596142)])
+        conn.close()
+        proc = self.add(with_tsc(RUN7, os.path.join(self.dir, "o.json"),
+                                 2299998))
+        self.assertIn("is not that of series %s (2596142 kHz, declared)"
+                      % key, proc.stderr)
+        self.assertEqual(len(self.series()), 2)
+
+
 class Kinds(Tmp):
     def test_an_ab_side_is_a_run_of_kind_ab(self):
         """An ab file (here the recorded TCG A/A session's side A, which
@@ -475,6 +598,7 @@ def stepped_history(db, runs=12, step_at=7, seed=1, release=None,
             figures += ide_figures(rng, n >= ide_cut)
         entries.append({"key": key, "fields": fields,
                         "fingerprint": doc["host"]["fingerprint"],
+                        "tsc": runlevel.tsc_rate(doc),
                         "digest": "d%d%s" % (n, release or ""),
                         "source": "run-%02d.json" % n,
                         "kind": "run", "subject": runlevel.subject(doc),
@@ -495,6 +619,7 @@ def big_entry(figures=3000):
     key, fields = runlevel.series_key(doc)
     return {"key": key, "fields": fields,
             "fingerprint": doc["host"]["fingerprint"], "digest": "big",
+            "tsc": runlevel.tsc_rate(doc),
             "source": "big.json", "kind": "run",
             "subject": runlevel.subject(doc), "commit_id": "c2",
             "commit_date": None, "describe": None, "label": None,
@@ -825,9 +950,10 @@ class Measure(Tmp):
                          [IDE + ("cycles_per_op", "bytes=2097152")])
         conn.execute("INSERT INTO runs (id, host, digest, source) VALUES "
                      "(3, 1, 'd3', 'new.json')")
-        conn.execute("INSERT INTO figures VALUES (3, 'ide', 'disk.seq', "
-                     "'cycles_per_op', 'timing', 1.0, NULL, NULL, '[1.0]', "
-                     "'bytes=4194304')")
+        conn.execute("INSERT INTO figures (run, suite, name, metric, kind, "
+                     "value, lo, hi, boots, measure) VALUES (3, 'ide', "
+                     "'disk.seq', 'cycles_per_op', 'timing', 1.0, NULL, NULL, "
+                     "'[1.0]', 'bytes=4194304')")
         self.assertEqual(sorted(historydb.figures_of(conn, 1)), [
             IDE + ("cycles_per_op", w) for w in (
                 "bytes=2097152", "bytes=4194304", runlevel.UNRECORDED)])

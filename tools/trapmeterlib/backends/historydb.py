@@ -1,7 +1,8 @@
 """The history of runs: one SQLite file (Python's sqlite3).
 
-Tables: `meta` (what the file is), `hosts` (one row per series key: the
-fingerprint's cost fields and the method, stats/runlevel.series_key),
+Tables: `meta` (what the file is), `hosts` (one row per series: the
+fingerprint's cost fields and the method, stats/runlevel.series_key, and
+the TSC rate that counted its cycles, stats/runlevel.tsc_rate),
 `runs` (one per results file added: its subject, commit, source and the
 SHA-256 of its bytes, so a file added twice is refused by name) and
 `figures` (per run, case and metric: the run's figure, its interval and
@@ -23,7 +24,7 @@ from ..stats import runlevel
 from ..values import exitstatus
 from ..values.errors import TrapmeterError
 
-SCHEMA = 3
+SCHEMA = 4
 TOOL = "trapmeter-history"
 BUSY_S = 10.0
 _BUSY = {}                  # id(connection) -> its busy timeout (seconds)
@@ -46,11 +47,23 @@ MIGRATIONS = {
     # 3: what one op of a case measured (bytes per op): another measure
     # is another series of the case
     3: ["ALTER TABLE figures ADD COLUMN measure TEXT"],
+    # 4: the TSC that counted a series' cycles (a rate further than
+    # runlevel.TSC_KEY_TOLERANCE is another series); `base` the key of
+    # the fingerprint and method alone (a series of schema 3 keeps its
+    # key and learns its rate from the next run added); each run's rate;
+    # each case's handler (QEMU or the kernel: export --boots)
+    4: ["ALTER TABLE hosts ADD COLUMN base TEXT",
+        "ALTER TABLE hosts ADD COLUMN tsc_khz REAL",
+        "ALTER TABLE hosts ADD COLUMN tsc_source TEXT",
+        "UPDATE hosts SET base = key",
+        "CREATE INDEX hosts_base ON hosts(base)",
+        "ALTER TABLE runs ADD COLUMN tsc_khz REAL",
+        "ALTER TABLE figures ADD COLUMN handler TEXT"],
 }
 RUN_COLUMNS = ("id", "host", "digest", "source", "kind", "added",
                "commit_id", "commit_date", "describe", "qemu_version",
                "qemu_build", "kernel", "firmware", "boots", "status",
-               "label")
+               "label", "tsc_khz")
 
 
 class HistoryError(TrapmeterError):
@@ -178,16 +191,50 @@ def open_db(path, create=False, busy_s=BUSY_S):
     return conn
 
 
-def _host_id(conn, key, fields, fingerprint):
-    row = conn.execute("SELECT id FROM hosts WHERE key = ?", (key,)) \
-        .fetchone()
-    if row:
-        return row[0], False
-    cur = conn.execute("INSERT INTO hosts (key, fields, fingerprint) "
-                       "VALUES (?, ?, ?)",
-                       (key, json.dumps(fields, sort_keys=True, default=str),
-                        json.dumps(fingerprint, sort_keys=True, default=str)))
-    return cur.lastrowid, True
+def _series(conn, entry):
+    """(host id, new?, rate learned?) of the series a run joins: of its
+    fingerprint and method (`key`), the one whose TSC is the run's -- a
+    declared rate within runlevel.TSC_KEY_TOLERANCE (the nearest), or
+    a calibrated one -- else a new series keyed by all three.  A series
+    of schema 3, whose rate was not kept, takes the run's rate."""
+    khz, source = entry["tsc"]
+    rows = conn.execute("SELECT id, tsc_khz, tsc_source FROM hosts WHERE "
+                        "base = ?", (entry["key"],)).fetchall()
+    same = [r for r in rows if r[2] == source and (
+        source != "declared" or runlevel.same_clock(r[1], khz))]
+    if same:
+        return min(same, key=lambda r: abs(r[1] - khz))[0], False, False
+    unknown = [r for r in rows if r[1] is None]
+    fields = dict(entry["fields"], **tsc_fields(khz, source))
+    if unknown:
+        old = host(conn, unknown[0][0])["fields"]
+        conn.execute("UPDATE hosts SET tsc_khz = ?, tsc_source = ?, fields "
+                     "= ? WHERE id = ?", (khz, source, _json(dict(
+                         old, **tsc_fields(khz, source))), unknown[0][0]))
+        return unknown[0][0], False, True
+    key = runlevel.hashed(fields) if rows else entry["key"]
+    cur = conn.execute("INSERT INTO hosts (key, fields, fingerprint, base, "
+                       "tsc_khz, tsc_source) VALUES (?, ?, ?, ?, ?, ?)",
+                       (key, _json(fields), _json(entry["fingerprint"]),
+                        entry["key"], khz, source))
+    return cur.lastrowid, True, False
+
+
+def tsc_fields(khz, source):
+    """The fields a series shows of its TSC."""
+    return {"method.tsc_khz": round(khz), "method.tsc_source": source}
+
+
+def _json(value):
+    return json.dumps(value, sort_keys=True, default=str)
+
+
+def siblings(conn, host_id):
+    """[(key, TSC kHz, source)] of the other series of one series' host
+    fingerprint and method: each another TSC rate."""
+    return conn.execute("SELECT key, tsc_khz, tsc_source FROM hosts WHERE "
+                        "base = (SELECT base FROM hosts WHERE id = ?) AND "
+                        "id != ? ORDER BY id", (host_id, host_id)).fetchall()
 
 
 def last_run(conn):
@@ -198,18 +245,20 @@ def last_run(conn):
 
 
 def host(conn, host_id):
-    """{id, key, fields, fingerprint} of one series' host."""
-    row = conn.execute("SELECT id, key, fields, fingerprint FROM hosts "
-                       "WHERE id = ?", (host_id,)).fetchone()
+    """{id, key, fields, fingerprint, tsc_khz} of one series' host."""
+    row = conn.execute("SELECT id, key, fields, fingerprint, tsc_khz FROM "
+                       "hosts WHERE id = ?", (host_id,)).fetchone()
     return {"id": row[0], "key": row[1], "fields": json.loads(row[2]),
-            "fingerprint": json.loads(row[3])}
+            "fingerprint": json.loads(row[3]), "tsc_khz": row[4]}
 
 
 def add_runs(conn, entries):
     """Store every entry in one transaction: all of them or none.  An
-    entry: {key, fields, fingerprint, digest, source, kind, subject,
-    commit_id, commit_date, describe, label, boots, status, figures}.
-    Returns [(entry, run id, new series?, series id)]."""
+    entry: {key, fields, fingerprint, tsc: (kHz, source), digest,
+    source, kind, subject, commit_id, commit_date, describe, label,
+    boots, status, figures}.  Returns [(entry, run id, new series?,
+    series id, rate learned?)]: the series' own key and fields are
+    host(conn, series id)'s."""
     out = []
     with _writing(conn):
         for entry in entries:
@@ -219,10 +268,9 @@ def add_runs(conn, entries):
                 raise HistoryError("duplicate", "%s: this file is in the "
                                    "history already (run %d, added from %s)"
                                    % (entry["source"], seen[0], seen[1]))
-            host_id, new = _host_id(conn, entry["key"], entry["fields"],
-                                    entry["fingerprint"])
+            host_id, new, learned = _series(conn, entry)
             out.append((entry, _insert_run(conn, host_id, entry), new,
-                        host_id))
+                        host_id, learned))
     return out
 
 
@@ -231,21 +279,23 @@ def _insert_run(conn, host_id, entry):
     cur = conn.execute(
         "INSERT INTO runs (host, digest, source, kind, added, commit_id, "
         "commit_date, describe, qemu_version, qemu_build, kernel, firmware, "
-        "boots, status, label) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, "
-        "?, ?, ?)",
+        "boots, status, label, tsc_khz) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, "
+        "?, ?, ?, ?, ?, ?, ?)",
         (host_id, entry["digest"], entry["source"], entry["kind"],
          time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
          entry.get("commit_id"), entry.get("commit_date"),
          entry.get("describe"), subj.get("qemu_version"),
          subj.get("qemu_build"), subj.get("kernel"), subj.get("firmware"),
-         entry.get("boots"), entry.get("status"), entry.get("label")))
+         entry.get("boots"), entry.get("status"), entry.get("label"),
+         entry["tsc"][0]))
     run_id = cur.lastrowid
     conn.executemany(
         "INSERT INTO figures (run, suite, name, metric, kind, value, lo, "
-        "hi, boots, measure) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        "hi, boots, measure, handler) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, "
+        "?)",
         [(run_id, f["suite"], f["case"], f["metric"], f["kind"], f["value"],
-          f["lo"], f["hi"], json.dumps(f["boots"]), f.get("measure"))
-         for f in entry["figures"]])
+          f["lo"], f["hi"], json.dumps(f["boots"]), f.get("measure"),
+          f.get("handler")) for f in entry["figures"]])
     return run_id
 
 

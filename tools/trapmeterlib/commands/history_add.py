@@ -9,6 +9,7 @@ import json
 from ..backends import historydb
 from ..output import history_export, resultsfile
 from ..stats import runlevel
+from ..stats.comparable import cases_of
 from ..system import envdiff, gitbuild, inputfile
 from ..values import exitstatus
 from ..values.errors import UnusableInput
@@ -32,18 +33,19 @@ def cmd_add(args):
         before = historydb.last_run(conn)
         prev = historydb.host(conn, before["host"]) if before else None
         added = historydb.add_runs(conn, entries)
-        for ent, run_id, new, host_id in added:
-            key = ent["key"]
+        for ent, run_id, new, host_id, learned in added:
+            ser = historydb.host(conn, host_id)
             say("history: added %s as run %d of series %s (%d figures)"
-                % (ent["source"], run_id, key, len(ent["figures"])))
-            if prev is not None and prev["key"] != key:
-                for line in series_change(prev, ent, new):
-                    say(line)
-            for line in measure_lines(ent, historydb.measures_before(
-                    conn, host_id, run_id)):
+                % (ent["source"], run_id, ser["key"], len(ent["figures"])))
+            lines = tsc_lines(ent, ser, historydb.siblings(conn, host_id),
+                              new, learned)
+            if prev is not None and prev["key"] != ser["key"]:
+                lines += series_change(prev, ser, new)
+            lines += measure_lines(ent, ser["key"], historydb.measures_before(
+                conn, host_id, run_id))
+            for line in lines:
                 say(line)
-            prev = {"key": key, "fingerprint": ent["fingerprint"],
-                    "fields": ent["fields"]}
+            prev = ser
     finally:
         conn.close()
     return exitstatus.OK
@@ -94,9 +96,14 @@ def entry(path, commit, label, fp_doc):
                                   fingerprint=envdiff.fingerprint_of(fp_doc)))
     try:
         key, fields = runlevel.series_key(doc)
-    except runlevel.NoFingerprint as exc:
+        tsc = runlevel.tsc_rate(doc)
+    except UnusableInput as exc:
         raise TrapmeterError(exitstatus.UNUSABLE, "%s: %s" % (path, exc))
     figures = runlevel.run_figures(doc)
+    handlers = {k: r[0].get("handler") for k, r in cases_of(doc).items()
+                if r and isinstance(r[0], dict)}
+    for fig in figures:
+        fig["handler"] = handlers.get((fig["suite"], fig["case"]))
     if not figures:
         raise TrapmeterError(exitstatus.UNUSABLE, "%s: no case with a "
                              "figure to keep" % path)
@@ -104,7 +111,7 @@ def entry(path, commit, label, fp_doc):
     kind = "lava" if config.get("source") == "lava" else \
         "ab" if isinstance(doc.get("session"), dict) else "run"
     digest = hashlib.sha256(inputfile.read_text(path)).hexdigest()
-    return dict(commit, key=key, fields=fields, digest=digest,
+    return dict(commit, key=key, fields=fields, tsc=tsc, digest=digest,
                 fingerprint=envdiff.fingerprint_of(doc), source=path,
                 kind=kind, subject=runlevel.subject(doc), label=label,
                 boots=len([b for b in doc["boots"] if b.get("results")]),
@@ -112,7 +119,28 @@ def entry(path, commit, label, fp_doc):
                 mixed=runlevel.mixed_cases(doc))
 
 
-def measure_lines(ent, before):
+def tsc_lines(ent, ser, others, new, learned):
+    """Lines that say a run's TSC rate starts a series of its own (the
+    fingerprint and method of others, another clock), or gave a series
+    kept before history schema 4 its rate."""
+    khz, source = ent["tsc"]
+    if learned:
+        return ["history: series %s kept no TSC rate (added before history "
+                "schema 4): it takes this run's, %.0f kHz (%s)"
+                % (ser["key"], khz, source)]
+    if not new or not others:
+        return []
+    return ["history: %s: a new series %s: its TSC, %.0f kHz (%s), is not "
+            "that of series %s of the same host fingerprint and method "
+            "(another clock: a host whose TSC frequency changed, or another "
+            "CPU of the same model; a cycle is another length of time)"
+            % (ent["source"], ser["key"], khz, source, ", ".join(
+                "%s (%s)" % (key, "%.0f kHz, %s" % (rate, how)
+                             if rate is not None else "rate not kept")
+                for key, rate, how in others))]
+
+
+def measure_lines(ent, key, before):
     """Lines that say a case of this run starts another series of the
     case (what one op measured differs from the case's run before), or
     was left out (its boots measured different things)."""
@@ -129,19 +157,19 @@ def measure_lines(ent, before):
         seen.add(case)
         lines.append("history: %s/%s starts another series of the case in "
                      "series %s: %s -> %s (another measurement, not a step "
-                     "in one)" % (case + (ent["key"],
+                     "in one)" % (case + (key,
                                           runlevel.measure_text(was),
                                           runlevel.measure_text(what))))
     return lines
 
 
-def series_change(prev, ent, new):
+def series_change(prev, ser, new):
     """Lines that say a run starts another series, and why."""
     diffs = [(f, a, b) for f, a, b, _cost in envdiff.differences(
-        prev["fields"], ent["fields"])]
-    head = "history: %s series %s: its host or method differs from the " \
-        "previous run's (series %s) in" % (
-            "a new" if new else "back to", ent["key"], prev["key"])
+        prev["fields"], ser["fields"])]
+    head = "history: %s series %s: its host, method or TSC differs from " \
+        "the previous run's (series %s) in" % (
+            "a new" if new else "back to", ser["key"], prev["key"])
     return [head] + ["  %s: %s -> %s" % d for d in diffs[:12]] + (
         ["  ... %d more" % (len(diffs) - 12)] if len(diffs) > 12 else [])
 
