@@ -586,14 +586,16 @@ def stepped_history(db, runs=12, step_at=7, seed=1, release=None,
             factor = 1.10 if case == "pio.user" and n >= step_at else 1.0
             boots = [base * factor * math.exp(rng.gauss(0, 0.01))
                      for _ in range(3)]
+            handler = "user" if case == "pio.user" else "kernel"
             figures.append({"suite": "exits", "case": case,
                             "metric": "cycles_per_op", "kind": "timing",
                             "value": sorted(boots)[1], "lo": min(boots),
-                            "hi": max(boots), "boots": boots})
+                            "hi": max(boots), "boots": boots,
+                            "handler": handler})
             figures.append({"suite": "exits", "case": case,
                             "metric": "exits_per_op", "kind": "count",
                             "value": 1.0, "lo": None, "hi": None,
-                            "boots": [1.0]})
+                            "boots": [1.0], "handler": handler})
         if ide_cut:
             figures += ide_figures(rng, n >= ide_cut)
         entries.append({"key": key, "fields": fields,
@@ -1197,6 +1199,51 @@ class Export(Tmp):
         self.assertEqual(sorted(families), ["trapmeter_cycles_per_op",
                                             "trapmeter_exits_per_op"])
         self.assertIn('case="we\\"ird\\\\case\\nx"}', text)
+
+    def test_boots_json_is_what_the_simulation_reads(self):
+        """A history's boots in the simulation's form: its watch-null
+        (the CUSUM's threshold, measured) runs on them.  Recorded: the
+        43 runs of tests/fixtures/kvm-history-aa.json, added from their
+        results files, exported as that fixture byte for byte in boots."""
+        key = stepped_history(self.db, runs=30, step_at=99, ide_cut=20)
+        out = os.path.join(self.dir, "boots.json")
+        proc = trapmeter("history", "export", "--db", self.db,
+                         "--boots-json", out)
+        self.assertEqual(proc.returncode, 0, proc.stderr)
+        self.assertIn("history: --boots-json: ide/disk.seq/cycles_per_op"
+                      "[bytes=4194304] left out: a figure in runs 1-19 of 30 "
+                      "only", proc.stderr)
+        doc = json.load(open(out))
+        self.assertEqual((doc["kind"], doc["series"], len(doc["runs"])),
+                         ("history-boots", key, 30))
+        self.assertEqual(doc["cases"], {
+            "exits/cpuid": {"handler": "kernel"},
+            "exits/pio.kernel": {"handler": "kernel"},
+            "exits/pio.user": {"handler": "user"}})
+        conn = historydb.open_db(self.db)
+        (host,) = historydb.hosts(conn)
+        stored = historydb.figures_of(conn, host)
+        run = historydb.runs_of(conn, host)[4]["id"]
+        conn.close()
+        cyc = stored[("exits", "pio.user", "cycles_per_op", "")]["runs"]
+        self.assertEqual([b["exits/pio.user"] for b in
+                          doc["runs"][4]["boots"]],
+                         [[c, 1.0 if i == 0 else None] for i, c in
+                          enumerate(cyc[run][3])])
+        sim = subprocess.run(
+            [sys.executable, os.path.join(ROOT, "tests", "host",
+                                          "history_simulation.py"),
+             "--fixture", out, "--parts", "watch-null", "--series", "3"],
+            capture_output=True, text=True, timeout=300)
+        self.assertEqual(sim.returncode, 0, sim.stderr)
+        self.assertIn("model of 30 runs: 3 cases (1 QEMU-exit)", sim.stdout)
+        self.assertRegex(sim.stdout, r"replay +A/A, the largest CUSUM .* "
+                         r"\(share above 7: \d of 3\)")
+        proc = trapmeter("history", "export", "--db", self.db,
+                         "--boots-json", out, "--case", "disk.seq")
+        self.assertEqual(proc.returncode, BAD, proc.stderr)
+        self.assertIn("--boots-json: no case has a figure in every run",
+                      proc.stderr)
 
     def test_export_needs_a_format(self):
         stepped_history(self.db)

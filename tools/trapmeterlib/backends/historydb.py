@@ -312,13 +312,14 @@ def runs_of(conn, host_id):
 
 
 def figures_of(conn, host_id):
-    """{(suite, case, metric, measure): {"kind", "runs": {run id:
-    (value, lo, hi, boots)}}} of one series: a case and metric is one
+    """{(suite, case, metric, measure): {"kind", "handler", "runs": {run
+    id: (value, lo, hi, boots)}}} of one series: a case and metric is one
     series per measure (what one op measured, runlevel.resolve for a
     figure that does not say)."""
     rows = conn.execute(
         "SELECT f.run, f.suite, f.name, f.metric, f.kind, f.value, f.lo, "
-        "f.hi, f.boots, f.measure FROM figures f JOIN runs r ON r.id = "
+        "f.hi, f.boots, f.measure, f.handler FROM figures f JOIN runs r "
+        "ON r.id = "
         "f.run WHERE r.host = ? ORDER BY f.run", (host_id,)).fetchall()
     known = {}
     for row in rows:
@@ -328,8 +329,9 @@ def figures_of(conn, host_id):
     for row in rows:
         what = runlevel.resolve(row[9], known.get(row[1:4], ()))
         entry = out.setdefault(row[1:4] + (what,),
-                               {"kind": row[4], "runs": {}})
+                               {"kind": row[4], "runs": {}, "handler": None})
         entry["runs"][row[0]] = (row[5], row[6], row[7], json.loads(row[8]))
+        entry["handler"] = row[10] or entry["handler"]
     return out
 
 

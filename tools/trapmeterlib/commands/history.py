@@ -4,6 +4,7 @@ host (backends/historydb.py, one SQLite file), its change points
 (output/history_export.py); `add` is commands/history_add.py."""
 
 import argparse
+import json
 import math
 import shlex
 import sys
@@ -79,6 +80,11 @@ def add_parser(sub, fmt):
                            help="CSV (Apache Otava) or OpenMetrics text")
     exp.add_argument("--csv", metavar="OUT")
     exp.add_argument("--openmetrics", metavar="OUT")
+    exp.add_argument("--boots-json", metavar="OUT",
+                     help="one series' boots as tests/host/"
+                     "history_simulation.py --fixture reads them: to "
+                     "measure --cusum-threshold on this host's own runs "
+                     "(docs/ci.md)")
     for parser in (add, chk, rep, exp):
         parser.add_argument("--db", metavar="PATH", default=DEFAULT_DB,
                             help="the history file (default %s)"
@@ -99,8 +105,9 @@ THRESHOLD_HELP = (
     "every run (default %g: the largest CUSUM of a 100-run A/A series "
     "passed it in about 1 %%%% of replays and model series of this "
     "project's build machine's recorded runs; another host measures its "
-    "own with tests/host/history_simulation.py --parts watch-null, "
-    "docs/ci.md)"
+    "own: `history export --boots-json` of its A/A runs, then "
+    "tests/host/history_simulation.py --fixture that file --parts "
+    "watch-null, docs/ci.md)"
     % changewatch.THRESHOLD)
 
 
@@ -323,32 +330,46 @@ def cmd_report(args):
 
 
 def cmd_export(args):
-    if not args.csv and not args.openmetrics:
-        raise OptionError("export needs --csv OUT or --openmetrics OUT")
+    if not (args.csv or args.openmetrics or args.boots_json):
+        raise OptionError("export needs --csv OUT, --openmetrics OUT or "
+                          "--boots-json OUT")
     series = load(args)
     if args.csv:
-        if len(series) > 1:
-            raise OptionError("--csv writes one series (Otava reads one "
-                              "test per file): choose it with --series "
-                              "(%s)" % ", ".join(s.host["key"]
-                                                 for s in series))
-        keys, gaps = history_export.csv_columns(series[0])
-        for key, have in gaps.items():
-            say("history: --csv: %s left out: a figure in runs %s of %d "
-                "only (Otava reads every cell of a column as a number; "
-                "--openmetrics keeps it)" % (
-                    history_export.column(series[0], key),
-                    history_text.run_ranges(have) or "none",
-                    len(series[0].runs)))
-        if not keys:
-            raise OptionError("--csv: no case has a figure in every run of "
-                              "series %s (Otava's CSV needs one per cell): "
-                              "choose runs' cases with --case, or use "
-                              "--openmetrics" % series[0].host["key"])
-        write_file(args.csv, history_export.csv_text(series[0],
-                                                     keys).encode())
+        ser = one_series(series, "--csv", "Otava reads one test per file")
+        keys = kept(ser, "--csv", *history_export.csv_columns(ser),
+                    why="Otava reads every cell of a column as a number; "
+                    "--openmetrics keeps it")
+        write_file(args.csv, history_export.csv_text(ser, keys).encode())
+    if args.boots_json:
+        ser = one_series(series, "--boots-json", "the simulation models "
+                         "one host")
+        keys = kept(ser, "--boots-json", *history_export.boots_cases(ser),
+                    why="the simulation draws every case of every boot")
+        write_file(args.boots_json, (json.dumps(history_export.boots_doc(
+            ser, keys), separators=(",", ":")) + "\n").encode())
     if args.openmetrics:
         write_file(args.openmetrics,
                    history_export.openmetrics(series).encode())
     return exitstatus.OK
 
+
+def one_series(series, flag, why):
+    if len(series) > 1:
+        raise OptionError("%s writes one series (%s): choose it with "
+                          "--series (%s)" % (flag, why, ", ".join(
+                              s.host["key"] for s in series)))
+    return series[0]
+
+
+def kept(ser, flag, keys, gaps, why):
+    """The keys an export keeps; those left out said by name."""
+    for key, have in gaps.items():
+        say("history: %s: %s left out: a figure in runs %s of %d only (%s)"
+            % (flag, history_export.column(ser, key),
+               history_text.run_ranges(have) or "none", len(ser.runs), why))
+    if not keys:
+        raise OptionError("%s: no case has a figure in every run of series "
+                          "%s (%s): choose runs' cases with --case%s"
+                          % (flag, ser.host["key"], why, ", or use "
+                             "--openmetrics" if flag == "--csv" else ""))
+    return keys

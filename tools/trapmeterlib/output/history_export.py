@@ -5,7 +5,8 @@ column only for a case and metric with a figure in every run: Otava reads
 every cell as a float), and
 every series as OpenMetrics text (gauges with each run's timestamp, `#
 EOF` at the end: what `promtool tsdb create-blocks-from openmetrics`
-backfills into Prometheus).  Pure: returns text."""
+backfills into Prometheus), and one series' boots as the history's
+simulation reads them (boots_doc).  Pure: returns text and values."""
 
 import calendar
 import csv
@@ -94,6 +95,45 @@ def csv_text(ser, keys):
                 for key in keys]
         writer.writerow(row)
     return out.getvalue()
+
+
+BOOTS_KIND = "history-boots"
+CYCLES, EXITS = "cycles_per_op", "exits_per_op"
+
+
+def boots_cases(ser):
+    """(keys, gaps): the cycles-per-op series of a series' cases with a
+    figure in every run (the simulation's model draws every case of
+    every boot), and those without ({key: run numbers they have})."""
+    keys, gaps = csv_columns(ser)
+    return [k for k in keys if k[2] == CYCLES], {
+        k: v for k, v in gaps.items() if k[2] == CYCLES}
+
+
+def boots_doc(ser, keys):
+    """One series' runs in the form tests/host/history_simulation.py reads
+    (--fixture; tests/fixtures/kvm-history-aa.json): per run and boot,
+    per case [cycles per op, exits per op], each boot's figures in the
+    order they were stored, and each case's handler (user: an exit to
+    QEMU, kernel: handled in KVM; None when the history did not keep
+    it, schema 3 and before)."""
+    cases = {"%s/%s" % k[:2]: {"handler": ser.figures[k].get("handler")}
+             for k in keys}
+    runs = []
+    for run in ser.runs:
+        per = {}
+        for key in keys:
+            exits = ser.figures.get(key[:2] + (EXITS, key[3]), {})
+            per["%s/%s" % key[:2]] = (
+                ser.figures[key]["runs"][run["id"]][3],
+                exits.get("runs", {}).get(run["id"], (0, 0, 0, []))[3])
+        count = max(max(len(c), len(e)) for c, e in per.values())
+        runs.append({"source": run["source"], "boots": [
+            {case: [c[i] if i < len(c) else None,
+                    e[i] if i < len(e) else None]
+             for case, (c, e) in per.items()} for i in range(count)]})
+    return {"kind": BOOTS_KIND, "series": ser.host["key"], "cases": cases,
+            "runs": runs}
 
 
 def label(value):
