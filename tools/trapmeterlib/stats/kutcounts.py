@@ -108,17 +108,18 @@ _ON_CPU = ("vmexit's %s is lib/x86/smp.c's on_cpu(1, nop, 0) round trip "
            "back)")
 _ON_CPU_COUNTED = (
     "counted on PVM, per op: the same IPI, wake-up and host CPU switch in "
-    "both tools, and emulated instructions outside the wait (BSP/AP; "
-    "trapmeter's counted when its cases wrote the xAPIC ICR) "
+    "both tools (one ICR WRMSR, the AP's EOI WRMSR), and emulated "
+    "instructions outside the wait (BSP/AP; trapmeter's in x2APIC mode, "
+    "the framework's per-sample code left out) "
     "vmexit %d/%d, trapmeter's %s %d/%d, %s %d/%d; vmexit's figure is its "
     "last span's mean, and its own per-op median (from its IPI times) "
     "was 0.41-0.88 of it (ops over 3x the median held 4-61 %% of a span)")
 ROUND_TRIP = {"ipi": ("ipi", _ON_CPU % "ipi"),
               "ipi_halt": ("ipi.halt", _ON_CPU % "ipi_halt")}
 ROUND_TRIP_COUNTED = {
-    "ipi": _ON_CPU_COUNTED % (83, 58, "ipi", 33, 53, "ipi.on_cpu", 58, 70),
-    "ipi_halt": _ON_CPU_COUNTED % (77, 58, "ipi.halt", 50, 53,
-                                   "ipi.halt.on_cpu", 63, 70)}
+    "ipi": _ON_CPU_COUNTED % (83, 58, "ipi", 37, 55, "ipi.on_cpu", 67, 72),
+    "ipi_halt": _ON_CPU_COUNTED % (77, 58, "ipi.halt", 53, 55,
+                                   "ipi.halt.on_cpu", 71, 72)}
 
 # vmexit cases whose op is a wait for the host's timer: {kut name: what
 # both tools do}.  trapmeter's twin reads the TSC in its handler and
