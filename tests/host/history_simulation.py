@@ -94,6 +94,7 @@ from trapmeterlib.stats.abtest import binomial_upper  # noqa: E402
 from trapmeterlib.stats.bootstats import median  # noqa: E402
 
 FIXTURE = os.environ.get('HIST_FIXTURE') or os.path.join(ROOT, 'tests', 'fixtures', 'kvm-history-aa.json')
+AA15 = os.path.join(ROOT, 'tests', 'fixtures', 'kvm-history-aa15.json')
 RUNS = 100
 BOOTS = [3]                 # --boots: boots a simulated run has
 BAND = math.log(1.08)       # a boot this far above its floor: disturbed
@@ -475,16 +476,17 @@ def floor_spread(floors):
     return 1 - len(calm) / len(floors), statistics.stdev(calm)
 
 
-def subsample(rec, model, case, draws=200, seed=1):
-    """Per B in 1..the recorded boots, the mean (raised share, calm sd)
-    of `case`'s floors: recorded (each run's floor the lowest of a
-    random B of its boots, `draws` times; model-free) and the model's
-    (series as long as the recorded ones, B boots a run)."""
+def subsample(rec, model, case, draws=200, seed=1, most=None):
+    """Per B in 1..the recorded boots (or `most`), the mean (raised
+    share, calm sd) of `case`'s floors: recorded (each run's floor the
+    lowest of a random B of its boots, `draws` times; model-free; None
+    beyond the recorded boots) and the model's (series as long as the
+    recorded ones, B boots a run)."""
     rng, nb, out = random.Random(seed), min(len(r["boots"]) for r in
                                             rec["runs"]), []
-    for b in range(1, nb + 1):
+    for b in range(1, max(nb, most or nb) + 1):
         got = []
-        for _ in range(draws):
+        for _ in range(draws if b <= nb else 0):
             got.append(floor_spread([math.log(min(
                 x[case][0] for x in rng.sample(r["boots"], b)))
                 for r in rec["runs"]]))
@@ -493,20 +495,23 @@ def subsample(rec, model, case, draws=200, seed=1):
             runs = model.series(rng, len(rec["runs"]))
             sims.append(floor_spread([math.log(min(v[0] for v in r[case]))
                                       for r in runs]))
-        out.append((b, [sum(g[j] for g in got) / draws for j in (0, 1)],
+        out.append((b, [sum(g[j] for g in got) / draws for j in (0, 1)]
+                    if got else None,
                     [sum(g[j] for g in sims) / draws for j in (0, 1)]))
     return out
 
 
-def print_subsample(rec, model, cases):
+def print_subsample(rec, model, cases, most):
     for case in cases:
-        for b, got, sim in subsample(rec, model, case):
-            print("subsample %s, %d of %d boots a run: raised %.0f %% of runs,"
-                  " calm floors sd %.2f %% (recorded, each run's floor the "
-                  "lowest of %d of its boots); model: raised %.0f %%, sd "
-                  "%.2f %%" % (case, b, len(rec["runs"][0]["boots"]),
-                               100 * got[0], 100 * got[1], b,
-                               100 * sim[0], 100 * sim[1]), flush=True)
+        for b, got, sim in subsample(rec, model, case, most=most):
+            print("subsample %s, %d boots a run: %s; model of %d runs: "
+                  "raised %.0f %%, sd %.2f %%" % (
+                      case, b, "recorded (each run's floor the lowest of %d "
+                      "of its %d boots): raised %.0f %% of runs, calm floors "
+                      "sd %.2f %%" % (b, len(rec["runs"][0]["boots"]),
+                                      100 * got[0], 100 * got[1])
+                      if got else "not recorded", len(rec["runs"]),
+                      100 * sim[0], 100 * sim[1]), flush=True)
 
 
 def stepped(rec, rng, runs, step, at, model=None):
@@ -690,7 +695,7 @@ def main():
                    args.series, args.seed)
     if "subsample" in parts:
         print_subsample(rec, model, model.user if args.case == "user"
-                        else args.case.split(","))
+                        else args.case.split(","), args.boots)
         BOOTS[0] = args.boots
     if "watch-oracle" in parts:
         watch_oracle(args.series, args.seed)

@@ -146,6 +146,20 @@ class Exact(unittest.TestCase):
                 for a, b in zip(mann_whitney_cdf(m, n), cdf):
                     self.assertAlmostEqual(a, b, 12)
 
+    def test_a_run_of_fewer_boots_than_the_recipe_is_told_its_delay(self):
+        note = cw.boots_note(3)
+        self.assertIn("the newest run has 3 boots: +1 %% per QEMU exit was "
+                      "found %s runs after the step (median) with 3 a run, "
+                      "%s with %d (docs/ci.md's --repeat %d; measured: "
+                      % (cw.STEP_DELAY[3], cw.STEP_DELAY[cw.RECIPE_BOOTS],
+                         cw.RECIPE_BOOTS, cw.RECIPE_BOOTS), note)
+        self.assertIn("with 5 a run", cw.boots_note(7))
+        self.assertIn("not measured runs after the step (median) with "
+                      "fewer than 3 a run", cw.boots_note(1))
+        self.assertIsNone(cw.boots_note(cw.RECIPE_BOOTS))
+        self.assertIsNone(cw.boots_note(None))
+        self.assertIn(cw.RECIPE_BOOTS, cw.STEP_DELAY)
+
     def test_the_level_is_spent_over_the_horizon(self):
         fam = family(random.Random(1), 3, 60)
         found = cw.watch(fam, 60, 0.05, 100)
@@ -313,6 +327,19 @@ class Boots(unittest.TestCase):
         self.assertEqual([g[0] for g in got], [1, 2, 3])
         self.assertGreater(shares[0], shares[1])
         self.assertGreater(shares[1], shares[2])
+
+    def test_recorded_runs_of_15_boots_are_calmer_with_more_of_them(self):
+        """tests/fixtures/kvm-history-aa15.json, each run's floor the
+        lowest of B of its 15 boots (model-free): pio.user's raised share
+        and calm sd fall from 1 to 15 boots."""
+        rec = sim.load(sim.AA15)
+        got = sim.subsample(rec, sim.Model(rec), "exits/pio.user", 10)
+        self.assertEqual(len(got), 15)
+        raised = [g[1][0] for g in got]
+        sds = [g[1][1] for g in got]
+        self.assertGreater(raised[0], raised[2])
+        self.assertGreater(raised[2], raised[14])
+        self.assertGreater(sds[0], sds[14])
 
     def test_aa_series_of_nine_boots_a_run_rarely_alarm(self):
         """Replays of 9 boots a run (the recorded 3 and 6 of their
