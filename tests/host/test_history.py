@@ -680,6 +680,9 @@ class Check(Tmp):
         proc = trapmeter("history", "check", "--db", self.db, "--every-run")
         self.assertEqual(proc.returncode, 0, proc.stdout + proc.stderr)
         self.assertIn("no change starts at the newest runs", proc.stdout)
+        self.assertIn("the newest run has 3 boots: +1 %% per QEMU exit was "
+                      "found %s runs after the step (median) with 3 a run"
+                      % changewatch.STEP_DELAY[3], proc.stdout)
         db = os.path.join(self.dir, "few.db")
         stepped_history(db, runs=12, step_at=7)
         proc = trapmeter("history", "check", "--db", db, "--every-run")

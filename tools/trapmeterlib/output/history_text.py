@@ -5,7 +5,7 @@ subjects) and the shift with its interval.  Pure: returns text."""
 import math
 
 from ..stats.changepoint import MIN_SEG
-from ..stats.changewatch import AFTER, CUSUM, MIN_BEFORE
+from ..stats.changewatch import AFTER, CUSUM, MIN_BEFORE, boots_note
 from ..stats.runlevel import measure_text
 
 COMMIT_CHARS = 12
@@ -152,6 +152,12 @@ def change_lines(ser, change, newest):
     return lines
 
 
+def newest_boots(ser):
+    """The boots of the newest run, or None."""
+    runs = getattr(ser, "runs", None)
+    return runs[-1].get("boots") if runs else None
+
+
 def watch_text(ser):
     """A check after every run: its level and the changes the newest run
     completes (earlier changes are the one-look check's)."""
@@ -169,6 +175,9 @@ def watch_text(ser):
                                      watch.level * watch.tests *
                                      watch.horizon, watch.horizon,
                                      watch.threshold))
+    note = boots_note(newest_boots(ser))
+    if note:
+        lines.append("  " + note)
     for change in watch.changes:
         lines += change_lines(ser, change, True)
     if not watch.changes:

@@ -294,3 +294,29 @@ def replay(family, runs, alpha=ALPHA, horizon=HORIZON, threshold=None):
             seen[mark] = Alarm(change, n)
             alarms.append(seen[mark])
     return alarms
+
+
+# Boots a run, measured (docs/design.md, "History", "Boots a run"): the
+# median number of runs after a +1 % step per QEMU exit until a check
+# after every run flags it, replays and model of this host's recorded
+# runs, by the boots each run has.  docs/ci.md's job runs RECIPE_BOOTS.
+RECIPE_BOOTS = 15
+STEP_DELAY = {3: "17-23", 5: "12-16", 9: "9-11", 15: "8-10.5"}
+STEP_DELAY_BY = ("tests/host/history_simulation.py --parts watch-step "
+                 "--steps 1 --boots B")
+
+
+def boots_note(boots):
+    """One line for a series whose newest run has fewer boots than the
+    recipe's: how soon +1 % per QEMU exit was found with its boots and
+    with the recipe's (measured), or None."""
+    if boots is None or boots >= RECIPE_BOOTS:
+        return None
+    have = max((b for b in STEP_DELAY if b <= boots), default=None)
+    return ("the newest run has %d boots: +1 %% per QEMU exit was found "
+            "%s runs after the step (median) with %s a run, %s with %d "
+            "(docs/ci.md's --repeat %d; measured: %s)" % (
+                boots, STEP_DELAY[have] if have else "not measured",
+                have if have else "fewer than %d" % min(STEP_DELAY),
+                STEP_DELAY[RECIPE_BOOTS], RECIPE_BOOTS, RECIPE_BOOTS,
+                STEP_DELAY_BY))
