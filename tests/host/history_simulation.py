@@ -482,6 +482,14 @@ def subsample(rec, model, case, draws=200, seed=1, most=None):
     lowest of a random B of its boots, `draws` times; model-free; None
     beyond the recorded boots) and the model's (series as long as the
     recorded ones, B boots a run)."""
+    keep = BOOTS[0]
+    try:
+        return _subsample(rec, model, case, draws, seed, most)
+    finally:
+        BOOTS[0] = keep
+
+
+def _subsample(rec, model, case, draws, seed, most):
     rng, nb, out = random.Random(seed), min(len(r["boots"]) for r in
                                             rec["runs"]), []
     for b in range(1, max(nb, most or nb) + 1):
@@ -696,7 +704,6 @@ def main():
     if "subsample" in parts:
         print_subsample(rec, model, model.user if args.case == "user"
                         else args.case.split(","), args.boots)
-        BOOTS[0] = args.boots
     if "watch-oracle" in parts:
         watch_oracle(args.series, args.seed)
     if "watch-step" in parts:

@@ -322,7 +322,9 @@ class Boots(unittest.TestCase):
         """Subsamples of the recorded runs (1, 2, 3 of each run's
         boots): pio.user's raised share falls with the boots (57, 41,
         33 % measured), model-free."""
+        before = sim.BOOTS[0]
         got = sim.subsample(self.rec, self.model, "exits/pio.user", 20)
+        self.assertEqual(sim.BOOTS[0], before, "left as it was")
         shares = [g[1][0] for g in got]
         self.assertEqual([g[0] for g in got], [1, 2, 3])
         self.assertGreater(shares[0], shares[1])
