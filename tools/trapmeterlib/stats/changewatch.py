@@ -300,7 +300,7 @@ def replay(family, runs, alpha=ALPHA, horizon=HORIZON, threshold=None):
 # median number of runs after a +1 % step per QEMU exit until a check
 # after every run flags it, replays and model of this host's recorded
 # runs, by the boots each run has.  docs/ci.md's job runs RECIPE_BOOTS.
-RECIPE_BOOTS = 15
+RECIPE_BOOTS = 9
 STEP_DELAY = {3: "17-23", 5: "12-16", 9: "9-11", 15: "8-10.5"}
 STEP_DELAY_BY = ("tests/host/history_simulation.py --parts watch-step "
                  "--steps 1 --boots B")
