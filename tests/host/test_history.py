@@ -296,6 +296,97 @@ class BadInput(Tmp):
         self.assertUnchanged()
         self.assertEqual((rows(self.db), rows(self.db, "figures")), (1, 18))
 
+    def interrupted_add(self, where):
+        """`history add RUN7 RUN7'` in a process that sends itself SIGINT
+        when historydb.`where` is first called."""
+        code = (
+            "import os, signal, sys\n"
+            "sys.path.insert(0, %r)\n"
+            "from trapmeterlib.backends import historydb\n"
+            "from trapmeterlib import cli\n"
+            "real = getattr(historydb, %r)\n"
+            "def hit(*a, **k):\n"
+            "    os.kill(os.getpid(), signal.SIGINT)\n"
+            "    return real(*a, **k)\n"
+            "setattr(historydb, %r, hit)\n"
+            "sys.exit(cli.main(['history', 'add', '--db', %r, %r, %r]))\n"
+            % (os.path.join(ROOT, "tools"), where, where, self.db, RUN7,
+               self.other))
+        return subprocess.run([sys.executable, "-c", code], timeout=120,
+                              capture_output=True, text=True)
+
+    def test_ctrl_c_during_add_tears_nothing(self):
+        """SIGINT before the transaction: status 130, the file as it was.
+        SIGINT once it has the file (here after COMMIT, as add says what
+        it added): held, then dropped and said -- status 0 with the runs
+        added, not 130 with them added (as it was)."""
+        self.other = edited(RUN7, os.path.join(self.dir, "r7.json"),
+                            lambda d: d.update(note="another file"))
+        proc = self.interrupted_add("last_run")
+        self.assertEqual(proc.returncode, 130, proc.stderr)
+        self.assertIn("interrupted", proc.stderr)
+        self.assertNotIn("Traceback", proc.stderr)
+        self.assertUnchanged()
+        proc = self.interrupted_add("measures_before")
+        self.assertEqual(proc.returncode, 0, proc.stderr)
+        self.assertIn("SIGINT while the history was written: ignored (one "
+                      "transaction", proc.stderr)
+        self.assertEqual(proc.stderr.count("history: added "), 2)
+        conn = sqlite3.connect(self.db)
+        self.assertEqual(conn.execute("PRAGMA integrity_check").fetchall(),
+                         [("ok",)])
+        conn.close()
+        self.assertEqual((rows(self.db), rows(self.db, "figures")), (3, 54))
+
+    def test_a_read_only_database_is_named_and_kept(self):
+        """A history the user may read but not write: add ends 19 by
+        name (it was 70, an internal error), check still reads it.  As
+        root (where permissions do not bind) the commands run as nobody."""
+        os.chmod(self.db, 0o444)
+        os.chmod(self.dir, 0o755)
+        drop = None
+        if os.getuid() == 0:
+            def drop():
+                os.setgroups([])
+                os.setgid(65534)
+                os.setuid(65534)
+        other = edited(RUN7, os.path.join(self.dir, "r7.json"),
+                       lambda d: d.update(note="another file"))
+        os.chmod(other, 0o644)
+        for verb in (("add", other), ("check",)):
+            proc = subprocess.run([RUNNER, "history", verb[0], "--db",
+                                   self.db] + list(verb[1:]),
+                                  capture_output=True, text=True,
+                                  timeout=120, preexec_fn=drop)
+            if verb[0] == "add":
+                self.assertEqual(proc.returncode, UNUSABLE_DB, proc.stderr)
+                self.assertIn("history readonly: %s: cannot be written: "
+                              "attempt to write a readonly database"
+                              % self.db, proc.stderr)
+            else:
+                self.assertEqual(proc.returncode, 0, proc.stderr)
+            self.assertNotIn("Traceback", proc.stderr)
+            self.assertUnchanged()
+
+    def test_every_verb_refuses_a_newer_file_and_a_directory(self):
+        conn = sqlite3.connect(self.db)
+        conn.execute("PRAGMA user_version = 99")
+        conn.close()
+        self.before = digest(self.db)
+        out = os.path.join(self.dir, "out")
+        for db, why in ((self.db, "history newer: %s: history schema 99"
+                         % self.db),
+                        (self.dir, "history unopenable: %s: a directory, "
+                         "not a history file" % self.dir)):
+            for verb in (("add", RUN7), ("check",), ("check", "--every-run"),
+                         ("report", "--html", out),
+                         ("export", "--openmetrics", out)):
+                proc = trapmeter("history", verb[0], "--db", db, *verb[1:])
+                self.assertEqual(proc.returncode, UNUSABLE_DB, proc.stderr)
+                self.assertIn(why, proc.stderr)
+                self.assertFalse(os.path.exists(out))
+        self.assertUnchanged()
+
     def test_an_empty_file_is_no_history_and_stays_empty(self):
         empty = os.path.join(self.dir, "empty.db")
         open(empty, "w").close()
@@ -328,6 +419,11 @@ class BadInput(Tmp):
         proc = self.add("--describe", self.dir, RUN7)
         self.assertEqual(proc.returncode, BAD, proc.stderr)
         self.assertIn("--describe %s: git" % self.dir, proc.stderr)
+        for path in (RUN7, os.path.join(self.dir, "none")):
+            proc = self.add("--describe", path, RUN7)
+            self.assertEqual(proc.returncode, BAD, proc.stderr)
+            self.assertIn("--describe %s: git rev-parse --verify HEAD: "
+                          % path, proc.stderr)
         proc = self.add("--describe", self.dir, "--commit", "x", RUN7)
         self.assertEqual(proc.returncode, BAD)
         self.assertIn("give it alone", proc.stderr)

@@ -28,6 +28,7 @@ SCHEMA = 4
 TOOL = "trapmeter-history"
 BUSY_S = 10.0
 _BUSY = {}                  # id(connection) -> its busy timeout (seconds)
+_PATHS = {}                 # id(connection) -> its file
 MIGRATIONS = {
     1: ["CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT)",
         "CREATE TABLE hosts (id INTEGER PRIMARY KEY, key TEXT UNIQUE "
@@ -68,7 +69,8 @@ RUN_COLUMNS = ("id", "host", "digest", "source", "kind", "added",
 
 class HistoryError(TrapmeterError):
     """The history file cannot be used or written; `kind` names why:
-    missing, unopenable, corrupt, newer, locked, duplicate, foreign."""
+    missing, unopenable, corrupt, newer, locked, readonly, duplicate,
+    foreign."""
 
     code = exitstatus.HISTORY_UNUSABLE
 
@@ -136,22 +138,36 @@ class _writing:
             raise _named(exc, self.conn) from None
         return self.conn
 
-    def __exit__(self, kind, _exc, _tb):
+    def __exit__(self, kind, exc, _tb):
         if kind is None:
             try:
                 self.conn.execute("COMMIT")
                 return False
-            except sqlite3.Error as exc:
+            except sqlite3.Error as err:
                 # a reader held its lock past the busy timeout: nothing
                 # was written, the transaction goes back whole
                 self.conn.execute("ROLLBACK")
-                raise _named(exc, self.conn) from None
-        self.conn.execute("ROLLBACK")
+                raise _named(err, self.conn) from None
+        if self.conn.in_transaction:
+            self.conn.execute("ROLLBACK")
+        if isinstance(exc, sqlite3.Error):
+            # a write refused (a read-only file, a full disk): named
+            raise _named(exc, self.conn) from None
         return False
 
 
 def _named(exc, conn):
-    text = str(exc)
+    text, path = str(exc), _PATHS.get(id(conn))
+    if "unable to open" in text and not (path and os.path.exists(path)):
+        return HistoryError("unopenable", "%s: cannot open: %s"
+                            % (path, text))
+    if "readonly" in text or "read-only" in text or \
+            "unable to open" in text:
+        return HistoryError("readonly", "%s: cannot be written: %s (SQLite "
+                            "writes the file and a journal beside it: "
+                            "both need write permission for this user); "
+                            "nothing was written" % (path or "the history",
+                                                     text))
     if "locked" in text or "busy" in text:
         return HistoryError("locked", "the history is being written or "
                             "read by another process (waited %g s): try "
@@ -167,11 +183,14 @@ def open_db(path, create=False, busy_s=BUSY_S):
     if not os.path.exists(path) and not create:
         raise HistoryError("missing", "%s: no history there (`trapmeter "
                            "history add` creates one)" % path)
+    if os.path.isdir(path):
+        raise HistoryError("unopenable", "%s: a directory, not a history "
+                           "file (--db names the file)" % path)
     try:
         conn = sqlite3.connect(path, timeout=busy_s, isolation_level=None)
     except sqlite3.Error as exc:
         raise HistoryError("unopenable", "%s: cannot open: %s" % (path, exc))
-    _BUSY[id(conn)] = busy_s
+    _BUSY[id(conn)], _PATHS[id(conn)] = busy_s, path
     try:
         _check(conn, path)
         if not create and not _version(conn):
@@ -181,8 +200,9 @@ def open_db(path, create=False, busy_s=BUSY_S):
         _migrate(conn)
     except sqlite3.DatabaseError as exc:
         conn.close()
-        if "locked" in str(exc) or "busy" in str(exc):
-            raise _named(exc, conn) from None
+        named = _named(exc, conn)
+        if named.kind != "corrupt":
+            raise named from None
         raise HistoryError("corrupt", "%s: not a readable SQLite database "
                            "(%s)" % (path, exc)) from None
     except HistoryError:
@@ -252,8 +272,11 @@ def host(conn, host_id):
             "fingerprint": json.loads(row[3]), "tsc_khz": row[4]}
 
 
-def add_runs(conn, entries):
-    """Store every entry in one transaction: all of them or none.  An
+def add_runs(conn, entries, hold=None):
+    """Store every entry in one transaction: all of them or none;
+    `hold()`, when given, is called once the transaction has the file
+    (a wait for it stays interruptible), to hold signals until the
+    caller has said what was added.  An
     entry: {key, fields, fingerprint, tsc: (kHz, source), digest,
     source, kind, subject, commit_id, commit_date, describe, label,
     boots, status, figures}.  Returns [(entry, run id, new series?,
@@ -261,6 +284,8 @@ def add_runs(conn, entries):
     host(conn, series id)'s."""
     out = []
     with _writing(conn):
+        if hold is not None:
+            hold()
         for entry in entries:
             seen = conn.execute("SELECT id, source FROM runs WHERE digest "
                                 "= ?", (entry["digest"],)).fetchone()

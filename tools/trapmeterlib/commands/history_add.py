@@ -3,6 +3,7 @@
 series (stats/runlevel.series_key); what a run starts (another series,
 another measure of a case) is said as it is added."""
 
+import contextlib
 import hashlib
 import json
 
@@ -10,10 +11,15 @@ from ..backends import historydb
 from ..output import history_export, resultsfile
 from ..stats import runlevel
 from ..stats.comparable import cases_of
-from ..system import envdiff, gitbuild, inputfile
+from ..system import envdiff, gitbuild, inputfile, sigdefer
 from ..values import exitstatus
 from ..values.errors import UnusableInput
 from .common import OptionError, TrapmeterError, check_outputs, say
+
+# a signal once the transaction has the file: held until add has said
+# what it added, then dropped (the write is whole or nothing either way)
+HELD = "while the history was written: ignored (one transaction: every " \
+    "file added, or none on an error said above)"
 
 
 def cmd_add(args):
@@ -32,23 +38,32 @@ def cmd_add(args):
     try:
         before = historydb.last_run(conn)
         prev = historydb.host(conn, before["host"]) if before else None
-        added = historydb.add_runs(conn, entries)
-        for ent, run_id, new, host_id, learned in added:
-            ser = historydb.host(conn, host_id)
-            say("history: added %s as run %d of series %s (%d figures)"
-                % (ent["source"], run_id, ser["key"], len(ent["figures"])))
-            lines = tsc_lines(ent, ser, historydb.siblings(conn, host_id),
-                              new, learned)
-            if prev is not None and prev["key"] != ser["key"]:
-                lines += series_change(prev, ser, new)
-            lines += measure_lines(ent, ser["key"], historydb.measures_before(
-                conn, host_id, run_id))
-            for line in lines:
-                say(line)
-            prev = ser
+        with contextlib.ExitStack() as held:
+            added = historydb.add_runs(conn, entries, lambda: held
+                                       .enter_context(sigdefer.deferred(
+                                           say, HELD)))
+            say_added(conn, added, prev)
     finally:
         conn.close()
     return exitstatus.OK
+
+
+def say_added(conn, added, prev):
+    """Say what each run added: its series, and what it starts."""
+    for ent, run_id, new, host_id, learned in added:
+        ser = historydb.host(conn, host_id)
+        say("history: added %s as run %d of series %s (%d figures)"
+            % (ent["source"], run_id, ser["key"], len(ent["figures"])))
+        lines = tsc_lines(ent, ser, historydb.siblings(conn, host_id),
+                          new, learned)
+        if prev is not None and prev["key"] != ser["key"]:
+            lines += series_change(prev, ser, new)
+        lines += measure_lines(ent, ser["key"],
+                               historydb.measures_before(conn, host_id,
+                                                         run_id))
+        for line in lines:
+            say(line)
+        prev = ser
 
 
 def read(path):

@@ -10,9 +10,13 @@ import signal
 SIGNALS = {signal.SIGINT, signal.SIGTERM, signal.SIGHUP}
 
 
+FINISHED = "while the results were written: ignored, the run had finished"
+
+
 @contextlib.contextmanager
-def deferred(say):
-    """Block SIGNALS for the block; drop those that came meanwhile."""
+def deferred(say, why=FINISHED):
+    """Block SIGNALS for the block; drop those that came meanwhile and
+    say so: "SIGINT <why>"."""
     old = signal.pthread_sigmask(signal.SIG_BLOCK, SIGNALS)
     try:
         yield
@@ -23,6 +27,5 @@ def deferred(say):
         for sig, handler in saved.items():
             signal.signal(sig, handler)
         if came:
-            say("%s while the results were written: ignored, the run had "
-                "finished" % ", ".join(sorted(signal.Signals(s).name
-                                               for s in came)))
+            say("%s %s" % (", ".join(sorted(signal.Signals(s).name
+                                            for s in came)), why))
