@@ -23,6 +23,7 @@ from tests.boot.common import ROOT, RUNNER, need_build, pid_gone, run
 
 sys.path.insert(0, os.path.join(ROOT, "tools"))
 from trapmeterlib.guest import qemu  # noqa: E402
+from trapmeterlib.output import report  # noqa: E402
 
 QUICK = ("--accel", "tcg", "--quick")
 REP_CASES = "port80.out16.*.512,acpi.tmr.in32.*.512,fwcfg.in8.*.4096"
@@ -144,7 +145,7 @@ class SealedStatus(unittest.TestCase):
                           status["checks_failed"]), ("status", "check-failed", 1))
         self.assertEqual((end["type"], end["status"], end["lines"]),
                          ("end", "check-failed", len(lines) - 1))
-        self.assertEqual(b.results["schema"], 3)
+        self.assertEqual(b.results["schema"], report.RESULTS_SCHEMA)
 
 
 class KilledRunner(unittest.TestCase):
