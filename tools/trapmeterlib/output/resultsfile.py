@@ -1,4 +1,6 @@
-"""A results.json read back for `compare` and `ab`, and checked whole.
+"""A results.json read back (by compare, ab, bisect, history add, kut,
+sensitivity) and checked whole.  Its messages name the file, never the
+command that reads it: each command says its own name if it must.
 
 Inputs are results.json files written by `trapmeter run` (one or more boots
 each, `--repeat N`).  Each file is re-verified before use: the raw @tm lines
@@ -108,7 +110,7 @@ def verify_document(doc):
                          "\"trapmeter\")")
     schema = doc.get("schema")
     if schema not in KNOWN_SCHEMAS or isinstance(schema, bool):
-        raise UnusableInput("results schema %r is not one this compare knows "
+        raise UnusableInput("results schema %r is not one this trapmeter reads "
                          "(%s)" % (schema, ", ".join(map(str, KNOWN_SCHEMAS))))
     boots = doc.get("boots")
     if not isinstance(boots, list) or not boots:
@@ -123,8 +125,8 @@ def verify_document(doc):
     if len(settings) > 1:
         raise UnusableInput("a --viommu sweep (boots of %s): its boots are "
                          "different machines whose cases share names (bm.* "
-                         "is mode none in one, 4k in another); compare runs "
-                         "of one setting" % " and ".join(settings))
+                         "is mode none in one, 4k in another); give runs of "
+                         "one setting" % " and ".join(settings))
     usable = 0
     for index, boot in enumerate(boots):
         if not isinstance(boot, dict):
