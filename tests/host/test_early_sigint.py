@@ -1,0 +1,75 @@
+"""tests/host/test_early_sigint.py - a ^C in the first tens of
+milliseconds of `tools/trapmeter` (started by its #! line, as a user
+starts it) ends it as an interruption: status 130, "interrupted", no
+traceback.  Python's site import (.pth files that import packages) used
+to run before the tool's first line: a SIGINT there ended with Python's
+traceback and status 1.  tools/trapmeter now starts Python with -S and
+imports site itself after its handlers.
+
+A signal that falls before the tool's first line (Python's own start:
+its handler not yet installed, or installed but no line of the tool run
+yet) is Python's and is not counted: the process is then killed by
+SIGINT (a shell says 130) with at most Python's two-line traceback at
+"line 0", or Python stops with its "Fatal Python error" of a start-up
+stage (init_sys_streams).  A fatal error in init_import_site is counted:
+it is the site import the tool now runs itself.  Every other outcome is
+counted and must be the tool's."""
+import os
+import signal
+import subprocess
+import time
+import unittest
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+TOOL = os.path.join(ROOT, "tools", "trapmeter")
+INTERRUPTED = 130
+# after the tool's first line and before its library's import ends
+# (~0.2 s): the site import lay in 5-30 ms on the project's host
+DELAYS = (0.005, 0.01, 0.015, 0.02, 0.03, 0.045)
+# what Python itself writes when a signal comes before the tool's line 1
+PYTHONS_OWN = ("line 0, in <module>",
+               "Failed checking if argv[0] is an import path entry")
+
+
+def signals_default():
+    """A caller's ignored SIGINT (a background job) stays ignored by the
+    tool; the probe wants it delivered."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
+FATAL = "Fatal Python error: "
+SITE = "init_import_site"
+
+
+def before_first_line(proc, err):
+    if FATAL in err:
+        return SITE not in err
+    return proc.returncode == -signal.SIGINT and (
+        not err.strip() or any(text in err for text in PYTHONS_OWN))
+
+
+class EarlySigint(unittest.TestCase):
+    def test_an_early_sigint_is_an_interruption(self):
+        counted = 0
+        for delay in DELAYS:
+            proc = subprocess.Popen(
+                [TOOL, "history", "check", "--db",
+                 os.path.join(ROOT, "no-such-dir", "h.db")],
+                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                preexec_fn=signals_default)
+            time.sleep(delay)
+            proc.send_signal(signal.SIGINT)
+            _out, err = proc.communicate(timeout=30)
+            if before_first_line(proc, err):
+                continue
+            counted += 1
+            with self.subTest(delay=delay):
+                self.assertNotIn("Traceback", err)
+                self.assertNotIn("Exception ignored", err)
+                self.assertEqual(proc.returncode, INTERRUPTED, err)
+                self.assertEqual(err, "trapmeter: interrupted\n")
+        self.assertGreater(counted, 0, "every SIGINT fell in Python's start")
+
+
+if __name__ == "__main__":
+    unittest.main()
