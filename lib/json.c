@@ -260,6 +260,29 @@ void jw_s64(struct jw *w, const char *key, s64 v)
 }
 
 /* Each number with its separator (',' or the closing ']') in one copy. */
+void jw_stats(struct jw *w, const char *key, const struct stats *st, u32 which)
+{
+	const struct {
+		u32 bit;
+		const char *name;
+		u64 value;
+	} member[] = {
+		{ JW_STATS_N, "n", st->n },
+		{ JW_STATS_MIN, "min", st->min },
+		{ JW_STATS_P10, "p10", st->p10 },
+		{ JW_STATS_MEDIAN, "median", st->median },
+		{ JW_STATS_P90, "p90", st->p90 },
+		{ JW_STATS_MAX, "max", st->max },
+	};
+	size_t i;
+
+	jw_key_obj(w, key);
+	for (i = 0; i < sizeof(member) / sizeof(member[0]); i++)
+		if (which & member[i].bit)
+			jw_u64(w, member[i].name, member[i].value);
+	jw_obj_end(w);
+}
+
 void jw_u64s(struct jw *w, const char *key, const u64 *v, size_t n)
 {
 	char tmp[JW_NUM_MAX], *end = tmp + sizeof(tmp), *p;

@@ -12,6 +12,7 @@
 #ifndef LIB_JSON_H
 #define LIB_JSON_H
 
+#include "lib/stats.h"
 #include "lib/types.h"
 
 #define JW_MAX_DEPTH 7		/* open objects; need_comma[0] is top level */
@@ -41,6 +42,19 @@ void jw_null(struct jw *w, const char *key);
 void jw_hex(struct jw *w, const char *key, u64 v);	/* "0x1f0" */
 /* Number num/den with `places` decimals, rounded half up; den 0 -> null. */
 void jw_dec(struct jw *w, const char *key, u64 num, u64 den, unsigned places);
+/* The order statistics of a struct stats that jw_stats writes, a bit each:
+ * written in this order whatever the order of the bits. */
+enum {
+	JW_STATS_N = 1u << 0,
+	JW_STATS_MIN = 1u << 1,
+	JW_STATS_P10 = 1u << 2,
+	JW_STATS_MEDIAN = 1u << 3,
+	JW_STATS_P90 = 1u << 4,
+	JW_STATS_MAX = 1u << 5,
+};
+/* "key":{"n":..,"min":..,"p10":..,"median":..,"p90":..,"max":..}: the
+ * members `which` names, the one form of a stats block the host reads. */
+void jw_stats(struct jw *w, const char *key, const struct stats *st, u32 which);
 /* NUL-terminate; returns buf, or NULL after overflow or unbalanced nesting. */
 const char *jw_finish(struct jw *w);
 

@@ -809,14 +809,8 @@ static void late_json(struct jw *w)
 	struct stats st;
 
 	stats_order(late, late_n, &st);
-	jw_key_obj(w, "deadline_late");
-	jw_u64(w, "n", st.n);
-	jw_u64(w, "min", st.min);
-	jw_u64(w, "p10", st.p10);
-	jw_u64(w, "median", st.median);
-	jw_u64(w, "p90", st.p90);
-	jw_u64(w, "max", st.max);
-	jw_obj_end(w);
+	jw_stats(w, "deadline_late", &st, JW_STATS_N | JW_STATS_MIN | JW_STATS_P10 |
+		 JW_STATS_MEDIAN | JW_STATS_P90 | JW_STATS_MAX);
 }
 
 static void extra_irq(const struct bench_case *c, const struct bench_result *r, struct jw *w)

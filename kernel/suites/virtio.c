@@ -64,6 +64,8 @@
 #define MAX_CASES         32
 #define PAIR_ROUNDS       512        /* kick.interleaved: A, B, A, B, ... */
 #define PAIR_CASE         "kick.interleaved"
+/* a side's kicks in its "virtio_kicks" record */
+#define PAIR_STATS        (JW_STATS_MIN | JW_STATS_P10 | JW_STATS_MEDIAN | JW_STATS_P90)
 #define FRAME_BROKEN      1u         /* frame_faults() */
 #define FRAME_CORRUPT     2u
 #define CTL_FRAME_MAX     1536       /* the control's frame: the largest size */
@@ -503,16 +505,6 @@ static u64 time_kick(const struct vpci_dev *v)
 	return t1 - t0 > bench_timer_overhead ? t1 - t0 - bench_timer_overhead : 0;
 }
 
-static void emit_pair_side(struct jw *w, const char *key, struct stats *st)
-{
-	jw_key_obj(w, key);
-	jw_u64(w, "min", st->min);
-	jw_u64(w, "p10", st->p10);
-	jw_u64(w, "median", st->median);
-	jw_u64(w, "p90", st->p90);
-	jw_obj_end(w);
-}
-
 /* NIC A's and NIC B's doorbells timed one kick at a time, alternating, so
  * that host noise hits both alike: the fair comparison when the two NICs
  * differ in one property (e.g. ioeventfd).  Emits {"type":"virtio_kicks"}. */
@@ -539,8 +531,8 @@ static void kick_interleaved(void)
 	/* the rounds whose B kick took longer than the A kick just before it:
 	 * a sign test of the pair that host noise, hitting both, cancels */
 	jw_u64(&w, "b_slower", b_slower);
-	emit_pair_side(&w, "nic_a", &st[0]);
-	emit_pair_side(&w, "nic_b", &st[1]);
+	jw_stats(&w, "nic_a", &st[0], PAIR_STATS);
+	jw_stats(&w, "nic_b", &st[1], PAIR_STATS);
 	jw_obj_end(&w);
 	tm_line(jw_finish(&w));
 	kprintf("  %-30s A median %lu, B median %lu cycles per kick (%u rounds)\n",

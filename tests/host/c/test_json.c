@@ -395,6 +395,29 @@ static void test_init_writes_nothing(void)
 	CHECK(!w.overflow);
 }
 
+/* The forms irq's deadline_late and virtio's virtio_kicks sides had when
+ * each wrote its keys by hand: jw_stats must write them byte for byte. */
+static void test_stats(void)
+{
+	const struct stats st = { .n = 7, .min = 10, .p10 = 11, .median = 20,
+				  .p90 = 30, .p99 = 31, .max = 40, .mean = 21,
+				  .stddev = 5 };
+
+	jw_init(&w, buf, sizeof(buf));
+	jw_obj_begin(&w);
+	jw_u64(&w, "a", 1);
+	jw_stats(&w, "all", &st, JW_STATS_N | JW_STATS_MIN | JW_STATS_P10 |
+		 JW_STATS_MEDIAN | JW_STATS_P90 | JW_STATS_MAX);
+	jw_stats(&w, "pair", &st, JW_STATS_P90 | JW_STATS_MEDIAN |
+		 JW_STATS_P10 | JW_STATS_MIN);
+	jw_stats(&w, "none", &st, 0);
+	jw_obj_end(&w);
+	CHECK_STR(jw_finish(&w),
+		  "{\"a\":1,\"all\":{\"n\":7,\"min\":10,\"p10\":11,"
+		  "\"median\":20,\"p90\":30,\"max\":40},\"pair\":{\"min\":10,"
+		  "\"p10\":11,\"median\":20,\"p90\":30},\"none\":{}}");
+}
+
 int main(void)
 {
 	RUN(test_flat, "json: flat object, every value type");
@@ -409,5 +432,6 @@ int main(void)
 	RUN(test_digits, "json: decimal digits of every length");
 	RUN(test_misuse, "json: unbalanced and too-deep nesting");
 	RUN(test_init_writes_nothing, "json: jw_init writes nothing");
+	RUN(test_stats, "json: jw_stats writes a stats block's members in order");
 	return check_summary();
 }
