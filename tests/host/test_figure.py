@@ -93,6 +93,31 @@ class Text(unittest.TestCase):
                          "0.46")
 
 
+class Percent(unittest.TestCase):
+    """percent_text: the one formatter of a share or a relative change."""
+
+    def test_a_share_and_its_interval(self):
+        self.assertEqual(fig.percent_text(fig.measured(0.125)), "12.5 %")
+        self.assertEqual(fig.percent_text(fig.measured(0.12, [0.1, 0.14]),
+                                          places=0), "12 % (10-14)")
+
+    def test_a_change_is_signed_and_names_its_level(self):
+        f = fig.measured(0.024, [0.011, 0.036])
+        self.assertEqual(fig.percent_text(f, signed=True),
+                         "+2.4 % [+1.1..+3.6]")
+        self.assertEqual(fig.percent_text(f, signed=True, level=0.95),
+                         "+2.4 % [+1.1..+3.6, 95 % interval]")
+        self.assertEqual(fig.percent_text(fig.measured(-0.05), signed=True,
+                                          places=0), "-5 %")
+
+    def test_model_labelled_and_not_resolved_without_a_number(self):
+        self.assertEqual(fig.percent_text(fig.model(0.03)), "3.0 % (model)")
+        f = fig.not_resolved("too few runs")
+        self.assertEqual(fig.percent_text(f), fig.SHORT)
+        self.assertEqual(fig.percent_text(f, short=False),
+                         "not resolved (too few runs)")
+
+
 class Json(unittest.TestCase):
     def test_round_trip(self):
         """Every kind (and a figure that does not exist) reads back as

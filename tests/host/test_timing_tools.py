@@ -91,7 +91,7 @@ class Precision(unittest.TestCase):
         self.assertAlmostEqual(row["spread"]["cycles_net.median"], 0.04)
         text = precision.render(doc)
         self.assertIn("wall per boot: 9.5, 9.5, 9.5 s", text)
-        self.assertIn("4.00%", text)
+        self.assertIn("4.00 %", text)
         self.assertIsNone(precision.spread([5]))
         self.assertIsNone(precision.spread([-1, 3]))
 

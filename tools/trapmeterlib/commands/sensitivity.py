@@ -24,7 +24,7 @@ from ..output import html, report, resultsfile
 from ..stats import abtest, compare
 from ..stats.verdict import BY_MEANS
 from ..system import hostinfo, privdir
-from ..values import exitstatus
+from ..values import exitstatus, figure
 from . import ab as ab_cmd
 from . import ab_rounds, ab_sides
 from . import compare as compare_cmd
@@ -442,7 +442,8 @@ def level_moved(sess, handler_of):
 
 
 def pct_text(value):
-    return "%+.1f %%" % (100 * value)
+    """A level's median shift over the cases the delay touches."""
+    return figure.percent_text(figure.measured(value), signed=True)
 
 
 def smallest_text(case):

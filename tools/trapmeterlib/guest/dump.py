@@ -34,7 +34,7 @@ import math
 import re
 import zlib
 
-from ..values import exitstatus, records, resultform
+from ..values import exitstatus, figure, records, resultform
 from ..values.errors import TrapmeterError
 from ..values.exitstatus import GUEST_STATUS
 from . import rounds
@@ -97,10 +97,11 @@ def tsc_warnings(run):
     if isinstance(check, dict) and isinstance(check.get("diff_ppm"), int) \
             and abs(check["diff_ppm"]) > TSC_WARN_PPM:
         warns.append("TSC %s kHz from %s but %s kHz against the ACPI PM timer "
-                     "over %s ms (%.1f %% apart, more than 2 %%): time "
+                     "over %s ms (%s apart, more than 2 %%): time "
                      "figures may be off by as much" % (
                          tsc.get("khz"), tsc.get("source"), check.get("khz"),
-                         check.get("ms"), check["diff_ppm"] / 1e4))
+                         check.get("ms"), figure.percent_text(
+                             figure.measured(check["diff_ppm"] / 1e6))))
     return warns
 
 

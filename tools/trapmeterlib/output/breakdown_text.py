@@ -58,7 +58,7 @@ def fit_cell(entry):
     fit's reason is printed under the table (poor_notes)."""
     fit = (entry.get("envelope") or entry)["fit"]
     within = fit.get("held_out_within")
-    held = (f"{within * 100:.1f} %" if within is not None else
+    held = (fig.percent_text(fig.measured(within)) if within is not None else
             "cannot hold rows out" if fit.get("held_out_faster") is None else "")
     missing = not_resolved(entry)
     if fit.get("poor"):

@@ -269,12 +269,14 @@ def smallest_cell(case):
     best = case.get("smallest_measured")
     if best:
         ends, cover = best.get("interval") or [], best.get("interval_level")
-        return "%+.1f %%%s (at %g %%)" % (
-            100 * best["shift"], " [%+.1f..%+.1f, %.3g %% interval]" % (
-                tuple(100 * e for e in ends) + (100 * cover,))
-            if len(ends) == 2 and cover else
-            " [interval not resolved: none from the verdict's test]",
-            best["level"])
+        if len(ends) == 2 and cover:
+            shift = figure.percent_text(figure.measured(
+                best["shift"], ends), signed=True, level=cover)
+        else:
+            shift = figure.percent_text(figure.measured(
+                best["shift"]), signed=True) + \
+                " [interval not resolved: none from the verdict's test]"
+        return "%s (at %g %%)" % (shift, best["level"])
     if case.get("smallest"):
         return "%g %% (nominal)" % case["smallest"]
     return "never (control)" if case.get("handler") == "kernel" else "none"

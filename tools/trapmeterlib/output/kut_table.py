@@ -2,6 +2,7 @@
 (vmexit beside trapmeter's twin cases, stats/kutcmp.py's rows)."""
 
 from ..stats.bootstats import median
+from ..values import figure
 from .report import fmt_num
 
 SUITE = "kut"
@@ -64,8 +65,9 @@ def _pct(sp):
     if sp is None:
         return "-"
     if sp[3] == 1 or round(sp[1]) == round(sp[2]):
-        return "%.0f %%" % sp[0]
-    return "%.0f %% (%.0f-%.0f)" % sp[:3]
+        return figure.percent_text(figure.measured(sp[0] / 100), places=0)
+    return figure.percent_text(figure.measured(
+        sp[0] / 100, [sp[1] / 100, sp[2] / 100]), places=0)
 
 
 def _diff(sp):

@@ -449,8 +449,8 @@ def _tsc_text(tsc):
         # diff_ppm: the chosen kHz minus the PM timer's, a deviation (said
         # as a size and a direction, as every figure shown is unsigned)
         ppm = check["diff_ppm"]
-        text += " (pm-timer %.1f %% %s)" % (abs(ppm) / 1e4, "higher" if ppm
-                                            < 0 else "lower") if ppm else \
+        text += " (pm-timer %s %s)" % (figure.percent_text(figure.measured(
+            abs(ppm) / 1e6)), "higher" if ppm < 0 else "lower") if ppm else \
             " (pm-timer agrees)"
     return text
 

@@ -17,14 +17,6 @@ VERDICTS = ("regression", "improvement", "unchanged", "inconclusive")
 WITHHELD = (NOT_INTERLEAVED, NOT_JUDGED, REFUSED)   # shown when present
 
 
-def _pct(ratio):
-    return 100.0 * (ratio - 1.0)
-
-
-def _signed(value):
-    return "%+.1f" % value
-
-
 def _count(row, side):
     """One side's exits per op, or "n.r. (reason)": a count below zero or
     missing is never shown as a number (the figure rule)."""
@@ -44,16 +36,16 @@ def shift_text(row):
                                           _count(row, "candidate"))
     mode = row.get("mode")
     if row.get("estimator") == BY_MODE and mode:
-        return "changed mode %.0f %% -> %.0f %% of boots slow" % tuple(
-            100.0 * k / n for k, n in (mode["base"], mode["candidate"]))
+        return "changed mode %s -> %s of boots slow" % tuple(
+            figure.percent_text(figure.measured(k / n), places=0)
+            for k, n in (mode["base"], mode["candidate"]))
     ratio = row.get("ratio")
     if not is_number(ratio):
         return figure.text(figure.not_resolved("no ratio"), short=False)
     ci = row.get("interval") or [None, None]
-    fig = figure.measured(_pct(ratio))
-    out = figure.text(fig, number=_signed) + " %"
-    if is_number(ci[0]) and is_number(ci[1]):
-        out += " [%s..%s]" % (_signed(_pct(ci[0])), _signed(_pct(ci[1])))
+    ends = [ci[0] - 1.0, ci[1] - 1.0] if is_number(ci[0]) and \
+        is_number(ci[1]) else None
+    out = figure.percent_text(figure.measured(ratio - 1.0, ends), signed=True)
     return "average exits " + out if row.get("averaged_count") else out
 
 

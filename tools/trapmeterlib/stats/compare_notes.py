@@ -50,14 +50,18 @@ def size_notes(row):
     if row.estimator == "share outside the band" and row.mode:
         (k_a, n_a), (k_b, n_b) = row.mode["base"], row.mode["candidate"]
         return ["changed mode: %d/%d -> %d/%d boots outside the band "
-                "(%.0f %% -> %.0f %%)" % (k_a, n_a, k_b, n_b,
-                                          100.0 * k_a / n_a,
-                                          100.0 * k_b / n_b)]
+                "(%s -> %s)" % (k_a, n_a, k_b, n_b, _share(k_a, n_a),
+                                _share(k_b, n_b))]
     if not row.slowdown:
         return []
     slower = row.slowdown > 1.0
     return ["%.3fx %s" % (row.slowdown if slower else 1.0 / row.slowdown,
                           "slower" if slower else "faster")]
+
+
+def _share(k, n):
+    """k of n boots in per cent: a measured share of counts."""
+    return figure.percent_text(figure.measured(k / n), places=0)
 
 
 def resolution_note(row):
@@ -106,8 +110,9 @@ def mode_notes(row):
             if picked:
                 out.append("bimodal: %s boot %s (%s; %s)" % (
                     label, ", ".join(str(numbers[i]) for i in picked),
-                    ", ".join("%+.0f %%" % (100 * (math.exp(
-                        vals[i] - centre) - 1)) for i in picked), kind))
+                    ", ".join(figure.percent_text(figure.measured(
+                        math.exp(vals[i] - centre) - 1), places=0,
+                        signed=True) for i in picked), kind))
     return out
 
 
@@ -116,9 +121,10 @@ def test_note(row):
     if not row.logs or row.floor_shift is None or row.p is None:
         return None
     a, b = row.logs
-    return "test: %d/%d undisturbed boots, %+.1f %%" % (
+    return "test: %d/%d undisturbed boots, %s" % (
         len(bootstats.undisturbed(a)), len(bootstats.undisturbed(b)),
-        100 * (math.exp(row.floor_shift) - 1))
+        figure.percent_text(figure.measured(math.exp(row.floor_shift) - 1),
+                            signed=True))
 
 
 def rule_counts(row):

@@ -48,6 +48,7 @@ with each tried figure, and a
 known difference of work between the two cases (WORK) named but not
 counted as measured."""
 
+from ..values import figure
 from .bootstats import median
 from .kutcounts import (COUNTED, INSNS_BACKEND, PER_INSN, ROUND_TRIP,
                         ROUND_TRIP_COUNTED, TIMER_WAIT, TM_INSNS,
@@ -180,8 +181,9 @@ def timer_wait(boots, name):
     if name not in TIMER_WAIT or late is None or not gross or not gross[0]:
         return None
     return ("%s; measured, trapmeter's interrupt came %s cycles after its "
-            "deadline (median per boot), %.0f %% of its gross %s" % (
-                TIMER_WAIT[name], fmt_level(late), 100.0 * late[0] / gross[0],
+            "deadline (median per boot), %s of its gross %s" % (
+                TIMER_WAIT[name], fmt_level(late), figure.percent_text(
+                    figure.measured(late[0] / gross[0]), places=0),
                 fmt_level(gross)))
 
 

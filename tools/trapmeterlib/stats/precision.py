@@ -8,6 +8,7 @@ control), next to how each boot's sampling stopped (stable, budget, max,
 plan).  Pure functions over the parsed file, so they are tested without
 QEMU; no test asserts a time."""
 
+from ..values import figure
 from ..values.numbers import is_number
 from ..values.records import group_by_case
 
@@ -46,7 +47,8 @@ def case_rows(doc):
 
 
 def _pct(value):
-    return "-" if value is None else "%.2f%%" % (100 * value)
+    return "-" if value is None else figure.percent_text(
+        figure.measured(value), places=2)
 
 
 def render(doc):

@@ -56,6 +56,7 @@ boot does not reach; the components' intervals come from the per-boot fits.
 
 The layers laid on top of the fit are breakdown.py's.
 """
+from ..values import figure as fig
 from ..values import resultform
 from ..values.numbers import is_number
 from .lowfit import frontier
@@ -302,9 +303,10 @@ def judge(offs, rows):
     most = max(MAX_SLOW, rows // 4)
     why = []
     if -faster[1] > POOR_FIT:
-        why.append("%s ran %.1f %% of its time faster than the others' fit "
+        why.append("%s ran %s of its time faster than the others' fit "
                    "predicts (a row that alone pins a term)"
-                   % (faster[0], -100 * faster[1]))
+                   % (faster[0], fig.percent_text(fig.measured(
+                       -faster[1]))))
     if len(slow) > most:
         why.append("%d of %d rows slower than predicted (a slower host "
                    "phase, or a miss)" % (len(slow), rows))

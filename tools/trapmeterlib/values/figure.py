@@ -60,6 +60,13 @@ markdown, JUnit, plots, summaries):
   times_text(figure, short=True)          the one formatter of a speed-up:
                                           "114x (99-123)", "n.r." or "not
                                           resolved (...)"
+  percent_text(figure, places=1, signed=False, level=None, short=True)
+                                          the one formatter of a share or
+                                          a relative change (value and
+                                          interval as fractions): "12.5 %",
+                                          "12 % (10-14)", "+2.4 % [+1.1..
+                                          +3.6, 95 % interval]", "3.0 %
+                                          (model)", "n.r."
 
 A speed-up and its interval are computed in one place
 (stats/speedup.py) and go through speedup() there; results.json keeps
@@ -288,3 +295,35 @@ def _off_one(end):
     while float(out) == 1.0 and end != 1.0 and places <= 4:
         out, places = "%.*f" % (places, end), places + 1
     return out
+
+
+def percent_text(fig, places=1, signed=False, level=None, short=True):
+    """A share or a relative change in per cent (the figure's value and
+    interval are fractions: 0.125 is 12.5 %): "12.5 %"; a measured figure
+    with its interval "12 % (10-14)", signed (a change, +/- written)
+    "+2.4 % [+1.1..+3.6]", with `level` (a coverage, a fraction) named
+    inside: "[+1.1..+3.6, 95 % interval]"; a model figure labelled
+    "(model)"; a figure not resolved SHORT, or with short=False
+    "not resolved (REASON)".  Every hand-made "N %" of the host library
+    is either this or a setting the figure scan lists
+    (tests/host/test_figure_bare.py)."""
+    if not fig.resolved:
+        return text(fig, short=short)
+
+    def number(value):
+        return ("%+.*f" if signed else "%.*f") % (places, 100 * value)
+    out = number(fig.value) + " %"
+    if fig.interval is not None:
+        lo, hi = (number(end) for end in fig.interval)
+        ends = ("%s..%s" if signed else "%s-%s") % (lo, hi)
+        if level is not None:
+            ends += ", %s %% interval" % _level(level)
+        out += (" [%s]" if signed else " (%s)") % ends
+    if fig.kind == MODEL:
+        out += MODEL_LABEL
+    return out
+
+
+def _level(level):
+    """A coverage with the digits it needs: 95, 99.7."""
+    return "%.3g" % (100 * level)
