@@ -73,6 +73,18 @@ boots a run).
     python3 tests/host/history_simulation.py --parts watch,watch-null \
         --series 400 --boots 9
     python3 tests/host/history_simulation.py --parts subsample --case user
+    python3 tests/host/history_simulation.py --parts relative \
+        --fixture tests/fixtures/kvm-history-aa15.json
+    python3 tests/host/history_simulation.py --parts watch-step --steps 1 \
+        --boots 9 --watch-level floor+kernel-ratio
+
+`relative` measures pio.user against an in-kernel case of the same run
+or boot (pio.kernel, cpuid: no exit to QEMU, so they read the host's
+level if it is shared): per B, each figure's raised share and spread, and
+the correlation of the two cases' excursions.  --watch-level kernel-ratio
+watches each QEMU-exit case over its suite's in-kernel case (KERNEL_REF)
+in place of its floor, floor+kernel-ratio beside it (tried, not kept:
+docs/design.md, "History").
 tests/host/test_changepoint.py and test_changewatch.py run small versions
 of the same."""
 import argparse
@@ -131,7 +143,8 @@ def alarms(runs, alpha=cp.ALPHA):
     return cp.analyse(list(range(len(runs))), series, kinds, alpha)
 
 
-RUN_LEVEL = {"floor": min, "median": median, "kernel-level": min}
+RUN_LEVEL = {"floor": min, "median": median, "kernel-level": min,
+             "kernel-ratio": min, "floor+kernel-ratio": min}
 KERNEL = set()              # the in-kernel cases of the fixture (main)
 WATCH_LEVEL = ["floor"]     # --watch-level: what a run's value is
 WATCH_ALPHA = [cw.ALPHA]    # --watch-alpha
@@ -150,7 +163,43 @@ def floors(runs):
             key = tuple(case.split("/", 1)) + ("cycles_per_op",)
             out.setdefault(key, [None] * len(runs))[i] = \
                 math.log(level(vals)) if vals else None
-    return level_free(out) if WATCH_LEVEL[0] == "kernel-level" else out
+    if WATCH_LEVEL[0] == "kernel-level":
+        return level_free(out)
+    if WATCH_LEVEL[0].endswith("kernel-ratio"):
+        return over_kernel(out, WATCH_LEVEL[0].startswith("floor+"))
+    return out
+
+
+# The in-kernel case a QEMU-exit case is read against (--watch-level
+# kernel-ratio): same suite, same exits an op, no exit to QEMU.
+KERNEL_REF = {"exits": "exits/pio.kernel", "pio": "pio/pic.in8.single.512"}
+OVER = " / "                # a derived series' case: "pio.user / pio.kernel"
+
+
+def stepped_case(key):
+    """The recorded case a (possibly derived) series' key stands for."""
+    return "/".join(key[:2]).split(OVER)[0]
+
+
+def over_kernel(family, keep):
+    """The QEMU-exit cases' floors over the floor of their suite's
+    in-kernel case of the same run (KERNEL_REF; a ratio, as logs): the
+    host's level of that run, if the in-kernel case reads it, taken
+    out.  keep: the raw floors stay beside the derived series (a family
+    with both), else the derived series replace them."""
+    out = dict(family)
+    for key, row in family.items():
+        ref = KERNEL_REF.get(key[0])
+        rkey = tuple(ref.split("/", 1)) + key[2:] if ref else None
+        if "/".join(key[:2]) in KERNEL or rkey not in family:
+            continue
+        kern = family[rkey]
+        if not keep:
+            del out[key]
+        out[(key[0], key[1] + OVER + rkey[1]) + key[2:]] = [
+            v - k if v is not None and k is not None else None
+            for v, k in zip(row, kern)]
+    return out
 
 
 def level_free(family):
@@ -522,6 +571,97 @@ def print_subsample(rec, model, cases, most):
                       100 * sim[0], 100 * sim[1]), flush=True)
 
 
+# --parts relative: a QEMU-exit case's figure read against an in-kernel
+# case of the same run or boot (the host's level, if it is shared), beside
+# its own floor.  Each: (log figure of a run from its [(case, boots' log
+# values)]), and how far +1 % per QEMU exit moves it (the difference of
+# cycles moves by user / (user - kernel), 1.6 for pio.user).
+REL_USER, REL_REF = "exits/pio.user", ("exits/pio.kernel", "exits/cpuid")
+RELATIVE = (
+    ("its own floor", lambda u, k: min(u)),
+    ("ratio of floors", lambda u, k: min(u) - min(k)),
+    ("floor of per-boot ratios", lambda u, k: min(a - b for a, b in zip(u, k))),
+    ("median of per-boot ratios",
+     lambda u, k: median([a - b for a, b in zip(u, k)])),
+    ("difference of floors",
+     lambda u, k: math.log(math.exp(min(u)) - math.exp(min(k)))),
+)
+
+
+def mad_sd(vals):
+    """A robust sd (1.4826 MADs): a relative figure's noise is two-sided
+    (the reference raised lowers it), so the calm cut does not trim it."""
+    m = median(vals)
+    return 1.4826 * median([abs(v - m) for v in vals])
+
+
+def relative(rec, boots, ref, draws=50, seed=1):
+    """[(name, raised share, calm sd, robust sd, +1 % in robust sds)] of
+    pio.user's figures against `ref`, each run's figure from B of its
+    boots (drawn `draws` times when B is fewer than recorded)."""
+    rng, have = random.Random(seed), len(rec["runs"][0]["boots"])
+    draws = 1 if boots >= have else draws
+    logs = [[(math.log(b[REL_USER][0]), math.log(b[ref][0]))
+             for b in r["boots"]] for r in rec["runs"]]
+    lows = sorted(min(v[0] for v in r) for r in logs)
+    user = math.exp(lows[len(lows) // 2])
+    kern = math.exp(median([min(v[1] for v in r) for r in logs]))
+    out = []
+    for name, fn in RELATIVE:
+        gain = user / (user - kern) if name.startswith("difference") else 1
+        acc = [0.0, 0.0, 0.0]
+        for _ in range(draws):
+            vals = []
+            for r in logs:
+                pick = rng.sample(r, boots) if boots < have else r
+                vals.append(fn([v[0] for v in pick], [v[1] for v in pick]))
+            got = floor_spread(vals) + (mad_sd(vals),)
+            acc = [a + g / draws for a, g in zip(acc, got)]
+        out.append((name, acc[0], acc[1], acc[2], gain * 0.01 / acc[2]))
+    return out
+
+
+def boot_correlation(rec, ref):
+    """(r of per-boot deviations from the host's floor, in runs whose
+    level is idle and busy; r of the calm runs' floors): is a boot's
+    excursion in pio.user met by one in `ref`?"""
+    model = Model(rec)
+    dev = {True: ([], []), False: ([], [])}
+    for i, r in enumerate(rec["runs"]):
+        for b in r["boots"]:
+            for j, c in enumerate((REL_USER, ref)):
+                dev[model.state_of(i)][j].append(
+                    math.log(b[c][0]) - model.floor[c])
+    fl = [[math.log(min(b[c][0] for b in r["boots"])) for r in rec["runs"]]
+          for c in (REL_USER, ref)]
+    tops = [sorted(f)[len(f) // 4] + cw.TRIM for f in fl]
+    both = [i for i in range(len(fl[0]))
+            if fl[0][i] <= tops[0] and fl[1][i] <= tops[1]]
+    corr = [statistics.correlation(*dev[s]) if len(dev[s][0]) > 2 else None
+            for s in (False, True)]
+    return corr + [statistics.correlation(*[[f[i] for i in both]
+                                            for f in fl]), len(both)]
+
+
+def print_relative(rec):
+    have = len(rec["runs"][0]["boots"])
+    for ref in REL_REF:
+        idle, busy, calm, n = boot_correlation(rec, ref)
+        print("relative pio.user against %s: correlation of each boot's "
+              "excursion above the host's floor %.2f (idle runs), %s "
+              "(busy runs); of the run floors where both are calm (%d of "
+              "%d runs) %.2f" % (ref, idle, "%.2f" % busy if busy is not
+                                 None else "-", n, len(rec["runs"]), calm),
+              flush=True)
+        for b in sorted({3, 5, 9, have} & set(range(1, have + 1))):
+            for name, raised, sd, rsd, step in relative(rec, b, ref):
+                print("relative pio.user against %s, %d boots a run, %s: "
+                      "raised %.0f %% of runs, calm sd %.2f %%, robust sd "
+                      "%.2f %%; +1 %% per QEMU exit is %.1f robust sds" % (
+                          ref.split("/")[1], b, name, 100 * raised,
+                          100 * sd, 100 * rsd, step), flush=True)
+
+
 def stepped(rec, rng, runs, step, at, model=None):
     """A replay whose QEMU-exit cases cost (1 + step) times as much from
     run `at` on."""
@@ -542,7 +682,7 @@ def watch_delay(runs, user, at):
     around it), or None."""
     n, changes = watched(runs, at + 1, len(runs))
     while n is not None:
-        if any("/".join(c.key[:2]) in user and c.index >= at - 1
+        if any(stepped_case(c.key) in user and c.index >= at - 1
                for c in changes):
             return n - at
         n, changes = watched(runs, n + 1, len(runs))
@@ -629,7 +769,9 @@ def main():
                     "its lowest boot (as check --every-run) or, to "
                     "compare, its median boot, or its lowest boot less "
                     "the run's level read from the in-kernel cases "
-                    "(kernel-level)")
+                    "(kernel-level), or a QEMU-exit case's floor over "
+                    "its in-kernel case's, in place of its floor "
+                    "(kernel-ratio) or beside it (floor+kernel-ratio)")
     ap.add_argument("--extract", nargs="+", metavar="RESULTS",
                     help="write the fixture's form of these files to "
                     "stdout and stop")
@@ -704,6 +846,8 @@ def main():
     if "subsample" in parts:
         print_subsample(rec, model, model.user if args.case == "user"
                         else args.case.split(","), args.boots)
+    if "relative" in parts:
+        print_relative(rec)
     if "watch-oracle" in parts:
         watch_oracle(args.series, args.seed)
     if "watch-step" in parts:
