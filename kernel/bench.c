@@ -405,7 +405,8 @@ u32 bench_min_samples(u64 sample_cycles, u64 khz)
  * A case whose budget is spent leaves at least the floor however it
  * stops: a long case judged stable at 5 takes its sixth sample, which
  * the host's interval of a speed-up needs (tools/trapmeterlib/stats/
- * medianci.py); a cheap one stops at once, as before.
+ * medianci.py); a cheap one stops at once, as before.  stable=off
+ * (`trapmeter kut`) leaves the budget or the cap to stop every case.
  */
 static u32 sample_adaptive(const struct bench_case *c, u8 *buf, struct bench_result *r,
 			   u32 n, u64 start)
@@ -419,7 +420,8 @@ static u32 sample_adaptive(const struct bench_case *c, u8 *buf, struct bench_res
 	for (;;) {
 		if (n >= check) {
 			low_stats(c, n, &now);
-			stable = stable || (have_prev && low_stable(&prev, &now));
+			stable = stable || (bench_cfg->stable && have_prev &&
+					    low_stable(&prev, &now));
 			prev = now;
 			have_prev = true;
 			check = n + (n + 1) / 2;

@@ -51,6 +51,7 @@ void cmdline_defaults(struct tm_config *cfg)
 	cfg->budget_ms = 60;
 	cfg->table = true;
 	cfg->controls = true;
+	cfg->stable = true;
 	cfg->rounds = 1;
 }
 
@@ -218,6 +219,7 @@ static const struct cmdline_key cmdline_keys[] = {
 	CMDLINE_BOOL_KEY(fail_check),
 	CMDLINE_BOOL_KEY(table),
 	CMDLINE_BOOL_KEY(controls),
+	CMDLINE_BOOL_KEY(stable),
 	{ "virtio_path", cmdline_apply_virtio_path, "normal, mergeable", 0 },
 };
 
@@ -289,7 +291,7 @@ static int cmdline_word(struct tm_config *cfg, struct cmdline_tok word,
 		return -EINVAL;
 	}
 	cmdline_error(err, errlen,
-		      "unknown key '%.*s%s' (expected suite, case, samples, quick, verbose, fault, hypercall, rep, sync, budget_ms, rounds, lava, fail_check, pvm, table, controls, virtio_path)",
+		      "unknown key '%.*s%s' (expected suite, case, samples, quick, verbose, fault, hypercall, rep, sync, budget_ms, rounds, lava, fail_check, pvm, table, controls, stable, virtio_path)",
 		      cmdline_echo_len(key), key.s, cmdline_echo_more(key));
 	return -EINVAL;
 }

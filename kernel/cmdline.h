@@ -18,6 +18,10 @@
  *   lava=B          TM_LAVA lines for a LAVA monitor (kernel/lava.h)
  *   fail_check=B    test hook: report one failing check (hook.fail_check)
  *   pvm=B           the KVM backend is PVM: skip what stops the VM there
+ *   stable=B        adaptive sampling's stop when min and p10 settle
+ *                   (default on); off: a case samples until its budget or
+ *                   the cap, a span of time (`trapmeter kut` sets it, so a
+ *                   twin spans about what vmexit's loop does)
  *   table=B         the console's table of results (default on; the
  *                   runner, which prints its own, sets it off)
  *   virtio_path=P   normal (one 2 KiB receive buffer per frame) or
@@ -55,6 +59,7 @@ struct tm_config {
 	bool virtio_mergeable;	/* virtio_path=mergeable: MRG_RXBUF receive path */
 	bool table;		/* default on; off: no console table row per case */
 	bool controls;		/* default on; off: no control op samples (no net figures) */
+	bool stable;		/* default on; off: no "stable" stop, budget or cap only */
 };
 
 #define SUITE_PIO    (1u << 0)

@@ -294,6 +294,21 @@ static void test_unstable_hits_cap_or_budget(void)
 	CHECK_CONTAINS(result_line(), "\"stop\":\"budget\"");
 }
 
+/* stable=off (trapmeter kut): a steady case samples to its budget. */
+static void test_adaptive_stable_off(void)
+{
+	struct bench_result r;
+
+	setup(OP_COST, "stable=off samples=10000 budget_ms=10");
+	bench_run(&the_case, &r);
+	CHECK(r.cycles.n > 63 && r.cycles.n < 10000);
+	CHECK_CONTAINS(result_line(), "\"stop\":\"budget\"");
+	setup(OP_COST, "stable=off samples=40");
+	bench_run(&the_case, &r);
+	CHECK_EQ_U64(r.cycles.n, 40);
+	CHECK_CONTAINS(result_line(), "\"stop\":\"max\"");
+}
+
 static void test_min_samples(void)
 {
 	/* 1 ms at 1 GHz (khz 1e6): six fit in 500 ms */
@@ -519,6 +534,7 @@ int main(void)
 	RUN(test_plan_robust_to_outlier, "bench: batch size robust to a disturbed warm-up and probe");
 	RUN(test_adaptive_stops_when_stable, "bench: adaptive sampling stops when min and p10 are stable");
 	RUN(test_unstable_hits_cap_or_budget, "bench: an unstable case stops at the cap or the budget");
+	RUN(test_adaptive_stable_off, "bench: stable=off samples to the budget or the cap");
 	RUN(test_huge_op, "bench: a huge warm-up op is a sample, outside the sync window");
 	RUN(test_sync_polls_reported, "bench: sync poll counts as they happened");
 	RUN(test_background_calibration, "bench: the boot's sync calibration and background spin");

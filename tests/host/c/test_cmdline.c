@@ -29,7 +29,7 @@ static void test_defaults(void)
 	CHECK(cfg.hypercall && cfg.rep && !cfg.sync);
 	CHECK(!cfg.lava && !cfg.fail_check);
 	CHECK(!cfg.virtio_mergeable);
-	CHECK(cfg.table && cfg.controls);
+	CHECK(cfg.table && cfg.controls && cfg.stable);
 	CHECK_EQ_U64(cfg.budget_ms, 60);
 	CHECK_EQ_S64(parse(NULL), 0);
 	CHECK_EQ_S64(parse("  \t\n "), 0);
@@ -70,6 +70,8 @@ static void test_numbers(void)
 	CHECK_EQ_U64(cfg.samples, 10000);
 	CHECK_EQ_S64(parse("samples=101 samples=7"), 0);
 	CHECK_EQ_U64(cfg.samples, 7);
+	CHECK_EQ_S64(parse("stable=off"), 0);
+	CHECK(!cfg.stable);
 	CHECK_EQ_S64(parse("budget_ms=10"), 0);
 	CHECK_EQ_U64(cfg.budget_ms, 10);
 	CHECK_EQ_S64(parse("budget_ms=600000"), 0);
