@@ -11,6 +11,8 @@
  * every result names its vmexit twin in `kut_name` (null: none):
  *   cpuid.chain     vmexit's cpuid: each CPUID runs the leaf and sub-leaf
  *                   the previous one returned (EAX, ECX never set)
+ *   cpuid.insn      vmexit's cpuid op (push rbx; cpuid; pop rbx, EAX and
+ *                   ECX not set) in the loop of inb.elcr below
  *   inl.unassigned  inl 0x1234 (unassigned: QEMU)        inl_from_qemu
  *   outb.elcr       outb of ELCR's own value (KVM)       outl_to_kernel
  *   inb.elcr        inb of ELCR (KVM): vmexit's inl_from_kernel instruction
@@ -191,7 +193,7 @@ static const char *skip_vmcall(const struct bench_case *c)
 enum insn { I_INL_QEMU, I_OUTB_ELCR, I_INB_ELCR, I_PMTIMER, I_CR8_READ, I_CR8_WRITE, I_DR7,
 	    I_RD_APICBASE, I_RD_TSC_ADJUST, I_WR_TSC_ADJUST, I_WR_KGSBASE, I_RD_CORE_THREADS, I_WBINVD,
 	    I_XSETBV, I_INVD, I_CR0_WP, I_CR4_PGE, I_WR_TSX_CTRL, I_WR_IBRS, I_WR_IBPB,
-	    I_CR0_WHOLE, I_COUNT };
+	    I_CR0_WHOLE, I_CPUID_KUT, I_COUNT };
 
 #define MSR_APIC_BASE      0x1b
 #define MSR_TSC_ADJUST     0x3b
@@ -240,6 +242,13 @@ static const u32 msr_of[I_COUNT] = {
 	[I_WR_IBRS] = MSR_SPEC_CTRL, [I_WR_IBPB] = MSR_PRED_CMD,
 };
 
+/* vmexit's cpuid_test, instruction for instruction: RBX saved around
+ * CPUID, EAX and ECX not set (the leaf is what the loop left in them). */
+static inline void cpuid_as_vmexit(void)
+{
+	__asm__ volatile("push %%rbx; cpuid; pop %%rbx" ::: "eax", "ecx", "edx", "memory");
+}
+
 static void insn_once(u32 id)
 {
 	switch (id) {
@@ -264,6 +273,7 @@ static void insn_once(u32 id)
 	/* vmexit's shape: IBRS on, then off */
 	case I_WR_IBRS: wrmsr(MSR_SPEC_CTRL, SPEC_CTRL_IBRS); wrmsr(MSR_SPEC_CTRL, 0); break;
 	case I_WR_IBPB: wrmsr(MSR_PRED_CMD, PRED_CMD_IBPB); break;
+	case I_CPUID_KUT: cpuid_as_vmexit(); break;
 	default: xsetbv(0, msr_value[2]); break;
 	}
 }
@@ -290,6 +300,7 @@ static void ctl_once(u32 id)
 	case I_CR0_WHOLE: ctl_word = CR0_WHOLE_OFF; ctl_word = CR0_WHOLE_ON; break;
 	case I_CR4_PGE: ctl_word = cr4_now ^ CR4_PGE; ctl_word = cr4_now; break;
 	case I_WBINVD: case I_INVD: __asm__ volatile("nop" ::: "memory"); break;
+	case I_CPUID_KUT: __asm__ volatile("push %%rbx; nop; pop %%rbx" ::: "memory"); break;
 	case I_WR_IBRS: ctl_msr(MSR_SPEC_CTRL, SPEC_CTRL_IBRS); ctl_msr(MSR_SPEC_CTRL, 0); break;
 	case I_XSETBV: ctl_msr(0, msr_value[2]); break;
 	default: ctl_msr(msr_of[id], msr_value[0]); break;
@@ -487,6 +498,10 @@ static struct bench_case ext_cases[] = {
 	 * cr0.wp.toggle (model_cr0_wp) */
 	EXT("cr0.wp.toggle.whole", "cpu", HANDLER_KERNEL, I_CR0_WHOLE, model_cr0_wp,
 	    "toggle_cr0_wp"),
+	/* vmexit's cpuid op in this loop: against inb.elcr, what vmexit's
+	 * cpuid - inl_from_kernel is, instruction for instruction (kutcmp's
+	 * "same instructions"; the cpuid case keeps the name) */
+	EXT("cpuid.insn", "cpu", HANDLER_KERNEL, I_CPUID_KUT, bench_model_one, NO_KUT),
 };
 
 /* The ".upages" pass: these cases again on user-accessible pages, each in

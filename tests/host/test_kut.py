@@ -312,6 +312,23 @@ class Agreement(unittest.TestCase):
         self.assertEqual(row["verdict"], "explained", row)
         self.assertIn("leaf", row["cause"])
 
+    def test_vmexits_own_instructions_explain_cpuid(self):
+        # vmexit's cpuid 20 above its inb 0x4d0; trapmeter's cpuid (own
+        # loop) 5 below pio.kernel; cpuid.insn 19-21 above inb.elcr
+        b = boots({"cpuid": [40, 42, 40], self.REF: [20, 20, 20]},
+                  {"cpuid": [10, 11, 10], self.REF: [15, 15, 16]},
+                  extra={"cpuid.insn": [89, 90, 90],
+                         "inb.elcr": [70, 70, 69]})
+        row = kutcmp.diff_row(b, "cpuid", self.REF)
+        self.assertEqual(row["verdict"], "explained", row)
+        self.assertIn("same instructions", row["cause"])
+        self.assertIn("cpuid.insn - inb.elcr", row["cause"])
+        # taken against pio.kernel's twin it would not meet vmexit's
+        for boot in b:
+            del boot["cases"]["inb.elcr"]
+        row = kutcmp.diff_row(b, "cpuid", self.REF)
+        self.assertEqual(row["verdict"], "unexplained", row)
+
     def test_loop_cost_when_only_the_net_difference_agrees(self):
         b = boots({"wbinvd": [30, 30, 31], self.REF: [20, 20, 20]},
                   {"wbinvd": [50, 50, 51], self.REF: [20, 21, 20]},
@@ -548,6 +565,24 @@ class VmexitBoot(unittest.TestCase):
     def test_missing_build_is_named(self):
         with self.assertRaisesRegex(kut_vmexit.KutDirError, "vmexit.flat"):
             kut_vmexit.flat_path(HERE)
+
+    def test_twins_sample_for_a_span_not_until_stable(self):
+        """vmexit's figure spans 2^30 cycles a case: the twins run to a
+        budget (stable=off), case and control interleaved (no counting
+        window), with words the guest's command line knows."""
+        from trapmeterlib.commands import kut
+        args = mock.Mock(accel="kvm", qemu="qemu-system-x86_64")
+        for smp in (1, 2):
+            argv = kut.twin_argv(args, smp, 900.0, "r.json")
+            self.assertIn("--no-count-exits", argv)
+            words = dict(w.split("=", 1) for w in
+                         argv[argv.index("--cmdline") + 1].split())
+            self.assertEqual(words["stable"], "off")
+            self.assertGreaterEqual(int(words["budget_ms"]), 400)
+            self.assertGreaterEqual(int(words["samples"]), 1000)
+        keys = read(os.path.join(REPO, "kernel", "cmdline.c"))
+        for key in words:
+            self.assertRegex(keys, r'"%s"|CMDLINE_BOOL_KEY\(%s\)' % (key, key))
 
 
 def times(pairs):

@@ -65,14 +65,19 @@ WITHIN_BOOT = (REL_METRIC,)
 KUT_SUITE = "kut"
 
 REFERENCE = "inl_from_kernel"       # the issue's in-kernel port
-# trapmeter cases that explain a vmexit figure: {kut name: (case, cause)}
-EXPLAINERS = {"cpuid": ("cpuid.chain", "leaf: vmexit's cpuid runs the leaf "
-                        "and sub-leaf its previous cpuid returned (EAX, ECX "
-                        "are clobbered, not set); trapmeter's cpuid.chain "
-                        "does the same")}
 # trapmeter's inb 0x4d0 (vmexit's reference instruction) in the loop its
 # extended cases share (kernel/suites/exits.c, "loop": "exits.insn")
 SAME_LOOP_REF = "inb.elcr"
+# trapmeter cases that explain a vmexit figure: {kut name: [(case, the
+# case its difference is taken to (None: the reference's twin), cause)]}
+EXPLAINERS = {"cpuid": [
+    ("cpuid.chain", None, "leaf: vmexit's cpuid runs the leaf and sub-leaf "
+     "its previous cpuid returned (EAX, ECX are clobbered, not set); "
+     "trapmeter's cpuid.chain does the same"),
+    ("cpuid.insn", SAME_LOOP_REF, "same instructions: vmexit's cpuid and "
+     "inl_from_kernel ops (push rbx, cpuid, pop rbx; mov, inb 0x4d0) one "
+     "indirect call each in one loop; trapmeter's cpuid.insn and inb.elcr "
+     "the same ops in one loop of its own")]}
 # trapmeter's pass of its extended cases on user-accessible pages
 # (kernel/suites/exits_upages.c), and its reference there
 UPAGES = ".upages"
@@ -279,10 +284,10 @@ def tries(boots, name, ref, flavour=None):
     """[(cause, spread[, vmexit's spread where the try changes it])]
     trapmeter can measure for name - ref, in order."""
     out = []
-    explainer = EXPLAINERS.get(name)
-    if explainer:
-        out.append(("%s (%s - %s)" % (explainer[1], explainer[0], ref),
-                    _pair(boots, _case_pick(explainer[0], "gross"),
+    for case, against, cause in EXPLAINERS.get(name, ()):
+        out.append(("%s (%s - %s)" % (cause, case, against or ref),
+                    _pair(boots, _case_pick(case, "gross"),
+                          _case_pick(against, "gross") if against else
                           _twin(boots, ref, "gross"))))
     loop = _loop_of(boots, name)
     same = loop and any(
