@@ -405,6 +405,21 @@ class Agreement(unittest.TestCase):
             self.assertEqual(row["verdict"], "unexplained", row)
             self.assertNotIn("instructions (model)", row["cause"])
 
+    def test_the_same_instruction_surplus_is_named_not_the_cause(self):
+        b = boots({"mov_dr": [40, 41, 40], self.REF: [50, 50, 50]},
+                  {"mov_dr": [70, 71, 70], self.REF: [30, 30, 31]},
+                  extra={"inb.elcr": [60, 60, 60]})
+        vm = {"mov_dr": 9, self.REF: 9, "wbinvd": 8}
+        for tm, named in (({"mov_dr.tm": 11, "inb.elcr": 11}, True),
+                          ({"mov_dr.tm": 12, "inb.elcr": 11}, False)):
+            with mock.patch.dict(kutcmp.TM_INSNS, tm, clear=True), \
+                    mock.patch.dict(kutcmp.VMEXIT_INSNS, vm, clear=True):
+                row = kutcmp.diff_row(b, "mov_dr", self.REF, "pvm")
+                other = kutcmp.diff_row(b, "mov_dr", self.REF, "vmx")
+            self.assertEqual(row["verdict"], "unexplained", row)
+            self.assertEqual("not the cause" in row["cause"], named, row)
+            self.assertNotIn("not the cause", other["cause"])
+
     def test_instructions_count_the_pci_twins_per_byte(self):
         # the committed counts: vmexit's pci-mem iteration 10 instructions,
         # trapmeter's ptd twin 21.2 a byte, inb.elcr 11: vmexit's

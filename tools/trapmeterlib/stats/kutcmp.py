@@ -260,6 +260,24 @@ def _insns_try(boots, name, ref, flavour):
             spread(out))
 
 
+def same_surplus(boots, name, ref, flavour):
+    """"instructions counted: ..." where both tools' ops are longer or
+    shorter than their references by the same count (the instructions
+    model then adds nothing: they are not the cause), or None."""
+    case = _twin_case(boots, name)
+    counts = (VMEXIT_INSNS.get(name), VMEXIT_INSNS.get(ref),
+              TM_INSNS.get(case), TM_INSNS.get(SAME_LOOP_REF))
+    if flavour != INSNS_BACKEND or None in counts or \
+            counts[0] - counts[1] != counts[2] - counts[3]:
+        return None
+    return ("instructions counted, not the cause: vmexit's %s %g against %s's "
+            "%g, trapmeter's %s %g against %s's %g (the same %+g%s)" % (
+                name, counts[0], ref, counts[1], case, counts[2],
+                SAME_LOOP_REF, counts[3], counts[0] - counts[1],
+                "; %s's from its disassembly" % case
+                if case in TM_INSNS_DISASM else ""))
+
+
 def _preemption_try(boots, name, ref, same):
     """(cause, trapmeter's spread, vmexit's spread less its vCPU waits),
     or None where the session read no waits (an older file)."""
@@ -374,6 +392,9 @@ def judge(boots, row, name, ref, flavour=None):
         fmt_range(row["vmexit"]), fmt_range(row["gross"]), "; ".join(
             _tried(cause, alt, vm_alt, row["vmexit"])
             for cause, alt, *vm_alt in tried))
+    same = same_surplus(boots, name, ref, flavour)
+    if same:
+        why += "; " + same
     if name in WORK:
         why += "; work (named, not measured): " + WORK[name]
     if name in COUNTED:

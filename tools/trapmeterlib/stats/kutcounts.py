@@ -32,8 +32,13 @@ TM_INSNS = {"inb.elcr": 11, "cr8.write": 11, "dr7.write": 11, "pmtimer": 11,
             # path (cr0.wp.toggle's counts 14 there, as perf counted it)
             "tscdeadline.immed.cpuid": 17, "cr0.wp.toggle.whole": 13,
             # op_cpuid's loop: two movs, cpuid, sub, jae
-            "cpuid": 5}
-TM_INSNS_DISASM = ("tscdeadline.immed.cpuid", "cr0.wp.toggle.whole", "cpuid")
+            "cpuid": 5,
+            # op_insn's loop (4) and insn_once's dispatch (4) and path, as
+            # inb.elcr's 11 and cr8.write's 11 that perf counted
+            "cpuid.insn": 12, "outb.elcr": 12, "cr8.read": 10, "invd": 10,
+            "wbinvd": 10}
+TM_INSNS_DISASM = ("tscdeadline.immed.cpuid", "cr0.wp.toggle.whole", "cpuid",
+                   "cpuid.insn", "outb.elcr", "cr8.read", "invd", "wbinvd")
 # the vmexit case whose figure is instructions alone on such a backend
 # (WBINVD is emulated like any other instruction there: no exit of its own)
 PER_INSN = "wbinvd"
