@@ -48,7 +48,10 @@ which set the CUSUM's threshold (changewatch.THRESHOLD: about the 99th
 percentile; --threshold tries another); `watch-oracle` the delay of a
 CUSUM that knows every level and sd, the bound on any test of the floors.
 --watch-tests calm runs the
-method before (the calm runs' ranks in place of the CUSUM).
+method before (the calm runs' ranks in place of the CUSUM); --score z
+--clip C the CUSUM of clipped z-scores in place of the ranks'
+(changewatch.z_score: tried, not kept; its --k-ref and --threshold
+measured per --boots, docs/design.md, "History").
 
 Boots a run (--boots B, default 3, the recorded runs'): the model draws
 B boots a run from its state's recorded boots; a replay takes B of a
@@ -70,6 +73,9 @@ boots a run).
         --steps 1,2,5,10,20,50 --step-series 40
     python3 tests/host/history_simulation.py --parts watch-null --series 400
     python3 tests/host/history_simulation.py --parts watch-oracle --series 2000
+    python3 tests/host/history_simulation.py --parts watch-step --steps 1 \
+        --boots 9 --fixture tests/fixtures/kvm-history-aa15.json \
+        --score z --k-ref 2.5 --clip 4 --threshold 7
     python3 tests/host/history_simulation.py --parts watch,watch-null \
         --series 400 --boots 9
     python3 tests/host/history_simulation.py --parts subsample --case user
@@ -796,12 +802,19 @@ def main():
     ap.add_argument("--k-ref", type=float, default=cw.K_REF,
                     help="watch parts: the CUSUM's reference value "
                     "(default %g)" % cw.K_REF)
+    ap.add_argument("--score", choices=sorted(cw.SCORES),
+                    default=cw.SCORE, help="watch parts: the CUSUM's "
+                    "score of a run (default %s)" % cw.SCORE)
+    ap.add_argument("--clip", type=float, default=cw.CLIP,
+                    help="watch parts, --score z: a run's score at most "
+                    "(default %g)" % cw.CLIP)
     ap.add_argument("--threshold", type=float, default=cw.THRESHOLD,
                     help="watch parts: the CUSUM's threshold (default %g)"
                     % cw.THRESHOLD)
     args = ap.parse_args()
     use_tests(args.watch_tests)
     cw.THRESHOLD, cw.K_REF = args.threshold, args.k_ref
+    cw.SCORE, cw.CLIP = args.score, args.clip
     if args.extract:
         json.dump(extract(args.extract), sys.stdout, separators=(",", ":"))
         return

@@ -127,6 +127,36 @@ class Exact(unittest.TestCase):
         # a run below every reference run scores the lowest: a drop
         self.assertAlmostEqual(cw.cusum(vals[:12] + [-0.01])[1][0], top)
 
+    def test_the_z_score_by_hand(self):
+        """The score tried in place of the ranks (changewatch.SCORE "z",
+        not kept): distance from the calm runs' median in 1.4826 MADs,
+        clipped at CLIP, the scale at least SCALE_MIN."""
+        calm = [0.0, 0.001, 0.002, 0.003, 0.004]
+        self.assertAlmostEqual(cw.z_score(calm, 0.005), 0.003 / 0.0014826)
+        self.assertEqual(cw.z_score(calm, 0.1), cw.CLIP)
+        self.assertEqual(cw.z_score(calm, -0.1), -cw.CLIP)
+        self.assertAlmostEqual(cw.z_score([0.01] * 5, 0.0115),
+                               0.0015 / cw.SCALE_MIN)
+
+    def test_the_z_score_cusum_by_hand(self):
+        """24 reference runs 0.02 % apart (Z_MIN_REF), then a raised run
+        (skipped), one 3.2 robust sds up and one beyond CLIP."""
+        ref = [0.0002 * i for i in range(24)]
+        m = statistics.median(ref)
+        s = 1.4826 * statistics.median([abs(v - m) for v in ref])
+        vals = ref + [0.05, 0.008, 0.01]
+        saved = cw.SCORE
+        try:
+            cw.SCORE = "z"
+            got = cw.cusum(vals)
+            self.assertEqual(cw.cusum(vals[:cw.Z_MIN_REF]), [])
+        finally:
+            cw.SCORE = saved
+        self.assertEqual([g[1:] for g in got], [("rise", 25), ("drop", 26)])
+        self.assertAlmostEqual(got[0][0], (0.008 - m) / s - cw.K_REF
+                               + cw.CLIP - cw.K_REF)
+        self.assertEqual(got[1][0], 0.0)
+
     def test_the_rank_distribution_is_the_recurrence(self):
         """bootstats.mann_whitney_cdf (a Gaussian binomial) against
         c(m, n, u) = c(m-1, n, u-n) + c(m, n-1, u) counted directly."""

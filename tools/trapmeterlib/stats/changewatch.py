@@ -33,6 +33,10 @@ At a check of n runs, on each timing series:
         this host's noise), and one-sided CUSUMs S = max(0, S + z - K_REF)
         and S = max(0, S - z - K_REF) alarm at THRESHOLD.  K_REF = 1 is
         half of +1 % per QEMU exit in pio.user's calm sds (0.5 %).
+        A z-score in place of the rank (z_score: it grows with the
+        shift, SCORE "z") was tried and not kept: the calm floors'
+        upper tail sets its threshold, and +1 % per QEMU exit was found
+        no sooner (docs/design.md, "History").
 
 The lowest floor finds a step beyond TRIM (the after-window then has no
 calm run): raised runs after the step do not hide it, but raised runs
@@ -63,7 +67,7 @@ import bisect
 import math
 from statistics import NormalDist
 
-from .bootstats import mann_whitney_cdf
+from .bootstats import mad, mann_whitney_cdf, median
 from .changepoint import Change, describe
 
 AFTER = (5, 8, 12, 16, 24, 32)   # after-windows tested at every check
@@ -80,6 +84,11 @@ THRESHOLD = 7.0         # CUSUM: the sum that alarms (measured, not exact)
 SPAN = max(AFTER)       # CUSUM: newest runs summed at most
 MIN_REF = 12            # CUSUM: runs its reference is read from at least
 CUSUM_ON = True         # False: the exact tests alone (to compare)
+SCORE = "rank"          # CUSUM: a run's score, "rank" or "z" (SCORES;
+                        # "z" tried, not kept: to compare)
+CLIP = 4.0              # "z": a run's score at most this far from 0
+SCALE_MIN = 0.001       # "z": the reference's scale at least (log units)
+Z_MIN_REF = 24          # "z": runs its reference is read from at least
 NORMAL = NormalDist()
 
 
@@ -138,24 +147,44 @@ def normal_score(calm, v):
     return NORMAL.inv_cdf((lo + 0.5 * (hi - lo) + 0.5) / (len(calm) + 1))
 
 
+def robust_scale(vals):
+    """(median, 1.4826 MADs) of vals, the scale at least SCALE_MIN (runs
+    drawn again in a replay can make most of them equal)."""
+    m = median(vals)
+    return m, max(SCALE_MIN, 1.4826 * mad(vals, m))
+
+
+def z_score(calm, v):
+    """v's distance from the calm runs' median in their robust sds,
+    clipped to +-CLIP: it grows with the shift, a tail run's is bounded
+    (tried for the CUSUM, not kept: docs/design.md, "History")."""
+    m, s = robust_scale(calm)
+    return max(-CLIP, min(CLIP, (v - m) / s))
+
+
+SCORES = {"rank": normal_score, "z": z_score}
+
+
 def cusum(vals):
     """[(statistic, side, first run summed)] of the newest run: one-sided
-    CUSUMs (reference K_REF) of the normal scores of the newest SPAN
-    runs' floors among the calm runs of up to BEFORE runs before them
-    (at least MIN_REF); a run more than TRIM above the reference's lower
+    CUSUMs (reference K_REF) of the scores (SCORE: normal scores, or
+    z_score to compare) of the newest SPAN runs' floors among the calm
+    runs of up to BEFORE runs before them (at least MIN_REF, Z_MIN_REF
+    for z_score); a run more than TRIM above the reference's lower
     quartile is raised and skipped, neither evidence nor reset."""
     n = len(vals)
-    start = max(MIN_REF, n - SPAN)
+    start = max(Z_MIN_REF if SCORE == "z" else MIN_REF, n - SPAN)
     if start >= n:
         return []
     ref = sorted(vals[max(0, start - BEFORE):start])
     top = ref[len(ref) // 4] + TRIM
     calm = [v for v in ref if v <= top]
+    score = SCORES[SCORE]
     sums = {"rise": [0.0, start], "drop": [0.0, start]}
     for i in range(start, n):
         if vals[i] > top:
             continue
-        z = normal_score(calm, vals[i])
+        z = score(calm, vals[i])
         for side, step in (("rise", z - K_REF), ("drop", -z - K_REF)):
             if sums[side][0] <= 0:
                 sums[side][1] = i
