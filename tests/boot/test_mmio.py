@@ -116,7 +116,9 @@ class ExtendedTcg(unittest.TestCase):
                           ("wrmsr.tsc_adjust", "wr_tsc_adjust_msr"),
                           ("rdmsr.core_threads", None), ("wbinvd", "wbinvd"),
                           ("cr0.wp.toggle.whole", "toggle_cr0_wp"),
-                          ("cr0.wp.toggle", None)):
+                          ("cr0.wp.toggle", None), ("cpuid.insn", None),
+                          ("inb.elcr", None), ("outb.elcr", None),
+                          ("outb.elcr.zero", "outl_to_kernel")):
             self.assertIn("kut_name", r(case), case)
             self.assertEqual(r(case)["kut_name"], kut, case)
         self.assertEqual(r("dr7.write")["exits_model"], 0)

@@ -36,9 +36,13 @@ TM_INSNS = {"inb.elcr": 11, "cr8.write": 11, "dr7.write": 11, "pmtimer": 11,
             # op_insn's loop (4) and insn_once's dispatch (4) and path, as
             # inb.elcr's 11 and cr8.write's 11 that perf counted
             "cpuid.insn": 12, "outb.elcr": 12, "cr8.read": 10, "invd": 10,
-            "wbinvd": 10}
+            "wbinvd": 10,
+            # vmexit's outl_to_kernel op: xor, mov, out (outb.elcr loads
+            # its byte from RAM instead of the xor)
+            "outb.elcr.zero": 12}
 TM_INSNS_DISASM = ("tscdeadline.immed.cpuid", "cr0.wp.toggle.whole", "cpuid",
-                   "cpuid.insn", "outb.elcr", "cr8.read", "invd", "wbinvd")
+                   "cpuid.insn", "outb.elcr", "cr8.read", "invd", "wbinvd",
+                   "outb.elcr.zero")
 # the vmexit case whose figure is instructions alone on such a backend
 # (WBINVD is emulated like any other instruction there: no exit of its own)
 PER_INSN = "wbinvd"
