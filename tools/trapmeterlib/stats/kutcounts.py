@@ -81,6 +81,31 @@ _TOGGLE_COUNTED = (
     "a walk an instruction, vmexit's wbinvd 11 for 8); vmexit's write_cr%d "
     "goes through an exception-fixup wrapper: its longer op is the "
     "instructions model's surplus")
+# The ops of equal work, timed in the host (perf record of kvm_emulate_insn,
+# kvmmmu:kvm_mmu_pagetable_walk, kvm_pio, kvm_msr, kvm_exit, kvm_cr on one
+# boot of each tool, twice; an op is the events between two of the loop's
+# call; docs/measurements.md, "eighth session"): the same instructions,
+# walks and KVM events an op in both tools, and the host time of an op
+# less its reference's, median over a boot's ops, per boot (microseconds,
+# tracing on; Intel Xeon host, PVM backend)
+_TRACED = ("counted: the same op as vmexit's (%s), the same emulated "
+           "instructions, guest page-table walks and KVM events an op "
+           "against its reference in both tools; host time an op less "
+           "inl_from_kernel's / inb.elcr's, median over one boot's ops (us, "
+           "traced, two boots each): vmexit %s, trapmeter %s")
+TRACED = {
+    "mov_from_cr8": _TRACED % ("mov %cr8, %rax", "-1.00, -1.05",
+                               "-1.02, -0.99"),
+    "mov_to_cr8": _TRACED % ("mov %rax, %cr8 of 0", "-0.29, -0.33",
+                             "-0.30, -0.24"),
+    "mov_dr": _TRACED % ("mov %rax, %dr7 of 0x400", "-0.28, -0.32",
+                         "-0.28, -0.30"),
+    "rd_tsc_adjust_msr": _TRACED % ("rdmsr 0x3b", "-0.10, -0.15",
+                                    "-0.13, -0.11"),
+    "outl_to_kernel": _TRACED % (
+        "outb of an immediate 0 to 0x4d0: outb.elcr.zero; outb.elcr loads "
+        "the byte from RAM, a walk and a read more, +1.10, +1.11",
+        "+0.64, +0.61", "+0.69 (one boot)")}
 COUNTED = {"cpuid": "counted: vmexit's op runs 10 emulated instructions "
            "(push, cpuid, pop in cpuid_test), CPUID emulated once an op, its "
            "leaves 0 and 0x1c alternating (kvm_cpuid: 0.50 each), no other "
@@ -102,6 +127,9 @@ COUNTED = {"cpuid": "counted: vmexit's op runs 10 emulated instructions "
            "invd": _SHORT_OF_REF,
            "mov_from_cr8": _COUNTED_INSNS % 8 + _SHORT_OF_REF,
            "mov_dr": _COUNTED_INSNS % 9 + _SHORT_OF_REF}
+for _name, _text in TRACED.items():
+    COUNTED[_name] = COUNTED[_name] + "; " + _text if _name in COUNTED \
+        else _text
 
 # vmexit cases whose twin repeats work a plainer trapmeter case of the
 # same exits leaves out: {kut name: (the plainer case, what the twin
