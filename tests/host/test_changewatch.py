@@ -157,6 +157,63 @@ class Exact(unittest.TestCase):
                                + cw.CLIP - cw.K_REF)
         self.assertEqual(got[1][0], 0.0)
 
+    def test_the_group_cusum_by_hand(self):
+        """The QEMU-exit cases' CUSUM (changewatch.COMBINE, tried, not
+        kept): two cases of 12 reference runs 0.1 % apart; run 12 a calm
+        run above every reference run in a and a raised one in b
+        (skipped), run 13 both above, run 14 b alone (a has no floor).
+        Each calm run above scores q; a run's scores combine to their
+        sum over sqrt(count) ("sum") or their mean."""
+        ref = [0.001 * i for i in range(12)]
+        rows = {"a": ref + [0.012, 0.013, None],
+                "b": ref + [0.5, 0.012, 0.013]}
+        q = NormalDist().inv_cdf(12.5 / 13)
+        saved = cw.COMBINE
+        try:
+            cw.COMBINE = "sum"
+            got, per = cw.group_cusum(rows)
+            self.assertEqual(per, {"a": {12: q, 13: q}, "b": {13: q, 14: q}})
+            self.assertEqual([g[1:] for g in got], [("rise", 12),
+                                                    ("drop", 14)])
+            self.assertAlmostEqual(got[0][0], (q - cw.K_REF) + (
+                2 * q / math.sqrt(2) - cw.K_REF) + (q - cw.K_REF))
+            self.assertEqual(got[1][0], 0.0)
+            cw.COMBINE = "mean"
+            self.assertAlmostEqual(cw.group_cusum(rows)[0][0][0],
+                                   3 * (q - cw.K_REF))
+            self.assertEqual(cw.group_cusum({"a": ref}), ([], {}))
+        finally:
+            cw.COMBINE = saved
+
+    def test_the_group_cusum_alarms_where_each_case_would_not(self):
+        """a calm and above every reference run in runs 12-14, b in
+        13-14 (raised in 12): a's own CUSUM sums 3 (q - K_REF) = 2.3,
+        b's 1.5, the group's (q - K_REF) + 2 (sqrt(2) q - K_REF) = 3.8;
+        at a threshold of 3 the group alarms, on the case whose scores
+        gave most (a), from run 12; each alone does not, and where one
+        would, the group's CUSUM stands in its place."""
+        ref = [0.001 * i for i in range(12)]
+        fam = {("s", "a", "cycles_per_op"): ref + [0.012, 0.013, 0.014],
+               ("s", "b", "cycles_per_op"): ref + [0.5, 0.012, 0.013]}
+        saved = cw.COMBINE
+        try:
+            cw.COMBINE = None
+            self.assertEqual(cw.watch(fam, 15, threshold=3.0,
+                                      group=set(fam)).changes, [])
+            cw.COMBINE = "sum"
+            found = cw.watch(fam, 15, threshold=3.0, group=set(fam))
+            self.assertEqual(cw.watch(fam, 15, threshold=3.0).changes, [])
+            # the group's CUSUM replaces its cases' own: at 2, where a's
+            # own would alarm, the change is still the group's
+            self.assertEqual([c.test for c in cw.watch(
+                fam, 15, threshold=2.0, group=set(fam)).changes],
+                [cw.COMBINED])
+        finally:
+            cw.COMBINE = saved
+        self.assertEqual([(c.key[1], c.test, c.side, c.index)
+                          for c in found.changes],
+                         [("a", cw.COMBINED, "rise", 12)])
+
     def test_the_rank_distribution_is_the_recurrence(self):
         """bootstats.mann_whitney_cdf (a Gaussian binomial) against
         c(m, n, u) = c(m-1, n, u-n) + c(m, n-1, u) counted directly."""

@@ -36,7 +36,11 @@ At a check of n runs, on each timing series:
         A z-score in place of the rank (z_score: it grows with the
         shift, SCORE "z") was tried and not kept: the calm floors'
         upper tail sets its threshold, and +1 % per QEMU exit was found
-        no sooner (docs/design.md, "History").
+        no sooner (docs/design.md, "History").  One CUSUM over the
+        QEMU-exit cases' combined scores (group_cusum, COMBINE) was
+        tried and not kept: in place of their own it found +1 % a run
+        sooner at 9 boots a run and later at 3; beside them, a run
+        sooner at 9 boots for a few more A/A alarms.
 
 The lowest floor finds a step beyond TRIM (the after-window then has no
 calm run): raised runs after the step do not hide it, but raised runs
@@ -89,6 +93,15 @@ SCORE = "rank"          # CUSUM: a run's score, "rank" or "z" (SCORES;
 CLIP = 4.0              # "z": a run's score at most this far from 0
 SCALE_MIN = 0.001       # "z": the reference's scale at least (log units)
 Z_MIN_REF = 24          # "z": runs its reference is read from at least
+COMBINE = None          # the group's (QEMU-exit cases') CUSUM: None, each
+                        # case its own; "sum" (sum / sqrt(count)) or
+                        # "mean" of a run's scores, one CUSUM (COMBINES;
+                        # tried, not kept: to compare)
+COMBINE_K = None        # its reference value (None: K_REF)
+COMBINE_THRESHOLD = None    # its threshold (None: the check's)
+COMBINE_KEEP = False    # True: the group's cases keep their own CUSUMs
+                        # beside it
+COMBINED = "QEMU-exit cases' CUSUM"
 NORMAL = NormalDist()
 
 
@@ -165,6 +178,37 @@ def z_score(calm, v):
 SCORES = {"rank": normal_score, "z": z_score}
 
 
+def run_scores(row, start):
+    """{run: score} of one series' runs from `start` on that are not
+    raised (SCORE among the calm runs of up to BEFORE runs before
+    `start`; a run more than TRIM above their lower quartile is raised);
+    {} when fewer than MIN_REF (Z_MIN_REF) of those runs have a floor.
+    row: [log floor or None per run]."""
+    ref = sorted(v for v in row[max(0, start - BEFORE):start]
+                 if v is not None)
+    if len(ref) < (Z_MIN_REF if SCORE == "z" else MIN_REF):
+        return {}
+    top = ref[len(ref) // 4] + TRIM
+    calm = [v for v in ref if v <= top]
+    score = SCORES[SCORE]
+    return {i: score(calm, row[i]) for i in range(start, len(row))
+            if row[i] is not None and row[i] <= top}
+
+
+def sides(scores, start, k):
+    """[(statistic, side, first run summed)]: one-sided CUSUMs, reference
+    k, of {run: score} (a run without a score neither evidence nor a
+    reset)."""
+    sums = {"rise": [0.0, start], "drop": [0.0, start]}
+    for i in sorted(scores):
+        z = scores[i]
+        for side, step in (("rise", z - k), ("drop", -z - k)):
+            if sums[side][0] <= 0:
+                sums[side][1] = i
+            sums[side][0] = max(0.0, sums[side][0] + step)
+    return [(s, side, first) for side, (s, first) in sums.items()]
+
+
 def cusum(vals):
     """[(statistic, side, first run summed)] of the newest run: one-sided
     CUSUMs (reference K_REF) of the scores (SCORE: normal scores, or
@@ -176,20 +220,38 @@ def cusum(vals):
     start = max(Z_MIN_REF if SCORE == "z" else MIN_REF, n - SPAN)
     if start >= n:
         return []
-    ref = sorted(vals[max(0, start - BEFORE):start])
-    top = ref[len(ref) // 4] + TRIM
-    calm = [v for v in ref if v <= top]
-    score = SCORES[SCORE]
-    sums = {"rise": [0.0, start], "drop": [0.0, start]}
-    for i in range(start, n):
-        if vals[i] > top:
-            continue
-        z = score(calm, vals[i])
-        for side, step in (("rise", z - K_REF), ("drop", -z - K_REF)):
-            if sums[side][0] <= 0:
-                sums[side][1] = i
-            sums[side][0] = max(0.0, sums[side][0] + step)
-    return [(s, side, first) for side, (s, first) in sums.items()]
+    return sides(run_scores(vals, start), start, K_REF)
+
+
+def combine(scores):
+    """One run's combined score of its cases' scores (COMBINE): their
+    sum over sqrt(count) -- a normal score when they are independent --
+    or their mean."""
+    if COMBINE == "mean":
+        return sum(scores) / len(scores)
+    return sum(scores) / math.sqrt(len(scores))
+
+
+COMBINES = ("sum", "mean")
+
+
+def group_cusum(rows):
+    """([(statistic, side, first run summed)], {key: {run: score}}) of the
+    newest run over a group of series, rows {key: [log floor or None per
+    run]}: each case scored as cusum() scores it, among its own calm
+    runs, its raised runs skipped; the present scores of a run combined
+    (combine()) and summed by one CUSUM a side (reference COMBINE_K)."""
+    n = max(len(row) for row in rows.values())
+    start = max(Z_MIN_REF if SCORE == "z" else MIN_REF, n - SPAN)
+    if start >= n:
+        return [], {}
+    per = {key: run_scores(row, start) for key, row in rows.items()}
+    runs = {}
+    for scores in per.values():
+        for i, z in scores.items():
+            runs.setdefault(i, []).append(z)
+    k = K_REF if COMBINE_K is None else COMBINE_K
+    return sides({i: combine(z) for i, z in runs.items()}, start, k), per
 
 
 class Watch:
@@ -258,11 +320,14 @@ def _change(key, vals, where, p, side, k, t, test):
     return describe(change, vals)
 
 
-def watch(family, runs, alpha=ALPHA, horizon=HORIZON, threshold=None):
+def watch(family, runs, alpha=ALPHA, horizon=HORIZON, threshold=None,
+          group=()):
     """The changes the newest run completes in a family of floors,
     {key: [log floor or None per run]} over `runs` runs, the CUSUM
     alarming at `threshold` (THRESHOLD when None).  A series without a
-    floor in the newest run is not tested at this check."""
+    floor in the newest run is not tested at this check.  With COMBINE,
+    the series of `group` (the QEMU-exit cases) share one CUSUM
+    (group_cusum) in place of their own (beside, with COMBINE_KEEP)."""
     threshold = THRESHOLD if threshold is None else threshold
     tested = {}
     for key, row in family.items():
@@ -272,17 +337,46 @@ def watch(family, runs, alpha=ALPHA, horizon=HORIZON, threshold=None):
             tested[key] = (vals, where, series_tests(vals))
     count = sum(len(t[2]) for t in tested.values())
     level = alpha / horizon / count if count else None
+    joint = [k for k in tested if k in set(group)] \
+        if COMBINE and CUSUM_ON else []
     changes = []
     for key in sorted(tested, key=str):
         vals, where, tests = tested[key]
         hits = [t for t in tests if t[0] <= level]
-        sums = [c for c in (cusum(vals) if CUSUM_ON else [])
+        own = CUSUM_ON and (key not in joint or COMBINE_KEEP)
+        sums = [c for c in (cusum(vals) if own else [])
                 if c[0] >= threshold]
         if hits:
             changes.append(_change(key, vals, where, *min(hits)))
         elif sums:
             changes.append(_cusum_change(key, vals, where, *max(sums)))
-    return Watch(changes, level, count, runs, horizon, threshold)
+    if joint:
+        changes += _group_change({k: family[k] for k in joint}, tested,
+                                 changes, threshold)
+    return Watch(sorted(changes, key=lambda c: str(c.key)), level, count,
+                 runs, horizon, threshold)
+
+
+def _group_change(rows, tested, changes, threshold):
+    """[the change the group's CUSUM found], or []: on the case whose
+    scores gave most of the alarming sum, from the first run summed,
+    unless that case has a change already."""
+    sums, per = group_cusum(rows)
+    limit = threshold if COMBINE_THRESHOLD is None else COMBINE_THRESHOLD
+    sums = [c for c in sums if c[0] >= limit]
+    if not sums:
+        return []
+    stat, side, first = max(sums)
+    sign = 1 if side == "rise" else -1
+    key = max(sorted(per, key=str), key=lambda k: sign * sum(
+        z for i, z in per[k].items() if i >= first))
+    if any(c.key == key for c in changes):
+        return []
+    vals, where, _tests = tested[key]
+    change = _cusum_change(key, vals, where, stat, side,
+                           bisect.bisect_left(where, first))
+    change.test = COMBINED
+    return [change]
 
 
 class Alarm:
@@ -296,25 +390,26 @@ class Alarm:
 
 
 def first_alarm(family, first, last, alpha=ALPHA, horizon=HORIZON,
-                threshold=None):
+                threshold=None, group=()):
     """(n, changes) of the first check, after run n in first..last, that
     alarms -- a job that stops at its first alarm -- or (None, [])."""
     for n in range(first, last + 1):
         found = watch({k: v[:n] for k, v in family.items()}, n, alpha,
-                      horizon, threshold)
+                      horizon, threshold, group)
         if found.changes:
             return n, found.changes
     return None, []
 
 
-def replay(family, runs, alpha=ALPHA, horizon=HORIZON, threshold=None):
+def replay(family, runs, alpha=ALPHA, horizon=HORIZON, threshold=None,
+           group=()):
     """The alarms a job checking after each of `runs` runs would have
     raised, in the order raised: [Alarm].  A change seen again by later
     checks is one alarm with those checks listed."""
     alarms, seen = [], {}
     for n in range(1, runs + 1):
         found = watch({k: v[:n] for k, v in family.items()}, n, alpha,
-                      horizon, threshold)
+                      horizon, threshold, group)
         for change in found.changes:
             mark = (str(change.key), change.side, change.index)
             if mark in seen:
