@@ -51,7 +51,15 @@ CUSUM that knows every level and sd, the bound on any test of the floors.
 method before (the calm runs' ranks in place of the CUSUM); --score z
 --clip C the CUSUM of clipped z-scores in place of the ranks'
 (changewatch.z_score: tried, not kept; its --k-ref and --threshold
-measured per --boots, docs/design.md, "History").
+measured per --boots, docs/design.md, "History"); --combine sum|mean one
+CUSUM over the QEMU-exit cases' scores of a run in place of their own
+(--combine-keep: beside them; --combine-k, --combine-threshold: its
+reference value and threshold; changewatch.group_cusum: tried, not
+kept).  `scores` gives the QEMU-exit cases' calm scores of the newest
+runs, A/A and with the first --steps step: each case's share raised,
+mean and sd, the correlation of each pair, the combined score's;
+`watch-pair` the delays of --combine ... and of the default on the same
+series, with a sign test.
 
 Boots a run (--boots B, default 3, the recorded runs'): the model draws
 B boots a run from its state's recorded boots; a replay takes B of a
@@ -83,6 +91,11 @@ boots a run).
         --fixture tests/fixtures/kvm-history-aa15.json
     python3 tests/host/history_simulation.py --parts watch-step --steps 1 \
         --boots 9 --watch-level floor+kernel-ratio
+    python3 tests/host/history_simulation.py --parts scores --series 200 \
+        --steps 1 --boots 9
+    python3 tests/host/history_simulation.py --parts watch-pair --steps 1 \
+        --step-series 100 --boots 9 --combine sum --combine-keep \
+        --combine-threshold 8
 
 `relative` measures pio.user against an in-kernel case of the same run
 or boot (pio.kernel, cpuid: no exit to QEMU, so they read the host's
@@ -109,6 +122,7 @@ import json  # noqa: E402
 from trapmeterlib.stats import changepoint as cp  # noqa: E402
 from trapmeterlib.stats import changewatch as cw  # noqa: E402
 from trapmeterlib.stats.abtest import binomial_upper  # noqa: E402
+from trapmeterlib.stats import medianci  # noqa: E402
 from trapmeterlib.stats.bootstats import median  # noqa: E402
 
 FIXTURE = os.environ.get('HIST_FIXTURE') or os.path.join(ROOT, 'tests', 'fixtures', 'kvm-history-aa.json')
@@ -152,6 +166,8 @@ def alarms(runs, alpha=cp.ALPHA):
 RUN_LEVEL = {"floor": min, "median": median, "kernel-level": min,
              "kernel-ratio": min, "floor+kernel-ratio": min}
 KERNEL = set()              # the in-kernel cases of the fixture (main)
+GROUP = set()               # the QEMU-exit cases' timing keys (main): the
+                            # series --combine sums as one
 WATCH_LEVEL = ["floor"]     # --watch-level: what a run's value is
 WATCH_ALPHA = [cw.ALPHA]    # --watch-alpha
 
@@ -242,7 +258,8 @@ def watched(runs, first, last, alpha=None, horizon=cw.HORIZON):
     """(the first check in first..last that alarms, its changes) of a
     series checked after every run, or (None, [])."""
     alpha = WATCH_ALPHA[0] if alpha is None else alpha
-    return cw.first_alarm(floors(runs), first, last, alpha, horizon)
+    return cw.first_alarm(floors(runs), first, last, alpha, horizon,
+                          group=GROUP)
 
 
 def extract(paths):
@@ -454,31 +471,49 @@ def watch_rate(name, make, series, seed):
 
 
 def cusum_max(runs):
-    """The largest CUSUM of any timing series and side at any check after
-    runs 1..len(runs): a threshold above it leaves the series quiet."""
-    best = 0.0
-    for row in floors(runs).values():
+    """(the largest CUSUM of any timing series and side at any check
+    after runs 1..len(runs), and with --combine that of the QEMU-exit
+    cases' CUSUM, else None): a threshold above it leaves the series
+    quiet."""
+    best, fam = 0.0, floors(runs)
+    joint = GROUP & set(fam) if cw.COMBINE else set()
+    for key, row in fam.items():
         for n in range(1, len(row) + 1):
-            if row[n - 1] is None:
+            if row[n - 1] is None or key in joint and not cw.COMBINE_KEEP:
                 continue
             vals = [v for v in row[:n] if v is not None]
             best = max([best] + [c[0] for c in cw.cusum(vals)])
-    return best
+    if not joint:
+        return best, None
+    group = 0.0
+    for n in range(1, RUNS + 1):
+        sums = cw.group_cusum({k: fam[k][:n] for k in joint})[0]
+        group = max([group] + [c[0] for c in sums])
+    return best, group
 
 
 def watch_null(name, make, series, seed):
     """The CUSUM's threshold, measured: quantiles of each A/A series'
     largest CUSUM (over its checks, series and sides)."""
     begin = time.time()
-    tops = sorted(cusum_max(make(random.Random(seed * 100003 + i)))
-                  for i in range(series))
-    print("%-7s A/A, the largest CUSUM of a 100-run series checked after "
-          "every run: %s; largest %.2f (share above %g: %d of %d) [%.0f s]"
-          % (name, ", ".join("%g %% %.2f" % (100 * q, tops[min(
-              len(tops) - 1, int(q * len(tops)))]) for q in
-              (0.9, 0.95, 0.97, 0.98, 0.99)), tops[-1], cw.THRESHOLD,
-              sum(1 for t in tops if t >= cw.THRESHOLD), series,
-              time.time() - begin), flush=True)
+    got = [cusum_max(make(random.Random(seed * 100003 + i)))
+           for i in range(series)]
+    limit = cw.THRESHOLD if cw.COMBINE_THRESHOLD is None else \
+        cw.COMBINE_THRESHOLD
+    for j, what, at in ((0, "", cw.THRESHOLD),
+                        (1, " (the QEMU-exit cases' --combine %s, k %g)" % (
+                            cw.COMBINE, cw.K_REF if cw.COMBINE_K is None
+                            else cw.COMBINE_K), limit)):
+        tops = sorted(g[j] for g in got if g[j] is not None)
+        if not tops:
+            continue
+        print("%-7s A/A, the largest CUSUM%s of a 100-run series checked "
+              "after every run: %s; largest %.2f (share above %g: %d of %d)"
+              " [%.0f s]" % (name, what, ", ".join("%g %% %.2f" % (
+                  100 * q, tops[min(len(tops) - 1, int(q * len(tops)))])
+                  for q in (0.9, 0.95, 0.97, 0.98, 0.99)), tops[-1], at,
+                  sum(1 for t in tops if t >= at), series,
+                  time.time() - begin), flush=True)
 
 
 def oracle_series(rng, k, step=0.0, at=None, cases=9, raised=0.26):
@@ -520,6 +555,76 @@ def watch_oracle(series, seed, k=cw.K_REF, step=2.0, at=WATCH_AT):
               delays[int(0.9 * len(delays))],
               100.0 * sum(1 for d in delays if d <= 6) / len(delays)),
           flush=True)
+
+
+def span_scores(runs):
+    """{case: [score or None (raised) of each of the newest SPAN runs]}
+    of the QEMU-exit cases at the check after the last run, each among
+    its own reference's calm runs (changewatch.run_scores)."""
+    fam, out = floors(runs), {}
+    start = max(cw.MIN_REF, len(runs) - cw.SPAN)
+    for key in sorted(GROUP & set(fam)):
+        got = cw.run_scores(fam[key], start)
+        out["/".join(key[:2])] = [got.get(i) for i in range(start,
+                                                             len(runs))]
+    return out
+
+
+def score_table(make, series, seed):
+    """{case: [score or None]} of `series` series' newest SPAN runs,
+    concatenated; the same run's scores at the same place in each."""
+    out = {}
+    for i in range(series):
+        for case, vals in span_scores(make(random.Random(
+                seed * 100003 + i))).items():
+            out.setdefault(case, []).extend(vals)
+    return out
+
+
+def print_scores(rec, model, series, seed, step):
+    """--parts scores: the QEMU-exit cases' calm scores of a run, A/A and
+    with +step per QEMU exit from the span's first run: each case's
+    share raised, mean and sd; the correlation of two cases' scores in
+    the runs where both are calm (a combined score's gain is at most
+    sqrt(count) when it is 0, none when 1); the combined score's
+    (changewatch.combine) mean and sd."""
+    at = RUNS - cw.SPAN
+    for source in ("replay", "model"):
+        for size in (0.0, step):
+            make = (lambda rng: stepped(rec, rng, RUNS, size, at, model)) \
+                if source == "replay" else \
+                (lambda rng: model.series(rng, RUNS, size, at))
+            tab = score_table(make, series, seed)
+            what = "%-7s %s" % (source, "A/A" if not size else
+                                "+%g %% from the span's first run"
+                                % (100 * size))
+            for case, vals in tab.items():
+                z = [v for v in vals if v is not None]
+                print("scores %s, %s: raised %.0f %%, mean %+.2f, sd %.2f"
+                      % (what, case, 100 * (1 - len(z) / len(vals)),
+                         statistics.mean(z), statistics.stdev(z)),
+                      flush=True)
+            if not size:
+                print_correlations(what, tab)
+            comb = [cw.combine(z) for z in zip(*tab.values()) for z in
+                    [[v for v in z if v is not None]] if z]
+            print("scores %s, combined (--combine %s): present in %.0f %% "
+                  "of runs, mean %+.2f, sd %.2f" % (
+                      what, cw.COMBINE or "sum", 100 * len(comb) / len(
+                          next(iter(tab.values()))), statistics.mean(comb),
+                      statistics.stdev(comb)), flush=True)
+
+
+def print_correlations(what, tab):
+    cases = list(tab)
+    for i, a in enumerate(cases):
+        for b in cases[i + 1:]:
+            both = [(u, v) for u, v in zip(tab[a], tab[b])
+                    if u is not None and v is not None]
+            print("scores %s, correlation %s ~ %s: %.2f (%d runs both "
+                  "calm)" % (what, a.split("/")[1], b.split("/")[1],
+                             statistics.correlation(*zip(*both)),
+                             len(both)), flush=True)
 
 
 def floor_spread(floors):
@@ -720,6 +825,42 @@ def watch_steps(rec, model, sizes, series, seed, at=WATCH_AT):
                      pct_all(found, 0.9)), flush=True)
 
 
+def watch_pair(rec, model, sizes, series, seed, at=WATCH_AT):
+    """--parts watch-pair: the delays of the method asked for (--combine
+    ...) and of the default (each case its own CUSUM) on the same series
+    (watch-step's), paired: in how many series each is sooner, and the
+    exact two-sided sign test of that (ties left out); a step not found
+    within WATCH_MAX runs counts as later than any found."""
+    asked = (cw.COMBINE, cw.COMBINE_KEEP)
+    for source in ("replay", "model"):
+        for size in sizes:
+            got = []
+            for i in range(series):
+                rng = random.Random(seed * 7919 + i)
+                runs = stepped(rec, rng, at + WATCH_MAX, size / 100.0, at,
+                               model) if source == "replay" else model.series(
+                        rng, at + WATCH_MAX, size / 100.0, at)
+                pair = []
+                for cw.COMBINE, cw.COMBINE_KEEP in (asked, (None, False)):
+                    d = watch_delay(runs, model.user, at)
+                    pair.append(WATCH_MAX + 1 if d is None else d)
+                cw.COMBINE, cw.COMBINE_KEEP = asked
+                got.append(pair)
+            sooner = sum(1 for a, b in got if a < b)
+            later = sum(1 for a, b in got if a > b)
+            p = min(1.0, 2 * medianci.below(sooner + later,
+                                            min(sooner, later) + 1))
+            print("%-7s step +%g %% per QEMU exit at run %d, --combine %s%s "
+                  "against each case's own CUSUM, %d series: delay median "
+                  "%s against %s; sooner in %d, later in %d, the same in "
+                  "%d (sign test, two-sided: p %.2g)" % (
+                      source, size, at + 1, cw.COMBINE, " --combine-keep"
+                      if cw.COMBINE_KEEP else "", series,
+                      median([a for a, _b in got]),
+                      median([b for _a, b in got]), sooner, later,
+                      series - sooner - later, p), flush=True)
+
+
 def pct_all(found, q):
     """The q-quantile delay over every series, one not found counting as
     later than any found: "-" when it falls on one not found."""
@@ -811,10 +952,27 @@ def main():
     ap.add_argument("--threshold", type=float, default=cw.THRESHOLD,
                     help="watch parts: the CUSUM's threshold (default %g)"
                     % cw.THRESHOLD)
+    ap.add_argument("--combine", choices=cw.COMBINES, default=cw.COMBINE,
+                    help="watch parts: one CUSUM over the QEMU-exit "
+                    "cases' scores of a run, their sum over sqrt(count) "
+                    "or mean, in place of each case's own (default: "
+                    "each its own)")
+    ap.add_argument("--combine-keep", action="store_true",
+                    help="watch parts, --combine: each QEMU-exit case "
+                    "keeps its own CUSUM beside the combined one")
+    ap.add_argument("--combine-k", type=float, default=cw.COMBINE_K,
+                    help="watch parts, --combine: its reference value "
+                    "(default --k-ref)")
+    ap.add_argument("--combine-threshold", type=float,
+                    default=cw.COMBINE_THRESHOLD, help="watch parts, "
+                    "--combine: its threshold (default --threshold)")
     args = ap.parse_args()
     use_tests(args.watch_tests)
     cw.THRESHOLD, cw.K_REF = args.threshold, args.k_ref
     cw.SCORE, cw.CLIP = args.score, args.clip
+    cw.COMBINE, cw.COMBINE_K = args.combine, args.combine_k
+    cw.COMBINE_THRESHOLD = args.combine_threshold
+    cw.COMBINE_KEEP = args.combine_keep
     if args.extract:
         json.dump(extract(args.extract), sys.stdout, separators=(",", ":"))
         return
@@ -826,6 +984,9 @@ def main():
     rec = load(args.fixture)
     KERNEL.update(c for c in rec["cases"]
                   if rec["cases"][c].get("handler") == "kernel")
+    GROUP.update(tuple(c.split("/", 1)) + ("cycles_per_op",)
+                 for c in rec["cases"]
+                 if rec["cases"][c].get("handler") == "user")
     model = Model(rec)
     print(model.describe(), flush=True)
     parts = args.parts.split(",")
@@ -863,6 +1024,12 @@ def main():
         print_relative(rec)
     if "watch-oracle" in parts:
         watch_oracle(args.series, args.seed)
+    if "scores" in parts:
+        print_scores(rec, model, args.series, args.seed,
+                     float(args.steps.split(",")[0]) / 100.0)
+    if "watch-pair" in parts:
+        watch_pair(rec, model, [float(s) for s in args.steps.split(",")],
+                   args.step_series, args.seed)
     if "watch-step" in parts:
         watch_steps(rec, model, [float(s) for s in args.steps.split(",")],
                     args.step_series, args.seed)
