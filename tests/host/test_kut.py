@@ -477,11 +477,81 @@ class Agreement(unittest.TestCase):
         row = kutcmp.diff_row(b, "wbinvd", self.REF)
         self.assertEqual(row["verdict"], "unexplained", row)
         self.assertIn("preemption -5", row["cause"])
+        # a loop's own share, read between the lines, wins over its window's
+        for boot in b:
+            boot["vmexit_span"] = {n: {"share": share, "max": 0.6}
+                                   for n, share in ((self.REF, 0.5),
+                                                    ("wbinvd", 0.0))}
+        row = kutcmp.diff_row(b, "wbinvd", self.REF)
+        self.assertEqual(row["verdict"], "explained", row)
+        self.assertIn("preemption", row["cause"])
         # a session without waits (an older file) does not try it
         for boot in b:
-            del boot["vmexit_wait"]
+            del boot["vmexit_wait"], boot["vmexit_span"]
         row = kutcmp.diff_row(b, "wbinvd", self.REF)
         self.assertNotIn("preemption", row["cause"])
+
+    def quiet_rounds(self, ref_max, vm_dr, tm_dr=(50, 50, 50)):
+        """mov_dr and its reference in vmexit (the reference at 90) and in
+        trapmeter's same loop (inb.elcr at 55); ref_max: the reference
+        loop's waited share (at most) per round, mov_dr's loop quiet."""
+        b = boots({"mov_dr": list(vm_dr), self.REF: [90, 90, 90]},
+                  {"mov_dr": list(tm_dr), self.REF: [20, 21, 20]},
+                  extra={"inb.elcr": [55, 55, 55]})
+        for boot, top in zip(b, ref_max):
+            boot["trapmeter"]["mov_dr"]["loop"] = "exits.insn"
+            boot["cases"]["inb.elcr"]["loop"] = "exits.insn"
+            boot["vmexit_span"] = {"mov_dr": {"share": None, "max": 0.0},
+                                   self.REF: {"share": None, "max": top}}
+        return b
+
+    def test_quiet_spans_judge_on_the_rounds_vmexit_did_not_wait(self):
+        # vmexit: -50 in round 1, whose reference loop waited, -6 and -5
+        # in the quiet rounds; trapmeter's same loop -5 there, +95 in
+        # round 1 (wider over all rounds than vmexit: it resolves nothing)
+        b = self.quiet_rounds((0.5, 0.005, 0.0), (40, 84, 85), (150, 50, 50))
+        row = kutcmp.diff_row(b, "mov_dr", self.REF)
+        self.assertEqual(row["verdict"], "explained", row)
+        self.assertTrue(row["cause"].startswith("quiet spans"), row)
+        self.assertIn("the 2 of 3 rounds", row["cause"])
+        # quiet rounds that disagree are not taken for noise
+        b[1]["vmexit"]["mov_dr"], b[2]["vmexit"]["mov_dr"] = 60, 70
+        row = kutcmp.diff_row(b, "mov_dr", self.REF)
+        self.assertEqual(row["verdict"], "unexplained", row)
+        self.assertIn("quiet spans -5 (-5..-5, 2 boots) against vmexit -25",
+                      row["cause"])
+
+    def test_a_row_whose_reference_loops_all_waited_is_not_resolved(self):
+        # vmexit -45..-50 against trapmeter's -5; the reference waited up
+        # to 50 % in two rounds: one quiet round resolves nothing, and
+        # vmexit's difference less what the waits could have added
+        # (-50..-4) holds trapmeter's -5
+        # (-50..-4, per round -50..-5, -49..-4, -45..-45)
+        vm_dr = (40, 41, 45)
+        b = self.quiet_rounds((0.5, 0.5, 0.0), vm_dr)
+        row = kutcmp.diff_row(b, "mov_dr", self.REF)
+        self.assertEqual(row["verdict"], "not resolved", row)
+        self.assertIn("1 of 3 rounds", row["cause"])
+        self.assertIn("lies in -45 (-50..-4, 3 boots)", row["cause"])
+        # the case's own loop waited: vmexit's +40 less up to half of
+        # mov_dr's 130 reaches -25
+        b = self.quiet_rounds((0.0, 0.0, 0.0), (130, 130, 130))
+        for boot in b[:2]:
+            boot["vmexit_span"]["mov_dr"]["max"] = 0.5
+        row = kutcmp.diff_row(b, "mov_dr", self.REF)
+        self.assertEqual(row["verdict"], "not resolved", row)
+        self.assertIn("lies in +40 (-25..+40, 3 boots)", row["cause"])
+        # waits too small to reach trapmeter's figure: unexplained
+        b = self.quiet_rounds((0.02, 0.02, 0.0), vm_dr)
+        row = kutcmp.diff_row(b, "mov_dr", self.REF)
+        self.assertEqual(row["verdict"], "unexplained", row)
+        self.assertIn("quiet spans", row["cause"])
+        # a session without span readings tries neither
+        for boot in b:
+            del boot["vmexit_span"]
+        row = kutcmp.diff_row(b, "mov_dr", self.REF)
+        self.assertEqual(row["verdict"], "unexplained", row)
+        self.assertNotIn("quiet spans", row["cause"])
 
     def test_the_mean_explains_what_the_median_does_not(self):
         b = boots({"mov_dr": [70, 75, 71], self.REF: [20, 20, 21]},
@@ -633,6 +703,61 @@ class VcpuWaits(unittest.TestCase):
         self.assertAlmostEqual(waits["wbinvd"]["share"], 0.5)
         self.assertNotIn("cpuid", waits)
 
+    def test_vmexits_last_loop_from_its_printed_mean(self):
+        # x86/vmexit.c's do_test: iterations 64, 128, ... until a loop
+        # spans GOAL cycles; it prints that loop's mean, rounded down
+        rng = random.Random(34)
+        for _ in range(2000):
+            cost = rng.uniform(5.0, 4e7)
+            n = 32
+            while True:
+                n *= 2
+                if int(cost * n) >= kut_vmexit.GOAL_CYCLES:
+                    break
+            got = kut_vmexit.last_loop(int(cost * n) // n, 2.6e6)
+            self.assertEqual(got[0], n, cost)
+            self.assertAlmostEqual(got[1], cost * n / 2.6e9,
+                                   delta=n / 2.6e9)
+        self.assertIsNone(kut_vmexit.last_loop(9000, None))
+        self.assertIsNone(kut_vmexit.last_loop(0, 2.6e6))
+
+    def test_a_span_takes_only_its_last_loops_wait(self):
+        # mean 8192 at 2.6 GHz: 2^17 iterations, 0.413 s; the window is
+        # 1.0 s; the vCPU thread waited 100 ms early in the window (the
+        # doublings before) and 4 ms in its last 0.4 s
+        mean = kut_vmexit.GOAL_CYCLES // (1 << 17)
+        ticks = [(1.0 + 0.01 * i, times({"1": (10 * i, 100 if i >= 20
+                                              else 5 * i)}))
+                 for i in range(1, 100)]
+        for i in range(60, 100):
+            ticks[i - 1] = (ticks[i - 1][0], times({"1": (
+                10 * i, 100 + 0.1 * (i - 59))}))
+        samples = [(1.0, "inl_from_kernel 9000\n", times({"1": (0, 0)})),
+                   (2.0, "mov_dr %d\n" % mean, times({"1": (1000, 104)}))]
+        got = kut_vmexit.span_waits(samples, ticks, 2.6e6)["mov_dr"]
+        self.assertAlmostEqual(got["share"], 0.104)
+        self.assertEqual(got["iterations"], 1 << 17)
+        self.assertAlmostEqual(got["span_ms"], 413.3, places=0)
+        self.assertAlmostEqual(got["span_wait_ms"], 4.0, delta=0.2)
+        self.assertLess(got["span_share_max"], 0.011)
+        self.assertGreaterEqual(got["span_share_max"], got["span_share"])
+        # without ticks only the bound is had: the window's whole wait
+        got = kut_vmexit.span_waits(samples, (), 2.6e6)["mov_dr"]
+        self.assertNotIn("span_share", got)
+        self.assertAlmostEqual(got["span_share_max"], 104 / 413.3, places=3)
+        # no rate: no span
+        self.assertNotIn("span_ms", kut_vmexit.span_waits(samples)["mov_dr"])
+
+    def test_an_older_session_bounds_a_span_by_its_window(self):
+        got = kut_vmexit.span_reading({"wait_ms": 41.3, "share": 0.04},
+                                      8192, 2.6e6)
+        self.assertIsNone(got["share"])
+        self.assertAlmostEqual(got["max"], 0.1, places=3)
+        self.assertEqual(kut_vmexit.span_reading(
+            {"span_share": 0.01, "span_share_max": 0.02}, 8192, None),
+            {"share": 0.01, "max": 0.02})
+        self.assertIsNone(kut_vmexit.span_reading({"wait_ms": 1}, 8192, None))
+
     def test_nothing_sampled_gives_no_waits(self):
         self.assertEqual(kut_vmexit.span_waits([]), {})
         self.assertEqual(kut_vmexit.span_waits([(1.0, "cpuid 1", {})]), {})
@@ -665,7 +790,7 @@ class VcpuWaits(unittest.TestCase):
                  "sys.stderr.write('said'); sys.stderr.flush(); "
                  "time.sleep(60)")
         start = time.monotonic()
-        out, err, timed_out, samples = session._run_bounded(
+        out, err, timed_out, samples, ticks = session._run_bounded(
             [sys.executable, "-c", child], 1.0)
         self.assertLess(time.monotonic() - start, 10.0)
         self.assertTrue(timed_out)
@@ -673,6 +798,11 @@ class VcpuWaits(unittest.TestCase):
         self.assertEqual(err, b"said")
         self.assertEqual([s[1] for s in samples], ["wbinvd 20000\n"])
         self.assertTrue(samples[0][2], "no thread times read")
+        # between the lines: the busiest thread's times, every TICK_S
+        self.assertGreater(len(ticks), 10)
+        self.assertEqual([list(t[1]) for t in ticks[-3:]],
+                         [[max(samples[0][2],
+                               key=lambda k: samples[0][2][k][0])]] * 3)
 
     def test_a_session_file_gives_each_round_its_waits(self):
         from trapmeterlib.commands import kut

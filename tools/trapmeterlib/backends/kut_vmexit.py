@@ -14,14 +14,30 @@ How long vmexit's vCPU thread waited for a host CPU in each case: vmexit's
 figure is a mean over one span, and a span the host preempted more costs
 more (counters/schedwait.py).  kut reads the schedstat of every QEMU thread
 at each line vmexit prints; a figure line closes its case's window, opened
-by the line before it (vmexit's doubling loop: the measured span is the
-window's last part, about half of it)."""
+by the line before it.  vmexit's do_test doubles its iterations (64, 128,
+...) until one loop spans GOAL cycles and prints that last loop's mean,
+so the measured span is the window's last part, half of it or more: the
+printed mean times the iterations, over the TSC's rate.  kut also reads
+the vCPU thread's schedstat every TICK_S between the lines, and a case's
+span takes the wait since its start (interpolated between the readings
+around it), and at most the wait since the reading before it."""
 
 import os
+import threading
+import time
 
 from ..counters.schedwait import parse_schedstat
+from ..system import fingerprint
 from ..values.errors import InputError
 from .kut_log import FIGURE_RE, VMEXIT_NAMES, case_name
+
+# x86/vmexit.c: `#define GOAL (1ull << 30)`; do_test sets iterations = 32
+# and doubles it before each loop
+GOAL_CYCLES = 1 << 30
+FIRST_ITERATIONS = 64
+# how often kut reads the vCPU thread's schedstat between vmexit's lines
+# (one small file; a span is 2^30 cycles, 0.4 s at 2.6 GHz)
+TICK_S = 0.01
 
 SMP2 = ("ipi", "ipi_halt", "ple_round_robin")
 FLAT = os.path.join("x86", "vmexit.flat")
@@ -78,11 +94,11 @@ def argv(qemu, machine_args, smp, flat, names):
         "-kernel", flat, "-append", " ".join(names)]
 
 
-def thread_times(pid, hst):
+def thread_times(pid, hst, tids=None):
     """{tid: (ns on a CPU, ns waiting on a run queue)} of a process's
-    threads now (hst: system.fingerprint.Host)."""
+    threads now, or of those of tids (hst: system.fingerprint.Host)."""
     out = {}
-    for tid in hst.names("proc/%d/task" % pid):
+    for tid in tids or hst.names("proc/%d/task" % pid):
         got = parse_schedstat(hst.text("proc/%d/task/%s/schedstat"
                                        % (pid, tid)))
         if got:
@@ -90,21 +106,78 @@ def thread_times(pid, hst):
     return out
 
 
-def span_waits(samples):
+def last_loop(mean, tsc_khz):
+    """(iterations, seconds) of the loop whose mean vmexit printed, or None
+    (no figure or rate).  It is the first doubling that reached GOAL_CYCLES:
+    the printed mean is (t2 - t1) / iterations rounded down, and GOAL_CYCLES
+    / iterations is whole, so mean x iterations reaches GOAL_CYCLES exactly
+    when the loop did; the loop spans under (mean + 1) x iterations.  (A
+    later doubling would need the last loop to cost twice the one before
+    it an op; the window, which holds both, bounds that.)"""
+    if not isinstance(mean, (int, float)) or mean <= 0 or \
+            not isinstance(tsc_khz, (int, float)) or tsc_khz <= 0:
+        return None
+    n = FIRST_ITERATIONS
+    while mean * n < GOAL_CYCLES:
+        n *= 2
+    return n, (mean + 0.5) * n / (tsc_khz * 1e3)
+
+
+def _wait_at(points, when):
+    """(wait interpolated at `when`, wait at the last reading at or before
+    it) over points [(elapsed s, wait ns)] in time order, or None."""
+    before = [p for p in points if p[0] <= when]
+    after = [p for p in points if p[0] >= when]
+    if not before:
+        return None
+    t0, w0 = before[-1]
+    if not after or after[0][0] == t0:
+        return w0, w0
+    t1, w1 = after[0]
+    return w0 + (w1 - w0) * (when - t0) / (t1 - t0), w0
+
+
+def _span(points, start, end, wait_end, tsc_khz, mean):
+    """The span fields of one figure: its last loop's wait, interpolated
+    (with ticks between the lines) and at most (the reading before it)."""
+    loop = last_loop(mean, tsc_khz)
+    if loop is None or loop[1] > end - start:
+        return {}               # no rate, or a span the window cannot hold
+    span_s = loop[1]
+    inside = [p for p in points if start <= p[0] <= end]
+    got = _wait_at(inside, end - span_s)
+    if got is None:
+        return {}
+    out = {"iterations": loop[0], "span_ms": round(1e3 * span_s, 3),
+           "span_wait_max_ms": round((wait_end - got[1]) / 1e6, 3)}
+    out["span_share_max"] = min(1.0, out["span_wait_max_ms"] / out["span_ms"])
+    if len(inside) > 2:         # readings between the lines: interpolate
+        wait = max(0.0, (wait_end - got[0]) / 1e6)
+        out["span_wait_ms"] = round(wait, 3)
+        out["span_share"] = min(1.0, wait / out["span_ms"])
+    return out
+
+
+def span_waits(samples, ticks=(), tsc_khz=None):
     """{case: {"wait_ms", "window_ms", "share"}} of a vmexit boot: samples
     are (elapsed s, line, thread_times()) per line printed, in order.  The
     vCPU thread is the one with the most CPU time in any sample (a vmexit
     boot spends itself in KVM_RUN; by the last line QEMU may have ended
     its vCPU threads); a case's window runs from the line before its
     figure line to it, and share is the vCPU thread's run-queue wait over
-    that window."""
+    that window.  With ticks [(elapsed s, thread_times())] read between
+    the lines and the TSC's rate, each case also gets its last loop's
+    span (_span: "span_ms", "span_share" and "span_share_max")."""
     most = {}
-    for _elapsed, _line, times in samples:
+    for _elapsed, _line, times in list(samples) + [(t, None, tt) for t, tt
+                                                   in ticks]:
         for tid, (run, _wait) in times.items():
             most[tid] = max(run, most.get(tid, run))
     if not most:
         return {}
     vcpu = max(most, key=most.get)
+    points = sorted((t, tt[vcpu][1]) for t, _l, tt in list(samples) + [
+        (t, None, tt) for t, tt in ticks] if vcpu in tt)
     out, prev = {}, None
     for elapsed, line, times in samples:
         found = FIGURE_RE.match(line.strip())
@@ -116,5 +189,77 @@ def span_waits(samples):
                 out[case] = {"wait_ms": round(wait, 3),
                              "window_ms": round(1e3 * window, 3),
                              "share": min(1.0, wait / (1e3 * window))}
+                out[case].update(_span(points, prev[0], elapsed,
+                                       times[vcpu][1], tsc_khz,
+                                       int(found.group("cycles"))))
         prev = (elapsed, times)
     return out
+
+
+def _num(v):
+    return isinstance(v, (int, float)) and not isinstance(v, bool) and v >= 0
+
+
+def span_reading(got, mean, tsc_khz):
+    """{"share", "max"} of one case's saved wait entry (span_waits):
+    the share of its last loop its vCPU thread waited (None where no
+    ticks were read) and at most; an entry without span fields (an older
+    session) bounds it by its window's whole wait over the span.  None
+    where neither can be had."""
+    if not isinstance(got, dict):
+        return None
+    top = got.get("span_share_max")
+    if not _num(top):
+        loop = last_loop(mean, tsc_khz)
+        if loop is None or not _num(got.get("wait_ms")):
+            return None
+        top = min(1.0, got["wait_ms"] / (1e3 * loop[1]))
+    share = got.get("span_share")
+    return {"share": share if _num(share) else None, "max": min(1.0, top)}
+
+
+class LineSampler:
+    """Reads a child's stdout line by line in a thread, and at each line
+    the times of the child's threads (host /proc); a second thread reads
+    the busiest thread's times every TICK_S between the lines
+    (one file: the vCPU thread's once vmexit has printed a line)."""
+
+    JOIN_S = 5.0
+
+    def __init__(self, proc, tick_s=TICK_S):
+        self.proc, self.lines, self.samples = proc, [], []
+        self.ticks, self.tick_s = [], tick_s
+        self.host = fingerprint.Host()
+        self.start = time.monotonic()
+        self.done = threading.Event()
+        self.thread = threading.Thread(target=self._read, daemon=True)
+        self.ticker = threading.Thread(target=self._tick, daemon=True)
+        self.thread.start()
+        self.ticker.start()
+
+    def _read(self):
+        for raw in iter(self.proc.stdout.readline, b""):
+            self.lines.append(raw)
+            self.samples.append((time.monotonic() - self.start,
+                                 raw.decode("utf-8", "replace"),
+                                 thread_times(self.proc.pid,
+                                                         self.host)))
+
+    def _tick(self):
+        while not self.done.wait(self.tick_s):
+            last = self.samples[-1][2] if self.samples else None
+            if not last:
+                continue
+            tid = max(last, key=lambda t: last[t][0])
+            when = time.monotonic() - self.start
+            got = thread_times(self.proc.pid, self.host, (tid,))
+            if got:
+                self.ticks.append((when, got))
+
+    def join(self):
+        self.done.set()
+        self.thread.join(self.JOIN_S)
+        self.ticker.join(self.JOIN_S)
+
+    def text(self):
+        return b"".join(self.lines)

@@ -17,13 +17,12 @@ import os
 import subprocess
 import sys
 import tempfile
-import threading
-import time
 
 from ..backends import kut_log, kut_vmexit
 from ..output import kut_table, report, resultsfile
+from ..output.summary import tsc_khz
 from ..stats import kutcmp
-from ..system import children, fingerprint, kvmlock
+from ..system import children, kvmlock
 from ..values import exitstatus
 from ..values.resultform import raw_net
 from ..values.errors import TrapmeterError, UnusableInput
@@ -155,7 +154,7 @@ class Session:
         self.pairs = []             # (trapmeter boot, KutLog or None)
         self.waits = []             # vmexit's vCPU wait per boot and case
         self.left_out = {}          # vmexit name -> why not run
-        self.host = self.config = None
+        self.host = self.config = self.tsc_khz = None
         self.worst = exitstatus.OK
         smp2 = [n for n in kut_vmexit.SMP2 if not wanted or n in wanted]
         self.groups = [1] + ([2] if smp2 else [])
@@ -187,6 +186,8 @@ class Session:
         self.worst = max(self.worst, doc.get("exit_code") or 0)
         if self.host is None:
             self.host, self.config = doc.get("host"), doc.get("config")
+        if self.tsc_khz is None:
+            self.tsc_khz = tsc_khz(doc["boots"][0])
         return doc["boots"][0]
 
     def vmexit_boot(self, rnd, smp):
@@ -201,11 +202,13 @@ class Session:
         limit = min(self.timeout, VMEXIT_BASE_S + VMEXIT_PER_CASE_S * len(names))
         say("round %d: vmexit, -smp %d, %d case(s)" % (rnd + 1, smp,
                                                        len(names)))
-        out, err, timed_out, samples = self._run_bounded(argv, limit)
+        out, err, timed_out, samples, ticks = self._run_bounded(argv,
+                                                                limit)
         text = out.decode("utf-8", "replace")
         self.keep_log(rnd, smp, text)
-        self.waits.append({"round": rnd, "smp": smp,
-                           "cases": kut_vmexit.span_waits(samples)})
+        self.waits.append({"round": rnd, "smp": smp, "cases":
+                           kut_vmexit.span_waits(samples, ticks,
+                                                 self.tsc_khz)})
         try:
             log = kut_log.parse("vmexit round %d -smp %d" % (rnd + 1, smp),
                                 text)
@@ -228,9 +231,10 @@ class Session:
             say("warning: vmexit's %s %s" % (stuck, self.left_out[stuck]))
 
     def _run_bounded(self, argv, limit):
-        """(stdout, stderr, timed out, samples) of a QEMU stopped at the
-        limit: what it printed until then is kept; samples are (elapsed
-        s, line, QEMU's thread times) at each line (kut_vmexit.span_waits)."""
+        """(stdout, stderr, timed out, samples, ticks) of a QEMU stopped at
+        the limit: what it printed until then is kept; samples are (elapsed
+        s, line, QEMU's thread times) at each line, ticks (elapsed s, the
+        vCPU thread's times) between them (kut_vmexit.span_waits)."""
         with tempfile.TemporaryFile() as errf:
             try:
                 proc = children.spawn(argv, stdin=subprocess.DEVNULL,
@@ -239,7 +243,7 @@ class Session:
                 raise TrapmeterError(exitstatus.QEMU_ERROR, "cannot run %s: "
                                      "%s" % (argv[0], exc.strerror or exc)) \
                     from None
-            reader = LineSampler(proc)
+            reader = kut_vmexit.LineSampler(proc)
             timed_out = False
             try:
                 proc.wait(timeout=limit)
@@ -249,7 +253,8 @@ class Session:
                 children.stop(proc, 0.5)
             reader.join()
             errf.seek(0)
-            return reader.text(), errf.read(), timed_out, reader.samples
+            return reader.text(), errf.read(), timed_out, reader.samples, \
+                reader.ticks
 
     def keep_log(self, rnd, smp, text):
         if not self.args.log_dir:
@@ -308,34 +313,6 @@ def twin_argv(args, smp, timeout, path):
     return argv
 
 
-class LineSampler:
-    """Reads a child's stdout line by line in a thread, and at each line
-    the times of the child's threads (host /proc)."""
-
-    JOIN_S = 5.0
-
-    def __init__(self, proc):
-        self.proc, self.lines, self.samples = proc, [], []
-        self.host = fingerprint.Host()
-        self.start = time.monotonic()
-        self.thread = threading.Thread(target=self._read, daemon=True)
-        self.thread.start()
-
-    def _read(self):
-        for raw in iter(self.proc.stdout.readline, b""):
-            self.lines.append(raw)
-            self.samples.append((time.monotonic() - self.start,
-                                 raw.decode("utf-8", "replace"),
-                                 kut_vmexit.thread_times(self.proc.pid,
-                                                         self.host)))
-
-    def join(self):
-        self.thread.join(self.JOIN_S)
-
-    def text(self):
-        return b"".join(self.lines)
-
-
 def replay(args):
     """`kut --from FILE`: the table of a session's results.json."""
     try:
@@ -349,8 +326,11 @@ def replay(args):
               for r in boot.get("results") or [] if r.get("suite") == SUITE]
         tm = [r for r in boot.get("results") or [] if r.get("suite") != SUITE]
         rounds.setdefault(rnd, []).append((tm, vm))
-    waits = round_waits((doc.get("kut") or {}).get("vcpu_wait"))
-    boots = [paired(rounds[r], waits.get(r)) for r in sorted(rounds, key=str)]
+    saved = (doc.get("kut") or {}).get("vcpu_wait")
+    waits, spans = round_waits(saved), round_entries(saved)
+    khz = next((tsc_khz(b) for b in doc["boots"] if tsc_khz(b)), None)
+    boots = [paired(rounds[r], waits.get(r), spans.get(r), khz)
+             for r in sorted(rounds, key=str)]
     wanted = [w for w in (args.cases or "").split(",") if w]
     names = shown_names(boots, wanted)
     levels, diffs = kutcmp.rows(boots, names, flavour=(
@@ -375,12 +355,14 @@ def kutcmp_boots(pairs, waits=()):
     """Per round: vmexit's figures and trapmeter's by vmexit name (both
     vCPU groups of a round together), with vmexit's vCPU waits."""
     rounds = {}
+    khz = next((tsc_khz(p[2]) for p in pairs if tsc_khz(p[2])), None)
     for rnd, _smp, tm_boot, log in pairs:
         vm = [(case, name, cycles) for case, name, cycles, _parts in
               (log.figures if log else ())]
         rounds.setdefault(rnd, []).append((tm_boot.get("results") or [], vm))
-    by_round = round_waits(waits)
-    return [paired(rounds[r], by_round.get(r)) for r in sorted(rounds)]
+    by_round, spans = round_waits(waits), round_entries(waits)
+    return [paired(rounds[r], by_round.get(r), spans.get(r), khz)
+            for r in sorted(rounds)]
 
 
 def round_waits(waits):
@@ -399,15 +381,34 @@ def round_waits(waits):
     return out
 
 
-def paired(groups, waits=None):
+def round_entries(waits):
+    """{round: {vmexit case: its saved wait entry}} of
+    doc["kut"]["vcpu_wait"] (kut_vmexit.span_waits' dicts)."""
+    out = {}
+    for entry in waits or []:
+        if isinstance(entry, dict) and isinstance(entry.get("cases"), dict):
+            out.setdefault(entry.get("round"), {}).update(
+                (k, v) for k, v in entry["cases"].items()
+                if isinstance(v, dict))
+    return out
+
+
+def paired(groups, waits=None, spans=None, khz=None):
     """One round for stats/kutcmp.py from its (trapmeter results, vmexit
-    (case, name, cycles)) groups and vmexit's {case: vCPU wait share}."""
-    boot = {"vmexit": {}, "trapmeter": {}, "cases": {}, "vmexit_wait": {}}
+    (case, name, cycles)) groups, vmexit's {case: vCPU wait share} of its
+    window and {case: saved wait entry} (its last loop's span, read with
+    the TSC's rate khz: kut_vmexit.span_reading)."""
+    boot = {"vmexit": {}, "trapmeter": {}, "cases": {}, "vmexit_wait": {},
+            "vmexit_span": {}}
     for tm_results, vm in groups:
         for case, name, cycles in vm:
             if case == name or case.endswith(PCI_FIRST):
                 if name not in boot["vmexit"] and case in (waits or {}):
                     boot["vmexit_wait"][name] = waits[case]
+                span = kut_vmexit.span_reading((spans or {}).get(case),
+                                               cycles, khz)
+                if name not in boot["vmexit"] and span:
+                    boot["vmexit_span"][name] = span
                 boot["vmexit"].setdefault(name, cycles)
         for res in tm_results:
             row = twin_row(res)

@@ -99,10 +99,12 @@ def render_side_by_side(levels, diffs, left_out, host, accel):
              "vmexit: gross (its loop and the exit, no control); trapmeter: "
              "gross, control (its loop alone) and net = gross - control"]
     if any(r.get("vmexit_wait_pct") for r in levels):
-        lines.append("vCPU wait: the share of each vmexit case's window (from "
-                     "the line before its figure; its span is about the "
-                     "last half) its vCPU thread waited for a host CPU "
-                     "(schedstat)")
+        lines.append("vCPU wait: the share of each vmexit case's measured "
+                     "loop (its last doubling: the printed mean x its "
+                     "iterations) its vCPU thread waited for a host CPU "
+                     "(schedstat, read between vmexit's lines); a session "
+                     "that read none there: of the case's window, from "
+                     "the line before its figure")
     rows = [[r["kut_name"], _fig(r["vmexit"]), _pct(r.get("vmexit_wait_pct")),
              r["case"] or "-", _fig(r["gross"]), _fig(r["control"]),
              _fig(r["net"])] for r in levels]

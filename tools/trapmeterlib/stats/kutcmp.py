@@ -16,12 +16,14 @@ Where they do not, a cause trapmeter measures is named when the
 disagreement goes away with it, each tried in turn:
   "leaf"       vmexit's cpuid runs the leaf its previous cpuid returned;
                trapmeter's cpuid.chain does the same;
-  "preemption" vmexit's figure is a mean over one span, and a span in
+  "quiet spans" vmexit's figure is its last loop's mean, and a loop in
                which the host ran something else on its vCPU thread's CPU
-               costs the more (counters/schedwait.py): each vmexit figure
-               less its vCPU thread's run-queue wait share in that case's
-               window (schedstat read at each line vmexit prints), against
-               trapmeter's same-loop difference (or its gross one);
+               costs the more (stats/kutwait.py): vmexit's difference over
+               the rounds where neither loop waited over QUIET_SHARE (at
+               most), against trapmeter's same-loop difference (or its
+               gross one) in those rounds;
+  "preemption" each vmexit figure less its loop's waited share, against
+               the same;
   "reference and loop"  vmexit's reference is inb 0x4d0 in the loop all
                its cases share; trapmeter's pio.kernel is inb 0x21 in a
                loop of its own, its extended cases another loop: against
@@ -43,12 +45,14 @@ disagreement goes away with it, each tried in turn:
                the host's preemption included; trapmeter's mean per op
                (over its samples) agrees where its median does not.
 A tried figure whose range is wider than vmexit's own explains nothing
-(it would meet any figure).  Anything else is listed as unexplained,
-with each tried figure, and a
-known difference of work between the two cases (WORK) named but not
-counted as measured."""
+(it would meet any figure).  With under two quiet rounds, where what the
+waits could have added to vmexit's figures reaches trapmeter's, the row is
+not resolved.  Anything else is listed as unexplained, with each tried
+figure, and a known difference of work between the two cases (WORK)
+named but not counted as measured."""
 
 from ..values import figure
+from . import kutwait
 from .bootstats import median
 from .kutcounts import (COUNTED, INSNS_BACKEND, PER_INSN, ROUND_TRIP,
                         ROUND_TRIP_COUNTED, TIMER_WAIT, TM_INSNS,
@@ -110,22 +114,6 @@ def _vm(boot, name):
     return boot["vmexit"].get(name)
 
 
-def _vm_unwaited(boot, name):
-    """vmexit's figure less the share of its window its vCPU thread
-    waited on a host run queue (commands/kut.py's "vmexit_wait")."""
-    fig = boot["vmexit"].get(name)
-    share = (boot.get("vmexit_wait") or {}).get(name)
-    if isinstance(fig, (int, float)) and isinstance(share, (int, float)) \
-            and 0 <= share < 1:
-        return fig * (1.0 - share)
-    return None
-
-
-def _wait_pct(boot, name):
-    share = (boot.get("vmexit_wait") or {}).get(name)
-    return 100.0 * share if isinstance(share, (int, float)) else None
-
-
 def _tm(key):
     def pick(boot, name):
         row = boot["trapmeter"].get(name)
@@ -139,7 +127,8 @@ def level_row(boots, name):
                  if name in b["trapmeter"]), None)
     return {"kut_name": name, "case": case,
             "vmexit": spread([_vm(b, name) for b in boots]),
-            "vmexit_wait_pct": spread([_wait_pct(b, name) for b in boots]),
+            "vmexit_wait_pct": spread([kutwait.wait_pct(b, name)
+                                       for b in boots]),
             "gross": spread([_tm("gross")(b, name) for b in boots]),
             "control": spread([_tm("control")(b, name) for b in boots]),
             "net": spread([_tm("net")(b, name) for b in boots])}
@@ -280,22 +269,51 @@ def same_surplus(boots, name, ref, flavour):
 
 def _preemption_try(boots, name, ref, same):
     """(cause, trapmeter's spread, vmexit's spread less its vCPU waits),
-    or None where the session read no waits (an older file)."""
-    unwaited = spread(_diffs(boots, name, ref, _vm_unwaited))
+    or None where the session read no waits."""
+    unwaited = spread(_diffs(boots, name, ref, kutwait.vm_unwaited))
     if unwaited is None:
         return None
-    if same:
-        against = "%s - %s" % (_twin_case(boots, name), SAME_LOOP_REF)
-        alt = _pair(boots, _twin(boots, name, "gross"),
-                    _case_pick(SAME_LOOP_REF, "gross"))
-    else:
-        against, alt = "gross difference", row_gross(boots, name, ref)
+    against, alt = _same_or_gross(boots, name, ref, same)
+    pct = spread(_diffs(boots, name, ref, kutwait.wait_pct))
     return ("preemption: vmexit's figures less the share of each case's "
-            "window its vCPU thread waited for a host CPU (schedstat: %s's "
+            "loop its vCPU thread waited for a host CPU (schedstat: %s's "
             "share less %s's, %s), against trapmeter's %s" % (
-                name, ref, fmt_pct(spread(_diffs(boots, name, ref,
-                                                 _wait_pct))), against),
-            alt, unwaited)
+                name, ref, kutwait.fmt_pct(pct), against), alt, unwaited)
+
+
+def _same_loop(boots, name):
+    """Whether trapmeter's twin of name runs in inb.elcr's loop."""
+    loop = _loop_of(boots, name)
+    return bool(loop) and any(
+        (b["cases"].get(SAME_LOOP_REF) or {}).get("loop") == loop
+        for b in boots)
+
+
+def _same_or_gross(boots, name, ref, same):
+    """(what, spread) of trapmeter's difference a vmexit one is tried
+    against: its same-loop one (twin - inb.elcr), else its gross one."""
+    if same:
+        return ("%s - %s" % (_twin_case(boots, name), SAME_LOOP_REF),
+                _pair(boots, _twin(boots, name, "gross"),
+                      _case_pick(SAME_LOOP_REF, "gross")))
+    return "gross difference", row_gross(boots, name, ref)
+
+
+def _quiet_try(boots, name, ref, same):
+    """(cause, trapmeter's spread, vmexit's spread) over the rounds whose
+    two vmexit loops were quiet, or None where no round's loops were read
+    (an older file, or no TSC rate)."""
+    if not any(kutwait.read(b, name, ref) for b in boots):
+        return None
+    quiet = [b for b in boots if kutwait.quiet(b, name, ref)]
+    return ("quiet spans: vmexit's figure is its last loop's mean; only "
+            "the %d of %d rounds where neither %s's nor %s's loop waited "
+            "for a host CPU over %s of its span (schedstat, at most), "
+            "against trapmeter's %s in those rounds" % (
+                len(quiet), len(boots), name, ref, kutwait.quiet_text(),
+                _same_or_gross(boots, name, ref, same)[0]),
+            _same_or_gross(quiet, name, ref, same)[1],
+            spread(_diffs(quiet, name, ref, _vm)))
 
 
 def tries(boots, name, ref, flavour=None):
@@ -308,9 +326,10 @@ def tries(boots, name, ref, flavour=None):
                           _case_pick(against, "gross") if against else
                           _twin(boots, ref, "gross"))))
     loop = _loop_of(boots, name)
-    same = loop and any(
-        (b["cases"].get(SAME_LOOP_REF) or {}).get("loop") == loop
-        for b in boots)
+    same = _same_loop(boots, name)
+    quiet = _quiet_try(boots, name, ref, same)
+    if quiet:
+        out.append(quiet)
     preempt = _preemption_try(boots, name, ref, same)
     if preempt:
         out.append(preempt)
@@ -352,13 +371,6 @@ def row_gross(boots, name, ref):
     return spread(_diffs(boots, name, ref, _tm("gross")))
 
 
-def fmt_pct(sp):
-    """A spread of percentage points as "+a (lo..hi) points"."""
-    if sp is None:
-        return "not resolved"
-    return "%+.0f (%+.0f..%+.0f) points" % sp[:3]
-
-
 def width(sp):
     return sp[2] - sp[1]
 
@@ -392,6 +404,9 @@ def judge(boots, row, name, ref, flavour=None):
         fmt_range(row["vmexit"]), fmt_range(row["gross"]), "; ".join(
             _tried(cause, alt, vm_alt, row["vmexit"])
             for cause, alt, *vm_alt in tried))
+    waited = _waited(boots, name, ref)
+    if waited:
+        return "not resolved", waited + "; " + why
     same = same_surplus(boots, name, ref, flavour)
     if same:
         why += "; " + same
@@ -402,13 +417,33 @@ def judge(boots, row, name, ref, flavour=None):
     return "unexplained", why
 
 
+def _waited(boots, name, ref):
+    """Why vmexit's figures cannot judge the row: under two rounds with
+    both loops quiet, and trapmeter's figure (its quiet-spans one over
+    every round) within what the waits could have added; or None."""
+    quiet = sum(kutwait.quiet(b, name, ref) for b in boots)
+    bound = kutwait.wait_bound(boots, name, ref)
+    if quiet >= 2:
+        return None
+    same = _same_or_gross(boots, name, ref, _same_loop(boots, name))[1]
+    if bound is None or not overlap(bound, same):
+        return None
+    return ("%d of %d rounds had %s's and %s's loops both quiet (waited "
+            "at most %s); less what the waits could have added, vmexit's "
+            "difference lies in %s, trapmeter's %s" % (
+                quiet, len(boots), name, ref,
+                kutwait.quiet_text(), fmt_range(bound), fmt_range(same)))
+
+
 def _tried(cause, alt, vm_alt, vm):
     """One tried cause in an unexplained row: its figure (and vmexit's,
     where the try changes vmexit's side)."""
     text = "%s %s" % (cause.split(":")[0], fmt_range(alt))
     if vm_alt:
         text += " against vmexit %s" % fmt_range(vm_alt[0])
-    if alt is not None and not resolves(alt, vm):
+    if alt is not None and alt[3] < 2:
+        text += " (one round: resolves nothing)"
+    elif alt is not None and not resolves(alt, vm):
         text += " (wider than vmexit's range: explains nothing)"
     return text
 
