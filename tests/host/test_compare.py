@@ -79,10 +79,12 @@ class Fixtures(unittest.TestCase):
         kvm-sensitivity.json, the history's table of recorded runs,
         kvm-history-aa.json and kvm-history-aa15.json, the spread's per-boot figures of recorded
         ab sessions, kvm-spread-sessions.json, and kut's paired rounds,
-        kut-vcpu-wait-kvm-pvm.json, are not one)."""
+        kut-vcpu-wait-kvm-pvm.json and kut-span-wait-kvm-pvm.json, are not
+        one)."""
         not_results = {"kvm-history-aa.json", "kvm-history-aa15.json",
                        "kvm-spread-sessions.json",
-                       "kut-vcpu-wait-kvm-pvm.json"}
+                       "kut-vcpu-wait-kvm-pvm.json",
+                       "kut-span-wait-kvm-pvm.json"}
         for name in sorted(os.listdir(FIX)):
             with open(fixture(name)) as fh:
                 kind = json.load(fh).get("kind") if name.endswith(".json") \
