@@ -30,6 +30,8 @@
  *                                             rd/wr_tsc_adjust_msr
  *   wrmsr.kernel_gs_base MSR 0xc0000102: passed through on VMX/SVM (0
  *                   exits), a reference for "no exit"    wr_kernel_gs_base
+ *   wrmsr.{tsc_adjust,kernel_gs_base}.zero  vmexit's ops: wrmsr of an
+ *                   immediate 0 (the two above load their value)
  *   rdmsr.core_threads MSR 0x35: KVM hands it to QEMU through QEMU's MSR
  *                   filter (target/i386/kvm/kvm.c): a userspace MSR
  *   wbinvd          always exits (KVM emulates it; a no-op without
@@ -195,7 +197,7 @@ static const char *skip_vmcall(const struct bench_case *c)
 enum insn { I_INL_QEMU, I_OUTB_ELCR, I_INB_ELCR, I_PMTIMER, I_CR8_READ, I_CR8_WRITE, I_DR7,
 	    I_RD_APICBASE, I_RD_TSC_ADJUST, I_WR_TSC_ADJUST, I_WR_KGSBASE, I_RD_CORE_THREADS, I_WBINVD,
 	    I_XSETBV, I_INVD, I_CR0_WP, I_CR4_PGE, I_WR_TSX_CTRL, I_WR_IBRS, I_WR_IBPB,
-	    I_CR0_WHOLE, I_CPUID_KUT, I_OUTB_ELCR0, I_COUNT };
+	    I_CR0_WHOLE, I_CPUID_KUT, I_OUTB_ELCR0, I_WR_TSC_ADJUST0, I_WR_KGSBASE0, I_COUNT };
 
 #define MSR_APIC_BASE      0x1b
 #define MSR_TSC_ADJUST     0x3b
@@ -242,6 +244,7 @@ static const u32 msr_of[I_COUNT] = {
 	[I_WR_TSC_ADJUST] = MSR_TSC_ADJUST, [I_WR_KGSBASE] = MSR_KERNEL_GS_BASE,
 	[I_RD_CORE_THREADS] = MSR_CORE_THREADS, [I_WR_TSX_CTRL] = MSR_TSX_CTRL,
 	[I_WR_IBRS] = MSR_SPEC_CTRL, [I_WR_IBPB] = MSR_PRED_CMD,
+	[I_WR_TSC_ADJUST0] = MSR_TSC_ADJUST, [I_WR_KGSBASE0] = MSR_KERNEL_GS_BASE,
 };
 
 /* vmexit's cpuid_test, instruction for instruction: RBX saved around
@@ -277,6 +280,8 @@ static void insn_once(u32 id)
 	case I_WR_IBPB: wrmsr(MSR_PRED_CMD, PRED_CMD_IBPB); break;
 	case I_CPUID_KUT: cpuid_as_vmexit(); break;
 	case I_OUTB_ELCR0: outb(0, ELCR1_PORT); break;
+	case I_WR_TSC_ADJUST0: wrmsr(MSR_TSC_ADJUST, 0); break;
+	case I_WR_KGSBASE0: wrmsr(MSR_KERNEL_GS_BASE, 0); break;
 	default: xsetbv(0, msr_value[2]); break;
 	}
 }
@@ -307,6 +312,7 @@ static void ctl_once(u32 id)
 	case I_CPUID_KUT: __asm__ volatile("push %%rbx; nop; pop %%rbx" ::: "memory"); break;
 	case I_WR_IBRS: ctl_msr(MSR_SPEC_CTRL, SPEC_CTRL_IBRS); ctl_msr(MSR_SPEC_CTRL, 0); break;
 	case I_XSETBV: ctl_msr(0, msr_value[2]); break;
+	case I_WR_TSC_ADJUST0: case I_WR_KGSBASE0: ctl_msr(msr_of[id], 0); break;
 	default: ctl_msr(msr_of[id], msr_value[0]); break;
 	}
 }
@@ -370,6 +376,13 @@ static const char *skip_insn(const struct bench_case *c)
 		return try_insn(I_RD_TSC_ADJUST, RDMSR_LEN, "rdmsr 0x3b (TSC_ADJUST) raised #GP");
 	case I_RD_CORE_THREADS:
 		return try_insn(I_RD_CORE_THREADS, RDMSR_LEN, "rdmsr 0x35 (core/thread count) raised #GP");
+	case I_WR_TSC_ADJUST0:
+		return msr_value[0] ? "TSC_ADJUST is not 0 here: vmexit's write of 0 would move the "
+				      "guest's TSC" : try_insn(I_RD_TSC_ADJUST, RDMSR_LEN,
+							 "rdmsr 0x3b (TSC_ADJUST) raised #GP");
+	case I_WR_KGSBASE0:
+		return msr_value[1] ? "KERNEL_GS_BASE is not 0 here: vmexit's write of 0 would change "
+				      "it" : NULL;
 	case I_OUTB_ELCR0:
 		return elcr_now ? "ELCR1 (0x4d0) is not 0 here: vmexit's outb of 0 would change "
 				  "the trigger mode of IRQs 3-7" : NULL;
@@ -517,6 +530,14 @@ static struct bench_case ext_cases[] = {
 	 * KVM's picdev_write takes either byte alike (elcr_ioport_write) */
 	EXTP("outb.elcr.zero", "elcr", HANDLER_KERNEL, I_OUTB_ELCR0, ELCR1_PORT, DIR_OUT, 1,
 	     "outl_to_kernel"),
+	/* vmexit's wr_tsc_adjust_msr and wr_kernel_gs_base, instruction for
+	 * instruction: wrmsr of an immediate 0 (the cases above load the value
+	 * they write back from RAM: on a backend that emulates every
+	 * instruction, a guest page-table walk and a read more an op; kutcmp's
+	 * "same instructions"; skipped where the MSR is not 0 already) */
+	EXT("wrmsr.tsc_adjust.zero", "msr", HANDLER_KERNEL, I_WR_TSC_ADJUST0, bench_model_one,
+	    NO_KUT),
+	EXT("wrmsr.kernel_gs_base.zero", "msr", HANDLER_KERNEL, I_WR_KGSBASE0, model_zero, NO_KUT),
 };
 
 /* The ".upages" pass: these cases again on user-accessible pages, each in

@@ -54,8 +54,9 @@ named but not counted as measured."""
 from ..values import figure
 from . import kutwait
 from .bootstats import median
-from .kutcounts import (COUNTED, INSNS_BACKEND, PER_INSN, ROUND_TRIP,
-                        ROUND_TRIP_COUNTED, TIMER_WAIT, TM_INSNS,
+from .kutcounts import (COUNTED, EXPLAINERS, INSNS_BACKEND, PER_INSN,
+                        ROUND_TRIP, ROUND_TRIP_COUNTED, SAME_LOOP_REF,
+                        TIMER_WAIT, TM_INSNS,
                         TM_INSNS_DISASM, VMEXIT_INSNS, WORK)
 
 # A vmexit figure over the in-kernel port's figure of the same vmexit boot
@@ -69,19 +70,6 @@ WITHIN_BOOT = (REL_METRIC,)
 KUT_SUITE = "kut"
 
 REFERENCE = "inl_from_kernel"       # the issue's in-kernel port
-# trapmeter's inb 0x4d0 (vmexit's reference instruction) in the loop its
-# extended cases share (kernel/suites/exits.c, "loop": "exits.insn")
-SAME_LOOP_REF = "inb.elcr"
-# trapmeter cases that explain a vmexit figure: {kut name: [(case, the
-# case its difference is taken to (None: the reference's twin), cause)]}
-EXPLAINERS = {"cpuid": [
-    ("cpuid.chain", None, "leaf: vmexit's cpuid runs the leaf and sub-leaf "
-     "its previous cpuid returned (EAX, ECX are clobbered, not set); "
-     "trapmeter's cpuid.chain does the same"),
-    ("cpuid.insn", SAME_LOOP_REF, "same instructions: vmexit's cpuid and "
-     "inl_from_kernel ops (push rbx, cpuid, pop rbx; mov, inb 0x4d0) one "
-     "indirect call each in one loop; trapmeter's cpuid.insn and inb.elcr "
-     "the same ops in one loop of its own")]}
 # trapmeter's pass of its extended cases on user-accessible pages
 # (kernel/suites/exits_upages.c), and its reference there
 UPAGES = ".upages"

@@ -165,3 +165,27 @@ ROUND_TRIP_COUNTED = {
 TIMER_WAIT = {"tscdeadline": "both tools arm the TSC deadline 3000 cycles "
               "ahead and spin until its interrupt: the op is a wait for "
               "the host's timer"}
+
+# trapmeter's inb 0x4d0 (vmexit's reference instruction) in the loop its
+# extended cases share (kernel/suites/exits.c, "loop": "exits.insn")
+SAME_LOOP_REF = "inb.elcr"
+# trapmeter cases that explain a vmexit figure: {kut name: [(case, the
+# case its difference is taken to (None: the reference's twin), cause)]}
+EXPLAINERS = {"cpuid": [
+    ("cpuid.chain", None, "leaf: vmexit's cpuid runs the leaf and sub-leaf "
+     "its previous cpuid returned (EAX, ECX are clobbered, not set); "
+     "trapmeter's cpuid.chain does the same"),
+    ("cpuid.insn", SAME_LOOP_REF, "same instructions: vmexit's cpuid and "
+     "inl_from_kernel ops (push rbx, cpuid, pop rbx; mov, inb 0x4d0) one "
+     "indirect call each in one loop; trapmeter's cpuid.insn and inb.elcr "
+     "the same ops in one loop of its own")],
+    "wr_tsc_adjust_msr": [
+        ("wrmsr.tsc_adjust.zero", SAME_LOOP_REF, "same instructions: vmexit's "
+         "wr_tsc_adjust_msr writes an immediate 0 (mov $0, mov $0x3b, wrmsr); "
+         "trapmeter's wrmsr.tsc_adjust loads the value it writes back from "
+         "RAM, its wrmsr.tsc_adjust.zero does not")],
+    "wr_kernel_gs_base": [
+        ("wrmsr.kernel_gs_base.zero", SAME_LOOP_REF, "same instructions: "
+         "vmexit's wr_kernel_gs_base writes an immediate 0; trapmeter's "
+         "wrmsr.kernel_gs_base loads the value it writes back from RAM, its "
+         "wrmsr.kernel_gs_base.zero does not")]}
