@@ -118,7 +118,9 @@ class ExtendedTcg(unittest.TestCase):
                           ("cr0.wp.toggle.whole", "toggle_cr0_wp"),
                           ("cr0.wp.toggle", None), ("cpuid.insn", None),
                           ("inb.elcr", None), ("outb.elcr", None),
-                          ("outb.elcr.zero", "outl_to_kernel")):
+                          ("outb.elcr.zero", "outl_to_kernel"),
+                          ("wrmsr.tsc_adjust.zero", None),
+                          ("wrmsr.kernel_gs_base.zero", None)):
             self.assertIn("kut_name", r(case), case)
             self.assertEqual(r(case)["kut_name"], kut, case)
         self.assertEqual(r("dr7.write")["exits_model"], 0)
