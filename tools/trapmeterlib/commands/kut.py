@@ -319,18 +319,7 @@ def replay(args):
         doc = resultsfile.read_results(args.from_file)
     except UnusableInput as exc:
         raise TrapmeterError(exitstatus.UNUSABLE, str(exc)) from None
-    rounds = {}
-    for boot in doc["boots"]:
-        rnd = boot.get("kut_round", boot.get("index"))
-        vm = [(r.get("case"), r.get("kut_name"), report.median_cycles(r))
-              for r in boot.get("results") or [] if r.get("suite") == SUITE]
-        tm = [r for r in boot.get("results") or [] if r.get("suite") != SUITE]
-        rounds.setdefault(rnd, []).append((tm, vm))
-    saved = (doc.get("kut") or {}).get("vcpu_wait")
-    waits, spans = round_waits(saved), round_entries(saved)
-    khz = next((tsc_khz(b) for b in doc["boots"] if tsc_khz(b)), None)
-    boots = [paired(rounds[r], waits.get(r), spans.get(r), khz)
-             for r in sorted(rounds, key=str)]
+    boots = file_boots(doc)
     wanted = [w for w in (args.cases or "").split(",") if w]
     names = shown_names(boots, wanted)
     levels, diffs = kutcmp.rows(boots, names, flavour=(
@@ -343,6 +332,22 @@ def replay(args):
         sys.stdout.write("\n" + kut_table.render_coverage(kut_table.coverage(
             doc, kut_log.VMEXIT_NAMES), kut_log.VMEXIT_NAMES))
     return exitstatus.OK
+
+
+def file_boots(doc):
+    """A session's results document as stats/kutcmp.py's rounds."""
+    rounds = {}
+    for boot in doc["boots"]:
+        rnd = boot.get("kut_round", boot.get("index"))
+        vm = [(r.get("case"), r.get("kut_name"), report.median_cycles(r))
+              for r in boot.get("results") or [] if r.get("suite") == SUITE]
+        tm = [r for r in boot.get("results") or [] if r.get("suite") != SUITE]
+        rounds.setdefault(rnd, []).append((tm, vm))
+    saved = (doc.get("kut") or {}).get("vcpu_wait")
+    waits, spans = round_waits(saved), round_entries(saved)
+    khz = next((tsc_khz(b) for b in doc["boots"] if tsc_khz(b)), None)
+    return [paired(rounds[r], waits.get(r), spans.get(r), khz)
+            for r in sorted(rounds, key=str)]
 
 
 def shown_names(boots, wanted):
