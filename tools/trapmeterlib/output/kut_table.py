@@ -1,12 +1,18 @@
 """The tables of `import-kut` (vmexit's figures over its boots) and `kut`
 (vmexit beside trapmeter's twin cases, stats/kutcmp.py's rows)."""
 
+from ..stats import kutcmp
+from ..stats.abtest import binomial_lower, binomial_upper
 from ..stats.bootstats import median
 from ..values import figure
 from .report import fmt_num
 
 SUITE = "kut"
 MEASURED = "measured"
+# the bounds printed with "explained"'s false-explanation rate, and the
+# sessions it was measured on (kutcmp.FALSE_EXPLAINED)
+NULL_CONFIDENCE = 0.95
+NULL_SESSIONS = "9 kut sessions of the Intel PVM host"
 SKIPPED = "skipped"
 
 
@@ -121,12 +127,29 @@ def render_side_by_side(levels, diffs, left_out, host, accel):
     notes = [r for r in diffs if r["verdict"] != "agree" or r.get("work")]
     if notes:
         lines.append("")
-        lines += ["  %s: %s: %s%s" % (r["kut_name"], r["verdict"], r["cause"],
-                                      "; work: " + r["work"] if r.get("work")
-                                      else "") for r in notes]
+    if any(r["verdict"] in ("explained", "unexplained") for r in diffs):
+        lines.append(explained_rule())
+    lines += ["  %s: %s: %s%s" % (r["kut_name"], r["verdict"], r["cause"],
+                                  "; work: " + r["work"] if r.get("work")
+                                  else "") for r in notes]
     for name, why in sorted(left_out.items()):
         lines.append("  %s: not run in vmexit here: %s" % (name, why))
     return "\n".join(lines) + "\n"
+
+
+def explained_rule():
+    """The rule "explained" follows and its measured false-explanation
+    rate (kutcmp.FALSE_EXPLAINED, tests/host/kut_null.py)."""
+    k, n = kutcmp.FALSE_EXPLAINED
+    rate = figure.measured(k / n, [binomial_lower(k, n, NULL_CONFIDENCE),
+                                   binomial_upper(k, n, NULL_CONFIDENCE)])
+    return ("explained: a tried cause's range meets vmexit's, each no wider "
+            "than %s; by accident (vmexit's figures of another case in the "
+            "row's place, %d pairs of %s) %s, each end a one-sided %s "
+            "bound" % (kutcmp.WIDTH_TEXT, n, NULL_SESSIONS,
+                       figure.percent_text(rate),
+                       figure.percent_text(figure.measured(NULL_CONFIDENCE),
+                                           places=0)))
 
 
 def coverage(doc, names):

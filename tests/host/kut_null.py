@@ -1,0 +1,222 @@
+#!/usr/bin/env python3
+"""tests/host/kut_null.py - the error rate of `trapmeter kut`'s "explained"
+(tools/trapmeterlib/stats/kutcmp.py `judge`, `resolves`), and how many real
+rows each width rule explains.
+
+A row whose raw differences disagree is "explained" when one tried cause
+gives a figure whose range over the rounds meets vmexit's and is no wider
+than the rule allows.  The null: the tries explain a row by accident.  For
+each recorded session (results files of `kut`, read as `kut --from` reads
+them), vmexit's figures of case A (every round, with its loops' waits) are
+put in place of case B's, A != B, and row B is judged again: trapmeter's
+tries for B against vmexit's difference for A.  A pair counts when both
+rows have two rounds or more in both tools, vmexit's ranges of A and B do
+not meet (the figures differ) and A's does not meet trapmeter's raw range
+of B (the shuffled row disagrees, so the tries are asked).  Every
+"explained" among those pairs is false.  The rate is printed with its
+exact one-sided upper bound (Clopper-Pearson, --confidence), over all
+pairs and by how far A's figure lies from B's (|median A - median B| over
+the shuffled row's raw gap, A's vmexit range to B's trapmeter range: under
+a quarter of the gap, a quarter to a whole gap, over it).  Pairs share
+their tries (each B is judged against up to 20 As), so they are not
+independent trials: the bound is the binomial one, stated as such, and the
+number of distinct rows B any A explained is printed beside it.
+
+Real rows: each session's rows judged as they are; the count of those
+explained (of those whose raw ranges disagree), per rule, and the rows a
+rule explains that kutcmp's does not, and the other way.
+
+Rules (the width a tried range, and vmexit's side of the try, may have,
+besides over two rounds; gap: between the tools' raw ranges, mgap: between
+their medians):
+  kutcmp        the rule in kutcmp (kutcmp.allowed_width)
+  vmexit        no wider than vmexit's own range (the rule before issue
+                34's tenth session)
+  vmexit|gap/P  ... or than the gap over P (P 4, 1)
+  gap/P         no wider than the gap over P (P 2, 4, 8)
+  mgap/P        no wider than mgap over P
+  shareS        no wider than max(vmexit's range, S % of |vmexit's median|)
+--drop CAUSES leaves tried causes out of the explaining (as if kutcmp did
+not try them) to see what each adds.
+
+    python3 tests/host/kut_null.py S1.json S2.json ...
+
+The sessions behind docs/measurements.md ("ninth session", the width
+rule) are nine `kut --boots 3` results files of the Intel PVM host; they
+are not fixtures (0.5-0.8 MB each)."""
+
+import argparse
+import os
+import sys
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(
+    os.path.abspath(__file__))))
+sys.path.insert(0, os.path.join(ROOT, "tools"))
+
+from trapmeterlib.commands import kut  # noqa: E402
+from trapmeterlib.output import resultsfile  # noqa: E402
+from trapmeterlib.stats import kutcmp  # noqa: E402
+from trapmeterlib.stats.abtest import binomial_upper  # noqa: E402
+
+W = kutcmp.width
+SHARES = (1, 2, 5, 10)
+BINS = (("< gap/4", 0.0, 0.25), ("gap/4..gap", 0.25, 1.0),
+        ("> gap", 1.0, float("inf")))
+SWAPPED = ("vmexit", "vmexit_span", "vmexit_wait")
+
+
+raw_gap = kutcmp.raw_gap
+
+
+def rules():
+    """{name: allowed_width(row)}: the rule in kutcmp first."""
+    out = {"kutcmp": kutcmp.allowed_width,
+           "vmexit": lambda row: W(row["vmexit"])}
+    for part in (4, 1):
+        out["vmexit|gap/%d" % part] = (lambda p: lambda row: max(
+            W(row["vmexit"]), raw_gap(row) / p))(part)
+    for part in (2, 4, 8):
+        out["gap/%d" % part] = (lambda p: lambda row: raw_gap(row) / p)(part)
+        out["mgap/%d" % part] = (lambda p: lambda row: abs(
+            row["vmexit"][0] - row["gross"][0]) / p)(part)
+    for share in SHARES:
+        out["share%d" % share] = (lambda s: lambda row: max(
+            W(row["vmexit"]), s / 100.0 * abs(row["vmexit"][0])))(share)
+    return out
+
+
+def judge(boots, name, flavour, rule):
+    """(row, verdict) of name with the width rule in place."""
+    row = {"kut_name": name, "ref": kutcmp.REFERENCE,
+           "vmexit": kutcmp.spread(kutcmp._diffs(
+               boots, name, kutcmp.REFERENCE, kutcmp._vm)),
+           "gross": kutcmp.row_gross(boots, name, kutcmp.REFERENCE)}
+    saved = kutcmp.allowed_width
+    kutcmp.allowed_width = rule
+    try:
+        verdict, _why = kutcmp.judge(boots, row, name, kutcmp.REFERENCE,
+                                     flavour)
+    finally:
+        kutcmp.allowed_width = saved
+    return row, verdict
+
+
+def swap(boots, a, b):
+    """The rounds with vmexit's figures (and waits) of a in place of b's."""
+    out = []
+    for boot in boots:
+        new = dict(boot)
+        for key in SWAPPED:
+            cell = dict(boot.get(key) or {})
+            cell.pop(b, None)
+            if a in cell:
+                cell[b] = cell[a]
+            new[key] = cell
+        out.append(new)
+    return out
+
+
+def judged(row):
+    return bool(row["vmexit"] and row["gross"] and row["vmexit"][3] >= 2
+                and row["gross"][3] >= 2)
+
+
+def session(path, ruleset, tally):
+    doc = resultsfile.read_results(path)
+    boots = kut.file_boots(doc)
+    flavour = (doc.get("host") or {}).get("kvm_flavour")
+    names = [n for n in kut.shown_names(boots, [])
+             if n != kutcmp.REFERENCE]
+    rows = {n: judge(boots, n, flavour, ruleset["kutcmp"])[0]
+            for n in names}
+    ok = [n for n in names if judged(rows[n])]
+    tag = short(path)
+    for rname, rule in ruleset.items():
+        for n in ok:
+            row, verdict = judge(boots, n, flavour, rule)
+            if kutcmp.overlap(row["vmexit"], row["gross"]):
+                continue
+            tally["real"][rname][1] += 1
+            if verdict == "explained":
+                tally["real"][rname][0] += 1
+                tally["rows"][rname].add((path, n))
+    tally["b_rows"] += len(ok)
+    for b in ok:
+        for a in ok:
+            ra, rb = rows[a]["vmexit"], rows[b]
+            if a == b or kutcmp.overlap(ra, rb["vmexit"]) or \
+                    kutcmp.overlap(ra, rb["gross"]):
+                continue
+            far = abs(ra[0] - rb["vmexit"][0]) / raw_gap(
+                {"vmexit": ra, "gross": rb["gross"]})
+            which = next(lbl for lbl, lo, hi in BINS if lo <= far < hi)
+            shuffled = swap(boots, a, b)
+            for rname, rule in ruleset.items():
+                hit = judge(shuffled, b, flavour, rule)[1] == "explained"
+                for key in ("all", which):
+                    cell = tally["null"][rname].setdefault(key, [0, 0])
+                    cell[0] += hit
+                    cell[1] += 1
+                if hit:
+                    tally["hit_rows"][rname].add((tag, b))
+
+
+def short(path):
+    """A session file as its folder and name (s1.json of two folders)."""
+    return os.path.join(*path.split(os.sep)[-2:])
+
+
+def rate(cell, confidence):
+    k, n = cell
+    return "%3d/%4d %5.1f %% (<= %4.1f %%)" % (
+        k, n, 100.0 * k / n if n else 0.0,
+        100.0 * binomial_upper(k, n, confidence))
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("files", nargs="+", help="kut results files")
+    ap.add_argument("--confidence", type=float, default=0.95)
+    ap.add_argument("--drop", metavar="CAUSES", default="",
+                    help="comma list of tried causes (their first words, "
+                    "e.g. 'loop cost,statistic') that may not explain")
+    args = ap.parse_args()
+    drop = tuple(c for c in args.drop.split(",") if c)
+    if drop:
+        tries = kutcmp.tries
+        kutcmp.tries = lambda *a, **k: [t for t in tries(*a, **k)
+                                        if not t[0].startswith(drop)]
+    ruleset = rules()
+    tally = {"real": {r: [0, 0] for r in ruleset},
+             "null": {r: {} for r in ruleset},
+             "rows": {r: set() for r in ruleset},
+             "hit_rows": {r: set() for r in ruleset}, "b_rows": 0}
+    for path in args.files:
+        session(path, ruleset, tally)
+    print("false explanations under label shuffling, %d sessions "
+          "(k/n, rate, one-sided %g %% binomial upper bound)"
+          % (len(args.files), 100 * args.confidence))
+    print("%-13s %-30s %s" % ("rule", "all pairs", "  ".join(
+        "%-30s" % b[0] for b in BINS)) + "  rows B (of %d)  real explained"
+        % tally["b_rows"])
+    for rname in ruleset:
+        cells = tally["null"][rname]
+        print("%-13s %-30s %s  %14d  %d/%d" % (
+            rname, rate(cells.get("all", [0, 0]), args.confidence),
+            "  ".join("%-30s" % rate(cells.get(b[0], [0, 0]),
+                                      args.confidence) for b in BINS),
+            len(tally["hit_rows"][rname]), tally["real"][rname][0],
+            tally["real"][rname][1]))
+    base = tally["rows"]["kutcmp"]
+    for rname in ruleset:
+        for what, rows in (("besides", tally["rows"][rname] - base),
+                           ("not", base - tally["rows"][rname])):
+            if rows:
+                print("%s explains %s kutcmp's: %s" % (
+                    rname, what, ", ".join("%s %s" % (
+                        short(p), n) for p, n in sorted(rows))))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
