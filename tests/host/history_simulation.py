@@ -58,8 +58,9 @@ reference value and threshold; changewatch.group_cusum: tried, not
 kept).  `scores` gives the QEMU-exit cases' calm scores of the newest
 runs, A/A and with the first --steps step: each case's share raised,
 mean and sd, the correlation of each pair, the combined score's;
-`watch-pair` the delays of --combine ... and of the default on the same
-series, with a sign test.
+`watch-pair` the delays of --combine ... (or --watch-cases ...
+--threshold S) and of the default on the same series, with a sign
+test.
 
 Boots a run (--boots B, default 3, the recorded runs'): the model draws
 B boots a run from its state's recorded boots; a replay takes B of a
@@ -93,6 +94,8 @@ boots a run).
         --boots 9 --watch-level floor+kernel-ratio
     python3 tests/host/history_simulation.py --parts scores --series 200 \
         --steps 1 --boots 9
+    python3 tests/host/history_simulation.py --parts watch-null,watch \
+        --series 400 --boots 9 --watch-cases exits/pio.user --threshold 5
     python3 tests/host/history_simulation.py --parts watch-pair --steps 1 \
         --step-series 100 --boots 9 --combine sum --combine-keep \
         --combine-threshold 8
@@ -170,6 +173,8 @@ GROUP = set()               # the QEMU-exit cases' timing keys (main): the
                             # series --combine sums as one
 WATCH_LEVEL = ["floor"]     # --watch-level: what a run's value is
 WATCH_ALPHA = [cw.ALPHA]    # --watch-alpha
+WATCH_CASES = set()         # --watch-cases: the cases a job watches
+                            # (`check --case`); empty: every case
 
 
 def floors(runs):
@@ -177,7 +182,8 @@ def floors(runs):
     --every-run` takes them (stats/runlevel.floor: a run's lowest boot;
     --watch-level median: its median boot instead, to compare;
     --watch-level kernel-level: the floor less the run's level read
-    from the in-kernel cases, level_free())."""
+    from the in-kernel cases, level_free(); --watch-cases: only those
+    cases' series, as `check --case` narrows the family)."""
     level, out = RUN_LEVEL.get(WATCH_LEVEL[0], min), {}
     for i, run in enumerate(runs):
         for case, boots in run.items():
@@ -186,10 +192,11 @@ def floors(runs):
             out.setdefault(key, [None] * len(runs))[i] = \
                 math.log(level(vals)) if vals else None
     if WATCH_LEVEL[0] == "kernel-level":
-        return level_free(out)
-    if WATCH_LEVEL[0].endswith("kernel-ratio"):
-        return over_kernel(out, WATCH_LEVEL[0].startswith("floor+"))
-    return out
+        out = level_free(out)
+    elif WATCH_LEVEL[0].endswith("kernel-ratio"):
+        out = over_kernel(out, WATCH_LEVEL[0].startswith("floor+"))
+    return {k: v for k, v in out.items()
+            if not WATCH_CASES or stepped_case(k) in WATCH_CASES}
 
 
 # The in-kernel case a QEMU-exit case is read against (--watch-level
@@ -825,13 +832,37 @@ def watch_steps(rec, model, sizes, series, seed, at=WATCH_AT):
                      pct_all(found, 0.9)), flush=True)
 
 
+DEFAULT_THRESHOLD = cw.THRESHOLD   # the check's own, before --threshold
+
+
+def settings():
+    """What watch-pair compares: the group's CUSUM, the watched cases
+    and the CUSUM's threshold."""
+    return (cw.COMBINE, cw.COMBINE_KEEP, frozenset(WATCH_CASES),
+            cw.THRESHOLD)
+
+
+def use_settings(combine, keep, cases, threshold):
+    cw.COMBINE, cw.COMBINE_KEEP, cw.THRESHOLD = combine, keep, threshold
+    WATCH_CASES.clear()
+    WATCH_CASES.update(cases)
+
+
 def watch_pair(rec, model, sizes, series, seed, at=WATCH_AT):
     """--parts watch-pair: the delays of the method asked for (--combine
-    ...) and of the default (each case its own CUSUM) on the same series
-    (watch-step's), paired: in how many series each is sooner, and the
-    exact two-sided sign test of that (ties left out); a step not found
-    within WATCH_MAX runs counts as later than any found."""
-    asked = (cw.COMBINE, cw.COMBINE_KEEP)
+    ..., --watch-cases ... --threshold S) and of the default (each case
+    of the whole family its own CUSUM at the check's threshold) on the
+    same series (watch-step's), paired: in how many series each is
+    sooner, and the exact two-sided sign test of that (ties left out);
+    a step not found within WATCH_MAX runs counts as later than any
+    found."""
+    asked = settings()
+    default = (None, False, frozenset(), DEFAULT_THRESHOLD)
+    what = " ".join(w for w in (
+        "--combine %s" % cw.COMBINE if cw.COMBINE else "",
+        "--combine-keep" if cw.COMBINE_KEEP else "",
+        "--watch-cases %s" % ",".join(sorted(WATCH_CASES))
+        if WATCH_CASES else "", "--threshold %g" % cw.THRESHOLD) if w)
     for source in ("replay", "model"):
         for size in sizes:
             got = []
@@ -841,22 +872,22 @@ def watch_pair(rec, model, sizes, series, seed, at=WATCH_AT):
                                model) if source == "replay" else model.series(
                         rng, at + WATCH_MAX, size / 100.0, at)
                 pair = []
-                for cw.COMBINE, cw.COMBINE_KEEP in (asked, (None, False)):
+                for config in (asked, default):
+                    use_settings(*config)
                     d = watch_delay(runs, model.user, at)
                     pair.append(WATCH_MAX + 1 if d is None else d)
-                cw.COMBINE, cw.COMBINE_KEEP = asked
+                use_settings(*asked)
                 got.append(pair)
             sooner = sum(1 for a, b in got if a < b)
             later = sum(1 for a, b in got if a > b)
             p = min(1.0, 2 * medianci.below(sooner + later,
                                             min(sooner, later) + 1))
-            print("%-7s step +%g %% per QEMU exit at run %d, --combine %s%s "
-                  "against each case's own CUSUM, %d series: delay median "
+            print("%-7s step +%g %% per QEMU exit at run %d, %s against "
+                  "each case's own CUSUM at %g, %d series: delay median "
                   "%s against %s; sooner in %d, later in %d, the same in "
                   "%d (sign test, two-sided: p %.2g)" % (
-                      source, size, at + 1, cw.COMBINE, " --combine-keep"
-                      if cw.COMBINE_KEEP else "", series,
-                      median([a for a, _b in got]),
+                      source, size, at + 1, what, DEFAULT_THRESHOLD,
+                      series, median([a for a, _b in got]),
                       median([b for _a, b in got]), sooner, later,
                       series - sooner - later, p), flush=True)
 
@@ -940,6 +971,10 @@ def main():
     ap.add_argument("--case", default="exits/pio.user",
                     help="--parts subsample: the case (default "
                     "exits/pio.user; 'user' for every QEMU-exit case)")
+    ap.add_argument("--watch-cases", metavar="CASES",
+                    help="watch parts: watch only these cases' series "
+                    "(suite/case, comma-separated), as `history check "
+                    "--case` narrows the family; default every case")
     ap.add_argument("--k-ref", type=float, default=cw.K_REF,
                     help="watch parts: the CUSUM's reference value "
                     "(default %g)" % cw.K_REF)
@@ -978,6 +1013,12 @@ def main():
         return
     WATCH_LEVEL[0] = args.watch_level
     WATCH_ALPHA[0] = args.watch_alpha
+    if args.watch_cases:
+        WATCH_CASES.update(args.watch_cases.split(","))
+        unknown = WATCH_CASES - set(load(args.fixture)["cases"])
+        if unknown:
+            ap.error("--watch-cases: not in the fixture: %s"
+                     % ", ".join(sorted(unknown)))
     if args.boots < 1:
         ap.error("--boots: at least 1")
     BOOTS[0] = args.boots
@@ -989,6 +1030,9 @@ def main():
                  if rec["cases"][c].get("handler") == "user")
     model = Model(rec)
     print(model.describe(), flush=True)
+    if WATCH_CASES:
+        print("watching %s only (history check --case)"
+              % ", ".join(sorted(WATCH_CASES)), flush=True)
     parts = args.parts.split(",")
     if "replay" in parts:
         rate("replay", lambda rng: replay(rec, rng, RUNS, model), args.series,

@@ -348,6 +348,23 @@ class Recorded(unittest.TestCase):
         self.assertGreaterEqual(found, 4)
 
 
+    def test_watching_one_case_judges_its_series_alone(self):
+        """--watch-cases: the family is that case's series (as `check
+        --case` narrows it); watch-pair puts every setting back."""
+        self.addCleanup(sim.WATCH_CASES.clear)
+        runs = sim.replay(self.rec, random.Random(3), 30)
+        sim.WATCH_CASES.add("exits/pio.user")
+        self.assertEqual(list(sim.floors(runs)),
+                         [("exits", "pio.user", "cycles_per_op")])
+        self.assertEqual(cw.watch(sim.floors(runs), 30).tests,
+                         len(cw.TESTS) * len(cw.windows(30)))
+        before = sim.settings()
+        sim.use_settings(None, False, frozenset(), sim.DEFAULT_THRESHOLD)
+        self.assertGreater(len(sim.floors(runs)), 1)
+        sim.use_settings(*before)
+        self.assertEqual(sim.settings(), before)
+
+
 class Boots(unittest.TestCase):
     """history_simulation.py --boots B: runs of B boots, and what more
     boots a run do to a step's delay."""
