@@ -995,6 +995,22 @@ class Measure(Tmp):
         self.assertIn("(runs 1-44); 2097152 bytes per op (runs 45-60)",
                       proc.stdout)
 
+    def test_every_run_with_a_case_judges_that_case_alone(self):
+        """--case narrows the family the check judges, not its printout:
+        one timing series is 2 exact tests x 6 windows, each at alpha /
+        horizon / 12, where the three cases' family is 36 tests."""
+        stepped_history(self.db, runs=60, step_at=99)
+        whole = trapmeter("history", "check", "--db", self.db,
+                          "--every-run")
+        one = trapmeter("history", "check", "--db", self.db,
+                        "--every-run", "--case", "pio.user")
+        self.assertEqual((whole.returncode, one.returncode), (0, 0),
+                         whole.stdout + one.stdout)
+        self.assertIn("check after every run: 36 tests of the newest "
+                      "runs' floor, each at p <= 5.6e-06", whole.stdout)
+        self.assertIn("check after every run: 12 tests of the newest "
+                      "runs' floor, each at p <= 1.7e-05", one.stdout)
+
     def test_exports_a_column_and_a_time_series_per_measure(self):
         stepped_history(self.db, step_at=99, ide_cut=7)
         out = os.path.join(self.dir, "h.csv")
