@@ -807,6 +807,15 @@ def watch_delay(runs, user, at):
     return None
 
 
+def step_series(rec, model, source, size, at, seed, i):
+    """Series i of a step of +size % at run `at`: recorded runs drawn
+    whole with the step multiplied in (replay), or the model's."""
+    rng = random.Random(seed * 7919 + i)
+    if source == "replay":
+        return stepped(rec, rng, at + WATCH_MAX, size / 100.0, at, model)
+    return model.series(rng, at + WATCH_MAX, size / 100.0, at)
+
+
 def watch_steps(rec, model, sizes, series, seed, at=WATCH_AT):
     """Detection rate and delay of --every-run per step size, on replays
     (recorded runs drawn whole, the step multiplied in) and the model."""
@@ -814,10 +823,7 @@ def watch_steps(rec, model, sizes, series, seed, at=WATCH_AT):
         for size in sizes:
             found = []
             for i in range(series):
-                rng = random.Random(seed * 7919 + i)
-                runs = stepped(rec, rng, at + WATCH_MAX, size / 100.0, at,
-                               model) if source == "replay" else model.series(
-                        rng, at + WATCH_MAX, size / 100.0, at)
+                runs = step_series(rec, model, source, size, at, seed, i)
                 found.append(watch_delay(runs, model.user, at))
             got = sorted(d for d in found if d is not None)
             soon = sum(1 for d in got if d <= WATCH_SOON)
@@ -867,10 +873,7 @@ def watch_pair(rec, model, sizes, series, seed, at=WATCH_AT):
         for size in sizes:
             got = []
             for i in range(series):
-                rng = random.Random(seed * 7919 + i)
-                runs = stepped(rec, rng, at + WATCH_MAX, size / 100.0, at,
-                               model) if source == "replay" else model.series(
-                        rng, at + WATCH_MAX, size / 100.0, at)
+                runs = step_series(rec, model, source, size, at, seed, i)
                 pair = []
                 for config in (asked, default):
                     use_settings(*config)
