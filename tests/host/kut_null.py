@@ -37,7 +37,8 @@ their medians):
   mgap/P        no wider than mgap over P
   shareS        no wider than max(vmexit's range, S % of |vmexit's median|)
 --drop CAUSES leaves tried causes out of the explaining (as if kutcmp did
-not try them) to see what each adds.
+not try them) to see what each adds; --no-quiet-others takes only the
+EXPLAINERS tries, not the later ones, over the quiet rounds as well.
 
     python3 tests/host/kut_null.py S1.json S2.json ...
 
@@ -180,7 +181,12 @@ def main():
     ap.add_argument("--drop", metavar="CAUSES", default="",
                     help="comma list of tried causes (their first words, "
                     "e.g. 'loop cost,statistic') that may not explain")
+    ap.add_argument("--no-quiet-others", action="store_true",
+                    help="take only the EXPLAINERS tries over the quiet "
+                    "rounds (kutcmp.QUIET_OTHERS off)")
     args = ap.parse_args()
+    if args.no_quiet_others:
+        kutcmp.QUIET_OTHERS = False
     drop = tuple(c for c in args.drop.split(",") if c)
     if drop:
         tries = kutcmp.tries
