@@ -54,7 +54,12 @@ false explanations (FALSE_EXPLAINED, of pairs shuffled between cases:
 tests/host/kut_null.py) under 5 % at the 95 % bound.  Under two quiet
 rounds, where what the waits could have added to vmexit's figures reaches
 trapmeter's: not resolved.  Else unexplained, with each tried figure, and
-a known difference of work (WORK) named but not counted as measured."""
+a known difference of work (WORK) named but not counted as measured.
+
+Size: the judge and the causes it tries are one rule, measured as one
+(kut_null.py replays judge with them all); the tries (_twin ..
+other_tries, with the quiet rounds' repeats) are the seam to cut next,
+and compare's within-boot ratio at the end is another idea to move out."""
 
 from ..values import figure
 from . import kutwait
