@@ -190,9 +190,10 @@ class KvmIoeventfd(unittest.TestCase):
         1/2.  Noise only adds time, so a round the host slowed cannot
         fake it; it fails only when the host slows nearly all of A's
         kicks.  (A sign test over the rounds did not hold: with both
-        cores busy, the ioeventfd kick's wake of QEMU's thread preempted
-        the vCPU in over half the rounds: A's median 44318 cycles against
-        B's 41479, its p10 15178 against B's minimum 38230.)"""
+        cores busy, A's kicks split in two -- most likely the QEMU thread
+        each ioeventfd kick wakes taking the vCPU's CPU, not traced: A's
+        median 44318 cycles against B's 41479, its p10 15178 against B's
+        minimum 38230.)"""
         self.assertEqual(self.b.status, 0, self.b.describe())
         pair = [o for o in self.b.boot["other"] if o.get("type") == "virtio_kicks"]
         self.assertEqual(len(pair), 1, self.b.boot["other"])
