@@ -42,11 +42,27 @@ EXPLAINERS tries, not the later ones, over the quiet rounds as well.
 
     python3 tests/host/kut_null.py S1.json S2.json ...
 
-The sessions behind docs/measurements.md ("ninth session", the width
-rule) are nine `kut --boots 3` results files of the Intel PVM host; they
-are not fixtures (0.5-0.8 MB each)."""
+A FILE is a results file of `kut` or a reduced file (gzip JSON, written by
+--reduce): per session only what kutcmp reads, each round's figures as
+`kut --from` hands them to kutcmp (commands/kut.py file_boots: vmexit's
+figure and loop waits per name, trapmeter's gross, control, net, mean,
+lateness and loop per case), the host's KVM flavour and the session's
+name (its folder and file name).  The nine `kut --boots 3` sessions of
+the Intel PVM host behind docs/measurements.md ("ninth session", the
+width rule) and kutcmp.FALSE_EXPLAINED are KUT_NULL_FIXTURE, which
+tests/host/test_kut_null.py replays; a session is added to it by one
+command (the fixture is read before it is written):
+
+    F=tests/fixtures/kut-null-sessions.json.gz
+    python3 tests/host/kut_null.py --reduce $F $F NEW.json
+
+then the printed kutcmp row is the new FALSE_EXPLAINED.  A reduced
+session gives the same output as its results file (a change to
+file_boots' rows that kutcmp reads calls for reducing them again)."""
 
 import argparse
+import gzip
+import json
 import os
 import sys
 
@@ -64,6 +80,12 @@ SHARES = (1, 2, 5, 10)
 BINS = (("< gap/4", 0.0, 0.25), ("gap/4..gap", 0.25, 1.0),
         ("> gap", 1.0, float("inf")))
 SWAPPED = ("vmexit", "vmexit_span", "vmexit_wait")
+KUT_NULL_FIXTURE = os.path.join(ROOT, "tests", "fixtures",
+                                "kut-null-sessions.json.gz")
+REDUCED_FORMAT = "trapmeter kut_null sessions 1"
+GZIP_MAGIC = b"\x1f\x8b"
+# what file_boots' trapmeter rows hold that kutcmp never reads
+UNREAD = ("units",)
 
 
 raw_gap = kutcmp.raw_gap
@@ -122,16 +144,73 @@ def judged(row):
                 and row["gross"][3] >= 2)
 
 
-def session(path, ruleset, tally):
-    doc = resultsfile.read_results(path)
-    boots = kut.file_boots(doc)
-    flavour = (doc.get("host") or {}).get("kvm_flavour")
+def load(paths):
+    """[{"name", "flavour", "boots"}] of the sessions in paths (results
+    files of kut or reduced files), in order."""
+    out = []
+    for path in paths:
+        with open(path, "rb") as fh:
+            reduced = fh.read(2) == GZIP_MAGIC
+        if reduced:
+            with gzip.open(path, "rt", encoding="utf-8") as fh:
+                doc = json.load(fh)
+            if doc.get("format") != REDUCED_FORMAT:
+                raise SystemExit("%s: not a reduced file (%s)" % (
+                    path, REDUCED_FORMAT))
+            out += doc["sessions"]
+            continue
+        doc = resultsfile.read_results(path)
+        out.append({"name": short(path), "boots": kut.file_boots(doc),
+                    "flavour": (doc.get("host") or {}).get("kvm_flavour")})
+    names = [s["name"] for s in out]
+    twice = sorted({n for n in names if names.count(n) > 1})
+    if twice:
+        raise SystemExit("a session given twice: %s" % ", ".join(twice))
+    return out
+
+
+def reduce_to(path, sessions):
+    """Write the sessions as a reduced file (gzip JSON, no time stamp:
+    the same sessions give the same bytes), each row without UNREAD."""
+    for sess in sessions:
+        for boot in sess["boots"]:
+            for cell in (boot["cases"], boot["trapmeter"]):
+                for row in cell.values():
+                    for key in UNREAD:
+                        row.pop(key, None)
+    text = json.dumps({"format": REDUCED_FORMAT, "sessions": sessions},
+                      sort_keys=True, separators=(",", ":"))
+    tmp = path + ".tmp"
+    with open(tmp, "wb") as raw:
+        with gzip.GzipFile(fileobj=raw, mode="wb", compresslevel=9,
+                           mtime=0, filename="") as fh:
+            fh.write(text.encode("utf-8") + b"\n")
+    os.replace(tmp, path)
+
+
+def new_tally(ruleset):
+    return {"real": {r: [0, 0] for r in ruleset},
+            "null": {r: {} for r in ruleset},
+            "rows": {r: set() for r in ruleset},
+            "hit_rows": {r: set() for r in ruleset}, "b_rows": 0}
+
+
+def tally_of(sessions, ruleset):
+    """The tally of every session under each rule of ruleset (a dict
+    with "kutcmp" among its keys)."""
+    tally = new_tally(ruleset)
+    for sess in sessions:
+        session(sess, ruleset, tally)
+    return tally
+
+
+def session(sess, ruleset, tally):
+    boots, flavour, tag = sess["boots"], sess["flavour"], sess["name"]
     names = [n for n in kut.shown_names(boots, [])
              if n != kutcmp.REFERENCE]
     rows = {n: judge(boots, n, flavour, ruleset["kutcmp"])[0]
             for n in names}
     ok = [n for n in names if judged(rows[n])]
-    tag = short(path)
     for rname, rule in ruleset.items():
         for n in ok:
             row, verdict = judge(boots, n, flavour, rule)
@@ -140,7 +219,7 @@ def session(path, ruleset, tally):
             tally["real"][rname][1] += 1
             if verdict == "explained":
                 tally["real"][rname][0] += 1
-                tally["rows"][rname].add((path, n))
+                tally["rows"][rname].add((tag, n))
     tally["b_rows"] += len(ok)
     for b in ok:
         for a in ok:
@@ -176,7 +255,8 @@ def rate(cell, confidence):
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("files", nargs="+", help="kut results files")
+    ap.add_argument("files", nargs="+", help="kut results files or "
+                    "reduced files (--reduce)")
     ap.add_argument("--confidence", type=float, default=0.95)
     ap.add_argument("--drop", metavar="CAUSES", default="",
                     help="comma list of tried causes (their first words, "
@@ -184,7 +264,14 @@ def main():
     ap.add_argument("--no-quiet-others", action="store_true",
                     help="take only the EXPLAINERS tries over the quiet "
                     "rounds (kutcmp.QUIET_OTHERS off)")
+    ap.add_argument("--reduce", metavar="OUT",
+                    help="write the sessions of FILES to OUT as a reduced "
+                    "file (gzip JSON) instead")
     args = ap.parse_args()
+    sessions = load(args.files)
+    if args.reduce:
+        reduce_to(args.reduce, sessions)
+        return 0
     if args.no_quiet_others:
         kutcmp.QUIET_OTHERS = False
     drop = tuple(c for c in args.drop.split(",") if c)
@@ -193,15 +280,10 @@ def main():
         kutcmp.tries = lambda *a, **k: [t for t in tries(*a, **k)
                                         if not t[0].startswith(drop)]
     ruleset = rules()
-    tally = {"real": {r: [0, 0] for r in ruleset},
-             "null": {r: {} for r in ruleset},
-             "rows": {r: set() for r in ruleset},
-             "hit_rows": {r: set() for r in ruleset}, "b_rows": 0}
-    for path in args.files:
-        session(path, ruleset, tally)
+    tally = tally_of(sessions, ruleset)
     print("false explanations under label shuffling, %d sessions "
           "(k/n, rate, one-sided %g %% binomial upper bound)"
-          % (len(args.files), 100 * args.confidence))
+          % (len(sessions), 100 * args.confidence))
     print("%-13s %-30s %s" % ("rule", "all pairs", "  ".join(
         "%-30s" % b[0] for b in BINS)) + "  rows B (of %d)  real explained"
         % tally["b_rows"])
@@ -220,7 +302,7 @@ def main():
             if rows:
                 print("%s explains %s kutcmp's: %s" % (
                     rname, what, ", ".join("%s %s" % (
-                        short(p), n) for p, n in sorted(rows))))
+                        tag, n) for tag, n in sorted(rows))))
     return 0
 
 
