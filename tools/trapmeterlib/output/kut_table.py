@@ -146,10 +146,14 @@ def explained_rule():
     return ("explained: a tried cause's range meets vmexit's, each no wider "
             "than %s; by accident (vmexit's figures of another case in the "
             "row's place, %d pairs of %s) %s, each end a one-sided %s "
-            "bound" % (kutcmp.WIDTH_TEXT, n, NULL_SESSIONS,
-                       figure.percent_text(rate),
-                       figure.percent_text(figure.measured(NULL_CONFIDENCE),
-                                           places=0)))
+            "bound; the rule is kept only while the upper one is under %s"
+            % (kutcmp.WIDTH_TEXT, n, NULL_SESSIONS, figure.percent_text(rate),
+               _pct0(NULL_CONFIDENCE), _pct0(kutcmp.FALSE_EXPLAINED_ALPHA)))
+
+
+def _pct0(share):
+    """A share as a whole percentage: "95 %"."""
+    return figure.percent_text(figure.measured(share), places=0)
 
 
 def coverage(doc, names):

@@ -51,7 +51,8 @@ all were quiet.
 A tried range, and vmexit's side of the try, explain only where no wider
 than WIDTH_OF_GAP of the gap between the raw ranges: the loosest rule with
 false explanations (FALSE_EXPLAINED, of pairs shuffled between cases:
-tests/host/kut_null.py) under 5 % at the 95 % bound.  Under two quiet
+tests/host/kut_null.py) under FALSE_EXPLAINED_ALPHA, 5 %, at the 95 %
+bound (tests/host/test_kut_null.py holds it there at 99 %).  Under two quiet
 rounds, where what the waits could have added to vmexit's figures reaches
 trapmeter's: not resolved.  Else unexplained, with each tried figure, and
 a known difference of work (WORK) named but not counted as measured.
@@ -81,7 +82,11 @@ KUT_SUITE = "kut"
 
 REFERENCE = "inl_from_kernel"       # the issue's in-kernel port
 # the rule and its false explanations of shuffled pairs: kut_null.py
+# (tests/host/test_kut_null.py recounts them on its fixture)
 WIDTH_OF_GAP, FALSE_EXPLAINED = 0.25, (61, 1931)
+# the most false explanations the rule may make: the rate's upper bound
+# stays under it (test_kut_null.py: at 99 %)
+FALSE_EXPLAINED_ALPHA = 0.05
 WIDTH_TEXT = "a quarter of the gap between the tools' raw ranges"
 # trapmeter's pass of its extended cases on user-accessible pages
 # (kernel/suites/exits_upages.c), and its reference there

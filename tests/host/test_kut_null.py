@@ -1,0 +1,78 @@
+#!/usr/bin/env python3
+"""tests/host/test_kut_null.py - the false-explanation rate `trapmeter kut`
+prints under its table (stats/kutcmp.py FALSE_EXPLAINED) recounted: the
+label-shuffle null of tests/host/kut_null.py, kutcmp's rule alone, over the
+nine sessions it was measured on (tests/fixtures/kut-null-sessions.json.gz,
+kut_null.py's reduced file).  A change to the width rule or to the tries
+that moves the count turns this red: measure again with kut_null.py and
+write the new figure (and docs/measurements.md) beside the change.  The
+count is one of pairs that share their tries, so its binomial bound is the
+one kut_null.py and the table state, not a clustered one."""
+import os
+import sys
+import tempfile
+import unittest
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+REPO = os.path.dirname(os.path.dirname(HERE))
+sys.path.insert(0, os.path.join(REPO, "tools"))
+
+from tests.host import kut_null  # noqa: E402
+from trapmeterlib.output import kut_table  # noqa: E402
+from trapmeterlib.stats import kutcmp  # noqa: E402
+from trapmeterlib.stats.abtest import binomial_upper  # noqa: E402
+
+# the bound the rate is held under, stricter than the 95 % printed
+CONFIDENCE = 0.99
+SESSIONS = ["kut10/s%d.json" % i for i in range(1, 7)] + \
+    ["kut9/s%d.json" % i for i in range(1, 4)]
+
+
+class FalseExplained(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        cls.sessions = kut_null.load([kut_null.KUT_NULL_FIXTURE])
+        tally = kut_null.tally_of(cls.sessions,
+                                  {"kutcmp": kutcmp.allowed_width})
+        cls.count = tuple(tally["null"]["kutcmp"]["all"])
+
+    def test_the_fixture_is_the_sessions_the_table_names(self):
+        self.assertEqual([s["name"] for s in self.sessions], SESSIONS)
+        self.assertTrue(kut_table.NULL_SESSIONS.startswith(
+            "%d kut sessions" % len(self.sessions)), kut_table.NULL_SESSIONS)
+
+    def test_the_printed_count_is_the_recounted_one(self):
+        self.assertEqual(self.count, kutcmp.FALSE_EXPLAINED,
+                         "kut_null.py over %s counts %d of %d false "
+                         "explanations; kutcmp.FALSE_EXPLAINED says %d of "
+                         "%d" % ((kut_null.KUT_NULL_FIXTURE,) + self.count +
+                                 kutcmp.FALSE_EXPLAINED))
+
+    def test_its_upper_bound_is_under_the_stated_alpha(self):
+        k, n = self.count
+        self.assertGreater(n, 1000)     # enough pairs to bound anything
+        upper = binomial_upper(k, n, CONFIDENCE)
+        self.assertLess(upper, kutcmp.FALSE_EXPLAINED_ALPHA,
+                        "%d of %d: one-sided %g %% bound %.2f %%" % (
+                            k, n, 100 * CONFIDENCE, 100 * upper))
+
+    def test_the_table_states_the_alpha(self):
+        text = kut_table.explained_rule()
+        self.assertIn("under %d %%" % round(
+            100 * kutcmp.FALSE_EXPLAINED_ALPHA), text)
+        self.assertIn("%d pairs" % kutcmp.FALSE_EXPLAINED[1], text)
+
+    def test_reducing_the_fixture_again_gives_its_bytes(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            out = os.path.join(tmp, "again.json.gz")
+            kut_null.reduce_to(out, kut_null.load(
+                [kut_null.KUT_NULL_FIXTURE]))
+            with open(out, "rb") as a, \
+                    open(kut_null.KUT_NULL_FIXTURE, "rb") as b:
+                self.assertEqual(a.read(), b.read())
+            with self.assertRaises(SystemExit):     # one session twice
+                kut_null.load([out, kut_null.KUT_NULL_FIXTURE])
+
+
+if __name__ == "__main__":
+    unittest.main()
