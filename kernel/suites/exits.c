@@ -44,6 +44,12 @@
  *   cr0.wp.toggle.whole  vmexit's: CR0 = PE|PG, then PE|WP|PG; CR0 put
  *                   back after the case; exits as above  toggle_cr0_wp
  *   cr4.pge.toggle  CR4.PGE flipped and back: 2 exits     toggle_cr4_pge
+ *   cr0.wp.toggle.insn, cr4.pge.toggle.insn  the two toggles as vmexit's
+ *                   build runs them: its frame and exception-safe write
+ *                   (%gs:4 cleared, the write, exception_vector()) around
+ *                   each (kernel/suites/exits_vmexit.h); in this loop
+ *   ptd.nofd.mem8.insn, ptd.nofd.io8.insn  vmexit's pci-mem and pci-io ops
+ *                   (pci-testdev, no eventfd: QEMU) as its build runs them
  *   wrmsr.tsx_ctrl  MSR 0x122 (skipped without ARCH_CAPABILITIES[7])
  *                                                        wr_tsx_ctrl_msr
  *   wrmsr.spec_ctrl.ibrs  SPEC_CTRL 1 then 0: passed through after the
@@ -71,6 +77,7 @@
 #include "arch/x86/trap.h"
 #include "drivers/acpi_pm.h"
 #include "kernel/suites/exits_upages.h"
+#include "kernel/suites/exits_vmexit.h"
 #include "lib/json.h"
 
 #define HC_UNKNOWN       0xffffffffull  /* KVM returns -KVM_ENOSYS */
@@ -197,7 +204,8 @@ static const char *skip_vmcall(const struct bench_case *c)
 enum insn { I_INL_QEMU, I_OUTB_ELCR, I_INB_ELCR, I_PMTIMER, I_CR8_READ, I_CR8_WRITE, I_DR7,
 	    I_RD_APICBASE, I_RD_TSC_ADJUST, I_WR_TSC_ADJUST, I_WR_KGSBASE, I_RD_CORE_THREADS, I_WBINVD,
 	    I_XSETBV, I_INVD, I_CR0_WP, I_CR4_PGE, I_WR_TSX_CTRL, I_WR_IBRS, I_WR_IBPB,
-	    I_CR0_WHOLE, I_CPUID_KUT, I_OUTB_ELCR0, I_WR_TSC_ADJUST0, I_WR_KGSBASE0, I_COUNT };
+	    I_CR0_WHOLE, I_CPUID_KUT, I_OUTB_ELCR0, I_WR_TSC_ADJUST0, I_WR_KGSBASE0, I_CR0_KUT,
+	    I_CR4_KUT, I_PTD_MEM, I_PTD_IO, I_COUNT };
 
 #define MSR_APIC_BASE      0x1b
 #define MSR_TSC_ADJUST     0x3b
@@ -247,13 +255,6 @@ static const u32 msr_of[I_COUNT] = {
 	[I_WR_TSC_ADJUST0] = MSR_TSC_ADJUST, [I_WR_KGSBASE0] = MSR_KERNEL_GS_BASE,
 };
 
-/* vmexit's cpuid_test, instruction for instruction: RBX saved around
- * CPUID, EAX and ECX not set (the leaf is what the loop left in them). */
-static inline void cpuid_as_vmexit(void)
-{
-	__asm__ volatile("push %%rbx; cpuid; pop %%rbx" ::: "eax", "ecx", "edx", "memory");
-}
-
 static void insn_once(u32 id)
 {
 	switch (id) {
@@ -278,7 +279,11 @@ static void insn_once(u32 id)
 	/* vmexit's shape: IBRS on, then off */
 	case I_WR_IBRS: wrmsr(MSR_SPEC_CTRL, SPEC_CTRL_IBRS); wrmsr(MSR_SPEC_CTRL, 0); break;
 	case I_WR_IBPB: wrmsr(MSR_PRED_CMD, PRED_CMD_IBPB); break;
-	case I_CPUID_KUT: cpuid_as_vmexit(); break;
+	case I_CPUID_KUT: vmexit_cpuid(); break;
+	case I_CR0_KUT: VMEXIT_TOGGLE_CR0("mov %%rax, %%cr0"); break;
+	case I_CR4_KUT: VMEXIT_TOGGLE_CR4(cr4_now, "mov %%rbx, %%cr4"); break;
+	case I_PTD_MEM: VMEXIT_PCI_MEM("mov %%dl, (%%rax)"); break;
+	case I_PTD_IO: VMEXIT_PCI_IO("out %%al, (%%dx)"); break;
 	case I_OUTB_ELCR0: outb(0, ELCR1_PORT); break;
 	case I_WR_TSC_ADJUST0: wrmsr(MSR_TSC_ADJUST, 0); break;
 	case I_WR_KGSBASE0: wrmsr(MSR_KERNEL_GS_BASE, 0); break;
@@ -310,6 +315,10 @@ static void ctl_once(u32 id)
 	case I_CR4_PGE: ctl_word = cr4_now ^ CR4_PGE; ctl_word = cr4_now; break;
 	case I_WBINVD: case I_INVD: __asm__ volatile("nop" ::: "memory"); break;
 	case I_CPUID_KUT: __asm__ volatile("push %%rbx; nop; pop %%rbx" ::: "memory"); break;
+	case I_CR0_KUT: VMEXIT_TOGGLE_CR0("mov %%rax, %[to]", [to] "=m"(ctl_word)); break;
+	case I_CR4_KUT: VMEXIT_TOGGLE_CR4(cr4_now, "mov %%rbx, %[to]", [to] "=m"(ctl_word)); break;
+	case I_PTD_MEM: VMEXIT_PCI_MEM("mov %%dl, %[to]", [to] "=m"(ctl_word)); break;
+	case I_PTD_IO: VMEXIT_PCI_IO("mov %%al, %[to]", [to] "=m"(ctl_word)); break;
 	case I_WR_IBRS: ctl_msr(MSR_SPEC_CTRL, SPEC_CTRL_IBRS); ctl_msr(MSR_SPEC_CTRL, 0); break;
 	case I_XSETBV: ctl_msr(0, msr_value[2]); break;
 	case I_WR_TSC_ADJUST0: case I_WR_KGSBASE0: ctl_msr(msr_of[id], 0); break;
@@ -383,6 +392,13 @@ static const char *skip_insn(const struct bench_case *c)
 	case I_WR_KGSBASE0:
 		return msr_value[1] ? "KERNEL_GS_BASE is not 0 here: vmexit's write of 0 would change "
 				      "it" : NULL;
+	case I_CR0_KUT:
+	case I_CR4_KUT:
+		exits_vmexit_gs_set();
+		return NULL;
+	case I_PTD_MEM:
+	case I_PTD_IO:
+		return exits_vmexit_ptd_set(c->arg == I_PTD_MEM);
 	case I_OUTB_ELCR0:
 		return elcr_now ? "ELCR1 (0x4d0) is not 0 here: vmexit's outb of 0 would change "
 				  "the trigger mode of IRQs 3-7" : NULL;
@@ -419,6 +435,19 @@ static u32 cr0_whole_restore(void)
 	return bad;
 }
 
+/* The vmexit-shaped toggles: GS put back; CR0 left as vmexit's leaves it
+ * (PE|WP|PG) or CR4 back as it was, and no exception_vector() call found
+ * a vector. */
+static u32 vmexit_toggle_done(u32 id)
+{
+	u32 bad = exits_vmexit_faults;
+
+	exits_vmexit_gs_put();
+	if (id == I_CR0_KUT)
+		return bad + cr0_whole_restore();
+	return bad + (read_cr4() != cr4_now);
+}
+
 /* rdmsr.core_threads: the count QEMU made; the toggles: CR0 and CR4 back
  * as they were (a lost write would leave WP or PGE flipped). */
 static u32 verify_insn(const struct bench_case *c, const u8 *buf)
@@ -428,6 +457,10 @@ static u32 verify_insn(const struct bench_case *c, const u8 *buf)
 		return read_cr0() != cr0_now;
 	if (c->arg == I_CR0_WHOLE)
 		return cr0_whole_restore();
+	if (c->arg == I_CR0_KUT || c->arg == I_CR4_KUT)
+		return vmexit_toggle_done(c->arg);
+	if (c->arg == I_PTD_MEM || c->arg == I_PTD_IO)
+		return exits_vmexit_ptd_written(c->arg == I_PTD_MEM) == 0;
 	if (c->arg == I_CR4_PGE)
 		return read_cr4() != cr4_now;
 	return c->arg == I_RD_CORE_THREADS && msr_seen != CORE_THREADS(vcpus());
@@ -538,6 +571,16 @@ static struct bench_case ext_cases[] = {
 	EXT("wrmsr.tsc_adjust.zero", "msr", HANDLER_KERNEL, I_WR_TSC_ADJUST0, bench_model_one,
 	    NO_KUT),
 	EXT("wrmsr.kernel_gs_base.zero", "msr", HANDLER_KERNEL, I_WR_KGSBASE0, model_zero, NO_KUT),
+	/* vmexit's toggle_cr0_wp and toggle_cr4_pge, instruction for
+	 * instruction (kernel/suites/exits_vmexit.h): the frame and the
+	 * exception-safe wrapper around each write; exits as the twins */
+	EXT("cr0.wp.toggle.insn", "cpu", HANDLER_KERNEL, I_CR0_KUT, model_cr0_wp, NO_KUT),
+	EXT("cr4.pge.toggle.insn", "cpu", HANDLER_KERNEL, I_CR4_KUT, model_two, NO_KUT),
+	/* vmexit's pci-mem and pci-io ops (pci-testdev's no-eventfd test, one
+	 * byte), instruction for instruction: one exit to QEMU an op; skipped
+	 * without pci-testdev (the runner attaches it for suite mmio) */
+	EXT("ptd.nofd.mem8.insn", "ptd.nofd", HANDLER_USER, I_PTD_MEM, bench_model_one, NO_KUT),
+	EXT("ptd.nofd.io8.insn", "ptd.io.nofd", HANDLER_USER, I_PTD_IO, bench_model_one, NO_KUT),
 };
 
 /* The ".upages" pass: these cases again on user-accessible pages, each in
@@ -551,6 +594,8 @@ static const struct { u32 id; const char *name; } upage_pass[] = {
 	{ I_RD_TSC_ADJUST, "rdmsr.tsc_adjust.upages" },
 	{ I_WR_TSC_ADJUST, "wrmsr.tsc_adjust.upages" },
 	{ I_CR0_WP, "cr0.wp.toggle.upages" }, { I_CR4_PGE, "cr4.pge.toggle.upages" },
+	{ I_CR0_KUT, "cr0.wp.toggle.insn.upages" }, { I_CR4_KUT, "cr4.pge.toggle.insn.upages" },
+	{ I_PTD_MEM, "ptd.nofd.mem8.insn.upages" }, { I_PTD_IO, "ptd.nofd.io8.insn.upages" },
 };
 
 static void extra_upages(const struct bench_case *c, const struct bench_result *r,

@@ -32,10 +32,11 @@ NAME = "kut"
 SUITE = kut_log.SUITE
 # trapmeter's twins: suite exits (its names end in no size; fwcfg's
 # *.split and ptd's *.nomatch do, the globs leave them out), pci-testdev's
-# no-eventfd write in suites mmio and pio (vmexit's first pci test)
+# no-eventfd write in suites mmio and pio (vmexit's first pci test) and
+# vmexit's own pci ops in suite exits (ptd.nofd.*.insn, its "p" glob)
 TWIN_SUITES = "exits,mmio,pio"
 TWIN_CASES = ("[!fp]*[!0-9],p[im]*[!0-9],ptd.nofd.out8.single.64,"
-              "ptd.io.nofd.out8.single.512")
+              "ptd.io.nofd.out8.single.512,ptd.nofd.*.insn*")
 SMP2_CASES = "ipi*,ple.*"
 # vmexit's figure is a mean over a loop of 2^30 cycles a case (about 0.4 s
 # here); the twins sample for a span too: kernel word stable=off runs each

@@ -189,3 +189,32 @@ EXPLAINERS = {"cpuid": [
          "vmexit's wr_kernel_gs_base writes an immediate 0; trapmeter's "
          "wrmsr.kernel_gs_base loads the value it writes back from RAM, its "
          "wrmsr.kernel_gs_base.zero does not")]}
+
+
+def _as_built(name, what, case):
+    """Tries of a trapmeter case that runs vmexit's op as vmexit's build
+    compiles it (kernel/suites/exits_vmexit.h), against inb.elcr, on this
+    kernel's page tables and on user-accessible ones (".upages", as
+    vmexit maps every page)."""
+    cause = ("same instructions: vmexit's %s as its build runs it (%s); "
+             "trapmeter's %s the same instructions in inb.elcr's loop"
+             % (name, what, case))
+    return [(case, SAME_LOOP_REF, cause),
+            (case + ".upages", SAME_LOOP_REF + ".upages",
+             cause + ", on pages user-accessible as vmexit's")]
+
+
+_SAFE_WRITE = ("a frame, and each %s write in vmexit's exception-safe "
+               "wrapper: %%gs:4 cleared, the write, a call of "
+               "exception_vector() that reads %%gs:4 back")
+_PCI_OP = ("the %s and the byte loaded from RAM, then one %s to "
+           "pci-testdev's no-eventfd test register")
+EXPLAINERS.update({
+    "toggle_cr0_wp": _as_built("toggle_cr0_wp", _SAFE_WRITE % "CR0",
+                               "cr0.wp.toggle.insn"),
+    "toggle_cr4_pge": _as_built("toggle_cr4_pge", _SAFE_WRITE % "CR4",
+                                "cr4.pge.toggle.insn"),
+    "pci-mem": _as_built("pci_mem_testb", _PCI_OP % ("address", "store"),
+                         "ptd.nofd.mem8.insn"),
+    "pci-io": _as_built("pci_io_testb", _PCI_OP % ("port", "out"),
+                        "ptd.nofd.io8.insn")})

@@ -1,0 +1,117 @@
+/*
+ * kernel/suites/exits_vmexit.h - kvm-unit-tests x86/vmexit.c's ops that
+ * suite exits runs instruction for instruction as vmexit's build compiles
+ * them (kvm-unit-tests 1da1819e, its own gcc -O2 -fcf-protection: objdump
+ * -d x86/vmexit.elf), less the endbr64 and ret every vmexit case shares
+ * with its reference inl_from_kernel.  On a backend that emulates every
+ * guest instruction (KVM on PVM) the instructions are most of the cost,
+ * so `trapmeter kut` tries these against vmexit's difference of cases
+ * ("same instructions", tools/trapmeterlib/stats/kutcounts.py).
+ *
+ * vmexit's write_cr0/write_cr4 are exception-safe writes (lib/x86/
+ * processor.h, asm_safe): the per-CPU exception vector at %gs:4 is
+ * cleared, the control register written, then exception_vector() reads
+ * it back.  exits_vmexit_gs_set() points GS at a per-CPU area of that
+ * shape for the cases that run these, exits_vmexit_gs_put() puts it back.
+ */
+#ifndef KERNEL_SUITES_EXITS_VMEXIT_H
+#define KERNEL_SUITES_EXITS_VMEXIT_H
+
+#include "lib/types.h"
+
+/* vmexit's toggle_cr0_wp and toggle_cr4_pge: the value each write puts */
+#define VMEXIT_CR0_OFF  0x80000001ull    /* PE|PG */
+#define VMEXIT_CR0_ON   0x80010001ull    /* PE|WP|PG */
+#define VMEXIT_CR4_PGE  0x80ull
+
+/* exception_vector() calls that found a vector: vmexit aborts there */
+extern u32 exits_vmexit_faults;
+
+void exits_vmexit_gs_set(void);
+void exits_vmexit_gs_put(void);
+
+/* One checked write of a control register, as vmexit's wrapper: the
+ * vector at %gs:4 cleared, the write (WRITE, its source in rax or rbx),
+ * exception_vector's call, and a non-zero vector counted out of line. */
+#define VMEXIT_SAFE_WRITE(WRITE)                                          \
+	"movl $0, %%gs:4\n\t"                                             \
+	WRITE "\n\t"                                                      \
+	"call exits_vmexit_exception_vector\n\t"                          \
+	"test %%eax, %%eax\n\t"                                           \
+	"jne 7f\n"                                                        \
+	"1:\n\t"                                                          \
+	".pushsection .text.unlikely\n"                                   \
+	"7:\tincl exits_vmexit_faults(%%rip)\n\t"                         \
+	"jmp 1b\n\t"                                                      \
+	".popsection\n\t"
+
+/* toggle_cr0_wp's body: frame, CR0 = PE|PG, CR0 = PE|WP|PG.  With
+ * STORE "mov %%rax, %[to]" in place of the CR0 write it is the control. */
+#define VMEXIT_TOGGLE_CR0(WRITE, ...)                                     \
+	__asm__ volatile("push %%rbp\n\t"                                 \
+			 "mov %%rsp, %%rbp\n\t"                           \
+			 "mov $0x80000001, %%eax\n\t"                     \
+			 VMEXIT_SAFE_WRITE(WRITE)                         \
+			 "mov $0x80010001, %%eax\n\t"                     \
+			 VMEXIT_SAFE_WRITE(WRITE)                         \
+			 "pop %%rbp"                                      \
+			 : __VA_ARGS__ : : "rax", "cc", "memory")
+
+/* toggle_cr4_pge's body: frame with rbx saved, CR4 = shadow ^ PGE, then
+ * CR4 = shadow (the shadow read from RAM each time, as vmexit's
+ * cr4_shadow). */
+#define VMEXIT_TOGGLE_CR4(SHADOW, WRITE, ...)                             \
+	__asm__ volatile("push %%rbp\n\t"                                 \
+			 "mov %%rsp, %%rbp\n\t"                           \
+			 "push %%rbx\n\t"                                 \
+			 "sub $8, %%rsp\n\t"                              \
+			 "mov %[shadow], %%rbx\n\t"                       \
+			 "xor $0x80, %%bl\n\t"                            \
+			 VMEXIT_SAFE_WRITE(WRITE)                         \
+			 "mov %[shadow], %%rbx\n\t"                       \
+			 VMEXIT_SAFE_WRITE(WRITE)                         \
+			 "mov -8(%%rbp), %%rbx\n\t"                       \
+			 "leave"                                          \
+			 : __VA_ARGS__ : [shadow] "m"(SHADOW) : "rax", "cc", "memory")
+
+/* vmexit's pci_mem_testb and pci_io_testb (pci-testdev's first test, no
+ * eventfd): the address or port and the byte loaded from RAM (its
+ * pci_test struct), then one store or out.  The control stores to TO. */
+extern u64 exits_vmexit_ptd_mem;      /* BAR0 + the test's offset */
+extern u32 exits_vmexit_ptd_port;     /* BAR1 + the test's offset */
+extern u32 exits_vmexit_ptd_data;     /* the test's data byte */
+
+#define VMEXIT_PCI_MEM(STORE, ...)                                        \
+	__asm__ volatile("mov %[mem], %%rax\n\t"                          \
+			 "mov %[data], %%edx\n\t"                         \
+			 STORE                                            \
+			 : __VA_ARGS__                                    \
+			 : [mem] "m"(exits_vmexit_ptd_mem),               \
+			   [data] "m"(exits_vmexit_ptd_data)              \
+			 : "rax", "rdx", "memory")
+
+#define VMEXIT_PCI_IO(OUT, ...)                                           \
+	__asm__ volatile("mov %[data], %%eax\n\t"                         \
+			 "mov %[port], %%edx\n\t"                         \
+			 OUT                                              \
+			 : __VA_ARGS__                                    \
+			 : [data] "m"(exits_vmexit_ptd_data),             \
+			   [port] "m"(exits_vmexit_ptd_port)              \
+			 : "rax", "rdx", "memory")
+
+/* pci-testdev found, its no-eventfd test selected on the MMIO (mem) or
+ * port side, the globals above set: NULL, or why not. */
+const char *exits_vmexit_ptd_set(bool mem);
+
+/* Writes pci-testdev counted since exits_vmexit_ptd_set(mem): each op's
+ * write reaches QEMU (no eventfd), so none is a lost write. */
+u32 exits_vmexit_ptd_written(bool mem);
+
+/* vmexit's cpuid_test: RBX saved around CPUID, EAX and ECX not set (the
+ * leaf is what the loop left in them). */
+static inline void vmexit_cpuid(void)
+{
+	__asm__ volatile("push %%rbx; cpuid; pop %%rbx" ::: "eax", "ecx", "edx", "memory");
+}
+
+#endif
