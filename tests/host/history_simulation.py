@@ -50,17 +50,17 @@ CUSUM that knows every level and sd, the bound on any test of the floors.
 --watch-tests calm runs the
 method before (the calm runs' ranks in place of the CUSUM); --score z
 --clip C the CUSUM of clipped z-scores in place of the ranks'
-(changewatch.z_score: tried, not kept; its --k-ref and --threshold
+(z_score: tried, not kept; its --k-ref and --threshold
 measured per --boots, docs/design.md, "History"); --combine sum|mean one
 CUSUM over the QEMU-exit cases' scores of a run in place of their own
 (--combine-keep: beside them; --combine-k, --combine-threshold: its
-reference value and threshold; changewatch.group_cusum: tried, not
-kept).  `scores` gives the QEMU-exit cases' calm scores of the newest
-runs, A/A and with the first --steps step: each case's share raised,
-mean and sd, the correlation of each pair, the combined score's;
-`watch-pair` the delays of --combine ... (or --watch-cases ...
---threshold S) and of the default on the same series, with a sign
-test.
+reference value and threshold; Cusum.group: tried, not kept); both
+reach changewatch.watch as its `sums` (Cusum.sums).  `scores` gives the
+QEMU-exit cases' calm scores of the newest runs, A/A and with the first
+--steps step: each case's share raised, mean and sd, the correlation
+of each pair, the combined score's; `watch-pair` the delays of
+--combine ... (or --watch-cases ... --threshold S) and of the default on
+the same series, with a sign test.
 
 Boots a run (--boots B, default 3, the recorded runs'): the model draws
 B boots a run from its state's recorded boots; a replay takes B of a
@@ -110,12 +110,14 @@ docs/design.md, "History").
 tests/host/test_changepoint.py and test_changewatch.py run small versions
 of the same."""
 import argparse
+import functools
 import math
 import os
 import random
 import statistics
 import sys
 import time
+import typing
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 sys.path.insert(0, os.path.join(ROOT, "tools"))
@@ -126,7 +128,7 @@ from trapmeterlib.stats import changepoint as cp  # noqa: E402
 from trapmeterlib.stats import changewatch as cw  # noqa: E402
 from trapmeterlib.stats.abtest import binomial_upper  # noqa: E402
 from trapmeterlib.stats import medianci  # noqa: E402
-from trapmeterlib.stats.bootstats import median  # noqa: E402
+from trapmeterlib.stats.bootstats import mad, median  # noqa: E402
 
 FIXTURE = os.environ.get('HIST_FIXTURE') or os.path.join(ROOT, 'tests', 'fixtures', 'kvm-history-aa.json')
 AA15 = os.path.join(ROOT, 'tests', 'fixtures', 'kvm-history-aa15.json')
@@ -254,19 +256,149 @@ WATCH_TESTS = {"cusum": (False, True), "calm": (True, False),
 
 def use_tests(name):
     """--watch-tests: which tests run beside the lowest floor's."""
-    calm, cw.CUSUM_ON = WATCH_TESTS[name]
+    calm, on = WATCH_TESTS[name]
+    WATCH_CUSUM[0] = WATCH_CUSUM[0]._replace(on=on)
     for key, test in cw.CALM_TESTS.items():
         cw.TESTS.pop(key, None)
         if calm:
             cw.TESTS[key] = test
 
 
+# ---------------------------------------------------------------- CUSUMs
+# The every-run check's CUSUM as the watch parts run it (--k-ref,
+# --threshold, --watch-tests), and two designs tried for it and not kept
+# (docs/design.md, "History"): a z-score in place of a run's rank
+# (--score z, --clip), and one CUSUM over the QEMU-exit cases' combined
+# scores (--combine, --combine-keep, --combine-k, --combine-threshold).
+# changewatch.watch takes them as its `sums` (Cusum.sums).
+
+SCORES = ("rank", "z")      # --score: changewatch.normal_score, z_score
+CLIP = 4.0                  # "z": a run's score at most this far from 0
+SCALE_MIN = 0.001           # "z": the reference's scale at least (log)
+Z_MIN_REF = 24              # "z": runs its reference is read from at least
+COMBINES = ("sum", "mean")  # --combine: combine()
+COMBINED = "QEMU-exit cases' CUSUM"     # the test of the group's change
+
+
+def robust_scale(vals):
+    """(median, 1.4826 MADs) of vals, the scale at least SCALE_MIN (runs
+    drawn again in a replay can make most of them equal)."""
+    m = median(vals)
+    return m, max(SCALE_MIN, 1.4826 * mad(vals, m))
+
+
+def z_score(calm, v, clip=CLIP):
+    """v's distance from the calm runs' median in their robust sds,
+    clipped to +-clip: it grows with the shift, a tail run's is bounded
+    (tried for the CUSUM, not kept: docs/design.md, "History")."""
+    m, s = robust_scale(calm)
+    return max(-clip, min(clip, (v - m) / s))
+
+
+def combine(scores, how="sum"):
+    """One run's combined score of its cases' scores: their sum over
+    sqrt(count) -- a normal score when they are independent -- or, how
+    "mean", their mean."""
+    if how == "mean":
+        return sum(scores) / len(scores)
+    return sum(scores) / math.sqrt(len(scores))
+
+
+class Cusum(typing.NamedTuple):
+    """The CUSUM of the watch parts' checks: a run's `score`, "rank" (the
+    check's) or "z" (z_score, clipped at `clip`), reference `k`, alarming
+    at `threshold`; `on` False: the exact tests alone.  `combine`: the
+    QEMU-exit cases (GROUP) share one CUSUM of a run's combined scores,
+    reference `combine_k` and threshold `combine_threshold` (None: k and
+    the check's), in place of their own or, with `keep`, beside them."""
+    score: str = "rank"
+    k: float = cw.K_REF
+    clip: float = CLIP
+    threshold: float = cw.THRESHOLD
+    on: bool = True
+    combine: str = None
+    combine_k: float = None
+    combine_threshold: float = None
+    keep: bool = False
+
+    def least(self):
+        """Runs a reference is read from at least."""
+        return Z_MIN_REF if self.score == "z" else cw.MIN_REF
+
+    def score_of(self):
+        """score(calm runs, a run's floor): the run's score."""
+        if self.score == "z":
+            return functools.partial(z_score, clip=self.clip)
+        return cw.normal_score
+
+    def scores(self, row, start):
+        """changewatch.run_scores with this score."""
+        return cw.run_scores(row, start, self.score_of(), self.least())
+
+    def series(self, vals):
+        """changewatch.cusum with this score and k."""
+        return cw.cusum(vals, self.k, self.score_of(), self.least())
+
+    def group(self, rows):
+        """([(statistic, side, first run summed)], {key: {run: score}}) of
+        the newest run over the group's rows, {key: [log floor or None
+        per run]}: each case scored among its own calm runs, its raised
+        runs skipped; the present scores of a run combined (combine())
+        and summed by one CUSUM a side (reference combine_k)."""
+        n = max(len(row) for row in rows.values())
+        start = max(self.least(), n - cw.SPAN)
+        if start >= n:
+            return [], {}
+        per = {key: self.scores(row, start) for key, row in rows.items()}
+        runs = {}
+        for scores in per.values():
+            for i, z in scores.items():
+                runs.setdefault(i, []).append(z)
+        k = self.k if self.combine_k is None else self.combine_k
+        return cw.sides({i: combine(z, self.combine)
+                         for i, z in runs.items()}, start, k), per
+
+    def sums(self, rows, threshold):
+        """changewatch.watch's `sums`: each series' own CUSUM (but the
+        group's cases' without `keep`), and with `combine` the group's."""
+        if not self.on:
+            return {}
+        joint = [k for k in rows if k in GROUP] if self.combine else []
+        out = cw.cusums({k: r for k, r in rows.items()
+                         if k not in joint or self.keep}, threshold,
+                        self.series)
+        if joint:
+            out.update(self.group_alarm({k: rows[k] for k in joint},
+                                        threshold, out))
+        return out
+
+    def group_alarm(self, rows, threshold, alarms):
+        """{key: alarm} of the group's CUSUM, or {}: on the case whose
+        scores gave most of the alarming sum, from the first run summed,
+        unless that case alarmed on its own (`alarms`)."""
+        sums, per = self.group(rows)
+        limit = threshold if self.combine_threshold is None else \
+            self.combine_threshold
+        sums = [c for c in sums if c[0] >= limit]
+        if not sums:
+            return {}
+        stat, side, first = max(sums)
+        sign = 1 if side == "rise" else -1
+        key = max(sorted(per, key=str), key=lambda k: sign * sum(
+            z for i, z in per[k].items() if i >= first))
+        return {} if key in alarms else {key: (stat, side, first, COMBINED)}
+
+
+WATCH_CUSUM = [Cusum()]     # the watch parts' CUSUM (main, use_settings)
+
+
 def watched(runs, first, last, alpha=None, horizon=cw.HORIZON):
     """(the first check in first..last that alarms, its changes) of a
     series checked after every run, or (None, [])."""
     alpha = WATCH_ALPHA[0] if alpha is None else alpha
+    design = WATCH_CUSUM[0]
     return cw.first_alarm(floors(runs), first, last, alpha, horizon,
-                          group=GROUP)
+                          design.threshold, design.sums)
 
 
 def extract(paths):
@@ -482,19 +614,19 @@ def cusum_max(runs):
     after runs 1..len(runs), and with --combine that of the QEMU-exit
     cases' CUSUM, else None): a threshold above it leaves the series
     quiet."""
-    best, fam = 0.0, floors(runs)
-    joint = GROUP & set(fam) if cw.COMBINE else set()
+    best, fam, design = 0.0, floors(runs), WATCH_CUSUM[0]
+    joint = GROUP & set(fam) if design.combine else set()
     for key, row in fam.items():
         for n in range(1, len(row) + 1):
-            if row[n - 1] is None or key in joint and not cw.COMBINE_KEEP:
+            if row[n - 1] is None or key in joint and not design.keep:
                 continue
             vals = [v for v in row[:n] if v is not None]
-            best = max([best] + [c[0] for c in cw.cusum(vals)])
+            best = max([best] + [c[0] for c in design.series(vals)])
     if not joint:
         return best, None
     group = 0.0
     for n in range(1, RUNS + 1):
-        sums = cw.group_cusum({k: fam[k][:n] for k in joint})[0]
+        sums = design.group({k: fam[k][:n] for k in joint})[0]
         group = max([group] + [c[0] for c in sums])
     return best, group
 
@@ -505,12 +637,13 @@ def watch_null(name, make, series, seed):
     begin = time.time()
     got = [cusum_max(make(random.Random(seed * 100003 + i)))
            for i in range(series)]
-    limit = cw.THRESHOLD if cw.COMBINE_THRESHOLD is None else \
-        cw.COMBINE_THRESHOLD
-    for j, what, at in ((0, "", cw.THRESHOLD),
+    design = WATCH_CUSUM[0]
+    limit = design.threshold if design.combine_threshold is None else \
+        design.combine_threshold
+    for j, what, at in ((0, "", design.threshold),
                         (1, " (the QEMU-exit cases' --combine %s, k %g)" % (
-                            cw.COMBINE, cw.K_REF if cw.COMBINE_K is None
-                            else cw.COMBINE_K), limit)):
+                            design.combine, design.k if design.combine_k
+                            is None else design.combine_k), limit)):
         tops = sorted(g[j] for g in got if g[j] is not None)
         if not tops:
             continue
@@ -567,11 +700,11 @@ def watch_oracle(series, seed, k=cw.K_REF, step=2.0, at=WATCH_AT):
 def span_scores(runs):
     """{case: [score or None (raised) of each of the newest SPAN runs]}
     of the QEMU-exit cases at the check after the last run, each among
-    its own reference's calm runs (changewatch.run_scores)."""
+    its own reference's calm runs (Cusum.scores)."""
     fam, out = floors(runs), {}
     start = max(cw.MIN_REF, len(runs) - cw.SPAN)
     for key in sorted(GROUP & set(fam)):
-        got = cw.run_scores(fam[key], start)
+        got = WATCH_CUSUM[0].scores(fam[key], start)
         out["/".join(key[:2])] = [got.get(i) for i in range(start,
                                                              len(runs))]
     return out
@@ -594,7 +727,7 @@ def print_scores(rec, model, series, seed, step):
     share raised, mean and sd; the correlation of two cases' scores in
     the runs where both are calm (a combined score's gain is at most
     sqrt(count) when it is 0, none when 1); the combined score's
-    (changewatch.combine) mean and sd."""
+    (combine()) mean and sd."""
     at = RUNS - cw.SPAN
     for source in ("replay", "model"):
         for size in (0.0, step):
@@ -613,11 +746,12 @@ def print_scores(rec, model, series, seed, step):
                       flush=True)
             if not size:
                 print_correlations(what, tab)
-            comb = [cw.combine(z) for z in zip(*tab.values()) for z in
+            how = WATCH_CUSUM[0].combine
+            comb = [combine(z, how) for z in zip(*tab.values()) for z in
                     [[v for v in z if v is not None]] if z]
             print("scores %s, combined (--combine %s): present in %.0f %% "
                   "of runs, mean %+.2f, sd %.2f" % (
-                      what, cw.COMBINE or "sum", 100 * len(comb) / len(
+                      what, how or "sum", 100 * len(comb) / len(
                           next(iter(tab.values()))), statistics.mean(comb),
                       statistics.stdev(comb)), flush=True)
 
@@ -844,12 +978,14 @@ DEFAULT_THRESHOLD = cw.THRESHOLD   # the check's own, before --threshold
 def settings():
     """What watch-pair compares: the group's CUSUM, the watched cases
     and the CUSUM's threshold."""
-    return (cw.COMBINE, cw.COMBINE_KEEP, frozenset(WATCH_CASES),
-            cw.THRESHOLD)
+    design = WATCH_CUSUM[0]
+    return (design.combine, design.keep, frozenset(WATCH_CASES),
+            design.threshold)
 
 
 def use_settings(combine, keep, cases, threshold):
-    cw.COMBINE, cw.COMBINE_KEEP, cw.THRESHOLD = combine, keep, threshold
+    WATCH_CUSUM[0] = WATCH_CUSUM[0]._replace(
+        combine=combine, keep=keep, threshold=threshold)
     WATCH_CASES.clear()
     WATCH_CASES.update(cases)
 
@@ -863,12 +999,13 @@ def watch_pair(rec, model, sizes, series, seed, at=WATCH_AT):
     a step not found within WATCH_MAX runs counts as later than any
     found."""
     asked = settings()
+    combine, keep, cases, threshold = asked
     default = (None, False, frozenset(), DEFAULT_THRESHOLD)
     what = " ".join(w for w in (
-        "--combine %s" % cw.COMBINE if cw.COMBINE else "",
-        "--combine-keep" if cw.COMBINE_KEEP else "",
-        "--watch-cases %s" % ",".join(sorted(WATCH_CASES))
-        if WATCH_CASES else "", "--threshold %g" % cw.THRESHOLD) if w)
+        "--combine %s" % combine if combine else "",
+        "--combine-keep" if keep else "",
+        "--watch-cases %s" % ",".join(sorted(cases))
+        if cases else "", "--threshold %g" % threshold) if w)
     for source in ("replay", "model"):
         for size in sizes:
             got = []
@@ -981,16 +1118,16 @@ def main():
     ap.add_argument("--k-ref", type=float, default=cw.K_REF,
                     help="watch parts: the CUSUM's reference value "
                     "(default %g)" % cw.K_REF)
-    ap.add_argument("--score", choices=sorted(cw.SCORES),
-                    default=cw.SCORE, help="watch parts: the CUSUM's "
-                    "score of a run (default %s)" % cw.SCORE)
-    ap.add_argument("--clip", type=float, default=cw.CLIP,
+    ap.add_argument("--score", choices=sorted(SCORES),
+                    default=Cusum().score, help="watch parts: the CUSUM's "
+                    "score of a run (default %s)" % Cusum().score)
+    ap.add_argument("--clip", type=float, default=CLIP,
                     help="watch parts, --score z: a run's score at most "
-                    "(default %g)" % cw.CLIP)
+                    "(default %g)" % CLIP)
     ap.add_argument("--threshold", type=float, default=cw.THRESHOLD,
                     help="watch parts: the CUSUM's threshold (default %g)"
                     % cw.THRESHOLD)
-    ap.add_argument("--combine", choices=cw.COMBINES, default=cw.COMBINE,
+    ap.add_argument("--combine", choices=COMBINES, default=None,
                     help="watch parts: one CUSUM over the QEMU-exit "
                     "cases' scores of a run, their sum over sqrt(count) "
                     "or mean, in place of each case's own (default: "
@@ -998,19 +1135,18 @@ def main():
     ap.add_argument("--combine-keep", action="store_true",
                     help="watch parts, --combine: each QEMU-exit case "
                     "keeps its own CUSUM beside the combined one")
-    ap.add_argument("--combine-k", type=float, default=cw.COMBINE_K,
+    ap.add_argument("--combine-k", type=float, default=None,
                     help="watch parts, --combine: its reference value "
                     "(default --k-ref)")
     ap.add_argument("--combine-threshold", type=float,
-                    default=cw.COMBINE_THRESHOLD, help="watch parts, "
+                    default=None, help="watch parts, "
                     "--combine: its threshold (default --threshold)")
     args = ap.parse_args()
+    WATCH_CUSUM[0] = Cusum(
+        args.score, args.k_ref, args.clip, args.threshold,
+        combine=args.combine, combine_k=args.combine_k,
+        combine_threshold=args.combine_threshold, keep=args.combine_keep)
     use_tests(args.watch_tests)
-    cw.THRESHOLD, cw.K_REF = args.threshold, args.k_ref
-    cw.SCORE, cw.CLIP = args.score, args.clip
-    cw.COMBINE, cw.COMBINE_K = args.combine, args.combine_k
-    cw.COMBINE_THRESHOLD = args.combine_threshold
-    cw.COMBINE_KEEP = args.combine_keep
     if args.extract:
         json.dump(extract(args.extract), sys.stdout, separators=(",", ":"))
         return

@@ -1,7 +1,8 @@
 """tests/host/test_changewatch.py - a history checked after every run
 (tools/trapmeterlib/stats/changewatch.py, `history check --every-run`):
 the lowest floor's tests (and the calm runs' ranks, kept to compare) are
-exact for exchangeable runs; the calm runs' CUSUM scores by hand; a
+exact for exchangeable runs; the calm runs' CUSUM scores by hand, and so
+do the simulation's CUSUMs tried and not kept (TriedCusums); a
 series checked after each of 100 runs raises a false alarm at a rate a
 binomial bound holds (the exact tests spend alpha over the checks, the
 CUSUM's threshold is measured); a step of the floor is found behind runs
@@ -127,92 +128,25 @@ class Exact(unittest.TestCase):
         # a run below every reference run scores the lowest: a drop
         self.assertAlmostEqual(cw.cusum(vals[:12] + [-0.01])[1][0], top)
 
-    def test_the_z_score_by_hand(self):
-        """The score tried in place of the ranks (changewatch.SCORE "z",
-        not kept): distance from the calm runs' median in 1.4826 MADs,
-        clipped at CLIP, the scale at least SCALE_MIN."""
-        calm = [0.0, 0.001, 0.002, 0.003, 0.004]
-        self.assertAlmostEqual(cw.z_score(calm, 0.005), 0.003 / 0.0014826)
-        self.assertEqual(cw.z_score(calm, 0.1), cw.CLIP)
-        self.assertEqual(cw.z_score(calm, -0.1), -cw.CLIP)
-        self.assertAlmostEqual(cw.z_score([0.01] * 5, 0.0115),
-                               0.0015 / cw.SCALE_MIN)
-
-    def test_the_z_score_cusum_by_hand(self):
-        """24 reference runs 0.02 % apart (Z_MIN_REF), then a raised run
-        (skipped), one 3.2 robust sds up and one beyond CLIP."""
-        ref = [0.0002 * i for i in range(24)]
-        m = statistics.median(ref)
-        s = 1.4826 * statistics.median([abs(v - m) for v in ref])
-        vals = ref + [0.05, 0.008, 0.01]
-        saved = cw.SCORE
-        try:
-            cw.SCORE = "z"
-            got = cw.cusum(vals)
-            self.assertEqual(cw.cusum(vals[:cw.Z_MIN_REF]), [])
-        finally:
-            cw.SCORE = saved
-        self.assertEqual([g[1:] for g in got], [("rise", 25), ("drop", 26)])
-        self.assertAlmostEqual(got[0][0], (0.008 - m) / s - cw.K_REF
-                               + cw.CLIP - cw.K_REF)
-        self.assertEqual(got[1][0], 0.0)
-
-    def test_the_group_cusum_by_hand(self):
-        """The QEMU-exit cases' CUSUM (changewatch.COMBINE, tried, not
-        kept): two cases of 12 reference runs 0.1 % apart; run 12 a calm
-        run above every reference run in a and a raised one in b
-        (skipped), run 13 both above, run 14 b alone (a has no floor).
-        Each calm run above scores q; a run's scores combine to their
-        sum over sqrt(count) ("sum") or their mean."""
-        ref = [0.001 * i for i in range(12)]
-        rows = {"a": ref + [0.012, 0.013, None],
-                "b": ref + [0.5, 0.012, 0.013]}
-        q = NormalDist().inv_cdf(12.5 / 13)
-        saved = cw.COMBINE
-        try:
-            cw.COMBINE = "sum"
-            got, per = cw.group_cusum(rows)
-            self.assertEqual(per, {"a": {12: q, 13: q}, "b": {13: q, 14: q}})
-            self.assertEqual([g[1:] for g in got], [("rise", 12),
-                                                    ("drop", 14)])
-            self.assertAlmostEqual(got[0][0], (q - cw.K_REF) + (
-                2 * q / math.sqrt(2) - cw.K_REF) + (q - cw.K_REF))
-            self.assertEqual(got[1][0], 0.0)
-            cw.COMBINE = "mean"
-            self.assertAlmostEqual(cw.group_cusum(rows)[0][0][0],
-                                   3 * (q - cw.K_REF))
-            self.assertEqual(cw.group_cusum({"a": ref}), ([], {}))
-        finally:
-            cw.COMBINE = saved
-
-    def test_the_group_cusum_alarms_where_each_case_would_not(self):
-        """a calm and above every reference run in runs 12-14, b in
-        13-14 (raised in 12): a's own CUSUM sums 3 (q - K_REF) = 2.3,
-        b's 1.5, the group's (q - K_REF) + 2 (sqrt(2) q - K_REF) = 3.8;
-        at a threshold of 3 the group alarms, on the case whose scores
-        gave most (a), from run 12; each alone does not, and where one
-        would, the group's CUSUM stands in its place."""
-        ref = [0.001 * i for i in range(12)]
-        fam = {("s", "a", "cycles_per_op"): ref + [0.012, 0.013, 0.014],
-               ("s", "b", "cycles_per_op"): ref + [0.5, 0.012, 0.013]}
-        saved = cw.COMBINE
-        try:
-            cw.COMBINE = None
-            self.assertEqual(cw.watch(fam, 15, threshold=3.0,
-                                      group=set(fam)).changes, [])
-            cw.COMBINE = "sum"
-            found = cw.watch(fam, 15, threshold=3.0, group=set(fam))
-            self.assertEqual(cw.watch(fam, 15, threshold=3.0).changes, [])
-            # the group's CUSUM replaces its cases' own: at 2, where a's
-            # own would alarm, the change is still the group's
-            self.assertEqual([c.test for c in cw.watch(
-                fam, 15, threshold=2.0, group=set(fam)).changes],
-                [cw.COMBINED])
-        finally:
-            cw.COMBINE = saved
-        self.assertEqual([(c.key[1], c.test, c.side, c.index)
-                          for c in found.changes],
-                         [("a", cw.COMBINED, "rise", 12)])
+    def test_the_cusum_alarm_names_its_first_run_in_the_family(self):
+        """cusums() maps the first run summed from the series' floors to
+        the family's runs: with run 5 missing, the CUSUM of the cusum()
+        test above starts at run 14; below the threshold nothing; watch()
+        places its change there, and takes another `sums`."""
+        vals = [0.001 * i for i in range(12)] + [0.05, 0.012, 0.013, 0.5,
+                                                 0.014]
+        row = vals[:5] + [None] + vals[5:]
+        stat = cw.cusum(vals)[0][0]
+        self.assertEqual(cw.cusums({"k": row}, stat),
+                         {"k": (stat, "rise", 14, cw.CUSUM)})
+        self.assertEqual(cw.cusums({"k": row}, stat + 0.01), {})
+        # the exact tests held off (alpha 1e-9): the CUSUM's change
+        fam = {("s", "c", "cycles_per_op"): row}
+        found = cw.watch(fam, len(row), 1e-9, threshold=stat)
+        self.assertEqual([(c.index, c.test, c.window) for c in
+                          found.changes], [(14, cw.CUSUM, 4)])
+        self.assertEqual(cw.watch(fam, len(row), 1e-9, threshold=stat,
+                                  sums=lambda rows, t: {}).changes, [])
 
     def test_the_rank_distribution_is_the_recurrence(self):
         """bootstats.mann_whitney_cdf (a Gaussian binomial) against
@@ -253,6 +187,94 @@ class Exact(unittest.TestCase):
         self.assertEqual(found.tests, 3 * len(cw.TESTS) * len(cw.AFTER))
         self.assertAlmostEqual(found.level * found.tests * 100, 0.05)
         self.assertIsNone(cw.watch(family(random.Random(1), 3, 9), 9).level)
+
+
+class TriedCusums(unittest.TestCase):
+    """history_simulation.py's CUSUMs tried for the every-run check and
+    not kept (docs/design.md, "History"), which reach changewatch.watch
+    as its `sums`: a z-score in place of the rank (--score z) and the
+    QEMU-exit cases' CUSUM (--combine)."""
+
+    def test_the_z_score_by_hand(self):
+        """The score tried in place of the ranks (sim.z_score, --score z):
+        distance from the calm runs' median in 1.4826 MADs, clipped at
+        CLIP, the scale at least SCALE_MIN."""
+        calm = [0.0, 0.001, 0.002, 0.003, 0.004]
+        self.assertAlmostEqual(sim.z_score(calm, 0.005), 0.003 / 0.0014826)
+        self.assertEqual(sim.z_score(calm, 0.1), sim.CLIP)
+        self.assertEqual(sim.z_score(calm, -0.1), -sim.CLIP)
+        self.assertEqual(sim.z_score(calm, 0.1, clip=3.0), 3.0)
+        self.assertAlmostEqual(sim.z_score([0.01] * 5, 0.0115),
+                               0.0015 / sim.SCALE_MIN)
+
+    def test_the_z_score_cusum_by_hand(self):
+        """24 reference runs 0.02 % apart (Z_MIN_REF), then a raised run
+        (skipped), one 3.2 robust sds up and one beyond CLIP."""
+        ref = [0.0002 * i for i in range(24)]
+        m = statistics.median(ref)
+        s = 1.4826 * statistics.median([abs(v - m) for v in ref])
+        vals = ref + [0.05, 0.008, 0.01]
+        design = sim.Cusum(score="z", k=1.5)
+        got = design.series(vals)
+        self.assertEqual(design.series(vals[:sim.Z_MIN_REF]), [])
+        self.assertEqual([g[1:] for g in got], [("rise", 25), ("drop", 26)])
+        self.assertAlmostEqual(got[0][0], (0.008 - m) / s - 1.5
+                               + sim.CLIP - 1.5)
+        self.assertEqual(got[1][0], 0.0)
+        # the ranks' CUSUM of the same runs: the check's own
+        self.assertEqual(sim.Cusum().series(vals), cw.cusum(vals))
+
+    def test_the_group_cusum_by_hand(self):
+        """The QEMU-exit cases' CUSUM (sim.Cusum.group, --combine): two
+        cases of 12 reference runs 0.1 % apart; run 12 a calm run above
+        every reference run in a and a raised one in b (skipped), run 13
+        both above, run 14 b alone (a has no floor).  Each calm run above
+        scores q; a run's scores combine to their sum over sqrt(count)
+        ("sum") or their mean, reference combine_k (else k)."""
+        ref = [0.001 * i for i in range(12)]
+        rows = {"a": ref + [0.012, 0.013, None],
+                "b": ref + [0.5, 0.012, 0.013]}
+        q = NormalDist().inv_cdf(12.5 / 13)
+        got, per = sim.Cusum(combine="sum").group(rows)
+        self.assertEqual(per, {"a": {12: q, 13: q}, "b": {13: q, 14: q}})
+        self.assertEqual([g[1:] for g in got], [("rise", 12), ("drop", 14)])
+        self.assertAlmostEqual(got[0][0], (q - cw.K_REF) + (
+            2 * q / math.sqrt(2) - cw.K_REF) + (q - cw.K_REF))
+        self.assertEqual(got[1][0], 0.0)
+        self.assertAlmostEqual(sim.Cusum(combine="mean", combine_k=0.5)
+                               .group(rows)[0][0][0], 3 * (q - 0.5))
+        self.assertEqual(sim.Cusum(combine="sum").group({"a": ref}),
+                         ([], {}))
+
+    def test_the_group_cusum_alarms_where_each_case_would_not(self):
+        """a calm and above every reference run in runs 12-14, b in
+        13-14 (raised in 12): a's own CUSUM sums 3 (q - K_REF) = 2.3,
+        b's 1.5, the group's (q - K_REF) + 2 (sqrt(2) q - K_REF) = 3.8;
+        at a threshold of 3 the group alarms, on the case whose scores
+        gave most (a), from run 12; each alone does not.  Where a's own
+        would alarm (2), the group's CUSUM stands in its place, and
+        beside it (keep) a's own change is kept."""
+        ref = [0.001 * i for i in range(12)]
+        fam = {("s", "a", "cycles_per_op"): ref + [0.012, 0.013, 0.014],
+               ("s", "b", "cycles_per_op"): ref + [0.5, 0.012, 0.013]}
+        self.addCleanup(sim.GROUP.clear)
+        sim.GROUP.update(fam)
+
+        def tests(design, threshold):
+            return [(c.key[1], c.test, c.side, c.index) for c in cw.watch(
+                fam, 15, threshold=threshold, sums=design.sums).changes]
+        self.assertEqual(tests(sim.Cusum(), 3.0), [])
+        self.assertEqual(cw.watch(fam, 15, threshold=3.0).changes, [])
+        group = sim.Cusum(combine="sum")
+        self.assertEqual(tests(group, 3.0),
+                         [("a", sim.COMBINED, "rise", 12)])
+        self.assertEqual(tests(group._replace(combine_threshold=4.0), 3.0),
+                         [])
+        self.assertEqual(tests(group, 2.0),
+                         [("a", sim.COMBINED, "rise", 12)])
+        self.assertEqual(tests(group._replace(keep=True), 2.0),
+                         [("a", cw.CUSUM, "rise", 12)])
+        self.assertEqual(tests(group._replace(on=False), 2.0), [])
 
 
 class Sequential(unittest.TestCase):

@@ -33,14 +33,10 @@ At a check of n runs, on each timing series:
         this host's noise), and one-sided CUSUMs S = max(0, S + z - K_REF)
         and S = max(0, S - z - K_REF) alarm at THRESHOLD.  K_REF = 1 is
         half of +1 % per QEMU exit in pio.user's calm sds (0.5 %).
-        A z-score in place of the rank (z_score: it grows with the
-        shift, SCORE "z") was tried and not kept: the calm floors'
-        upper tail sets its threshold, and +1 % per QEMU exit was found
-        no sooner (docs/design.md, "History").  One CUSUM over the
-        QEMU-exit cases' combined scores (group_cusum, COMBINE) was
-        tried and not kept: in place of their own it found +1 % a run
-        sooner at 9 boots a run and later at 3; beside them, a run
-        sooner at 9 boots for a few more A/A alarms.
+        A z-score in place of the rank and one CUSUM over the QEMU-exit
+        cases' combined scores were tried and not kept (docs/design.md,
+        "History"); tests/host/history_simulation.py keeps them and
+        passes them to watch() as its `sums`.
 
 The lowest floor finds a step beyond TRIM (the after-window then has no
 calm run): raised runs after the step do not hide it, but raised runs
@@ -71,7 +67,7 @@ import bisect
 import math
 from statistics import NormalDist
 
-from .bootstats import mad, mann_whitney_cdf, median
+from .bootstats import mann_whitney_cdf
 from .changepoint import Change, describe
 
 AFTER = (5, 8, 12, 16, 24, 32)   # after-windows tested at every check
@@ -87,21 +83,6 @@ K_REF = 1.0             # CUSUM: normal scores a calm run gives up
 THRESHOLD = 7.0         # CUSUM: the sum that alarms (measured, not exact)
 SPAN = max(AFTER)       # CUSUM: newest runs summed at most
 MIN_REF = 12            # CUSUM: runs its reference is read from at least
-CUSUM_ON = True         # False: the exact tests alone (to compare)
-SCORE = "rank"          # CUSUM: a run's score, "rank" or "z" (SCORES;
-                        # "z" tried, not kept: to compare)
-CLIP = 4.0              # "z": a run's score at most this far from 0
-SCALE_MIN = 0.001       # "z": the reference's scale at least (log units)
-Z_MIN_REF = 24          # "z": runs its reference is read from at least
-COMBINE = None          # the group's (QEMU-exit cases') CUSUM: None, each
-                        # case its own; "sum" (sum / sqrt(count)) or
-                        # "mean" of a run's scores, one CUSUM (COMBINES;
-                        # tried, not kept: to compare)
-COMBINE_K = None        # its reference value (None: K_REF)
-COMBINE_THRESHOLD = None    # its threshold (None: the check's)
-COMBINE_KEEP = False    # True: the group's cases keep their own CUSUMs
-                        # beside it
-COMBINED = "QEMU-exit cases' CUSUM"
 NORMAL = NormalDist()
 
 
@@ -160,37 +141,18 @@ def normal_score(calm, v):
     return NORMAL.inv_cdf((lo + 0.5 * (hi - lo) + 0.5) / (len(calm) + 1))
 
 
-def robust_scale(vals):
-    """(median, 1.4826 MADs) of vals, the scale at least SCALE_MIN (runs
-    drawn again in a replay can make most of them equal)."""
-    m = median(vals)
-    return m, max(SCALE_MIN, 1.4826 * mad(vals, m))
-
-
-def z_score(calm, v):
-    """v's distance from the calm runs' median in their robust sds,
-    clipped to +-CLIP: it grows with the shift, a tail run's is bounded
-    (tried for the CUSUM, not kept: docs/design.md, "History")."""
-    m, s = robust_scale(calm)
-    return max(-CLIP, min(CLIP, (v - m) / s))
-
-
-SCORES = {"rank": normal_score, "z": z_score}
-
-
-def run_scores(row, start):
+def run_scores(row, start, score=normal_score, least=MIN_REF):
     """{run: score} of one series' runs from `start` on that are not
-    raised (SCORE among the calm runs of up to BEFORE runs before
-    `start`; a run more than TRIM above their lower quartile is raised);
-    {} when fewer than MIN_REF (Z_MIN_REF) of those runs have a floor.
+    raised (`score`, of a run among the calm runs of up to BEFORE runs
+    before `start`; a run more than TRIM above their lower quartile is
+    raised); {} when fewer than `least` of those runs have a floor.
     row: [log floor or None per run]."""
     ref = sorted(v for v in row[max(0, start - BEFORE):start]
                  if v is not None)
-    if len(ref) < (Z_MIN_REF if SCORE == "z" else MIN_REF):
+    if len(ref) < least:
         return {}
     top = ref[len(ref) // 4] + TRIM
     calm = [v for v in ref if v <= top]
-    score = SCORES[SCORE]
     return {i: score(calm, row[i]) for i in range(start, len(row))
             if row[i] is not None and row[i] <= top}
 
@@ -209,49 +171,34 @@ def sides(scores, start, k):
     return [(s, side, first) for side, (s, first) in sums.items()]
 
 
-def cusum(vals):
+def cusum(vals, k=K_REF, score=normal_score, least=MIN_REF):
     """[(statistic, side, first run summed)] of the newest run: one-sided
-    CUSUMs (reference K_REF) of the scores (SCORE: normal scores, or
-    z_score to compare) of the newest SPAN runs' floors among the calm
-    runs of up to BEFORE runs before them (at least MIN_REF, Z_MIN_REF
-    for z_score); a run more than TRIM above the reference's lower
-    quartile is raised and skipped, neither evidence nor reset."""
+    CUSUMs (reference k) of the normal scores (`score`) of the newest
+    SPAN runs' floors among the calm runs of up to BEFORE runs before
+    them (at least `least`); a run more than TRIM above the reference's
+    lower quartile is raised and skipped, neither evidence nor reset.
+    (k, score and least are the simulation's to compare.)"""
     n = len(vals)
-    start = max(Z_MIN_REF if SCORE == "z" else MIN_REF, n - SPAN)
+    start = max(least, n - SPAN)
     if start >= n:
         return []
-    return sides(run_scores(vals, start), start, K_REF)
+    return sides(run_scores(vals, start, score, least), start, k)
 
 
-def combine(scores):
-    """One run's combined score of its cases' scores (COMBINE): their
-    sum over sqrt(count) -- a normal score when they are independent --
-    or their mean."""
-    if COMBINE == "mean":
-        return sum(scores) / len(scores)
-    return sum(scores) / math.sqrt(len(scores))
-
-
-COMBINES = ("sum", "mean")
-
-
-def group_cusum(rows):
-    """([(statistic, side, first run summed)], {key: {run: score}}) of the
-    newest run over a group of series, rows {key: [log floor or None per
-    run]}: each case scored as cusum() scores it, among its own calm
-    runs, its raised runs skipped; the present scores of a run combined
-    (combine()) and summed by one CUSUM a side (reference COMBINE_K)."""
-    n = max(len(row) for row in rows.values())
-    start = max(Z_MIN_REF if SCORE == "z" else MIN_REF, n - SPAN)
-    if start >= n:
-        return [], {}
-    per = {key: run_scores(row, start) for key, row in rows.items()}
-    runs = {}
-    for scores in per.values():
-        for i, z in scores.items():
-            runs.setdefault(i, []).append(z)
-    k = K_REF if COMBINE_K is None else COMBINE_K
-    return sides({i: combine(z) for i, z in runs.items()}, start, k), per
+def cusums(rows, threshold, series=cusum):
+    """{key: (statistic, side, first run summed, test)} of the series
+    whose CUSUM (`series` of its floors) reaches `threshold` at the
+    newest run: its larger side, the run a run index of the family.
+    rows: {key: [log floor or None per run]}, the series tested."""
+    out = {}
+    for key, row in rows.items():
+        where = [i for i, v in enumerate(row) if v is not None]
+        sums = [c for c in series([row[i] for i in where])
+                if c[0] >= threshold]
+        if sums:
+            stat, side, first = max(sums)
+            out[key] = (stat, side, where[first], CUSUM)
+    return out
 
 
 class Watch:
@@ -300,12 +247,14 @@ def place(vals, side, k, t, test=FLOOR):
     return best[1] if best else t
 
 
-def _cusum_change(key, vals, where, stat, side, first):
-    """The change a CUSUM found: from the first run it summed."""
+def _cusum_change(key, vals, where, stat, side, run, test):
+    """The change a CUSUM found: from `run`, the first run it summed (or
+    the series' first floor after it)."""
+    first = bisect.bisect_left(where, run)
     change = Change(key, where[first], stat, "level",
                     vals[max(0, first - BEFORE):first], vals[first:])
     change.p, change.side, change.window = None, side, len(vals) - first
-    change.test = CUSUM
+    change.test = test
     return describe(change, vals)
 
 
@@ -321,13 +270,14 @@ def _change(key, vals, where, p, side, k, t, test):
 
 
 def watch(family, runs, alpha=ALPHA, horizon=HORIZON, threshold=None,
-          group=()):
+          sums=cusums):
     """The changes the newest run completes in a family of floors,
-    {key: [log floor or None per run]} over `runs` runs, the CUSUM
-    alarming at `threshold` (THRESHOLD when None).  A series without a
-    floor in the newest run is not tested at this check.  With COMBINE,
-    the series of `group` (the QEMU-exit cases) share one CUSUM
-    (group_cusum) in place of their own (beside, with COMBINE_KEEP)."""
+    {key: [log floor or None per run]} over `runs` runs: the exact
+    tests', else the CUSUM's alarming at `threshold` (THRESHOLD when
+    None).  A series without a floor in the newest run is not tested at
+    this check.  sums: the CUSUM step, (rows of the series tested,
+    threshold) -> {key: (statistic, side, first run summed, test)}:
+    cusums(), or a design the simulation compares."""
     threshold = THRESHOLD if threshold is None else threshold
     tested = {}
     for key, row in family.items():
@@ -337,46 +287,16 @@ def watch(family, runs, alpha=ALPHA, horizon=HORIZON, threshold=None,
             tested[key] = (vals, where, series_tests(vals))
     count = sum(len(t[2]) for t in tested.values())
     level = alpha / horizon / count if count else None
-    joint = [k for k in tested if k in set(group)] \
-        if COMBINE and CUSUM_ON else []
+    alarms = sums({k: family[k] for k in tested}, threshold)
     changes = []
     for key in sorted(tested, key=str):
         vals, where, tests = tested[key]
         hits = [t for t in tests if t[0] <= level]
-        own = CUSUM_ON and (key not in joint or COMBINE_KEEP)
-        sums = [c for c in (cusum(vals) if own else [])
-                if c[0] >= threshold]
         if hits:
             changes.append(_change(key, vals, where, *min(hits)))
-        elif sums:
-            changes.append(_cusum_change(key, vals, where, *max(sums)))
-    if joint:
-        changes += _group_change({k: family[k] for k in joint}, tested,
-                                 changes, threshold)
-    return Watch(sorted(changes, key=lambda c: str(c.key)), level, count,
-                 runs, horizon, threshold)
-
-
-def _group_change(rows, tested, changes, threshold):
-    """[the change the group's CUSUM found], or []: on the case whose
-    scores gave most of the alarming sum, from the first run summed,
-    unless that case has a change already."""
-    sums, per = group_cusum(rows)
-    limit = threshold if COMBINE_THRESHOLD is None else COMBINE_THRESHOLD
-    sums = [c for c in sums if c[0] >= limit]
-    if not sums:
-        return []
-    stat, side, first = max(sums)
-    sign = 1 if side == "rise" else -1
-    key = max(sorted(per, key=str), key=lambda k: sign * sum(
-        z for i, z in per[k].items() if i >= first))
-    if any(c.key == key for c in changes):
-        return []
-    vals, where, _tests = tested[key]
-    change = _cusum_change(key, vals, where, stat, side,
-                           bisect.bisect_left(where, first))
-    change.test = COMBINED
-    return [change]
+        elif key in alarms:
+            changes.append(_cusum_change(key, vals, where, *alarms[key]))
+    return Watch(changes, level, count, runs, horizon, threshold)
 
 
 class Alarm:
@@ -390,26 +310,26 @@ class Alarm:
 
 
 def first_alarm(family, first, last, alpha=ALPHA, horizon=HORIZON,
-                threshold=None, group=()):
+                threshold=None, sums=cusums):
     """(n, changes) of the first check, after run n in first..last, that
     alarms -- a job that stops at its first alarm -- or (None, [])."""
     for n in range(first, last + 1):
         found = watch({k: v[:n] for k, v in family.items()}, n, alpha,
-                      horizon, threshold, group)
+                      horizon, threshold, sums)
         if found.changes:
             return n, found.changes
     return None, []
 
 
 def replay(family, runs, alpha=ALPHA, horizon=HORIZON, threshold=None,
-           group=()):
+           sums=cusums):
     """The alarms a job checking after each of `runs` runs would have
     raised, in the order raised: [Alarm].  A change seen again by later
     checks is one alarm with those checks listed."""
     alarms, seen = [], {}
     for n in range(1, runs + 1):
         found = watch({k: v[:n] for k, v in family.items()}, n, alpha,
-                      horizon, threshold, group)
+                      horizon, threshold, sums)
         for change in found.changes:
             mark = (str(change.key), change.side, change.index)
             if mark in seen:
