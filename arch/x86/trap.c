@@ -58,23 +58,34 @@ void trap_load_idt(void)
 	__asm__ volatile("lidt %0" : : "m"(p));
 }
 
+static void set_entry(u32 i, u64 h)
+{
+	idt[i].offset_lo = h & 0xffff;
+	idt[i].selector = GDT_KERNEL_CODE;
+	idt[i].ist = 0;
+	idt[i].type_attr = IDT_TYPE_INTGATE;
+	idt[i].offset_mid = (h >> 16) & 0xffff;
+	idt[i].offset_hi = h >> 32;
+	idt[i].reserved = 0;
+}
+
 void trap_init(trap_fatal_fn fatal)
 {
 	u32 i;
 
 	trap_fatal = fatal;
-	for (i = 0; i < IDT_ENTRIES; i++) {
-		u64 h = i < IDT_VECTORS ? isr_table[i] : irq_stub_table[i - IDT_VECTORS];
-
-		idt[i].offset_lo = h & 0xffff;
-		idt[i].selector = GDT_KERNEL_CODE;
-		idt[i].ist = 0;
-		idt[i].type_attr = IDT_TYPE_INTGATE;
-		idt[i].offset_mid = (h >> 16) & 0xffff;
-		idt[i].offset_hi = h >> 32;
-		idt[i].reserved = 0;
-	}
+	for (i = 0; i < IDT_ENTRIES; i++)
+		set_entry(i, i < IDT_VECTORS ? isr_table[i] : irq_stub_table[i - IDT_VECTORS]);
 	trap_load_idt();
+}
+
+u64 trap_set_gate(u32 vector, u64 entry)
+{
+	u64 before = (u64)idt[vector].offset_lo | (u64)idt[vector].offset_mid << 16 |
+		     (u64)idt[vector].offset_hi << 32;
+
+	set_entry(vector, entry);
+	return before;
 }
 
 void trap_expect(u32 vector, u32 insn_len)

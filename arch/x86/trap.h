@@ -30,6 +30,11 @@ void trap_init(trap_fatal_fn fatal);
 /* Load the IDT trap_init() built (an application processor's start). */
 void trap_load_idt(void);
 
+/* Point vector's interrupt gate at entry, code of its own that ends in
+ * IRETQ (kernel/suites/exits_vmexit.c); returns the entry it replaced,
+ * to be put back the same way.  The IDT is shared: every CPU sees it. */
+u64 trap_set_gate(u32 vector, u64 entry);
+
 /*
  * Arm a one-shot expectation: if `vector` is raised next, skip `insn_len`
  * bytes at the faulting RIP and continue.  trap_caught() says whether it

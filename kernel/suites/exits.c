@@ -50,6 +50,8 @@
  *                   each (kernel/suites/exits_vmexit.h); in this loop
  *   ptd.nofd.mem8.insn, ptd.nofd.io8.insn  vmexit's pci-mem and pci-io ops
  *                   (pci-testdev, no eventfd: QEMU) as its build runs them
+ *   tscdeadline.immed.insn  vmexit's tscdeadline_immed and its interrupt
+ *                   through kvm-unit-tests' handler path, as built
  *   wrmsr.tsx_ctrl  MSR 0x122 (skipped without ARCH_CAPABILITIES[7])
  *                                                        wr_tsx_ctrl_msr
  *   wrmsr.spec_ctrl.ibrs  SPEC_CTRL 1 then 0: passed through after the
@@ -205,7 +207,8 @@ enum insn { I_INL_QEMU, I_OUTB_ELCR, I_INB_ELCR, I_PMTIMER, I_CR8_READ, I_CR8_WR
 	    I_RD_APICBASE, I_RD_TSC_ADJUST, I_WR_TSC_ADJUST, I_WR_KGSBASE, I_RD_CORE_THREADS, I_WBINVD,
 	    I_XSETBV, I_INVD, I_CR0_WP, I_CR4_PGE, I_WR_TSX_CTRL, I_WR_IBRS, I_WR_IBPB,
 	    I_CR0_WHOLE, I_CPUID_KUT, I_OUTB_ELCR0, I_WR_TSC_ADJUST0, I_WR_KGSBASE0, I_CR0_KUT,
-	    I_CR4_KUT, I_PTD_MEM, I_PTD_IO, I_COUNT };
+	    I_CR4_KUT, I_PTD_MEM, I_PTD_IO,
+	    I_DEADLINE_KUT, I_COUNT };
 
 #define MSR_APIC_BASE      0x1b
 #define MSR_TSC_ADJUST     0x3b
@@ -284,6 +287,7 @@ static void insn_once(u32 id)
 	case I_CR4_KUT: VMEXIT_TOGGLE_CR4(cr4_now, "mov %%rbx, %%cr4"); break;
 	case I_PTD_MEM: VMEXIT_PCI_MEM("mov %%dl, (%%rax)"); break;
 	case I_PTD_IO: VMEXIT_PCI_IO("out %%al, (%%dx)"); break;
+	case I_DEADLINE_KUT: VMEXIT_TSCDEADLINE_IMMED("wrmsr", "cpuid"); break;
 	case I_OUTB_ELCR0: outb(0, ELCR1_PORT); break;
 	case I_WR_TSC_ADJUST0: wrmsr(MSR_TSC_ADJUST, 0); break;
 	case I_WR_KGSBASE0: wrmsr(MSR_KERNEL_GS_BASE, 0); break;
@@ -319,6 +323,7 @@ static void ctl_once(u32 id)
 	case I_CR4_KUT: VMEXIT_TOGGLE_CR4(cr4_now, "mov %%rbx, %[to]", [to] "=m"(ctl_word)); break;
 	case I_PTD_MEM: VMEXIT_PCI_MEM("mov %%dl, %[to]", [to] "=m"(ctl_word)); break;
 	case I_PTD_IO: VMEXIT_PCI_IO("mov %%al, %[to]", [to] "=m"(ctl_word)); break;
+	case I_DEADLINE_KUT: VMEXIT_TSCDEADLINE_IMMED("nop", "nop"); break;
 	case I_WR_IBRS: ctl_msr(MSR_SPEC_CTRL, SPEC_CTRL_IBRS); ctl_msr(MSR_SPEC_CTRL, 0); break;
 	case I_XSETBV: ctl_msr(0, msr_value[2]); break;
 	case I_WR_TSC_ADJUST0: case I_WR_KGSBASE0: ctl_msr(msr_of[id], 0); break;
@@ -394,11 +399,12 @@ static const char *skip_insn(const struct bench_case *c)
 				      "it" : NULL;
 	case I_CR0_KUT:
 	case I_CR4_KUT:
-		exits_vmexit_gs_set();
-		return NULL;
+		return exits_vmexit_gs_set();
 	case I_PTD_MEM:
 	case I_PTD_IO:
 		return exits_vmexit_ptd_set(c->arg == I_PTD_MEM);
+	case I_DEADLINE_KUT:
+		return exits_vmexit_deadline_set();
 	case I_OUTB_ELCR0:
 		return elcr_now ? "ELCR1 (0x4d0) is not 0 here: vmexit's outb of 0 would change "
 				  "the trigger mode of IRQs 3-7" : NULL;
@@ -461,6 +467,8 @@ static u32 verify_insn(const struct bench_case *c, const u8 *buf)
 		return vmexit_toggle_done(c->arg);
 	if (c->arg == I_PTD_MEM || c->arg == I_PTD_IO)
 		return exits_vmexit_ptd_written(c->arg == I_PTD_MEM) == 0;
+	if (c->arg == I_DEADLINE_KUT)
+		return exits_vmexit_deadline_put();
 	if (c->arg == I_CR4_PGE)
 		return read_cr4() != cr4_now;
 	return c->arg == I_RD_CORE_THREADS && msr_seen != CORE_THREADS(vcpus());
@@ -487,6 +495,13 @@ static u32 model_two(const struct bench_case *c, const u8 *buf)
 	(void)c;
 	(void)buf;
 	return 2;
+}
+
+static u32 model_three(const struct bench_case *c, const u8 *buf)
+{
+	(void)c;
+	(void)buf;
+	return 3;
 }
 
 /* CR0.WP is guest-owned on VMX with EPT (Linux 6.4+, vmx
@@ -581,6 +596,12 @@ static struct bench_case ext_cases[] = {
 	 * without pci-testdev (the runner attaches it for suite mmio) */
 	EXT("ptd.nofd.mem8.insn", "ptd.nofd", HANDLER_USER, I_PTD_MEM, bench_model_one, NO_KUT),
 	EXT("ptd.nofd.io8.insn", "ptd.io.nofd", HANDLER_USER, I_PTD_IO, bench_model_one, NO_KUT),
+	/* vmexit's tscdeadline_immed and the interrupt it raises, both as
+	 * vmexit's build runs them (kernel/suites/exits_vmexit.c): the MSR
+	 * write, CPUID and the EOI's WRMSR (x2APIC) exit; its IF=1 lasts
+	 * from the skip hook to verify */
+	EXT("tscdeadline.immed.insn", "lapic", HANDLER_KERNEL, I_DEADLINE_KUT, model_three,
+	    NO_KUT),
 };
 
 /* The ".upages" pass: these cases again on user-accessible pages, each in
@@ -596,6 +617,7 @@ static const struct { u32 id; const char *name; } upage_pass[] = {
 	{ I_CR0_WP, "cr0.wp.toggle.upages" }, { I_CR4_PGE, "cr4.pge.toggle.upages" },
 	{ I_CR0_KUT, "cr0.wp.toggle.insn.upages" }, { I_CR4_KUT, "cr4.pge.toggle.insn.upages" },
 	{ I_PTD_MEM, "ptd.nofd.mem8.insn.upages" }, { I_PTD_IO, "ptd.nofd.io8.insn.upages" },
+	{ I_DEADLINE_KUT, "tscdeadline.immed.insn.upages" },
 };
 
 static void extra_upages(const struct bench_case *c, const struct bench_result *r,

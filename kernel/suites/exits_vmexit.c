@@ -2,13 +2,26 @@
  * kernel/suites/exits_vmexit.c - the per-CPU area and exception_vector()
  * that vmexit's control-register writes go through
  * (kernel/suites/exits_vmexit.h): GS points at a zeroed area whose byte 4
- * is the vector an exception handler would leave; none does here.
+ * is the vector an exception handler would leave (none does here) and
+ * whose word at 8 points at the APIC's ops.  And the path vmexit's
+ * timer interrupt takes, for tscdeadline.immed.insn.
  */
 #include "kernel/suites/exits_vmexit.h"
 #include "arch/x86/cpu.h"
 #include "drivers/pci_testdev.h"
+#include "drivers/lapic.h"
+#include "arch/x86/irq.h"
+#include "arch/x86/trap.h"
+#include "arch/x86/tsc.h"
+#include "arch/x86/io.h"
+#include "drivers/platform.h"
 
 #define MSR_GS_BASE 0xc0000101
+#define PERCPU_APIC_OPS 8        /* kvm-unit-tests' percpu apic_ops */
+#define VEC_VMEXIT  0xb0         /* vmexit's IPI_TEST_VECTOR, its LVTT's too */
+#define ARRIVE_US   1000000      /* one interrupt, as kernel/suites/irq.c */
+#define PIC2_DATA   0xa1
+#define PIC_ALL     0xff
 
 u32 exits_vmexit_faults;
 u64 exits_vmexit_ptd_mem;
@@ -18,9 +31,17 @@ u32 exits_vmexit_ptd_data;
 static struct pci_testdev ptd;
 static u32 ptd_before[2];	/* port, mem: the test's count at set-up */
 
-/* kvm-unit-tests' struct percpu: exception_vector is the byte at 4 */
+/* kvm-unit-tests' struct percpu: exception_vector is the byte at 4,
+ * the APIC's ops at 8 */
 static u8 percpu[64] __attribute__((aligned(64)));
 static u64 gs_before;
+/* struct apic_ops: reg_read (not called here), reg_write */
+static u64 apic_ops[2];
+static u64 gate_before;
+static bool deadline_x2apic;
+static u8 pic_before[2];        /* the legacy PIC's masks, put back after */
+u32 exits_vmexit_isr_count;            /* vmexit's x */
+u64 exits_vmexit_tsc_eoi;              /* vmexit's tsc_eoi */
 
 /* kvm-unit-tests' exception_vector(), as its build compiles it */
 __asm__(".text\n"
@@ -31,11 +52,99 @@ __asm__(".text\n"
 	"movzbl %al, %eax\n\t"
 	"ret\n");
 
-void exits_vmexit_gs_set(void)
+/*
+ * vmexit's timer interrupt, instruction for instruction: handle_irq's
+ * per-vector thunk (the handler's address into a slot, a jump),
+ * isr_entry_point (16 registers saved, the handler called through the
+ * slot, restored, IRETQ), self_ipi_isr (x counted, eoi() timed by two
+ * RDTSC into tsc_eoi), eoi() -> apic_write() -> the write of the APIC
+ * ops at %gs:8: x2APIC one WRMSR, xAPIC one MMIO store.  Labels are this
+ * kernel's; the kernel is linked below 4 GiB, so the slot's high half is
+ * 0.
+ */
+__asm__(".text\n"
+	"exits_vmexit_thunk:\n\t"
+	"sub $8, %rsp\n\t"
+	"movl $exits_vmexit_isr, (%rsp)\n\t"
+	"movl $0, 4(%rsp)\n\t"
+	"jmp exits_vmexit_isr_entry\n"
+	"exits_vmexit_isr_entry:\n\t"
+	"push %r15; push %r14; push %r13; push %r12\n\t"
+	"push %r11; push %r10; push %r9; push %r8\n\t"
+	"push %rdi; push %rsi; push %rbp; push %rsp\n\t"
+	"push %rbx; push %rdx; push %rcx; push %rax\n\t"
+	"mov %rsp, %rdi\n\t"
+	"call *0x80(%rsp)\n\t"
+	"pop %rax; pop %rcx; pop %rdx; pop %rbx\n\t"
+	"pop %rbp; pop %rbp; pop %rsi; pop %rdi\n\t"
+	"pop %r8; pop %r9; pop %r10; pop %r11\n\t"
+	"pop %r12; pop %r13; pop %r14; pop %r15\n\t"
+	"add $8, %rsp\n\t"
+	"iretq\n"
+	"exits_vmexit_isr:\n\t"
+	"endbr64\n\t"
+	"push %rbp; mov %rsp, %rbp; push %r12; push %rbx\n\t"
+	"mov exits_vmexit_isr_count(%rip), %eax\n\t"
+	"add $1, %eax\n\t"
+	"mov %eax, exits_vmexit_isr_count(%rip)\n\t"
+	"rdtsc\n\t"
+	"mov %edx, %ebx; mov %eax, %r12d\n\t"
+	"call exits_vmexit_eoi\n\t"
+	"rdtsc\n\t"
+	"mov exits_vmexit_tsc_eoi(%rip), %rcx\n\t"
+	"shl $32, %rdx; mov %eax, %eax; or %rax, %rdx; add %rdx, %rcx\n\t"
+	"shl $32, %rbx; mov %r12d, %r12d; or %r12, %rbx; sub %rbx, %rcx\n\t"
+	"mov %rcx, exits_vmexit_tsc_eoi(%rip)\n\t"
+	"pop %rbx; pop %r12; pop %rbp\n\t"
+	"ret\n"
+	"exits_vmexit_eoi:\n\t"
+	"endbr64\n\t"
+	"push %rbp; mov %rsp, %rbp\n\t"
+	"mov $0, %esi; mov $0xb0, %edi\n\t"
+	"call exits_vmexit_apic_write\n\t"
+	"pop %rbp\n\t"
+	"ret\n"
+	"exits_vmexit_apic_write:\n\t"
+	"endbr64\n\t"
+	"push %rbp; mov %rsp, %rbp\n\t"
+	"mov %gs:8, %rax\n\t"
+	"call *8(%rax)\n\t"
+	"pop %rbp\n\t"
+	"ret\n"
+	"exits_vmexit_x2apic_write:\n\t"
+	"endbr64\n\t"
+	"shr $4, %edi; lea 0x800(%rdi), %ecx; mov $0, %edx; mov %esi, %eax\n\t"
+	"wrmsr\n\t"
+	"ret\n"
+	"exits_vmexit_xapic_write:\n\t"
+	"endbr64\n\t"
+	"mov %edi, %edi; mov $0xfee00000, %eax; add %rax, %rdi\n\t"
+	"mov %esi, (%rdi)\n\t"
+	"ret\n");
+
+extern const char exits_vmexit_thunk[], exits_vmexit_x2apic_write[];
+extern const char exits_vmexit_xapic_write[];
+
+/* %gs:8 as the ISR path reads it */
+static u64 gs_word(void)
 {
+	u64 v;
+
+	__asm__ volatile("mov %%gs:8, %0" : "=r"(v));
+	return v;
+}
+
+const char *exits_vmexit_gs_set(void)
+{
+	*(u64 *)(percpu + PERCPU_APIC_OPS) = (u64)(uintptr_t)apic_ops;
 	gs_before = rdmsr(MSR_GS_BASE);
 	wrmsr(MSR_GS_BASE, (u64)(uintptr_t)percpu);
 	exits_vmexit_faults = 0;
+	if (gs_word() != (u64)(uintptr_t)apic_ops) {
+		exits_vmexit_gs_put();
+		return "%gs-relative loads do not follow IA32_GS_BASE here: vmexit's per-CPU area cannot be set";
+	}
+	return NULL;
 }
 
 void exits_vmexit_gs_put(void)
@@ -64,4 +173,70 @@ const char *exits_vmexit_ptd_set(bool mem)
 u32 exits_vmexit_ptd_written(bool mem)
 {
 	return ptd_count(&ptd, mem) - ptd_before[mem];
+}
+
+/* Is one deadline of now taken within ARRIVE_US (IF=1 for the spin)? */
+static bool deadline_arrives(void)
+{
+	struct tsc_wait w = TSC_WAIT(ARRIVE_US);
+	u32 before = exits_vmexit_isr_count;
+	bool late = false;
+
+	irq_enable();
+	lapic_deadline_arm(tsc_begin());
+	while (exits_vmexit_isr_count == before && !late)
+		late = tsc_wait_over(&w);
+	irq_disable();
+	return !late;
+}
+
+const char *exits_vmexit_deadline_set(void)
+{
+	const char *why;
+
+	if (lapic_init())
+		return "no usable local APIC (CPUID 1 EDX[9] or IA32_APIC_BASE.EN clear)";
+	if (!lapic_has_tsc_deadline())
+		return "no TSC-deadline timer (CPUID 1 ECX[24])";
+	/* vmexit's setup goes to x2APIC where CPUID has it */
+	deadline_x2apic = lapic_has_x2apic();
+	if (deadline_x2apic && lapic_set_x2apic(true))
+		return "x2APIC present but cannot be enabled";
+	why = exits_vmexit_gs_set();
+	if (why) {
+		if (deadline_x2apic)
+			lapic_set_x2apic(false);
+		return why;
+	}
+	apic_ops[1] = (u64)(uintptr_t)(deadline_x2apic ? exits_vmexit_x2apic_write :
+				       exits_vmexit_xapic_write);
+	/* IF=1 for the case: the 8259's IRQs (its vectors from 8) masked */
+	pic_before[0] = inb(PIC1_DATA_PORT);
+	pic_before[1] = inb(PIC2_DATA);
+	outb(PIC_ALL, PIC1_DATA_PORT);
+	outb(PIC_ALL, PIC2_DATA);
+	gate_before = trap_set_gate(VEC_VMEXIT, (u64)(uintptr_t)exits_vmexit_thunk);
+	exits_vmexit_isr_count = 0;
+	lapic_deadline_mode(VEC_VMEXIT);
+	if (!deadline_arrives()) {
+		exits_vmexit_deadline_put();
+		return "a TSC deadline of now raised no interrupt within 1 s: vmexit's op would count none";
+	}
+	irq_enable();		/* vmexit's cases run with IF=1 */
+	return NULL;
+}
+
+u32 exits_vmexit_deadline_put(void)
+{
+	irq_disable();
+	lapic_deadline_arm(0);	/* disarmed; one still pending is taken now */
+	irq_window();
+	lapic_timer_stop();
+	trap_set_gate(VEC_VMEXIT, gate_before);
+	outb(pic_before[0], PIC1_DATA_PORT);
+	outb(pic_before[1], PIC2_DATA);
+	exits_vmexit_gs_put();
+	if (deadline_x2apic)
+		lapic_set_x2apic(false);
+	return exits_vmexit_isr_count == 0;
 }

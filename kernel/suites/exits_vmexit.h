@@ -27,7 +27,8 @@
 /* exception_vector() calls that found a vector: vmexit aborts there */
 extern u32 exits_vmexit_faults;
 
-void exits_vmexit_gs_set(void);
+/* NULL, or why %gs does not reach the area (the base not honoured) */
+const char *exits_vmexit_gs_set(void);
 void exits_vmexit_gs_put(void);
 
 /* One checked write of a control register, as vmexit's wrapper: the
@@ -106,6 +107,43 @@ const char *exits_vmexit_ptd_set(bool mem);
 /* Writes pci-testdev counted since exits_vmexit_ptd_set(mem): each op's
  * write reaches QEMU (no eventfd), so none is a lost write. */
 u32 exits_vmexit_ptd_written(bool mem);
+
+/* vmexit's tscdeadline_immed: a frame with rbx saved, the deadline MSR
+ * (0x6e0) written with the TSC now, then CPUID leaf 0 to serialize
+ * (wrmsr_tscdeadline_serialize); its interrupt comes with IF=1 through
+ * the path kernel/suites/exits_vmexit.c runs.  The control puts nops in
+ * place of WRMSR and CPUID. */
+#define VMEXIT_TSCDEADLINE_IMMED(WRMSR, CPUID)                            \
+	__asm__ volatile("push %%rbp\n\t"                                 \
+			 "mov %%rsp, %%rbp\n\t"                           \
+			 "push %%rbx\n\t"                                 \
+			 "rdtsc\n\t"                                      \
+			 "shl $32, %%rdx\n\t"                             \
+			 "mov %%eax, %%eax\n\t"                           \
+			 "or %%rdx, %%rax\n\t"                            \
+			 "shr $32, %%rdx\n\t"                             \
+			 "mov $0x6e0, %%ecx\n\t"                          \
+			 WRMSR "\n\t"                                     \
+			 "mov $0, %%eax\n\t"                              \
+			 "mov %%eax, %%ecx\n\t"                           \
+			 CPUID "\n\t"                                     \
+			 "mov -8(%%rbp), %%rbx\n\t"                       \
+			 "leave"                                          \
+			 : : : "rax", "rcx", "rdx", "cc", "memory")
+
+/* vmexit's interrupts taken (its x) and its tsc_eoi */
+extern u32 exits_vmexit_isr_count;
+extern u64 exits_vmexit_tsc_eoi;
+
+/* The TSC-deadline timer at vmexit's vector through vmexit's interrupt
+ * path, in x2APIC mode where CPUID has it, one deadline of now seen to
+ * arrive, then IF=1 for the case: NULL, or why not. */
+const char *exits_vmexit_deadline_set(void);
+
+/* IF=0, the timer disarmed and stopped, the gate, GS and xAPIC mode put
+ * back; 1 when no interrupt came at all (vmexit's op takes one a write,
+ * none waited for: fewer is no error, none is). */
+u32 exits_vmexit_deadline_put(void);
 
 /* vmexit's cpuid_test: RBX saved around CPUID, EAX and ECX not set (the
  * leaf is what the loop left in them). */

@@ -196,12 +196,12 @@ def _as_built(name, what, case):
     compiles it (kernel/suites/exits_vmexit.h), against inb.elcr, on this
     kernel's page tables and on user-accessible ones (".upages", as
     vmexit maps every page)."""
-    cause = ("same instructions: vmexit's %s as its build runs it (%s); "
-             "trapmeter's %s the same instructions in inb.elcr's loop"
-             % (name, what, case))
-    return [(case, SAME_LOOP_REF, cause),
+    cause = ("vmexit's %s as its build runs it (%s); trapmeter's %s the "
+             "same instructions in inb.elcr's loop" % (name, what, case))
+    return [(case, SAME_LOOP_REF, "same instructions: " + cause),
             (case + ".upages", SAME_LOOP_REF + ".upages",
-             cause + ", on pages user-accessible as vmexit's")]
+             "same instructions on user pages: " + cause + ", every page "
+             "user-accessible as vmexit maps them")]
 
 
 _SAFE_WRITE = ("a frame, and each %s write in vmexit's exception-safe "
@@ -217,4 +217,10 @@ EXPLAINERS.update({
     "pci-mem": _as_built("pci_mem_testb", _PCI_OP % ("address", "store"),
                          "ptd.nofd.mem8.insn"),
     "pci-io": _as_built("pci_io_testb", _PCI_OP % ("port", "out"),
-                        "ptd.nofd.io8.insn")})
+                        "ptd.nofd.io8.insn"),
+    "tscdeadline_immed": _as_built(
+        "tscdeadline_immed", "a frame, WRMSR of the TSC now to the deadline "
+        "MSR, CPUID leaf 0, and its interrupt through kvm-unit-tests' path: "
+        "a per-vector thunk, 16 registers saved, self_ipi_isr's count and "
+        "two RDTSC, eoi() through the APIC ops at %gs:8 (x2APIC: a WRMSR)",
+        "tscdeadline.immed.insn")})
