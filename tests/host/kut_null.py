@@ -72,7 +72,7 @@ sys.path.insert(0, os.path.join(ROOT, "tools"))
 
 from trapmeterlib.commands import kut  # noqa: E402
 from trapmeterlib.output import resultsfile  # noqa: E402
-from trapmeterlib.stats import kutcmp  # noqa: E402
+from trapmeterlib.stats import kutcmp, kutrounds, kuttries  # noqa: E402
 from trapmeterlib.stats.abtest import binomial_upper  # noqa: E402
 
 W = kutcmp.width
@@ -111,9 +111,9 @@ def rules():
 def judge(boots, name, flavour, rule):
     """(row, verdict) of name with the width rule in place."""
     row = {"kut_name": name, "ref": kutcmp.REFERENCE,
-           "vmexit": kutcmp.spread(kutcmp._diffs(
-               boots, name, kutcmp.REFERENCE, kutcmp._vm)),
-           "gross": kutcmp.row_gross(boots, name, kutcmp.REFERENCE)}
+           "vmexit": kutrounds.spread(kutrounds.diffs(
+               boots, name, kutcmp.REFERENCE, kutrounds.pick_vm)),
+           "gross": kutrounds.row_gross(boots, name, kutcmp.REFERENCE)}
     saved = kutcmp.allowed_width
     kutcmp.allowed_width = rule
     try:
@@ -214,7 +214,7 @@ def session(sess, ruleset, tally):
     for rname, rule in ruleset.items():
         for n in ok:
             row, verdict = judge(boots, n, flavour, rule)
-            if kutcmp.overlap(row["vmexit"], row["gross"]):
+            if kutrounds.overlap(row["vmexit"], row["gross"]):
                 continue
             tally["real"][rname][1] += 1
             if verdict == "explained":
@@ -224,8 +224,8 @@ def session(sess, ruleset, tally):
     for b in ok:
         for a in ok:
             ra, rb = rows[a]["vmexit"], rows[b]
-            if a == b or kutcmp.overlap(ra, rb["vmexit"]) or \
-                    kutcmp.overlap(ra, rb["gross"]):
+            if a == b or kutrounds.overlap(ra, rb["vmexit"]) or \
+                    kutrounds.overlap(ra, rb["gross"]):
                 continue
             far = abs(ra[0] - rb["vmexit"][0]) / raw_gap(
                 {"vmexit": ra, "gross": rb["gross"]})
@@ -263,7 +263,7 @@ def main():
                     "e.g. 'loop cost,statistic') that may not explain")
     ap.add_argument("--no-quiet-others", action="store_true",
                     help="take only the EXPLAINERS tries over the quiet "
-                    "rounds (kutcmp.QUIET_OTHERS off)")
+                    "rounds (kuttries.QUIET_OTHERS off)")
     ap.add_argument("--reduce", metavar="OUT",
                     help="write the sessions of FILES to OUT as a reduced "
                     "file (gzip JSON) instead")
@@ -273,11 +273,11 @@ def main():
         reduce_to(args.reduce, sessions)
         return 0
     if args.no_quiet_others:
-        kutcmp.QUIET_OTHERS = False
+        kuttries.QUIET_OTHERS = False
     drop = tuple(c for c in args.drop.split(",") if c)
     if drop:
-        tries = kutcmp.tries
-        kutcmp.tries = lambda *a, **k: [t for t in tries(*a, **k)
+        tries = kuttries.tries
+        kuttries.tries = lambda *a, **k: [t for t in tries(*a, **k)
                                         if not t[0].startswith(drop)]
     ruleset = rules()
     tally = tally_of(sessions, ruleset)

@@ -26,7 +26,8 @@ sys.path.insert(0, os.path.join(REPO, "tools"))
 
 from trapmeterlib.backends import kut_log, kut_vmexit  # noqa: E402
 from trapmeterlib.output import kut_table, report, resultsfile  # noqa: E402
-from trapmeterlib.stats import kutcmp  # noqa: E402
+from trapmeterlib.stats import kutcmp, kutcounts, kutratio  # noqa: E402
+from trapmeterlib.stats import kuttries  # noqa: E402
 from trapmeterlib.values.errors import UnusableInput  # noqa: E402
 
 TCG_LOG = os.path.join(KUT, "kut-session-tcg-smp1.log")
@@ -142,7 +143,7 @@ class ImportKut(unittest.TestCase):
         self.assertIn("cpuid", cases)
         self.assertIn("pci-mem.mmio-no-eventfd", cases)
         # judged on the within-boot ratio, never withheld as not interleaved
-        self.assertEqual({m for _v, _c, m in rows}, {kutcmp.REL_METRIC})
+        self.assertEqual({m for _v, _c, m in rows}, {kutratio.REL_METRIC})
         self.assertNotIn("not interleaved", {v for v, _c, _m in rows})
         self.assertNotIn("kut/inl_from_kernel ", done.stdout)
         self.assertIn("over inl_from_kernel's in the same vmexit boot",
@@ -176,7 +177,7 @@ class ImportKut(unittest.TestCase):
             self.assertEqual(done.returncode, 0, done.stderr)
         done = tool("compare", self.out("a.json"), self.out("b.json"))
         rows = re.findall(r"^\s*([a-z][a-z ]*?)\s+kut/(\S+)\s+%s\s"
-                          % kutcmp.REL_METRIC, done.stdout, re.M)
+                          % kutratio.REL_METRIC, done.stdout, re.M)
         return done.returncode, {case: verdict for verdict, case in rows}
 
     def test_a_host_twice_as_slow_changes_no_ratio(self):
@@ -430,17 +431,17 @@ class Agreement(unittest.TestCase):
             boot["trapmeter"]["toggle_cr0_wp"]["loop"] = "exits.insn"
             boot["cases"]["inb.elcr"]["loop"] = "elsewhere"
         counts = {"toggle_cr0_wp.tm": 16, "inb.elcr": 11}
-        vm = dict(kutcmp.VMEXIT_INSNS, toggle_cr0_wp=32, wbinvd=8)
+        vm = dict(kutcounts.VMEXIT_INSNS, toggle_cr0_wp=32, wbinvd=8)
         vm[self.REF] = 9
-        with mock.patch.dict(kutcmp.TM_INSNS, counts, clear=True), \
-                mock.patch.dict(kutcmp.VMEXIT_INSNS, vm, clear=True):
+        with mock.patch.dict(kutcounts.TM_INSNS, counts, clear=True), \
+                mock.patch.dict(kutcounts.VMEXIT_INSNS, vm, clear=True):
             row = kutcmp.diff_row(b, "toggle_cr0_wp", self.REF, "pvm")
             self.assertEqual(row["verdict"], "explained", row)
             self.assertIn("instructions (model)", row["cause"])
             self.assertIn("+18 instructions", row["cause"])
             self.assertNotIn("disassembly", row["cause"])
             # a count read from the disassembly says so
-            with mock.patch.object(kutcmp, "TM_INSNS_DISASM", ("toggle_cr0_wp.tm",)):
+            with mock.patch.object(kuttries, "TM_INSNS_DISASM", ("toggle_cr0_wp.tm",)):
                 row = kutcmp.diff_row(b, "toggle_cr0_wp", self.REF, "pvm")
             self.assertIn("toggle_cr0_wp.tm's in its disassembly", row["cause"])
             # another backend: the counts do not apply
@@ -455,8 +456,8 @@ class Agreement(unittest.TestCase):
         vm = {"mov_dr": 9, self.REF: 9, "wbinvd": 8}
         for tm, named in (({"mov_dr.tm": 11, "inb.elcr": 11}, True),
                           ({"mov_dr.tm": 12, "inb.elcr": 11}, False)):
-            with mock.patch.dict(kutcmp.TM_INSNS, tm, clear=True), \
-                    mock.patch.dict(kutcmp.VMEXIT_INSNS, vm, clear=True):
+            with mock.patch.dict(kutcounts.TM_INSNS, tm, clear=True), \
+                    mock.patch.dict(kutcounts.VMEXIT_INSNS, vm, clear=True):
                 row = kutcmp.diff_row(b, "mov_dr", self.REF, "pvm")
                 other = kutcmp.diff_row(b, "mov_dr", self.REF, "vmx")
             self.assertEqual(row["verdict"], "unexplained", row)
@@ -1156,7 +1157,7 @@ class IrqTwins(unittest.TestCase):
         folder = os.path.join(REPO, "kernel", "suites")
         code = "".join(read(os.path.join(folder, n)) for n in os.listdir(folder)
                        if n.endswith(".c"))
-        self.assertEqual([c for c in kutcmp.TM_INSNS if '"%s"' % c not in code],
+        self.assertEqual([c for c in kutcounts.TM_INSNS if '"%s"' % c not in code],
                          [])
 
     def test_the_parser_sees_a_moved_name(self):
@@ -1229,8 +1230,8 @@ class ExitsTwins(unittest.TestCase):
                                             text)}
         for name, msr in (("wr_tsc_adjust_msr", "MSR_TSC_ADJUST"),
                           ("wr_kernel_gs_base", "MSR_KERNEL_GS_BASE")):
-            case, against, _cause = kutcmp.EXPLAINERS[name][0]
-            self.assertEqual(against, kutcmp.SAME_LOOP_REF)
+            case, against, _cause = kutcounts.EXPLAINERS[name][0]
+            self.assertEqual(against, kutcounts.SAME_LOOP_REF)
             line = re.search(r"case %s: (.*)$" % args[case],
                              c_function(text, "insn_once"), re.M)
             self.assertIsNotNone(line, case)

@@ -135,7 +135,7 @@ def _take_part(log, number, found):
 
 
 # Each figure over the in-kernel port's of the same log: a within-boot
-# figure (stats/kutcmp.py, WITHIN_BOOT) that `compare` may judge between
+# figure (stats/kutratio.py, WITHIN_BOOT) that `compare` may judge between
 # logs taken apart in time, where the absolute cycles may not be.
 REL_REFERENCE = "inl_from_kernel"
 REL_FIELD = "cycles_rel_ref"

@@ -5,7 +5,7 @@ import sys
 
 from ..output import (breakdown_text, compare_plot, comparison, html, junit,
                       report, resultsfile, verdicts)
-from ..stats import attribution, compare, kutcmp
+from ..stats import attribution, compare, kutratio
 from ..system import envdiff
 from ..values import exitstatus
 from ..values.errors import UnusableInput
@@ -113,7 +113,7 @@ def check_verdict_options(args):
 
 
 NAMED_METRICS = ("cycles_per_op", "exits_per_op", "cycles_per_exit",
-                 kutcmp.REL_METRIC)
+                 kutratio.REL_METRIC)
 
 
 def check_metric(metric, option):

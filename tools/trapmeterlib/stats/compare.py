@@ -40,7 +40,7 @@ import re
 from ..values import exitstatus
 from ..values.errors import UnusableInput
 from ..values.numbers import is_number
-from . import avgcount, bootstats, comparable, equivalence, kutcmp
+from . import avgcount, bootstats, comparable, equivalence, kutratio
 from .bootstats import median
 from .compare_notes import ab_command_text, audit_note, \
     count_refusal_notes, rule_counts, side_text, timing_notes
@@ -98,7 +98,7 @@ def observations(res, stat=DEFAULT_STAT):
                 exits > BACKGROUND_SLACK * background and \
                 _num(res.get("cycles_per_exit")) is not None:
             out["cycles_per_exit"] = (loc / exits, True)
-    out.update(kutcmp.within_boot_observations(res))
+    out.update(kutratio.within_boot_observations(res))
     audit = res.get("audit") if isinstance(res.get("audit"), dict) else {}
     if _num(audit.get("exits_model")) is not None:
         out[AUDIT_METRIC] = (_num(audit["exits_model"]), True)
@@ -206,11 +206,11 @@ def compare_docs(base, cand, thresholds=None, seed=DEFAULT_SEED,
     for row in rows:
         row.refused = comparable.refusals_for(refusals, (row.suite, row.case),
                                               row.timing)
-    if not interleaved:     # within-boot figures are judged (kutcmp.py)
-        rows, kut_notes = kutcmp.within_boot_rows(rows)
+    if not interleaved:     # within-boot figures are judged (kutratio.py)
+        rows, kut_notes = kutratio.within_boot_rows(rows)
         warnings += kut_notes
         withheld = [r for r in rows if r.timing and not r.refused
-                    and r.metric not in kutcmp.WITHIN_BOOT]
+                    and r.metric not in kutratio.WITHIN_BOOT]
         if withheld:
             warnings.append(ab_command_text(base, cand, withheld,
                                             DEFAULT_THRESHOLD))

@@ -1,0 +1,97 @@
+"""The paired rounds stats/kutcmp.py judges, and a difference's spread
+over them.  commands/kut.py builds the rounds: per round vmexit's figure
+per vmexit name ("vmexit"), trapmeter's row per twin name ("trapmeter")
+and per case ("cases"), vmexit's loop waits (stats/kutwait.py).  A picker
+reads one figure of a round; a difference is taken round by round (the
+pairing cancels a round's level) and its spread is (median, low, high, n)
+over the rounds."""
+
+from .bootstats import median
+
+
+def spread(values):
+    """(median, low, high, n) of the numbers among values; None if none."""
+    nums = sorted(v for v in values if isinstance(v, (int, float)))
+    if not nums:
+        return None
+    return (median(nums), nums[0], nums[-1], len(nums))
+
+
+def overlap(a, b):
+    """Whether two spreads' [low, high] ranges meet."""
+    return a is not None and b is not None and a[1] <= b[2] and b[1] <= a[2]
+
+
+def diffs(boots, name, ref, pick):
+    """[pick(name) - pick(ref)] of the rounds where both are numbers."""
+    out = []
+    for boot in boots:
+        x, y = pick(boot, name), pick(boot, ref)
+        if isinstance(x, (int, float)) and isinstance(y, (int, float)):
+            out.append(x - y)
+    return out
+
+
+def pick_vm(boot, name):
+    """vmexit's figure of name in a round."""
+    return boot["vmexit"].get(name)
+
+
+def pick_tm(key):
+    """A picker of key of trapmeter's twin row of a vmexit name."""
+    def pick(boot, name):
+        row = boot["trapmeter"].get(name)
+        return row.get(key) if row else None
+    return pick
+
+
+def pick_twin(boots, name, key):
+    """A per-boot picker of trapmeter's twin of `name` (key of its row)."""
+    def pick(boot, _n):
+        row = boot["trapmeter"].get(name)
+        return row.get(key) if row else None
+    return pick
+
+
+def pick_case(case, key):
+    """A per-boot picker of key of trapmeter's row of case."""
+    def pick(boot, _n):
+        row = boot["cases"].get(case)
+        return row.get(key) if row else None
+    return pick
+
+
+def twin_case(boots, name):
+    """The trapmeter case that stands beside vmexit's name, or None."""
+    return next((b["trapmeter"][name].get("case") for b in boots
+                 if b["trapmeter"].get(name)), None)
+
+
+def loop_of(boots, name):
+    """The loop trapmeter's twin of name runs in, or None."""
+    return next((b["trapmeter"][name].get("loop") for b in boots
+                 if b["trapmeter"].get(name)), None)
+
+
+def pair(boots, a, b):
+    """a(boot) - b(boot) over boots where both are numbers."""
+    out = []
+    for boot in boots:
+        x, y = a(boot, None), b(boot, None)
+        if isinstance(x, (int, float)) and isinstance(y, (int, float)):
+            out.append(x - y)
+    return spread(out)
+
+
+def row_gross(boots, name, ref):
+    """trapmeter's gross difference name - ref over the rounds."""
+    return spread(diffs(boots, name, ref, pick_tm("gross")))
+
+
+def fmt_range(sp):
+    """A spread of differences as "+m (+lo..+hi, n boots)"."""
+    if sp is None:
+        return "not resolved"
+    if sp[3] == 1:
+        return "%+.0f (1 boot)" % sp[0]
+    return "%+.0f (%+.0f..%+.0f, %d boots)" % sp

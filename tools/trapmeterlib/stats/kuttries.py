@@ -1,0 +1,259 @@
+"""The causes stats/kutcmp.py tries where the tools' differences disagree
+(judge: a cause is named when the disagreement goes away with it),
+each tried in turn:
+  "leaf"       vmexit's cpuid runs the leaf its previous cpuid returned;
+               trapmeter's cpuid.chain does the same;
+  "quiet spans" vmexit's figure is its last loop's mean, and a loop in
+               which the host ran something else on its vCPU thread's CPU
+               costs the more (stats/kutwait.py): vmexit's difference over
+               the rounds where neither loop waited over QUIET_SHARE (at
+               most), against trapmeter's same-loop difference (or its
+               gross one) in those rounds;
+  "preemption" each vmexit figure less its loop's waited share, against
+               the same;
+  "reference and loop"  vmexit's reference is inb 0x4d0 in the loop all
+               its cases share; trapmeter's pio.kernel is inb 0x21 in a
+               loop of its own, its extended cases another loop: against
+               inb.elcr (inb 0x4d0 in the extended cases' loop, the
+               result's "loop") both tools' loops cancel alike;
+  "page tables" vmexit's setup_mmu maps every page user-accessible
+               (PT_USER_MASK); trapmeter's ".upages" pass runs the case
+               and inb.elcr again on such pages, in one loop: against
+               each other they show what the U/S bit does to the pair;
+  "instructions" (model; PVM only) where a backend emulates every guest
+               instruction, a tool's difference cancels its loop only
+               between cases of one length: vmexit's difference is then
+               trapmeter's same-loop one plus the surplus of instructions
+               (counted, INSNS) at vmexit's cost per instruction (its
+               wbinvd over wbinvd's instructions, same boot);
+  "loop cost"  trapmeter's controls differ between the two cases: its net
+               difference agrees where the gross one does not;
+  "statistic"  vmexit's figure is a mean over one span of 2^30 cycles,
+               the host's preemption included; trapmeter's mean per op
+               (over its samples) agrees where its median does not.
+Each try whose vmexit side is vmexit's raw difference (all but the two
+wait tries; the same-loop one's is quiet spans) is also taken over the
+quiet rounds alone, both tools' sides, where two rounds or more but not
+all were quiet."""
+
+from . import kutwait
+from .kutcounts import (EXPLAINERS, INSNS_BACKEND, PER_INSN,
+                        SAME_LOOP_REF, TM_INSNS, TM_INSNS_DISASM,
+                        VMEXIT_INSNS)
+from .kutrounds import (diffs, fmt_range, loop_of, pair, pick_case,
+                        pick_twin, pick_vm, row_gross, spread,
+                        twin_case)
+
+# trapmeter's pass of its extended cases on user-accessible pages
+# (kernel/suites/exits_upages.c), and its reference there
+UPAGES = ".upages"
+UPAGES_REF = SAME_LOOP_REF + UPAGES
+# whether the tries after the wait ones (page tables, instructions, loop
+# cost, statistic) are taken over the quiet rounds too, as the EXPLAINERS
+# ones are: 2 more false explanations of 1931 shuffled pairs than those
+# alone, 2 more real rows (tests/host/kut_null.py --no-quiet-others)
+QUIET_OTHERS = True
+# its same-loop try: over the quiet rounds, the quiet-spans try's figures
+SAME_LOOP_TRY = "reference and loop"
+
+
+def _insns_try(boots, name, ref, flavour):
+    """The instructions model's (cause, spread), or None where it does
+    not apply (another backend, a case or loop without counts)."""
+    case = twin_case(boots, name)
+    counts = (VMEXIT_INSNS.get(name), VMEXIT_INSNS.get(ref),
+              VMEXIT_INSNS.get(PER_INSN), TM_INSNS.get(case),
+              TM_INSNS.get(SAME_LOOP_REF))
+    if flavour != INSNS_BACKEND or None in counts:
+        return None
+    v_x, v_ref, v_per, t_x, t_ref = counts
+    surplus = round((v_x - v_ref) - (t_x - t_ref), 2)
+    if not surplus:                 # the same-loop reference says it all
+        return None
+    same = pick_twin(boots, name, "gross")
+    per = [(b["vmexit"].get(PER_INSN), same(b, None),
+            (b["cases"].get(SAME_LOOP_REF) or {}).get("gross")) for b in boots]
+    out = [x - r + surplus * w / v_per for w, x, r in per
+           if all(isinstance(v, (int, float)) for v in (w, x, r))]
+    return ("instructions (model): vmexit's %s runs %g instructions an op, "
+            "its %s %g; trapmeter's %s %g, %s %g (counted with "
+            "kvm_emulate_insn on %s%s): trapmeter's same-loop difference plus "
+            "%+g instructions at vmexit's %s / %g" % (
+                name, v_x, ref, v_ref, case, t_x, SAME_LOOP_REF, t_ref,
+                INSNS_BACKEND, "; %s's in its disassembly" % case
+                if case in TM_INSNS_DISASM else "", surplus, PER_INSN, v_per),
+            spread(out))
+
+
+def same_surplus(boots, name, ref, flavour):
+    """"instructions counted: ..." where both tools' ops are longer or
+    shorter than their references by the same count (the instructions
+    model then adds nothing: they are not the cause), or None."""
+    case = twin_case(boots, name)
+    counts = (VMEXIT_INSNS.get(name), VMEXIT_INSNS.get(ref),
+              TM_INSNS.get(case), TM_INSNS.get(SAME_LOOP_REF))
+    if flavour != INSNS_BACKEND or None in counts or \
+            counts[0] - counts[1] != counts[2] - counts[3]:
+        return None
+    return ("instructions counted, not the cause: vmexit's %s %g against %s's "
+            "%g, trapmeter's %s %g against %s's %g (the same %+g%s)" % (
+                name, counts[0], ref, counts[1], case, counts[2],
+                SAME_LOOP_REF, counts[3], counts[0] - counts[1],
+                "; %s's from its disassembly" % case
+                if case in TM_INSNS_DISASM else ""))
+
+
+def _preemption_try(boots, name, ref, same):
+    """(cause, trapmeter's spread, vmexit's spread less its vCPU waits),
+    or None where the session read no waits."""
+    unwaited = spread(diffs(boots, name, ref, kutwait.vm_unwaited))
+    if unwaited is None:
+        return None
+    against, alt = same_or_gross(boots, name, ref, same)
+    pct = spread(diffs(boots, name, ref, kutwait.wait_pct))
+    return ("preemption: vmexit's figures less the share of each case's "
+            "loop its vCPU thread waited for a host CPU (schedstat: %s's "
+            "share less %s's, %s), against trapmeter's %s" % (
+                name, ref, kutwait.fmt_pct(pct), against), alt, unwaited)
+
+
+def same_loop(boots, name):
+    """Whether trapmeter's twin of name runs in inb.elcr's loop."""
+    loop = loop_of(boots, name)
+    return bool(loop) and any(
+        (b["cases"].get(SAME_LOOP_REF) or {}).get("loop") == loop
+        for b in boots)
+
+
+def same_or_gross(boots, name, ref, same):
+    """(what, spread) of trapmeter's difference a vmexit one is tried
+    against: its same-loop one (twin - inb.elcr), else its gross one."""
+    if same:
+        return ("%s - %s" % (twin_case(boots, name), SAME_LOOP_REF),
+                pair(boots, pick_twin(boots, name, "gross"),
+                     pick_case(SAME_LOOP_REF, "gross")))
+    return "gross difference", row_gross(boots, name, ref)
+
+
+def _quiet_try(boots, name, ref, same):
+    """(cause, trapmeter's spread, vmexit's spread) over the rounds whose
+    two vmexit loops were quiet, or None where no round's loops were read
+    (an older file, or no TSC rate)."""
+    if not any(kutwait.read(b, name, ref) for b in boots):
+        return None
+    quiet = [b for b in boots if kutwait.quiet(b, name, ref)]
+    return ("quiet spans: vmexit's figure is its last loop's mean; only "
+            "the %d of %d rounds where neither %s's nor %s's loop waited "
+            "for a host CPU over %s of its span (schedstat, at most), "
+            "against trapmeter's %s in those rounds" % (
+                len(quiet), len(boots), name, ref, kutwait.quiet_text(),
+                same_or_gross(boots, name, ref, same)[0]),
+            same_or_gross(quiet, name, ref, same)[1],
+            spread(diffs(quiet, name, ref, pick_vm)))
+
+
+def tries(boots, name, ref, flavour=None):
+    """[(cause, spread[, vmexit's spread where the try changes it])]
+    trapmeter can measure for name - ref, in order.  A try whose vmexit
+    side is vmexit's raw difference is followed by the same try over the
+    quiet rounds alone (both sides), where some but not all of them, and
+    two or more, were quiet (quiet_rounds)."""
+    same = same_loop(boots, name)
+    quiet = quiet_rounds(boots, name, ref)
+    out = _with_quiet(boots, quiet, name, ref, explainer_tries(
+        boots, name, ref), quiet and explainer_tries(quiet, name, ref))
+    spans = _quiet_try(boots, name, ref, same)
+    if spans:
+        out.append(spans)
+    preempt = _preemption_try(boots, name, ref, same)
+    if preempt:
+        out.append(preempt)
+    others = quiet and QUIET_OTHERS and [
+        t for t in other_tries(quiet, name, ref, flavour)
+        if not t[0].startswith(SAME_LOOP_TRY)]
+    return out + _with_quiet(boots, quiet, name, ref, other_tries(
+        boots, name, ref, flavour), others)
+
+
+def _with_quiet(boots, quiet, name, ref, every, over_quiet):
+    """The tries over every round, each followed by its try over the
+    quiet rounds where over_quiet has one."""
+    out = []
+    for cause, alt in every:
+        out.append((cause, alt))
+        got = _over_quiet(quiet, len(boots), name, ref, cause,
+                          over_quiet or [])
+        if got:
+            out.append(got)
+    return out
+
+
+def quiet_rounds(boots, name, ref):
+    """The rounds where neither vmexit loop (name's, ref's) waited over
+    QUIET_SHARE, when two or more of them and not every round; else None
+    (the tries over every round say it all, or nothing is quiet)."""
+    quiet = [b for b in boots if kutwait.quiet(b, name, ref)]
+    return quiet if 2 <= len(quiet) < len(boots) else None
+
+
+def _over_quiet(quiet, rounds, name, ref, cause, quiet_tries):
+    """cause's try over the quiet rounds: (cause, trapmeter's spread,
+    vmexit's spread), both over those rounds; None where the quiet
+    rounds give no such try."""
+    head = cause.partition(":")[0]
+    got = next(((c, a) for c, a in quiet_tries
+                if c.partition(":")[0] == head), None)
+    if got is None or got[1] is None:
+        return None
+    return ("%s, %d of %d quiet rounds:%s" % (
+        head, len(quiet), rounds, got[0].partition(":")[2]),
+        got[1], spread(diffs(quiet, name, ref, pick_vm)))
+
+
+def explainer_tries(boots, name, ref):
+    """[(cause, spread)] of name's EXPLAINERS cases over boots."""
+    return [("%s (%s - %s)" % (cause, case, against or ref),
+             pair(boots, pick_case(case, "gross"),
+                  pick_case(against, "gross") if against else
+                  pick_twin(boots, ref, "gross")))
+            for case, against, cause in EXPLAINERS.get(name, ())]
+
+
+def other_tries(boots, name, ref, flavour=None):
+    """[(cause, spread)] of the tries after the wait ones, over boots,
+    each against vmexit's raw difference."""
+    out = []
+    loop = loop_of(boots, name)
+    same = same_loop(boots, name)
+    if same:
+        out.append((SAME_LOOP_TRY + ": vmexit's %s is inb 0x4d0 in the "
+                    "loop all its cases share; against trapmeter's %s, inb "
+                    "0x4d0 in the loop of its case (%s)" % (ref, SAME_LOOP_REF,
+                                                            loop),
+                    pair(boots, pick_twin(boots, name, "gross"),
+                         pick_case(SAME_LOOP_REF, "gross"))))
+    upages = twin_case(boots, name) and twin_case(boots, name) + UPAGES
+    if upages and any(upages in b["cases"] and UPAGES_REF in b["cases"]
+                      for b in boots):
+        out.append(("page tables: vmexit maps every page user-accessible "
+                    "(lib/x86/vm.c setup_mmu, PT_USER_MASK); against "
+                    "trapmeter's %s - %s, the same loop on such pages"
+                    % (upages, UPAGES_REF),
+                    pair(boots, pick_case(upages, "gross"),
+                         pick_case(UPAGES_REF, "gross"))))
+    insns = _insns_try(boots, name, ref, flavour)
+    if insns:
+        out.append(insns)
+    out.append(("loop cost: trapmeter's controls differ by %s between the "
+                "cases; its net difference" % fmt_range(pair(
+                    boots, pick_twin(boots, name, "control"),
+                    pick_twin(boots, ref, "control"))),
+                pair(boots, pick_twin(boots, name, "net"),
+                     pick_twin(boots, ref, "net"))))
+    mean_ref = pick_case(SAME_LOOP_REF, "mean") if same else \
+        pick_twin(boots, ref, "mean")
+    out.append(("statistic: vmexit's figure is a mean over one span of 2^30 "
+                "cycles, the host's preemption in it; trapmeter's mean per "
+                "op (against %s)" % (SAME_LOOP_REF if same else ref),
+                pair(boots, pick_twin(boots, name, "mean"), mean_ref)))
+    return out
