@@ -373,6 +373,21 @@ class Agreement(unittest.TestCase):
             row = kutcmp.diff_row(b, name, self.REF)
             self.assertEqual(row["verdict"], "unexplained", (name, row))
 
+    def test_a_twin_skipped_by_name_says_why(self):
+        b = boots({"self_ipi_tpr": [600, 610, 605], self.REF: [20] * 3},
+                  {self.REF: [15, 15, 16]})
+        _levels, diffs = kutcmp.rows(b, ["self_ipi_tpr", self.REF], self.REF)
+        docs = [{"skips": [{"case": "self_ipi.xapic.tpr", "reason": "pvm=on: "
+                            "not taken", "kut_name": "self_ipi_tpr"},
+                           {"case": "other", "reason": "r"}]}]
+        kutcmp.name_skips(diffs, kutcmp.skipped_twins(docs))
+        self.assertEqual(diffs[0]["verdict"], "not resolved")
+        self.assertEqual(diffs[0]["cause"], "trapmeter skipped its twin "
+                         "self_ipi.xapic.tpr: pvm=on: not taken")
+        _levels, diffs = kutcmp.rows(b, ["self_ipi_tpr", self.REF], self.REF)
+        kutcmp.name_skips(diffs, kutcmp.skipped_twins([{"skips": []}]))
+        self.assertIn("has no figure", diffs[0]["cause"])
+
     def test_loop_cost_when_only_the_net_difference_agrees(self):
         b = boots({"wbinvd": [30, 30, 31], self.REF: [20, 20, 20]},
                   {"wbinvd": [50, 50, 51], self.REF: [20, 21, 20]},

@@ -281,12 +281,13 @@ class Session:
     def finish(self, lock):
         boots = kutcmp_boots(self.pairs, self.waits)
         names = shown_names(boots, self.wanted)
+        out_boots = merged_boots(self.pairs)
         levels, diffs = kutcmp.rows(boots, names, flavour=(
             self.host or {}).get("kvm_flavour"))
+        kutcmp.name_skips(diffs, kutcmp.skipped_twins(out_boots))
         sys.stdout.write(kut_table.render_side_by_side(
             levels, diffs, self.left_out, self.host, self.args.accel))
         sys.stdout.flush()
-        out_boots = merged_boots(self.pairs)
         config = dict(self.config or {}, source="trapmeter kut",
                       kut_dir=self.args.kut_dir)
         host = dict(self.host or {})
@@ -325,6 +326,7 @@ def replay(args):
     names = shown_names(boots, wanted)
     levels, diffs = kutcmp.rows(boots, names, flavour=(
         doc.get("host") or {}).get("kvm_flavour"))
+    kutcmp.name_skips(diffs, kutcmp.skipped_twins(doc["boots"]))
     info = doc.get("kut") or {}
     sys.stdout.write(kut_table.render_side_by_side(
         levels, diffs, info.get("left_out") or {}, doc.get("host"),

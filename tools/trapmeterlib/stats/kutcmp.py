@@ -206,3 +206,29 @@ def rows(boots, names, ref=REFERENCE, flavour=None):
     diffs = [diff_row(boots, n, ref, flavour) for n in names if n != ref]
     return levels, diffs
 
+
+
+def skipped_twins(boot_docs):
+    """{vmexit name: (trapmeter case, reason)} of the twins the session's
+    boots skipped by name (the skip records carry kut_name)."""
+    out = {}
+    for boot in boot_docs:
+        for skip in boot.get("skips") or []:
+            name = skip.get("kut_name") if isinstance(skip, dict) else None
+            if isinstance(name, str) and name not in out:
+                out[name] = (skip.get("case"), skip.get("reason"))
+    return out
+
+
+def name_skips(diffs, skipped):
+    """A row trapmeter has no figure for says why, when its twin was
+    skipped by name: the skip's case and reason in place of "a tool has
+    no figure"."""
+    for row in diffs:
+        name = row["kut_name"]
+        if row["gross"] is None and name in skipped and \
+                row["verdict"] == "not resolved":
+            case, reason = skipped[name]
+            row["cause"] = "trapmeter skipped its twin %s: %s" % (case,
+                                                                 reason)
+    return diffs
