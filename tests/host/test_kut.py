@@ -388,14 +388,17 @@ class Agreement(unittest.TestCase):
         kutcmp.name_skips(diffs, kutcmp.skipped_twins([{"skips": []}]))
         self.assertIn("has no figure", diffs[0]["cause"])
 
-    def test_loop_cost_when_only_the_net_difference_agrees(self):
+    def test_the_net_difference_alone_explains_nothing(self):
+        # trapmeter's net difference meets vmexit's where its gross one
+        # does not: no longer a cause (it explained no real row in eleven
+        # sessions, 40 of 103 false explanations)
         b = boots({"wbinvd": [30, 30, 31], self.REF: [20, 20, 20]},
                   {"wbinvd": [50, 50, 51], self.REF: [20, 21, 20]},
                   net={"wbinvd": [20, 21, 20], self.REF: [10, 10, 10]},
                   control={"wbinvd": [30, 29, 31], self.REF: [10, 11, 10]})
         row = kutcmp.diff_row(b, "wbinvd", self.REF)
-        self.assertEqual(row["verdict"], "explained", row)
-        self.assertIn("loop cost", row["cause"])
+        self.assertEqual(row["verdict"], "unexplained", row)
+        self.assertNotIn("loop cost", row["cause"])
 
     def test_the_same_loop_reference_explains_an_extended_case(self):
         # vmexit: wbinvd 20 below its inb 0x4d0; trapmeter's pio.kernel
@@ -650,16 +653,6 @@ class Agreement(unittest.TestCase):
         self.assertIn("same instructions, 2 of 3 quiet rounds +10 (+10..+11, "
                       "2 boots) against vmexit +20", row["cause"])
 
-    def test_the_loop_cost_over_the_quiet_rounds_explains(self):
-        # trapmeter's net difference +10 in the waited round, +21 and +20
-        # in the quiet ones, where vmexit's is +21 and +20
-        b = self.waited_first_round(
-            "mov_dr", [150, 121, 120], [10, 11, 10],
-            net={"mov_dr": [30, 41, 40], self.REF: [20, 20, 20]})
-        row = kutcmp.diff_row(b, "mov_dr", self.REF)
-        self.assertEqual(row["verdict"], "explained", row)
-        self.assertIn("loop cost, 2 of 3 quiet rounds:", row["cause"])
-
     def test_the_mean_explains_what_the_median_does_not(self):
         b = boots({"mov_dr": [70, 75, 71], self.REF: [20, 20, 21]},
                   {"mov_dr": [30, 30, 31], self.REF: [20, 20, 20]})
@@ -726,7 +719,7 @@ class Agreement(unittest.TestCase):
         row = kutcmp.diff_row(b, "tscdeadline_immed", self.REF)
         self.assertEqual(row["verdict"], "unexplained", row)
         self.assertIn("tried: same instructions not resolved; same "
-                      "instructions on user pages not resolved; loop cost",
+                      "instructions on user pages not resolved; statistic",
                       row["cause"])
         self.assertIn("statistic not resolved", row["cause"])
         self.assertIn("work (named, not measured)", row["cause"])
