@@ -80,7 +80,8 @@ _TOGGLE_COUNTED = (
     "instructions (vmexit %d walks for its %d, trapmeter's loop 1.35-1.41 "
     "a walk an instruction, vmexit's wbinvd 11 for 8); vmexit's write_cr%d "
     "goes through an exception-fixup wrapper: its longer op is the "
-    "instructions model's surplus")
+    "instructions model's surplus, and the same instructions try runs "
+    "that wrapper")
 # The ops of equal work, timed in the host (perf record of kvm_emulate_insn,
 # kvmmmu:kvm_mmu_pagetable_walk, kvm_pio, kvm_msr, kvm_exit, kvm_cr on one
 # boot of each tool, twice; an op is the events between two of the loop's

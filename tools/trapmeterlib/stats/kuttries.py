@@ -52,8 +52,9 @@ UPAGES = ".upages"
 UPAGES_REF = SAME_LOOP_REF + UPAGES
 # whether the tries after the wait ones (page tables, instructions,
 # statistic) are taken over the quiet rounds too, as the EXPLAINERS
-# ones are: 2 more false explanations of 1931 shuffled pairs than those
-# alone, 2 more real rows (tests/host/kut_null.py --no-quiet-others)
+# ones are: over the fourteen sessions of the null's fixture 1 more
+# false explanation of 3850 shuffled pairs than those alone, 2 more real
+# rows (tests/host/kut_null.py --no-quiet-others)
 QUIET_OTHERS = True
 # its same-loop try: over the quiet rounds, the quiet-spans try's figures
 SAME_LOOP_TRY = "reference and loop"
