@@ -82,23 +82,19 @@ extern u64 exits_vmexit_ptd_mem;      /* BAR0 + the test's offset */
 extern u32 exits_vmexit_ptd_port;     /* BAR1 + the test's offset */
 extern u32 exits_vmexit_ptd_data;     /* the test's data byte */
 
-#define VMEXIT_PCI_MEM(STORE, ...)                                        \
-	__asm__ volatile("mov %[mem], %%rax\n\t"                          \
-			 "mov %[data], %%edx\n\t"                         \
-			 STORE                                            \
+/* Two loads from RAM into registers RA and RB, then ACCESS */
+#define VMEXIT_LOAD2_THEN(A, RA, B, RB, ACCESS, ...)                      \
+	__asm__ volatile("mov %[a], %%" RA "\n\t"                         \
+			 "mov %[b], %%" RB "\n\t"                         \
+			 ACCESS                                           \
 			 : __VA_ARGS__                                    \
-			 : [mem] "m"(exits_vmexit_ptd_mem),               \
-			   [data] "m"(exits_vmexit_ptd_data)              \
+			 : [a] "m"(A), [b] "m"(B)                         \
 			 : "rax", "rdx", "memory")
 
-#define VMEXIT_PCI_IO(OUT, ...)                                           \
-	__asm__ volatile("mov %[data], %%eax\n\t"                         \
-			 "mov %[port], %%edx\n\t"                         \
-			 OUT                                              \
-			 : __VA_ARGS__                                    \
-			 : [data] "m"(exits_vmexit_ptd_data),             \
-			   [port] "m"(exits_vmexit_ptd_port)              \
-			 : "rax", "rdx", "memory")
+#define VMEXIT_PCI_MEM(STORE, ...) VMEXIT_LOAD2_THEN(exits_vmexit_ptd_mem, "rax", \
+	exits_vmexit_ptd_data, "edx", STORE, __VA_ARGS__)
+#define VMEXIT_PCI_IO(OUT, ...) VMEXIT_LOAD2_THEN(exits_vmexit_ptd_data, "eax", \
+	exits_vmexit_ptd_port, "edx", OUT, __VA_ARGS__)
 
 /* pci-testdev found, its no-eventfd test selected on the MMIO (mem) or
  * port side, the globals above set: NULL, or why not. */
