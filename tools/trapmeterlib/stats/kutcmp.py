@@ -23,13 +23,13 @@ false explanations (FALSE_EXPLAINED, of pairs shuffled between cases:
 tests/host/kut_null.py) under FALSE_EXPLAINED_ALPHA, 5 %, at the 95 %
 bound (tests/host/test_kut_null.py holds it there at 99 %).  Under two quiet
 rounds, where what the waits could have added to vmexit's figures reaches
-trapmeter's: not resolved.  Else unexplained, with each tried figure, and
-a known difference of work (WORK) named but not counted as measured."""
+trapmeter's: not resolved.  Else unexplained, with each tried figure and
+what was counted of the two ops (COUNTED)."""
 
 from ..values import figure
 from . import kuttries, kutwait
 from .kutcounts import (COUNTED, INSNS_BACKEND, ROUND_TRIP,
-                        ROUND_TRIP_COUNTED, TIMER_WAIT, WORK)
+                        ROUND_TRIP_COUNTED, TIMER_WAIT)
 from .kutrounds import (diffs, fmt_range, overlap, pair, pick_case,
                         pick_tm, pick_twin, pick_vm, spread,
                         twin_case)
@@ -157,8 +157,6 @@ def judge(boots, row, name, ref, flavour=None):
     same = kuttries.same_surplus(boots, name, ref, flavour)
     if same:
         why += "; " + same
-    if name in WORK:
-        why += "; work (named, not measured): " + WORK[name]
     if name in COUNTED:
         why += "; " + COUNTED[name]
     return "unexplained", why
