@@ -126,7 +126,14 @@ COUNTED = {"cpuid": "counted: vmexit's op runs 10 emulated instructions "
            "1479 of 65472 ops (2.3 %, perf, one boot), trapmeter's "
            "tscdeadline.immed.cpuid on 1.6-1.9 % of its writes (its own "
            "count), tscdeadline.immed.insn on 653 of 17108 (3.8 %, perf, "
-           "one boot)"}
+           "one boot)",
+           # perf record -a -e kvm:kvm_msr -e kvm:kvm_apic_accept_irq, one
+           # boot each (docs/measurements.md, "tenth session")
+           "tscdeadline": "counted (host time, one boot each): KVM accepted "
+           "the timer's interrupt a median 347 us (p10-p90 336-371) after "
+           "vmexit's deadline write, 334 us (296-356) after trapmeter's, "
+           "and the next write came 58 us (54-62) and 86 us (41-99) after "
+           "that: the host's timer, not the op, is most of either figure"}
 for _name, _text in TRACED.items():
     COUNTED[_name] = COUNTED[_name] + "; " + _text if _name in COUNTED \
         else _text
