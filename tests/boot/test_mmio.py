@@ -79,6 +79,8 @@ class ExtendedTcg(unittest.TestCase):
         c = checks(self.b)
         self.assertIn("10 coalesced/ioeventfd cases, 0 with wrong", c["pio.handlers"]["detail"])
         self.assertTrue(c["exits.msr_core_threads"]["ok"], c)
+        # every extended case's own check (CR0/CR4 put back, counts)
+        self.assertTrue(c["exits.cases"]["ok"], c["exits.cases"])
         self.assertTrue(c["ide.disk.read"]["ok"], c)
         self.assertTrue(c["fwcfg.cases"]["ok"], c)
 
@@ -120,7 +122,9 @@ class ExtendedTcg(unittest.TestCase):
                           ("inb.elcr", None), ("outb.elcr", None),
                           ("outb.elcr.zero", "outl_to_kernel"),
                           ("wrmsr.tsc_adjust.zero", None),
-                          ("wrmsr.kernel_gs_base.zero", None)):
+                          ("wrmsr.kernel_gs_base.zero", None),
+                          ("cr0.wp.toggle.insn", None), ("cr4.pge.toggle.insn", None),
+                          ("ptd.nofd.mem8.insn", None), ("ptd.nofd.io8.insn", None)):
             self.assertIn("kut_name", r(case), case)
             self.assertEqual(r(case)["kut_name"], kut, case)
         self.assertEqual(r("dr7.write")["exits_model"], 0)
@@ -130,6 +134,43 @@ class ExtendedTcg(unittest.TestCase):
     def test_hypercall_skip_named(self):
         skips = {s["case"]: s["reason"] for s in self.b.boot["skips"]}
         self.assertIn("#UD", skips.get("vmcall", skips.get("vmmcall", "")))
+
+
+class VmexitOpsKvm(unittest.TestCase):
+    """vmexit's ops as its build runs them (kernel/suites/exits_vmexit.h):
+    each runs, its check holds (GS reached the per-CPU area and no
+    exception_vector() call found a vector; pci-testdev counted the
+    writes; the deadline's interrupts came through vmexit's path), and
+    the pci ops take one round trip to QEMU an op."""
+    CASES = ("inb.elcr", "cr0.wp.toggle.insn", "cr4.pge.toggle.insn",
+             "ptd.nofd.mem8.insn", "ptd.nofd.io8.insn", "tscdeadline.immed.insn")
+
+    @classmethod
+    def setUpClass(cls):
+        need_kvm()
+        need_build(cls, "build/trapmeter.elf")
+        cls.b = run("--accel", "kvm", "--suite", "all", "--case", ",".join(cls.CASES),
+                    "--mmio-devices", "on", "--cmdline", "samples=5 budget_ms=300",
+                    "--timeout", "300", timeout=400)
+
+    def test_each_runs_and_checks(self):
+        self.assertEqual(self.b.status, 0, self.b.describe())
+        skips = {s["case"]: s["reason"] for s in self.b.boot["skips"]}
+        if "tscdeadline.immed.insn" in skips and "TSC-deadline" in skips[
+                "tscdeadline.immed.insn"]:
+            del skips["tscdeadline.immed.insn"]   # the CPU model lacks it
+        self.assertEqual({c: w for c, w in skips.items() if c in self.CASES}, {})
+        for case in self.CASES:
+            if case in skips:
+                continue
+            self.assertFalse(self.b.result(case).get("mismatches"), case)
+
+    def test_the_pci_ops_take_one_round_trip_each(self):
+        for case in ("ptd.nofd.mem8.insn", "ptd.nofd.io8.insn"):
+            r = self.b.result(case)
+            self.assertIsNotNone(r.get("exits_measured"), r.get("exits_note"))
+            self.assertEqual(r["exits_model"], 1, r)
+            self.assertFalse(r["exits_model_mismatch"], r)
 
 
 class MmioKvm(unittest.TestCase):
