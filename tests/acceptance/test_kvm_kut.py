@@ -1,0 +1,101 @@
+"""tests/acceptance/test_kvm_kut.py - `make acceptance`: `trapmeter kut`
+end to end under KVM beside a kvm-unit-tests build (TRAPMETER_KUT_DIR: a
+tree built with `./configure && make`; skipped by name without one: CI
+has none and the tests build none).  One session of three rounds (about
+six minutes here), then:
+
+- it ends with status 0 and a difference row for every vmexit name with
+  a figure in either tool; each verdict is agree, explained, unexplained
+  or not resolved, and each row not agreeing says why;
+- the rows vmexit's build wraps in code of its own (the toggles, the pci
+  ops, tscdeadline_immed) name the "same instructions" try of their
+  as-built twin (kernel/suites/exits_vmexit.h) wherever they disagree;
+- the session is held-out data for the width rule: its false
+  explanations under label shuffling (tests/host/kut_null.py) must not
+  lie significantly above kutcmp.FALSE_EXPLAINED_ALPHA: the one-sided
+  99 % lower binomial bound of its rate stays under it.
+
+Skipped where KVM cannot create a VM or the kernel is not built."""
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import unittest
+
+from tests.boot.common import ROOT, RUNNER, need_build, need_kvm
+from tests.host import kut_null
+
+sys.path.insert(0, os.path.join(ROOT, "tools"))
+from trapmeterlib.backends import kut_log  # noqa: E402
+from trapmeterlib.stats import kutcmp  # noqa: E402
+from trapmeterlib.stats.abtest import binomial_lower  # noqa: E402
+
+KUT_DIR = os.environ.get("TRAPMETER_KUT_DIR")
+VERDICTS = {"agree", "explained", "unexplained", "not resolved"}
+AS_BUILT = {"toggle_cr0_wp": "cr0.wp.toggle.insn",
+            "toggle_cr4_pge": "cr4.pge.toggle.insn",
+            "pci-mem": "ptd.nofd.mem8.insn", "pci-io": "ptd.nofd.io8.insn",
+            "tscdeadline_immed": "tscdeadline.immed.insn"}
+CONFIDENCE = 0.99
+
+
+@unittest.skipUnless(KUT_DIR, "TRAPMETER_KUT_DIR not set: no kvm-unit-tests "
+                     "build to run vmexit from")
+class KutSession(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        need_kvm()
+        need_build(cls, "build/trapmeter.elf")
+        cls.tmp = tempfile.TemporaryDirectory(prefix="tm-kut-")
+        cls.path = os.path.join(cls.tmp.name, "kut.json")
+        cls.proc = subprocess.run(
+            [RUNNER, "kut", "--kut-dir", KUT_DIR, "--accel", "kvm",
+             "--boots", "3", "--json", cls.path],
+            capture_output=True, text=True, timeout=1800, cwd=ROOT)
+        with open(cls.path) as fh:
+            cls.doc = json.load(fh)
+        cls.rows = {r["kut_name"]: r for r in cls.doc["kut"]["differences"]}
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.tmp.cleanup()
+
+    def test_every_name_has_a_row_with_a_verdict(self):
+        self.assertEqual(self.proc.returncode, 0, self.proc.stderr[-2000:])
+        shown = [lv["kut_name"] for lv in self.doc["kut"]["levels"]
+                 if lv["kut_name"] != kutcmp.REFERENCE]
+        self.assertLessEqual(set(shown), set(kut_log.VMEXIT_NAMES))
+        self.assertGreaterEqual(len(shown), 30, shown)
+        for name in shown:
+            row = self.rows[name]
+            self.assertIn(row["verdict"], VERDICTS, row)
+            if row["verdict"] != "agree":
+                self.assertTrue(row["cause"], row)
+
+    def test_the_as_built_twins_are_tried(self):
+        for name, case in AS_BUILT.items():
+            row = self.rows.get(name)
+            if row is None or row["verdict"] == "agree":
+                continue
+            self.assertIn("same instructions", row["cause"], row)
+            if row["verdict"] == "explained":
+                continue
+            self.assertNotIn("same instructions not resolved", row["cause"],
+                             "%s: %s never measured" % (name, case))
+
+    def test_false_explanations_not_above_alpha(self):
+        sessions = kut_null.load([self.path])
+        tally = kut_null.tally_of(sessions, {"kutcmp": kutcmp.allowed_width})
+        k, n = tally["null"]["kutcmp"]["all"]
+        self.assertGreater(n, 100, "too few shuffled pairs to judge")
+        lower = binomial_lower(k, n, CONFIDENCE)
+        self.assertLess(lower, kutcmp.FALSE_EXPLAINED_ALPHA,
+                        "%d of %d false explanations: rate at least %.1f %% "
+                        "(one-sided %g %%), over the %g %% kut states" % (
+                            k, n, 100 * lower, 100 * CONFIDENCE,
+                            100 * kutcmp.FALSE_EXPLAINED_ALPHA))
+
+
+if __name__ == "__main__":
+    unittest.main()
