@@ -260,7 +260,7 @@ def main():
     ap.add_argument("--confidence", type=float, default=0.95)
     ap.add_argument("--drop", metavar="CAUSES", default="",
                     help="comma list of tried causes (their first words, "
-                    "e.g. 'loop cost,statistic') that may not explain")
+                    "e.g. 'statistic,page tables') that may not explain")
     ap.add_argument("--no-quiet-others", action="store_true",
                     help="take only the EXPLAINERS tries over the quiet "
                     "rounds (kuttries.QUIET_OTHERS off)")
