@@ -51,7 +51,7 @@ TWIN_WORDS = "stable=off budget_ms=%d samples=%d" % (TWIN_SPAN_MS,
 # vmexit's pci-mem/pci-io line of pci-testdev's first test (no eventfd),
 # the twin of trapmeter's ptd.nofd / ptd.io.nofd cases
 PCI_FIRST = "no-eventfd"
-DEFAULT_BOOTS = 3
+DEFAULT_BOOTS = kutcmp.DEFAULT_ROUNDS
 BOOT_TIMEOUT_S = {"kvm": 900.0, "tcg": 600.0}
 # a vmexit case doubles its loop until it spans 2^30 cycles: about a
 # second per case here even under load; a boot is stopped after this

@@ -26,6 +26,8 @@ rounds, where what the waits could have added to vmexit's figures reaches
 trapmeter's: not resolved.  Else unexplained, with each tried figure and
 what was counted of the two ops (COUNTED)."""
 
+import math
+
 from ..values import figure
 from . import kuttries, kutwait
 from .kutcounts import (COUNTED, INSNS_BACKEND, ROUND_TRIP,
@@ -42,6 +44,26 @@ WIDTH_OF_GAP, FALSE_EXPLAINED = 0.25, (88, 3850)
 # stays under it (test_kut_null.py: at 99 %)
 FALSE_EXPLAINED_ALPHA = 0.05
 WIDTH_TEXT = "a quarter of the gap between the tools' raw ranges"
+# "unexplained" says the tools part beyond chance: only where n and m
+# rounds of two tools that agree part that far at most this often
+PARTING_ALPHA = 0.05
+
+
+def parting_chance(n, m):
+    """How often n rounds of one tool and m of the other lie wholly apart
+    (their ranges do not meet) when the tools agree: 2 / C(n+m, n), exact
+    when the n+m differences are exchangeable (any order of them as
+    likely; one tool's all below, or all above, is 2 of the orders)."""
+    return 2.0 / math.comb(n + m, n)
+
+
+def rounds_to_part(alpha=PARTING_ALPHA):
+    """The fewest rounds a tool whose parting stays within alpha."""
+    return next(n for n in range(2, 31) if parting_chance(n, n) <= alpha)
+
+
+# kut's rounds unless told: the fewest whose "unexplained" is within alpha
+DEFAULT_ROUNDS = rounds_to_part()
 
 
 def level_row(boots, name):
@@ -159,7 +181,32 @@ def judge(boots, row, name, ref, flavour=None):
         why += "; " + same
     if name in COUNTED:
         why += "; " + COUNTED[name]
+    few = _too_few(row)
+    if few:
+        return "not resolved", few + "; " + why
     return "unexplained", why
+
+
+def tried(row):
+    """Whether causes were tried on a judged row (the width rule applied:
+    explained, unexplained, or not resolved after its tries)."""
+    return row["verdict"] in ("explained", "unexplained") or \
+        "; tried: " in row.get("cause", "")
+
+
+def _too_few(row):
+    """Why the tools' parting may be chance: their rounds part by chance
+    more often than PARTING_ALPHA; or None."""
+    n, m = row["vmexit"][3], row["gross"][3]
+    chance = parting_chance(n, m)
+    if chance <= PARTING_ALPHA:
+        return None
+    return ("%d and %d rounds: tools that agree part this far by chance "
+            "%s of the time (2/C(%d,%d), rounds exchangeable), over the %s "
+            "held; --boots %d" % (
+                n, m, figure.percent_text(figure.model(chance), places=1),
+                n + m, n, figure.percent_text(figure.measured(
+                    PARTING_ALPHA), places=0), DEFAULT_ROUNDS))
 
 
 def _waited(boots, name, ref):

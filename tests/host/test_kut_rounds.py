@@ -1,0 +1,61 @@
+#!/usr/bin/env python3
+"""tests/host/test_kut_rounds.py - the chance that two tools that agree
+part (stats/kutcmp.py parting_chance), which holds kut's "unexplained"
+within its alpha: against a simulation of exchangeable rounds, and the
+recorded sessions' rounds cut against themselves (tests/host/kut_rounds.py
+on tests/fixtures/kut-null-sessions.json.gz) not parted significantly
+more often than it says."""
+import os
+import sys
+import unittest
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+REPO = os.path.dirname(os.path.dirname(HERE))
+sys.path.insert(0, os.path.join(REPO, "tools"))
+
+from tests.host import kut_null, kut_rounds  # noqa: E402
+from trapmeterlib.stats import kutcmp  # noqa: E402
+from trapmeterlib.stats.abtest import (binomial_lower,  # noqa: E402
+                                       binomial_upper)
+
+CONFIDENCE = 0.99
+DRAWS = 20000
+
+
+class PartingChance(unittest.TestCase):
+    def test_exchangeable_rounds_part_as_often_as_it_says(self):
+        for _level, n, share in kut_rounds.simulate(
+                DRAWS, levels=(0.0,), rounds=(3, 4)):
+            k = round(share * DRAWS)
+            chance = kutcmp.parting_chance(n, n)
+            self.assertLessEqual(binomial_lower(k, DRAWS, CONFIDENCE),
+                                 chance, (n, share))
+            self.assertGreaterEqual(binomial_upper(k, DRAWS, CONFIDENCE),
+                                    chance, (n, share))
+
+    def test_a_level_both_tools_share_parts_them_less(self):
+        (_level, n, share), = kut_rounds.simulate(
+            DRAWS, levels=(1.0,), rounds=(4,))
+        upper = binomial_upper(round(share * DRAWS), DRAWS, CONFIDENCE)
+        self.assertLess(upper, kutcmp.parting_chance(n, n))
+
+    def test_the_default_rounds_are_the_fewest_within_alpha(self):
+        n = kutcmp.DEFAULT_ROUNDS
+        self.assertLessEqual(kutcmp.parting_chance(n, n),
+                             kutcmp.PARTING_ALPHA)
+        self.assertGreater(kutcmp.parting_chance(n - 1, n - 1),
+                           kutcmp.PARTING_ALPHA)
+
+    def test_recorded_rounds_part_no_more_than_the_chance(self):
+        cells = kut_rounds.tally(kut_null.load([kut_null.KUT_NULL_FIXTURE]))
+        self.assertEqual({(t, n) for t, n, _k in cells},
+                         {("vmexit", 3), ("trapmeter", 3)})
+        for (tool, n, k), (parted, asked) in cells.items():
+            self.assertGreater(asked, 200, (tool, n, k))
+            self.assertLessEqual(binomial_lower(parted, asked, CONFIDENCE),
+                                 kutcmp.parting_chance(k, n - k),
+                                 (tool, n, k, parted, asked))
+
+
+if __name__ == "__main__":
+    unittest.main()
