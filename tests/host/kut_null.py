@@ -17,7 +17,9 @@ of B (the shuffled row disagrees, so the tries are asked).  Every
 exact one-sided upper bound (Clopper-Pearson, --confidence), over all
 pairs and by how far A's figure lies from B's (|median A - median B| over
 the shuffled row's raw gap, A's vmexit range to B's trapmeter range: under
-a quarter of the gap, a quarter to a whole gap, over it).  Pairs share
+a quarter of the gap, a quarter to a whole gap, over it), and by how wide
+A's vmexit range is against that gap (WBINS: a rule that lets a wide
+vmexit range explain must hold its rate among those rows too).  Pairs share
 their tries (each B is judged against up to 20 As), so they are not
 independent trials: the bound is the binomial one, stated as such, and the
 number of distinct rows B any A explained is printed beside it.
@@ -79,6 +81,11 @@ W = kutcmp.width
 SHARES = (1, 2, 5, 10)
 BINS = (("< gap/4", 0.0, 0.25), ("gap/4..gap", 0.25, 1.0),
         ("> gap", 1.0, float("inf")))
+# the same pairs by how wide A's vmexit range is against the shuffled
+# row's raw gap: a rule's rate holds for the rows it explains only if it
+# holds in each of these (a looser rule explains the wide ones)
+WBINS = (("width < gap/4", 0.0, 0.25), ("width gap/4..gap", 0.25, 1.0),
+         ("width > gap", 1.0, float("inf")))
 SWAPPED = ("vmexit", "vmexit_span", "vmexit_wait")
 KUT_NULL_FIXTURE = os.path.join(ROOT, "tests", "fixtures",
                                 "kut-null-sessions.json.gz")
@@ -230,10 +237,12 @@ def session(sess, ruleset, tally):
             far = abs(ra[0] - rb["vmexit"][0]) / raw_gap(
                 {"vmexit": ra, "gross": rb["gross"]})
             which = next(lbl for lbl, lo, hi in BINS if lo <= far < hi)
+            wide = W(ra) / raw_gap({"vmexit": ra, "gross": rb["gross"]})
+            wbin = next(lbl for lbl, lo, hi in WBINS if lo <= wide < hi)
             shuffled = swap(boots, a, b)
             for rname, rule in ruleset.items():
                 hit = judge(shuffled, b, flavour, rule)[1] == "explained"
-                for key in ("all", which):
+                for key in ("all", which, wbin):
                     cell = tally["null"][rname].setdefault(key, [0, 0])
                     cell[0] += hit
                     cell[1] += 1
@@ -295,6 +304,14 @@ def main():
                                       args.confidence) for b in BINS),
             len(tally["hit_rows"][rname]), tally["real"][rname][0],
             tally["real"][rname][1]))
+    print("the same pairs by the width of A's vmexit range against the "
+          "gap")
+    print("%-13s %s" % ("rule", "  ".join("%-30s" % b[0] for b in WBINS)))
+    for rname in ruleset:
+        cells = tally["null"][rname]
+        print("%-13s %s" % (rname, "  ".join(
+            "%-30s" % rate(cells.get(b[0], [0, 0]), args.confidence)
+            for b in WBINS)))
     base = tally["rows"]["kutcmp"]
     for rname in ruleset:
         for what, rows in (("besides", tally["rows"][rname] - base),
