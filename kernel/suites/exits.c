@@ -52,6 +52,8 @@
  *                   (pci-testdev, no eventfd: QEMU) as its build runs them
  *   tscdeadline.immed.insn  vmexit's tscdeadline_immed and its interrupt
  *                   through kvm-unit-tests' handler path, as built
+ *   tscdeadline.insn  vmexit's tscdeadline as built: the deadline 3000
+ *                   cycles ahead, a spin until that path counts it
  *   wrmsr.tsx_ctrl  MSR 0x122 (skipped without ARCH_CAPABILITIES[7])
  *                                                        wr_tsx_ctrl_msr
  *   wrmsr.spec_ctrl.ibrs  SPEC_CTRL 1 then 0: passed through after the
@@ -208,7 +210,7 @@ enum insn { I_INL_QEMU, I_OUTB_ELCR, I_INB_ELCR, I_PMTIMER, I_CR8_READ, I_CR8_WR
 	    I_XSETBV, I_INVD, I_CR0_WP, I_CR4_PGE, I_WR_TSX_CTRL, I_WR_IBRS, I_WR_IBPB,
 	    I_CR0_WHOLE, I_CPUID_KUT, I_OUTB_ELCR0, I_WR_TSC_ADJUST0, I_WR_KGSBASE0, I_CR0_KUT,
 	    I_CR4_KUT, I_PTD_MEM, I_PTD_IO,
-	    I_DEADLINE_KUT, I_COUNT };
+	    I_DEADLINE_KUT, I_DEADLINE_WAIT_KUT, I_COUNT };
 
 #define MSR_APIC_BASE      0x1b
 #define MSR_TSC_ADJUST     0x3b
@@ -289,6 +291,7 @@ static void insn_once(u32 id)
 	case I_PTD_MEM: VMEXIT_PCI_MEM("mov %%dl, (%%rax)"); break;
 	case I_PTD_IO: VMEXIT_PCI_IO("out %%al, (%%dx)"); break;
 	case I_DEADLINE_KUT: VMEXIT_TSCDEADLINE_IMMED("wrmsr", "cpuid"); break;
+	case I_DEADLINE_WAIT_KUT: VMEXIT_TSCDEADLINE(exits_vmexit_isr_count, "0", "wrmsr"); break;
 	case I_OUTB_ELCR0: outb(0, ELCR1_PORT); break;
 	case I_WR_TSC_ADJUST0: wrmsr(MSR_TSC_ADJUST, 0); break;
 	case I_WR_KGSBASE0: wrmsr(MSR_KERNEL_GS_BASE, 0); break;
@@ -308,6 +311,7 @@ static void op_insn(const struct bench_case *c, u8 *buf, u64 iters)
  * a write (port, CR8, DR7, each CR0/CR4 write), the MSR's registers
  * around a nop for rdmsr/wrmsr/xsetbv, a nop for wbinvd/invd. */
 static volatile u64 ctl_word;
+static u32 ctl_flag;            /* tscdeadline.insn's control's x */
 
 static void ctl_once(u32 id)
 {
@@ -325,6 +329,7 @@ static void ctl_once(u32 id)
 	case I_PTD_MEM: VMEXIT_PCI_MEM("mov %%dl, %[to]", [to] "=m"(ctl_word)); break;
 	case I_PTD_IO: VMEXIT_PCI_IO("mov %%al, %[to]", [to] "=m"(ctl_word)); break;
 	case I_DEADLINE_KUT: VMEXIT_TSCDEADLINE_IMMED("nop", "nop"); break;
+	case I_DEADLINE_WAIT_KUT: VMEXIT_TSCDEADLINE(ctl_flag, "1", "nop"); break;
 	case I_WR_IBRS: ctl_msr(MSR_SPEC_CTRL, SPEC_CTRL_IBRS); ctl_msr(MSR_SPEC_CTRL, 0); break;
 	case I_XSETBV: ctl_msr(0, msr_value[2]); break;
 	case I_WR_TSC_ADJUST0: case I_WR_KGSBASE0: ctl_msr(msr_of[id], 0); break;
@@ -405,6 +410,7 @@ static const char *skip_insn(const struct bench_case *c)
 	case I_PTD_IO:
 		return exits_vmexit_ptd_set(c->arg == I_PTD_MEM);
 	case I_DEADLINE_KUT:
+	case I_DEADLINE_WAIT_KUT:
 		return exits_vmexit_deadline_set();
 	case I_OUTB_ELCR0:
 		return elcr_now ? "ELCR1 (0x4d0) is not 0 here: vmexit's outb of 0 would change "
@@ -469,7 +475,7 @@ static u32 verify_insn(const struct bench_case *c, const u8 *buf)
 		return vmexit_toggle_done(c->arg);
 	if (c->arg == I_PTD_MEM || c->arg == I_PTD_IO)
 		return exits_vmexit_ptd_written(c->arg == I_PTD_MEM) == 0;
-	if (c->arg == I_DEADLINE_KUT)
+	if (c->arg == I_DEADLINE_KUT || c->arg == I_DEADLINE_WAIT_KUT)
 		return exits_vmexit_deadline_put();
 	if (c->arg == I_CR4_PGE)
 		return read_cr4() != cr4_now;
@@ -604,6 +610,10 @@ static struct bench_case ext_cases[] = {
 	 * from the skip hook to verify */
 	EXT("tscdeadline.immed.insn", "lapic", HANDLER_KERNEL, I_DEADLINE_KUT, model_three,
 	    NO_KUT),
+	/* vmexit's tscdeadline as built: the deadline 3000 cycles ahead and
+	 * the spin until its interrupt (the same path) counts it; exits as
+	 * irq's tscdeadline: the write, the timer's, the EOI's */
+	EXT("tscdeadline.insn", "lapic", HANDLER_KERNEL, I_DEADLINE_WAIT_KUT, model_three, NO_KUT),
 };
 
 /* The ".upages" pass: these cases again on user-accessible pages, each in
@@ -620,6 +630,7 @@ static const struct { u32 id; const char *name; } upage_pass[] = {
 	{ I_CR0_KUT, "cr0.wp.toggle.insn.upages" }, { I_CR4_KUT, "cr4.pge.toggle.insn.upages" },
 	{ I_PTD_MEM, "ptd.nofd.mem8.insn.upages" }, { I_PTD_IO, "ptd.nofd.io8.insn.upages" },
 	{ I_DEADLINE_KUT, "tscdeadline.immed.insn.upages" },
+	{ I_DEADLINE_WAIT_KUT, "tscdeadline.insn.upages" },
 };
 
 /* The extended cases' own checks (verify_insn: a toggle put back, the

@@ -36,7 +36,8 @@ VERDICTS = {"agree", "explained", "unexplained", "not resolved"}
 AS_BUILT = {"toggle_cr0_wp": "cr0.wp.toggle.insn",
             "toggle_cr4_pge": "cr4.pge.toggle.insn",
             "pci-mem": "ptd.nofd.mem8.insn", "pci-io": "ptd.nofd.io8.insn",
-            "tscdeadline_immed": "tscdeadline.immed.insn"}
+            "tscdeadline_immed": "tscdeadline.immed.insn",
+            "tscdeadline": "tscdeadline.insn"}
 CONFIDENCE = 0.99
 
 

@@ -368,7 +368,8 @@ class Agreement(Unexplained, unittest.TestCase):
                            ("toggle_cr4_pge", "cr4.pge.toggle.insn"),
                            ("pci-mem", "ptd.nofd.mem8.insn"),
                            ("pci-io", "ptd.nofd.io8.insn"),
-                           ("tscdeadline_immed", "tscdeadline.immed.insn")):
+                           ("tscdeadline_immed", "tscdeadline.immed.insn"),
+                           ("tscdeadline", "tscdeadline.insn")):
             b = boots({name: [350, 352, 351], self.REF: [90] * 3},
                       {name: [113, 114, 113], self.REF: [20, 21, 20]},
                       extra={case: [316, 316, 315],

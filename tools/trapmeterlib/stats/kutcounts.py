@@ -230,4 +230,9 @@ EXPLAINERS.update({
         "MSR, CPUID leaf 0, and its interrupt through kvm-unit-tests' path: "
         "a per-vector thunk, 16 registers saved, self_ipi_isr's count and "
         "two RDTSC, eoi() through the APIC ops at %gs:8 (x2APIC: a WRMSR)",
-        "tscdeadline.immed.insn")})
+        "tscdeadline.immed.insn"),
+    "tscdeadline": _as_built(
+        "tscdeadline", "x cleared, WRMSR of the TSC 3000 cycles ahead to the "
+        "deadline MSR, a spin of load, test and branch on x until its "
+        "interrupt, through the same path as tscdeadline_immed's, counts it",
+        "tscdeadline.insn")})
