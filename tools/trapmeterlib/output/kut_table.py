@@ -127,7 +127,7 @@ def render_side_by_side(levels, diffs, left_out, host, accel):
     notes = [r for r in diffs if r["verdict"] != "agree" or r.get("work")]
     if notes:
         lines.append("")
-    if any(kutcmp.tried(r) for r in diffs):
+    if any(kutcmp.was_tried(r) for r in diffs):
         lines.append(explained_rule())
     lines += ["  %s: %s: %s%s" % (r["kut_name"], r["verdict"], r["cause"],
                                   "; work: " + r["work"] if r.get("work")

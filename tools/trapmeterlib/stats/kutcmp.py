@@ -203,7 +203,7 @@ def _too_wide(tried, row):
     return None
 
 
-def tried(row):
+def was_tried(row):
     """Whether causes were tried on a judged row (the width rule applied:
     explained, unexplained, or not resolved after its tries)."""
     return row["verdict"] in ("explained", "unexplained") or \
