@@ -20,6 +20,10 @@ bound is the binomial one, not a clustered one).
     python3 tests/host/kut_rounds.py FILE...
     python3 tests/host/kut_rounds.py --simulate 40000
 
+--between also asks each tool's row in one session against the same row
+in another (every pair of sessions): sessions are not interleaved, so
+this measures how far a host's sessions differ, against the same chance.
+
 --simulate N draws N sessions a setting of a model: each round a level
 N(0, s) both tools share, each tool's own noise N(0, 1), for s 0 (the
 exchangeable case: the chance exactly), 0.5, 1 and 3, at 3 to 5 rounds,
@@ -81,6 +85,38 @@ def tally(sessions):
     return out
 
 
+def between(sessions):
+    """{(tool, n, m): [parted, asked]}: each row of one session against
+    the same row of another, every pair of sessions."""
+    out = {}
+    rows = [{(tool, name): row_rounds(sess["boots"], name, pick)
+             for tool, pick in TOOLS
+             for name in kut_null.kut.shown_names(sess["boots"], [])
+             if name != kutcmp.REFERENCE} for sess in sessions]
+    for i, first in enumerate(rows):
+        for second in rows[i + 1:]:
+            for key in sorted(set(first) & set(second)):
+                a, b = first[key], second[key]
+                if not a or not b or len(a) < 2 or len(b) < 2:
+                    continue
+                cell = out.setdefault((key[0], len(a), len(b)), [0, 0])
+                cell[0] += not kutrounds.overlap(kutrounds.spread(a),
+                                                 kutrounds.spread(b))
+                cell[1] += 1
+    return out
+
+
+def between_lines(cells, confidence):
+    """One line a tool and pair of round counts."""
+    return ["%-9s %d against %d rounds, another session: %4d/%4d %5.1f %% "
+            "(%4.1f-%4.1f %%), chance %5.1f %%" % (
+                tool, n, m, parted, asked, 100.0 * parted / asked,
+                100 * binomial_lower(parted, asked, confidence),
+                100 * binomial_upper(parted, asked, confidence),
+                100 * kutcmp.parting_chance(n, m))
+            for (tool, n, m), (parted, asked) in sorted(cells.items())]
+
+
 def lines(cells, confidence):
     """One line a cut: tool, rounds, k, parted/asked, rate (bounds),
     chance."""
@@ -119,6 +155,7 @@ def main():
     ap.add_argument("files", nargs="*")
     ap.add_argument("--confidence", type=float, default=0.95)
     ap.add_argument("--simulate", type=int, metavar="N")
+    ap.add_argument("--between", action="store_true")
     args = ap.parse_args()
     if args.simulate:
         for level, n, share in simulate(args.simulate):
@@ -129,11 +166,13 @@ def main():
         return 0
     if not args.files:
         ap.error("give kut results files, or --simulate N")
-    cells = tally(kut_null.load(args.files))
+    sessions = kut_null.load(args.files)
     print("each tool against itself, its rounds cut in time order "
           "(parted/asked, rate, one-sided %g %% binomial bounds)" % (
               100 * args.confidence))
-    print("\n".join(lines(cells, args.confidence)))
+    print("\n".join(lines(tally(sessions), args.confidence)))
+    if args.between:
+        print("\n".join(between_lines(between(sessions), args.confidence)))
     return 0
 
 

@@ -58,5 +58,21 @@ class PartingChance(unittest.TestCase):
                                  (tool, n, k, parted, asked))
 
 
+    def test_sessions_of_one_build_and_hour_part_as_rounds_do(self):
+        # kut14 sq1-sq4 (4 rounds, one build, one hour): a row of one
+        # session against the same row of another parts no more often
+        # than the chance; sessions days and builds apart do (kut9,
+        # kut10, kut13: 3 rounds)
+        cells = kut_rounds.between(kut_null.load([kut_null.KUT_NULL_FIXTURE]))
+        for tool in ("vmexit", "trapmeter"):
+            parted, asked = cells[(tool, 4, 4)]
+            self.assertGreater(asked, 100, tool)
+            self.assertLessEqual(binomial_lower(parted, asked, CONFIDENCE),
+                                 kutcmp.parting_chance(4, 4), (tool, parted))
+            parted, asked = cells[(tool, 3, 3)]
+            self.assertGreater(binomial_lower(parted, asked, CONFIDENCE),
+                               kutcmp.parting_chance(3, 3), (tool, parted))
+
+
 if __name__ == "__main__":
     unittest.main()
