@@ -310,9 +310,13 @@ class BadInput(Tmp):
 
     def interrupted_add(self, where):
         """`history add RUN7 RUN7'` in a process that sends itself SIGINT
-        when historydb.`where` is first called."""
+        when historydb.`where` is first called.  SIGINT as a terminal's ^C
+        finds it: a test run started as a background job of a shell
+        without job control hands its children SIGINT ignored, and a
+        command run so cannot be ^C'd at all."""
         code = (
             "import os, signal, sys\n"
+            "signal.signal(signal.SIGINT, signal.default_int_handler)\n"
             "sys.path.insert(0, %r)\n"
             "from trapmeterlib.backends import historydb\n"
             "from trapmeterlib import cli\n"
