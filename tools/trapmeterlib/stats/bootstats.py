@@ -71,6 +71,24 @@ def min_p(n_a, n_b):
     return (2.0 if n_a == n_b else 1.0) / total
 
 
+def split_floor(k_a, k_b, n_a, n_b):
+    """The smallest p max_t can give a metric that k_a base and k_b
+    candidate boots carry, its labels permuted over all n_a + n_b boots:
+    the share of label splits that give its boots the observed labels or
+    their mirror (the same |t|).  Exit counts come from a few boots a side
+    (ab --count-boots, 3 by default): over 183 + 183 boots a 3 + 3 metric
+    cannot go under 2 / 64, about 0.031."""
+    n, k = n_a + n_b, k_a + k_b
+    if k_a > n_a or k_b > n_b:
+        return 1.0
+    ways = math.comb(n - k, n_a - k_a)
+    if k_a != k_b and n_a >= k_b and n_b >= k_a:
+        ways += math.comb(n - k, n_a - k_b)
+    elif k_a == k_b:
+        ways *= 2
+    return min(1.0, ways / math.comb(n, n_a))
+
+
 def undisturbed(values):
     """A side's undisturbed boots: those at most 8 % above the side's lower
     quartile, and at least its three fastest (MIN_SIDE: a band of two
