@@ -871,7 +871,7 @@ class FamilyFloor(unittest.TestCase):
     cannot reach alpha, yet in the max-T family its t over the label
     splits set every metric's p near its own floor: a +56 % cycles_per_op
     over 166/181 boots stayed inconclusive at ab's last look (p 0.039
-    against 0.0267).  It is left out of the family (compare._can_reach)."""
+    against 0.0267).  It is left out of the family (bootstats.can_reach)."""
 
     def metrics(self, n=60):
         rng = random.Random(5)
@@ -893,13 +893,11 @@ class FamilyFloor(unittest.TestCase):
         ps = compare.bootstats.max_t_modes(metrics, [False, False], n, n,
                                            random.Random(1), 2000)[0]
         self.assertGreater(ps[0], alpha)
-        keep = [compare._can_reach(m, observed, n, n, alpha)
+        keep = [compare.bootstats.can_reach(m, observed, n, n, alpha)
                 for m in metrics]
         self.assertEqual(keep, [True, False])
-        ps = compare._family_only(
-            keep, compare.bootstats.max_t_modes,
-            [m for m, k in zip(metrics, keep) if k], [False], n, n,
-            random.Random(1), 2000)[0]
+        ps = compare.bootstats.max_t_reachable(
+            keep, metrics, [False, False], n, n, random.Random(1), 2000)[0]
         self.assertLess(ps[0], 0.001)
         self.assertIsNone(ps[1])
 

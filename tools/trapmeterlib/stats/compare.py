@@ -350,13 +350,6 @@ def _timing_figures(row, obs_b, obs_c):
         set_figure(row, row.floor_shift, None, None, None, BY_MEANS)
 
 
-def _family_metrics(rows, n_base):
-    return [bootstats.Metric(dict(
-        [(n - 1, v) for n, v in zip(r.boots[0], r.logs[0])]
-        + [(n_base + n - 1, v) for n, v in zip(r.boots[1], r.logs[1])]))
-        for r in rows]
-
-
 def decide_timing(rows, n_base, n_cand, opts):
     """The family-wise permutation tests over boots for every timing row
     of the run together -- the shifts (max-T), and where a boot can lie
@@ -365,19 +358,16 @@ def decide_timing(rows, n_base, n_cand, opts):
     # a refused metric stays out of the family: its shift is the method's
     timing = [r for r in rows if r.timing and r.logs and not r.refused
               and r.verdict != NOT_INTERLEAVED]
-    metrics = _family_metrics(timing, n_base)
+    metrics = [bootstats.metric_of(r.boots, r.logs, n_base) for r in timing]
     moded = [bootstats.can_change_mode(m) for m in metrics]
     share = MODE_SHARE if any(moded) else 0.0
     alpha_shift = opts.alpha * (1.0 - share)
     observed = frozenset(range(n_base))
-    reach = [_can_reach(m, observed, n_base, n_cand, alpha_shift)
+    reach = [bootstats.can_reach(m, observed, n_base, n_cand, alpha_shift)
              for m in metrics]
-    rng = random.Random(opts.seed)
-    ps, tops, mps, _mtops = _family_only(
-        reach, bootstats.max_t_modes,
-        [m for m, ok in zip(metrics, reach) if ok],
-        [m for m, ok in zip(moded, reach) if ok],
-        n_base, n_cand, rng, opts.resamples)
+    ps, tops, mps, _mtops = bootstats.max_t_reachable(
+        reach, metrics, moded, n_base, n_cand, random.Random(opts.seed),
+        opts.resamples)
     crit = bootstats.critical_t(tops, alpha_shift)
     for row, p, mp, metric, ok in zip(timing, ps, mps, metrics, reach):
         row.alpha = opts.alpha
@@ -396,27 +386,6 @@ def decide_timing(rows, n_base, n_cand, opts):
         row.file_boots = (n_base, n_cand)
         if row.refused:
             row.verdict = REFUSED
-
-
-def _can_reach(metric, observed, n_base, n_cand, alpha):
-    """Whether the metric's boots can give it p <= alpha at all (its
-    split_floor).  One that cannot is left out of the max-T family
-    (Tarone: the floor depends on which boots carry the metric, not on
-    their values, so leaving it out keeps the family-wise alpha): in it,
-    a 3 + 3 boot exit-count metric's t over the label splits set every
-    metric's p near its own floor, 0.031, and a +56 % cycles_per_op over
-    166/181 boots stayed inconclusive at the last look's 0.0267."""
-    a, b = metric.sides(observed)
-    return bootstats.split_floor(len(a), len(b), n_base, n_cand) <= alpha
-
-
-def _family_only(keep, test, metrics, moded, *args):
-    """test over the kept metrics; its per-metric lists put back in the
-    order of keep, None where a metric was left out."""
-    ps, tops, mps, mtops = test(metrics, moded, *args)
-    ps, mps = iter(ps), iter(mps)
-    return ([next(ps) if k else None for k in keep], tops,
-            [next(mps) if k else None for k in keep], mtops)
 
 
 def mode_figures(row, mode, p, observed, share):
