@@ -51,16 +51,22 @@ def rows_of(base, cand, **kw):
     return {(r.name, r.metric): r for r in rows}, rows, warnings
 
 
-def rows_of_sparse():
-    """The recorded A/A session with exits counted in the first two boots
-    of each side only: cycles_per_exit in 2+2 boots, too few to test."""
+def aa_counted_in(first):
+    """The recorded A/A session's two files with exits counted in the
+    first `first` boots of each side only."""
     docs = [load("kvm-ab-aa-%s.json" % side) for side in "ab"]
     for doc in docs:
-        for boot in doc["boots"][2:]:
+        for boot in doc["boots"][first:]:
             for res in boot["results"]:
                 res.pop("exits_measured", None)
                 res.pop("cycles_per_exit", None)
-    rows, warnings = compare_docs(*docs)
+    return docs
+
+
+def rows_of_sparse():
+    """The recorded A/A session with exits counted in the first two boots
+    of each side only: cycles_per_exit in 2+2 boots, too few to test."""
+    rows, warnings = compare_docs(*aa_counted_in(2))
     return {(r.name, r.metric): r for r in rows}, rows, warnings
 
 
@@ -904,12 +910,7 @@ class FamilyFloor(unittest.TestCase):
     def test_compare_leaves_such_a_metric_out(self):
         # the recorded A/A session, exits counted in 3 boots a side of 12:
         # cycles_per_exit's floor 2 * C(18,9) / C(24,12) = 0.036
-        docs = [load("kvm-ab-aa-%s.json" % side) for side in "ab"]
-        for doc in docs:
-            for boot in doc["boots"][3:]:
-                for res in boot["results"]:
-                    res.pop("exits_measured", None)
-                    res.pop("cycles_per_exit", None)
+        docs = aa_counted_in(3)
         for alpha, left_out in ((0.0267, True), (0.05, False)):
             rows, _w = compare_docs(*copy.deepcopy(docs), alpha=alpha)
             per_exit = [r for r in rows if r.metric == "cycles_per_exit"
