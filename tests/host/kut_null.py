@@ -19,7 +19,9 @@ pairs and by how far A's figure lies from B's (|median A - median B| over
 the shuffled row's raw gap, A's vmexit range to B's trapmeter range: under
 a quarter of the gap, a quarter to a whole gap, over it), and by how wide
 A's vmexit range is against that gap (WBINS: a rule that lets a wide
-vmexit range explain must hold its rate among those rows too).  Pairs share
+vmexit range explain must hold its rate among those rows too), and by
+the session's spread (DBINS: the range, or from 8 rounds the median's
+interval).  Pairs share
 their tries (each B is judged against up to 20 As), so they are not
 independent trials: the bound is the binomial one, stated as such, and the
 number of distinct rows B any A explained is printed beside it.
@@ -86,6 +88,10 @@ BINS = (("< gap/4", 0.0, 0.25), ("gap/4..gap", 0.25, 1.0),
 # holds in each of these (a looser rule explains the wide ones)
 WBINS = (("width < gap/4", 0.0, 0.25), ("width gap/4..gap", 0.25, 1.0),
          ("width > gap", 1.0, float("inf")))
+# the same pairs by the session's spread (stats/kutrounds.py depth): a
+# range under 8 rounds, the median's interval from 8; the rule's rate
+# holds at each
+DBINS = ("range", "median's interval")
 SWAPPED = ("vmexit", "vmexit_span", "vmexit_wait")
 KUT_NULL_FIXTURE = os.path.join(ROOT, "tests", "fixtures",
                                 "kut-null-sessions.json.gz")
@@ -239,10 +245,11 @@ def session(sess, ruleset, tally):
             which = next(lbl for lbl, lo, hi in BINS if lo <= far < hi)
             wide = W(ra) / raw_gap({"vmexit": ra, "gross": rb["gross"]})
             wbin = next(lbl for lbl, lo, hi in WBINS if lo <= wide < hi)
+            dbin = DBINS[kutrounds.depth(len(boots)) > 1]
             shuffled = swap(boots, a, b)
             for rname, rule in ruleset.items():
                 hit = judge(shuffled, b, flavour, rule)[1] == "explained"
-                for key in ("all", which, wbin):
+                for key in ("all", which, wbin, dbin):
                     cell = tally["null"][rname].setdefault(key, [0, 0])
                     cell[0] += hit
                     cell[1] += 1
@@ -312,6 +319,14 @@ def main():
         print("%-13s %s" % (rname, "  ".join(
             "%-30s" % rate(cells.get(b[0], [0, 0]), args.confidence)
             for b in WBINS)))
+    print("the same pairs by the sessions' spread (from 8 rounds the "
+          "median's interval)")
+    print("%-13s %s" % ("rule", "  ".join("%-30s" % b for b in DBINS)))
+    for rname in ruleset:
+        cells = tally["null"][rname]
+        print("%-13s %s" % (rname, "  ".join(
+            "%-30s" % rate(cells.get(b, [0, 0]), args.confidence)
+            for b in DBINS)))
     base = tally["rows"]["kutcmp"]
     for rname in ruleset:
         for what, rows in (("besides", tally["rows"][rname] - base),

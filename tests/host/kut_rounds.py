@@ -3,7 +3,8 @@
 exchangeable, the assumption behind `trapmeter kut`'s chance of parting
 (tools/trapmeterlib/stats/kutcmp.py `parting_chance`: n rounds of one tool
 and m of another lie wholly apart 2 / C(n+m, n) of the time when the tools
-agree).
+agree, while both spreads are ranges; from 8 rounds a spread is the
+median's interval, stats/kutrounds.py, and the orders are counted).
 
 A tool split against itself is a pair that agrees: for each recorded
 session, each tool (vmexit; trapmeter's gross) and each row (the vmexit
@@ -26,8 +27,8 @@ this measures how far a host's sessions differ, against the same chance.
 
 --simulate N draws N sessions a setting of a model: each round a level
 N(0, s) both tools share, each tool's own noise N(0, 1), for s 0 (the
-exchangeable case: the chance exactly), 0.5, 1 and 3, at 3 to 5 rounds,
-and prints how often the tools part.
+exchangeable case: the chance exactly), 0.5, 1 and 3, at 3, 4, 5, 8 and
+16 rounds, and prints how often the tools part.
 
 A FILE is a kut results file or a file reduced by kut_null.py --reduce
 (tests/fixtures/kut-null-sessions.json.gz holds 3-round sessions)."""
@@ -132,7 +133,7 @@ def lines(cells, confidence):
     return out
 
 
-def simulate(sessions, levels=(0.0, 0.5, 1.0, 3.0), rounds=(3, 4, 5),
+def simulate(sessions, levels=(0.0, 0.5, 1.0, 3.0), rounds=(3, 4, 5, 8, 16),
              seed=1):
     """[(s, n, parted share)]: tools that agree, a round's level N(0, s)
     shared by both, each tool's own noise N(0, 1)."""

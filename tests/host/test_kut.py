@@ -350,11 +350,26 @@ class Agreement(Unexplained, unittest.TestCase):
             "same instructions meets vmexit's range, wider than a quarter "
             "of the gap"), row["cause"])
         self.assertNotIn("part this far by chance", row["cause"])
+        self.assertIn("ruled out (--boots 8 or more: the median's "
+                      "interval", row["cause"])
         # the same try wide of vmexit's range rules itself out
         for boot, gross in zip(b, (112, 127, 120, 121)):
             boot["cases"]["cpuid.insn"]["gross"] = gross
         row = kutcmp.diff_row(b, "cpuid", self.REF)
         self.assertEqual(row["verdict"], "unexplained", row)
+
+    def test_eight_rounds_judge_a_try_by_the_medians_interval(self):
+        # the four rounds above twice over: each figure's interval is the
+        # 2nd lowest to the 2nd highest of 8, so the try's one low and one
+        # high round fall outside it and it explains
+        b = boots({"cpuid": [120, 121] * 4, self.REF: [100] * 8},
+                  {"cpuid": [10, 11, 10, 10] * 2, self.REF: [15] * 8},
+                  extra={"cpuid.insn": [82, 97, 90, 91, 90, 91, 90, 91],
+                         "inb.elcr": [70] * 8})
+        row = kutcmp.diff_row(b, "cpuid", self.REF)
+        self.assertEqual(row["verdict"], "explained", row)
+        self.assertIn("+20 (+20..+21, 8 boots, 2nd from each end)",
+                      row["cause"])
 
     def test_the_leaf_explains_cpuid_when_cpuid_chain_agrees(self):
         b = boots({"cpuid": [40, 41, 40], self.REF: [20, 20, 20]},

@@ -5,6 +5,7 @@ within its alpha: against a simulation of exchangeable rounds, and the
 recorded sessions' rounds cut against themselves (tests/host/kut_rounds.py
 on tests/fixtures/kut-null-sessions.json.gz) not parted significantly
 more often than it says."""
+import itertools
 import os
 import sys
 import unittest
@@ -14,7 +15,7 @@ REPO = os.path.dirname(os.path.dirname(HERE))
 sys.path.insert(0, os.path.join(REPO, "tools"))
 
 from tests.host import kut_null, kut_rounds  # noqa: E402
-from trapmeterlib.stats import kutcmp  # noqa: E402
+from trapmeterlib.stats import kutcmp, kutrounds  # noqa: E402
 from trapmeterlib.stats.abtest import (binomial_lower,  # noqa: E402
                                        binomial_upper)
 
@@ -33,6 +34,30 @@ class PartingChance(unittest.TestCase):
             self.assertGreaterEqual(binomial_upper(k, DRAWS, CONFIDENCE),
                                     chance, (n, share))
 
+    def test_the_chance_counts_every_order_of_the_rounds(self):
+        # ranks stand for exchangeable rounds: every way of dealing n+m
+        # of them to the two tools, spread as kut spreads them
+        for n, m in ((3, 4), (4, 4), (8, 8), (9, 6), (11, 3)):
+            parted = total = 0
+            for first in itertools.combinations(range(n + m), n):
+                rest = sorted(set(range(n + m)) - set(first))
+                total += 1
+                parted += not kutrounds.overlap(kutrounds.spread(first),
+                                                kutrounds.spread(rest))
+            self.assertAlmostEqual(kutcmp.parting_chance(n, m),
+                                   parted / total, msg=(n, m))
+
+    def test_many_rounds_part_as_often_as_it_says(self):
+        for _level, n, share in kut_rounds.simulate(
+                DRAWS // 4, levels=(0.0,), rounds=(8, 16)):
+            k = round(share * DRAWS // 4)
+            chance = kutcmp.parting_chance(n, n)
+            self.assertLessEqual(binomial_lower(k, DRAWS // 4, CONFIDENCE),
+                                 chance, (n, share))
+            self.assertGreaterEqual(binomial_upper(k, DRAWS // 4,
+                                                   CONFIDENCE), chance,
+                                    (n, share))
+
     def test_a_level_both_tools_share_parts_them_less(self):
         (_level, n, share), = kut_rounds.simulate(
             DRAWS, levels=(1.0,), rounds=(4,))
@@ -45,6 +70,20 @@ class PartingChance(unittest.TestCase):
                              kutcmp.PARTING_ALPHA)
         self.assertGreater(kutcmp.parting_chance(n - 1, n - 1),
                            kutcmp.PARTING_ALPHA)
+
+    def test_a_spread_is_the_range_until_a_deeper_one_holds_the_median(self):
+        self.assertEqual([kutrounds.depth(n) for n in range(1, 17)],
+                         [1] * 7 + [2] * 3 + [3] * 2 + [4] * 3 + [5])
+        for n in range(8, 31):
+            k = kutrounds.depth(n)
+            self.assertGreaterEqual(kutrounds.median_cover(n, k),
+                                    kutrounds.MEDIAN_COVER, n)
+            self.assertLess(kutrounds.median_cover(n, k + 1),
+                            kutrounds.MEDIAN_COVER, n)
+        self.assertEqual(kutrounds.spread([5, 1, 4, 2, 3]), (3, 1, 5, 5))
+        self.assertEqual(kutrounds.spread(range(16))[1:], (4, 11, 16))
+        self.assertEqual(kutrounds.fmt_range(kutrounds.spread(range(16))),
+                         "+8 (+4..+11, 16 boots, 5th from each end)")
 
     def test_recorded_rounds_part_no_more_than_the_chance(self):
         cells = kut_rounds.tally(kut_null.load([kut_null.KUT_NULL_FIXTURE]))

@@ -21,7 +21,7 @@ import tempfile
 from ..backends import kut_log, kut_vmexit
 from ..output import kut_table, report, resultsfile
 from ..output.summary import tsc_khz
-from ..stats import kutcmp
+from ..stats import kutcmp, kutrounds
 from ..system import children, kvmlock
 from ..values import exitstatus
 from ..values.resultform import raw_net
@@ -52,6 +52,7 @@ TWIN_WORDS = "stable=off budget_ms=%d samples=%d" % (TWIN_SPAN_MS,
 # the twin of trapmeter's ptd.nofd / ptd.io.nofd cases
 PCI_FIRST = "no-eventfd"
 DEFAULT_BOOTS = kutcmp.DEFAULT_ROUNDS
+COVER_TEXT = kut_table.pct0(kutrounds.MEDIAN_COVER)
 BOOT_TIMEOUT_S = {"kvm": 900.0, "tcg": 600.0}
 # a vmexit case doubles its loop until it spans 2^30 cycles: about a
 # second per case here even under load; a boot is stopped after this
@@ -67,10 +68,11 @@ def add_parser(sub, fmt):
         "a tree built with ./configure && make) and trapmeter's twin cases "
         "under the same QEMU, accelerator, CPU model and machine, "
         "interleaved boot by boot, and print one table: per vmexit case "
-        "vmexit's figure (median over boots, with the range), trapmeter's "
+        "vmexit's figure (median over boots, with the range; from 8 boots "
+        "the median's " + COVER_TEXT + " interval), trapmeter's "
         "gross cycles per op, its control and its net; then each tool's "
         "difference to inl_from_kernel, where its own loop cancels, and "
-        "whether the two tools agree (within the range over boots), with "
+        "whether the two tools agree (their intervals meet), with "
         "the cause where trapmeter measures one.")
     kut.add_argument("--kut-dir", metavar="DIR",
                      help="kvm-unit-tests tree with x86/vmexit.flat built")
@@ -84,7 +86,8 @@ def add_parser(sub, fmt):
     kut.add_argument("--accel", choices=("kvm", "tcg"), default="kvm",
                      help="accelerator of both tools (default kvm)")
     kut.add_argument("--boots", metavar="N", type=int, default=DEFAULT_BOOTS,
-                     help="rounds: boots of each tool (default %d)"
+                     help="rounds: boots of each tool (default %d; more "
+                     "narrow each interval toward the median)"
                      % DEFAULT_BOOTS)
     kut.add_argument("--cases", metavar="NAMES",
                      help="comma list of vmexit names (default every one)")

@@ -1,7 +1,7 @@
 """The tables of `import-kut` (vmexit's figures over its boots) and `kut`
 (vmexit beside trapmeter's twin cases, stats/kutcmp.py's rows)."""
 
-from ..stats import kutcmp
+from ..stats import kutcmp, kutrounds
 from ..stats.abtest import binomial_lower, binomial_upper
 from ..stats.bootstats import median
 from ..values import figure
@@ -100,8 +100,8 @@ def render_side_by_side(levels, diffs, left_out, host, accel):
     backend = host.get("kvm_flavour") or accel
     boots = max([r["vmexit"][3] for r in levels if r["vmexit"]] + [0])
     lines = ["vmexit beside trapmeter, %s (%s), %d round(s); cycles per "
-             "op, median over boots (range); measured" % (
-                 accel, backend, boots),
+             "op, median over boots (%s); measured" % (
+                 accel, backend, boots, spread_text(boots)),
              "vmexit: gross (its loop and the exit, no control); trapmeter: "
              "gross, control (its loop alone) and net = gross - control"]
     if any(r.get("vmexit_wait_pct") for r in levels):
@@ -137,6 +137,16 @@ def render_side_by_side(levels, diffs, left_out, host, accel):
     return "\n".join(lines) + "\n"
 
 
+def spread_text(boots):
+    """What a figure's interval is over this many boots (kutrounds)."""
+    k = kutrounds.depth(boots)
+    if k == 1:
+        return "range"
+    return ("the %s lowest to the %s highest: the median's %s interval, "
+            "distribution-free" % (kutrounds.ordinal(k), kutrounds.ordinal(
+                k), pct0(kutrounds.median_cover(boots, k))))
+
+
 def explained_rule():
     """The rule "explained" follows and its measured false-explanation
     rate (kutcmp.FALSE_EXPLAINED, tests/host/kut_null.py)."""
@@ -148,10 +158,10 @@ def explained_rule():
             "row's place, %d pairs of %s) %s, each end a one-sided %s "
             "bound; the rule is kept only while the upper one is under %s"
             % (kutcmp.WIDTH_TEXT, n, NULL_SESSIONS, figure.percent_text(rate),
-               _pct0(NULL_CONFIDENCE), _pct0(kutcmp.FALSE_EXPLAINED_ALPHA)))
+               pct0(NULL_CONFIDENCE), pct0(kutcmp.FALSE_EXPLAINED_ALPHA)))
 
 
-def _pct0(share):
+def pct0(share):
     """A share as a whole percentage: "95 %"."""
     return figure.percent_text(figure.measured(share), places=0)
 

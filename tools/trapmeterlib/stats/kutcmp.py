@@ -34,8 +34,8 @@ from ..values import figure
 from . import kuttries, kutwait
 from .kutcounts import (COUNTED, INSNS_BACKEND, ROUND_TRIP,
                         ROUND_TRIP_COUNTED, TIMER_WAIT)
-from .kutrounds import (diffs, fmt_range, overlap, pair, pick_case,
-                        pick_tm, pick_twin, pick_vm, spread,
+from .kutrounds import (boots_text, depth, diffs, fmt_range, overlap, pair,
+                        pick_case, pick_tm, pick_twin, pick_vm, spread,
                         twin_case)
 
 REFERENCE = "inl_from_kernel"       # the issue's in-kernel port
@@ -53,10 +53,21 @@ PARTING_ALPHA = 0.05
 
 def parting_chance(n, m):
     """How often n rounds of one tool and m of the other lie wholly apart
-    (their ranges do not meet) when the tools agree: 2 / C(n+m, n), exact
-    when the n+m differences are exchangeable (any order of them as
-    likely; one tool's all below, or all above, is 2 of the orders)."""
-    return 2.0 / math.comb(n + m, n)
+    (their spreads do not meet) when the tools agree: exact when the n+m
+    differences are exchangeable (any order of them as likely).  With
+    ranges (under 8 rounds) one tool's all below, or all above, is 2 of
+    the C(n+m, n) orders."""
+    return (_below(n, m) + _below(m, n)) / math.comb(n + m, n)
+
+
+def _below(n, m):
+    """The orders of n+m rounds in which the first tool's spread lies
+    wholly below the other's: its (n+1-k)-th lowest before the other's
+    j-th lowest (kutrounds.depth), summed over how many of the other's
+    come first."""
+    top, bottom = n + 1 - depth(n), depth(m)
+    return sum(math.comb(top - 1 + i, i) * math.comb(n - top + m - i, m - i)
+               for i in range(bottom))
 
 
 def rounds_to_part(alpha=PARTING_ALPHA):
@@ -130,7 +141,7 @@ def timer_wait(boots, name):
 
 def fmt_level(sp):
     """A spread of levels as "m (lo-hi, n boots)"."""
-    return "%.0f (%.0f-%.0f, %d boots)" % sp
+    return "%.0f (%.0f-%.0f, %s)" % (sp[:3] + (boots_text(sp[3]),))
 
 
 def width(sp):
@@ -198,9 +209,19 @@ def _too_wide(tried, row):
         vm = vm_alt[0] if vm_alt else row["vmexit"]
         if alt is not None and alt[3] >= 2 and overlap(vm, alt):
             return ("%s meets vmexit's range, wider than %s: neither "
-                    "the cause nor ruled out" % (cause.split(":")[0],
-                                                 WIDTH_TEXT))
+                    "the cause nor ruled out%s" % (
+                        cause.split(":")[0], WIDTH_TEXT,
+                        _deeper(row["vmexit"][3])))
     return None
+
+
+def _deeper(n):
+    """Where n rounds spread over their range: how to narrow it."""
+    if depth(n) > 1:
+        return ""
+    deeper = next(k for k in range(n, 31) if depth(k) > 1)
+    return " (--boots %d or more: the median's interval, narrower than " \
+        "the range)" % deeper
 
 
 def was_tried(row):
@@ -218,11 +239,18 @@ def _too_few(row):
     if chance <= PARTING_ALPHA:
         return None
     return ("%d and %d rounds: tools that agree part this far by chance "
-            "%s of the time (2/C(%d,%d), rounds exchangeable), over the %s "
+            "%s of the time (%s, rounds exchangeable), over the %s "
             "held; --boots %d" % (
                 n, m, figure.percent_text(figure.model(chance), places=1),
-                n + m, n, figure.percent_text(figure.measured(
+                _chance_text(n, m), figure.percent_text(figure.measured(
                     PARTING_ALPHA), places=0), DEFAULT_ROUNDS))
+
+
+def _chance_text(n, m):
+    """How parting_chance counts n against m rounds."""
+    if depth(n) == depth(m) == 1:
+        return "2/C(%d,%d)" % (n + m, n)
+    return "their orders counted"
 
 
 def _waited(boots, name, ref):

@@ -4,17 +4,57 @@ per vmexit name ("vmexit"), trapmeter's row per twin name ("trapmeter")
 and per case ("cases"), vmexit's loop waits (stats/kutwait.py).  A picker
 reads one figure of a round; a difference is taken round by round (the
 pairing cancels a round's level) and its spread is (median, low, high, n)
-over the rounds."""
+over the rounds: the range, or from 8 rounds the median's 90 % interval
+(spread, depth)."""
+
+import math
 
 from .bootstats import median
 
+# a spread's ends are the k-th lowest and k-th highest of its n rounds,
+# the deepest k whose [x(k), x(n+1-k)] holds the rounds' true median at
+# least this often, whatever their distribution (binomial(n, 1/2)): under
+# 8 rounds k is 1, the range; more rounds narrow it toward the median
+MEDIAN_COVER = 0.90
+
+
+def median_cover(n, k):
+    """How often [x(k), x(n+1-k)] of n rounds holds their median:
+    1 - 2 P(Binomial(n, 1/2) <= k - 1)."""
+    return 1.0 - 2.0 * sum(math.comb(n, i) for i in range(k)) / 2.0 ** n
+
+
+def depth(n):
+    """k of a spread of n rounds (1: the range)."""
+    k = 1
+    while 2 * (k + 1) <= n and median_cover(n, k + 1) >= MEDIAN_COVER:
+        k += 1
+    return k
+
 
 def spread(values):
-    """(median, low, high, n) of the numbers among values; None if none."""
+    """(median, low, high, n) of the numbers among values, low and high
+    depth(n) from each end; None if none."""
     nums = sorted(v for v in values if isinstance(v, (int, float)))
     if not nums:
         return None
-    return (median(nums), nums[0], nums[-1], len(nums))
+    k = depth(len(nums))
+    return (median(nums), nums[k - 1], nums[-k], len(nums))
+
+
+def boots_text(n):
+    """"n boots", and where the ends are not the range, how deep."""
+    k = depth(n)
+    if k == 1:
+        return "%d boot%s" % (n, "" if n == 1 else "s")
+    return "%d boots, %s from each end" % (n, ordinal(k))
+
+
+def ordinal(k):
+    """1st, 2nd, 3rd, 4th, ... 11th, 21st."""
+    if k % 100 in (11, 12, 13):
+        return "%dth" % k
+    return "%d%s" % (k, {1: "st", 2: "nd", 3: "rd"}.get(k % 10, "th"))
 
 
 def overlap(a, b):
@@ -94,4 +134,4 @@ def fmt_range(sp):
         return "not resolved"
     if sp[3] == 1:
         return "%+.0f (1 boot)" % sp[0]
-    return "%+.0f (%+.0f..%+.0f, %d boots)" % sp
+    return "%+.0f (%+.0f..%+.0f, %s)" % (sp[:3] + (boots_text(sp[3]),))
