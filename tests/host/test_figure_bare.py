@@ -78,13 +78,6 @@ ALLOWED_PCT = (
      "a bound worked out from the steps' levels (settings)"),
     ("output/bisect_text.py", "would bound it at %.1f %%",
      "a bound worked out from the steps' levels (settings)"),
-    ("output/history_text.py", '"%+.1f %%" % (100.0 * (math.exp(',
-     "left: history check's shift, with its interval beside it "
-     "([lo %, hi %] and the coverage, shift_text); history_text.py is "
-     "issue 36's file this session, to move to figure.percent_text"),
-    ("output/history_text.py", '" (%.0f %%)" % (100.0 * change.coverage)',
-     LEVEL),
-    ("output/history_text.py", '" (%.0f %% interval, Hodges-Lehmann', LEVEL),
     ("output/comparison.py", '"%s..%s (%s %%)"', LEVEL),
     ("output/comparison.py", "threshold %g%%", SETTING),
     ("output/report_figures.py", 'q("%g %%%%" % p)',

@@ -120,7 +120,8 @@ class HistoryReport(unittest.TestCase):
         first, _key, _side, place, shift = rows[0]
         self.assertGreater(int(first), 25)
         self.assertLessEqual(abs(int(place) - 25), 1)
-        self.assertRegex(shift, r"^\+\d+\.\d % \[\+\d+\.\d %, \+\d+\.\d %\]")
+        self.assertRegex(shift, r"^\+\d+\.\d % \[\+\d+\.\d\.\.\+\d+\.\d, "
+                         r"[\d.]+ % interval\]")
         marked = {c[2]: c[3:5] for c in self.counts[self.watched]}
         self.assertEqual(marked.pop("exits/pio.user/cycles_per_op"), [1, 1])
         self.assertEqual(set(map(tuple, marked.values())), {(0, 0)})

@@ -197,7 +197,7 @@ def _axes(x, y, ylo, yhi, runs):
     return out
 
 
-SHIFT_HEAD = "shift [interval] (coverage): Hodges-Lehmann, runs after " \
+SHIFT_HEAD = "shift [interval]: Hodges-Lehmann, runs after " \
     "over runs before"
 BUILD_CHARS = 16            # of a QEMU build id in the runs table
 

@@ -7,30 +7,35 @@ import math
 from ..stats.changepoint import MIN_SEG
 from ..stats.changewatch import AFTER, CUSUM, MIN_BEFORE, boots_note
 from ..stats.runlevel import measure_text
+from ..values import figure
 
 COMMIT_CHARS = 12
 
 
-def pct(log_shift):
-    return "%+.1f %%" % (100.0 * (math.exp(log_shift) - 1.0))
+def share(log_shift):
+    """A shift in logs as the relative change it is (0.098: +9.8 %)."""
+    return math.exp(log_shift) - 1.0
 
 
 def shift_text(change, short=False):
-    """"+9.8 % [+7.1 %, +12.3 %] (95 % interval, ...)" of a level change
-    (without the parenthesis when `short`: a table's head says it), the
-    counts of a count change."""
+    """"+9.8 % [+7.1..+12.3, 95 % interval] (Hodges-Lehmann ...)" of a
+    level change (without the parenthesis when `short`: a table's head
+    says it), the counts of a count change."""
     if change.kind == "count":
         return "%.2f -> %.2f per op (count)" % (
             sorted(change.before)[len(change.before) // 2],
             sorted(change.after)[len(change.after) // 2])
     if change.lo is None or change.coverage is None:
-        return "%s [interval not resolved: too few runs]" % pct(change.shift)
-    text = "%s [%s, %s]" % (pct(change.shift), pct(change.lo),
-                            pct(change.hi))
+        return "%s [interval not resolved: too few runs]" % \
+            figure.percent_text(figure.measured(share(change.shift)),
+                                signed=True)
+    fig = figure.measured(share(change.shift),
+                          [share(change.lo), share(change.hi)])
+    text = figure.percent_text(fig, signed=True, level=change.coverage)
     if short:
-        return text + " (%.0f %%)" % (100.0 * change.coverage)
-    return text + " (%.0f %% interval, Hodges-Lehmann shift of the runs " \
-        "after over the runs before)" % (100.0 * change.coverage)
+        return text
+    return text + " (Hodges-Lehmann shift of the runs after over the " \
+        "runs before)"
 
 
 def subject_text(run, number):
