@@ -358,6 +358,23 @@ class Agreement(Unexplained, unittest.TestCase):
         row = kutcmp.diff_row(b, "cpuid", self.REF)
         self.assertEqual(row["verdict"], "unexplained", row)
 
+    def test_the_paired_pass_gives_the_same_instructions_try(self):
+        # cpuid.insn - inb.elcr from two medians sampled apart: +12..+27,
+        # too wide; cpuid.insn.paired (inb.elcr its control, interleaved)
+        # nets +20..+21 in the same rounds, and the try takes that
+        b = boots({"cpuid": [120, 121, 120, 121],
+                   self.REF: [100, 100, 100, 100]},
+                  {"cpuid": [10, 11, 10, 10], self.REF: [15, 15, 16, 15]},
+                  extra={"cpuid.insn": [82, 97, 90, 91],
+                         "inb.elcr": [70, 70, 70, 70]})
+        for boot, net in zip(b, (20, 21, 20, 20)):
+            boot["cases"]["cpuid.insn.paired"] = {"gross": 90, "net": net}
+        row = kutcmp.diff_row(b, "cpuid", self.REF)
+        self.assertEqual(row["verdict"], "explained", row)
+        self.assertIn("(cpuid.insn - inb.elcr, sampled interleaved "
+                      "(cpuid.insn.paired, 4 of 4 rounds)): +20 (+20..+21, "
+                      "4 boots)", row["cause"])
+
     def test_eight_rounds_judge_a_try_by_the_medians_interval(self):
         # the four rounds above twice over: each figure's interval is the
         # 2nd lowest to the 2nd highest of 8, so the try's one low and one

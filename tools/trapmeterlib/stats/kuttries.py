@@ -58,6 +58,10 @@ UPAGES_REF = SAME_LOOP_REF + UPAGES
 QUIET_OTHERS = True
 # its same-loop try: over the quiet rounds, the quiet-spans try's figures
 SAME_LOOP_TRY = "reference and loop"
+# trapmeter's pass of its same-loop cases with inb.elcr for their control
+# (kernel/suites/exits.c paired_pass): its net is case - inb.elcr, sampled
+# interleaved, where two cases' medians were taken seconds apart
+PAIRED = ".paired"
 
 
 def _insns_try(boots, name, ref, flavour):
@@ -132,10 +136,38 @@ def same_or_gross(boots, name, ref, same):
     """(what, spread) of trapmeter's difference a vmexit one is tried
     against: its same-loop one (twin - inb.elcr), else its gross one."""
     if same:
-        return ("%s - %s" % (twin_case(boots, name), SAME_LOOP_REF),
-                pair(boots, pick_twin(boots, name, "gross"),
-                     pick_case(SAME_LOOP_REF, "gross")))
+        case = twin_case(boots, name)
+        return less_elcr_text(boots, case), less_elcr(
+            boots, case, pick_twin(boots, name, "gross"))
     return "gross difference", row_gross(boots, name, ref)
+
+
+def less_elcr(boots, case, pick=None):
+    """case - inb.elcr round by round: the net of the case's PAIRED pass
+    (inb.elcr its control, sampled interleaved with it) where the round
+    has one, else the difference of the two cases' medians (the case's
+    by pick, a round picker, or its row)."""
+    pick = pick or pick_case(case, "gross")
+    out = []
+    for boot in boots:
+        net = (boot["cases"].get(case + PAIRED) or {}).get("net")
+        x = pick(boot, None)
+        y = (boot["cases"].get(SAME_LOOP_REF) or {}).get("gross")
+        if isinstance(net, (int, float)):
+            out.append(net)
+        elif isinstance(x, (int, float)) and isinstance(y, (int, float)):
+            out.append(x - y)
+    return spread(out)
+
+
+def less_elcr_text(boots, case):
+    """"case - inb.elcr", and where the rounds have its PAIRED pass, so."""
+    paired = sum(isinstance((b["cases"].get(case + PAIRED) or {}).get("net"),
+                            (int, float)) for b in boots)
+    if not paired:
+        return "%s - %s" % (case, SAME_LOOP_REF)
+    return "%s - %s, sampled interleaved (%s%s, %d of %d rounds)" % (
+        case, SAME_LOOP_REF, case, PAIRED, paired, len(boots))
 
 
 def _quiet_try(boots, name, ref, same):
@@ -215,11 +247,17 @@ def _over_quiet(quiet, rounds, name, ref, cause, quiet_tries):
 
 def explainer_tries(boots, name, ref):
     """[(cause, spread)] of name's EXPLAINERS cases over boots."""
-    return [("%s (%s - %s)" % (cause, case, against or ref),
-             pair(boots, pick_case(case, "gross"),
-                  pick_case(against, "gross") if against else
-                  pick_twin(boots, ref, "gross")))
-            for case, against, cause in EXPLAINERS.get(name, ())]
+    out = []
+    for case, against, cause in EXPLAINERS.get(name, ()):
+        if against == SAME_LOOP_REF:
+            out.append(("%s (%s)" % (cause, less_elcr_text(boots, case)),
+                        less_elcr(boots, case)))
+            continue
+        out.append(("%s (%s - %s)" % (cause, case, against or ref),
+                    pair(boots, pick_case(case, "gross"),
+                         pick_case(against, "gross") if against else
+                         pick_twin(boots, ref, "gross"))))
+    return out
 
 
 def other_tries(boots, name, ref, flavour=None):
@@ -229,12 +267,13 @@ def other_tries(boots, name, ref, flavour=None):
     loop = loop_of(boots, name)
     same = same_loop(boots, name)
     if same:
+        case = twin_case(boots, name)
         out.append((SAME_LOOP_TRY + ": vmexit's %s is inb 0x4d0 in the "
                     "loop all its cases share; against trapmeter's %s, inb "
-                    "0x4d0 in the loop of its case (%s)" % (ref, SAME_LOOP_REF,
-                                                            loop),
-                    pair(boots, pick_twin(boots, name, "gross"),
-                         pick_case(SAME_LOOP_REF, "gross"))))
+                    "0x4d0 in the loop of its case (%s; %s)" % (
+                        ref, SAME_LOOP_REF, loop,
+                        less_elcr_text(boots, case)),
+                    less_elcr(boots, case, pick_twin(boots, name, "gross"))))
     upages = twin_case(boots, name) and twin_case(boots, name) + UPAGES
     if upages and any(upages in b["cases"] and UPAGES_REF in b["cases"]
                       for b in boots):
