@@ -227,7 +227,8 @@ static u64 timed(bench_op_fn op, const struct bench_case *c, u8 *buf, u64 iters)
 static void take_sample(const struct bench_case *c, u8 *buf, struct bench_result *r,
 			u64 iters, u32 i)
 {
-	bool ctl = has_control(c) && !counting(), ctl_first = ctl && (i & 1);
+	bool ctl = has_control(c) && !counting() && !c->control_after;
+	bool ctl_first = ctl && (i & 1);
 
 	if (ctl_first)
 		ctl_samples[i] = timed(c->control, c, buf, iters) / iters;
@@ -244,7 +245,8 @@ static bool close_to(u64 a, u64 b, u64 ref);
  * With exit counting (sync=on) the counted window must hold the case's
  * exits only: a software backend's exit counter also ticks with emulated
  * instructions, which a control is made of.  The control's samples, of
- * the same batch, then follow the window instead of interleaving: up to
+ * the same batch, then follow the window instead of interleaving (so they
+ * do for a case with control_after, counted or not): up to
  * the case's sample count and at most CTL_AFTER_MAX (a control has no
  * exits to average over, and rep movs alone can cost ten times its REP
  * case here), stopped earlier by the case's own rule: at the checkpoints
@@ -593,6 +595,8 @@ static void emit_full(const struct bench_case *c, const struct bench_result *r)
 	if (!has_control(c))
 		jw_str(&w, "control_none", c->control ? "controls=off (kernel word)" :
 		       c->no_control ? c->no_control : "none declared");
+	else if (c->control_after || counting())
+		jw_str(&w, "control_order", "after");	/* else interleaved */
 	if (counting())
 		emit_sync(&w, &r->sync);
 	if (c->extra)
@@ -649,7 +653,8 @@ static u32 measure(const struct bench_case *c, u8 *buf, struct bench_result *r,
 		r->sync.count_ops = r->iters;
 		sync_point(SYNC_C1, &r->sync);
 	}
-	r->control_n = sync ? control_after_window(c, buf, r->iters, n) : n;
+	r->control_n = sync || c->control_after ?
+		control_after_window(c, buf, r->iters, n) : n;
 	if (bench_cfg->verbose)
 		kprintf("  [%s: warm op %lu cycles, %lu ops/sample, %u samples, stop %s]\n",
 			c->name, warm, r->iters, n, stop_names[r->stop]);

@@ -842,6 +842,12 @@ static void extra_irq(const struct bench_case *c, const struct bench_result *r, 
 	.handler = HANDLER_KERNEL, .method = METHOD_SINGLE, .op = fn, .control = ctl, \
 	.arg = a, .exits_model = model_irq, .skip = skip_irq, .verify = verify_irq, \
 	.extra = extra_irq, .kut_name = k }
+/* the on_cpu cases: their control runs after their samples (interleaved,
+ * each control batch kept the AP halted past KVM's halt-poll window) */
+#define IRQ_AP(n, a, k) { .suite = "exits", .name = n, .target = "lapic", \
+	.handler = HANDLER_KERNEL, .method = METHOD_SINGLE, .op = op_on_cpu, \
+	.control = ctl_on_cpu, .control_after = true, .arg = a, .exits_model = model_irq, \
+	.skip = skip_irq, .verify = verify_irq, .extra = extra_irq, .kut_name = k }
 #define NO_KUT BENCH_NO_KUT
 
 /* xAPIC first, then x2APIC, then the AP's cases (x2APIC where CPUID has it) */
@@ -871,8 +877,8 @@ static const struct bench_case cases[] = {
 	IRQ_CTL("eoi.x2apic", I_EOI_X2APIC, op_eoi, ctl_eoi, NO_KUT),
 	IRQ("ipi", I_IPI, op_ipi, NO_KUT),
 	IRQ("ipi.halt", I_IPI_HALT, op_ipi, NO_KUT),
-	IRQ_CTL("ipi.on_cpu", I_IPI_ON_CPU, op_on_cpu, ctl_on_cpu, "ipi"),
-	IRQ_CTL("ipi.halt.on_cpu", I_IPI_HALT_ON_CPU, op_on_cpu, ctl_on_cpu, "ipi_halt"),
+	IRQ_AP("ipi.on_cpu", I_IPI_ON_CPU, "ipi"),
+	IRQ_AP("ipi.halt.on_cpu", I_IPI_HALT_ON_CPU, "ipi_halt"),
 };
 
 static void pic_mask(u8 *saved1, u8 *saved2, bool restore)

@@ -61,6 +61,10 @@ class IrqTcg(unittest.TestCase):
             self.assertGreater(r["interrupts"], 0, r)
             self.assertEqual(r["wait_timeouts"], 0, r)
             self.assertIn("median", r["cycles_control"], r)
+            # interleaved, a control batch kept the AP halted past KVM's
+            # halt-poll window: its samples follow the case's
+            self.assertEqual(r.get("control_order"), "after", r)
+        self.assertIsNone(self.b.result("eoi.xapic").get("control_order"))
 
     def test_ap_cases_in_xapic_mode_without_x2apic(self):
         """TCG here has no x2APIC: both CPUs stay xAPIC."""
