@@ -387,6 +387,15 @@ class Agreement(Unexplained, unittest.TestCase):
         self.assertEqual(row["verdict"], "explained", row)
         self.assertIn("+20 (+20..+21, 8 boots, 2nd from each end)",
                       row["cause"])
+        # the table's head names the interval it prints
+        levels, diffs = kutcmp.rows(b, ["cpuid", self.REF], self.REF)
+        text = kut_table.render_side_by_side(levels, diffs, {}, {}, "kvm")
+        self.assertIn("8 round(s); cycles per op, median over boots (the 2nd "
+                      "lowest to the 2nd highest: the median's 93 % interval, "
+                      "distribution-free)", text)
+        text = kut_table.render_side_by_side(*kutcmp.rows(
+            b[:4], ["cpuid", self.REF], self.REF), {}, {}, "kvm")
+        self.assertIn("median over boots (range)", text)
 
     def test_the_leaf_explains_cpuid_when_cpuid_chain_agrees(self):
         b = boots({"cpuid": [40, 41, 40], self.REF: [20, 20, 20]},
