@@ -10,7 +10,8 @@ A difference between two cases *within* one tool cancels that tool's
 loop where the two cases share it, so the tools should agree on
 differences even where they disagree on levels.  Each difference is
 taken boot by boot (the pairing cancels a boot's level), its spread is
-the range over boots, and two tools agree when their ranges overlap.
+the range over boots (from 8 boots the median's interval: kutrounds.depth),
+and two tools agree when their spreads overlap.
 
 Where they do not, a cause trapmeter measures is named when the
 disagreement goes away with it, each tried in turn (stats/kuttries.py:

@@ -29,6 +29,9 @@ each tried in turn:
   "statistic"  vmexit's figure is a mean over one span of 2^30 cycles,
                the host's preemption included; trapmeter's mean per op
                (over its samples) agrees where its median does not.
+Where a round has a case's PAIRED pass, the tries of case - inb.elcr (the
+same instructions, reference and loop, the wait tries' trapmeter side)
+take its net, sampled interleaved (less_elcr).
 Each try whose vmexit side is vmexit's raw difference (all but the two
 wait tries; the same-loop one's is quiet spans) is also taken over the
 quiet rounds alone, both tools' sides, where two rounds or more but not
