@@ -85,6 +85,23 @@ class PartingChance(unittest.TestCase):
         self.assertEqual(kutrounds.fmt_range(kutrounds.spread(range(16))),
                          "+8 (+4..+11, 16 boots, 5th from each end)")
 
+    def test_two_spreads_pair_by_the_round_each_figure_came_from(self):
+        rounds = [{"vmexit": {"a": 10, "r": 0}}, {"vmexit": {"a": 30, "r": 0}},
+                  {"vmexit": {"r": 0}}, {"vmexit": {"a": 20, "r": 0}}]
+        vm = kutrounds.spread(kutrounds.diffs(rounds, "a", "r",
+                                              kutrounds.pick_vm))
+        # the try's figures in another order than their sizes: each is
+        # taken from its own round's, not from the one of its rank
+        tries = kutrounds.spread([kutrounds.at(rounds[3], 21),
+                                  kutrounds.at(rounds[0], 12),
+                                  kutrounds.at(rounds[1], 29), 500])
+        self.assertEqual(kutrounds.round_by_round(tries, vm), (1, -1, 2, 3))
+        # a figure that names no round pairs with nothing
+        self.assertIsNone(kutrounds.round_by_round(
+            kutrounds.spread([12, 21, 29]), vm))
+        self.assertIsNone(kutrounds.round_by_round(kutrounds.spread(
+            [kutrounds.at(rounds[0], 12)]), vm))
+
     def test_recorded_rounds_part_no_more_than_the_chance(self):
         # the sessions of 3 and 4 rounds (7-8 minutes); over the 8 and 16
         # rounds of kut15 (23-33 minutes) vmexit's first or last two rounds

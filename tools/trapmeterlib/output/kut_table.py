@@ -153,10 +153,11 @@ def explained_rule():
     k, n = kutcmp.FALSE_EXPLAINED
     rate = figure.measured(k / n, [binomial_lower(k, n, NULL_CONFIDENCE),
                                    binomial_upper(k, n, NULL_CONFIDENCE)])
-    return ("explained: a tried cause's range meets vmexit's, each no wider "
-            "than %s; by accident (vmexit's figures of another case in the "
-            "row's place, %d pairs of %s) %s, each end a one-sided %s "
-            "bound; the rule is kept only while the upper one is under %s"
+    return ("explained: a tried cause's figure less vmexit's, round by "
+            "round, lies within plus or minus %s; by accident (vmexit's "
+            "figures of another case, further off than that, in the row's "
+            "place, %d pairs of %s) %s, each end a one-sided %s bound; the "
+            "rule is kept only while the upper one is under %s"
             % (kutcmp.WIDTH_TEXT, n, NULL_SESSIONS, figure.percent_text(rate),
                pct0(NULL_CONFIDENCE), pct0(kutcmp.FALSE_EXPLAINED_ALPHA)))
 

@@ -18,16 +18,18 @@ disagreement goes away with it, each tried in turn (stats/kuttries.py:
 the leaf, quiet spans, preemption, reference and loop, page tables,
 instructions (model), statistic; each try whose vmexit side
 is vmexit's raw difference also over the quiet rounds alone).
-A tried range, and vmexit's side of the try, explain only where no wider
-than WIDTH_OF_GAP of the gap between the raw ranges: the loosest rule with
-false explanations (FALSE_EXPLAINED, of pairs shuffled between cases:
-tests/host/kut_null.py) under FALSE_EXPLAINED_ALPHA, 5 %, at the 95 %
-bound (tests/host/test_kut_null.py holds it there at 99 %).  Under two quiet
-rounds, where what the waits could have added to vmexit's figures reaches
-trapmeter's: not resolved.  Where a tried figure meets vmexit's but is too
-wide to explain, or the rounds part too often by chance (parting_chance):
-not resolved.  Else unexplained (every try misses vmexit's range), with
-each tried figure and what was counted of the two ops (COUNTED)."""
+A try explains where what it leaves, its figure less vmexit's round by
+round (a round's host lifts both sides alike and cancels), lies within
+plus or minus WIDTH_OF_GAP of the gap between the raw ranges (try_verdict):
+the loosest such rule with false explanations (FALSE_EXPLAINED, of pairs
+shuffled between cases: tests/host/kut_null.py) under
+FALSE_EXPLAINED_ALPHA, 5 %, at the 95 % bound (tests/host/test_kut_null.py
+holds it there at 99 %).  Under two quiet rounds, where what the waits
+could have added to vmexit's figures reaches trapmeter's: not resolved.
+Where what a try leaves reaches across that bound, or the rounds part too
+often by chance (parting_chance): not resolved.  Else unexplained (every
+try leaves more than the bound), with each tried figure and what was
+counted of the two ops (COUNTED)."""
 
 import math
 
@@ -36,13 +38,13 @@ from . import kuttries, kutwait
 from .kutcounts import (COUNTED, INSNS_BACKEND, ROUND_TRIP,
                         ROUND_TRIP_COUNTED, TIMER_WAIT)
 from .kutrounds import (boots_text, depth, diffs, fmt_range, overlap, pair,
-                        pick_case, pick_tm, pick_twin, pick_vm, spread,
-                        twin_case)
+                        pick_case, pick_tm, pick_twin, pick_vm,
+                        round_by_round, spread, twin_case)
 
 REFERENCE = "inl_from_kernel"       # the issue's in-kernel port
 # the rule and its false explanations of shuffled pairs: kut_null.py
 # (tests/host/test_kut_null.py recounts them on its fixture)
-WIDTH_OF_GAP, FALSE_EXPLAINED = 0.25, (160, 6546)
+WIDTH_OF_GAP, FALSE_EXPLAINED = 0.25, (108, 5822)
 # the most false explanations the rule may make: the rate's upper bound
 # stays under it (test_kut_null.py: at 99 %)
 FALSE_EXPLAINED_ALPHA = 0.05
@@ -160,10 +162,30 @@ def allowed_width(row):
     return WIDTH_OF_GAP * raw_gap(row)
 
 
-def resolves(alt, row):
-    """Whether a range over two boots or more is within allowed_width."""
-    return alt is not None and alt[3] >= 2 and \
-        width(alt) <= allowed_width(row)
+def try_verdict(alt, vm, row):
+    """(what a tried figure alt says of row against vmexit's vm, left):
+    left is alt - vm round by round (round_by_round), over the rounds
+    both have; "explains" where left's spread lies within
+    ±allowed_width(row) (the cause leaves at most that of the gap),
+    "rules out" where it lies wholly beyond it, "neither" where it
+    reaches across an end, "one round" under two rounds shared."""
+    left = round_by_round(alt, vm) if alt is not None and vm is not None \
+        else None
+    if left is None:
+        return "one round", None
+    limit = allowed_width(row)
+    if -limit <= left[1] and left[2] <= limit:
+        return "explains", left
+    if left[2] < -limit or left[1] > limit:
+        return "rules out", left
+    return "neither", left
+
+
+def _left_text(alt, vm, row):
+    """"round by round, the try less vmexit: +m (lo..hi), within ±W"."""
+    left = try_verdict(alt, vm, row)[1]
+    return "round by round, the try less vmexit %s, within ±%.0f (%s)" % (
+        fmt_range(left), allowed_width(row), WIDTH_TEXT)
 
 
 def judge(boots, row, name, ref, flavour=None):
@@ -180,9 +202,10 @@ def judge(boots, row, name, ref, flavour=None):
     tried = kuttries.tries(boots, name, ref, flavour)
     for cause, alt, *vm_alt in tried:
         vm = vm_alt[0] if vm_alt else row["vmexit"]
-        if resolves(alt, row) and resolves(vm, row) and overlap(vm, alt):
-            return "explained", "%s: %s, vmexit %s" % (
-                cause, fmt_range(alt), fmt_range(vm))
+        if try_verdict(alt, vm, row)[0] == "explains":
+            return "explained", "%s: %s, vmexit %s; %s" % (
+                cause, fmt_range(alt), fmt_range(vm),
+                _left_text(alt, vm, row))
     why = "beyond the spread: vmexit %s, trapmeter %s; tried: %s" % (
         fmt_range(row["vmexit"]), fmt_range(row["gross"]), "; ".join(
             _tried(cause, alt, vm_alt, row)
@@ -208,10 +231,12 @@ def _too_wide(tried, row):
     misses)."""
     for cause, alt, *vm_alt in tried:
         vm = vm_alt[0] if vm_alt else row["vmexit"]
-        if alt is not None and alt[3] >= 2 and overlap(vm, alt):
-            return ("%s meets vmexit's range, wider than %s: neither "
-                    "the cause nor ruled out%s" % (
-                        cause.split(":")[0], WIDTH_TEXT,
+        said, left = try_verdict(alt, vm, row)
+        if said == "neither":
+            return ("%s less vmexit, round by round, %s reaches past "
+                    "±%.0f (%s): neither the cause nor ruled out%s" % (
+                        cause.split(":")[0], fmt_range(left),
+                        allowed_width(row), WIDTH_TEXT,
                         _deeper(row["vmexit"][3])))
     return None
 
@@ -280,13 +305,15 @@ def _tried(cause, alt, vm_alt, row):
     if vm_alt:
         text += " against vmexit %s" % fmt_range(vm_alt[0])
     vm = vm_alt[0] if vm_alt else row["vmexit"]
-    if alt is not None and alt[3] < 2:
-        text += " (one round: resolves nothing)"
-    elif alt is not None and not resolves(alt, row):
-        text += " (wider than %s: explains nothing)" % WIDTH_TEXT
-    elif not resolves(vm, row) and overlap(vm, alt):
-        text += " (vmexit's range wider than %s: explains nothing)" % \
-            WIDTH_TEXT
+    said, left = try_verdict(alt, vm, row)
+    if alt is None:
+        return text
+    if said == "one round":
+        return text + " (under two rounds beside vmexit's: resolves nothing)"
+    text += ", less vmexit round by round %s" % fmt_range(left)
+    if said == "neither":
+        text += " (reaches past ±%.0f: explains nothing)" % \
+            allowed_width(row)
     return text
 
 

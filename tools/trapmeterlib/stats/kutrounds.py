@@ -5,7 +5,8 @@ and per case ("cases"), vmexit's loop waits (stats/kutwait.py).  A picker
 reads one figure of a round; a difference is taken round by round (the
 pairing cancels a round's level) and its spread is (median, low, high, n)
 over the rounds: the range, or from 8 rounds the median's 90 % interval
-(spread, depth)."""
+(spread, depth).  A difference keeps the round it came from (Reading), so
+two spreads of one row pair round by round (round_by_round)."""
 
 import math
 
@@ -32,6 +33,24 @@ def depth(n):
     return k
 
 
+class Reading(float):
+    """A figure of one round, and that round: the round object itself
+    (every try of a row reads the same round objects)."""
+    round = None
+
+
+def at(boot, value):
+    """value as a Reading of round boot."""
+    out = Reading(value)
+    out.round = boot
+    return out
+
+
+class Spread(tuple):
+    """(median, low, high, n), and the numbers it was taken over."""
+    readings = ()
+
+
 def spread(values):
     """(median, low, high, n) of the numbers among values, low and high
     depth(n) from each end; None if none."""
@@ -39,7 +58,20 @@ def spread(values):
     if not nums:
         return None
     k = depth(len(nums))
-    return (median(nums), nums[k - 1], nums[-k], len(nums))
+    out = Spread((median(nums), nums[k - 1], nums[-k], len(nums)))
+    out.readings = nums
+    return out
+
+
+def round_by_round(a, b):
+    """The spread of a - b over the rounds both spreads' Readings come
+    from, or None under two such rounds."""
+    theirs = {id(v.round): v for v in getattr(b, "readings", ())
+              if isinstance(v, Reading) and v.round is not None}
+    out = [float(v) - float(theirs[id(v.round)])
+           for v in getattr(a, "readings", ())
+           if isinstance(v, Reading) and id(v.round) in theirs]
+    return spread(out) if len(out) >= 2 else None
 
 
 def boots_text(n):
@@ -68,7 +100,7 @@ def diffs(boots, name, ref, pick):
     for boot in boots:
         x, y = pick(boot, name), pick(boot, ref)
         if isinstance(x, (int, float)) and isinstance(y, (int, float)):
-            out.append(x - y)
+            out.append(at(boot, x - y))
     return out
 
 
@@ -119,7 +151,7 @@ def pair(boots, a, b):
     for boot in boots:
         x, y = a(boot, None), b(boot, None)
         if isinstance(x, (int, float)) and isinstance(y, (int, float)):
-            out.append(x - y)
+            out.append(at(boot, x - y))
     return spread(out)
 
 

@@ -45,7 +45,7 @@ from . import kutwait
 from .kutcounts import (EXPLAINERS, INSNS_BACKEND, PER_INSN,
                         SAME_LOOP_REF, TM_INSNS, TM_INSNS_DISASM,
                         VMEXIT_INSNS)
-from .kutrounds import (diffs, loop_of, pair, pick_case,
+from .kutrounds import (at, diffs, loop_of, pair, pick_case,
                         pick_twin, pick_vm, row_gross, spread,
                         twin_case)
 
@@ -81,9 +81,9 @@ def _insns_try(boots, name, ref, flavour):
     if not surplus:                 # the same-loop reference says it all
         return None
     same = pick_twin(boots, name, "gross")
-    per = [(b["vmexit"].get(PER_INSN), same(b, None),
+    per = [(b, b["vmexit"].get(PER_INSN), same(b, None),
             (b["cases"].get(SAME_LOOP_REF) or {}).get("gross")) for b in boots]
-    out = [x - r + surplus * w / v_per for w, x, r in per
+    out = [at(b, x - r + surplus * w / v_per) for b, w, x, r in per
            if all(isinstance(v, (int, float)) for v in (w, x, r))]
     return ("instructions (model): vmexit's %s runs %g instructions an op, "
             "its %s %g; trapmeter's %s %g, %s %g (counted with "
@@ -157,9 +157,9 @@ def less_elcr(boots, case, pick=None):
         x = pick(boot, None)
         y = (boot["cases"].get(SAME_LOOP_REF) or {}).get("gross")
         if isinstance(net, (int, float)):
-            out.append(net)
+            out.append(at(boot, net))
         elif isinstance(x, (int, float)) and isinstance(y, (int, float)):
-            out.append(x - y)
+            out.append(at(boot, x - y))
     return spread(out)
 
 
