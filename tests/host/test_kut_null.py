@@ -90,6 +90,10 @@ class FalseExplained(unittest.TestCase):
         self.assertIn("under %d %%" % round(
             100 * kutcmp.FALSE_EXPLAINED_ALPHA), text)
         self.assertIn("%d pairs" % kutcmp.FALSE_EXPLAINED[1], text)
+        self.assertNotIn("on the bound", text)
+        self.assertIn("on the bound itself is called within it 6.2 % "
+                      "(model) of the time over 4 rounds",
+                      kut_table.explained_rule(4))
 
     def test_reducing_the_fixture_again_gives_its_bytes(self):
         with tempfile.TemporaryDirectory() as tmp:

@@ -6,7 +6,9 @@ recorded sessions' rounds cut against themselves (tests/host/kut_rounds.py
 on tests/fixtures/kut-null-sessions.json.gz) not parted significantly
 more often than it says."""
 import itertools
+import math
 import os
+import random
 import sys
 import unittest
 
@@ -101,6 +103,43 @@ class PartingChance(unittest.TestCase):
             kutrounds.spread([12, 21, 29]), vm))
         self.assertIsNone(kutrounds.round_by_round(kutrounds.spread(
             [kutrounds.at(rounds[0], 12)]), vm))
+
+    def test_a_remainder_on_the_bound_is_called_within_as_often_as_said(self):
+        # rounds whose remainder (a try less vmexit) has its median right
+        # on the bound, skewed one way or the other: try_verdict calls
+        # them "explains" as often as on_bound_chance says, and past the
+        # bound less often
+        self.assertEqual([kutcmp.on_bound_chance(n) for n in (3, 4, 8)],
+                         [1 / 8, 1 / 16, 9 / 256])
+        rng = random.Random(34)
+        bound = 100.0
+        for n in (3, 4, 8, 16):
+            for where, shape in ((1.0, "normal"), (1.0, "skewed"),
+                                 (1.5, "normal")):
+                hits = sum(self.explains(rng, n, bound, where, shape)
+                           for _ in range(2000))
+                chance = kutcmp.on_bound_chance(n)
+                upper = binomial_upper(hits, 2000, CONFIDENCE)
+                self.assertGreaterEqual(upper, chance if where == 1.0
+                                        else 0.0, (n, where, shape, hits))
+                if where == 1.0:
+                    self.assertLessEqual(binomial_lower(
+                        hits, 2000, CONFIDENCE), chance, (n, shape, hits))
+                else:
+                    self.assertLess(upper, chance, (n, where, hits))
+
+    @staticmethod
+    def explains(rng, n, bound, where, shape):
+        """One draw of n rounds, the remainder's median at where x bound."""
+        rounds = [{} for _ in range(n)]
+        draw = (lambda: rng.gauss(0, 60)) if shape == "normal" else \
+            (lambda: rng.expovariate(1 / 60.0) - 60 * math.log(2))
+        vm = kutrounds.spread([kutrounds.at(r, 0.0) for r in rounds])
+        alt = kutrounds.spread([kutrounds.at(r, where * bound + draw())
+                                for r in rounds])
+        row = {"vmexit": (0.0, 0.0, 0.0, n),
+               "gross": (-500.0, -500.0, -4 * bound, n)}
+        return kutcmp.try_verdict(alt, vm, row)[0] == "explains"
 
     def test_recorded_rounds_part_no_more_than_the_chance(self):
         # the sessions of 3 and 4 rounds (7-8 minutes); over the 8 and 16

@@ -128,7 +128,7 @@ def render_side_by_side(levels, diffs, left_out, host, accel):
     if notes:
         lines.append("")
     if any(kutcmp.was_tried(r) for r in diffs):
-        lines.append(explained_rule())
+        lines.append(explained_rule(boots))
     lines += ["  %s: %s: %s%s" % (r["kut_name"], r["verdict"], r["cause"],
                                   "; work: " + r["work"] if r.get("work")
                                   else "") for r in notes]
@@ -147,19 +147,27 @@ def spread_text(boots):
                 k), pct0(kutrounds.median_cover(boots, k))))
 
 
-def explained_rule():
-    """The rule "explained" follows and its measured false-explanation
-    rate (kutcmp.FALSE_EXPLAINED, tests/host/kut_null.py)."""
+def explained_rule(rounds=None):
+    """The rule "explained" follows, its measured false-explanation rate
+    (kutcmp.FALSE_EXPLAINED, tests/host/kut_null.py) and, over a
+    session's rounds, how often a remainder lying on the bound itself is
+    called within it (kutcmp.on_bound_chance, a model)."""
     k, n = kutcmp.FALSE_EXPLAINED
     rate = figure.measured(k / n, [binomial_lower(k, n, NULL_CONFIDENCE),
                                    binomial_upper(k, n, NULL_CONFIDENCE)])
-    return ("explained: a tried cause's figure less vmexit's, round by "
+    text = ("explained: a tried cause's figure less vmexit's, round by "
             "round, lies within plus or minus %s; by accident (vmexit's "
             "figures of another case, further off than that, in the row's "
             "place, %d pairs of %s) %s, each end a one-sided %s bound; the "
             "rule is kept only while the upper one is under %s"
             % (kutcmp.WIDTH_TEXT, n, NULL_SESSIONS, figure.percent_text(rate),
                pct0(NULL_CONFIDENCE), pct0(kutcmp.FALSE_EXPLAINED_ALPHA)))
+    if rounds and rounds >= 2:
+        text += ("; a remainder whose median lies on the bound itself is "
+                 "called within it %s of the time over %d rounds (rounds "
+                 "exchangeable)" % (figure.percent_text(figure.model(
+                     kutcmp.on_bound_chance(rounds)), places=1), rounds))
+    return text
 
 
 def pct0(share):

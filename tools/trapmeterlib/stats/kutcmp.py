@@ -181,6 +181,15 @@ def try_verdict(alt, vm, row):
     return "neither", left
 
 
+def on_bound_chance(n):
+    """How often n rounds whose remainder has its median right on the
+    bound come out within it: the far end of the spread (kutrounds.depth)
+    falls inside when at most depth - 1 rounds lie beyond, a binomial(n,
+    1/2) tail: 12.5 % at 3 rounds, 6.25 % at 4, 3.5 % at 8, 3.8 % at 16."""
+    k = depth(n)
+    return sum(math.comb(n, i) for i in range(k)) / 2.0 ** n
+
+
 def _left_text(alt, vm, row):
     """"round by round, the try less vmexit: +m (lo..hi), within ±W"."""
     left = try_verdict(alt, vm, row)[1]
