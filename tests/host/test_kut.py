@@ -849,6 +849,27 @@ class Agreement(Unexplained, unittest.TestCase):
         self.assertIn("counted: no shadow page", row["cause"])
         self.assertNotIn("not measured", row["cause"])
 
+    def test_a_hand_off_is_tried_with_its_loop_once(self):
+        # vmexit's ple_round_robin holds its loop once, as its reference
+        # does; trapmeter's twin none: its gross against the reference's
+        # net (the exit alone) tracks vmexit's difference round by round
+        b = boots({"ple_round_robin": [3100, 3300, 3150, 3200],
+                   self.REF: [80, 80, 80, 80]},
+                  {"ple_round_robin": [3032, 3228, 3081, 3130],
+                   self.REF: [400, 400, 401, 400]},
+                  net={self.REF: [10, 11, 10, 10]})
+        row = kutcmp.diff_row(b, "ple_round_robin", self.REF)
+        self.assertEqual(row["verdict"], "explained", row)
+        self.assertTrue(row["cause"].startswith(
+            "loop once: vmexit's ple_round_robin round trip"), row)
+        self.assertIn("(ple_round_robin.tm gross - inl_from_kernel.tm net)",
+                      row["cause"])
+        # without the reference's net there is nothing to try
+        for boot in b:
+            boot["trapmeter"][self.REF]["net"] = None
+        row = kutcmp.diff_row(b, "ple_round_robin", self.REF)
+        self.assertEqual(row["verdict"], "unexplained", row)
+
     def test_a_round_trip_twin_names_its_work_measured(self):
         # vmexit's ipi is on_cpu's round trip: its twin (ipi.tm) against
         # trapmeter's one-way ipi of the same boot is the work it adds

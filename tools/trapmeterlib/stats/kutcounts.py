@@ -173,6 +173,16 @@ TIMER_WAIT = {"tscdeadline": "both tools arm the TSC deadline 3000 cycles "
               "ahead and spin until its interrupt: the op is a wait for "
               "the host's timer"}
 
+# vmexit names whose op is a hand-off between vCPUs: vmexit's round trip
+# holds its first vCPU's loop once, as its reference's op does, and its
+# difference cancels it; trapmeter's twin passes in a tight loop of its
+# own, so its gross is tried against its reference's net (the exit alone)
+LOOP_ONCE = {"ple_round_robin": (
+    "loop once: vmexit's ple_round_robin round trip holds its first vCPU's "
+    "call and loop once (the AP's run beside it), as its inl_from_kernel "
+    "does; trapmeter's ple.round_robin passes the token in a tight loop "
+    "of its own")}
+
 # trapmeter's inb 0x4d0 (vmexit's reference instruction) in the loop its
 # extended cases share (kernel/suites/exits.c, "loop": "exits.insn")
 SAME_LOOP_REF = "inb.elcr"

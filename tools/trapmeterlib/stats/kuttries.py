@@ -16,6 +16,9 @@ each tried in turn:
                loop of its own, its extended cases another loop: against
                inb.elcr (inb 0x4d0 in the extended cases' loop, the
                result's "loop") both tools' loops cancel alike;
+  "loop once"  (LOOP_ONCE names) vmexit's hand-off round trip holds its
+               loop once, trapmeter's twin none of its reference's kind:
+               the twin's gross against the reference's net;
   "page tables" vmexit's setup_mmu maps every page user-accessible
                (PT_USER_MASK); trapmeter's ".upages" pass runs the case
                and inb.elcr again on such pages, in one loop: against
@@ -42,7 +45,7 @@ of the 103 false explanations of 2698 shuffled pairs: removed (the net
 column still shows it; docs/measurements.md, "tenth session")."""
 
 from . import kutwait
-from .kutcounts import (EXPLAINERS, INSNS_BACKEND, PER_INSN,
+from .kutcounts import (EXPLAINERS, INSNS_BACKEND, LOOP_ONCE, PER_INSN,
                         SAME_LOOP_REF, TM_INSNS, TM_INSNS_DISASM,
                         VMEXIT_INSNS)
 from .kutrounds import (at, diffs, loop_of, pair, pick_case,
@@ -277,6 +280,11 @@ def other_tries(boots, name, ref, flavour=None):
                         ref, SAME_LOOP_REF, loop,
                         less_elcr_text(boots, case)),
                     less_elcr(boots, case, pick_twin(boots, name, "gross"))))
+    if name in LOOP_ONCE:
+        out.append(("%s (%s gross - %s net)" % (
+            LOOP_ONCE[name], twin_case(boots, name), twin_case(boots, ref)),
+            pair(boots, pick_twin(boots, name, "gross"),
+                 pick_twin(boots, ref, "net"))))
     upages = twin_case(boots, name) and twin_case(boots, name) + UPAGES
     if upages and any(upages in b["cases"] and UPAGES_REF in b["cases"]
                       for b in boots):
