@@ -233,6 +233,8 @@ static void take_sample(const struct bench_case *c, u8 *buf, struct bench_result
 	if (ctl_first)
 		ctl_samples[i] = timed(c->control, c, buf, iters) / iters;
 	samples[i] = timed(c->op, c, buf, iters) / iters;
+	if (c->settle)
+		c->settle(c);
 	if (ctl && !ctl_first)
 		ctl_samples[i] = timed(c->control, c, buf, iters) / iters;
 	r->ops += iters;
@@ -635,6 +637,8 @@ static u32 measure(const struct bench_case *c, u8 *buf, struct bench_result *r,
 	u32 n;
 
 	warm = timed(c->op, c, buf, 1);
+	if (c->settle)
+		c->settle(c);
 	if (has_control(c) && warm < WARM_AS_SAMPLE)
 		timed(c->control, c, buf, 1);
 	if (sync)

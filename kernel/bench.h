@@ -31,6 +31,8 @@ typedef u32 (*bench_model_fn)(const struct bench_case *c, const u8 *buf);
 typedef const char *(*bench_skip_fn)(const struct bench_case *c);
 /* After the timed runs: count mismatching bytes in buf (data checks). */
 typedef u32 (*bench_verify_fn)(const struct bench_case *c, const u8 *buf);
+/* Untimed, after each timed batch of the op (optional). */
+typedef void (*bench_settle_fn)(const struct bench_case *c);
 /* Append case-specific fields to the result line (optional). */
 typedef void (*bench_extra_fn)(const struct bench_case *c, const struct bench_result *r,
 			       struct jw *w);
@@ -61,6 +63,12 @@ struct bench_case {
 	 * sleep (the on_cpu cases: 10-17 % of wake-ups slept, against 0.3 %
 	 * in vmexit's back-to-back loop). */
 	bool control_after;
+	/* Run untimed after each batch of op: an op that leaves an interrupt
+	 * on its way (a TSC deadline of now, armed again by every op) has it
+	 * taken here, not in the control's batch that follows (there it
+	 * put tscdeadline.immed.insn.paired's control's p90 at 1.29-1.33 of
+	 * its p10; settled, 1.02-1.06). */
+	bench_settle_fn settle;
 	/* Without a control: why none is meaningful, sent as the result's
 	 * "control_none" (a case without either says "none declared"). */
 	const char *no_control;

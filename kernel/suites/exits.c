@@ -491,9 +491,10 @@ static u32 verify_insn(const struct bench_case *c, const u8 *buf)
  * difference cancels it, as vmexit's cancel its one loop). */
 static void extra_insn(const struct bench_case *c, const struct bench_result *r, struct jw *w)
 {
-	(void)c;
 	(void)r;
 	jw_str(w, "loop", "exits.insn");
+	if (c->settle == exits_vmexit_deadline_settle)
+		jw_u64(w, "interrupts_settled", exits_vmexit_settled);
 }
 
 static u32 model_zero(const struct bench_case *c, const u8 *buf)
@@ -531,6 +532,11 @@ static u32 model_cr0_wp(const struct bench_case *c, const u8 *buf)
 #define EXT(n, t, h, a, m, k) { .suite = "exits", .name = n, .target = t, .handler = h, \
 	.method = METHOD_SINGLE, .op = op_insn, .control = ctl_insn, .exits_model = m, \
 	.skip = skip_insn, .verify = verify_insn, .extra = extra_insn, .arg = a, .kut_name = k }
+/* the same, with a hook run untimed after each batch (bench_case.settle) */
+#define EXT_SETTLE(n, t, h, a, m, k, s) { .suite = "exits", .name = n, .target = t, \
+	.handler = h, .method = METHOD_SINGLE, .op = op_insn, .control = ctl_insn, \
+	.exits_model = m, .skip = skip_insn, .verify = verify_insn, .extra = extra_insn, \
+	.arg = a, .kut_name = k, .settle = s }
 /* the same, for a port access: port, direction, width */
 #define EXTP(n, t, h, a, p, d, wd, k) { .suite = "exits", .name = n, .target = t, \
 	.handler = h, .method = METHOD_SINGLE, .op = op_insn, .control = ctl_insn, \
@@ -613,8 +619,8 @@ static struct bench_case ext_cases[] = {
 	 * vmexit's build runs them (kernel/suites/exits_vmexit.c): the MSR
 	 * write, CPUID and the EOI's WRMSR (x2APIC) exit; its IF=1 lasts
 	 * from the skip hook to verify */
-	EXT("tscdeadline.immed.insn", "lapic", HANDLER_KERNEL, I_DEADLINE_KUT, model_three,
-	    NO_KUT),
+	EXT_SETTLE("tscdeadline.immed.insn", "lapic", HANDLER_KERNEL, I_DEADLINE_KUT,
+		   model_three, NO_KUT, exits_vmexit_deadline_settle),
 	/* vmexit's tscdeadline as built: the deadline 3000 cycles ahead and
 	 * the spin until its interrupt (the same path) counts it; exits as
 	 * irq's tscdeadline: the write, the timer's, the EOI's */

@@ -182,6 +182,15 @@ const char *exits_vmexit_deadline_set(void);
  * takes one a write, none waited for: fewer is no error, none is), and
  * when a wait of tscdeadline's ran out. */
 u32 exits_vmexit_deadline_put(void);
+struct bench_case;
+/* Between batches (bench_case.settle): the deadline disarmed, so the
+ * last op's does not fire in the next timed batch; one already pending
+ * is taken at the write (IF=1), untimed. */
+void exits_vmexit_deadline_settle(const struct bench_case *c);
+/* the pending interrupts it took since exits_vmexit_deadline_set (the
+ * result's "interrupts_settled"; a deadline disarmed before it fired
+ * raises none) */
+extern u32 exits_vmexit_settled;
 
 /* vmexit's cpuid_test: RBX saved around CPUID, EAX and ECX not set (the
  * leaf is what the loop left in them). */

@@ -51,12 +51,18 @@ void uart_tx_drain(void)
 
 /* ---- fake ops -------------------------------------------------------- */
 
+/* What ran last ('o' op, 'c' control, 's' settle), and the control
+ * batches that came straight after an op's batch, unsettled. */
+static char last_ran;
+static u32 unsettled_controls, settles;
+
 static void fake_op(const struct bench_case *c, u8 *buf, u64 iters)
 {
 	(void)c;
 	(void)buf;
 	fake_tsc_now += iters * op_cost + (u64)(op_calls < 8 ? op_extra[op_calls] : 0);
 	op_calls++;
+	last_ran = 'o';
 }
 
 static u64 ctl_calls, ctl_shrink;	/* each control call ctl_shrink cycles/op cheaper */
@@ -67,6 +73,15 @@ static void fake_control(const struct bench_case *c, u8 *buf, u64 iters)
 	(void)buf;
 	fake_tsc_now += iters * (CTL_COST - ctl_calls * ctl_shrink);
 	ctl_calls++;
+	unsettled_controls += last_ran == 'o';
+	last_ran = 'c';
+}
+
+static void fake_settle(const struct bench_case *c)
+{
+	(void)c;
+	settles++;
+	last_ran = 's';
 }
 
 static struct bench_case the_case = {
@@ -521,6 +536,29 @@ static void test_control_after_window(void)
 	ctl_shrink = 0;
 }
 
+/* A case with a settle hook has it run after every batch of its op,
+ * untimed: no control batch follows an op's batch before it. */
+static void test_settle_after_each_batch(void)
+{
+	struct bench_result r;
+	u64 ops_before;
+
+	setup(OP_COST, "");
+	unsettled_controls = settles = 0;
+	CHECK_EQ_S64(bench_run(&the_case, &r), 0);
+	CHECK(unsettled_controls > 0);		/* interleaved, half follow an op */
+	the_case.settle = fake_settle;
+	unsettled_controls = settles = 0;
+	ops_before = op_calls;
+	CHECK_EQ_S64(bench_run(&the_case, &r), 0);
+	the_case.settle = NULL;
+	CHECK_EQ_U64(unsettled_controls, 0);
+	CHECK_EQ_U64(settles, op_calls - ops_before);
+	/* untimed: the figures are the op's and the control's alone */
+	CHECK_EQ_S64(field(result_line(), "cycles", "median"), OP_COST);
+	CHECK_EQ_S64(field(result_line(), "cycles_control", "median"), CTL_COST);
+}
+
 int main(void)
 {
 	RUN(test_overhead_and_batch, "bench: overhead once per sample, divided by the batch, batch to the goal");
@@ -540,5 +578,6 @@ int main(void)
 	RUN(test_background_calibration, "bench: the boot's sync calibration and background spin");
 	RUN(test_fixed_plan, "bench: fixed plan: exact iters and samples, unplanned cases skipped");
 	RUN(test_control_after_window, "bench: control samples after a counted window stop by the case's rule");
+	RUN(test_settle_after_each_batch, "bench: a settle hook runs untimed after every batch of the op");
 	return check_summary();
 }
