@@ -853,6 +853,11 @@ static void extra_irq(const struct bench_case *c, const struct bench_result *r, 
 	.handler = HANDLER_KERNEL, .method = METHOD_SINGLE, .op = fn, .control = ctl, \
 	.arg = a, .exits_model = model_irq, .skip = skip_irq, .verify = verify_irq, \
 	.extra = extra_irq, .kut_name = k }
+/* the same, with a hook run untimed after each batch (bench_case.settle) */
+#define IRQ_CTL_SETTLE(n, a, fn, ctl, s, k) { .suite = "exits", .name = n, \
+	.target = "lapic", .handler = HANDLER_KERNEL, .method = METHOD_SINGLE, .op = fn, \
+	.control = ctl, .settle = s, .arg = a, .exits_model = model_irq, .skip = skip_irq, \
+	.verify = verify_irq, .extra = extra_irq, .kut_name = k }
 /* the on_cpu cases: their control runs after their samples (interleaved,
  * each control batch kept the AP halted past KVM's halt-poll window) */
 #define IRQ_AP(n, a, k) { .suite = "exits", .name = n, .target = "lapic", \
@@ -865,11 +870,8 @@ static void extra_irq(const struct bench_case *c, const struct bench_result *r, 
 static const struct bench_case cases[] = {
 	IRQ("hlt.timer", I_HLT_TIMER, op_hlt_timer, NO_KUT),
 	IRQ("tscdeadline.immed", I_DEADLINE_IMMED, op_deadline, NO_KUT),
-	{ .suite = "exits", .name = "tscdeadline.immed.cpuid", .target = "lapic",
-	  .handler = HANDLER_KERNEL, .method = METHOD_SINGLE, .op = op_deadline_cpuid,
-	  .control = ctl_deadline_cpuid, .settle = settle_deadline_cpuid,
-	  .arg = I_DEADLINE_CPUID, .exits_model = model_irq, .skip = skip_irq,
-	  .verify = verify_irq, .extra = extra_irq, .kut_name = "tscdeadline_immed" },
+	IRQ_CTL_SETTLE("tscdeadline.immed.cpuid", I_DEADLINE_CPUID, op_deadline_cpuid,
+		       ctl_deadline_cpuid, settle_deadline_cpuid, "tscdeadline_immed"),
 	IRQ("tscdeadline", I_DEADLINE, op_deadline, "tscdeadline"),
 	IRQ("self_ipi.xapic", I_SELF_XAPIC, op_self_ipi, NO_KUT),
 	IRQ("self_ipi.xapic.sti_nop", I_SELF_XAPIC_STI, op_self_ipi, "self_ipi_sti_nop"),

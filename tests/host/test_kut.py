@@ -1259,7 +1259,7 @@ class GuestNames(unittest.TestCase):
 
 
 IRQ_C = os.path.join(REPO, "kernel", "suites", "irq.c")
-IRQ_ENTRY = re.compile(r'\bIRQ(?:_CTL)?\(\s*"([^"]+)"\s*,\s*\w+\s*,'
+IRQ_ENTRY = re.compile(r'\bIRQ(?:_CTL(?:_SETTLE)?)?\(\s*"([^"]+)"\s*,\s*\w+\s*,'
                        r'\s*(\w+)\s*,([^)]*)\)')
 
 
