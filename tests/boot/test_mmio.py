@@ -184,10 +184,11 @@ class VmexitOpsKvm(unittest.TestCase):
         self.assertGreater(r["cycles"]["median"], 2 * r["cycles_control"]["median"], r)
 
     def test_the_immediate_deadline_is_settled_between_batches(self):
-        # each op arms a deadline of now: the settle hook disarms the
-        # last one after each batch, untimed, and takes its interrupt if
-        # it is already pending: at most one a batch (the samples, two or
-        # three probes and the warm-up op), counted from the case's start
+        # each op arms a deadline of now: the case carries the settle hook
+        # (its result says interrupts_settled; tscdeadline.insn, which
+        # waits for each interrupt, does not), which disarms the last one
+        # after each batch and takes its interrupt if already pending: at
+        # most one a batch (the samples, the probes, the warm-up op)
         skips = {s["case"]: s["reason"] for s in self.b.boot["skips"]}
         if "TSC-deadline" in skips.get("tscdeadline.immed.insn", ""):
             self.skipTest(skips["tscdeadline.immed.insn"])
