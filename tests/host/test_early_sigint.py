@@ -11,7 +11,10 @@ its handler not yet installed, or installed but no line of the tool run
 yet) is Python's and is not counted: the process is then killed by
 SIGINT (a shell says 130) with at most Python's two-line traceback at
 "line 0", or Python stops with its "Fatal Python error" of a start-up
-stage (init_sys_streams).  A fatal error in init_import_site is counted:
+stage (init_sys_streams), or Python's tokenizer, reading the tool's
+file, has its read interrupted and raises KeyboardInterrupt outside any
+frame: one bare "KeyboardInterrupt" line and status 1 (seen in CI).  A
+fatal error in init_import_site is counted:
 it is the site import the tool now runs itself.  Every other outcome is
 counted and must be the tool's."""
 import os
@@ -41,11 +44,17 @@ def signals_default():
 
 FATAL = "Fatal Python error: "
 SITE = "init_import_site"
+# the tokenizer's read of the script was interrupted (EINTR, then
+# PyErr_CheckSignals): no frame, so no traceback, and not raised by the
+# evaluated code, so Python exits 1 rather than dying by SIGINT
+WHILE_READING = (1, "KeyboardInterrupt\n")
 
 
 def before_first_line(proc, err):
     if FATAL in err:
         return SITE not in err
+    if (proc.returncode, err) == WHILE_READING:
+        return True
     return proc.returncode == -signal.SIGINT and (
         not err.strip() or any(text in err for text in PYTHONS_OWN))
 
