@@ -10,6 +10,11 @@ six minutes here), then:
 - the rows vmexit's build wraps in code of its own (the toggles, the pci
   ops, tscdeadline_immed) name the "same instructions" try of their
   as-built twin (kernel/suites/exits_vmexit.h) wherever they disagree;
+- KVM's counters (QMP query-stats) were read for every vmexit case with
+  a figure, in every boot (backends/kut_counted.py), none went down, and
+  the ops that leave the guest on every KVM (cpuid, the in-kernel port)
+  leave it at least once an iteration, by exit or by PVM's emulator; a
+  deadline write raises at most one interrupt;
 - the session is held-out data for the width rule: its false
   explanations under label shuffling (tests/host/kut_null.py) must not
   lie significantly above kutcmp.FALSE_EXPLAINED_ALPHA: the one-sided
@@ -28,6 +33,7 @@ from tests.host import kut_null
 
 sys.path.insert(0, os.path.join(ROOT, "tools"))
 from trapmeterlib.backends import kut_log  # noqa: E402
+from trapmeterlib.output import kut_table  # noqa: E402
 from trapmeterlib.stats import kutcmp  # noqa: E402
 from trapmeterlib.stats.abtest import binomial_lower  # noqa: E402
 
@@ -87,6 +93,26 @@ class KutSession(unittest.TestCase):
                 continue
             self.assertNotIn("same instructions not resolved", row["cause"],
                              "%s: %s never measured" % (name, case))
+
+    def test_kvm_counted_every_case_of_every_boot(self):
+        counted = self.doc["kut"]["vmexit_counted"]
+        self.assertEqual([e for e in counted if e.get("error")], [])
+        figures = [lv["kut_name"] for lv in self.doc["kut"]["levels"]
+                   if lv["vmexit"]]
+        rows = kut_table.counted_rows(counted, kut_log.VMEXIT_NAMES)
+        rounds = self.doc["kut"]["levels"][0]["vmexit"][3]
+        for name in figures:
+            self.assertIn(name, rows)
+            self.assertGreaterEqual(len(rows[name].get("exits", [])),
+                                    rounds, name)
+            for key, values in rows[name].items():
+                self.assertGreaterEqual(min(values), 0, (name, key))
+        for name in ("cpuid", kutcmp.REFERENCE):
+            left = [e + i for e, i in zip(rows[name]["exits"],
+                                          rows[name]["insn_emulation"])]
+            self.assertGreaterEqual(min(left), 0.99, (name, rows[name]))
+        self.assertLessEqual(max(rows["tscdeadline_immed"][
+            "irq_injections"]), 1.01)
 
     def test_false_explanations_not_above_alpha(self):
         sessions = kut_null.load([self.path])

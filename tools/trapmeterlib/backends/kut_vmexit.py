@@ -22,6 +22,7 @@ the vCPU thread's schedstat every TICK_S between the lines, and a case's
 span takes the wait since its start (interpolated between the readings
 around it), and at most the wait since the reading before it."""
 
+import math
 import os
 import threading
 import time
@@ -106,21 +107,46 @@ def thread_times(pid, hst, tids=None):
     return out
 
 
-def last_loop(mean, tsc_khz):
+def last_loop(mean, tsc_khz, window_s=None):
     """(iterations, seconds) of the loop whose mean vmexit printed, or None
     (no figure or rate).  It is the first doubling that reached GOAL_CYCLES:
     the printed mean is (t2 - t1) / iterations rounded down, and GOAL_CYCLES
     / iterations is whole, so mean x iterations reaches GOAL_CYCLES exactly
-    when the loop did; the loop spans under (mean + 1) x iterations.  (A
-    later doubling would need the last loop to cost twice the one before
-    it an op; the window, which holds both, bounds that.)"""
-    if not isinstance(mean, (int, float)) or mean <= 0 or \
-            not isinstance(tsc_khz, (int, float)) or tsc_khz <= 0:
+    when the loop did; the loop spans under (mean + 1) x iterations.  With
+    the window's length, a doubling the mean leaves open is settled
+    (last_iterations)."""
+    n = last_iterations(mean, window_s, tsc_khz)
+    if n is None or not isinstance(tsc_khz, (int, float)) or tsc_khz <= 0:
+        return None
+    return n, (mean + 0.5) * n / (tsc_khz * 1e3)
+
+
+def last_iterations(mean, window_s=None, tsc_khz=None):
+    """The iterations of the loop whose mean vmexit printed, or None (no
+    figure).  The mean alone can be a doubling short: an op whose cost
+    straddles GOAL / n (the loop of n iterations a little cheaper than
+    that, the one of 2n a little dearer) prints a mean whose n already
+    reaches GOAL.  Given the window's length (line to line: all the
+    case's loops) and the TSC's rate, the one of n and 2n whose loops
+    would fill the window the more nearly is taken."""
+    if not isinstance(mean, (int, float)) or mean <= 0:
         return None
     n = FIRST_ITERATIONS
     while mean * n < GOAL_CYCLES:
         n *= 2
-    return n, (mean + 0.5) * n / (tsc_khz * 1e3)
+    if window_s and tsc_khz and window_s > 0 and tsc_khz > 0:
+        cycles = window_s * tsc_khz * 1e3
+        n = min((n, 2 * n), key=lambda k: abs(math.log(
+            cycles / ((2 * k - FIRST_ITERATIONS) * mean))))
+    return n
+
+
+def all_iterations(mean, window_s=None, tsc_khz=None):
+    """The iterations of all a case's loops (64, 128, ... up to the last
+    one's: 2 x last - 64), or None (no figure); window_s and tsc_khz as
+    last_iterations takes them."""
+    n = last_iterations(mean, window_s, tsc_khz)
+    return None if n is None else 2 * n - FIRST_ITERATIONS
 
 
 def _wait_at(points, when):
@@ -140,7 +166,7 @@ def _wait_at(points, when):
 def _span(points, start, end, wait_end, tsc_khz, mean):
     """The span fields of one figure: its last loop's wait, interpolated
     (with ticks between the lines) and at most (the reading before it)."""
-    loop = last_loop(mean, tsc_khz)
+    loop = last_loop(mean, tsc_khz, end - start)
     if loop is None or loop[1] > end - start:
         return {}               # no rate, or a span the window cannot hold
     span_s = loop[1]
@@ -222,12 +248,15 @@ class LineSampler:
     """Reads a child's stdout line by line in a thread, and at each line
     the times of the child's threads (host /proc); a second thread reads
     the busiest thread's times every TICK_S between the lines
-    (one file: the vCPU thread's once vmexit has printed a line)."""
+    (one file: the vCPU thread's once vmexit has printed a line); with
+    on_line, what it returns at each line, after the times (counted:
+    [(elapsed s, line, value)])."""
 
     JOIN_S = 5.0
 
-    def __init__(self, proc, tick_s=TICK_S):
+    def __init__(self, proc, tick_s=TICK_S, on_line=None):
         self.proc, self.lines, self.samples = proc, [], []
+        self.on_line, self.counted = on_line, []
         self.ticks, self.tick_s = [], tick_s
         self.host = fingerprint.Host()
         self.start = time.monotonic()
@@ -244,6 +273,8 @@ class LineSampler:
                                  raw.decode("utf-8", "replace"),
                                  thread_times(self.proc.pid,
                                                          self.host)))
+            if self.on_line is not None:
+                self.counted.append(self.samples[-1][:2] + (self.on_line(),))
 
     def _tick(self):
         while not self.done.wait(self.tick_s):

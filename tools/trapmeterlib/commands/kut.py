@@ -18,7 +18,7 @@ import subprocess
 import sys
 import tempfile
 
-from ..backends import kut_log, kut_vmexit
+from ..backends import kut_counted, kut_log, kut_vmexit
 from ..output import kut_table, report, resultsfile
 from ..output.summary import tsc_khz
 from ..stats import kutcmp, kutrounds
@@ -157,6 +157,7 @@ class Session:
         self.flat, self.tmp = flat, tmp
         self.pairs = []             # (trapmeter boot, KutLog or None)
         self.waits = []             # vmexit's vCPU wait per boot and case
+        self.counted = []           # KVM's counters per boot and case
         self.left_out = {}          # vmexit name -> why not run
         self.host = self.config = self.tsc_khz = None
         self.worst = exitstatus.OK
@@ -206,13 +207,14 @@ class Session:
         limit = min(self.timeout, VMEXIT_BASE_S + VMEXIT_PER_CASE_S * len(names))
         say("round %d: vmexit, -smp %d, %d case(s)" % (rnd + 1, smp,
                                                        len(names)))
-        out, err, timed_out, samples, ticks = self._run_bounded(argv,
-                                                                limit)
+        out, err, timed_out, samples, ticks, counted = self._run_bounded(
+            argv, limit)
         text = out.decode("utf-8", "replace")
         self.keep_log(rnd, smp, text)
         self.waits.append({"round": rnd, "smp": smp, "cases":
                            kut_vmexit.span_waits(samples, ticks,
                                                  self.tsc_khz)})
+        self.counted.append(dict(counted, round=rnd, smp=smp))
         try:
             log = kut_log.parse("vmexit round %d -smp %d" % (rnd + 1, smp),
                                 text)
@@ -235,19 +237,25 @@ class Session:
             say("warning: vmexit's %s %s" % (stuck, self.left_out[stuck]))
 
     def _run_bounded(self, argv, limit):
-        """(stdout, stderr, timed out, samples, ticks) of a QEMU stopped at
-        the limit: what it printed until then is kept; samples are (elapsed
-        s, line, QEMU's thread times) at each line, ticks (elapsed s, the
-        vCPU thread's times) between them (kut_vmexit.span_waits)."""
-        with tempfile.TemporaryFile() as errf:
+        """(stdout, stderr, timed out, samples, ticks, counted) of a QEMU
+        stopped at the limit: what it printed until then is kept; samples
+        are (elapsed s, line, QEMU's thread times) at each line, ticks
+        (elapsed s, the vCPU thread's times) between them
+        (kut_vmexit.span_waits), counted {"cases": KVM's counters per
+        iteration (kut_counted.per_iteration)[, "error"]}."""
+        with tempfile.TemporaryFile() as errf, \
+                tempfile.TemporaryDirectory(prefix="trapmeter-kut-") as tmp:
+            sock = os.path.join(tmp, "qmp.sock")
             try:
-                proc = children.spawn(argv, stdin=subprocess.DEVNULL,
+                proc = children.spawn(argv + kut_counted.qemu_args(sock),
+                                      stdin=subprocess.DEVNULL,
                                       stdout=subprocess.PIPE, stderr=errf)
             except OSError as exc:
                 raise TrapmeterError(exitstatus.QEMU_ERROR, "cannot run %s: "
                                      "%s" % (argv[0], exc.strerror or exc)) \
                     from None
-            reader = kut_vmexit.LineSampler(proc)
+            stats = kut_counted.StatsReader(sock, lambda: proc.poll() is None)
+            reader = kut_vmexit.LineSampler(proc, on_line=stats)
             timed_out = False
             try:
                 proc.wait(timeout=limit)
@@ -256,9 +264,12 @@ class Session:
             finally:
                 children.stop(proc, 0.5)
             reader.join()
+            stats.close()
             errf.seek(0)
+            counted = kut_counted.per_boot(reader.counted, stats.error,
+                                           self.tsc_khz)
             return reader.text(), errf.read(), timed_out, reader.samples, \
-                reader.ticks
+                reader.ticks, counted
 
     def keep_log(self, rnd, smp, text):
         if not self.args.log_dir:
@@ -290,6 +301,7 @@ class Session:
         kutcmp.name_skips(diffs, kutcmp.skipped_twins(out_boots))
         sys.stdout.write(kut_table.render_side_by_side(
             levels, diffs, self.left_out, self.host, self.args.accel))
+        sys.stdout.write(kut_table.render_counted(self.counted, names))
         sys.stdout.flush()
         config = dict(self.config or {}, source="trapmeter kut",
                       kut_dir=self.args.kut_dir)
@@ -298,7 +310,8 @@ class Session:
             host["kvm_lock"] = lock
         doc = report.results_document(host, config, out_boots, self.worst)
         doc["kut"] = {"levels": levels, "differences": diffs,
-                      "left_out": self.left_out, "vcpu_wait": self.waits}
+                      "left_out": self.left_out, "vcpu_wait": self.waits,
+                      "vmexit_counted": self.counted}
         write_json(self.args.json, doc)
         return self.worst
 
@@ -334,6 +347,8 @@ def replay(args):
     sys.stdout.write(kut_table.render_side_by_side(
         levels, diffs, info.get("left_out") or {}, doc.get("host"),
         (doc.get("config") or {}).get("accel") or "?"))
+    sys.stdout.write(kut_table.render_counted(info.get("vmexit_counted"),
+                                              names))
     if args.coverage:
         sys.stdout.write("\n" + kut_table.render_coverage(kut_table.coverage(
             doc, kut_log.VMEXIT_NAMES), kut_log.VMEXIT_NAMES))

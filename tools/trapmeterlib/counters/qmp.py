@@ -122,20 +122,20 @@ class Qmp:
     def command(self, name, **arguments):
         return self.wait(self.send((name, arguments))[0])
 
-    def vcpu_stats(self, then=None):
-        """{stat name: value} summed over vCPUs, only EXIT_STATS that the
-        host's KVM offers; {} when none (e.g. TCG).  then: a command sent
+    def vcpu_stats(self, then=None, names=EXIT_STATS):
+        """{stat name: value} summed over vCPUs, only those of names (the
+        EXIT_STATS) that the host's KVM offers; {} when none (e.g. TCG).  then: a command sent
         in the same write after the query, whose reply is not waited for
         (the next wait takes it): QEMU runs a monitor's commands in order,
         so the counters are read before it runs (the sync points' "cont")."""
         commands = [("query-stats", {"target": "vcpu", "providers": [
-            {"provider": "kvm", "names": list(EXIT_STATS)}]})]
+            {"provider": "kvm", "names": list(names)}]})]
         if then is not None:
             commands.append((then, None))
-        return sum_vcpu_stats(self.wait(self.send(*commands)[0]))
+        return sum_vcpu_stats(self.wait(self.send(*commands)[0]), names)
 
 
-def sum_vcpu_stats(ret):
+def sum_vcpu_stats(ret, names=EXIT_STATS):
     """Sum query-stats' per-vCPU integer values by name (pure)."""
     total = {}
     if not isinstance(ret, list):
@@ -144,7 +144,7 @@ def sum_vcpu_stats(ret):
         stats = entry.get("stats") if isinstance(entry, dict) else None
         for stat in stats or []:
             name, value = stat.get("name"), stat.get("value")
-            if name in EXIT_STATS and isinstance(value, int) \
+            if name in names and isinstance(value, int) \
                     and not isinstance(value, bool):
                 total[name] = total.get(name, 0) + value
     return total

@@ -207,3 +207,59 @@ def render_coverage(cov, names):
         lines.append("  %-*s  %s" % (width, name, " | ".join(parts) or
                                       "no trapmeter case in this file"))
     return "\n".join(lines) + "\n"
+
+
+def counted_rows(counted, names):
+    """{vmexit case: {counter: [per-iteration figure of each round]}} of
+    kut's vmexit_counted entries (backends/kut_counted.py), in names'
+    order; a figure line's case may carry its pci-testdev test
+    ("pci-mem.mmio-no-eventfd"), which counts as its name's."""
+    out = {}
+    for entry in counted or []:
+        for case, row in ((entry or {}).get("cases") or {}).items():
+            name = next((n for n in names if case == n or
+                         case.startswith(n + ".")), None)
+            if name is None or not isinstance(row, dict):
+                continue
+            cell = out.setdefault(name, {})
+            for key in COUNTED:
+                if isinstance(row.get(key), (int, float)):
+                    cell.setdefault(key, []).append(row[key])
+    return {n: out[n] for n in names if n in out}
+
+
+# the counters printed, as kut_counted.COUNTERS reads them
+COUNTED = ("exits", "io_exits", "mmio_exits", "halt_exits",
+           "insn_emulation", "irq_injections")
+
+
+def _per_iteration(values):
+    """"median (lowest-highest)" of per-iteration figures, or "-"."""
+    if not values:
+        return "-"
+    vals = sorted(values)
+    text = "%.3g" % median(vals)
+    if vals[0] != vals[-1]:
+        text += " (%.3g-%.3g)" % (vals[0], vals[-1])
+    return text
+
+
+def render_counted(counted, names):
+    """KVM's counters per iteration of each vmexit case over the rounds
+    that read them (kut_counted), and why a round read none; "" where no
+    round tried (a session recorded before kut read them)."""
+    if not counted:
+        return ""
+    rows = counted_rows(counted, names)
+    errors = sorted({e["error"] for e in counted if e.get("error")})
+    lines = ["", "vmexit counted: KVM's vCPU counters (QMP query-stats, "
+             "read at each line vmexit printed) over each case's window, "
+             "per iteration of all its loops, median over the boots "
+             "that read them (lowest-highest); measured"]
+    lines += _table(["vmexit case"] + list(COUNTED), [
+        [n] + [_per_iteration(rows[n].get(k)) for k in COUNTED]
+        for n in rows])
+    for err in errors:
+        lines.append("  not read in %d boot(s): %s" % (sum(
+            e.get("error") == err for e in counted), err))
+    return "\n".join(lines) + "\n"

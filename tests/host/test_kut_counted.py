@@ -1,0 +1,217 @@
+#!/usr/bin/env python3
+"""tests/host/test_kut_counted.py - what KVM counted in each vmexit case
+(backends/kut_counted.py): its vCPU counters read at each line vmexit
+prints, per iteration of all the case's loops; the reader that stops at
+its first failure; the lines a child prints, each with its reading
+(kut_vmexit.LineSampler); and kut's table of them (output/kut_table.py).
+No VM: readings are made up the way vmexit's do_test makes its loops."""
+import os
+import random
+import subprocess
+import sys
+import unittest
+from unittest import mock
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+REPO = os.path.dirname(os.path.dirname(HERE))
+sys.path.insert(0, os.path.join(REPO, "tools"))
+
+from trapmeterlib.backends import kut_counted, kut_vmexit  # noqa: E402
+from trapmeterlib.counters import qmp  # noqa: E402
+from trapmeterlib.output import kut_table  # noqa: E402
+
+
+KHZ = 2.6e6
+
+
+def do_test(cost, last=None):
+    """(printed mean, iterations of all loops, cycles of all loops) of
+    x86/vmexit.c's do_test for an op of `cost` cycles (`last` from the
+    loop that would reach GOAL at `cost`): 64, 128, ... until a loop
+    spans GOAL."""
+    n, total, cycles, goal = 32, 0, 0, kut_vmexit.GOAL_CYCLES
+    while True:
+        n *= 2
+        total += n
+        op = cost if cost * n < goal else last or cost
+        cycles += op * n
+        if int(op * n) >= goal:
+            return int(op * n) // n, total, cycles
+
+
+def session(cases):
+    """LineSampler.counted of a boot running cases [(name, cost, {counter:
+    per iteration}[, cost of the last loop])] in turn: a reading at each
+    line, the counters grown by each case's loops, the time by their
+    cycles at KHZ."""
+    now, elapsed = {k: 1000 for k in kut_counted.COUNTERS}, 1.0
+    out = [(elapsed, "paging enabled", dict(now))]
+    for name, cost, rates, *last in cases:
+        mean, total, cycles = do_test(cost, *last)
+        for key, rate in rates.items():
+            now[key] += round(rate * total)
+        elapsed += cycles / (KHZ * 1e3)
+        out.append((elapsed, "%s %d" % (name, mean), dict(now)))
+    return out
+
+
+class Iterations(unittest.TestCase):
+    def test_all_iterations_sum_the_doublings(self):
+        rng = random.Random(34)
+        for _ in range(2000):
+            mean, total, _ = do_test(rng.uniform(5.0, 4e7))
+            self.assertEqual(kut_vmexit.all_iterations(mean), total)
+        self.assertIsNone(kut_vmexit.all_iterations(0))
+        self.assertIsNone(kut_vmexit.all_iterations(None))
+
+    def test_the_window_settles_a_cost_that_straddles_a_doubling(self):
+        """pci-io here: 32.5 k cycles an op in the loop of 32768 (under
+        GOAL), 34.5 k in the one of 65536, which prints a mean that 32768
+        iterations would already reach."""
+        mean, total, cycles = do_test(32500.0, 34500.0)
+        self.assertEqual(total, 2 * 65536 - 64)
+        self.assertEqual(kut_vmexit.all_iterations(mean), 65536 - 64)
+        window = cycles / (KHZ * 1e3) + 0.002       # the line's lag
+        self.assertEqual(kut_vmexit.all_iterations(mean, window, KHZ), total)
+        # the span whose vCPU wait kut reads (kut_vmexit._span) as well
+        self.assertEqual(kut_vmexit.last_loop(mean, KHZ)[0], 32768)
+        self.assertEqual(kut_vmexit.last_loop(mean, KHZ, window)[0], 65536)
+        rng = random.Random(35)
+        for _ in range(500):
+            cost = rng.uniform(5.0, 4e7)
+            mean, total, cycles = do_test(cost, cost * rng.uniform(0.6, 1.3))
+            self.assertEqual(kut_vmexit.all_iterations(
+                mean, cycles / (KHZ * 1e3), KHZ), total, cost)
+
+
+class PerIteration(unittest.TestCase):
+    def test_a_window_is_the_change_over_its_iterations(self):
+        got = kut_counted.per_iteration(session([
+            ("cpuid", 10206.0, {"exits": 1, "insn_emulation": 7}),
+            ("inl_from_kernel", 8262.0, {"exits": 1, "io_exits": 1}),
+            ("tscdeadline_immed", 23274.0, {"irq_injections": 0.023})]))
+        self.assertEqual(got["cpuid"]["exits"], 1.0)
+        self.assertEqual(got["cpuid"]["insn_emulation"], 7.0)
+        self.assertEqual(got["cpuid"]["io_exits"], 0.0)
+        self.assertEqual(got["inl_from_kernel"]["io_exits"], 1.0)
+        self.assertEqual(got["tscdeadline_immed"]["irq_injections"], 0.023)
+        self.assertEqual(got["cpuid"]["iterations"], do_test(10206.0)[1])
+
+    def test_a_straddling_case_is_counted_over_all_its_loops(self):
+        counted = session([("cpuid", 10206.0, {"exits": 1}),
+                           ("pci-io", 32500.0, {"exits": 1}, 34500.0)])
+        self.assertEqual(kut_counted.per_iteration(counted)["pci-io"][
+            "exits"], 2.001)
+        got = kut_counted.per_iteration(counted, KHZ)
+        self.assertEqual(got["pci-io"]["exits"], 1.0)
+
+    def test_a_window_without_a_reading_at_either_end_has_none(self):
+        counted = session([("cpuid", 10206.0, {"exits": 1}),
+                           ("wbinvd", 7000.0, {"exits": 1}),
+                           ("invd", 6914.0, {"exits": 1})])
+        counted[1] = counted[1][:2] + (None,)
+        got = kut_counted.per_iteration(counted)
+        self.assertEqual(sorted(got), ["invd"])
+
+    def test_a_counter_that_went_down_is_left_out(self):
+        counted = session([("cpuid", 10206.0, {"exits": 1}),
+                           ("wbinvd", 7000.0, {"exits": 1})])
+        counted[2][2]["exits"] = 5
+        got = kut_counted.per_iteration(counted)
+        self.assertNotIn("exits", got["wbinvd"])
+        self.assertIn("insn_emulation", got["wbinvd"])
+
+    def test_sub_lines_and_garbage_open_windows_but_close_none(self):
+        counted = session([("tscdeadline_immed", 23274.0, {"exits": 1})])
+        counted.insert(1, (1.0, "cpuid -5", dict(counted[0][2])))
+        counted.append((9.0, "  eoi tscdeadline_immed 654", counted[-1][2]))
+        counted.append((9.1, "\x00garbage 12", counted[-1][2]))
+        got = kut_counted.per_iteration(counted)
+        self.assertEqual(sorted(got), ["tscdeadline_immed"])
+
+
+class PerBoot(unittest.TestCase):
+    def test_a_failure_is_said_where_it_cost_a_figure_its_reading(self):
+        counted = session([("cpuid", 10206.0, {"exits": 1}),
+                           ("wbinvd", 7000.0, {"exits": 1})])
+        ended = counted + [(9.0, "SUMMARY: 2 tests", None)]
+        got = kut_counted.per_boot(ended, "QMP connection closed by QEMU")
+        self.assertEqual(sorted(got), ["cases"])
+        self.assertEqual(sorted(got["cases"]), ["cpuid", "wbinvd"])
+        counted[2] = counted[2][:2] + (None,)
+        got = kut_counted.per_boot(counted, "QMP read failed: x")
+        self.assertEqual(got["error"], "QMP read failed: x")
+        self.assertEqual(sorted(got["cases"]), ["cpuid"])
+
+
+class Reader(unittest.TestCase):
+    def test_the_first_failure_ends_the_reading_and_is_kept(self):
+        reader = kut_counted.StatsReader("nowhere.sock", lambda: True)
+        conn = mock.Mock()
+        conn.vcpu_stats.side_effect = [{"exits": 3},
+                                       qmp.QmpError("QMP read failed: x")]
+        with mock.patch.object(qmp, "Qmp", return_value=conn) as made:
+            self.assertEqual(reader(), {"exits": 3})
+            self.assertIsNone(reader())
+            self.assertIsNone(reader())
+        self.assertEqual(made.call_count, 1)
+        self.assertEqual(conn.vcpu_stats.call_count, 2)
+        self.assertIn("QMP read failed", reader.error)
+        conn.vcpu_stats.assert_called_with(names=kut_counted.COUNTERS)
+
+    def test_a_kvm_without_the_counters_is_said_once(self):
+        reader = kut_counted.StatsReader("nowhere.sock", lambda: True)
+        conn = mock.Mock()
+        conn.vcpu_stats.return_value = {}
+        with mock.patch.object(qmp, "Qmp", return_value=conn):
+            self.assertIsNone(reader())
+            self.assertIsNone(reader())
+        self.assertEqual(conn.vcpu_stats.call_count, 1)
+        self.assertIn("query-stats gave none", reader.error)
+
+    def test_qemu_gets_a_socket_that_does_not_wait(self):
+        self.assertEqual(kut_counted.qemu_args("d/qmp.sock"),
+                         ["-qmp", "unix:d/qmp.sock,server=on,wait=off"])
+
+
+class Sampler(unittest.TestCase):
+    def test_each_line_gets_its_reading_in_order(self):
+        proc = subprocess.Popen(
+            [sys.executable, "-c", "for i in range(5): print('cpuid', i)"],
+            stdout=subprocess.PIPE)
+        calls = iter(range(100))
+        sampler = kut_vmexit.LineSampler(proc, on_line=lambda: next(calls))
+        proc.wait(timeout=30)
+        sampler.join()
+        proc.stdout.close()
+        self.assertEqual([(line.strip(), n) for _t, line, n in
+                          sampler.counted],
+                         [("cpuid %d" % i, i) for i in range(5)])
+
+
+class Table(unittest.TestCase):
+    COUNTED = [{"round": 0, "smp": 1, "cases": {
+                "cpuid": {"iterations": 8, "exits": 1.0},
+                "pci-mem.mmio-no-eventfd": {"iterations": 8,
+                                            "mmio_exits": 1.0}}},
+               {"round": 1, "smp": 1, "cases": {
+                "cpuid": {"iterations": 8, "exits": 1.25}}},
+               {"round": 2, "smp": 1, "cases": {},
+                "error": "QMP read failed: x"}]
+
+    def test_rows_take_each_rounds_figure_by_vmexit_name(self):
+        rows = kut_table.counted_rows(self.COUNTED, ["cpuid", "pci-mem"])
+        self.assertEqual(rows, {"cpuid": {"exits": [1.0, 1.25]},
+                                "pci-mem": {"mmio_exits": [1.0]}})
+
+    def test_the_table_says_median_range_and_why_a_boot_read_none(self):
+        text = kut_table.render_counted(self.COUNTED, ["cpuid", "pci-mem"])
+        self.assertIn("measured", text)
+        self.assertRegex(text, r"cpuid +1\.12 \(1-1\.25\)")
+        self.assertIn("not read in 1 boot(s): QMP read failed: x", text)
+        self.assertEqual(kut_table.render_counted([], ["cpuid"]), "")
+        self.assertEqual(kut_table.render_counted(None, ["cpuid"]), "")
+
+
+if __name__ == "__main__":
+    unittest.main()

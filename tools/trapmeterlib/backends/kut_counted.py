@@ -1,0 +1,111 @@
+"""What KVM counted in each vmexit case: its vCPU counters (QMP
+query-stats, counters/qmp.py), read at every line vmexit prints, per
+iteration of the case's loops.
+
+A figure line closes its case's window, opened by the line before it
+(backends/kut_vmexit.py).  The window holds all the case's doublings
+(64, 128, ... iterations, kut_vmexit.all_iterations) and the line before
+it; the counters' change over the window, over those iterations, is what
+one iteration of vmexit's loop costs in exits, emulated instructions and
+injected interrupts.  The read lags the line by the pipe and QMP's
+round trip (about a millisecond here): that much of the next case's
+first, shortest loops falls in this window, and QEMU answers a vCPU query
+on the vCPU's thread, which leaves the guest once (one exit) per read,
+early in the next case, never in the loop whose mean vmexit prints (the
+last doubling: half its window or more).  Counted over all vCPUs; a
+parallel case (ple_round_robin) runs its iterations on each."""
+
+from ..counters import qmp
+from .kut_log import FIGURE_RE, case_name
+from .kut_vmexit import all_iterations
+
+# KVM's x86 vCPU counters kut reads: exits (all, port, MMIO, HLT), the
+# instruction emulator's runs and interrupts injected into the guest
+COUNTERS = ("exits", "io_exits", "mmio_exits", "halt_exits",
+            "insn_emulation", "irq_injections")
+# what an iteration figure is rounded to
+PLACES = 3
+
+
+class StatsReader:
+    """Reads COUNTERS over QMP at each call (LineSampler's on_line); the
+    first failure is kept in .error and ends the reading (None after it),
+    so a QEMU without query-stats costs one attempt, not one a line."""
+
+    # QEMU makes its socket before the guest runs, so it is there at the
+    # first line; the reading holds up the line reader, so it waits little
+    CONNECT_S = 1.0
+
+    def __init__(self, path, alive):
+        self.path, self.alive = path, alive
+        self.conn, self.error = None, None
+
+    def __call__(self):
+        if self.error is not None:
+            return None
+        try:
+            if self.conn is None:
+                self.conn = qmp.Qmp(self.path, self.CONNECT_S, self.alive)
+            got = self.conn.vcpu_stats(names=COUNTERS)
+        except qmp.QmpError as exc:
+            self.error = str(exc)
+            return None
+        if not got:
+            self.error = "query-stats gave none of %s" % ", ".join(COUNTERS)
+            return None
+        return got
+
+    def close(self):
+        if self.conn is not None:
+            self.conn.close()
+
+
+def qemu_args(path):
+    """The QMP socket option of vmexit's QEMU command line."""
+    return ["-qmp", "unix:%s,server=on,wait=off" % path]
+
+
+def per_iteration(counted, tsc_khz=None):
+    """{case: {"iterations": n, counter: change / n}} of a vmexit boot:
+    counted is [(elapsed s, line, {counter: value} or None)] at each line
+    in order (LineSampler.counted); with the TSC's rate the window's
+    length settles a doubling the mean leaves open (all_iterations).  A
+    case whose window lacks a reading at either end, or whose counter
+    went down (untrusted input), has no entry or no such counter."""
+    out, prev = {}, (None, None)
+    for elapsed, line, got in counted:
+        found = FIGURE_RE.match((line or "").strip())
+        if found and isinstance(prev[1], dict) and isinstance(got, dict):
+            n = all_iterations(int(found.group("cycles")),
+                               elapsed - prev[0], tsc_khz)
+            row = _changes(prev[1], got, n)
+            if row:
+                out[case_name(found.group("name"), found.group("sub"))] = row
+        prev = (elapsed, got)
+    return out
+
+
+def per_boot(counted, error, tsc_khz=None):
+    """kut's entry of one vmexit boot: {"cases": per_iteration(...)},
+    with "error" (the reader's first failure) where it cost a figure line
+    its reading; a failure after the last one (QEMU ending with vmexit)
+    cost nothing and is not said."""
+    out = {"cases": per_iteration(counted, tsc_khz)}
+    lost = any(got is None and FIGURE_RE.match((line or "").strip())
+               for _t, line, got in counted)
+    if error and lost:
+        out["error"] = error
+    return out
+
+
+def _changes(before, after, n):
+    """{"iterations": n, counter: change / n} of the counters both
+    readings hold and that did not go down; None without iterations."""
+    if not n:
+        return None
+    row = {"iterations": n}
+    for name in COUNTERS:
+        a, b = before.get(name), after.get(name)
+        if isinstance(a, int) and isinstance(b, int) and b >= a:
+            row[name] = round((b - a) / n, PLACES)
+    return row if len(row) > 1 else None
