@@ -493,8 +493,12 @@ static void extra_insn(const struct bench_case *c, const struct bench_result *r,
 {
 	(void)r;
 	jw_str(w, "loop", "exits.insn");
-	if (c->settle == exits_vmexit_deadline_settle)
+	if (c->settle == exits_vmexit_deadline_settle) {
 		jw_u64(w, "interrupts_settled", exits_vmexit_settled);
+		/* all taken since the case's set-up, less the one its arrival
+		 * check waited for: warm-up, samples, controls and settles */
+		jw_u64(w, "interrupts", exits_vmexit_isr_count - 1);
+	}
 }
 
 static u32 model_zero(const struct bench_case *c, const u8 *buf)

@@ -195,6 +195,12 @@ class VmexitOpsKvm(unittest.TestCase):
         r = self.b.result("tscdeadline.immed.insn")
         self.assertLessEqual(r["interrupts_settled"], r["samples"] + 4, r)
         self.assertNotIn("interrupts_settled", self.b.result("tscdeadline.insn"))
+        # every interrupt the case took, the settled ones among them: at
+        # most one a deadline write (each op's, a batch's warm-up and
+        # probe ops); kut reads them beside vmexit's injected interrupts
+        self.assertGreaterEqual(r["interrupts"], r["interrupts_settled"], r)
+        self.assertLessEqual(r["interrupts"], r["ops"] + 4 * r["samples"], r)
+        self.assertNotIn("interrupts", self.b.result("tscdeadline.insn"))
 
     def test_the_pci_ops_take_one_round_trip_each(self):
         # the paired one too: its control (inb.elcr's op, an exit of its
