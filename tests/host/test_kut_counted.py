@@ -19,6 +19,7 @@ sys.path.insert(0, os.path.join(REPO, "tools"))
 from trapmeterlib.backends import kut_counted, kut_vmexit  # noqa: E402
 from trapmeterlib.counters import qmp  # noqa: E402
 from trapmeterlib.output import kut_table  # noqa: E402
+from trapmeterlib.stats import kutcounted  # noqa: E402
 
 
 KHZ = 2.6e6
@@ -211,6 +212,54 @@ class Table(unittest.TestCase):
         self.assertIn("not read in 1 boot(s): QMP read failed: x", text)
         self.assertEqual(kut_table.render_counted([], ["cpuid"]), "")
         self.assertEqual(kut_table.render_counted(None, ["cpuid"]), "")
+
+
+class InTheRows(unittest.TestCase):
+    """Each round's counts reach stats/kutcmp.py's rounds, and a row's
+    note says them with trapmeter's own interrupt count."""
+
+    SAVED = [{"round": 1, "smp": 1, "cases": {
+        "tscdeadline_immed": {"iterations": 8, "exits": 0.02,
+                              "insn_emulation": 23.0,
+                              "irq_injections": 0.02, "io_exits": 0.0},
+        "pci-io.portio-wildcard-eventfd": {"iterations": 8, "exits": 0.0},
+        "pci-io.portio-no-eventfd": {"iterations": 8, "exits": 1.0},
+        "nop": {"iterations": 8, "exits": 1.0}}},
+        {"round": 0, "smp": 1, "cases": {
+            "tscdeadline_immed": {"iterations": 8, "exits": 0.03,
+                                  "insn_emulation": 23.0,
+                                  "irq_injections": 0.03}}},
+        {"round": 7, "smp": 1, "cases": {"cpuid": {"exits": 1.0}}}]
+
+    def rounds(self):
+        boots = [{"cases": {"tscdeadline.immed.insn": {"irq_rate": r}}}
+                 for r in (0.038, 0.036)]
+        return kut_counted.attach(boots, [0, 1], self.SAVED)
+
+    def test_each_round_gets_its_own_counts_by_vmexit_name(self):
+        boots = self.rounds()
+        self.assertEqual(boots[0]["vmexit_counted"]["tscdeadline_immed"][
+            "exits"], 0.03)
+        self.assertEqual(sorted(boots[1]["vmexit_counted"]),
+                         ["pci-io", "tscdeadline_immed"])
+        self.assertEqual(boots[1]["vmexit_counted"]["pci-io"]["exits"], 1.0)
+
+    def test_a_rows_note_says_both_tools_counts(self):
+        got = kutcounted.text(self.rounds(), "tscdeadline_immed")
+        self.assertIn("(QMP, 2 boot(s))", got)
+        self.assertIn("interrupts 0.025 (0.02-0.03)", got)
+        self.assertIn("emulated instructions 23,", got)
+        self.assertNotIn("port exits", got)        # zero in every round
+        self.assertIn("trapmeter's tscdeadline.immed.insn took one on "
+                      "3.7 % (3.6-3.8 %) of its ops", got)
+        self.assertIsNone(kutcounted.text(self.rounds(), "wbinvd"))
+
+    def test_a_twin_row_carries_its_interrupt_rate(self):
+        from trapmeterlib.commands import kut
+        row = kut.twin_row({"case": "tscdeadline.immed.insn",
+                            "interrupts": 38, "ops": 1000})
+        self.assertEqual(row["irq_rate"], 0.038)
+        self.assertIsNone(kut.twin_row({"case": "x", "ops": 10})["irq_rate"])
 
 
 if __name__ == "__main__":

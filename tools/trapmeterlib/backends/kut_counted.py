@@ -16,7 +16,7 @@ last doubling: half its window or more).  Counted over all vCPUs; a
 parallel case (ple_round_robin) runs its iterations on each."""
 
 from ..counters import qmp
-from .kut_log import FIGURE_RE, case_name
+from .kut_log import FIGURE_RE, VMEXIT_NAMES, case_name
 from .kut_vmexit import all_iterations
 
 # KVM's x86 vCPU counters kut reads: exits (all, port, MMIO, HLT), the
@@ -109,3 +109,23 @@ def _changes(before, after, n):
         if isinstance(a, int) and isinstance(b, int) and b >= a:
             row[name] = round((b - a) / n, PLACES)
     return row if len(row) > 1 else None
+
+
+def attach(boots, order, counted, first_pci="no-eventfd"):
+    """Each round of boots (stats/kutcmp.py's, rounds in `order`) with
+    "vmexit_counted": {vmexit name: per-iteration row} of kut's saved
+    entries (a pci case's first pci-testdev test, as its figure); the
+    boots returned."""
+    where = {rnd: i for i, rnd in enumerate(order)}
+    for boot in boots:
+        boot.setdefault("vmexit_counted", {})
+    for entry in counted or []:
+        if not isinstance(entry, dict) or entry.get("round") not in where:
+            continue
+        cell = boots[where[entry["round"]]]["vmexit_counted"]
+        for case, row in (entry.get("cases") or {}).items():
+            name, _dot, test = str(case).partition(".")
+            if name in VMEXIT_NAMES and isinstance(row, dict) and (
+                    not test or test.endswith(first_pci)):
+                cell.setdefault(name, row)
+    return boots

@@ -293,7 +293,7 @@ class Session:
                                  % (argv[0], exc.strerror or exc)) from None
 
     def finish(self, lock):
-        boots = kutcmp_boots(self.pairs, self.waits)
+        boots = kutcmp_boots(self.pairs, self.waits, self.counted)
         names = shown_names(boots, self.wanted)
         out_boots = merged_boots(self.pairs)
         levels, diffs = kutcmp.rows(boots, names, flavour=(
@@ -367,8 +367,10 @@ def file_boots(doc):
     saved = (doc.get("kut") or {}).get("vcpu_wait")
     waits, spans = round_waits(saved), round_entries(saved)
     khz = next((tsc_khz(b) for b in doc["boots"] if tsc_khz(b)), None)
-    return [paired(rounds[r], waits.get(r), spans.get(r), khz)
-            for r in sorted(rounds, key=str)]
+    order = sorted(rounds, key=str)
+    return kut_counted.attach([paired(rounds[r], waits.get(r), spans.get(
+        r), khz) for r in order], order, (doc.get("kut") or {}).get(
+            "vmexit_counted"), PCI_FIRST)
 
 
 def shown_names(boots, wanted):
@@ -377,9 +379,10 @@ def shown_names(boots, wanted):
                 n in b["vmexit"] or n in b["trapmeter"] for b in boots)]
 
 
-def kutcmp_boots(pairs, waits=()):
+def kutcmp_boots(pairs, waits=(), counted=()):
     """Per round: vmexit's figures and trapmeter's by vmexit name (both
-    vCPU groups of a round together), with vmexit's vCPU waits."""
+    vCPU groups of a round together), with vmexit's vCPU waits and KVM's
+    counts."""
     rounds = {}
     khz = next((tsc_khz(p[2]) for p in pairs if tsc_khz(p[2])), None)
     for rnd, _smp, tm_boot, log in pairs:
@@ -387,8 +390,9 @@ def kutcmp_boots(pairs, waits=()):
               (log.figures if log else ())]
         rounds.setdefault(rnd, []).append((tm_boot.get("results") or [], vm))
     by_round, spans = round_waits(waits), round_entries(waits)
-    return [paired(rounds[r], by_round.get(r), spans.get(r), khz)
-            for r in sorted(rounds)]
+    order = sorted(rounds)
+    return kut_counted.attach([paired(rounds[r], by_round.get(r), spans.get(
+        r), khz) for r in order], order, counted, PCI_FIRST)
 
 
 def round_waits(waits):
@@ -462,7 +466,10 @@ def twin_row(res):
     mean = (res.get("cycles") or {}).get("mean") if isinstance(
         res.get("cycles"), dict) else None
     late = res.get("deadline_late")
+    irqs, ops = res.get("interrupts"), res.get("ops")
     return {"case": res.get("case"), "units": units, "loop": res.get("loop"),
+            "irq_rate": irqs / ops if isinstance(irqs, int) and isinstance(
+                ops, int) and ops > 0 else None,
             "late": late.get("median") if isinstance(late, dict) else None,
             "gross": None if gross is None else gross / units,
             "control": None if ctl is None else ctl / units,

@@ -34,7 +34,7 @@ counted of the two ops (COUNTED)."""
 import math
 
 from ..values import figure
-from . import kuttries, kutwait
+from . import kutcounted, kuttries, kutwait
 from .kutcounts import (COUNTED, INSNS_BACKEND, ROUND_TRIP,
                         ROUND_TRIP_COUNTED, TIMER_WAIT)
 from .kutrounds import (boots_text, depth, diffs, fmt_range, overlap, pair,
@@ -227,6 +227,9 @@ def judge(boots, row, name, ref, flavour=None):
         why += "; " + same
     if name in COUNTED:
         why += "; " + COUNTED[name]
+    counted = kutcounted.text(boots, name)
+    if counted:
+        why += "; " + counted
     held = [r for r in (_too_wide(tried, row), _too_few(row)) if r]
     if held:
         return "not resolved", "; ".join(held) + "; " + why
