@@ -11,7 +11,8 @@ six minutes here), then:
   ops, tscdeadline_immed) name the "same instructions" try of their
   as-built twin (kernel/suites/exits_vmexit.h) wherever they disagree;
 - KVM's counters (QMP query-stats) were read for every vmexit case with
-  a figure, in every boot (backends/kut_counted.py), none went down, and
+  a figure, in every boot (backends/kut_counted.py; a boot's last case
+  may go unread as QEMU ends), none went down, and
   the ops that leave the guest on every KVM (cpuid, the in-kernel port)
   leave it at least once an iteration, by exit or by PVM's emulator; a
   deadline write raises at most one interrupt;
@@ -101,11 +102,12 @@ class KutSession(unittest.TestCase):
                    if lv["vmexit"]]
         rows = kut_table.counted_rows(counted, kut_log.VMEXIT_NAMES)
         rounds = self.doc["kut"]["levels"][0]["vmexit"][3]
+        last = {e.get("last_uncounted", "").split(".")[0] for e in counted}
         for name in figures:
-            self.assertIn(name, rows)
-            self.assertGreaterEqual(len(rows[name].get("exits", [])),
-                                    rounds, name)
-            for key, values in rows[name].items():
+            if name not in last:
+                self.assertGreaterEqual(len(rows[name].get("exits", [])),
+                                        rounds, name)
+            for key, values in rows.get(name, {}).items():
                 self.assertGreaterEqual(min(values), 0, (name, key))
         for name in ("cpuid", kutcmp.REFERENCE):
             left = [e + i for e, i in zip(rows[name]["exits"],

@@ -262,4 +262,11 @@ def render_counted(counted, names):
     for err in errors:
         lines.append("  not read in %d boot(s): %s" % (sum(
             e.get("error") == err for e in counted), err))
+    last = sorted({e["last_uncounted"] for e in counted
+                   if e.get("last_uncounted")})
+    if last:
+        lines.append("  not counted: the last case of %d boot(s) (%s): QEMU "
+                     "ended with vmexit before that line was read" % (sum(
+                         bool(e.get("last_uncounted")) for e in counted),
+                         ", ".join(last)))
     return "\n".join(lines) + "\n"
