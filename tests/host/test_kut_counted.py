@@ -265,6 +265,19 @@ class InTheRows(unittest.TestCase):
                       "3.7 % (3.6-3.8 %) of its ops", got)
         self.assertIsNone(kutcounted.text(self.rounds(), "wbinvd"))
 
+    def test_every_note_ends_with_the_rows_counts(self):
+        from trapmeterlib.stats import kutcmp
+        boots = self.rounds()
+        for boot in boots:
+            boot.update(vmexit={}, trapmeter={}, vmexit_wait={},
+                        vmexit_span={})
+        row = kutcmp.diff_row(boots, "tscdeadline_immed")
+        self.assertEqual(row["counted"], kutcounted.text(
+            boots, "tscdeadline_immed"))
+        text = kut_table.render_side_by_side([], [row], {}, {}, "kvm")
+        self.assertRegex(text, r"tscdeadline_immed: not resolved: .*; "
+                         r"this session: KVM counted")
+
     def test_a_twin_row_carries_its_interrupt_rate(self):
         from trapmeterlib.commands import kut
         row = kut.twin_row({"case": "tscdeadline.immed.insn",

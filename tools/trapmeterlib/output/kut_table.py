@@ -129,9 +129,10 @@ def render_side_by_side(levels, diffs, left_out, host, accel):
         lines.append("")
     if any(kutcmp.was_tried(r) for r in diffs):
         lines.append(explained_rule(boots))
-    lines += ["  %s: %s: %s%s" % (r["kut_name"], r["verdict"], r["cause"],
-                                  "; work: " + r["work"] if r.get("work")
-                                  else "") for r in notes]
+    lines += ["  %s: %s: %s%s%s" % (
+        r["kut_name"], r["verdict"], r["cause"],
+        "; work: " + r["work"] if r.get("work") else "",
+        "; " + r["counted"] if r.get("counted") else "") for r in notes]
     for name, why in sorted(left_out.items()):
         lines.append("  %s: not run in vmexit here: %s" % (name, why))
     return "\n".join(lines) + "\n"

@@ -106,6 +106,9 @@ def diff_row(boots, name, ref=REFERENCE, flavour=None):
     work = round_trip(boots, name, flavour) or timer_wait(boots, name)
     if work:
         row["work"] = work
+    counted = kutcounted.text(boots, name)
+    if counted:
+        row["counted"] = counted
     return row
 
 
@@ -227,9 +230,6 @@ def judge(boots, row, name, ref, flavour=None):
         why += "; " + same
     if name in COUNTED:
         why += "; " + COUNTED[name]
-    counted = kutcounted.text(boots, name)
-    if counted:
-        why += "; " + counted
     held = [r for r in (_too_wide(tried, row), _too_few(row)) if r]
     if held:
         return "not resolved", "; ".join(held) + "; " + why
