@@ -19,7 +19,7 @@ sys.path.insert(0, os.path.join(REPO, "tools"))
 from trapmeterlib.backends import kut_counted, kut_vmexit  # noqa: E402
 from trapmeterlib.counters import qmp  # noqa: E402
 from trapmeterlib.output import kut_table  # noqa: E402
-from trapmeterlib.stats import kutcounted  # noqa: E402
+from trapmeterlib.stats import kutsession  # noqa: E402
 
 
 KHZ = 2.6e6
@@ -256,14 +256,14 @@ class InTheRows(unittest.TestCase):
         self.assertEqual(boots[1]["vmexit_counted"]["pci-io"]["exits"], 1.0)
 
     def test_a_rows_note_says_both_tools_counts(self):
-        got = kutcounted.text(self.rounds(), "tscdeadline_immed")
+        got = kutsession.text(self.rounds(), "tscdeadline_immed")
         self.assertIn("(QMP, 2 boot(s))", got)
         self.assertIn("interrupts 0.025 (0.02-0.03)", got)
         self.assertIn("emulated instructions 23,", got)
         self.assertNotIn("port exits", got)        # zero in every round
         self.assertIn("trapmeter's tscdeadline.immed.insn took one on "
                       "3.7 % (3.6-3.8 %) of its ops", got)
-        self.assertIsNone(kutcounted.text(self.rounds(), "wbinvd"))
+        self.assertIsNone(kutsession.text(self.rounds(), "wbinvd"))
 
     def test_every_note_ends_with_the_rows_counts(self):
         from trapmeterlib.stats import kutcmp
@@ -272,7 +272,7 @@ class InTheRows(unittest.TestCase):
             boot.update(vmexit={}, trapmeter={}, vmexit_wait={},
                         vmexit_span={})
         row = kutcmp.diff_row(boots, "tscdeadline_immed")
-        self.assertEqual(row["counted"], kutcounted.text(
+        self.assertEqual(row["counted"], kutsession.text(
             boots, "tscdeadline_immed"))
         text = kut_table.render_side_by_side([], [row], {}, {}, "kvm")
         self.assertRegex(text, r"tscdeadline_immed: not resolved: .*; "

@@ -34,7 +34,7 @@ counted of the two ops (COUNTED)."""
 import math
 
 from ..values import figure
-from . import kutcounted, kuttries, kutwait
+from . import kuttries, kutsession, kutwait
 from .kutcounts import (COUNTED, INSNS_BACKEND, ROUND_TRIP,
                         ROUND_TRIP_COUNTED, TIMER_WAIT)
 from .kutrounds import (boots_text, depth, diffs, fmt_range, overlap, pair,
@@ -106,7 +106,7 @@ def diff_row(boots, name, ref=REFERENCE, flavour=None):
     work = round_trip(boots, name, flavour) or timer_wait(boots, name)
     if work:
         row["work"] = work
-    counted = kutcounted.text(boots, name)
+    counted = kutsession.text(boots, name)
     if counted:
         row["counted"] = counted
     return row
