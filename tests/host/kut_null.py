@@ -29,6 +29,11 @@ their tries (each B is judged against up to 20 As), so they are not
 independent trials: the bound is the binomial one, stated as such, and the
 number of distinct rows B any A explained is printed beside it.
 
+Only sessions of kutcmp.rounds_to_explain() rounds or more are judged
+(over fewer, kutcmp holds a try within the bound), each longer one also
+cut into blocks of that many consecutive rounds (judged_sessions), so
+that the rate holds at the rounds kut runs unless told.
+
 Real rows: each session's rows judged as they are; the count of those
 explained (of those whose raw ranges disagree), per rule, and the rows a
 rule explains that kutcmp's does not, and the other way.
@@ -211,11 +216,34 @@ def new_tally(ruleset):
             "near": {}}
 
 
-def tally_of(sessions, ruleset):
-    """The tally of every session under each rule of ruleset (a dict
-    with "kutcmp" among its keys)."""
-    tally = new_tally(ruleset)
+def judged_sessions(sessions, n=None):
+    """The sessions a try can explain in, as kutcmp judges them: each of
+    n rounds or more (kutcmp.rounds_to_explain: over fewer, a try within
+    the bound is held, so its pairs could never count), and each longer
+    one cut into blocks of n consecutive rounds besides ("NAME[1-5]"),
+    so that the rule's rate is measured at the rounds kut runs unless
+    told, where a spread is the range."""
+    n = n or kutcmp.rounds_to_explain()
+    out = []
     for sess in sessions:
+        boots = sess["boots"]
+        if len(boots) < n:
+            continue
+        out.append(sess)
+        if len(boots) == n:
+            continue
+        for i in range(len(boots) // n):
+            out.append(dict(sess, boots=boots[i * n:(i + 1) * n],
+                            name="%s[%d-%d]" % (sess["name"], i * n + 1,
+                                                i * n + n)))
+    return out
+
+
+def tally_of(sessions, ruleset):
+    """The tally of every judged session (judged_sessions) under each
+    rule of ruleset (a dict with "kutcmp" among its keys)."""
+    tally = new_tally(ruleset)
+    for sess in judged_sessions(sessions):
         session(sess, ruleset, tally)
     return tally
 
@@ -312,9 +340,14 @@ def main():
                                         if not t[0].startswith(drop)]
     ruleset = rules()
     tally = tally_of(sessions, ruleset)
-    print("false explanations under label shuffling, %d sessions "
-          "(k/n, rate, one-sided %g %% binomial upper bound)"
-          % (len(sessions), 100 * args.confidence))
+    judged = judged_sessions(sessions)
+    blocks = sum("[" in s["name"] for s in judged)
+    print("false explanations under label shuffling, %d sessions of %d "
+          "rounds or more and their %d blocks of that many (of %d given; "
+          "fewer rounds explain nothing) (k/n, rate, one-sided %g %% "
+          "binomial upper bound)" % (
+              len(judged) - blocks, kutcmp.rounds_to_explain(), blocks,
+              len(sessions), 100 * args.confidence))
     print("%-13s %-30s %s" % ("rule", "all pairs", "  ".join(
         "%-30s" % b[0] for b in BINS)) + "  rows B (of %d)  real explained"
         "  near" % tally["b_rows"])

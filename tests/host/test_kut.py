@@ -303,7 +303,20 @@ class Unexplained:
         self.assertIn("beyond the spread", row["cause"])
 
 
-class Agreement(Unexplained, unittest.TestCase):
+class AnyRounds:
+    """The tries' mechanics over the few rounds these tests draw: a try
+    within the bound explains whatever the rounds' count (the count's own
+    gate, kutcmp.on_bound_chance, is tested in test_kut_rounds.py and by
+    TooFewRounds below)."""
+
+    def setUp(self):
+        patch = mock.patch.object(kutcmp, "on_bound_chance",
+                                  lambda n: 0.0)
+        patch.start()
+        self.addCleanup(patch.stop)
+
+
+class Agreement(AnyRounds, Unexplained, unittest.TestCase):
     REF = "inl_from_kernel"
 
     def test_overlapping_ranges_agree(self):
@@ -318,7 +331,7 @@ class Agreement(Unexplained, unittest.TestCase):
         row = kutcmp.diff_row(b, "cpuid", self.REF)
         self.assertEqual(row["verdict"], "unexplained", row)
         self.assertTrue(row["cause"].startswith("beyond the spread"), row)
-        self.assertEqual(kutcmp.DEFAULT_ROUNDS, 4)
+        self.assertEqual(kutcmp.DEFAULT_ROUNDS, 5)
 
     def test_three_rounds_part_too_often_by_chance_to_be_unexplained(self):
         # 3 against 3 exchangeable rounds lie wholly apart in 2 of the
@@ -333,7 +346,7 @@ class Agreement(Unexplained, unittest.TestCase):
         self.assertTrue(row["cause"].startswith(
             "3 and 3 rounds: tools that agree part this far by chance "
             "10.0 % (model)"), row["cause"])
-        self.assertIn("--boots 4; beyond the spread", row["cause"])
+        self.assertIn("--boots 5; beyond the spread", row["cause"])
 
     def test_a_try_meeting_vmexit_too_wide_to_judge_is_not_resolved(self):
         # four rounds: cpuid.insn - inb.elcr +12..+27 against vmexit's
@@ -958,7 +971,35 @@ def times(pairs):
             for tid, (run, wait) in pairs.items()}
 
 
-class VcpuWaits(Unexplained, unittest.TestCase):
+class TooFewRounds(unittest.TestCase):
+    """A try within the bound over fewer rounds than kutcmp's default:
+    a remainder on the bound would come out within it over 5 % of the
+    time, so the row is not resolved, with that chance and --boots 5."""
+    REF = "inl_from_kernel"
+
+    def leaf(self, n):
+        b = boots({"cpuid": [40, 41, 40, 40, 41][:n], self.REF: [20] * n},
+                  {"cpuid": [10, 11, 10, 10, 11][:n],
+                   self.REF: [15, 15, 16, 15, 16][:n]},
+                  extra={"cpuid.chain": [35, 36, 36, 35, 36][:n]})
+        return kutcmp.diff_row(b, "cpuid", self.REF)
+
+    def test_four_rounds_hold_the_explanation(self):
+        row = self.leaf(4)
+        self.assertEqual(row["verdict"], "not resolved", row)
+        self.assertIn("leaf less vmexit, round by round, ", row["cause"])
+        self.assertIn("over 4 rounds, where a remainder on the bound comes "
+                      "out within it 6.2 % (model)", row["cause"])
+        self.assertIn("over the 5 % held; --boots 5", row["cause"])
+        self.assertIn("(within ±", row["cause"])
+
+    def test_five_rounds_explain(self):
+        row = self.leaf(5)
+        self.assertEqual(row["verdict"], "explained", row)
+        self.assertTrue(row["cause"].startswith("leaf"), row["cause"])
+
+
+class VcpuWaits(AnyRounds, Unexplained, unittest.TestCase):
     """Each vmexit case's window and its vCPU thread's run-queue wait."""
 
     SAMPLES = [

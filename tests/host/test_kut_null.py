@@ -2,7 +2,7 @@
 """tests/host/test_kut_null.py - the false-explanation rate `trapmeter kut`
 prints under its table (stats/kutcmp.py FALSE_EXPLAINED) recounted: the
 label-shuffle null of tests/host/kut_null.py, kutcmp's rule alone, over the
-twenty-four sessions it was measured on (tests/fixtures/kut-null-sessions.json.gz,
+twenty-five sessions it was measured on (tests/fixtures/kut-null-sessions.json.gz,
 kut_null.py's reduced file).  A change to the width rule or to the tries
 that moves the count turns this red: measure again with kut_null.py and
 write the new figure (and docs/measurements.md) beside the change.  The
@@ -29,7 +29,8 @@ SESSIONS = ["kut10/s%d.json" % i for i in range(1, 7)] + \
     ["kut13/s%d.json" % i for i in range(2, 7)] + \
     ["kut14/sq%d.json" % i for i in range(1, 5)] + \
     ["kut15/r16.json", "kut15/p8.json", "kut15/q8.json"] + \
-    ["kut16/a8.json", "kut16/b16.json", "kut16/c8.json"]
+    ["kut16/a8.json", "kut16/b16.json", "kut16/c8.json"] + \
+    ["kut17/e8.json"]
 
 
 class FalseExplained(unittest.TestCase):
@@ -43,8 +44,23 @@ class FalseExplained(unittest.TestCase):
 
     def test_the_fixture_is_the_sessions_the_table_names(self):
         self.assertEqual([s["name"] for s in self.sessions], SESSIONS)
+        judged = kut_null.judged_sessions(self.sessions)
+        blocks = sum("[" in s["name"] for s in judged)
         self.assertTrue(kut_table.NULL_SESSIONS.startswith(
-            "%d kut sessions" % len(self.sessions)), kut_table.NULL_SESSIONS)
+            "%d kut sessions" % (len(judged) - blocks)),
+            kut_table.NULL_SESSIONS)
+        self.assertIn("their %d blocks of %d rounds" % (
+            blocks, kutcmp.rounds_to_explain()), kut_table.NULL_SESSIONS)
+
+    def test_only_sessions_that_can_explain_are_judged_and_cut(self):
+        made = [{"name": "s%d" % n, "flavour": None, "boots": list(range(n))}
+                for n in (3, 4, 5, 8, 16)]
+        got = [(s["name"], s["boots"][0], len(s["boots"]))
+               for s in kut_null.judged_sessions(made)]
+        self.assertEqual(got, [
+            ("s5", 0, 5), ("s8", 0, 8), ("s8[1-5]", 0, 5),
+            ("s16", 0, 16), ("s16[1-5]", 0, 5), ("s16[6-10]", 5, 5),
+            ("s16[11-15]", 10, 5)])
 
     def test_the_printed_count_is_the_recounted_one(self):
         self.assertEqual(self.count, kutcmp.FALSE_EXPLAINED,
@@ -93,8 +109,11 @@ class FalseExplained(unittest.TestCase):
         self.assertIn("%d pairs" % kutcmp.FALSE_EXPLAINED[1], text)
         self.assertNotIn("on the bound", text)
         self.assertIn("on the bound itself is called within it 6.2 % "
-                      "(model) of the time over 4 rounds",
+                      "(model) of the time over 4 rounds (rounds "
+                      "exchangeable), over the 5 % held: no try explains a "
+                      "row over so few (--boots 5)",
                       kut_table.explained_rule(4))
+        self.assertNotIn("no try explains", kut_table.explained_rule(5))
 
     def test_reducing_the_fixture_again_gives_its_bytes(self):
         with tempfile.TemporaryDirectory() as tmp:

@@ -16,6 +16,7 @@ last doubling: half its window or more).  Counted over all vCPUs; a
 parallel case (ple_round_robin) runs its iterations on each."""
 
 from ..counters import qmp
+from ..stats.kutsession import vmexit_name
 from .kut_log import FIGURE_RE, VMEXIT_NAMES, case_name
 from .kut_vmexit import all_iterations
 
@@ -117,11 +118,11 @@ def _changes(before, after, n):
     return row if len(row) > 1 else None
 
 
-def attach(boots, order, counted, first_pci="no-eventfd"):
+def attach(boots, order, counted):
     """Each round of boots (stats/kutcmp.py's, rounds in `order`) with
     "vmexit_counted": {vmexit name: per-iteration row} of kut's saved
-    entries (a pci case's first pci-testdev test, as its figure); the
-    boots returned."""
+    entries (a pci case's first pci-testdev test, as its figure:
+    kutsession.vmexit_name); the boots returned."""
     where = {rnd: i for i, rnd in enumerate(order)}
     for boot in boots:
         boot.setdefault("vmexit_counted", {})
@@ -130,8 +131,7 @@ def attach(boots, order, counted, first_pci="no-eventfd"):
             continue
         cell = boots[where[entry["round"]]]["vmexit_counted"]
         for case, row in (entry.get("cases") or {}).items():
-            name, _dot, test = str(case).partition(".")
-            if name in VMEXIT_NAMES and isinstance(row, dict) and (
-                    not test or test.endswith(first_pci)):
+            name = vmexit_name(case, VMEXIT_NAMES)
+            if name and isinstance(row, dict):
                 cell.setdefault(name, row)
     return boots

@@ -21,7 +21,7 @@ import tempfile
 from ..backends import kut_counted, kut_log, kut_vmexit
 from ..output import kut_table, report, resultsfile
 from ..output.summary import tsc_khz
-from ..stats import kutcmp, kutrounds
+from ..stats import kutcmp, kutrounds, kutsession
 from ..system import children, kvmlock
 from ..values import exitstatus
 from ..values.resultform import raw_net
@@ -50,7 +50,7 @@ TWIN_WORDS = "stable=off budget_ms=%d samples=%d" % (TWIN_SPAN_MS,
                                                      TWIN_SAMPLES_CAP)
 # vmexit's pci-mem/pci-io line of pci-testdev's first test (no eventfd),
 # the twin of trapmeter's ptd.nofd / ptd.io.nofd cases
-PCI_FIRST = "no-eventfd"
+PCI_FIRST = kutsession.FIRST_PCI
 DEFAULT_BOOTS = kutcmp.DEFAULT_ROUNDS
 COVER_TEXT = kut_table.pct0(kutrounds.MEDIAN_COVER)
 BOOT_TIMEOUT_S = {"kvm": 900.0, "tcg": 600.0}
@@ -370,7 +370,7 @@ def file_boots(doc):
     order = sorted(rounds, key=str)
     return kut_counted.attach([paired(rounds[r], waits.get(r), spans.get(
         r), khz) for r in order], order, (doc.get("kut") or {}).get(
-            "vmexit_counted"), PCI_FIRST)
+            "vmexit_counted"))
 
 
 def shown_names(boots, wanted):
@@ -392,7 +392,7 @@ def kutcmp_boots(pairs, waits=(), counted=()):
     by_round, spans = round_waits(waits), round_entries(waits)
     order = sorted(rounds)
     return kut_counted.attach([paired(rounds[r], by_round.get(r), spans.get(
-        r), khz) for r in order], order, counted, PCI_FIRST)
+        r), khz) for r in order], order, counted)
 
 
 def round_waits(waits):

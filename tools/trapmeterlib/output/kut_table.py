@@ -1,7 +1,7 @@
 """The tables of `import-kut` (vmexit's figures over its boots) and `kut`
 (vmexit beside trapmeter's twin cases, stats/kutcmp.py's rows)."""
 
-from ..stats import kutcmp, kutrounds
+from ..stats import kutcmp, kutrounds, kutsession
 from ..stats.abtest import binomial_lower, binomial_upper
 from ..stats.bootstats import median
 from ..values import figure
@@ -12,7 +12,8 @@ MEASURED = "measured"
 # the bounds printed with "explained"'s false-explanation rate, and the
 # sessions it was measured on (kutcmp.FALSE_EXPLAINED)
 NULL_CONFIDENCE = 0.95
-NULL_SESSIONS = "24 kut sessions of the Intel PVM host (3 to 16 rounds)"
+NULL_SESSIONS = ("7 kut sessions of the Intel PVM host (8 to 16 rounds) and "
+                 "their 11 blocks of 5 rounds")
 SKIPPED = "skipped"
 
 
@@ -164,10 +165,15 @@ def explained_rule(rounds=None):
             % (kutcmp.WIDTH_TEXT, n, NULL_SESSIONS, figure.percent_text(rate),
                pct0(NULL_CONFIDENCE), pct0(kutcmp.FALSE_EXPLAINED_ALPHA)))
     if rounds and rounds >= 2:
+        chance = kutcmp.on_bound_chance(rounds)
         text += ("; a remainder whose median lies on the bound itself is "
                  "called within it %s of the time over %d rounds (rounds "
                  "exchangeable)" % (figure.percent_text(figure.model(
-                     kutcmp.on_bound_chance(rounds)), places=1), rounds))
+                     chance), places=1), rounds))
+        if chance > kutcmp.FALSE_EXPLAINED_ALPHA:
+            text += (", over the %s held: no try explains a row over so few "
+                     "(--boots %d)" % (pct0(kutcmp.FALSE_EXPLAINED_ALPHA),
+                                       kutcmp.rounds_to_explain()))
     return text
 
 
@@ -213,13 +219,12 @@ def render_coverage(cov, names):
 def counted_rows(counted, names):
     """{vmexit case: {counter: [per-iteration figure of each round]}} of
     kut's vmexit_counted entries (backends/kut_counted.py), in names'
-    order; a figure line's case may carry its pci-testdev test
-    ("pci-mem.mmio-no-eventfd"), which counts as its name's."""
+    order; a pci case counts by its first pci-testdev test, as its
+    figure does (kutsession.vmexit_name)."""
     out = {}
     for entry in counted or []:
         for case, row in ((entry or {}).get("cases") or {}).items():
-            name = next((n for n in names if case == n or
-                         case.startswith(n + ".")), None)
+            name = kutsession.vmexit_name(case, names)
             if name is None or not isinstance(row, dict):
                 continue
             cell = out.setdefault(name, {})

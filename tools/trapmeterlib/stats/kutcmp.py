@@ -44,7 +44,7 @@ from .kutrounds import (boots_text, depth, diffs, fmt_range, overlap, pair,
 REFERENCE = "inl_from_kernel"       # the issue's in-kernel port
 # the rule and its false explanations of shuffled pairs: kut_null.py
 # (tests/host/test_kut_null.py recounts them on its fixture)
-WIDTH_OF_GAP, FALSE_EXPLAINED = 0.25, (125, 6839)
+WIDTH_OF_GAP, FALSE_EXPLAINED = 0.25, (61, 6062)
 # the most false explanations the rule may make: the rate's upper bound
 # stays under it (test_kut_null.py: at 99 %)
 FALSE_EXPLAINED_ALPHA = 0.05
@@ -78,8 +78,24 @@ def rounds_to_part(alpha=PARTING_ALPHA):
     return next(n for n in range(2, 31) if parting_chance(n, n) <= alpha)
 
 
-# kut's rounds unless told: the fewest whose "unexplained" is within alpha
-DEFAULT_ROUNDS = rounds_to_part()
+def on_bound_chance(n):
+    """How often n rounds whose remainder has its median right on the
+    bound come out within it: the far end of the spread (kutrounds.depth)
+    falls inside when at most depth - 1 rounds lie beyond, a binomial(n,
+    1/2) tail: 12.5 % at 3 rounds, 6.25 % at 4, 3.5 % at 8, 3.8 % at 16."""
+    k = depth(n)
+    return sum(math.comb(n, i) for i in range(k)) / 2.0 ** n
+
+
+def rounds_to_explain(alpha=FALSE_EXPLAINED_ALPHA):
+    """The fewest rounds whose remainder on the bound comes out within it
+    at most alpha of the time (on_bound_chance)."""
+    return next(n for n in range(2, 31) if on_bound_chance(n) <= alpha)
+
+
+# kut's rounds unless told: the fewest whose "unexplained" and whose
+# "explained" (a remainder on the bound) are each within alpha
+DEFAULT_ROUNDS = max(rounds_to_part(), rounds_to_explain())
 
 
 def level_row(boots, name):
@@ -171,26 +187,22 @@ def try_verdict(alt, vm, row):
     both have; "explains" where left's spread lies within
     ±allowed_width(row) (the cause leaves at most that of the gap),
     "rules out" where it lies wholly beyond it, "neither" where it
-    reaches across an end, "one round" under two rounds shared."""
+    reaches across an end, "one round" under two rounds shared, "too
+    few" where it lies within but over rounds so few that a remainder on
+    the bound would come out within it over FALSE_EXPLAINED_ALPHA of the
+    time (on_bound_chance)."""
     left = round_by_round(alt, vm) if alt is not None and vm is not None \
         else None
     if left is None:
         return "one round", None
     limit = allowed_width(row)
     if -limit <= left[1] and left[2] <= limit:
+        if on_bound_chance(left[3]) > FALSE_EXPLAINED_ALPHA:
+            return "too few", left
         return "explains", left
     if left[2] < -limit or left[1] > limit:
         return "rules out", left
     return "neither", left
-
-
-def on_bound_chance(n):
-    """How often n rounds whose remainder has its median right on the
-    bound come out within it: the far end of the spread (kutrounds.depth)
-    falls inside when at most depth - 1 rounds lie beyond, a binomial(n,
-    1/2) tail: 12.5 % at 3 rounds, 6.25 % at 4, 3.5 % at 8, 3.8 % at 16."""
-    k = depth(n)
-    return sum(math.comb(n, i) for i in range(k)) / 2.0 ** n
 
 
 def _left_text(alt, vm, row):
@@ -250,6 +262,17 @@ def _too_wide(tried, row):
                         cause.split(":")[0], fmt_range(left),
                         allowed_width(row), WIDTH_TEXT,
                         _deeper(row["vmexit"][3])))
+        if said == "too few":
+            return ("%s less vmexit, round by round, %s lies within ±%.0f "
+                    "(%s) over %d rounds, where a remainder on the bound "
+                    "comes out within it %s of the time (binomial, rounds "
+                    "exchangeable), over the %s held; --boots %d" % (
+                        cause.split(":")[0], fmt_range(left),
+                        allowed_width(row), WIDTH_TEXT, left[3],
+                        figure.percent_text(figure.model(on_bound_chance(
+                            left[3])), places=1), figure.percent_text(
+                            figure.measured(FALSE_EXPLAINED_ALPHA),
+                            places=0), rounds_to_explain()))
     return None
 
 
@@ -325,6 +348,9 @@ def _tried(cause, alt, vm_alt, row):
     text += ", less vmexit round by round %s" % fmt_range(left)
     if said == "neither":
         text += " (reaches past ±%.0f: explains nothing)" % \
+            allowed_width(row)
+    elif said == "too few":
+        text += " (within ±%.0f over too few rounds to say so)" % \
             allowed_width(row)
     return text
 

@@ -9,6 +9,21 @@ that have it, lowest-highest."""
 from .bootstats import median
 from .kutcounts import EXPLAINERS
 
+# the pci-testdev test whose line is a pci case's figure (and count): the
+# first, with no eventfd (commands/kut.py PCI_FIRST)
+FIRST_PCI = "no-eventfd"
+
+
+def vmexit_name(case, names):
+    """The vmexit name (of names) a counted case stands for: the name
+    itself, or a pci case's first pci-testdev test ("pci-mem.mmio-no-
+    eventfd"); None for another test or another name."""
+    name, _dot, test = str(case).partition(".")
+    if name in names and (not test or test.endswith(FIRST_PCI)):
+        return name
+    return None
+
+
 # KVM's counters as a row's text names them, in the order printed
 NAMES = (("exits", "exits"), ("io_exits", "port exits"),
          ("mmio_exits", "MMIO exits"), ("halt_exits", "HLT exits"),
