@@ -122,11 +122,9 @@ COUNTED = {"cpuid": "counted: vmexit's op runs 10 emulated instructions "
            # on one boot of each (docs/measurements.md, "tenth session")
            "tscdeadline_immed": "counted: both ops are WRMSR(now) then "
            "CPUID with IF=1 and no wait, and on this backend few writes "
-           "raise their interrupt before the next one: vmexit took it on "
-           "1479 of 65472 ops (2.3 %, perf, one boot), trapmeter's "
-           "tscdeadline.immed.cpuid on 1.6-1.9 % of its writes (its own "
-           "count), tscdeadline.immed.insn on 653 of 17108 (3.8 %, perf, "
-           "one boot)",
+           "raise their interrupt before the next one (a session's own "
+           "rates follow where it read them: KVM's for vmexit, "
+           "tscdeadline.immed.insn's own count)",
            # perf record -a -e kvm:kvm_msr -e kvm:kvm_apic_accept_irq, one
            # boot each (docs/measurements.md, "tenth session")
            "tscdeadline": "counted (host time, one boot each): KVM accepted "
