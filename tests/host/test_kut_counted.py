@@ -216,6 +216,21 @@ class Table(unittest.TestCase):
         self.assertEqual(rows, {"cpuid": {"exits": [1.0, 1.25]},
                                 "pci-mem": {"mmio_exits": [1.0]}})
 
+    def test_a_files_odd_entries_are_passed_over(self):
+        # a results file's kut section is read as untrusted input
+        odd = self.COUNTED + ["junk", {"cases": "x"}, {"round": [1],
+                                                        "cases": {}},
+                              {"cases": {"cpuid": "x", "wbinvd": {
+                                  "exits": "many"}}, "error": ["a"]}]
+        text = kut_table.render_counted(odd, ["cpuid", "pci-mem", "wbinvd"])
+        self.assertRegex(text, r"cpuid +1\.12 \(1-1\.25\)")
+        self.assertIn("not read in 1 boot(s): ['a']", text)
+        self.assertEqual(kut_table.render_counted({"a": 1}, ["cpuid"]), "")
+        boots = kut_counted.attach([{}, {}], [0, 1], odd)
+        self.assertEqual(boots[0]["vmexit_counted"]["cpuid"]["exits"], 1.0)
+        self.assertEqual(kut_counted.attach([{}], [0], "junk"),
+                         [{"vmexit_counted": {}}])
+
     def test_the_table_says_median_range_and_why_a_boot_read_none(self):
         text = kut_table.render_counted(self.COUNTED, ["cpuid", "pci-mem"])
         self.assertIn("measured", text)

@@ -126,11 +126,13 @@ def attach(boots, order, counted):
     where = {rnd: i for i, rnd in enumerate(order)}
     for boot in boots:
         boot.setdefault("vmexit_counted", {})
-    for entry in counted or []:
-        if not isinstance(entry, dict) or entry.get("round") not in where:
+    for entry in counted if isinstance(counted, list) else []:
+        if not isinstance(entry, dict) or not isinstance(
+                entry.get("round"), int) or entry["round"] not in where or \
+                not isinstance(entry.get("cases"), dict):
             continue
         cell = boots[where[entry["round"]]]["vmexit_counted"]
-        for case, row in (entry.get("cases") or {}).items():
+        for case, row in entry["cases"].items():
             name = vmexit_name(case, VMEXIT_NAMES)
             if name and isinstance(row, dict):
                 cell.setdefault(name, row)

@@ -222,8 +222,8 @@ def counted_rows(counted, names):
     order; a pci case counts by its first pci-testdev test, as its
     figure does (kutsession.vmexit_name)."""
     out = {}
-    for entry in counted or []:
-        for case, row in ((entry or {}).get("cases") or {}).items():
+    for entry in _entries(counted):
+        for case, row in entry["cases"].items():
             name = kutsession.vmexit_name(case, names)
             if name is None or not isinstance(row, dict):
                 continue
@@ -237,6 +237,13 @@ def counted_rows(counted, names):
 # the counters printed, as kut_counted.COUNTERS reads them
 COUNTED = ("exits", "io_exits", "mmio_exits", "halt_exits",
            "insn_emulation", "irq_injections")
+
+
+def _entries(counted):
+    """kut's saved vmexit_counted entries that have the shape kut writes
+    (a results file is read as untrusted input)."""
+    return [e for e in (counted if isinstance(counted, list) else [])
+            if isinstance(e, dict) and isinstance(e.get("cases"), dict)]
 
 
 def _per_iteration(values):
@@ -254,10 +261,11 @@ def render_counted(counted, names):
     """KVM's counters per iteration of each vmexit case over the rounds
     that read them (kut_counted), and why a round read none; "" where no
     round tried (a session recorded before kut read them)."""
+    counted = _entries(counted)
     if not counted:
         return ""
     rows = counted_rows(counted, names)
-    errors = sorted({e["error"] for e in counted if e.get("error")})
+    errors = sorted({str(e["error"]) for e in counted if e.get("error")})
     lines = ["", "vmexit counted: KVM's vCPU counters (QMP query-stats, "
              "read at each line vmexit printed) over each case's window, "
              "per iteration of all its loops, median over the boots "
@@ -267,8 +275,8 @@ def render_counted(counted, names):
         for n in rows])
     for err in errors:
         lines.append("  not read in %d boot(s): %s" % (sum(
-            e.get("error") == err for e in counted), err))
-    last = sorted({e["last_uncounted"] for e in counted
+            str(e.get("error")) == err for e in counted), err))
+    last = sorted({str(e["last_uncounted"]) for e in counted
                    if e.get("last_uncounted")})
     if last:
         lines.append("  not counted: the last case of %d boot(s) (%s): QEMU "
