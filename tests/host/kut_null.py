@@ -58,10 +58,10 @@ A FILE is a results file of `kut` or a reduced file (gzip JSON, written by
 `kut --from` hands them to kutcmp (commands/kut.py file_boots: vmexit's
 figure and loop waits per name, trapmeter's gross, control, net, mean,
 lateness and loop per case), the host's KVM flavour and the session's
-name (its folder and file name).  The nine `kut --boots 3` sessions of
-the Intel PVM host behind docs/measurements.md ("ninth session", the
-width rule) and kutcmp.FALSE_EXPLAINED are KUT_NULL_FIXTURE, which
-tests/host/test_kut_null.py replays; a session is added to it by one
+name (its folder and file name).  The sessions of the Intel PVM host
+behind docs/measurements.md (from the "ninth session", the width rule)
+and kutcmp.FALSE_EXPLAINED are KUT_NULL_FIXTURE (tests/fixtures/README.md
+lists them), which tests/host/test_kut_null.py replays; a session is added to it by one
 command (the fixture is read before it is written):
 
     F=tests/fixtures/kut-null-sessions.json.gz
