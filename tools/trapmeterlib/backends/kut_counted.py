@@ -16,14 +16,12 @@ last doubling: half its window or more).  Counted over all vCPUs; a
 parallel case (ple_round_robin) runs its iterations on each."""
 
 from ..counters import qmp
-from ..stats.kutsession import vmexit_name
+from ..stats import kutsession
 from .kut_log import FIGURE_RE, VMEXIT_NAMES, case_name
 from .kut_vmexit import all_iterations
 
-# KVM's x86 vCPU counters kut reads: exits (all, port, MMIO, HLT), the
-# instruction emulator's runs and interrupts injected into the guest
-COUNTERS = ("exits", "io_exits", "mmio_exits", "halt_exits",
-            "insn_emulation", "irq_injections")
+# KVM's x86 vCPU counters kut reads
+COUNTERS = kutsession.COUNTERS
 # what an iteration figure is rounded to
 PLACES = 3
 
@@ -133,7 +131,7 @@ def attach(boots, order, counted):
             continue
         cell = boots[where[entry["round"]]]["vmexit_counted"]
         for case, row in entry["cases"].items():
-            name = vmexit_name(case, VMEXIT_NAMES)
+            name = kutsession.vmexit_name(case, VMEXIT_NAMES)
             if name and isinstance(row, dict):
                 cell.setdefault(name, row)
     return boots

@@ -228,15 +228,10 @@ def counted_rows(counted, names):
             if name is None or not isinstance(row, dict):
                 continue
             cell = out.setdefault(name, {})
-            for key in COUNTED:
+            for key in kutsession.COUNTERS:
                 if isinstance(row.get(key), (int, float)):
                     cell.setdefault(key, []).append(row[key])
     return {n: out[n] for n in names if n in out}
-
-
-# the counters printed, as kut_counted.COUNTERS reads them
-COUNTED = ("exits", "io_exits", "mmio_exits", "halt_exits",
-           "insn_emulation", "irq_injections")
 
 
 def _entries(counted):
@@ -270,8 +265,8 @@ def render_counted(counted, names):
              "read at each line vmexit printed) over each case's window, "
              "per iteration of all its loops, median over the boots "
              "that read them (lowest-highest); measured"]
-    lines += _table(["vmexit case"] + list(COUNTED), [
-        [n] + [_per_iteration(rows[n].get(k)) for k in COUNTED]
+    lines += _table(["vmexit case"] + list(kutsession.COUNTERS), [
+        [n] + [_per_iteration(rows[n].get(k)) for k in kutsession.COUNTERS]
         for n in rows])
     for err in errors:
         lines.append("  not read in %d boot(s): %s" % (sum(

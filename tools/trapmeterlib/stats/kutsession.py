@@ -24,11 +24,14 @@ def vmexit_name(case, names):
     return None
 
 
-# KVM's counters as a row's text names them, in the order printed
+# KVM's x86 vCPU counters kut reads (backends/kut_counted.py) and prints,
+# as a row's text names them: exits (all, port, MMIO, HLT), the
+# instruction emulator's runs and interrupts injected into the guest
 NAMES = (("exits", "exits"), ("io_exits", "port exits"),
          ("mmio_exits", "MMIO exits"), ("halt_exits", "HLT exits"),
          ("insn_emulation", "emulated instructions"),
          ("irq_injections", "interrupts"))
+COUNTERS = tuple(key for key, _label in NAMES)
 
 
 def _fmt(values, scale=1.0, unit=""):
