@@ -618,6 +618,11 @@ class Agreement(AnyRounds, Unexplained, unittest.TestCase):
         self.assertIn("came 950 (900-1000, 3 boots) cycles after its deadline",
                       row["work"])
         self.assertIn("90 % of its gross", row["work"])
+        self.assertNotIn("batch", row["work"])
+        # on PVM, the emulator's batch the interrupt waits for
+        row = kutcmp.diff_row(b, "tscdeadline", self.REF, "pvm", 1024)
+        self.assertIn("ends its batch of 1024 instructions (kvm_pvm."
+                      "pvm_emul_batch): the op is one batch", row["work"])
         # the twin's row carries the guest's median lateness
         from trapmeterlib.commands import kut
         res = {"case": "tscdeadline", "cycles": {"median": 1000},

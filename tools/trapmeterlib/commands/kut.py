@@ -296,8 +296,8 @@ class Session:
         boots = kutcmp_boots(self.pairs, self.waits, self.counted)
         names = shown_names(boots, self.wanted)
         out_boots = merged_boots(self.pairs)
-        levels, diffs = kutcmp.rows(boots, names, flavour=(
-            self.host or {}).get("kvm_flavour"))
+        levels, diffs = kutcmp.rows(boots, names,
+                                    **kutcmp.backend(self.host))
         kutcmp.name_skips(diffs, kutcmp.skipped_twins(out_boots))
         sys.stdout.write(kut_table.render_side_by_side(
             levels, diffs, self.left_out, self.host, self.args.accel))
@@ -340,8 +340,8 @@ def replay(args):
     boots = file_boots(doc)
     wanted = [w for w in (args.cases or "").split(",") if w]
     names = shown_names(boots, wanted)
-    levels, diffs = kutcmp.rows(boots, names, flavour=(
-        doc.get("host") or {}).get("kvm_flavour"))
+    levels, diffs = kutcmp.rows(boots, names,
+                                **kutcmp.backend(doc.get("host")))
     kutcmp.name_skips(diffs, kutcmp.skipped_twins(doc["boots"]))
     info = doc.get("kut") or {}
     sys.stdout.write(kut_table.render_side_by_side(

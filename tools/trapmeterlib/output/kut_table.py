@@ -243,13 +243,7 @@ def _entries(counted):
 
 def _per_iteration(values):
     """"median (lowest-highest)" of per-iteration figures, or "-"."""
-    if not values:
-        return "-"
-    vals = sorted(values)
-    text = "%.3g" % median(vals)
-    if vals[0] != vals[-1]:
-        text += " (%.3g-%.3g)" % (vals[0], vals[-1])
-    return text
+    return kutsession.spread_text(values) if values else "-"
 
 
 def render_counted(counted, names):

@@ -35,7 +35,7 @@ import math
 
 from ..values import figure
 from . import kuttries, kutsession, kutwait
-from .kutcounts import (COUNTED, INSNS_BACKEND, ROUND_TRIP,
+from .kutcounts import (BATCH_WAIT, COUNTED, INSNS_BACKEND, ROUND_TRIP,
                         ROUND_TRIP_COUNTED, TIMER_WAIT)
 from .kutrounds import (boots_text, depth, diffs, fmt_range, overlap, pair,
                         pick_case, pick_tm, pick_twin, pick_vm,
@@ -111,18 +111,19 @@ def level_row(boots, name):
             "net": spread([pick_tm("net")(b, name) for b in boots])}
 
 
-def diff_row(boots, name, ref=REFERENCE, flavour=None):
+def diff_row(boots, name, ref=REFERENCE, flavour=None, batch=None):
     """name - ref in each tool, boot by boot, and their agreement
-    (flavour: the host's KVM flavour, for the instructions model)."""
+    (flavour: the host's KVM flavour, for the instructions model; batch:
+    its PVM emulator batch, kutsession.emul_batch)."""
     row = {"kut_name": name, "ref": ref,
            "vmexit": spread(diffs(boots, name, ref, pick_vm)),
            "gross": spread(diffs(boots, name, ref, pick_tm("gross"))),
            "net": spread(diffs(boots, name, ref, pick_tm("net")))}
     row["verdict"], row["cause"] = judge(boots, row, name, ref, flavour)
-    work = round_trip(boots, name, flavour) or timer_wait(boots, name)
+    work = round_trip(boots, name, flavour) or timer_wait(boots, name, batch)
     if work:
         row["work"] = work
-    counted = kutsession.text(boots, name)
+    counted = kutsession.text(boots, name, batch)
     if counted:
         row["counted"] = counted
     return row
@@ -147,16 +148,20 @@ def round_trip(boots, name, flavour=None):
         plain[1], twin, plain[0], fmt_range(sp), counted)
 
 
-def timer_wait(boots, name):
-    """"what both do; measured: how late trapmeter's interrupt came" for
-    a TIMER_WAIT name, or None (another name, or no lateness recorded)."""
+def timer_wait(boots, name, batch=None):
+    """"what both do (on PVM, with batch: what the emulator's batch makes
+    of it); measured: how late trapmeter's interrupt came" for a
+    TIMER_WAIT name, or None (another name, or no lateness recorded)."""
     late = spread([pick_tm("late")(b, name) for b in boots])
     gross = spread([pick_tm("gross")(b, name) for b in boots])
     if name not in TIMER_WAIT or late is None or not gross or not gross[0]:
         return None
+    work = TIMER_WAIT[name]
+    if batch and name in BATCH_WAIT:
+        work += "; " + BATCH_WAIT[name] % batch
     return ("%s; measured, trapmeter's interrupt came %s cycles after its "
             "deadline (median per boot), %s of its gross %s" % (
-                TIMER_WAIT[name], fmt_level(late), figure.percent_text(
+                work, fmt_level(late), figure.percent_text(
                     figure.measured(late[0] / gross[0]), places=0),
                 fmt_level(gross)))
 
@@ -355,11 +360,18 @@ def _tried(cause, alt, vm_alt, row):
     return text
 
 
-def rows(boots, names, ref=REFERENCE, flavour=None):
+def rows(boots, names, ref=REFERENCE, flavour=None, batch=None):
     """(level rows, difference rows) for the vmexit names, in their order."""
     levels = [level_row(boots, n) for n in names]
-    diffs = [diff_row(boots, n, ref, flavour) for n in names if n != ref]
+    diffs = [diff_row(boots, n, ref, flavour, batch) for n in names
+             if n != ref]
     return levels, diffs
+
+
+def backend(host):
+    """rows()'s flavour and batch from a session's host record."""
+    return {"flavour": (host or {}).get("kvm_flavour"),
+            "batch": kutsession.emul_batch(host)}
 
 
 

@@ -6,8 +6,9 @@ themselves (their result's "interrupts" over its "ops": a twin row's
 "irq_rate").  Measured each round; printed as the median over the rounds
 that have it, lowest-highest."""
 
+from ..values import figure
 from .bootstats import median
-from .kutcounts import EXPLAINERS
+from .kutcounts import BATCH_RATE, EXPLAINERS
 
 # the pci-testdev test whose line is a pci case's figure (and count): the
 # first, with no eventfd (commands/kut.py PCI_FIRST)
@@ -34,11 +35,17 @@ NAMES = (("exits", "exits"), ("io_exits", "port exits"),
 COUNTERS = tuple(key for key, _label in NAMES)
 
 
-def _fmt(values, scale=1.0, unit=""):
+def _g(value):
+    """Three digits, whole numbers from 1000 up (1024, not 1.02e+03)."""
+    return "%.0f" % value if abs(value) >= 1000 else "%.3g" % value
+
+
+def spread_text(values, scale=1.0, unit=""):
+    """"median (lowest-highest)" of per-round figures (times scale)."""
     vals = sorted(v * scale for v in values)
-    text = "%.3g%s" % (median(vals), unit)
+    text = "%s%s" % (_g(median(vals)), unit)
     if vals[0] != vals[-1]:
-        text += " (%.3g-%.3g%s)" % (vals[0], vals[-1], unit)
+        text += " (%s-%s%s)" % (_g(vals[0]), _g(vals[-1]), unit)
     return text
 
 
@@ -53,7 +60,7 @@ def vmexit_text(boots, name):
     for key, label in NAMES:
         values = [r[key] for r in rows if isinstance(r.get(key), (int, float))]
         if values and any(values):
-            parts.append("%s %s" % (label, _fmt(values)))
+            parts.append("%s %s" % (label, spread_text(values)))
     return "KVM counted per vmexit iteration (QMP, %d boot(s)): %s" % (
         len(rows), ", ".join(parts) or "nothing")
 
@@ -69,13 +76,50 @@ def twin_irq_text(boots, name):
                      "irq_rate"), (int, float))]
         if rates:
             out.append("trapmeter's %s took one on %s of its ops (its own "
-                       "count, %d boot(s))" % (case, _fmt(rates, 100, " %"),
+                       "count, %d boot(s))" % (case, spread_text(rates, 100, " %"),
                                               len(rates)))
     return "; ".join(out) or None
 
 
-def text(boots, name):
-    """This session's counts for a row's note, or None."""
-    parts = [t for t in (vmexit_text(boots, name), twin_irq_text(boots, name))
-             if t]
+def _field(doc, key):
+    return doc.get(key) if isinstance(doc, dict) else None
+
+
+def emul_batch(host):
+    """The PVM instruction emulator's batch (kvm_pvm.pvm_emul_batch in a
+    results file's host fingerprint) as a positive int, or None (another
+    backend, or a file that does not say)."""
+    raw = _field(_field(_field(_field(host, "fingerprint"), "kvm"),
+                        "kvm_pvm"), "pvm_emul_batch")
+    try:
+        value = int(str(raw).strip())
+    except ValueError:
+        return None
+    return value if value > 0 else None
+
+
+def batch_text(boots, name, batch):
+    """For a BATCH_RATE name on PVM, the interrupts an iteration one per
+    batch would give at the emulated instructions KVM counted an
+    iteration (model), or None (another name, no batch, none counted)."""
+    if name not in BATCH_RATE or not batch:
+        return None
+    insns = [b["vmexit_counted"][name].get("insn_emulation") for b in boots
+             if isinstance((b.get("vmexit_counted") or {}).get(name), dict)]
+    insns = [v for v in insns if isinstance(v, (int, float)) and v > 0]
+    if not insns:
+        return None
+    per_iteration = median(insns)
+    rate = figure.model(per_iteration / batch)
+    return ("one interrupt a batch of %d emulated instructions, at %.3g an "
+            "iteration: interrupts %s" % (batch, per_iteration, figure.text(
+                rate, number=lambda v: "%.3g" % v)))
+
+
+def text(boots, name, batch=None):
+    """This session's counts for a row's note, or None (batch: the host's
+    PVM emulator batch, for the model of BATCH_RATE names)."""
+    parts = [t for t in (vmexit_text(boots, name),
+                         batch_text(boots, name, batch),
+                         twin_irq_text(boots, name)) if t]
     return "this session: " + "; ".join(parts) if parts else None
