@@ -16,6 +16,10 @@ rounds (5, about eleven minutes here), then:
   the ops that leave the guest on every KVM (cpuid, the in-kernel port)
   leave it at least once an iteration, by exit or by PVM's emulator; a
   deadline write raises at most one interrupt;
+- on PVM (a batch in the host fingerprint), tscdeadline's op is one
+  emulator batch: KVM counted within 2 % of its instructions a vmexit
+  iteration, and tscdeadline_immed took within 10 % of one interrupt a
+  batch (kutcounts.BATCH_WAIT, BATCH_RATE);
 - the session is held-out data for the width rule: its false
   explanations under label shuffling (tests/host/kut_null.py) must not
   lie significantly above kutcmp.FALSE_EXPLAINED_ALPHA: the one-sided
@@ -35,7 +39,7 @@ from tests.host import kut_null
 sys.path.insert(0, os.path.join(ROOT, "tools"))
 from trapmeterlib.backends import kut_log  # noqa: E402
 from trapmeterlib.output import kut_table  # noqa: E402
-from trapmeterlib.stats import kutcmp  # noqa: E402
+from trapmeterlib.stats import kutcmp, kutsession  # noqa: E402
 from trapmeterlib.stats.abtest import binomial_lower  # noqa: E402
 
 KUT_DIR = os.environ.get("TRAPMETER_KUT_DIR")
@@ -117,6 +121,19 @@ class KutSession(unittest.TestCase):
             self.assertGreaterEqual(min(left), 0.99, (name, rows[name]))
         self.assertLessEqual(max(rows["tscdeadline_immed"][
             "irq_injections"]), 1.01)
+
+    def test_on_pvm_a_deadline_waits_for_the_emulators_batch(self):
+        batch = kutsession.emul_batch(self.doc.get("host"))
+        if not batch:
+            self.skipTest("no PVM emulator batch on this host")
+        rows = kut_table.counted_rows(self.doc["kut"]["vmexit_counted"],
+                                      kut_log.VMEXIT_NAMES)
+        for insns in rows["tscdeadline"]["insn_emulation"]:
+            self.assertAlmostEqual(insns / batch, 1, delta=0.02)
+        immed = rows["tscdeadline_immed"]
+        for irqs, insns in zip(immed["irq_injections"],
+                               immed["insn_emulation"]):
+            self.assertAlmostEqual(irqs / (insns / batch), 1, delta=0.1)
 
     def test_false_explanations_not_above_alpha(self):
         sessions = kut_null.load([self.path])
