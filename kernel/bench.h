@@ -69,6 +69,14 @@ struct bench_case {
 	 * put tscdeadline.immed.insn.paired's control's p90 at 1.29-1.33 of
 	 * its p10; settled, 1.02-1.06). */
 	bench_settle_fn settle;
+	/* Run one op untimed before each sample: for an op that waits for
+	 * an interrupt, which PVM's instruction emulator takes only where a
+	 * batch of kvm_pvm.pvm_emul_batch instructions ends, so that the
+	 * timed ops start at such an end.  Unprimed, the framework's code
+	 * between samples (112 emulated instructions, perf) ran inside the
+	 * first op's batch, untimed, and tscdeadline.insn read 4.8 % under
+	 * a batch (docs/measurements.md, "primed"). */
+	bool prime;
 	/* Without a control: why none is meaningful, sent as the result's
 	 * "control_none" (a case without either says "none declared"). */
 	const char *no_control;

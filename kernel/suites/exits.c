@@ -541,6 +541,11 @@ static u32 model_cr0_wp(const struct bench_case *c, const u8 *buf)
 	.handler = h, .method = METHOD_SINGLE, .op = op_insn, .control = ctl_insn, \
 	.exits_model = m, .skip = skip_insn, .verify = verify_insn, .extra = extra_insn, \
 	.arg = a, .kut_name = k, .settle = s }
+/* the same, one op untimed before each sample (bench_case.prime) */
+#define EXT_PRIMED(n, t, h, a, m, k) { .suite = "exits", .name = n, .target = t, \
+	.handler = h, .method = METHOD_SINGLE, .op = op_insn, .control = ctl_insn, \
+	.exits_model = m, .skip = skip_insn, .verify = verify_insn, .extra = extra_insn, \
+	.arg = a, .kut_name = k, .prime = true }
 /* the same, for a port access: port, direction, width */
 #define EXTP(n, t, h, a, p, d, wd, k) { .suite = "exits", .name = n, .target = t, \
 	.handler = h, .method = METHOD_SINGLE, .op = op_insn, .control = ctl_insn, \
@@ -628,7 +633,8 @@ static struct bench_case ext_cases[] = {
 	/* vmexit's tscdeadline as built: the deadline 3000 cycles ahead and
 	 * the spin until its interrupt (the same path) counts it; exits as
 	 * irq's tscdeadline: the write, the timer's, the EOI's */
-	EXT("tscdeadline.insn", "lapic", HANDLER_KERNEL, I_DEADLINE_WAIT_KUT, model_three, NO_KUT),
+	EXT_PRIMED("tscdeadline.insn", "lapic", HANDLER_KERNEL, I_DEADLINE_WAIT_KUT, model_three,
+		   NO_KUT),
 };
 
 /* The ".upages" pass: these cases again on user-accessible pages, each in

@@ -183,6 +183,17 @@ class VmexitOpsKvm(unittest.TestCase):
         r = self.b.result("tscdeadline.insn")
         self.assertGreater(r["cycles"]["median"], 2 * r["cycles_control"]["median"], r)
 
+    def test_the_deadline_wait_is_primed(self):
+        # tscdeadline.insn waits for its interrupt: one op untimed before
+        # each sample (bench_case.prime), counted among its ops
+        skips = {s["case"]: s["reason"] for s in self.b.boot["skips"]}
+        if "TSC-deadline" in skips.get("tscdeadline.insn", ""):
+            self.skipTest(skips["tscdeadline.insn"])
+        r = self.b.result("tscdeadline.insn")
+        self.assertIs(r.get("primed"), True, r)
+        self.assertGreaterEqual(r["ops"], r["samples"] * (r["iters"] + 1), r)
+        self.assertNotIn("primed", self.b.result("inb.elcr"))
+
     def test_the_immediate_deadline_is_settled_between_batches(self):
         # each op arms a deadline of now: the case carries the settle hook
         # (its result says interrupts_settled; tscdeadline.insn, which

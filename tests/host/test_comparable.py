@@ -258,6 +258,28 @@ class Refusals(unittest.TestCase):
                 res["bytes"] = 1
         self.assertEqual(comparable.check(a, b)[0], [])
 
+    def test_a_wait_primed_on_one_side_refuses_its_time_not_its_exits(self):
+        """An op timed from an untimed one (primed) against one that was
+        not is another method: its timing verdict is withheld by name;
+        its exits per op are counted alike."""
+        a, b = ab_pair()
+        for res in each_result(b):
+            if res["case"] == "pio.user":
+                res["primed"] = True
+        refusals = comparable.check(a, b)[0]
+        self.assertEqual(fields(refusals), ["prime"])
+        self.assertEqual(set(refusals[0].cases), {("exits", "pio.user")})
+        rows = compare.compare_docs(a, b)[0]
+        refused = {(r.name, r.metric) for r in rows
+                   if r.verdict == compare.REFUSED}
+        self.assertIn(("exits/pio.user", "cycles_per_op"), refused)
+        self.assertNotIn(("exits/pio.user", "exits_per_op"), refused)
+        self.assertEqual({name for name, _metric in refused}, {"exits/pio.user"})
+        for res in each_result(a):          # primed on both sides: judged
+            if res["case"] == "pio.user":
+                res["primed"] = True
+        self.assertEqual(comparable.check(a, b)[0], [])
+
     def test_cli_different_plans_exit_13(self):
         proc = subprocess.run([RUNNER, "compare", os.path.join(
             FIX, "kvm-base.json"), os.path.join(FIX, "kvm-ab-aa-a.json")],

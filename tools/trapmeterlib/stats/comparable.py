@@ -21,7 +21,7 @@ and returns (refusals, warnings); the host fingerprint's refusals
 
 import re
 
-from . import opsize
+from . import opsize, primed
 from .refusal import Refusal, refusals_for, short  # noqa: F401 (callers)
 
 TSC_TOLERANCE = 0.02        # TSC rates this far apart: another clock
@@ -467,6 +467,7 @@ def check(base, cand, stat="min"):
     cb, cc = cases_of(base), cases_of(cand)
     rules = (_adaptive_rule(base), _adaptive_rule(cand))
     refusals = (plan_refusals(cb, cc, rules) + opsize.refusals(cb, cc)
+                + primed.refusals(cb, cc)
                 + rounds_refusal(base, cand)
                 + statistic_refusals(cb, cc, stat)
                 + clock_refusals(base, cand))
