@@ -54,8 +54,12 @@ class Rate(unittest.TestCase):
     def test_no_model_without_a_batch_a_count_or_for_another_case(self):
         self.assertIsNone(kutsession.batch_text(
             rounds(23.0), "tscdeadline_immed", None))
+        other = rounds(34.6)            # counted, but not a BATCH_RATE
+        for boot in other:              # case: no model
+            boot["vmexit_counted"]["x2apic_self_ipi_sti_nop"] = \
+                boot["vmexit_counted"].pop("tscdeadline_immed")
         self.assertIsNone(kutsession.batch_text(
-            rounds(23.0), "x2apic_self_ipi_sti_nop", 1024))
+            other, "x2apic_self_ipi_sti_nop", 1024))
         self.assertIsNone(kutsession.batch_text(
             rounds("23", None, -1), "tscdeadline_immed", 1024))
         self.assertNotIn("batch", kutsession.text(
