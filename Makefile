@@ -54,6 +54,7 @@ C_SRCS := \
 	drivers/lapic.c \
 	drivers/pci.c \
 	drivers/pci_testdev.c \
+	drivers/pit_watchdog.c \
 	drivers/uart16550.c \
 	drivers/virtio_net.c \
 	drivers/virtio_pci.c \

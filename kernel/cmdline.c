@@ -33,6 +33,7 @@ static const char *const cmdline_suite_names[] = {
 static const char *const cmdline_fault_names[] = {
 	[FAULT_NONE] = "none", [FAULT_UD] = "ud", [FAULT_GP] = "gp",
 	[FAULT_PF] = "pf", [FAULT_DE] = "de", [FAULT_BP] = "bp",
+	[FAULT_TIMER] = "timer",
 };
 
 #define CMDLINE_BOOL_EXPECTED "on, off, yes, no, true, false, 1, 0"
@@ -208,7 +209,7 @@ static const struct cmdline_key cmdline_keys[] = {
 	{ "samples", cmdline_apply_samples, "3..10000", 0 },
 	CMDLINE_BOOL_KEY(quick),
 	CMDLINE_BOOL_KEY(verbose),
-	{ "fault", cmdline_apply_fault, "none, ud, gp, pf, de, bp", 0 },
+	{ "fault", cmdline_apply_fault, "none, ud, gp, pf, de, bp, timer", 0 },
 	CMDLINE_BOOL_KEY(hypercall),
 	CMDLINE_BOOL_KEY(pvm),
 	CMDLINE_BOOL_KEY(rep),

@@ -10,7 +10,7 @@
  *   samples=N       3..10000: the cap on adaptive samples (default 63)
  *   quick=B verbose=B hypercall=B rep=B sync=B
  *                   B is on/off, 1/0, yes/no, true/false
- *   fault=F         none, ud, gp, pf, de, bp (test hook)
+ *   fault=F         none, ud, gp, pf, de, bp, timer (test hook)
  *   budget_ms=N     10..600000: per-case budget (default 60)
  *   rounds=N        1..16: the pio and exits suites pass N times over their
  *                   case list, each case taking 1/N of its samples and
@@ -36,7 +36,10 @@
 #define CMDLINE_MAX_GLOBS 8
 #define CMDLINE_MAX_ROUNDS 16
 
-enum cmdline_fault { FAULT_NONE, FAULT_UD, FAULT_GP, FAULT_PF, FAULT_DE, FAULT_BP };
+/* ud..bp: the exception raised at boot; timer: the deadline cases' timer
+ * interrupt masked, so each of their spins ends by its watchdog */
+enum cmdline_fault { FAULT_NONE, FAULT_UD, FAULT_GP, FAULT_PF, FAULT_DE, FAULT_BP,
+		     FAULT_TIMER };
 
 struct tm_config {
 	u32 suites;		/* bitmask of SUITE_*; default SUITE_DEFAULT */

@@ -84,6 +84,7 @@
 #include "lib/fmt.h"
 #include "arch/x86/trap.h"
 #include "drivers/acpi_pm.h"
+#include "drivers/pit_watchdog.h"
 #include "kernel/suites/exits_upages.h"
 #include "kernel/suites/exits_vmexit.h"
 #include "lib/json.h"
@@ -416,7 +417,7 @@ static const char *skip_insn(const struct bench_case *c)
 		return exits_vmexit_ptd_set(c->arg == I_PTD_MEM);
 	case I_DEADLINE_KUT:
 	case I_DEADLINE_WAIT_KUT:
-		return exits_vmexit_deadline_set();
+		return exits_vmexit_deadline_set(c->arg == I_DEADLINE_WAIT_KUT);
 	case I_OUTB_ELCR0:
 		return elcr_now ? "ELCR1 (0x4d0) is not 0 here: vmexit's outb of 0 would change "
 				  "the trigger mode of IRQs 3-7" : NULL;
@@ -499,6 +500,11 @@ static void extra_insn(const struct bench_case *c, const struct bench_result *r,
 		 * check waited for: warm-up, samples, controls and settles */
 		jw_u64(w, "interrupts", exits_vmexit_isr_count - 1);
 	}
+	if (c->settle == exits_vmexit_wait_kick) {
+		/* a kicked, healthy wait sees no shot of its watchdog */
+		jw_u64(w, "watchdog_shots", pit_watchdog_fired);
+		jw_u64(w, "wait_timeouts", exits_vmexit_waits_lost);
+	}
 }
 
 static u32 model_zero(const struct bench_case *c, const u8 *buf)
@@ -542,10 +548,10 @@ static u32 model_cr0_wp(const struct bench_case *c, const u8 *buf)
 	.exits_model = m, .skip = skip_insn, .verify = verify_insn, .extra = extra_insn, \
 	.arg = a, .kut_name = k, .settle = s }
 /* the same, one op untimed before each sample (bench_case.prime) */
-#define EXT_PRIMED(n, t, h, a, m, k) { .suite = "exits", .name = n, .target = t, \
+#define EXT_PRIMED(n, t, h, a, m, s, k) { .suite = "exits", .name = n, .target = t, \
 	.handler = h, .method = METHOD_SINGLE, .op = op_insn, .control = ctl_insn, \
 	.exits_model = m, .skip = skip_insn, .verify = verify_insn, .extra = extra_insn, \
-	.arg = a, .kut_name = k, .prime = true }
+	.arg = a, .kut_name = k, .prime = true, .settle = s }
 /* the same, for a port access: port, direction, width */
 #define EXTP(n, t, h, a, p, d, wd, k) { .suite = "exits", .name = n, .target = t, \
 	.handler = h, .method = METHOD_SINGLE, .op = op_insn, .control = ctl_insn, \
@@ -632,9 +638,10 @@ static struct bench_case ext_cases[] = {
 		   model_three, NO_KUT, exits_vmexit_deadline_settle),
 	/* vmexit's tscdeadline as built: the deadline 3000 cycles ahead and
 	 * the spin until its interrupt (the same path) counts it; exits as
-	 * irq's tscdeadline: the write, the timer's, the EOI's */
+	 * irq's tscdeadline: the write, the timer's, the EOI's; its spin's
+	 * watchdog kicked between samples */
 	EXT_PRIMED("tscdeadline.insn", "lapic", HANDLER_KERNEL, I_DEADLINE_WAIT_KUT, model_three,
-		   NO_KUT),
+		   exits_vmexit_wait_kick, NO_KUT),
 };
 
 /* The ".upages" pass: these cases again on user-accessible pages, each in

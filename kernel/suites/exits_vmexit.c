@@ -10,11 +10,13 @@
 #include "arch/x86/cpu.h"
 #include "drivers/pci_testdev.h"
 #include "drivers/lapic.h"
+#include "drivers/pit_watchdog.h"
 #include "arch/x86/irq.h"
 #include "arch/x86/trap.h"
 #include "arch/x86/tsc.h"
 #include "arch/x86/io.h"
 #include "drivers/platform.h"
+#include "kernel/bench.h"
 
 #define MSR_GS_BASE 0xc0000101
 #define PERCPU_APIC_OPS 8        /* kvm-unit-tests' percpu apic_ops */
@@ -39,6 +41,7 @@ static u64 gs_before;
 static u64 apic_ops[2];
 static u64 gate_before;
 static bool deadline_x2apic;
+static bool deadline_wait;      /* tscdeadline's: the watchdog runs */
 static u8 pic_before[2];        /* the legacy PIC's masks, put back after */
 u32 exits_vmexit_isr_count;            /* vmexit's x */
 u64 exits_vmexit_tsc_eoi;              /* vmexit's tsc_eoi */
@@ -191,18 +194,21 @@ static bool deadline_arrives(void)
 	return !late;
 }
 
-void exits_vmexit_wait_long(void)
+/* The watchdog ran ARRIVE_US without a kick: vmexit's x set, so the spin
+ * ends, and the wait counted lost. */
+static void wait_release(void)
 {
-	struct tsc_wait w = TSC_WAIT(ARRIVE_US);
-
-	while (!*(volatile u32 *)&exits_vmexit_isr_count)
-		if (tsc_wait_over(&w)) {
-			exits_vmexit_waits_lost++;
-			return;
-		}
+	*(volatile u32 *)&exits_vmexit_isr_count = 1;
+	exits_vmexit_waits_lost++;
 }
 
-const char *exits_vmexit_deadline_set(void)
+void exits_vmexit_wait_kick(const struct bench_case *c)
+{
+	(void)c;
+	pit_watchdog_kick();
+}
+
+const char *exits_vmexit_deadline_set(bool wait)
 {
 	const char *why;
 
@@ -236,6 +242,13 @@ const char *exits_vmexit_deadline_set(void)
 		exits_vmexit_deadline_put();
 		return "a TSC deadline of now raised no interrupt within 1 s: vmexit's op would count none";
 	}
+	deadline_wait = wait;
+	if (wait && pit_watchdog_start(ARRIVE_US, wait_release)) {
+		exits_vmexit_deadline_put();
+		return "the PIT's interrupt (IRQ 0, I/O APIC pin 2) did not arrive: the spin would have no bound";
+	}
+	if (wait && bench_cfg->fault == FAULT_TIMER)
+		lapic_timer_stop();	/* test hook: no deadline fires */
 	irq_enable();		/* vmexit's cases run with IF=1 */
 	return NULL;
 }
@@ -254,6 +267,9 @@ void exits_vmexit_deadline_settle(const struct bench_case *c)
 u32 exits_vmexit_deadline_put(void)
 {
 	irq_disable();
+	if (deadline_wait)
+		pit_watchdog_stop();
+	deadline_wait = false;
 	lapic_deadline_arm(0);	/* disarmed; one still pending is taken now */
 	irq_window();
 	lapic_timer_stop();

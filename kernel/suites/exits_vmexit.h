@@ -131,16 +131,16 @@ u32 exits_vmexit_ptd_written(bool mem);
 extern u32 exits_vmexit_isr_count;
 extern u64 exits_vmexit_tsc_eoi;
 
-/* vmexit's tscdeadline: x cleared, the deadline MSR written with the TSC
- * 3000 cycles ahead, then a spin until the interrupt's handler (the path
- * above) counts x: a first test, then a loop of load, test and branch.
- * The loop's branch is LOOPZ on the count WRMSR leaves in RCX (0x6e0),
- * one instruction as vmexit's JE, so the spin is bounded; a JZ after it
- * (one instruction an op more than vmexit's) goes past it to
- * exits_vmexit_wait_long(), bounded by time.  X is the flag (vmexit's x:
- * the handler's count), START what the op first writes to it: the
- * control writes 1 with a nop for WRMSR, so it runs the op's
- * instructions to the first test and does not wait. */
+/* vmexit's tscdeadline, instruction for instruction: x cleared, the
+ * deadline MSR written with the TSC 3000 cycles ahead, then a spin until
+ * the interrupt's handler (the path above) counts x: a first test, then
+ * a loop of load, test and JE.  The spin has no bound of its own (on PVM
+ * the op is one emulator batch of what it runs: a LOOPZ bound cost 3.5 %);
+ * the PIT watchdog (drivers/pit_watchdog.h) bounds it, kicked between
+ * samples (exits_vmexit_wait_kick), and sets x after ARRIVE_US without a
+ * kick, counting a lost wait.  X is the flag (vmexit's x), START what the
+ * op first writes to it: the control writes 1 with a nop for WRMSR, so it
+ * runs the op's instructions to the first test and does not wait. */
 #define VMEXIT_TSCDEADLINE(X, START, WRMSR)                               \
 	__asm__ volatile("movl $" START ", %[x]\n\t"                      \
 			 "rdtsc\n\t"                                      \
@@ -157,32 +157,28 @@ extern u64 exits_vmexit_tsc_eoi;
 			 "jne 2f\n"                                        \
 			 "1:\tmov %[x], %%eax\n\t"                        \
 			 "test %%eax, %%eax\n\t"                          \
-			 "loopz 1b\n\t"                                   \
-			 "jz 8f\n"                                         \
-			 "2:\n\t"                                         \
-			 ".pushsection .text.unlikely\n"                  \
-			 "8:\tcall exits_vmexit_wait_long\n\t"             \
-			 "jmp 2b\n\t"                                     \
-			 ".popsection\n\t"                                \
-			 : [x] "+m"(X) : : "rax", "rcx", "rdx", "rsi", "rdi", \
-			 "r8", "r9", "r10", "r11", "cc", "memory")
+			 "je 1b\n"                                         \
+			 "2:"                                              \
+			 : [x] "+m"(X) : : "rax", "rcx", "rdx", "cc", "memory")
 
-/* Past the spin: x waited for up to a second; a wait that ran out is
- * counted in exits_vmexit_waits_lost (the case's check fails on it). */
-void exits_vmexit_wait_long(void);
+/* Between samples (bench_case.settle): the watchdog's shot and bound
+ * started afresh. */
+struct bench_case;
+void exits_vmexit_wait_kick(const struct bench_case *c);
+/* waits the watchdog ended (the case's check fails on any) */
 extern u32 exits_vmexit_waits_lost;
 
 /* The TSC-deadline timer at vmexit's vector through vmexit's interrupt
  * path, in x2APIC mode where CPUID has it, one deadline of now seen to
- * arrive, then IF=1 for the case: NULL, or why not. */
-const char *exits_vmexit_deadline_set(void);
+ * arrive, then IF=1 for the case; for tscdeadline (wait) the watchdog
+ * started: NULL, or why not. */
+const char *exits_vmexit_deadline_set(bool wait);
 
 /* IF=0, the timer disarmed and stopped, the gate, GS and xAPIC mode put
  * back; non-zero when no interrupt came at all (tscdeadline_immed's op
  * takes one a write, none waited for: fewer is no error, none is), and
  * when a wait of tscdeadline's ran out. */
 u32 exits_vmexit_deadline_put(void);
-struct bench_case;
 /* Between batches (bench_case.settle): the deadline disarmed, so the
  * last op's does not fire in the next timed batch; one already pending
  * is taken at the write (IF=1), untimed. */

@@ -24,6 +24,11 @@
  *   tscdeadline         deadline now + 3000 cycles, spin until the
  *                       interrupt: wrmsr, the timer's own exit
  *                       (preemption timer or host hrtimer IRQ), EOI 3
+ *                       The spin is vmexit's three instructions (load,
+ *                       compare, branch) with no bound inside: on PVM
+ *                       the op is one emulator batch of what the spin
+ *                       runs.  The PIT watchdog bounds it
+ *                       (drivers/pit_watchdog.h), kicked between samples.
  *                       The op is mostly a wait: its handler reads the
  *                       TSC, and the result gives how late each
  *                       interrupt came after its deadline ("deadline_late":
@@ -83,6 +88,7 @@
 #include "kernel/bench.h"
 #include "drivers/platform.h"
 #include "drivers/lapic.h"
+#include "drivers/pit_watchdog.h"
 #include "drivers/fw_cfg.h"
 #include "arch/x86/cpu.h"
 #include "arch/x86/control.h"
@@ -181,6 +187,33 @@ static void wait_count(volatile u64 *count, u64 want)
 	}
 }
 
+/* tscdeadline's spin: vmexit's load, test and branch, here a load, a
+ * compare and a branch, with no bound inside (on PVM the op is one
+ * emulator batch of what the spin runs: wait_count's rdtsc and pause put
+ * it 3.7 % under vmexit's); the watchdog ends it (spin_release). */
+static inline void spin_count(volatile u64 *count, u64 want)
+{
+	__asm__ volatile("1:\tmov %[c], %%rax\n\t"
+			 "cmp %[w], %%rax\n\t"
+			 "jb 1b"
+			 : : [c] "m"(*count), [w] "r"(want) : "rax", "cc", "memory");
+}
+
+/* The watchdog ran IRQ_WAIT_US without a kick: the spin ended with one
+ * interrupt counted that never came, and the wait timed out. */
+static void spin_release(void)
+{
+	isr_count++;
+	timeouts++;
+	gave_up = true;
+}
+
+static void spin_kick(const struct bench_case *c)
+{
+	(void)c;
+	pit_watchdog_kick();
+}
+
 /* ---- operations ---------------------------------------------------------- */
 
 static void op_hlt_timer(const struct bench_case *c, u8 *buf, u64 iters)
@@ -220,7 +253,7 @@ static void op_deadline(const struct bench_case *c, u8 *buf, u64 iters)
 		}
 		deadline = tsc_begin() + DEADLINE_DELTA;
 		lapic_deadline_arm(deadline);
-		wait_count(&isr_count, want);
+		spin_count(&isr_count, want);
 		late_note(deadline, want);
 	}
 	irq_disable();
@@ -732,6 +765,10 @@ static const char *setup(u32 id)
 		lapic_deadline_mode(VEC_TIMER);
 	if (id == I_DEADLINE_CPUID && !deadline_fires())
 		return "a TSC deadline of now raised no interrupt within 1 s: the case's interrupts could not be counted";
+	if (id == I_DEADLINE && pit_watchdog_start(IRQ_WAIT_US, spin_release))
+		return "the PIT's interrupt (IRQ 0, I/O APIC pin 2) did not arrive: the spin would have no bound";
+	if (id == I_DEADLINE && bench_cfg->fault == FAULT_TIMER)
+		lapic_timer_stop();	/* test hook: no deadline fires */
 	return NULL;
 }
 
@@ -784,6 +821,8 @@ static u32 verify_irq(const struct bench_case *c, const u8 *buf)
 	u64 got, bad;
 
 	(void)buf;
+	if (c->arg == I_DEADLINE)
+		pit_watchdog_stop();
 	if (c->arg == I_DEADLINE_CPUID) {
 		/* at most one interrupt a write: no wait, so fewer is no error */
 		deadline_cpuid_drain();
@@ -834,6 +873,8 @@ static void extra_irq(const struct bench_case *c, const struct bench_result *r, 
 		jw_u64(w, "writes", ops_done);	/* "interrupts" of these, at most */
 	if (c->arg == I_DEADLINE && late_n)
 		late_json(w);
+	if (c->arg == I_DEADLINE)	/* a kicked, healthy wait sees none */
+		jw_u64(w, "watchdog_shots", pit_watchdog_fired);
 	if (tpr_shape(c->arg)) {
 		jw_u64(w, "tpr_early", tpr_early);	/* taken under TPR 0xf: 0 */
 		jw_u64(w, "tpr_after", read_cr8());
@@ -851,10 +892,10 @@ static void extra_irq(const struct bench_case *c, const struct bench_result *r, 
 	.no_control = IRQ_NO_CONTROL, .kut_name = k }
 /* the same, one op untimed before each sample (bench_case.prime): the
  * deadline ops, which wait for their interrupt */
-#define IRQ_PRIMED(n, a, fn, k) { .suite = "exits", .name = n, .target = "lapic", \
+#define IRQ_PRIMED(n, a, fn, s, k) { .suite = "exits", .name = n, .target = "lapic", \
 	.handler = HANDLER_KERNEL, .method = METHOD_SINGLE, .op = fn, .arg = a, \
 	.exits_model = model_irq, .skip = skip_irq, .verify = verify_irq, .extra = extra_irq, \
-	.no_control = IRQ_NO_CONTROL, .kut_name = k, .prime = true }
+	.no_control = IRQ_NO_CONTROL, .kut_name = k, .prime = true, .settle = s }
 #define IRQ_CTL(n, a, fn, ctl, k) { .suite = "exits", .name = n, .target = "lapic", \
 	.handler = HANDLER_KERNEL, .method = METHOD_SINGLE, .op = fn, .control = ctl, \
 	.arg = a, .exits_model = model_irq, .skip = skip_irq, .verify = verify_irq, \
@@ -875,10 +916,10 @@ static void extra_irq(const struct bench_case *c, const struct bench_result *r, 
 /* xAPIC first, then x2APIC, then the AP's cases (x2APIC where CPUID has it) */
 static const struct bench_case cases[] = {
 	IRQ("hlt.timer", I_HLT_TIMER, op_hlt_timer, NO_KUT),
-	IRQ_PRIMED("tscdeadline.immed", I_DEADLINE_IMMED, op_deadline, NO_KUT),
+	IRQ_PRIMED("tscdeadline.immed", I_DEADLINE_IMMED, op_deadline, NULL, NO_KUT),
 	IRQ_CTL_SETTLE("tscdeadline.immed.cpuid", I_DEADLINE_CPUID, op_deadline_cpuid,
 		       ctl_deadline_cpuid, settle_deadline_cpuid, "tscdeadline_immed"),
-	IRQ_PRIMED("tscdeadline", I_DEADLINE, op_deadline, "tscdeadline"),
+	IRQ_PRIMED("tscdeadline", I_DEADLINE, op_deadline, spin_kick, "tscdeadline"),
 	IRQ("self_ipi.xapic", I_SELF_XAPIC, op_self_ipi, NO_KUT),
 	IRQ("self_ipi.xapic.sti_nop", I_SELF_XAPIC_STI, op_self_ipi, "self_ipi_sti_nop"),
 	IRQ("self_ipi.xapic.sti_hlt", I_SELF_XAPIC_HLT, op_self_ipi, "self_ipi_sti_hlt"),

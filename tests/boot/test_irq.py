@@ -178,5 +178,52 @@ class IrqKvm(unittest.TestCase):
         self.assertIsNone(self.b.result("tscdeadline.immed").get("kut_name"))
 
 
+class DeadlineWatchdogKvm(unittest.TestCase):
+    """The deadline spins are vmexit's, with no bound inside; the PIT's
+    one-shot bounds them (drivers/pit_watchdog.h).  Sampled for 300 ms,
+    over five of its 55 ms shots, the kicks between samples keep it
+    silent.  With the timer's interrupt masked (test hook fault=timer)
+    every spin ends by the watchdog: a bounded boot whose checks name the
+    lost waits, each about a second (IRQ_WAIT_US)."""
+    CASES = "tscdeadline,tscdeadline.insn"
+
+    @classmethod
+    def setUpClass(cls):
+        need_kvm()
+        need_build(cls, "build/trapmeter.elf")
+        cls.quiet = run("--accel", "kvm", "--suite", "all", "--case", cls.CASES,
+                        "--cmdline", "stable=off samples=10000 budget_ms=300",
+                        "--timeout", "120", timeout=180)
+        cls.b = run("--accel", "kvm", "--suite", "all", "--case", cls.CASES,
+                    "--cmdline", "samples=3 budget_ms=10 fault=timer",
+                    "--timeout", "120", timeout=180)
+
+    def test_a_kicked_watchdog_stays_silent(self):
+        if "tscdeadline" in {s["case"] for s in self.quiet.boot["skips"]}:
+            self.skipTest("no TSC-deadline timer")
+        self.assertEqual(self.quiet.status, 0, self.quiet.describe())
+        for case in ("tscdeadline", "tscdeadline.insn"):
+            r = self.quiet.result(case)
+            self.assertGreater(r["case_ms"], 5 * 55, r)
+            self.assertEqual((r["watchdog_shots"], r["wait_timeouts"]), (0, 0), r)
+
+    def skipped(self):
+        return {s["case"] for s in self.b.boot["skips"]}
+
+    def test_every_wait_is_released_and_named(self):
+        if "tscdeadline" in self.skipped():
+            self.skipTest("no TSC-deadline timer")
+        self.assertEqual(self.b.status, 1, self.b.describe())
+        c = checks(self.b)
+        self.assertFalse(c["exits.irq.tscdeadline"]["ok"], c)
+        r = self.b.result("tscdeadline")
+        self.assertGreater(r["wait_timeouts"], 0, r)
+        self.assertEqual(r["wait_timeouts"], r["interrupts"], r)
+        self.assertGreater(r["watchdog_shots"], 0, r)
+        self.assertIn("tscdeadline.insn", c["exits.cases"]["detail"])
+        ins = self.b.result("tscdeadline.insn")
+        self.assertGreater(ins["wait_timeouts"], 0, ins)
+
+
 if __name__ == "__main__":
     unittest.main()

@@ -126,6 +126,7 @@ static void test_fault(void)
 		{ "fault=ud", FAULT_UD }, { "fault=gp", FAULT_GP },
 		{ "fault=pf", FAULT_PF }, { "fault=de", FAULT_DE },
 		{ "fault=bp", FAULT_BP }, { "fault=none", FAULT_NONE },
+		{ "fault=timer", FAULT_TIMER },
 	};
 
 	for (size_t i = 0; i < ARRAY_SIZE(faults); i++) {
@@ -198,7 +199,7 @@ static void test_errors(void)
 		{ "verbose=", "bad value '' for key 'verbose' (expected on, off" },
 		{ "hypercall=2", "bad value '2' for key 'hypercall' (expected on, off" },
 		{ "rep=ON", "bad value 'ON' for key 'rep' (expected on, off" },
-		{ "fault=xx", "bad value 'xx' for key 'fault' (expected none, ud, gp, pf, de, bp)" },
+		{ "fault=xx", "bad value 'xx' for key 'fault' (expected none, ud, gp, pf, de, bp, timer)" },
 		{ "fault=", "bad value '' for key 'fault'" },
 		{ "budget_ms=9", "bad value '9' for key 'budget_ms' (expected 10..600000)" },
 		{ "budget_ms=600001", "bad value '600001' for key 'budget_ms' (expected 10..600000)" },

@@ -128,12 +128,14 @@ COUNTED = {"cpuid": "counted: vmexit's op runs 10 emulated instructions "
            "model, and tscdeadline.immed.insn's own count)",
            # perf record -a -e kvm:kvm_emulate_insn -e kvm:kvm_apic_accept_irq
            # over 0.2 s of each tool's op, one boot each (docs/measurements.md,
-           # "one emulator batch")
+           # "one emulator batch" and "the spin's own instructions")
            "tscdeadline": "counted on PVM (perf, 0.2 s of each tool's op, one "
            "boot each): between two interrupts KVM accepted, exactly 1024 "
-           "instructions emulated in 314 of vmexit's 316 ops and 209 of "
-           "tscdeadline.insn's 211, 305 and 304 of them spins of three; the "
-           "same instructions but the spin's branch (JE, LOOPZ)"}
+           "instructions emulated in 317 of vmexit's 321 ops, 320 of "
+           "tscdeadline.insn's 327 and 312 of tscdeadline's 317; vmexit's "
+           "spin of three ran 306 times an op, tscdeadline.insn's (the same "
+           "three) 305 in a sample's second op and 295 in its first, whose "
+           "batch holds the framework's code to the timer's read"}
 for _name, _text in TRACED.items():
     COUNTED[_name] = COUNTED[_name] + "; " + _text if _name in COUNTED \
         else _text
