@@ -1,8 +1,9 @@
 /*
  * drivers/pit_watchdog.c - channel 0 of the 8254 PIT counting one shot
  * (mode 0) that raises IRQ 0, which QEMU routes to the I/O APIC's pin 2
- * (hw/intc/ioapic.c: "IRQ0 maps to GSI 2", the MADT's override; KVM's
- * in-kernel routing is QEMU's) with the legacy PIC left masked.  Each
+ * (hw/intc/ioapic.c: ISA IRQs map to GSIs one to one but IRQ 0, which
+ * maps to GSI 2, as the MADT's override says; KVM's in-kernel routing is
+ * QEMU's) with the legacy PIC left masked.  Each
  * shot that runs out re-arms the next; release() runs once the owner has
  * not kicked for the bound.  A kicked, healthy wait never sees a shot.
  */
