@@ -37,9 +37,11 @@
 #define CMDLINE_MAX_ROUNDS 16
 
 /* ud..bp: the exception raised at boot; timer: the deadline cases' timer
- * interrupt masked, so each of their spins ends by its watchdog */
+ * interrupt masked, so each of their spins ends by its watchdog; ple: the
+ * AP of ple.round_robin.insn.paired never passes the token back, so the
+ * BSP's wait ends by its watchdog */
 enum cmdline_fault { FAULT_NONE, FAULT_UD, FAULT_GP, FAULT_PF, FAULT_DE, FAULT_BP,
-		     FAULT_TIMER };
+		     FAULT_TIMER, FAULT_PLE };
 
 struct tm_config {
 	u32 suites;		/* bitmask of SUITE_*; default SUITE_DEFAULT */

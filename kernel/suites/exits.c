@@ -62,6 +62,8 @@
  *                   IBPB)                                wr_ibpb_msr
  *   ple.round_robin a token passed between two vCPUs in PAUSE loops
  *                   (-smp 2; kernel/suites/exits_ple.c)   ple_round_robin
+ *   ple.round_robin.insn.paired  vmexit's ple op and loop as built, on
+ *                   both vCPUs, its inl_from_kernel its control (exits_ple.c)
  *   *.upages        inb.elcr and the cases vmexit's figures disagree on,
  *                   again with every page user-accessible as vmexit maps
  *                   them (kernel/suites/exits_upages.c); no twin: trapmeter

@@ -35,6 +35,21 @@
  *
  * Every wait for the token is bounded (PLE_WAIT_US); a wait that times
  * out ends the batch, is counted, and fails the case's check.
+ *
+ * ple.round_robin.insn.paired runs vmexit's op and loop as its build
+ * compiles them (smp_id() through %gs:0, the spin with no bound inside;
+ * run_test's indirect call an op) on both vCPUs, with vmexit's
+ * inl_from_kernel op in that loop for its control: against it, what
+ * vmexit's ple_round_robin - inl_from_kernel is, instruction for
+ * instruction (trapmeter kut's "same instructions").  Its own loop, not
+ * suite exits': in a round trip each vCPU's loop runs while the other
+ * holds the token, hidden, so a loop of another length does not cancel.
+ * The AP runs the loop in chunks of PLE_CHUNK ops for the whole case, so
+ * the token flows as in vmexit's one long loop: a timed batch is the
+ * BSP's ops alone, each one round trip.  The PIT watchdog bounds the spins from outside, kicked
+ * between samples: a second without a kick frees both vCPUs for the rest
+ * of the case (each passes the token to itself) and counts a lost wait,
+ * which fails its check.
  */
 #include "kernel/suites/suites.h"
 #include "kernel/bench.h"
@@ -43,18 +58,27 @@
 #include "lib/fmt.h"
 #include "lib/json.h"
 #include "lib/string.h"
+#include "drivers/pit_watchdog.h"
+#include "drivers/platform.h"
+#include "arch/x86/io.h"
+#include "arch/x86/irq.h"
 
 #define PLE_WAIT_US      1000000  /* one hand-off, a preempted vCPU included */
 #define PLE_IDLE_US      5000000  /* the AP's wait for its next order */
 #define PLE_POLL_MASK    255      /* read the TSC every 256 spins */
+#define PLE_CHUNK        1024     /* the AP's ops per call of vmexit's loop */
 #define CACHE_LINE       64
 #define CPUID_HV_BIT     (1u << 31)     /* CPUID 1 ECX: a hypervisor */
 #define CPUID_KVM_BASE   0x40000000u
 #define CPUID_KVM_FEAT   0x40000001u
 #define KVM_HINTS_REALTIME (1u << 0)    /* EDX: vCPUs never preempted, PAUSE not intercepted */
 #define KVM_SIG_EBX      0x4b4d564bu    /* "KVMKVMKVM" */
+#define MSR_GS_BASE      0xc0000101
+#define PERCPU_MARK      0x656c70u      /* "ple" at %gs:4: GS reaches the area */
+#define PIC2_DATA        0xa1
+#define PIC_ALL          0xff
 
-enum ple_kind { PLE_PAUSE, PLE_NOP };
+enum ple_kind { PLE_PAUSE, PLE_NOP, PLE_INSN };
 enum ple_cmd { CMD_IDLE, CMD_RUN, CMD_STOP };
 
 /* vmexit's counter: n1 is bumped by the other vCPU, n2 is the last n1
@@ -80,6 +104,114 @@ static struct {
 } __attribute__((aligned(CACHE_LINE))) order;
 
 static u64 wait_ticks, idle_ticks;
+
+/* vmexit's counters (n1 bumped by the previous vCPU, n2 the last n1 this
+ * one took) and nr_cpus, as its ple_round_robin reads them, and
+ * kvm-unit-tests' per-CPU area of each vCPU: its smp_id at %gs:0 */
+struct vmexit_counter {
+	volatile u32 n1;
+	u32 n2;
+} __attribute__((aligned(CACHE_LINE)));
+#define VMEXIT_SLOTS 4
+struct vmexit_counter exits_vmexit_ple_counters[VMEXIT_SLOTS];
+u32 exits_vmexit_ple_cpus;
+static u32 percpu_id[2][16] __attribute__((aligned(64)));
+static u64 gs_before[2];
+static u8 pic_before[2];
+/* each vCPU's count of its run_test loop (vmexit's iterations) */
+static u32 iterations[2];
+static u32 insn_lost;                   /* waits the watchdog ended */
+static u64 insn_ops;                    /* the BSP's ops of the case */
+static u32 insn_seq;                    /* the AP's order for the case */
+static bool insn_astray;                /* a token not back, no wait lost */
+static volatile bool insn_busy;         /* the BSP is in a batch */
+
+/*
+ * vmexit's run_test (fn called iterations times, its count compared in
+ * RAM each time; here the count's address in r13), ple_round_robin and
+ * inl_nop_kernel, and kvm-unit-tests' smp_id(), instruction for
+ * instruction as its build compiles them (kvm-unit-tests 1da1819e: objdump
+ * -d x86/vmexit.elf).  The kernel is linked below 2 GiB, so the counters'
+ * absolute addresses fit as vmexit's do.
+ */
+__asm__(".text\n"
+	"exits_vmexit_run_test:\n\t"
+	"endbr64\n\t"
+	"push %rbp; mov %rsp, %rbp; push %r13; push %r12; push %rbx\n\t"
+	"mov %rdi, %r12; mov %rsi, %r13; mov $0, %ebx\n"
+	"1:\tcall *%r12\n\t"
+	"add $1, %ebx\n\t"
+	"cmp (%r13), %ebx\n\t"
+	"jb 1b\n\t"
+	"pop %rbx; pop %r12; pop %r13; pop %rbp\n\t"
+	"ret\n"
+	"exits_vmexit_ple_round_robin:\n\t"
+	"endbr64\n\t"
+	"push %rbp; mov %rsp, %rbp\n\t"
+	"call exits_vmexit_smp_id\n\t"
+	"mov %eax, %esi\n\t"
+	"cltq\n\t"
+	"shl $6, %rax\n\t"
+	"lea exits_vmexit_ple_counters(%rax), %rcx\n\t"
+	"mov exits_vmexit_ple_counters(%rax), %edx\n\t"
+	"mov exits_vmexit_ple_counters+4(%rax), %eax\n\t"
+	"cmp %eax, %edx\n\t"
+	"jne 2f\n\t"
+	"mov %rcx, %rax\n"
+	"1:\tpause\n\t"
+	"mov (%rax), %ecx\n\t"
+	"mov 4(%rax), %edx\n\t"
+	"cmp %edx, %ecx\n\t"
+	"je 1b\n"
+	"2:\tmovslq %esi, %rax\n\t"
+	"shl $6, %rax\n\t"
+	"lea exits_vmexit_ple_counters(%rax), %rdx\n\t"
+	"mov exits_vmexit_ple_counters(%rax), %eax\n\t"
+	"mov %eax, 4(%rdx)\n\t"
+	"lea 1(%rsi), %eax\n\t"
+	"cmp %eax, exits_vmexit_ple_cpus(%rip)\n\t"
+	"mov $0, %edx\n\t"
+	"cmove %edx, %eax\n\t"
+	"cltq\n\t"
+	"shl $6, %rax\n\t"
+	"mov exits_vmexit_ple_counters(%rax), %edx\n\t"
+	"add $1, %edx\n\t"
+	"mov %edx, exits_vmexit_ple_counters(%rax)\n\t"
+	"pop %rbp\n\t"
+	"ret\n"
+	"exits_vmexit_inl_nop_kernel:\n\t"
+	"endbr64\n\t"
+	"mov $0x4d0, %edx\n\t"
+	"in (%dx), %al\n\t"
+	"ret\n"
+	"exits_vmexit_smp_id:\n\t"
+	"endbr64\n\t"
+	"mov %gs:0, %eax\n\t"
+	"ret\n");
+
+void exits_vmexit_run_test(void (*fn)(void), const u32 *iters);
+void exits_vmexit_ple_round_robin(void);
+void exits_vmexit_inl_nop_kernel(void);
+
+/* vCPU me runs fn iters times in vmexit's loop (iters >= 1) */
+static void run_test(u32 me, void (*fn)(void), u64 iters)
+{
+	iterations[me] = (u32)iters;
+	exits_vmexit_run_test(fn, &iterations[me]);
+}
+
+/* GS at vCPU me's area: false where %gs-relative loads do not reach it */
+static bool percpu_set(u32 me)
+{
+	u32 mark;
+
+	percpu_id[me][0] = me;
+	percpu_id[me][1] = PERCPU_MARK;
+	gs_before[me] = rdmsr(MSR_GS_BASE);
+	wrmsr(MSR_GS_BASE, (u64)(uintptr_t)percpu_id[me]);
+	__asm__ volatile("mov %%gs:4, %0" : "=r"(mark));
+	return mark == PERCPU_MARK;
+}
 
 static void spin(enum ple_kind kind)
 {
@@ -123,6 +255,7 @@ static void ple_ap_loop(void)
 	u32 seen = order.seq;
 	u64 start = tsc_begin();
 
+	percpu_set(1);		/* the insn case checks it on the BSP */
 	order.alive = true;
 	for (;;) {
 		if (order.seq == seen) {
@@ -134,11 +267,16 @@ static void ple_ap_loop(void)
 		seen = order.seq;
 		if (order.cmd == CMD_STOP)
 			break;
-		rounds(1, order.kind, order.iters);
+		if (order.kind != PLE_INSN)
+			rounds(1, order.kind, order.iters);
+		else if (bench_cfg->fault != FAULT_PLE)	/* test hook: no pass back */
+			while (order.cmd == CMD_RUN)
+				run_test(1, exits_vmexit_ple_round_robin, PLE_CHUNK);
 		barrier();
 		order.done = seen;
 		start = tsc_begin();
 	}
+	wrmsr(MSR_GS_BASE, gs_before[1]);
 	order.alive = false;
 }
 
@@ -248,13 +386,19 @@ static u32 model_ple(const struct bench_case *c, const u8 *buf)
 	return 0;
 }
 
-static void extra_ple(const struct bench_case *c, const struct bench_result *r, struct jw *w)
+/* "ple": where PAUSE cannot exit, or that the host's KVM decides */
+static void jw_ple(struct jw *w)
 {
 	const char *why = ple_absent();
 
+	jw_str(w, "ple", why ? why : "the host's (VMX ple_gap/ple_window, SVM pause filter): 0 exits while both vCPUs run");
+}
+
+static void extra_ple(const struct bench_case *c, const struct bench_result *r, struct jw *w)
+{
 	(void)c;
 	(void)r;
-	jw_str(w, "ple", why ? why : "the host's (VMX ple_gap/ple_window, SVM pause filter): 0 exits while both vCPUs run");
+	jw_ple(w);
 	jw_u64(w, "passes_bsp", counter[0].passes);
 	jw_u64(w, "passes_ap", counter[1].passes);
 	jw_u64(w, "wait_timeouts", counter[0].timeouts + counter[1].timeouts);
@@ -266,6 +410,158 @@ static const struct bench_case ple_case = {
 	.skip = skip_ple, .verify = verify_ple, .extra = extra_ple,
 	.kut_name = "ple_round_robin" };
 
+/* ---- ple.round_robin.insn.paired: vmexit's op in its loop ---- */
+
+/* The watchdog ran PLE_WAIT_US without a kick: both spins freed, and the
+ * rest of the case free-running (nr_cpus 1: each vCPU, as vCPU 0, passes
+ * the token to itself), so no later wait needs a shot of its own. */
+static void insn_release(void)
+{
+	if (!insn_busy)
+		return;		/* no spin of the BSP's to free (e.g. its statistics) */
+	exits_vmexit_ple_cpus = 1;
+	percpu_id[1][0] = 0;
+	exits_vmexit_ple_counters[0].n1++;
+	exits_vmexit_ple_counters[1].n1++;
+	insn_lost++;
+}
+
+static void insn_kick(const struct bench_case *c)
+{
+	(void)c;
+	pit_watchdog_kick();
+}
+
+/* The BSP's side of iters round trips: vmexit's loop, nothing else (the
+ * AP's loop runs on through the case).  insn_busy: a wait of the BSP's
+ * can be lost only inside a batch. */
+static void op_ple_insn(const struct bench_case *c, u8 *buf, u64 iters)
+{
+	(void)c;
+	(void)buf;
+	insn_ops += iters;
+	insn_busy = true;
+	run_test(0, exits_vmexit_ple_round_robin, iters);
+	insn_busy = false;
+}
+
+/* vmexit's inl_from_kernel op in that loop */
+static void ctl_ple_kernel(const struct bench_case *c, u8 *buf, u64 iters)
+{
+	(void)c;
+	(void)buf;
+	run_test(0, exits_vmexit_inl_nop_kernel, iters);
+}
+
+/* vmexit's start: GS at the BSP's area, the watchdog armed, IF=1 with the
+ * 8259 masked (the watchdog's IRQ 0 comes through the I/O APIC) */
+static const char *skip_ple_insn(const struct bench_case *c)
+{
+	const char *why = order.alive ? NULL : skip_ple(c);
+
+	if (why)
+		return why;
+	insn_lost = 0;
+	insn_ops = 0;
+	exits_vmexit_ple_cpus = 2;
+	if (!percpu_set(0)) {
+		wrmsr(MSR_GS_BASE, gs_before[0]);
+		return "%gs-relative loads do not follow IA32_GS_BASE here: vmexit's smp_id() cannot be run";
+	}
+	if (pit_watchdog_start(PLE_WAIT_US, insn_release)) {
+		wrmsr(MSR_GS_BASE, gs_before[0]);
+		return "the PIT's interrupt (IRQ 0, I/O APIC pin 2) did not arrive: the spins would have no bound";
+	}
+	pic_before[0] = inb(PIC1_DATA_PORT);
+	pic_before[1] = inb(PIC2_DATA);
+	outb(PIC_ALL, PIC1_DATA_PORT);
+	outb(PIC_ALL, PIC2_DATA);
+	irq_enable();
+	/* vmexit's start: vCPU 0 holds the token; the AP's loop begins */
+	kmemset(exits_vmexit_ple_counters, 0, sizeof(exits_vmexit_ple_counters));
+	exits_vmexit_ple_counters[0].n1 = 1;
+	order.kind = PLE_INSN;
+	order.cmd = CMD_RUN;
+	barrier();
+	insn_seq = ++order.seq;
+	return NULL;
+}
+
+/* Bounded wait for the AP's pass of the BSP's last token. */
+static bool insn_returned(void)
+{
+	u64 start = tsc_begin();
+
+	while (exits_vmexit_ple_counters[0].n1 != insn_ops + 1) {
+		cpu_relax();
+		if (tsc_begin() - start > wait_ticks)
+			return false;
+	}
+	return true;
+}
+
+/* The AP's loop ended: it runs the rest of its chunk passing the token to
+ * itself (vCPU 0 of one), its wait freed. */
+static bool insn_stop(void)
+{
+	order.cmd = CMD_STOP;
+	exits_vmexit_ple_cpus = 1;
+	percpu_id[1][0] = 0;
+	barrier();
+	exits_vmexit_ple_counters[1].n1++;
+	return ap_finished(insn_seq);
+}
+
+/* Every op's token went round (each vCPU bumped the other's n1 once an
+ * op of the BSP's), no wait lost, the AP's loop ended; the BSP's state
+ * put back. */
+static u32 verify_ple_insn(const struct bench_case *c, const u8 *buf)
+{
+	u32 bad;
+
+	(void)c;
+	(void)buf;
+	bad = !insn_returned() || exits_vmexit_ple_counters[1].n1 != insn_ops;
+	insn_astray = bad && !insn_lost;
+	bad |= !insn_stop();
+	irq_disable();
+	pit_watchdog_stop();
+	outb(pic_before[0], PIC1_DATA_PORT);
+	outb(pic_before[1], PIC2_DATA);
+	wrmsr(MSR_GS_BASE, gs_before[0]);
+	exits_vmexit_ple_cpus = 2;
+	percpu_id[1][0] = 1;
+	return insn_lost + bad;
+}
+
+static void extra_ple_insn(const struct bench_case *c, const struct bench_result *r,
+			   struct jw *w)
+{
+	(void)c;
+	(void)r;
+	jw_ple(w);
+	jw_str(w, "loop", "vmexit.run_test");
+	jw_str(w, "control_case", "inl_from_kernel");
+	jw_u64(w, "watchdog_shots", pit_watchdog_fired);
+	jw_u64(w, "wait_timeouts", insn_lost);
+	jw_u64(w, "ops_bsp", insn_ops);
+	jw_bool(w, "tokens_astray", insn_astray);
+}
+
+/* the control's exits (inl_from_kernel's: one) taken out, none left: model 0 */
+static const struct bench_case ple_insn_case = {
+	.suite = "exits", .name = "ple.round_robin.insn.paired", .target = "cpu",
+	.handler = HANDLER_KERNEL, .method = METHOD_SINGLE, .op = op_ple_insn,
+	.control = ctl_ple_kernel, .exits_model = model_ple, .skip = skip_ple_insn,
+	.verify = verify_ple_insn, .extra = extra_ple_insn, .settle = insn_kick,
+	.kut_name = BENCH_NO_KUT };
+
+static void check_run(const char *check, int rc, const char *detail)
+{
+	if (rc >= 0)
+		bench_check(check, rc == 0, detail);
+}
+
 void exits_ple_run(void)
 {
 	struct bench_result r;
@@ -273,15 +569,17 @@ void exits_ple_run(void)
 	int rc;
 
 	rc = bench_run(&ple_case, &r);
+	fmt_snprintf(detail, sizeof(detail), "%lu BSP and %lu AP passes, %lu waits timed out (%u us each)",
+		     counter[0].passes, counter[1].passes, counter[0].timeouts + counter[1].timeouts,
+		     PLE_WAIT_US);
+	check_run("exits.ple.round_robin", rc, detail);
+	rc = bench_run(&ple_insn_case, &r);
+	fmt_snprintf(detail, sizeof(detail), "%lu ops, %u waits ended by the watchdog, tokens %s",
+		     insn_ops, insn_lost, insn_astray ? "astray" : "all returned");
+	check_run("exits.ple.round_robin.insn", rc, detail);
 	if (order.alive) {
 		order.cmd = CMD_STOP;
 		barrier();
 		order.seq++;
 	}
-	if (rc < 0)
-		return;
-	fmt_snprintf(detail, sizeof(detail), "%lu BSP and %lu AP passes, %lu waits timed out (%u us each)",
-		     counter[0].passes, counter[1].passes, counter[0].timeouts + counter[1].timeouts,
-		     PLE_WAIT_US);
-	bench_check("exits.ple.round_robin", rc == 0, detail);
 }

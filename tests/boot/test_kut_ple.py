@@ -2,7 +2,12 @@
 (kernel/suites/exits_ple.c), kvm-unit-tests vmexit's ple_round_robin:
 the runner gives it a second vCPU, both vCPUs pass the token as often
 (the guest's check), the control is taken, the result says where PLE is
-absent, and with one vCPU it skips by name.  No absolute cycle counts."""
+absent, and with one vCPU it skips by name.  Its same-instructions case,
+ple.round_robin.insn.paired (vmexit's op and loop as built, on both vCPUs,
+with no bound in its spin), returns every op's token with no wait lost;
+with the AP never passing back (test hook fault=ple) the watchdog frees
+the BSP once and the check names the lost wait.  No absolute cycle
+counts."""
 import unittest
 
 from tests.boot.common import need_build, need_kvm, run
@@ -12,6 +17,21 @@ FAST = "samples=3 budget_ms=30"
 
 def check(b, name):
     return next((c for c in b.boot["checks"] if c["name"] == name), None)
+
+
+def insn_ok(test, b):
+    """ple.round_robin.insn.paired ran healthy: its check passed, no wait
+    ended by the watchdog, every op's token back, vmexit's inl_from_kernel
+    its control in vmexit's loop."""
+    r = b.result("ple.round_robin.insn.paired")
+    test.assertTrue(check(b, "exits.ple.round_robin.insn")["ok"], r)
+    test.assertEqual((r["wait_timeouts"], r["tokens_astray"],
+                      r["watchdog_shots"]), (0, False, 0), r)
+    test.assertGreater(r["ops_bsp"], r["ops"], r)
+    test.assertEqual((r["loop"], r["control_case"]),
+                     ("vmexit.run_test", "inl_from_kernel"), r)
+    test.assertIsNone(r.get("kut_name"), r)
+    test.assertIn("cycles_control", r)
 
 
 class PleTcg(unittest.TestCase):
@@ -33,6 +53,7 @@ class PleTcg(unittest.TestCase):
         self.assertIn("cycles_control", r)
         self.assertEqual(r["exits_model"], 0)
         self.assertTrue(r["ple"].startswith("absent: no KVM signature"), r)
+        insn_ok(self, self.b)
 
     def test_one_vcpu_skips_by_name(self):
         b = run("--accel", "tcg", "--suite", "exits", "--case", "ple.*",
@@ -61,6 +82,33 @@ class PleKvm(unittest.TestCase):
         flavour = self.b.results["host"].get("kvm_flavour")
         if flavour == "pvm":
             self.assertIn("PVM", r["ple"])
+        insn_ok(self, self.b)
+
+    def test_kicks_keep_the_watchdog_from_a_healthy_spin(self):
+        # sampled for 1.5 s, past the watchdog's bound of 1 s: only the
+        # kicks between samples keep it from freeing a spin
+        b = run("--accel", "kvm", "--suite", "exits", "--case",
+                "ple.round_robin.insn.paired", "--cmdline",
+                "stable=off samples=10000 budget_ms=1500", "--timeout", "120",
+                timeout=180)
+        self.assertEqual(b.status, 0, b.describe())
+        r = b.result("ple.round_robin.insn.paired")
+        self.assertGreater(r["case_ms"], 1000, r)
+        self.assertEqual((r["wait_timeouts"], r["tokens_astray"]), (0, False),
+                         r)
+
+    def test_a_lost_token_is_freed_by_the_watchdog_and_named(self):
+        b = run("--accel", "kvm", "--suite", "exits", "--case",
+                "ple.round_robin.insn.paired", "--cmdline",
+                "samples=3 budget_ms=10 fault=ple", "--timeout", "120",
+                timeout=180)
+        self.assertEqual(b.status, 1, b.describe())
+        r = b.result("ple.round_robin.insn.paired")
+        self.assertEqual(r["wait_timeouts"], 1, r)
+        self.assertGreater(r["watchdog_shots"], 0, r)
+        c = check(b, "exits.ple.round_robin.insn")
+        self.assertFalse(c["ok"], c)
+        self.assertIn("1 waits ended by the watchdog", c["detail"])
 
 
 if __name__ == "__main__":

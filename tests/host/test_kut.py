@@ -388,6 +388,22 @@ class Agreement(AnyRounds, Unexplained, unittest.TestCase):
                       "(cpuid.insn.paired, 4 of 4 rounds)): +20 (+20..+21, "
                       "4 boots)", row["cause"])
 
+    def test_ple_is_tried_with_vmexit_s_op_on_both_vcpus(self):
+        # ple_round_robin's same-instructions case exists only as its
+        # paired pass (kernel/suites/exits_ple.c): the try takes its net
+        b = boots({"ple_round_robin": [320, 321, 320, 321],
+                   self.REF: [100, 100, 100, 100]},
+                  {"ple_round_robin": [290, 291, 290, 290],
+                   self.REF: [15, 15, 16, 15]})
+        for boot, net in zip(b, (220, 221, 220, 220)):
+            boot["cases"]["ple.round_robin.insn.paired"] = {"gross": 300,
+                                                            "net": net}
+        row = kutcmp.diff_row(b, "ple_round_robin", self.REF)
+        self.assertEqual(row["verdict"], "explained", row)
+        self.assertIn("(ple.round_robin.insn - inb.elcr, sampled interleaved "
+                      "(ple.round_robin.insn.paired, 4 of 4 rounds)): +220 "
+                      "(+220..+221, 4 boots)", row["cause"])
+
     def test_eight_rounds_judge_a_try_by_the_medians_interval(self):
         # the four rounds above twice over: each figure's interval is the
         # 2nd lowest to the 2nd highest of 8, so the try's one low and one

@@ -126,7 +126,7 @@ static void test_fault(void)
 		{ "fault=ud", FAULT_UD }, { "fault=gp", FAULT_GP },
 		{ "fault=pf", FAULT_PF }, { "fault=de", FAULT_DE },
 		{ "fault=bp", FAULT_BP }, { "fault=none", FAULT_NONE },
-		{ "fault=timer", FAULT_TIMER },
+		{ "fault=timer", FAULT_TIMER }, { "fault=ple", FAULT_PLE },
 	};
 
 	for (size_t i = 0; i < ARRAY_SIZE(faults); i++) {

@@ -114,7 +114,8 @@ def runner_table_off(words):
 
 
 # Cases that need a second vCPU (kernel/suites/irq.c, exits_ple.c).
-SMP_CASES = ("ipi", "ipi.halt", "ipi.on_cpu", "ipi.halt.on_cpu", "ple.round_robin")
+SMP_CASES = ("ipi", "ipi.halt", "ipi.on_cpu", "ipi.halt.on_cpu", "ple.round_robin",
+             "ple.round_robin.insn.paired")
 SMP_CHOICES = ("auto", "1", "2")
 
 

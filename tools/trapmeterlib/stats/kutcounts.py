@@ -258,4 +258,17 @@ EXPLAINERS.update({
         "tscdeadline", "x cleared, WRMSR of the TSC 3000 cycles ahead to the "
         "deadline MSR, a spin of load, test and branch on x until its "
         "interrupt, through the same path as tscdeadline_immed's, counts it",
-        "tscdeadline.insn")})
+        "tscdeadline.insn"),
+    # its case runs only as its paired pass, whose control is vmexit's
+    # inl_from_kernel op (inb 0x4d0, as inb.elcr) in vmexit's loop, not
+    # suite exits' (kernel/suites/exits_ple.c: in a round trip each vCPU's
+    # loop is hidden behind the other's work, so only vmexit's own loop
+    # cancels): the try takes ple.round_robin.insn.paired's net
+    "ple_round_robin": [(
+        "ple.round_robin.insn", SAME_LOOP_REF, "same instructions: vmexit's "
+        "ple_round_robin and its loop as its build runs them (smp_id() "
+        "through %gs:0, a PAUSE spin on its vCPU's counter with no bound, "
+        "the next vCPU's counter bumped; run_test's indirect call) on both "
+        "vCPUs; trapmeter's ple.round_robin.insn the same instructions and "
+        "loop on both vCPUs, against vmexit's inl_from_kernel op (inb "
+        "0x4d0) in that loop")]})
