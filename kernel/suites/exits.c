@@ -72,6 +72,9 @@
  *                   inb.elcr for their control (sampled interleaved): net
  *                   is the case less inb.elcr; no twin: trapmeter kut takes
  *                   it for the case's difference to inb.elcr
+ *   tscdeadline.immed.insn.masked.paired  the last of them again with IF=0
+ *                   across each timed batch (its interrupts' cost, by
+ *                   difference)
  * Every extended case has a control: the same loop and dispatch with the
  * instruction's non-trapping twin (a RAM access, or its registers around
  * a nop; arch/x86/control.h).
@@ -85,6 +88,7 @@
 #include "arch/x86/control.h"
 #include "lib/fmt.h"
 #include "arch/x86/trap.h"
+#include "arch/x86/irq.h"
 #include "drivers/acpi_pm.h"
 #include "drivers/pit_watchdog.h"
 #include "kernel/suites/exits_upages.h"
@@ -775,6 +779,26 @@ static void extra_paired(const struct bench_case *c, const struct bench_result *
 	jw_str(w, "control_case", "inb.elcr");
 }
 
+/* tscdeadline.immed.insn.masked.paired: the immediate deadline's paired
+ * pass with IF=0 across each timed batch, the case's and its control's.
+ * On PVM the interrupt the last write left pending is taken where the
+ * emulator's batch ends, after the sample's closing TSC read, so against
+ * tscdeadline.immed.insn.paired the difference is what the interrupts
+ * taken inside the ops cost (trapmeter kut's "interrupts" try). */
+static void op_masked(const struct bench_case *c, u8 *buf, u64 iters)
+{
+	irq_disable();
+	op_insn(c, buf, iters);
+	irq_enable();
+}
+
+static void ctl_elcr_masked(const struct bench_case *c, u8 *buf, u64 iters)
+{
+	irq_disable();
+	ctl_elcr(c, buf, iters);
+	irq_enable();
+}
+
 static void run_paired(void)
 {
 	struct bench_case c;
@@ -788,6 +812,13 @@ static void run_paired(void)
 		c.extra = extra_paired;
 		run_checked(&c);
 	}
+	c = ext_cases[I_DEADLINE_KUT];
+	c.name = "tscdeadline.immed.insn.masked.paired";
+	c.kut_name = BENCH_NO_KUT;
+	c.extra = extra_paired;
+	c.op = op_masked;
+	c.control = ctl_elcr_masked;
+	run_checked(&c);
 }
 
 /* cpuid with vmexit's leaves: explains a cpuid figure vmexit and trapmeter

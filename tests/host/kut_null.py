@@ -99,7 +99,9 @@ WBINS = (("width < gap/4", 0.0, 0.25), ("width gap/4..gap", 0.25, 1.0),
 # range under 8 rounds, the median's interval from 8; the rule's rate
 # holds at each
 DBINS = ("range", "median's interval")
-SWAPPED = ("vmexit", "vmexit_span", "vmexit_wait")
+# vmexit's side of a round: its figures, its loops' spans and waits, and
+# what KVM counted of its iterations (the interrupts try reads that)
+SWAPPED = ("vmexit", "vmexit_span", "vmexit_wait", "vmexit_counted")
 KUT_NULL_FIXTURE = os.path.join(ROOT, "tests", "fixtures",
                                 "kut-null-sessions.json.gz")
 REDUCED_FORMAT = "trapmeter kut_null sessions 1"
@@ -145,7 +147,8 @@ def judge(boots, name, flavour, rule):
 
 
 def swap(boots, a, b):
-    """The rounds with vmexit's figures (and waits) of a in place of b's."""
+    """The rounds with vmexit's figures (waits, counts) of a in place of
+    b's."""
     out = []
     for boot in boots:
         new = dict(boot)

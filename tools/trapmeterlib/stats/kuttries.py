@@ -29,6 +29,10 @@ each tried in turn:
                trapmeter's same-loop one plus the surplus of instructions
                (counted, INSNS) at vmexit's cost per instruction (its
                wbinvd over wbinvd's instructions, same boot);
+  "interrupts" (model) where an interrupt comes at the emulator batch's
+               end, its rate follows the loop: trapmeter's masked pass
+               (IF=0 across each timed batch) and its paired one, the
+               interrupts' part scaled to vmexit's counted rate;
   "statistic"  vmexit's figure is a mean over one span of 2^30 cycles,
                the host's preemption included; trapmeter's mean per op
                (over its samples) agrees where its median does not.
@@ -68,6 +72,39 @@ SAME_LOOP_TRY = "reference and loop"
 # (kernel/suites/exits.c paired_pass): its net is case - inb.elcr, sampled
 # interleaved, where two cases' medians were taken seconds apart
 PAIRED = ".paired"
+# its pass with IF=0 across each timed batch (kernel/suites/exits.c
+# op_masked): its interrupts' cost, by difference ("interrupts" try)
+MASKED = ".masked"
+
+
+def _irq_try(boots, name):
+    """"interrupts (model)": where a case's interrupt comes at the end of
+    the emulator's batch (PVM), its rate follows every instruction of an
+    op, the loop's included, and the two tools' loops differ.  trapmeter's
+    MASKED pass of the same-instructions case takes the interrupts out of
+    the timing; per round the try is M + (rV / rP) (P - M): its masked net
+    plus the interrupts' part of its paired net P, scaled from its own
+    rate rP to vmexit's counted one rV.  None where no round has them."""
+    case = next((c for c, against, _cause in EXPLAINERS.get(name, ())
+                 if against == SAME_LOOP_REF), None)
+    out = []
+    for boot in boots if case else ():
+        p = boot["cases"].get(case + PAIRED) or {}
+        m = (boot["cases"].get(case + MASKED + PAIRED) or {}).get("net")
+        r_vm = (boot.get("vmexit_counted", {}).get(name) or {}).get(
+            "irq_injections")
+        nums = (p.get("net"), p.get("irq_rate"), m, r_vm)
+        if all(isinstance(v, (int, float)) for v in nums) and nums[1] > 0:
+            out.append(at(boot, m + r_vm / nums[1] * (p["net"] - m)))
+    if not out:
+        return None
+    return ("interrupts (model): on PVM an interrupt comes where the "
+            "emulator's batch ends, so its rate follows every instruction "
+            "of the op, loop included; %s%s (IF=0 across each timed batch) "
+            "less inb.elcr, plus %s%s's interrupts' part scaled from its "
+            "rate to vmexit's counted one (QMP), %d of %d rounds" % (
+                case, MASKED + PAIRED, case, PAIRED, len(out), len(boots)),
+            spread(out))
 
 
 def _insns_try(boots, name, ref, flavour):
@@ -297,6 +334,9 @@ def other_tries(boots, name, ref, flavour=None):
     insns = _insns_try(boots, name, ref, flavour)
     if insns:
         out.append(insns)
+    irqs = _irq_try(boots, name)
+    if irqs:
+        out.append(irqs)
     mean_ref = pick_case(SAME_LOOP_REF, "mean") if same else \
         pick_twin(boots, ref, "mean")
     out.append(("statistic: vmexit's figure is a mean over one span of 2^30 "
