@@ -62,6 +62,7 @@
 #include "drivers/platform.h"
 #include "arch/x86/io.h"
 #include "arch/x86/irq.h"
+#include "kernel/suites/exits_vmexit.h"
 
 #define PLE_WAIT_US      1000000  /* one hand-off, a preempted vCPU included */
 #define PLE_IDLE_US      5000000  /* the AP's wait for its next order */
@@ -105,16 +106,7 @@ static struct {
 
 static u64 wait_ticks, idle_ticks;
 
-/* vmexit's counters (n1 bumped by the previous vCPU, n2 the last n1 this
- * one took) and nr_cpus, as its ple_round_robin reads them, and
- * kvm-unit-tests' per-CPU area of each vCPU: its smp_id at %gs:0 */
-struct vmexit_counter {
-	volatile u32 n1;
-	u32 n2;
-} __attribute__((aligned(CACHE_LINE)));
-#define VMEXIT_SLOTS 4
-struct vmexit_counter exits_vmexit_ple_counters[VMEXIT_SLOTS];
-u32 exits_vmexit_ple_cpus;
+/* kvm-unit-tests' per-CPU area of each vCPU: its smp_id at %gs:0 */
 static u32 percpu_id[2][16] __attribute__((aligned(64)));
 static u64 gs_before[2];
 static u8 pic_before[2];
@@ -125,73 +117,6 @@ static u64 insn_ops;                    /* the BSP's ops of the case */
 static u32 insn_seq;                    /* the AP's order for the case */
 static bool insn_astray;                /* a token not back, no wait lost */
 static volatile bool insn_busy;         /* the BSP is in a batch */
-
-/*
- * vmexit's run_test (fn called iterations times, its count compared in
- * RAM each time; here the count's address in r13), ple_round_robin and
- * inl_nop_kernel, and kvm-unit-tests' smp_id(), instruction for
- * instruction as its build compiles them (kvm-unit-tests 1da1819e: objdump
- * -d x86/vmexit.elf).  The kernel is linked below 2 GiB, so the counters'
- * absolute addresses fit as vmexit's do.
- */
-__asm__(".text\n"
-	"exits_vmexit_run_test:\n\t"
-	"endbr64\n\t"
-	"push %rbp; mov %rsp, %rbp; push %r13; push %r12; push %rbx\n\t"
-	"mov %rdi, %r12; mov %rsi, %r13; mov $0, %ebx\n"
-	"1:\tcall *%r12\n\t"
-	"add $1, %ebx\n\t"
-	"cmp (%r13), %ebx\n\t"
-	"jb 1b\n\t"
-	"pop %rbx; pop %r12; pop %r13; pop %rbp\n\t"
-	"ret\n"
-	"exits_vmexit_ple_round_robin:\n\t"
-	"endbr64\n\t"
-	"push %rbp; mov %rsp, %rbp\n\t"
-	"call exits_vmexit_smp_id\n\t"
-	"mov %eax, %esi\n\t"
-	"cltq\n\t"
-	"shl $6, %rax\n\t"
-	"lea exits_vmexit_ple_counters(%rax), %rcx\n\t"
-	"mov exits_vmexit_ple_counters(%rax), %edx\n\t"
-	"mov exits_vmexit_ple_counters+4(%rax), %eax\n\t"
-	"cmp %eax, %edx\n\t"
-	"jne 2f\n\t"
-	"mov %rcx, %rax\n"
-	"1:\tpause\n\t"
-	"mov (%rax), %ecx\n\t"
-	"mov 4(%rax), %edx\n\t"
-	"cmp %edx, %ecx\n\t"
-	"je 1b\n"
-	"2:\tmovslq %esi, %rax\n\t"
-	"shl $6, %rax\n\t"
-	"lea exits_vmexit_ple_counters(%rax), %rdx\n\t"
-	"mov exits_vmexit_ple_counters(%rax), %eax\n\t"
-	"mov %eax, 4(%rdx)\n\t"
-	"lea 1(%rsi), %eax\n\t"
-	"cmp %eax, exits_vmexit_ple_cpus(%rip)\n\t"
-	"mov $0, %edx\n\t"
-	"cmove %edx, %eax\n\t"
-	"cltq\n\t"
-	"shl $6, %rax\n\t"
-	"mov exits_vmexit_ple_counters(%rax), %edx\n\t"
-	"add $1, %edx\n\t"
-	"mov %edx, exits_vmexit_ple_counters(%rax)\n\t"
-	"pop %rbp\n\t"
-	"ret\n"
-	"exits_vmexit_inl_nop_kernel:\n\t"
-	"endbr64\n\t"
-	"mov $0x4d0, %edx\n\t"
-	"in (%dx), %al\n\t"
-	"ret\n"
-	"exits_vmexit_smp_id:\n\t"
-	"endbr64\n\t"
-	"mov %gs:0, %eax\n\t"
-	"ret\n");
-
-void exits_vmexit_run_test(void (*fn)(void), const u32 *iters);
-void exits_vmexit_ple_round_robin(void);
-void exits_vmexit_inl_nop_kernel(void);
 
 /* vCPU me runs fn iters times in vmexit's loop (iters >= 1) */
 static void run_test(u32 me, void (*fn)(void), u64 iters)
@@ -426,12 +351,6 @@ static void insn_release(void)
 	insn_lost++;
 }
 
-static void insn_kick(const struct bench_case *c)
-{
-	(void)c;
-	pit_watchdog_kick();
-}
-
 /* The BSP's side of iters round trips: vmexit's loop, nothing else (the
  * AP's loop runs on through the case).  insn_busy: a wait of the BSP's
  * can be lost only inside a batch. */
@@ -553,7 +472,7 @@ static const struct bench_case ple_insn_case = {
 	.suite = "exits", .name = "ple.round_robin.insn.paired", .target = "cpu",
 	.handler = HANDLER_KERNEL, .method = METHOD_SINGLE, .op = op_ple_insn,
 	.control = ctl_ple_kernel, .exits_model = model_ple, .skip = skip_ple_insn,
-	.verify = verify_ple_insn, .extra = extra_ple_insn, .settle = insn_kick,
+	.verify = verify_ple_insn, .extra = extra_ple_insn, .settle = exits_vmexit_wait_kick,
 	.kut_name = BENCH_NO_KUT };
 
 static void check_run(const char *check, int rc, const char *detail)

@@ -4,7 +4,9 @@
  * (kernel/suites/exits_vmexit.h): GS points at a zeroed area whose byte 4
  * is the vector an exception handler would leave (none does here) and
  * whose word at 8 points at the APIC's ops.  And the path vmexit's
- * timer interrupt takes, for tscdeadline.immed.insn and tscdeadline.insn.
+ * timer interrupt takes, for tscdeadline.immed.insn and tscdeadline.insn;
+ * and vmexit's run_test, ple_round_robin and inl_nop_kernel, for
+ * ple.round_robin.insn.paired.
  */
 #include "kernel/suites/exits_vmexit.h"
 #include "arch/x86/cpu.h"
@@ -124,6 +126,76 @@ __asm__(".text\n"
 	"endbr64\n\t"
 	"mov %edi, %edi; mov $0xfee00000, %eax; add %rax, %rdi\n\t"
 	"mov %esi, (%rdi)\n\t"
+	"ret\n");
+
+struct vmexit_counter exits_vmexit_ple_counters[VMEXIT_SLOTS];
+u32 exits_vmexit_ple_cpus;
+
+/*
+ * vmexit's run_test (fn called iterations times, its count compared in
+ * RAM each time; here the count's address in r13), ple_round_robin and
+ * inl_nop_kernel, and kvm-unit-tests' smp_id(), instruction for
+ * instruction as its build compiles them (kvm-unit-tests 1da1819e: objdump
+ * -d x86/vmexit.elf).  The kernel is linked below 2 GiB, so the counters'
+ * absolute addresses fit as vmexit's do.
+ */
+__asm__(".text\n"
+	".globl exits_vmexit_run_test\n"
+	"exits_vmexit_run_test:\n\t"
+	"endbr64\n\t"
+	"push %rbp; mov %rsp, %rbp; push %r13; push %r12; push %rbx\n\t"
+	"mov %rdi, %r12; mov %rsi, %r13; mov $0, %ebx\n"
+	"1:\tcall *%r12\n\t"
+	"add $1, %ebx\n\t"
+	"cmp (%r13), %ebx\n\t"
+	"jb 1b\n\t"
+	"pop %rbx; pop %r12; pop %r13; pop %rbp\n\t"
+	"ret\n"
+	".globl exits_vmexit_ple_round_robin\n"
+	"exits_vmexit_ple_round_robin:\n\t"
+	"endbr64\n\t"
+	"push %rbp; mov %rsp, %rbp\n\t"
+	"call exits_vmexit_smp_id\n\t"
+	"mov %eax, %esi\n\t"
+	"cltq\n\t"
+	"shl $6, %rax\n\t"
+	"lea exits_vmexit_ple_counters(%rax), %rcx\n\t"
+	"mov exits_vmexit_ple_counters(%rax), %edx\n\t"
+	"mov exits_vmexit_ple_counters+4(%rax), %eax\n\t"
+	"cmp %eax, %edx\n\t"
+	"jne 2f\n\t"
+	"mov %rcx, %rax\n"
+	"1:\tpause\n\t"
+	"mov (%rax), %ecx\n\t"
+	"mov 4(%rax), %edx\n\t"
+	"cmp %edx, %ecx\n\t"
+	"je 1b\n"
+	"2:\tmovslq %esi, %rax\n\t"
+	"shl $6, %rax\n\t"
+	"lea exits_vmexit_ple_counters(%rax), %rdx\n\t"
+	"mov exits_vmexit_ple_counters(%rax), %eax\n\t"
+	"mov %eax, 4(%rdx)\n\t"
+	"lea 1(%rsi), %eax\n\t"
+	"cmp %eax, exits_vmexit_ple_cpus(%rip)\n\t"
+	"mov $0, %edx\n\t"
+	"cmove %edx, %eax\n\t"
+	"cltq\n\t"
+	"shl $6, %rax\n\t"
+	"mov exits_vmexit_ple_counters(%rax), %edx\n\t"
+	"add $1, %edx\n\t"
+	"mov %edx, exits_vmexit_ple_counters(%rax)\n\t"
+	"pop %rbp\n\t"
+	"ret\n"
+	".globl exits_vmexit_inl_nop_kernel\n"
+	"exits_vmexit_inl_nop_kernel:\n\t"
+	"endbr64\n\t"
+	"mov $0x4d0, %edx\n\t"
+	"in (%dx), %al\n\t"
+	"ret\n"
+	".globl exits_vmexit_smp_id\n"
+	"exits_vmexit_smp_id:\n\t"
+	"endbr64\n\t"
+	"mov %gs:0, %eax\n\t"
 	"ret\n");
 
 extern const char exits_vmexit_thunk[], exits_vmexit_x2apic_write[];

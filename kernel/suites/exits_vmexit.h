@@ -188,6 +188,22 @@ void exits_vmexit_deadline_settle(const struct bench_case *c);
  * raises none) */
 extern u32 exits_vmexit_settled;
 
+/* vmexit's ple_round_robin (kernel/suites/exits_ple.c runs it): its
+ * counters (n1 bumped by the previous vCPU, n2 the last n1 this one took)
+ * and nr_cpus, as its build reads them; the op and its inl_from_kernel
+ * op as functions, and run_test, its loop, calling fn until its count
+ * reaches *iters (at least 1), all instruction for instruction. */
+struct vmexit_counter {
+	volatile u32 n1;
+	u32 n2;
+} __attribute__((aligned(64)));
+#define VMEXIT_SLOTS 4
+extern struct vmexit_counter exits_vmexit_ple_counters[VMEXIT_SLOTS];
+extern u32 exits_vmexit_ple_cpus;
+void exits_vmexit_run_test(void (*fn)(void), const u32 *iters);
+void exits_vmexit_ple_round_robin(void);
+void exits_vmexit_inl_nop_kernel(void);
+
 /* vmexit's cpuid_test: RBX saved around CPUID, EAX and ECX not set (the
  * leaf is what the loop left in them). */
 static inline void vmexit_cpuid(void)

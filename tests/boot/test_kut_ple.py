@@ -19,6 +19,13 @@ def check(b, name):
     return next((c for c in b.boot["checks"] if c["name"] == name), None)
 
 
+def run_insn(words):
+    """A KVM boot of ple.round_robin.insn.paired alone, kernel words words."""
+    return run("--accel", "kvm", "--suite", "exits", "--case",
+               "ple.round_robin.insn.paired", "--cmdline", words,
+               "--timeout", "120", timeout=180)
+
+
 def insn_ok(test, b):
     """ple.round_robin.insn.paired ran healthy: its check passed, no wait
     ended by the watchdog, every op's token back, vmexit's inl_from_kernel
@@ -87,10 +94,7 @@ class PleKvm(unittest.TestCase):
     def test_kicks_keep_the_watchdog_from_a_healthy_spin(self):
         # sampled for 1.5 s, past the watchdog's bound of 1 s: only the
         # kicks between samples keep it from freeing a spin
-        b = run("--accel", "kvm", "--suite", "exits", "--case",
-                "ple.round_robin.insn.paired", "--cmdline",
-                "stable=off samples=10000 budget_ms=1500", "--timeout", "120",
-                timeout=180)
+        b = run_insn("stable=off samples=10000 budget_ms=1500")
         self.assertEqual(b.status, 0, b.describe())
         r = b.result("ple.round_robin.insn.paired")
         self.assertGreater(r["case_ms"], 1000, r)
@@ -98,10 +102,7 @@ class PleKvm(unittest.TestCase):
                          r)
 
     def test_a_lost_token_is_freed_by_the_watchdog_and_named(self):
-        b = run("--accel", "kvm", "--suite", "exits", "--case",
-                "ple.round_robin.insn.paired", "--cmdline",
-                "samples=3 budget_ms=10 fault=ple", "--timeout", "120",
-                timeout=180)
+        b = run_insn("samples=3 budget_ms=10 fault=ple")
         self.assertEqual(b.status, 1, b.describe())
         r = b.result("ple.round_robin.insn.paired")
         self.assertEqual(r["wait_timeouts"], 1, r)
