@@ -1062,6 +1062,14 @@ class VcpuWaits(AnyRounds, Unexplained, unittest.TestCase):
         self.assertAlmostEqual(waits["pci-mem.mmio-no-eventfd"]["share"],
                                0.05)
 
+    def test_two_vcpus_wait_for_either(self):
+        # -smp 2 (ple_round_robin, ipi): a hand-off stalls when either
+        # vCPU thread waits, so both threads' waits count
+        waits = kut_vmexit.span_waits(self.SAMPLES, vcpus=2)
+        self.assertAlmostEqual(waits["pci-mem.mmio-no-eventfd"]["share"],
+                               0.95)
+        self.assertAlmostEqual(waits["wbinvd"]["share"], 0.5)
+
     def test_the_vcpu_thread_is_found_after_it_ended(self):
         # at the last line QEMU is shutting down: thread 1 is gone
         samples = self.SAMPLES + [(3.5, "cpuid 30000\n",

@@ -10,9 +10,9 @@ them; every other case runs on one, as vmexit's parallel cases would
 otherwise run on every vCPU at once), minus those that cannot return on
 this host (named, never silently).
 
-How long vmexit's vCPU thread waited for a host CPU in each case: vmexit's
-figure is a mean over one span, and a span the host preempted more costs
-more (counters/schedwait.py).  kut reads the schedstat of every QEMU thread
+How long vmexit's vCPU thread (both, with two vCPUs) waited for a host CPU
+in each case: vmexit's figure is a mean over one span, and a span the host
+preempted more costs more (counters/schedwait.py).  kut reads the schedstat of every QEMU thread
 at each line vmexit prints; a figure line closes its case's window, opened
 by the line before it.  vmexit's do_test doubles its iterations (64, 128,
 ...) until one loop spans GOAL cycles and prints that last loop's mean,
@@ -184,41 +184,50 @@ def _span(points, start, end, wait_end, tsc_khz, mean):
     return out
 
 
-def span_waits(samples, ticks=(), tsc_khz=None):
+def span_waits(samples, ticks=(), tsc_khz=None, vcpus=1):
     """{case: {"wait_ms", "window_ms", "share"}} of a vmexit boot: samples
     are (elapsed s, line, thread_times()) per line printed, in order.  The
-    vCPU thread is the one with the most CPU time in any sample (a vmexit
-    boot spends itself in KVM_RUN; by the last line QEMU may have ended
-    its vCPU threads); a case's window runs from the line before its
-    figure line to it, and share is the vCPU thread's run-queue wait over
-    that window.  With ticks [(elapsed s, thread_times())] read between
-    the lines and the TSC's rate, each case also gets its last loop's
-    span (_span: "span_ms", "span_share" and "span_share_max")."""
+    vCPU threads are the `vcpus` with the most CPU time in any sample (a
+    vmexit boot spends itself in KVM_RUN; by the last line QEMU may have
+    ended its vCPU threads), and a wait is theirs summed: in a hand-off
+    between two vCPUs (ple_round_robin, ipi) either one's wait stalls the
+    case.  A case's window runs from the line before its figure line to
+    it, and share is the wait over that window.  With ticks [(elapsed s,
+    thread_times())] read between the lines and the TSC's rate, each case
+    also gets its last loop's span (_span: "span_ms", "span_share" and
+    "span_share_max")."""
+    every = list(samples) + [(t, None, tt) for t, tt in ticks]
     most = {}
-    for _elapsed, _line, times in list(samples) + [(t, None, tt) for t, tt
-                                                   in ticks]:
+    for _elapsed, _line, times in every:
         for tid, (run, _wait) in times.items():
             most[tid] = max(run, most.get(tid, run))
     if not most:
         return {}
-    vcpu = max(most, key=most.get)
-    points = sorted((t, tt[vcpu][1]) for t, _l, tt in list(samples) + [
-        (t, None, tt) for t, tt in ticks] if vcpu in tt)
+    threads = sorted(most, key=most.get, reverse=True)[:max(1, vcpus)]
+
+    def waited(times):
+        """The threads' summed wait (ns), or None where one is not read."""
+        if not all(t in times for t in threads):
+            return None
+        return sum(times[t][1] for t in threads)
+
+    points = sorted((t, waited(tt)) for t, _l, tt in every
+                    if waited(tt) is not None)
     out, prev = {}, None
     for elapsed, line, times in samples:
         found = FIGURE_RE.match(line.strip())
-        if found and prev and vcpu in times and vcpu in prev[1]:
+        now = waited(times)
+        if found and prev and now is not None and prev[1] is not None:
             window = elapsed - prev[0]
-            wait = (times[vcpu][1] - prev[1][vcpu][1]) / 1e6
+            wait = (now - prev[1]) / 1e6
             if window > 0 and wait >= 0:
                 case = case_name(found.group("name"), found.group("sub"))
                 out[case] = {"wait_ms": round(wait, 3),
                              "window_ms": round(1e3 * window, 3),
                              "share": min(1.0, wait / (1e3 * window))}
-                out[case].update(_span(points, prev[0], elapsed,
-                                       times[vcpu][1], tsc_khz,
-                                       int(found.group("cycles"))))
-        prev = (elapsed, times)
+                out[case].update(_span(points, prev[0], elapsed, now,
+                                       tsc_khz, int(found.group("cycles"))))
+        prev = (elapsed, now)
     return out
 
 

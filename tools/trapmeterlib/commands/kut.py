@@ -213,7 +213,7 @@ class Session:
         self.keep_log(rnd, smp, text)
         self.waits.append({"round": rnd, "smp": smp, "cases":
                            kut_vmexit.span_waits(samples, ticks,
-                                                 self.tsc_khz)})
+                                                 self.tsc_khz, smp)})
         self.counted.append(dict(counted, round=rnd, smp=smp))
         try:
             log = kut_log.parse("vmexit round %d -smp %d" % (rnd + 1, smp),
