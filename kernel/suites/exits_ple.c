@@ -41,15 +41,16 @@
  * run_test's indirect call an op) on both vCPUs, with vmexit's
  * inl_from_kernel op in that loop for its control: against it, what
  * vmexit's ple_round_robin - inl_from_kernel is, instruction for
- * instruction (trapmeter kut's "same instructions").  Its own loop, not
- * suite exits': in a round trip each vCPU's loop runs while the other
- * holds the token, hidden, so a loop of another length does not cancel.
+ * instruction (trapmeter kut's "same instructions").  vmexit's loop, not
+ * suite exits': in a round trip each vCPU can run its loop while the
+ * other holds the token, so a loop of another length need not cancel.
  * The AP runs the loop in chunks of PLE_CHUNK ops for the whole case, so
  * the token flows as in vmexit's one long loop: a timed batch is the
- * BSP's ops alone, each one round trip.  The PIT watchdog bounds the spins from outside, kicked
- * between samples: a second without a kick frees both vCPUs for the rest
- * of the case (each passes the token to itself) and counts a lost wait,
- * which fails its check.
+ * BSP's ops alone, each one round trip.  The PIT watchdog bounds the
+ * spins from outside, kicked between samples: a second without a kick
+ * while the BSP is in a batch frees both vCPUs for the rest of the case
+ * (each passes the token to itself) and counts a lost wait, which fails
+ * its check.
  */
 #include "kernel/suites/suites.h"
 #include "kernel/bench.h"

@@ -224,6 +224,39 @@ class VmexitOpsKvm(unittest.TestCase):
             self.assertFalse(r["exits_model_mismatch"], r)
 
 
+class MaskedDeadlineKvm(unittest.TestCase):
+    """tscdeadline.immed.insn.masked.paired: the paired pass of vmexit's
+    immediate deadline with IF=0 across each timed batch.  Both checks
+    hold, inb.elcr is the masked one's control too, and on PVM (where a
+    pending interrupt is taken where the emulator's batch ends) its ops
+    take under half the paired one's interrupts: the ones its batches
+    leave pending come after them."""
+    CASES = "tscdeadline.immed.insn.paired,tscdeadline.immed.insn.masked.paired"
+
+    @classmethod
+    def setUpClass(cls):
+        need_kvm()
+        need_build(cls, "build/trapmeter.elf")
+        cls.b = run("--accel", "kvm", "--suite", "all", "--case", cls.CASES,
+                    "--cmdline", "stable=off samples=10000 budget_ms=300",
+                    "--no-count-exits", "--timeout", "300",
+                    timeout=400)
+
+    def test_the_masked_pass_takes_its_interrupts_after_the_batch(self):
+        skips = {s["case"]: s["reason"] for s in self.b.boot["skips"]}
+        if "TSC-deadline" in skips.get("tscdeadline.immed.insn.paired", ""):
+            self.skipTest(skips["tscdeadline.immed.insn.paired"])
+        self.assertEqual(self.b.status, 0, self.b.describe())
+        paired = self.b.result("tscdeadline.immed.insn.paired")
+        masked = self.b.result("tscdeadline.immed.insn.masked.paired")
+        self.assertEqual(masked["control_case"], "inb.elcr", masked)
+        self.assertGreater(masked["interrupts"], 0, masked)
+        if self.b.results["host"].get("kvm_flavour") == "pvm":
+            self.assertLess(masked["interrupts"] / masked["ops"],
+                            0.5 * paired["interrupts"] / paired["ops"],
+                            (paired, masked))
+
+
 class MmioKvm(unittest.TestCase):
     """Round trips to QEMU per handler class (QMP mmio_exits / exits)."""
 
