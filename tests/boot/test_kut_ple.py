@@ -32,8 +32,9 @@ def insn_ok(test, b):
     its control in vmexit's loop."""
     r = b.result("ple.round_robin.insn.paired")
     test.assertTrue(check(b, "exits.ple.round_robin.insn")["ok"], r)
-    test.assertEqual((r["wait_timeouts"], r["tokens_astray"],
-                      r["watchdog_shots"]), (0, False, 0), r)
+    # (a shot between batches frees nothing and is no fault: the samples'
+    # statistics may outlast one; the 1.5 s test below holds the bound)
+    test.assertEqual((r["wait_timeouts"], r["tokens_astray"]), (0, False), r)
     test.assertGreater(r["ops_bsp"], r["ops"], r)
     test.assertEqual((r["loop"], r["control_case"]),
                      ("vmexit.run_test", "inl_from_kernel"), r)

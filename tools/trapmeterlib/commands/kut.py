@@ -468,6 +468,7 @@ def twin_row(res):
     late = res.get("deadline_late")
     irqs, ops = res.get("interrupts"), res.get("ops")
     return {"case": res.get("case"), "units": units, "loop": res.get("loop"),
+            "control_case": res.get("control_case"),
             "irq_rate": irqs / ops if isinstance(irqs, int) and isinstance(
                 ops, int) and ops > 0 else None,
             "late": late.get("median") if isinstance(late, dict) else None,

@@ -204,13 +204,17 @@ def less_elcr(boots, case, pick=None):
 
 
 def less_elcr_text(boots, case):
-    """"case - inb.elcr", and where the rounds have its PAIRED pass, so."""
-    paired = sum(isinstance((b["cases"].get(case + PAIRED) or {}).get("net"),
-                            (int, float)) for b in boots)
+    """"case - inb.elcr", and where the rounds have its PAIRED pass, so,
+    less the control that pass names (its result's "control_case": vmexit's
+    inl_from_kernel for ple.round_robin.insn)."""
+    rows = [b["cases"].get(case + PAIRED) or {} for b in boots]
+    paired = sum(isinstance(r.get("net"), (int, float)) for r in rows)
     if not paired:
         return "%s - %s" % (case, SAME_LOOP_REF)
+    control = next((r["control_case"] for r in rows
+                    if isinstance(r.get("control_case"), str)), SAME_LOOP_REF)
     return "%s - %s, sampled interleaved (%s%s, %d of %d rounds)" % (
-        case, SAME_LOOP_REF, case, PAIRED, paired, len(boots))
+        case, control, case, PAIRED, paired, len(boots))
 
 
 def _quiet_try(boots, name, ref, same):
