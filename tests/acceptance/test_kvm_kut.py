@@ -16,6 +16,8 @@ rounds (5, about eleven minutes here), then:
   the ops that leave the guest on every KVM (cpuid, the in-kernel port)
   leave it at least once an iteration, by exit or by PVM's emulator; a
   deadline write raises at most one interrupt;
+- every vmexit loop's wait was read between its lines, in the -smp 2
+  boots from both vCPU threads (backends/kut_vmexit.py LineSampler);
 - on PVM (a batch in the host fingerprint), tscdeadline's op is one
   emulator batch: KVM counted within 2 % of its instructions a vmexit
   iteration, and tscdeadline_immed took within 10 % of one interrupt a
@@ -121,6 +123,17 @@ class KutSession(unittest.TestCase):
             self.assertGreaterEqual(min(left), 0.99, (name, rows[name]))
         self.assertLessEqual(max(rows["tscdeadline_immed"][
             "irq_injections"]), 1.01)
+
+    def test_every_loop_got_its_waits_between_the_lines(self):
+        # a span's wait is interpolated from the ticks read between
+        # vmexit's lines; a -smp 2 boot's ticks must read both vCPU
+        # threads (span_waits sums them), or its spans get only the
+        # whole window's wait as their bound
+        spans = [(e["smp"], name, got) for e in self.doc["kut"]["vcpu_wait"]
+                 for name, got in e["cases"].items() if "span_ms" in got]
+        self.assertEqual({smp for smp, _n, _g in spans}, {1, 2})
+        self.assertEqual([(smp, name) for smp, name, got in spans
+                          if got.get("span_share") is None], [])
 
     def test_on_pvm_a_deadline_waits_for_the_emulators_batch(self):
         batch = kutsession.emul_batch(self.doc.get("host"))

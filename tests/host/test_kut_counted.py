@@ -196,6 +196,33 @@ class Sampler(unittest.TestCase):
                           sampler.counted],
                          [("cpuid %d" % i, i) for i in range(5)])
 
+    # a child whose two busiest threads spin (a -smp 2 vmexit's vCPUs)
+    # while its main thread prints a line, sleeps and prints another
+    TWO_VCPUS = ("import threading, time\n"
+                 "def spin():\n"
+                 "    while True:\n"
+                 "        pass\n"
+                 "for _ in range(2):\n"
+                 "    threading.Thread(target=spin, daemon=True).start()\n"
+                 "time.sleep(0.3)\n"
+                 "print('cpuid 1', flush=True)\n"
+                 "time.sleep(0.5)\n"
+                 "print('cpuid 2', flush=True)\n")
+
+    def test_ticks_read_every_vcpu_thread(self):
+        # span_waits sums the vcpus busiest threads' waits, and a tick
+        # that lacks one of them is of no use to it
+        proc = subprocess.Popen([sys.executable, "-c", self.TWO_VCPUS],
+                                stdout=subprocess.PIPE)
+        sampler = kut_vmexit.LineSampler(proc, tick_s=0.02, vcpus=2)
+        proc.wait(timeout=30)
+        sampler.join()
+        proc.stdout.close()
+        self.assertGreater(len(sampler.ticks), 5)
+        for _when, times in sampler.ticks:
+            self.assertEqual(len(times), 2, times)
+            self.assertNotIn(str(proc.pid), times)   # the main thread
+
 
 class Table(unittest.TestCase):
     COUNTED = [{"round": 0, "smp": 1, "cases": {

@@ -184,6 +184,12 @@ def _span(points, start, end, wait_end, tsc_khz, mean):
     return out
 
 
+def busiest(runs, n):
+    """The n tids of {tid: ns on a CPU} that ran the most (at least one):
+    a vmexit boot's vCPU threads."""
+    return sorted(runs, key=runs.get, reverse=True)[:max(1, n)]
+
+
 def span_waits(samples, ticks=(), tsc_khz=None, vcpus=1):
     """{case: {"wait_ms", "window_ms", "share"}} of a vmexit boot: samples
     are (elapsed s, line, thread_times()) per line printed, in order.  The
@@ -203,7 +209,7 @@ def span_waits(samples, ticks=(), tsc_khz=None, vcpus=1):
             most[tid] = max(run, most.get(tid, run))
     if not most:
         return {}
-    threads = sorted(most, key=most.get, reverse=True)[:max(1, vcpus)]
+    threads = busiest(most, vcpus)
 
     def waited(times):
         """The threads' summed wait (ns), or None where one is not read."""
@@ -256,15 +262,17 @@ def span_reading(got, mean, tsc_khz):
 class LineSampler:
     """Reads a child's stdout line by line in a thread, and at each line
     the times of the child's threads (host /proc); a second thread reads
-    the busiest thread's times every TICK_S between the lines
-    (one file: the vCPU thread's once vmexit has printed a line); with
+    the `vcpus` busiest threads' times every TICK_S between the lines
+    (one file each: the vCPU threads' once vmexit has printed a line; all
+    of them, or span_waits, which sums them, can use no tick); with
     on_line, what it returns at each line, after the times (counted:
     [(elapsed s, line, value)])."""
 
     JOIN_S = 5.0
 
-    def __init__(self, proc, tick_s=TICK_S, on_line=None):
+    def __init__(self, proc, tick_s=TICK_S, on_line=None, vcpus=1):
         self.proc, self.lines, self.samples = proc, [], []
+        self.vcpus = vcpus
         self.on_line, self.counted = on_line, []
         self.ticks, self.tick_s = [], tick_s
         self.host = fingerprint.Host()
@@ -290,9 +298,9 @@ class LineSampler:
             last = self.samples[-1][2] if self.samples else None
             if not last:
                 continue
-            tid = max(last, key=lambda t: last[t][0])
+            tids = busiest({t: last[t][0] for t in last}, self.vcpus)
             when = time.monotonic() - self.start
-            got = thread_times(self.proc.pid, self.host, (tid,))
+            got = thread_times(self.proc.pid, self.host, tids)
             if got:
                 self.ticks.append((when, got))
 

@@ -208,7 +208,7 @@ class Session:
         say("round %d: vmexit, -smp %d, %d case(s)" % (rnd + 1, smp,
                                                        len(names)))
         out, err, timed_out, samples, ticks, counted = self._run_bounded(
-            argv, limit)
+            argv, limit, smp)
         text = out.decode("utf-8", "replace")
         self.keep_log(rnd, smp, text)
         self.waits.append({"round": rnd, "smp": smp, "cases":
@@ -236,11 +236,11 @@ class Session:
                                     "boot here (the boot was stopped)" % limit)
             say("warning: vmexit's %s %s" % (stuck, self.left_out[stuck]))
 
-    def _run_bounded(self, argv, limit):
+    def _run_bounded(self, argv, limit, vcpus=1):
         """(stdout, stderr, timed out, samples, ticks, counted) of a QEMU
         stopped at the limit: what it printed until then is kept; samples
         are (elapsed s, line, QEMU's thread times) at each line, ticks
-        (elapsed s, the vCPU thread's times) between them
+        (elapsed s, its `vcpus` vCPU threads' times) between them
         (kut_vmexit.span_waits), counted {"cases": KVM's counters per
         iteration (kut_counted.per_iteration)[, "error"]}."""
         with tempfile.TemporaryFile() as errf, \
@@ -255,7 +255,8 @@ class Session:
                                      "%s" % (argv[0], exc.strerror or exc)) \
                     from None
             stats = kut_counted.StatsReader(sock, lambda: proc.poll() is None)
-            reader = kut_vmexit.LineSampler(proc, on_line=stats)
+            reader = kut_vmexit.LineSampler(proc, on_line=stats,
+                                            vcpus=vcpus)
             timed_out = False
             try:
                 proc.wait(timeout=limit)
