@@ -939,6 +939,20 @@ class Agreement(AnyRounds, Unexplained, unittest.TestCase):
         self.assertIn("on_cpu", row["work"])
         self.assertIn("ipi.tm - ipi: +285 (+280..+290, 3 boots)", row["work"])
         self.assertIn("counted on PVM", row["work"])
+        # with ipi_halt in both tools: each tool's ipi - ipi_halt
+        halted = copy.deepcopy(b)
+        for boot, vm, tm in zip(halted, (700, 720, 760), (470, 480, 500)):
+            boot["vmexit"]["ipi_halt"] = vm
+            boot["trapmeter"]["ipi_halt"] = dict(
+                boot["trapmeter"]["ipi"], case="ipi_halt.tm", gross=tm)
+        self.assertIn("the call back to back (ipi calls again once the AP "
+                      "sets \"done\", before its EOI and HLT; ipi_halt "
+                      "first spins 2000 TSC cycles), each tool's own, round "
+                      "by round: vmexit's ipi - ipi_halt +230 (+200..+240, 3 "
+                      "boots), trapmeter's ipi.tm - ipi_halt.tm +10 (-10..+20,"
+                      " 3 boots)", kutcmp.diff_row(halted, "ipi", self.REF,
+                                                   "pvm")["work"])
+        self.assertNotIn("back to back", row["work"])   # no ipi_halt
         # the counts belong to the backend they were made on
         row = kutcmp.diff_row(b, "ipi", self.REF, "vmx")
         self.assertNotIn("counted", row["work"])

@@ -35,8 +35,8 @@ import math
 
 from ..values import figure
 from . import kuttries, kutsession, kutwait
-from .kutcounts import (BATCH_WAIT, COUNTED, INSNS_BACKEND, ROUND_TRIP,
-                        ROUND_TRIP_COUNTED, TIMER_WAIT)
+from .kutcounts import (BACK_TO_BACK, BATCH_WAIT, COUNTED, INSNS_BACKEND,
+                        ROUND_TRIP, ROUND_TRIP_COUNTED, TIMER_WAIT)
 from .kutrounds import (boots_text, depth, diffs, fmt_range, overlap, pair,
                         pick_case, pick_tm, pick_twin, pick_vm,
                         round_by_round, spread, twin_case)
@@ -144,8 +144,31 @@ def round_trip(boots, name, flavour=None):
         return None
     counted = "; " + ROUND_TRIP_COUNTED[name] if flavour == INSNS_BACKEND \
         else ""
-    return "%s; measured, trapmeter's %s - %s: %s%s" % (
-        plain[1], twin, plain[0], fmt_range(sp), counted)
+    return "%s; measured, trapmeter's %s - %s: %s%s%s" % (
+        plain[1], twin, plain[0], fmt_range(sp), counted,
+        back_to_back(boots, name))
+
+
+def back_to_back(boots, name):
+    """"; the call back to back: vmexit's name - sibling (range), trapmeter's
+    twin - twin (range)" for a BACK_TO_BACK name with both tools' pairs,
+    else ""."""
+    other = BACK_TO_BACK.get(name)
+    if not other:
+        return ""
+    vm = pair(boots, lambda b, _n: pick_vm(b, name),
+              lambda b, _n: pick_vm(b, other))
+    tm = pair(boots, pick_twin(boots, name, "gross"),
+              pick_twin(boots, other, "gross"))
+    if vm is None or tm is None:
+        return ""
+    return ("; the call back to back (%s calls again once the AP sets "
+            "\"done\", before its EOI and HLT; %s first spins 2000 TSC "
+            "cycles), each tool's own, round by round: vmexit's %s - %s %s, "
+            "trapmeter's %s - %s %s" % (
+                name, other, name, other, fmt_range(vm),
+                twin_case(boots, name), twin_case(boots, other),
+                fmt_range(tm)))
 
 
 def timer_wait(boots, name, batch=None):

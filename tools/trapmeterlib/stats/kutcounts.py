@@ -162,6 +162,13 @@ _ON_CPU_COUNTED = (
     "was 0.41-0.88 of it (ops over 3x the median held 4-61 %% of a span)")
 ROUND_TRIP = {"ipi": ("ipi", _ON_CPU % "ipi"),
               "ipi_halt": ("ipi.halt", _ON_CPU % "ipi_halt")}
+# vmexit's ipi calls on_cpu again as soon as the AP has set "done", which
+# it does before its EOI, return and HLT; ipi_halt spins 2000 TSC cycles
+# first, so its AP has halted again.  {kut name: its sibling}: each tool's
+# name - sibling, round by round, shows what the call back to back costs
+# in each (docs/measurements.md, "eighteenth session": vmexit +9-10 k,
+# trapmeter's twins +0.7-1.2 k in three sessions).
+BACK_TO_BACK = {"ipi": "ipi_halt"}
 ROUND_TRIP_COUNTED = {
     "ipi": _ON_CPU_COUNTED % (83, 58, "ipi", 37, 55, "ipi.on_cpu", 67, 72),
     "ipi_halt": _ON_CPU_COUNTED % (77, 58, "ipi.halt", 53, 55,
