@@ -196,32 +196,39 @@ class Sampler(unittest.TestCase):
                           sampler.counted],
                          [("cpuid %d" % i, i) for i in range(5)])
 
-    # a child whose two busiest threads spin (a -smp 2 vmexit's vCPUs)
-    # while its main thread prints a line, sleeps and prints another
+    # a child that prints a line, then starts two spinning threads (a
+    # -smp 2 vmexit's vCPUs, busy only after its first lines), sleeps and
+    # prints another
     TWO_VCPUS = ("import threading, time\n"
                  "def spin():\n"
                  "    while True:\n"
                  "        pass\n"
-                 "for _ in range(2):\n"
-                 "    threading.Thread(target=spin, daemon=True).start()\n"
-                 "time.sleep(0.3)\n"
                  "print('cpuid 1', flush=True)\n"
-                 "time.sleep(0.5)\n"
+                 "spinners = [threading.Thread(target=spin, daemon=True)\n"
+                 "            for _ in range(2)]\n"
+                 "for t in spinners:\n"
+                 "    t.start()\n"
+                 "print('ids', *[t.native_id for t in spinners], flush=True)\n"
+                 "time.sleep(0.6)\n"
                  "print('cpuid 2', flush=True)\n")
 
     def test_ticks_read_every_vcpu_thread(self):
-        # span_waits sums the vcpus busiest threads' waits, and a tick
-        # that lacks one of them is of no use to it
+        # span_waits sums the two busiest threads' waits, and a tick that
+        # lacks one of them is of no use to it: every tick between the
+        # lines holds both, though at the first line neither had run
         proc = subprocess.Popen([sys.executable, "-c", self.TWO_VCPUS],
                                 stdout=subprocess.PIPE)
         sampler = kut_vmexit.LineSampler(proc, tick_s=0.02, vcpus=2)
         proc.wait(timeout=30)
         sampler.join()
         proc.stdout.close()
-        self.assertGreater(len(sampler.ticks), 5)
-        for _when, times in sampler.ticks:
-            self.assertEqual(len(times), 2, times)
-            self.assertNotIn(str(proc.pid), times)   # the main thread
+        ids = next(line.split()[1:] for _t, line, _tt in sampler.samples
+                   if line.startswith("ids"))
+        between = [times for when, times in sampler.ticks
+                   if sampler.samples[1][0] < when < sampler.samples[2][0]]
+        self.assertGreater(len(between), 5)
+        for times in between:
+            self.assertLessEqual(set(ids), set(times), times)
 
 
 class Table(unittest.TestCase):

@@ -262,9 +262,10 @@ def span_reading(got, mean, tsc_khz):
 class LineSampler:
     """Reads a child's stdout line by line in a thread, and at each line
     the times of the child's threads (host /proc); a second thread reads
-    the `vcpus` busiest threads' times every TICK_S between the lines
-    (one file each: the vCPU threads' once vmexit has printed a line; all
-    of them, or span_waits, which sums them, can use no tick); with
+    the vCPU threads' times every TICK_S between the lines (one vCPU: the
+    busiest thread's file once vmexit has printed a line; more: every
+    thread's, for span_waits sums the busiest vcpus over the boot, and a
+    tick that lacks one is of no use to it); with
     on_line, what it returns at each line, after the times (counted:
     [(elapsed s, line, value)])."""
 
@@ -298,7 +299,11 @@ class LineSampler:
             last = self.samples[-1][2] if self.samples else None
             if not last:
                 continue
-            tids = busiest({t: last[t][0] for t in last}, self.vcpus)
+            # one vCPU: the thread busiest at the last line; two: every
+            # thread (the second vCPU thread may have run little by then,
+            # before the first case of a -smp 2 boot)
+            tids = None if self.vcpus > 1 else busiest(
+                {t: last[t][0] for t in last}, 1)
             when = time.monotonic() - self.start
             got = thread_times(self.proc.pid, self.host, tids)
             if got:
