@@ -90,6 +90,7 @@ C_SRCS := \
 	kernel/suites/edk2_fifo.c \
 	kernel/suites/exits.c \
 	kernel/suites/exits_ple.c \
+	kernel/suites/exits_ipi.c \
 	kernel/suites/exits_upages.c \
 	kernel/suites/exits_vmexit.c \
 	kernel/suites/firmware.c \

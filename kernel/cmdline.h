@@ -38,7 +38,8 @@
 
 /* ud..bp: the exception raised at boot; timer: the deadline cases' timer
  * interrupt masked, so each of their spins ends by its watchdog; ple: the
- * AP of ple.round_robin.insn.paired never passes the token back, so the
+ * AP of ple.round_robin.insn.paired never passes the token back, and that
+ * of ipi.on_cpu.insn.paired takes no call until the case ends, so the
  * BSP's wait ends by its watchdog */
 enum cmdline_fault { FAULT_NONE, FAULT_UD, FAULT_GP, FAULT_PF, FAULT_DE, FAULT_BP,
 		     FAULT_TIMER, FAULT_PLE };

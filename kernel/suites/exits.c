@@ -64,6 +64,9 @@
  *                   (-smp 2; kernel/suites/exits_ple.c)   ple_round_robin
  *   ple.round_robin.insn.paired  vmexit's ple op and loop as built, on
  *                   both vCPUs, its inl_from_kernel its control (exits_ple.c)
+ *   ipi.on_cpu.insn.paired  vmexit's ipi, on_cpu and loop, and the AP's
+ *                   interrupt path and idle loop as built, its
+ *                   inl_from_kernel its control (exits_ipi.c)
  *   *.upages        inb.elcr and the cases vmexit's figures disagree on,
  *                   again with every page user-accessible as vmexit maps
  *                   them (kernel/suites/exits_upages.c); no twin: trapmeter
@@ -899,6 +902,7 @@ static void run_extended(void)
 	check_extended();
 	exits_irq_run();
 	exits_ple_run();	/* after: it borrows irq.c's AP */
+	exits_ipi_run();	/* so does it */
 }
 
 void suite_exits_round(const struct tm_config *cfg, u32 round)

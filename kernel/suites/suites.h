@@ -34,6 +34,8 @@ u32 exits_vcpu_count(void);
 const char *exits_ap_run(void (*fn)(void));
 /* suite exits' ple.round_robin (kernel/suites/exits_ple.c), extended only */
 void exits_ple_run(void);
+/* suite exits' ipi.on_cpu.insn.paired (kernel/suites/exits_ipi.c), extended only */
+void exits_ipi_run(void);
 
 /* The extended cases run under suite=all or when case= selects cases by
  * name (SUITE_EXTENDED); the default run leaves them out. */

@@ -406,6 +406,22 @@ class Agreement(AnyRounds, Unexplained, unittest.TestCase):
                       "(ple.round_robin.insn.paired, 4 of 4 rounds)): +220 "
                       "(+220..+221, 4 boots)", row["cause"])
 
+    def test_ipi_is_tried_with_vmexit_s_call_and_interrupt_path(self):
+        # ipi's same-instructions case exists only as its paired pass
+        # (kernel/suites/exits_ipi.c): the try takes its net
+        b = boots({"ipi": [900, 905, 900, 903], self.REF: [100] * 4},
+                  {"ipi": [500, 501, 500, 500], self.REF: [15, 15, 16, 15]})
+        for boot, net in zip(b, (800, 801, 802, 803)):
+            boot["cases"]["ipi.on_cpu.insn.paired"] = {
+                "gross": 900, "net": net, "control_case": "inl_from_kernel"}
+        row = kutcmp.diff_row(b, "ipi", self.REF)
+        self.assertEqual(row["verdict"], "explained", row)
+        self.assertTrue(row["cause"].startswith(
+            "same instructions: vmexit's ipi as its build runs it"), row)
+        self.assertIn("(ipi.on_cpu.insn - inl_from_kernel, sampled "
+                      "interleaved (ipi.on_cpu.insn.paired, 4 of 4 rounds)): "
+                      "+802 (+800..+803, 4 boots)", row["cause"])
+
     def test_the_interrupts_try_scales_them_to_vmexit_s_rate(self):
         # the immediate deadline's same instructions leave +10 (its op
         # took interrupts at 3 %, vmexit's at 2 %); its masked pass nets

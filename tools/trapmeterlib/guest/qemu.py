@@ -115,7 +115,7 @@ def runner_table_off(words):
 
 # Cases that need a second vCPU (kernel/suites/irq.c, exits_ple.c).
 SMP_CASES = ("ipi", "ipi.halt", "ipi.on_cpu", "ipi.halt.on_cpu", "ple.round_robin",
-             "ple.round_robin.insn.paired")
+             "ple.round_robin.insn.paired", "ipi.on_cpu.insn.paired")
 SMP_CHOICES = ("auto", "1", "2")
 
 

@@ -278,4 +278,15 @@ EXPLAINERS.update({
         "the next vCPU's counter bumped; run_test's indirect call) on both "
         "vCPUs; trapmeter's ple.round_robin.insn the same instructions and "
         "loop on both vCPUs, against vmexit's inl_from_kernel op (inb "
-        "0x4d0) in that loop")]})
+        "0x4d0) in that loop")],
+    # the same for ipi (kernel/suites/exits_ipi.c): the AP's interrupt
+    # path and idle loop are vmexit's too, so the call back to back
+    # (BACK_TO_BACK) races as vmexit's does
+    "ipi": [(
+        "ipi.on_cpu.insn", SAME_LOOP_REF, "same instructions: vmexit's ipi "
+        "as its build runs it (on_cpu(1, nop, 0) between two RDTSC, the ICR "
+        "written through the APIC ops at %gs:8, a spin on ipi_done with no "
+        "bound; the AP's ipi_entry and smp.c's ipi(), \"done\" before its "
+        "EOI, and ap_online's hlt loop); trapmeter's ipi.on_cpu.insn the "
+        "same instructions on both vCPUs, against vmexit's inl_from_kernel "
+        "op (inb 0x4d0) in its loop")]})
