@@ -401,12 +401,8 @@ static void extra_ipi_insn(const struct bench_case *c, const struct bench_result
 {
 	(void)c;
 	(void)r;
-	jw_str(w, "loop", "vmexit.run_test");
-	jw_str(w, "control_case", "inl_from_kernel");
+	exits_vmexit_jw_loop(w, lost, ops);
 	jw_bool(w, "x2apic", lapic_x2apic_on());
-	jw_u64(w, "watchdog_shots", pit_watchdog_fired);
-	jw_u64(w, "wait_timeouts", lost);
-	jw_u64(w, "ops_bsp", ops);
 	jw_u64(w, "tsc_ipi", exits_ipi_tsc_ipi);
 }
 

@@ -464,11 +464,7 @@ static void extra_ple_insn(const struct bench_case *c, const struct bench_result
 	(void)c;
 	(void)r;
 	jw_ple(w);
-	jw_str(w, "loop", "vmexit.run_test");
-	jw_str(w, "control_case", "inl_from_kernel");
-	jw_u64(w, "watchdog_shots", pit_watchdog_fired);
-	jw_u64(w, "wait_timeouts", insn_lost);
-	jw_u64(w, "ops_bsp", insn_ops);
+	exits_vmexit_jw_loop(w, insn_lost, insn_ops);
 	jw_bool(w, "tokens_astray", insn_astray);
 }
 

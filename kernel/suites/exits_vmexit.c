@@ -19,6 +19,7 @@
 #include "arch/x86/io.h"
 #include "drivers/platform.h"
 #include "kernel/bench.h"
+#include "lib/json.h"
 
 #define MSR_GS_BASE 0xc0000101
 #define PERCPU_APIC_OPS 8        /* kvm-unit-tests' percpu apic_ops */
@@ -275,6 +276,15 @@ static void wait_release(void)
 {
 	*(volatile u32 *)&exits_vmexit_isr_count = 1;
 	exits_vmexit_waits_lost++;
+}
+
+void exits_vmexit_jw_loop(struct jw *w, u32 lost, u64 ops_bsp)
+{
+	jw_str(w, "loop", "vmexit.run_test");
+	jw_str(w, "control_case", "inl_from_kernel");
+	jw_u64(w, "watchdog_shots", pit_watchdog_fired);
+	jw_u64(w, "wait_timeouts", lost);
+	jw_u64(w, "ops_bsp", ops_bsp);
 }
 
 void exits_vmexit_wait_kick(const struct bench_case *c)

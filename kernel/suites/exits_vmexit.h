@@ -201,6 +201,11 @@ struct vmexit_counter {
 extern struct vmexit_counter exits_vmexit_ple_counters[VMEXIT_SLOTS];
 extern u32 exits_vmexit_ple_cpus;
 void exits_vmexit_run_test(void (*fn)(void), const u32 *iters);
+/* The result fields of a case run in run_test against vmexit's
+ * inl_from_kernel op, its spins bounded by the watchdog: "loop",
+ * "control_case", "watchdog_shots", "wait_timeouts" (lost) and "ops_bsp". */
+struct jw;
+void exits_vmexit_jw_loop(struct jw *w, u32 lost, u64 ops_bsp);
 void exits_vmexit_ple_round_robin(void);
 void exits_vmexit_inl_nop_kernel(void);
 
