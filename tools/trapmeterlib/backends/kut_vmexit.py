@@ -39,6 +39,11 @@ FIRST_ITERATIONS = 64
 # how often kut reads the vCPU thread's schedstat between vmexit's lines
 # (one small file; a span is 2^30 cycles, 0.4 s at 2.6 GHz)
 TICK_S = 0.01
+# with more than one vCPU, each this many ticks reads every QEMU thread to
+# find the vCPU threads again; the others read those alone (a poller that
+# read every thread each tick added about as much run-queue wait as it
+# measured: docs/measurements.md, "eighteenth session")
+REPICK_TICKS = 10
 
 SMP2 = ("ipi", "ipi_halt", "ple_round_robin")
 FLAT = os.path.join("x86", "vmexit.flat")
@@ -262,10 +267,8 @@ def span_reading(got, mean, tsc_khz):
 class LineSampler:
     """Reads a child's stdout line by line in a thread, and at each line
     the times of the child's threads (host /proc); a second thread reads
-    the vCPU threads' times every TICK_S between the lines (one vCPU: the
-    busiest thread's file once vmexit has printed a line; more: every
-    thread's, for span_waits sums the busiest vcpus over the boot, and a
-    tick that lacks one is of no use to it); with
+    the vCPU threads' times every TICK_S between the lines (_tids; a tick
+    that lacks one is of no use to span_waits, which sums them); with
     on_line, what it returns at each line, after the times (counted:
     [(elapsed s, line, value)])."""
 
@@ -295,19 +298,28 @@ class LineSampler:
                 self.counted.append(self.samples[-1][:2] + (self.on_line(),))
 
     def _tick(self):
+        n, pick = 0, None
         while not self.done.wait(self.tick_s):
             last = self.samples[-1][2] if self.samples else None
             if not last:
                 continue
-            # one vCPU: the thread busiest at the last line; two: every
-            # thread (the second vCPU thread may have run little by then,
-            # before the first case of a -smp 2 boot)
-            tids = None if self.vcpus > 1 else busiest(
-                {t: last[t][0] for t in last}, 1)
             when = time.monotonic() - self.start
-            got = thread_times(self.proc.pid, self.host, tids)
+            got = thread_times(self.proc.pid, self.host,
+                               self._tids(last, n, pick))
+            if got and (self.vcpus == 1 or n % REPICK_TICKS == 0):
+                pick = busiest({t: got[t][0] for t in got}, self.vcpus)
+            n += 1
             if got:
                 self.ticks.append((when, got))
+
+    def _tids(self, last, n, pick):
+        """The threads a tick reads: one vCPU, the busiest at the last
+        line; more, the busiest of the last reading of every thread, and
+        every thread each REPICK_TICKS-th tick (before the first case of
+        a -smp 2 boot the second vCPU thread has barely run)."""
+        if self.vcpus == 1:
+            return busiest({t: last[t][0] for t in last}, 1)
+        return None if pick is None or n % REPICK_TICKS == 0 else pick
 
     def join(self):
         self.done.set()
