@@ -167,7 +167,7 @@ ROUND_TRIP = {"ipi": ("ipi", _ON_CPU % "ipi"),
 # first, so its AP has halted again.  {kut name: its sibling}: each tool's
 # name - sibling, round by round, shows what the call back to back costs
 # in each (docs/measurements.md, "eighteenth session": vmexit +9-10 k,
-# trapmeter's twins +0.7-1.2 k in three sessions).
+# trapmeter's twins +0.7-1.2 k in four sessions).
 BACK_TO_BACK = {"ipi": "ipi_halt"}
 ROUND_TRIP_COUNTED = {
     "ipi": _ON_CPU_COUNTED % (83, 58, "ipi", 37, 55, "ipi.on_cpu", 67, 72),
@@ -280,8 +280,9 @@ EXPLAINERS.update({
         "loop on both vCPUs, against vmexit's inl_from_kernel op (inb "
         "0x4d0) in that loop")],
     # the same for ipi (kernel/suites/exits_ipi.c): the AP's interrupt
-    # path and idle loop are vmexit's too, so the call back to back
-    # (BACK_TO_BACK) races as vmexit's does
+    # path and idle loop are vmexit's too, every instruction of the call
+    # back to back (BACK_TO_BACK); in q12 it still read about 17 k above
+    # vmexit's difference (docs/measurements.md, "eighteenth session")
     "ipi": [(
         "ipi.on_cpu.insn", SAME_LOOP_REF, "same instructions: vmexit's ipi "
         "as its build runs it (on_cpu(1, nop, 0) between two RDTSC, the ICR "
