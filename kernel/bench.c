@@ -233,8 +233,8 @@ static void take_sample(const struct bench_case *c, u8 *buf, struct bench_result
 	if (ctl_first)
 		ctl_samples[i] = timed(c->control, c, buf, iters) / iters;
 	if (c->prime) {
-		c->op(c, buf, 1);
-		r->ops++;
+		c->op(c, buf, c->prime);
+		r->ops += c->prime;
 	}
 	samples[i] = timed(c->op, c, buf, iters) / iters;
 	if (c->settle)
@@ -519,8 +519,10 @@ static void emit_case_fields(struct jw *w, const struct bench_case *c)
 		jw_str(w, "rep_impl", c->rep_as_loop ? "loop" : "rep");
 	jw_u64(w, "bytes", c->bytes);
 	jw_u64(w, "buf_offset", c->buf_offset);
-	if (c->prime)
+	if (c->prime) {
 		jw_bool(w, "primed", true);
+		jw_u64(w, "prime_ops", c->prime);
+	}
 }
 
 static void emit_timing(struct jw *w, const struct bench_result *r)

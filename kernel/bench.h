@@ -75,8 +75,11 @@ struct bench_case {
 	 * timed ops start at such an end.  Unprimed, the framework's code
 	 * between samples (112 emulated instructions, perf) ran inside the
 	 * first op's batch, untimed, and tscdeadline.insn read 4.8 % under
-	 * a batch (docs/measurements.md, "primed"). */
-	bool prime;
+	 * a batch (docs/measurements.md, "primed").  More than one: for an
+	 * op that wakes a halted vCPU, so that the framework's code between
+	 * samples, which outlasts KVM's halt-poll window, leaves the window
+	 * grown again before the timed ops (exits_ipi.c). */
+	u8 prime;
 	/* Without a control: why none is meaningful, sent as the result's
 	 * "control_none" (a case without either says "none declared"). */
 	const char *no_control;

@@ -560,7 +560,7 @@ static u32 model_cr0_wp(const struct bench_case *c, const u8 *buf)
 #define EXT_PRIMED(n, t, h, a, m, s, k) { .suite = "exits", .name = n, .target = t, \
 	.handler = h, .method = METHOD_SINGLE, .op = op_insn, .control = ctl_insn, \
 	.exits_model = m, .skip = skip_insn, .verify = verify_insn, .extra = extra_insn, \
-	.arg = a, .kut_name = k, .prime = true, .settle = s }
+	.arg = a, .kut_name = k, .prime = 1, .settle = s }
 /* the same, for a port access: port, direction, width */
 #define EXTP(n, t, h, a, p, d, wd, k) { .suite = "exits", .name = n, .target = t, \
 	.handler = h, .method = METHOD_SINGLE, .op = op_insn, .control = ctl_insn, \

@@ -895,7 +895,7 @@ static void extra_irq(const struct bench_case *c, const struct bench_result *r, 
 #define IRQ_PRIMED(n, a, fn, s, k) { .suite = "exits", .name = n, .target = "lapic", \
 	.handler = HANDLER_KERNEL, .method = METHOD_SINGLE, .op = fn, .arg = a, \
 	.exits_model = model_irq, .skip = skip_irq, .verify = verify_irq, .extra = extra_irq, \
-	.no_control = IRQ_NO_CONTROL, .kut_name = k, .prime = true, .settle = s }
+	.no_control = IRQ_NO_CONTROL, .kut_name = k, .prime = 1, .settle = s }
 #define IRQ_CTL(n, a, fn, ctl, k) { .suite = "exits", .name = n, .target = "lapic", \
 	.handler = HANDLER_KERNEL, .method = METHOD_SINGLE, .op = fn, .control = ctl, \
 	.arg = a, .exits_model = model_irq, .skip = skip_irq, .verify = verify_irq, \

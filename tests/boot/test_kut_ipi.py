@@ -43,6 +43,9 @@ def healthy(test, b):
     test.assertIsNone(r.get("kut_name"), r)
     test.assertIn("cycles_control", r)
     test.assertEqual(r["exits_model"], 2 if r["x2apic"] else 4, r)
+    # the halt-poll window grown back by untimed calls before each sample
+    test.assertTrue(r["primed"], r)
+    test.assertGreaterEqual(r["prime_ops"], 2, r)
 
 
 class IpiInsnTcg(unittest.TestCase):

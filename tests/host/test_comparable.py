@@ -279,6 +279,17 @@ class Refusals(unittest.TestCase):
             if res["case"] == "pio.user":
                 res["primed"] = True
         self.assertEqual(comparable.check(a, b)[0], [])
+        for res in each_result(b):          # four untimed ops against one
+            if res["case"] == "pio.user":
+                res["prime_ops"] = 4
+        self.assertEqual(fields(comparable.check(a, b)[0]), ["prime"])
+        for res in each_result(a):          # one, written out: as unwritten
+            if res["case"] == "pio.user":
+                res["prime_ops"] = 1
+        self.assertEqual(fields(comparable.check(a, b)[0]), ["prime"])
+        for res in each_result(b):
+            res.pop("prime_ops", None)
+        self.assertEqual(comparable.check(a, b)[0], [])
 
     def test_cli_different_plans_exit_13(self):
         proc = subprocess.run([RUNNER, "compare", os.path.join(
