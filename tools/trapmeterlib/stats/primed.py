@@ -26,7 +26,8 @@ def primed(results):
 
 def refusals(cb, cc):
     """One Refusal for the cases of {(suite, case): [results]} `cb` and
-    `cc` primed in some boots and not in others."""
+    `cc` timed after different numbers of untimed ops (none, one,
+    several) in some boots than in others."""
     touched = [key for key in sorted(set(cb) & set(cc))
                if len(primed(cb[key]) | primed(cc[key])) > 1]
     if not touched:
