@@ -33,7 +33,7 @@ static const char *const cmdline_suite_names[] = {
 static const char *const cmdline_fault_names[] = {
 	[FAULT_NONE] = "none", [FAULT_UD] = "ud", [FAULT_GP] = "gp",
 	[FAULT_PF] = "pf", [FAULT_DE] = "de", [FAULT_BP] = "bp",
-	[FAULT_TIMER] = "timer", [FAULT_PLE] = "ple",
+	[FAULT_TIMER] = "timer", [FAULT_PLE] = "ple", [FAULT_SELF_IPI] = "selfipi",
 };
 
 #define CMDLINE_BOOL_EXPECTED "on, off, yes, no, true, false, 1, 0"

@@ -10,7 +10,7 @@
  *   samples=N       3..10000: the cap on adaptive samples (default 63)
  *   quick=B verbose=B hypercall=B rep=B sync=B
  *                   B is on/off, 1/0, yes/no, true/false
- *   fault=F         none, ud, gp, pf, de, bp, timer (test hook)
+ *   fault=F         none, ud, gp, pf, de, bp, timer, ple, selfipi (test hook)
  *   budget_ms=N     10..600000: per-case budget (default 60)
  *   rounds=N        1..16: the pio and exits suites pass N times over their
  *                   case list, each case taking 1/N of its samples and
@@ -40,9 +40,11 @@
  * interrupt masked, so each of their spins ends by its watchdog; ple: the
  * AP of ple.round_robin.insn.paired never passes the token back, and that
  * of ipi.on_cpu.insn.paired takes no call until the case ends, so the
- * BSP's wait ends by its watchdog */
+ * BSP's wait ends by its watchdog; selfipi: the self-IPI shapes' probes
+ * send no self-IPI, so each probe's wait (a sti_hlt's: the PIT's shot,
+ * then the drain) runs out and the shape skips by name */
 enum cmdline_fault { FAULT_NONE, FAULT_UD, FAULT_GP, FAULT_PF, FAULT_DE, FAULT_BP,
-		     FAULT_TIMER, FAULT_PLE };
+		     FAULT_TIMER, FAULT_PLE, FAULT_SELF_IPI };
 
 struct tm_config {
 	u32 suites;		/* bitmask of SUITE_*; default SUITE_DEFAULT */

@@ -86,6 +86,34 @@ class IrqTcg(unittest.TestCase):
                 self.assertEqual((r["tpr_early"], r["tpr_after"]), (0, 0), r)
         self.assertEqual(self.b.result("self_ipi.xapic.tpr.sti_hlt")["exits_model"], 4)
 
+    def test_self_ipi_shapes_probe_where_the_interrupt_lands(self):
+        """Each self-IPI shape's probe reports how many of its 16 self-IPIs
+        arrived where the op takes them; TCG takes every one there, so
+        every shape of this CPU runs and the sti_hlt ones under a silent
+        watchdog."""
+        for r in self.b.boot["results"]:
+            if not r["case"].startswith("self_ipi.xapic."):
+                continue
+            self.assertEqual((r["probe_tries"], r["probe_at_window"]), (16, 16), r)
+            if "sti_hlt" in r["case"]:
+                self.assertEqual((r["watchdog_shots"], r["wait_timeouts"]), (0, 0), r)
+        self.assertNotIn("probe_tries", self.b.result("self_ipi.xapic"))
+
+    def test_a_self_ipi_that_never_comes_skips_its_shape_by_name(self):
+        """Test hook fault=selfipi: the probes send nothing, so every
+        shape's probe runs out - the sti_hlt shapes' hlt ends at the PIT
+        watchdog's shot - and each shape skips with what was measured; the
+        boot ends, its plain case unaffected."""
+        b = run("--accel", "tcg", "--suite", "exits", "--case", "self_ipi.xapic*",
+                "--cmdline", FAST + " fault=selfipi", "--timeout", "120", timeout=180)
+        self.assertEqual(b.status, 0, b.describe())
+        skips = {s["case"]: s["reason"] for s in b.boot["skips"]}
+        shapes = ("sti_nop", "sti_hlt", "tpr", "tpr.sti_nop", "tpr.sti_hlt")
+        for shape in shapes:
+            self.assertIn("did not arrive within 1 s, even with IF=1 (0 of 1 probes had)",
+                          skips.get("self_ipi.xapic." + shape, ""), skips)
+        self.assertEqual({r["case"] for r in b.boot["results"]}, {"self_ipi.xapic"})
+
     def test_second_vcpu_only_for_ipi(self):
         self.assertEqual(self.b.results["config"]["smp"], 2)
         other = run("--accel", "tcg", "--suite", "exits", "--case", "eoi.xapic",
@@ -126,6 +154,28 @@ class IrqKvm(unittest.TestCase):
             self.assertTrue(c["ok"], c)
         for r in self.b.boot["results"]:
             self.assertIsNotNone(r.get("exits_measured"), r.get("exits_note"))
+
+    def test_self_ipi_shapes_run_or_skip_by_their_probe(self):
+        """Where the backend takes a self-IPI is measured in the boot: a
+        shape runs (its check above, every probe taken where a sti shape's
+        op takes it) or skips with its probe's count.  The PVM hosts here
+        differ: one took no self-IPI at `sti; nop` but woke every
+        `sti; hlt`."""
+        ran = {r["case"]: r for r in self.b.boot["results"]}
+        skips = {s["case"]: s["reason"] for s in self.b.boot["skips"]}
+        shapes = [c for c in list(ran) + list(skips)
+                  if c.startswith("self_ipi.") and (".sti_" in c or ".tpr" in c)]
+        self.assertGreaterEqual(len(shapes), 5, (ran.keys(), skips))
+        for case in shapes:
+            if case in skips:
+                self.assertRegex(skips[case], r"^(no x2APIC|measured: )", case)
+                continue
+            r = ran[case]
+            self.assertEqual(r["probe_tries"], 16, r)
+            if ".sti_" in case:
+                self.assertEqual(r["probe_at_window"], 16, r)
+            if "sti_hlt" in case:
+                self.assertEqual((r["watchdog_shots"], r["wait_timeouts"]), (0, 0), r)
 
     def test_ap_cases_in_x2apic_mode_where_the_cpu_has_it(self):
         """vmexit's ipi writes the x2APIC ICR: so do the AP's cases where

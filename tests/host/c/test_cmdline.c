@@ -127,6 +127,7 @@ static void test_fault(void)
 		{ "fault=pf", FAULT_PF }, { "fault=de", FAULT_DE },
 		{ "fault=bp", FAULT_BP }, { "fault=none", FAULT_NONE },
 		{ "fault=timer", FAULT_TIMER }, { "fault=ple", FAULT_PLE },
+		{ "fault=selfipi", FAULT_SELF_IPI },
 	};
 
 	for (size_t i = 0; i < ARRAY_SIZE(faults); i++) {
