@@ -17,6 +17,7 @@
 #define LAPIC_TPR       0x080
 #define LAPIC_EOI       0x0b0
 #define LAPIC_SVR       0x0f0
+#define LAPIC_IRR       0x200     /* 8 registers of 32 vectors, 0x10 apart */
 #define LAPIC_ICR_LO    0x300
 #define LAPIC_ICR_HI    0x310
 #define LAPIC_LVT_TIMER 0x320

@@ -52,6 +52,13 @@
  *                       hlt`: one more exit (window or HLT)          4
  *                       The TPR cases check the TPR: no interrupt
  *                       taken while it is 0xf, and 0 after the op.
+ *   *.nowait            vmexit's sti_nop and IF=1 TPR shapes as it runs
+ *                       them: no wait and no `cli` after the nop, so the
+ *                       interrupt comes wherever the backend delivers
+ *                       it; counted, at most one a write (one sent while
+ *                       the last is pending merges with it), none left
+ *                       pending at the end.  Exits as their shape's
+ *                       where each arrives at once.
  *   eoi.xapic/.x2apic   an EOI write with nothing in service         1
  *   ipi                 fixed IPI to the halted second vCPU and wait
  *                       for its handler: ICR high + low (xAPIC), the
@@ -446,6 +453,45 @@ static void op_self_ipi(const struct bench_case *c, u8 *buf, u64 iters)
 	irq_disable();
 }
 
+/* vmexit's shape as it runs it: `cli`, the write, `sti; nop` (or, IF=1,
+ * the TPR shape and its `nop`), and on; IF stays 1 after the nop. */
+static void op_self_ipi_nowait(const struct bench_case *c, u8 *buf, u64 iters)
+{
+	(void)buf;
+	ops_done += iters;
+	if (sti_nop(c->arg)) {
+		while (iters--) {
+			irq_disable();
+			self_ipi_shaped(c->arg);
+			__asm__ volatile("sti; nop" ::: "memory");
+		}
+	} else {
+		irq_enable();
+		while (iters--) {
+			self_ipi_shaped(c->arg);
+			__asm__ volatile("nop" ::: "memory");
+		}
+	}
+	irq_disable();
+}
+
+/* Is a self-IPI still waiting in IRR? */
+static bool self_pending(void)
+{
+	return lapic_read(LAPIC_IRR + VEC_SELF / 32 * 0x10) & (1u << (VEC_SELF % 32));
+}
+
+/* The no-wait twins' last interrupt, if one still waits: taken with a
+ * bounded spin, IF=1, so none lands in the next case's count. */
+static void self_ipi_drain(void)
+{
+	if (!self_pending())
+		return;
+	irq_enable();
+	wait_count(&isr_count, isr_count + 1);
+	irq_disable();
+}
+
 static void op_eoi(const struct bench_case *c, u8 *buf, u64 iters)
 {
 	(void)c;
@@ -823,10 +869,12 @@ static bool probe_once(u32 id)
 }
 
 /* NULL when every probe arrived where the op needs it: the sti shapes at
- * their window or hlt, the IF=1 shapes (which wait, bounded) at all;
- * else why not, with the count. */
-static const char *probe_shape(u32 id)
+ * their window or hlt, the IF=1 shapes (which wait, bounded) and the
+ * no-wait twins (which count) at all; else why not, with the count. */
+static const char *probe_shape(const struct bench_case *c)
 {
+	u32 id = c->arg;
+	bool at_window = (sti_nop(id) || sti_hlt(id)) && c->op != op_self_ipi_nowait;
 	u64 left = timeouts;
 	u32 i;
 
@@ -840,7 +888,7 @@ static const char *probe_shape(u32 id)
 			     probe_hits, i);
 		return probe_why;
 	}
-	if ((sti_nop(id) || sti_hlt(id)) && probe_hits < PROBE_TRIES) {
+	if (at_window && probe_hits < PROBE_TRIES) {
 		fmt_snprintf(probe_why, sizeof(probe_why),
 			     "measured: %u of %u self-IPIs left pending with IF=0 were taken at `%s`, the rest later with IF=1: the op would lose them",
 			     probe_hits, PROBE_TRIES, sti_hlt(id) ? "sti; hlt" : "sti; nop");
@@ -863,7 +911,7 @@ static const char *skip_irq(const struct bench_case *c)
 		return "no usable local APIC (CPUID 1 EDX[9] or IA32_APIC_BASE.EN clear)";
 	why = setup(c->arg);
 	if (!why && self_ipi_case(c->arg))
-		why = probe_shape(c->arg);
+		why = probe_shape(c);
 	if (why && sti_hlt(c->arg))
 		pit_watchdog_stop();
 	ops_done = timeouts = tpr_early = 0;
@@ -888,6 +936,13 @@ static u32 verify_irq(const struct bench_case *c, const u8 *buf)
 		deadline_cpuid_drain();
 		got = isr_count - isr_base;
 		return got > ops_done ? 1 : 0;
+	}
+	if (c->op == op_self_ipi_nowait) {
+		/* the same, and none left waiting; the TPR's checks below */
+		self_ipi_drain();
+		got = isr_count - isr_base;
+		bad = (got > ops_done) + self_pending() + timeouts + tpr_early;
+		return (u32)bad + (tpr_shape(c->arg) && read_cr8() != 0);
 	}
 	got = counted(c->arg) - isr_base;
 	bad = (got > ops_done ? got - ops_done : ops_done - got) + timeouts + tpr_early;
@@ -929,7 +984,7 @@ static void extra_irq(const struct bench_case *c, const struct bench_result *r, 
 	jw_str(w, "apic_mode", ran_x2apic(c->arg) ? "x2apic" : "xapic");
 	jw_u64(w, "interrupts", counted(c->arg) - isr_base);
 	jw_u64(w, "wait_timeouts", timeouts);
-	if (c->arg == I_DEADLINE_CPUID)
+	if (c->arg == I_DEADLINE_CPUID || c->op == op_self_ipi_nowait)
 		jw_u64(w, "writes", ops_done);	/* "interrupts" of these, at most */
 	if (c->arg == I_DEADLINE && late_n)
 		late_json(w);
@@ -980,6 +1035,11 @@ static void extra_irq(const struct bench_case *c, const struct bench_result *r, 
 	.handler = HANDLER_KERNEL, .method = METHOD_SINGLE, .op = op_self_ipi, .arg = a, \
 	.exits_model = model_irq, .skip = skip_irq, .verify = verify_irq, .extra = extra_irq, \
 	.no_control = IRQ_NO_CONTROL, .kut_name = k, .settle = spin_kick }
+/* vmexit's shapes with no wait (op_self_ipi_nowait) */
+#define IRQ_NOWAIT(n, a, k) { .suite = "exits", .name = n, .target = "lapic", \
+	.handler = HANDLER_KERNEL, .method = METHOD_SINGLE, .op = op_self_ipi_nowait, \
+	.arg = a, .exits_model = model_irq, .skip = skip_irq, .verify = verify_irq, \
+	.extra = extra_irq, .no_control = IRQ_NO_CONTROL, .kut_name = k }
 #define NO_KUT BENCH_NO_KUT
 
 /* xAPIC first, then x2APIC, then the AP's cases (x2APIC where CPUID has it) */
@@ -990,20 +1050,27 @@ static const struct bench_case cases[] = {
 		       ctl_deadline_cpuid, settle_deadline_cpuid, "tscdeadline_immed"),
 	IRQ_PRIMED("tscdeadline", I_DEADLINE, op_deadline, spin_kick, "tscdeadline"),
 	IRQ("self_ipi.xapic", I_SELF_XAPIC, op_self_ipi, NO_KUT),
-	IRQ("self_ipi.xapic.sti_nop", I_SELF_XAPIC_STI, op_self_ipi, "self_ipi_sti_nop"),
+	IRQ("self_ipi.xapic.sti_nop", I_SELF_XAPIC_STI, op_self_ipi, NO_KUT),
+	IRQ_NOWAIT("self_ipi.xapic.sti_nop.nowait", I_SELF_XAPIC_STI, "self_ipi_sti_nop"),
 	IRQ_KICKED("self_ipi.xapic.sti_hlt", I_SELF_XAPIC_HLT, "self_ipi_sti_hlt"),
-	IRQ("self_ipi.xapic.tpr", I_SELF_XAPIC_TPR, op_self_ipi, "self_ipi_tpr"),
-	IRQ("self_ipi.xapic.tpr.sti_nop", I_SELF_XAPIC_TPR_STI, op_self_ipi, "self_ipi_tpr_sti_nop"),
+	IRQ("self_ipi.xapic.tpr", I_SELF_XAPIC_TPR, op_self_ipi, NO_KUT),
+	IRQ_NOWAIT("self_ipi.xapic.tpr.nowait", I_SELF_XAPIC_TPR, "self_ipi_tpr"),
+	IRQ("self_ipi.xapic.tpr.sti_nop", I_SELF_XAPIC_TPR_STI, op_self_ipi, NO_KUT),
+	IRQ_NOWAIT("self_ipi.xapic.tpr.sti_nop.nowait", I_SELF_XAPIC_TPR_STI,
+		   "self_ipi_tpr_sti_nop"),
 	IRQ_KICKED("self_ipi.xapic.tpr.sti_hlt", I_SELF_XAPIC_TPR_HLT, "self_ipi_tpr_sti_hlt"),
 	IRQ_CTL("eoi.xapic", I_EOI_XAPIC, op_eoi, ctl_eoi, NO_KUT),
 	IRQ("self_ipi.x2apic.icr", I_SELF_X2_ICR, op_self_ipi, NO_KUT),
 	IRQ("self_ipi.x2apic.icr.sti_nop", I_SELF_X2_ICR_STI, op_self_ipi, NO_KUT),
 	IRQ("self_ipi.x2apic", I_SELF_X2_REG, op_self_ipi, NO_KUT),
-	IRQ("self_ipi.x2apic.sti_nop", I_SELF_X2_REG_STI, op_self_ipi, "x2apic_self_ipi_sti_nop"),
+	IRQ("self_ipi.x2apic.sti_nop", I_SELF_X2_REG_STI, op_self_ipi, NO_KUT),
+	IRQ_NOWAIT("self_ipi.x2apic.sti_nop.nowait", I_SELF_X2_REG_STI, "x2apic_self_ipi_sti_nop"),
 	IRQ_KICKED("self_ipi.x2apic.sti_hlt", I_SELF_X2_REG_HLT, "x2apic_self_ipi_sti_hlt"),
-	IRQ("self_ipi.x2apic.tpr", I_SELF_X2_REG_TPR, op_self_ipi, "x2apic_self_ipi_tpr"),
-	IRQ("self_ipi.x2apic.tpr.sti_nop", I_SELF_X2_REG_TPR_STI, op_self_ipi,
-	    "x2apic_self_ipi_tpr_sti_nop"),
+	IRQ("self_ipi.x2apic.tpr", I_SELF_X2_REG_TPR, op_self_ipi, NO_KUT),
+	IRQ_NOWAIT("self_ipi.x2apic.tpr.nowait", I_SELF_X2_REG_TPR, "x2apic_self_ipi_tpr"),
+	IRQ("self_ipi.x2apic.tpr.sti_nop", I_SELF_X2_REG_TPR_STI, op_self_ipi, NO_KUT),
+	IRQ_NOWAIT("self_ipi.x2apic.tpr.sti_nop.nowait", I_SELF_X2_REG_TPR_STI,
+		   "x2apic_self_ipi_tpr_sti_nop"),
 	IRQ_KICKED("self_ipi.x2apic.tpr.sti_hlt", I_SELF_X2_REG_TPR_HLT,
 		   "x2apic_self_ipi_tpr_sti_hlt"),
 	IRQ_CTL("eoi.x2apic", I_EOI_X2APIC, op_eoi, ctl_eoi, NO_KUT),
