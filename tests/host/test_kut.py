@@ -95,6 +95,10 @@ class LogReader(unittest.TestCase):
         failed = {c["name"] for c in dump.checks if not c["ok"]}
         self.assertIn("kut.self_ipi_sti_nop.interrupts", failed)
         self.assertEqual(dump.end_status, "check-failed")
+        # and the result says how often its timed loop printed
+        printed = {r["case"]: r.get("printed_x") for r in dump.results}
+        self.assertEqual(printed["self_ipi_sti_nop"], log.odd["self_ipi_sti_nop"])
+        self.assertIsNone(printed["x2apic_self_ipi_sti_nop"])
 
     def test_unknown_names_are_not_figures(self):
         log = kut_log.parse("x", "cpuid 1098\nnop 22000\n")
@@ -550,6 +554,31 @@ class Agreement(AnyRounds, Unexplained, unittest.TestCase):
         _levels, diffs = kutcmp.rows(b, ["self_ipi_tpr", self.REF], self.REF)
         kutcmp.name_skips(diffs, kutcmp.skipped_twins([{"skips": []}]))
         self.assertIn("has no figure", diffs[0]["cause"])
+
+    def test_a_row_vmexit_printed_in_every_boot_is_not_resolved(self):
+        """vmexit's xAPIC self-IPI loops printf x whenever it is not 1:
+        where that happened in every boot and the tools do not agree, the
+        row is not resolved, the prints named; a boot without prints, or
+        agreement, leaves the verdict."""
+        b = boots({"self_ipi_tpr": [600, 610, 605], self.REF: [20] * 3},
+                  {"self_ipi_tpr": [300, 301, 302], self.REF: [15, 15, 16]})
+
+        def verdict(counts):
+            _levels, diffs = kutcmp.rows(b, ["self_ipi_tpr", self.REF], self.REF)
+            docs = [{"results": [{"suite": "kut", "kut_name": "self_ipi_tpr",
+                                  "printed_x": c}]} for c in counts]
+            return kutcmp.name_causes(diffs, docs)[0]
+
+        row = verdict([1984, 1984, 1990])
+        self.assertEqual(row["verdict"], "not resolved")
+        self.assertTrue(row["cause"].startswith(
+            "vmexit printed x != 1 in 1984 (1984-1990, 3 boots) iterations a "
+            "boot (every boot printed): each such iteration runs a printf"), row)
+        self.assertIn("beyond the spread", row["cause"])
+        self.assertNotIn("printed", verdict([1984, None, 1990])["cause"])
+        b = boots({"self_ipi_tpr": [300, 310, 305], self.REF: [20] * 3},
+                  {"self_ipi_tpr": [300, 301, 302], self.REF: [15, 15, 16]})
+        self.assertEqual(verdict([5, 5, 5])["verdict"], "agree")
 
     def test_the_net_difference_alone_explains_nothing(self):
         # trapmeter's net difference meets vmexit's where its gross one

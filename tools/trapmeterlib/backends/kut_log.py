@@ -140,6 +140,8 @@ def _take_part(log, number, found):
 REL_REFERENCE = "inl_from_kernel"
 REL_FIELD = "cycles_rel_ref"
 REL_DIGITS = 6
+# the iterations a self-IPI case printed x != 1 in (KutLog.odd)
+PRINTED_FIELD = "printed_x"
 
 
 def _result(case, name, cycles, parts, ref=None):
@@ -173,7 +175,10 @@ def records(log):
     ref = reference_cycles(log)
     for case, name, cycles, parts in log.figures:
         out.append({"type": "case", "suite": SUITE, "case": case})
-        out.append(_result(case, name, cycles, parts, ref))
+        res = _result(case, name, cycles, parts, ref)
+        if case in log.odd:     # its loop ran a printf this often
+            res[PRINTED_FIELD] = log.odd[case]
+        out.append(res)
     for name in log.skipped:
         out.append({"type": "skip", "suite": SUITE, "case": name,
                     "reason": "vmexit printed \"%s (skipped)\": the CPU "

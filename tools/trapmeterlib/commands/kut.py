@@ -299,7 +299,7 @@ class Session:
         out_boots = merged_boots(self.pairs)
         levels, diffs = kutcmp.rows(boots, names,
                                     **kutcmp.backend(self.host))
-        kutcmp.name_skips(diffs, kutcmp.skipped_twins(out_boots))
+        kutcmp.name_causes(diffs, out_boots)
         sys.stdout.write(kut_table.render_side_by_side(
             levels, diffs, self.left_out, self.host, self.args.accel))
         sys.stdout.write(kut_table.render_counted(self.counted, names))
@@ -343,7 +343,7 @@ def replay(args):
     names = shown_names(boots, wanted)
     levels, diffs = kutcmp.rows(boots, names,
                                 **kutcmp.backend(doc.get("host")))
-    kutcmp.name_skips(diffs, kutcmp.skipped_twins(doc["boots"]))
+    kutcmp.name_causes(diffs, doc["boots"])
     info = doc.get("kut") or {}
     sys.stdout.write(kut_table.render_side_by_side(
         levels, diffs, info.get("left_out") or {}, doc.get("host"),

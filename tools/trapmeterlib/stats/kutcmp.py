@@ -410,6 +410,43 @@ def skipped_twins(boot_docs):
     return out
 
 
+def printed_x(boot_docs):
+    """{vmexit name: [iterations its loop printed x != 1, per boot that
+    ran it]}: vmexit's self-IPI cases print x whenever it is not 1
+    (backends/kut_log.py: the result's "printed_x"; none, 0)."""
+    out = {}
+    for boot in boot_docs:
+        for res in boot.get("results") or []:
+            if res.get("suite") == "kut" and isinstance(res.get("kut_name"), str):
+                count = res.get("printed_x")
+                out.setdefault(res["kut_name"], []).append(
+                    count if isinstance(count, int) and count > 0 else 0)
+    return out
+
+
+def name_prints(diffs, printed):
+    """A row vmexit's loop printed in, in every boot, is not resolved
+    unless the tools agree: each print is a printf to the serial port
+    inside vmexit's timed loop, work its twin does not do."""
+    for row in diffs:
+        counts = printed.get(row["kut_name"]) or []
+        if not counts or min(counts) == 0 or row["verdict"] == "agree":
+            continue
+        row["verdict"] = "not resolved"
+        row["cause"] = ("vmexit printed x != 1 in %s iterations a boot "
+                        "(every boot printed): each such iteration runs a "
+                        "printf to the serial port in its timed loop, work "
+                        "its twin does not do; %s" % (
+                            fmt_level(spread(counts)), row.get("cause") or ""))
+    return diffs
+
+
+def name_causes(diffs, boot_docs):
+    """name_skips and name_prints of a session's boots."""
+    name_skips(diffs, skipped_twins(boot_docs))
+    return name_prints(diffs, printed_x(boot_docs))
+
+
 def name_skips(diffs, skipped):
     """A row trapmeter has no figure for says why, when its twin was
     skipped by name: the skip's case and reason in place of "a tool has
