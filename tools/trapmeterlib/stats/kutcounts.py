@@ -18,7 +18,14 @@ VMEXIT_INSNS = {"inl_from_kernel": 9, "mov_dr": 9, "mov_to_cr8": 9,
                 "inl_from_pmtimer": 14, "tscdeadline_immed": 22,
                 "toggle_cr0_wp": 32, "toggle_cr4_pge": 36,
                 # a pci_mem_testb / pci_io_testb call: one store or out
-                "pci-mem": 10, "pci-io": 10}
+                "pci-mem": 10, "pci-io": 10,
+                # the ICR or SELF_IPI write with its rdtsc pair, safe_halt,
+                # and the interrupt: a per-vector thunk, registers saved,
+                # self_ipi_isr's count, rdtsc pair and eoi() (perf, one
+                # boot each, the twentieth session)
+                "self_ipi_sti_hlt": 158, "self_ipi_tpr_sti_hlt": 170,
+                "x2apic_self_ipi_sti_hlt": 135,
+                "x2apic_self_ipi_tpr_sti_hlt": 147}
 TM_INSNS = {"inb.elcr": 11, "cr8.write": 11, "dr7.write": 11, "pmtimer": 11,
             "cr0.wp.toggle": 14, "cr4.pge.toggle": 14,
             # per byte, as kut divides the ptd cases (perf, per op over its
@@ -39,7 +46,11 @@ TM_INSNS = {"inb.elcr": 11, "cr8.write": 11, "dr7.write": 11, "pmtimer": 11,
             "wbinvd": 10,
             # vmexit's outl_to_kernel op: xor, mov, out (outb.elcr loads
             # its byte from RAM instead of the xor)
-            "outb.elcr.zero": 12}
+            "outb.elcr.zero": 12,
+            # op_self_ipi's sti_hlt path and the interrupt through
+            # arch/x86's stub to isr_bsp (perf, one boot each, its ops)
+            "self_ipi.xapic.sti_hlt": 91, "self_ipi.xapic.tpr.sti_hlt": 95,
+            "self_ipi.x2apic.sti_hlt": 89, "self_ipi.x2apic.tpr.sti_hlt": 95}
 TM_INSNS_DISASM = ("tscdeadline.immed.cpuid", "cr0.wp.toggle.whole", "cpuid",
                    "cpuid.insn", "outb.elcr", "cr8.read", "invd", "wbinvd",
                    "outb.elcr.zero")
