@@ -87,8 +87,8 @@
  * the boot, not assumed: before each self-IPI shape a probe sends
  * PROBE_TRIES of its self-IPIs and counts those taken where the op takes
  * them (at `sti; nop`, at `sti; hlt`); a shape whose op would lose one
- * skips with the count (on the PVM backend `sti; nop` is no window: its
- * interrupt waits for the emulator's batch to end).  The sti_hlt cases
+ * skips with the count (on the PVM hosts here `sti; nop` took 0 of 16:
+ * the interrupt came later, with IF=1).  The sti_hlt cases
  * run under the PIT watchdog: a hlt no interrupt wakes ends at its shot.
  * x2APIC and TSC-deadline cases are skipped when CPUID lacks them; ipi
  * needs `-smp 2` (the runner passes it when case= selects ipi, or with
@@ -433,7 +433,7 @@ static void op_self_ipi(const struct bench_case *c, u8 *buf, u64 iters)
 	(void)buf;
 	ops_done += iters;
 	if (sti_nop(c->arg) || sti_hlt(c->arg)) {
-		while (iters-- && !gave_up) {	/* a shot ended a hlt: stop */
+		while (iters-- && !gave_up) {	/* hlt_release gave up: stop */
 			self_ipi_shaped(c->arg);
 			if (sti_hlt(c->arg)) {
 				irq_enable_and_halt();	/* the pending IPI wakes it */
