@@ -910,10 +910,11 @@ static const char *skip_irq(const struct bench_case *c)
 	if (!lapic_ok)
 		return "no usable local APIC (CPUID 1 EDX[9] or IA32_APIC_BASE.EN clear)";
 	why = setup(c->arg);
-	if (!why && self_ipi_case(c->arg))
+	if (!why && self_ipi_case(c->arg)) {
 		why = probe_shape(c);
-	if (why && sti_hlt(c->arg))
-		pit_watchdog_stop();
+		if (why && sti_hlt(c->arg))
+			pit_watchdog_stop();	/* setup started it */
+	}
 	ops_done = timeouts = tpr_early = 0;
 	late_n = 0;
 	gave_up = false;
