@@ -54,6 +54,10 @@
  *                   through kvm-unit-tests' handler path, as built
  *   tscdeadline.insn  vmexit's tscdeadline as built: the deadline 3000
  *                   cycles ahead, a spin until that path counts it
+ *   self_ipi.x2apic.tpr.insn, self_ipi.x2apic.tpr.sti_nop.insn  vmexit's
+ *                   x2apic_self_ipi_tpr(_sti_nop) as built: TPR 0xf, the
+ *                   SELF_IPI write in its RDTSC pair, TPR 0, never waiting
+ *                   for the interrupt (that path takes it)
  *   wrmsr.tsx_ctrl  MSR 0x122 (skipped without ARCH_CAPABILITIES[7])
  *                                                        wr_tsx_ctrl_msr
  *   wrmsr.spec_ctrl.ibrs  SPEC_CTRL 1 then 0: passed through after the
@@ -224,7 +228,7 @@ enum insn { I_INL_QEMU, I_OUTB_ELCR, I_INB_ELCR, I_PMTIMER, I_CR8_READ, I_CR8_WR
 	    I_XSETBV, I_INVD, I_CR0_WP, I_CR4_PGE, I_WR_TSX_CTRL, I_WR_IBRS, I_WR_IBPB,
 	    I_CR0_WHOLE, I_CPUID_KUT, I_OUTB_ELCR0, I_WR_TSC_ADJUST0, I_WR_KGSBASE0, I_CR0_KUT,
 	    I_CR4_KUT, I_PTD_MEM, I_PTD_IO,
-	    I_DEADLINE_KUT, I_DEADLINE_WAIT_KUT, I_COUNT };
+	    I_DEADLINE_KUT, I_DEADLINE_WAIT_KUT, I_SELF_TPR_KUT, I_SELF_TPR_STI_KUT, I_COUNT };
 
 #define MSR_APIC_BASE      0x1b
 #define MSR_TSC_ADJUST     0x3b
@@ -306,6 +310,8 @@ static void insn_once(u32 id)
 	case I_PTD_IO: VMEXIT_PCI_IO("out %%al, (%%dx)"); break;
 	case I_DEADLINE_KUT: VMEXIT_TSCDEADLINE_IMMED("wrmsr", "cpuid"); break;
 	case I_DEADLINE_WAIT_KUT: VMEXIT_TSCDEADLINE(exits_vmexit_isr_count, "0", "wrmsr"); break;
+	case I_SELF_TPR_KUT: VMEXIT_SELF_IPI_TPR("", "", ""); break;
+	case I_SELF_TPR_STI_KUT: VMEXIT_SELF_IPI_TPR("cli\n\t", "sti\n\t", ""); break;
 	case I_OUTB_ELCR0: outb(0, ELCR1_PORT); break;
 	case I_WR_TSC_ADJUST0: wrmsr(MSR_TSC_ADJUST, 0); break;
 	case I_WR_KGSBASE0: wrmsr(MSR_KERNEL_GS_BASE, 0); break;
@@ -345,6 +351,8 @@ static void ctl_once(u32 id)
 	case I_PTD_IO: VMEXIT_PCI_IO("mov %%al, %[to]", [to] "=m"(ctl_word)); break;
 	case I_DEADLINE_KUT: VMEXIT_TSCDEADLINE_IMMED("nop", "nop"); break;
 	case I_DEADLINE_WAIT_KUT: VMEXIT_TSCDEADLINE(ctl_flag, "1", "nop"); break;
+	case I_SELF_TPR_KUT: VMEXIT_SELF_IPI_TPR("", "", "_ctl"); break;
+	case I_SELF_TPR_STI_KUT: VMEXIT_SELF_IPI_TPR("cli\n\t", "sti\n\t", "_ctl"); break;
 	case I_WR_IBRS: ctl_msr(MSR_SPEC_CTRL, SPEC_CTRL_IBRS); ctl_msr(MSR_SPEC_CTRL, 0); break;
 	case I_XSETBV: ctl_msr(0, msr_value[2]); break;
 	case I_WR_TSC_ADJUST0: case I_WR_KGSBASE0: ctl_msr(msr_of[id], 0); break;
@@ -427,6 +435,9 @@ static const char *skip_insn(const struct bench_case *c)
 	case I_DEADLINE_KUT:
 	case I_DEADLINE_WAIT_KUT:
 		return exits_vmexit_deadline_set(c->arg == I_DEADLINE_WAIT_KUT);
+	case I_SELF_TPR_KUT:
+	case I_SELF_TPR_STI_KUT:
+		return exits_vmexit_self_ipi_set();
 	case I_OUTB_ELCR0:
 		return elcr_now ? "ELCR1 (0x4d0) is not 0 here: vmexit's outb of 0 would change "
 				  "the trigger mode of IRQs 3-7" : NULL;
@@ -477,6 +488,11 @@ static u32 vmexit_toggle_done(u32 id)
 	return bad + (read_cr4() != cr4_now);
 }
 
+static bool self_tpr(u32 id)
+{
+	return id == I_SELF_TPR_KUT || id == I_SELF_TPR_STI_KUT;
+}
+
 /* rdmsr.core_threads: the count QEMU made; the toggles: CR0 and CR4 back
  * as they were (a lost write would leave WP or PGE flipped). */
 static u32 verify_insn(const struct bench_case *c, const u8 *buf)
@@ -492,6 +508,8 @@ static u32 verify_insn(const struct bench_case *c, const u8 *buf)
 		return exits_vmexit_ptd_written(c->arg == I_PTD_MEM) == 0;
 	if (c->arg == I_DEADLINE_KUT || c->arg == I_DEADLINE_WAIT_KUT)
 		return exits_vmexit_deadline_put();
+	if (self_tpr(c->arg))
+		return exits_vmexit_self_ipi_put();
 	if (c->arg == I_CR4_PGE)
 		return read_cr4() != cr4_now;
 	return c->arg == I_RD_CORE_THREADS && msr_seen != CORE_THREADS(vcpus());
@@ -508,6 +526,12 @@ static void extra_insn(const struct bench_case *c, const struct bench_result *r,
 		/* all taken since the case's set-up, less the one its arrival
 		 * check waited for: warm-up, samples, controls and settles */
 		jw_u64(w, "interrupts", exits_vmexit_isr_count - 1);
+	}
+	if (self_tpr(c->arg)) {
+		/* as tscdeadline.immed.insn's: since set-up, less the arrival
+		 * check's; and vmexit's tsc_ipi, its op's own RDTSC pair */
+		jw_u64(w, "interrupts", exits_vmexit_isr_count - 1);
+		jw_u64(w, "tsc_ipi", exits_vmexit_tsc_ipi);
 	}
 	if (c->settle == exits_vmexit_wait_kick) {
 		/* a kicked, healthy wait sees no shot of its watchdog */
@@ -535,6 +559,13 @@ static u32 model_three(const struct bench_case *c, const u8 *buf)
 	(void)c;
 	(void)buf;
 	return 3;
+}
+
+static u32 model_four(const struct bench_case *c, const u8 *buf)
+{
+	(void)c;
+	(void)buf;
+	return 4;
 }
 
 /* CR0.WP is guest-owned on VMX with EPT (Linux 6.4+, vmx
@@ -651,6 +682,16 @@ static struct bench_case ext_cases[] = {
 	 * watchdog kicked between samples */
 	EXT_PRIMED("tscdeadline.insn", "lapic", HANDLER_KERNEL, I_DEADLINE_WAIT_KUT, model_three,
 		   exits_vmexit_wait_kick, NO_KUT),
+	/* vmexit's x2apic_self_ipi_tpr and x2apic_self_ipi_tpr_sti_nop as
+	 * built (kernel/suites/exits_vmexit.h), x2APIC mode, the interrupt
+	 * through vmexit's path and never waited for (irq.c's *.nowait do
+	 * the same work in their own code); exits where each interrupt is
+	 * taken at once, as irq.c's self_ipi.x2apic.tpr(.sti_nop): the
+	 * WRMSR, the lowering CR8 write, the EOI (and the window) */
+	EXT("self_ipi.x2apic.tpr.insn", "lapic", HANDLER_KERNEL, I_SELF_TPR_KUT, model_three,
+	    NO_KUT),
+	EXT("self_ipi.x2apic.tpr.sti_nop.insn", "lapic", HANDLER_KERNEL, I_SELF_TPR_STI_KUT,
+	    model_four, NO_KUT),
 };
 
 /* The ".upages" pass: these cases again on user-accessible pages, each in
@@ -668,6 +709,8 @@ static const struct { u32 id; const char *name; } upage_pass[] = {
 	{ I_PTD_MEM, "ptd.nofd.mem8.insn.upages" }, { I_PTD_IO, "ptd.nofd.io8.insn.upages" },
 	{ I_DEADLINE_KUT, "tscdeadline.immed.insn.upages" },
 	{ I_DEADLINE_WAIT_KUT, "tscdeadline.insn.upages" },
+	{ I_SELF_TPR_KUT, "self_ipi.x2apic.tpr.insn.upages" },
+	{ I_SELF_TPR_STI_KUT, "self_ipi.x2apic.tpr.sti_nop.insn.upages" },
 };
 
 /* The ".paired" pass: these cases again with inb.elcr for their control,
@@ -690,6 +733,8 @@ static const struct { u32 id; const char *name; } paired_pass[] = {
 	{ I_CR0_KUT, "cr0.wp.toggle.insn.paired" }, { I_CR4_KUT, "cr4.pge.toggle.insn.paired" },
 	{ I_PTD_MEM, "ptd.nofd.mem8.insn.paired" }, { I_PTD_IO, "ptd.nofd.io8.insn.paired" },
 	{ I_DEADLINE_KUT, "tscdeadline.immed.insn.paired" },
+	{ I_SELF_TPR_KUT, "self_ipi.x2apic.tpr.insn.paired" },
+	{ I_SELF_TPR_STI_KUT, "self_ipi.x2apic.tpr.sti_nop.insn.paired" },
 };
 
 /* The extended cases' own checks (verify_insn: a toggle put back, the

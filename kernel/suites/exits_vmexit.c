@@ -4,7 +4,9 @@
  * (kernel/suites/exits_vmexit.h): GS points at a zeroed area whose byte 4
  * is the vector an exception handler would leave (none does here) and
  * whose word at 8 points at the APIC's ops.  And the path vmexit's
- * timer interrupt takes, for tscdeadline.immed.insn and tscdeadline.insn;
+ * timer interrupt and self-IPI take, for tscdeadline.immed.insn,
+ * tscdeadline.insn and self_ipi.x2apic.tpr(.sti_nop).insn, and vmexit's
+ * apic_set_tpr and x2apic_self_ipi for the latter;
  * and vmexit's run_test, ple_round_robin and inl_nop_kernel, for
  * ple.round_robin.insn.paired.
  */
@@ -43,7 +45,7 @@ static u64 gs_before;
 /* struct apic_ops: reg_read (not called here), reg_write */
 static u64 apic_ops[2];
 static u64 gate_before;
-static bool deadline_x2apic;
+static bool path_x2apic;      /* the path set x2APIC mode */
 static bool deadline_wait;      /* tscdeadline's: the watchdog runs */
 static u8 pic_before[2];        /* the legacy PIC's masks, put back after */
 u32 exits_vmexit_isr_count;            /* vmexit's x */
@@ -131,6 +133,40 @@ __asm__(".text\n"
 	"mov %edi, %edi; mov $0xfee00000, %eax; add %rax, %rdi\n\t"
 	"mov %esi, (%rdi)\n\t"
 	"ret\n");
+
+u64 exits_vmexit_tsc_ipi;               /* vmexit's tsc_ipi */
+u64 exits_vmexit_tpr_stored;
+
+/*
+ * vmexit's apic_set_tpr (lib/x86/apic.c, 64-bit: the TPR through CR8)
+ * and x2apic_self_ipi (the SELF_IPI WRMSR timed by two RDTSC into
+ * tsc_ipi), as its build compiles them; SUFFIX "_ctl" with SET_TPR a
+ * store to RAM and WRMSR a nop: the control's copies.
+ */
+#define VMEXIT_SELF_IPI_FNS(SUFFIX, SET_TPR, WRMSR)                       \
+	".globl exits_vmexit_set_tpr" SUFFIX "\n"                         \
+	"exits_vmexit_set_tpr" SUFFIX ":\n\t"                             \
+	"endbr64\n\t"                                                     \
+	"movzbl %dil, %edi\n\t"                                           \
+	SET_TPR "\n\t"                                                    \
+	"ret\n"                                                           \
+	".globl exits_vmexit_x2apic_self_ipi" SUFFIX "\n"                 \
+	"exits_vmexit_x2apic_self_ipi" SUFFIX ":\n\t"                     \
+	"rdtsc\n\t"                                                       \
+	"mov %edx, %esi; mov %eax, %r8d\n\t"                              \
+	"movslq %edi, %rdx; shr $0x20, %rdx\n\t"                          \
+	"mov $0x83f, %ecx; mov %edi, %eax\n\t"                            \
+	WRMSR "\n\t"                                                      \
+	"rdtsc\n\t"                                                       \
+	"mov exits_vmexit_tsc_ipi(%rip), %rcx\n\t"                        \
+	"shl $0x20, %rdx; mov %eax, %eax; or %rax, %rdx; add %rcx, %rdx\n\t" \
+	"shl $0x20, %rsi; mov %r8d, %r8d; or %r8, %rsi; sub %rsi, %rdx\n\t" \
+	"mov %rdx, exits_vmexit_tsc_ipi(%rip)\n\t"                        \
+	"ret\n"
+
+__asm__(".text\n"
+	VMEXIT_SELF_IPI_FNS("", "mov %rdi, %cr8", "wrmsr")
+	VMEXIT_SELF_IPI_FNS("_ctl", "mov %rdi, exits_vmexit_tpr_stored(%rip)", "nop"));
 
 struct vmexit_counter exits_vmexit_ple_counters[VMEXIT_SLOTS];
 u32 exits_vmexit_ple_cpus;
@@ -293,6 +329,44 @@ void exits_vmexit_wait_kick(const struct bench_case *c)
 	pit_watchdog_kick();
 }
 
+/* vmexit's interrupt path at its vector: x2APIC where CPUID has it (as
+ * vmexit's setup), GS at the per-CPU area, eoi() through the APIC ops,
+ * the 8259's IRQs (its vectors from 8) masked for IF=1, the gate. */
+static const char *path_set(void)
+{
+	const char *why;
+
+	path_x2apic = lapic_has_x2apic();
+	if (path_x2apic && lapic_set_x2apic(true))
+		return "x2APIC present but cannot be enabled";
+	why = exits_vmexit_gs_set();
+	if (why) {
+		if (path_x2apic)
+			lapic_set_x2apic(false);
+		return why;
+	}
+	apic_ops[1] = (u64)(uintptr_t)(path_x2apic ? exits_vmexit_x2apic_write :
+				       exits_vmexit_xapic_write);
+	pic_before[0] = inb(PIC1_DATA_PORT);
+	pic_before[1] = inb(PIC2_DATA);
+	outb(PIC_ALL, PIC1_DATA_PORT);
+	outb(PIC_ALL, PIC2_DATA);
+	gate_before = trap_set_gate(VEC_VMEXIT, (u64)(uintptr_t)exits_vmexit_thunk);
+	exits_vmexit_isr_count = 0;
+	exits_vmexit_waits_lost = 0;
+	return NULL;
+}
+
+static void path_put(void)
+{
+	trap_set_gate(VEC_VMEXIT, gate_before);
+	outb(pic_before[0], PIC1_DATA_PORT);
+	outb(pic_before[1], PIC2_DATA);
+	exits_vmexit_gs_put();
+	if (path_x2apic)
+		lapic_set_x2apic(false);
+}
+
 const char *exits_vmexit_deadline_set(bool wait)
 {
 	const char *why;
@@ -302,26 +376,9 @@ const char *exits_vmexit_deadline_set(bool wait)
 		return "no usable local APIC (CPUID 1 EDX[9] or IA32_APIC_BASE.EN clear)";
 	if (!lapic_has_tsc_deadline())
 		return "no TSC-deadline timer (CPUID 1 ECX[24])";
-	/* vmexit's setup goes to x2APIC where CPUID has it */
-	deadline_x2apic = lapic_has_x2apic();
-	if (deadline_x2apic && lapic_set_x2apic(true))
-		return "x2APIC present but cannot be enabled";
-	why = exits_vmexit_gs_set();
-	if (why) {
-		if (deadline_x2apic)
-			lapic_set_x2apic(false);
+	why = path_set();
+	if (why)
 		return why;
-	}
-	apic_ops[1] = (u64)(uintptr_t)(deadline_x2apic ? exits_vmexit_x2apic_write :
-				       exits_vmexit_xapic_write);
-	/* IF=1 for the case: the 8259's IRQs (its vectors from 8) masked */
-	pic_before[0] = inb(PIC1_DATA_PORT);
-	pic_before[1] = inb(PIC2_DATA);
-	outb(PIC_ALL, PIC1_DATA_PORT);
-	outb(PIC_ALL, PIC2_DATA);
-	gate_before = trap_set_gate(VEC_VMEXIT, (u64)(uintptr_t)exits_vmexit_thunk);
-	exits_vmexit_isr_count = 0;
-	exits_vmexit_waits_lost = 0;
 	lapic_deadline_mode(VEC_VMEXIT);
 	if (!deadline_arrives()) {
 		exits_vmexit_deadline_put();
@@ -358,11 +415,60 @@ u32 exits_vmexit_deadline_put(void)
 	lapic_deadline_arm(0);	/* disarmed; one still pending is taken now */
 	irq_window();
 	lapic_timer_stop();
-	trap_set_gate(VEC_VMEXIT, gate_before);
-	outb(pic_before[0], PIC1_DATA_PORT);
-	outb(pic_before[1], PIC2_DATA);
-	exits_vmexit_gs_put();
-	if (deadline_x2apic)
-		lapic_set_x2apic(false);
+	path_put();
 	return (exits_vmexit_isr_count == 0) + (exits_vmexit_waits_lost != 0);
+}
+
+/* Is vmexit's vector still waiting in IRR? */
+static bool vector_pending(void)
+{
+	return lapic_read(LAPIC_IRR + VEC_VMEXIT / 32 * 0x10) & (1u << (VEC_VMEXIT % 32));
+}
+
+/* With IF=1 and the TPR at 0: is an interrupt pending at VEC_VMEXIT
+ * taken within ARRIVE_US (none pending: at once)? */
+static bool pending_taken(void)
+{
+	struct tsc_wait w = TSC_WAIT(ARRIVE_US);
+	bool late = false;
+
+	irq_enable();
+	while (vector_pending() && !late)
+		late = tsc_wait_over(&w);
+	irq_disable();
+	return !late;
+}
+
+const char *exits_vmexit_self_ipi_set(void)
+{
+	const char *why;
+
+	if (lapic_init())
+		return "no usable local APIC (CPUID 1 EDX[9] or IA32_APIC_BASE.EN clear)";
+	if (!lapic_has_x2apic())
+		return "no x2APIC (CPUID 1 ECX[21]): vmexit runs its x2apic_self_ipi_* cases only "
+		       "in x2APIC mode";
+	why = path_set();
+	if (why)
+		return why;
+	write_cr8(0);
+	wrmsr(LAPIC_MSR_SELF_IPI, VEC_VMEXIT);
+	if (!pending_taken() || exits_vmexit_isr_count != 1) {
+		exits_vmexit_self_ipi_put();
+		return "a self-IPI raised no interrupt within 1 s: vmexit's op would count none";
+	}
+	exits_vmexit_tsc_ipi = 0;
+	irq_enable();		/* vmexit's cases run with IF=1 */
+	return NULL;
+}
+
+u32 exits_vmexit_self_ipi_put(void)
+{
+	u32 bad = !pending_taken();
+
+	bad += read_cr8() != 0;
+	/* the arrival check's own interrupt, then at least one of the case's */
+	bad += exits_vmexit_isr_count < 2;
+	path_put();
+	return bad;
 }

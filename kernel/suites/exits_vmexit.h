@@ -188,6 +188,42 @@ void exits_vmexit_deadline_settle(const struct bench_case *c);
  * raises none) */
 extern u32 exits_vmexit_settled;
 
+/* vmexit's x2apic_self_ipi_tpr and x2apic_self_ipi_tpr_sti_nop as its
+ * build runs them: a frame, apic_set_tpr(0xf) (a call: the TPR through
+ * CR8), x2apic_self_ipi(0xb0) (a call: the SELF_IPI WRMSR between two
+ * RDTSC, their difference added to tsc_ipi in RAM), apic_set_tpr(0),
+ * then `nop`; the sti_nop one starts with `cli` and ends `sti; nop`.
+ * The interrupt comes through the path above when the backend delivers
+ * it (none is waited for).  The control (CTL "_ctl") calls copies that
+ * store to RAM in place of the CR8 write and have a nop for the WRMSR. */
+#define VMEXIT_SELF_IPI_TPR(CLI, STI, CTL)                                \
+	__asm__ volatile("push %%rbp\n\t"                                 \
+			 "mov %%rsp, %%rbp\n\t"                           \
+			 CLI                                              \
+			 "mov $0xf, %%edi\n\t"                            \
+			 "call exits_vmexit_set_tpr" CTL "\n\t"           \
+			 "mov $0xb0, %%edi\n\t"                           \
+			 "call exits_vmexit_x2apic_self_ipi" CTL "\n\t"   \
+			 "mov $0, %%edi\n\t"                              \
+			 "call exits_vmexit_set_tpr" CTL "\n\t"           \
+			 STI                                              \
+			 "nop\n\t"                                        \
+			 "pop %%rbp"                                      \
+			 : : : "rax", "rcx", "rdx", "rsi", "rdi", "r8", "cc", "memory")
+
+/* vmexit's tsc_ipi, and what the controls' TPR copies stored */
+extern u64 exits_vmexit_tsc_ipi;
+extern u64 exits_vmexit_tpr_stored;
+
+/* x2APIC mode (vmexit runs its x2apic_* cases only there), vmexit's
+ * interrupt path at its vector, one self-IPI seen to arrive, then IF=1
+ * for the case: NULL, or why not. */
+const char *exits_vmexit_self_ipi_set(void);
+/* The last self-IPI taken if one still waits (a bounded spin, IF=1),
+ * IF=0, the path and xAPIC mode put back; non-zero when the case took
+ * none at all, one stayed pending, or the TPR was not left at 0. */
+u32 exits_vmexit_self_ipi_put(void);
+
 /* vmexit's ple_round_robin (kernel/suites/exits_ple.c runs it): its
  * counters (n1 bumped by the previous vCPU, n2 the last n1 this one took)
  * and nr_cpus, as its build reads them; the op and its inl_from_kernel

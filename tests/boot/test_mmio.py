@@ -257,6 +257,43 @@ class MaskedDeadlineKvm(unittest.TestCase):
                             (paired, masked))
 
 
+class SelfIpiTprKvm(unittest.TestCase):
+    """vmexit's x2apic_self_ipi_tpr and x2apic_self_ipi_tpr_sti_nop as its
+    build runs them (kernel/suites/exits_vmexit.h), and their paired pass:
+    each runs in x2APIC mode, its check holds (the TPR back at 0, no
+    self-IPI left pending, at least one taken through vmexit's path), it
+    takes at most one interrupt a write, and its op's RDTSC pair summed
+    into tsc_ipi as vmexit's does."""
+    CASES = ("self_ipi.x2apic.tpr.insn", "self_ipi.x2apic.tpr.sti_nop.insn",
+             "self_ipi.x2apic.tpr.insn.paired",
+             "self_ipi.x2apic.tpr.sti_nop.insn.paired")
+
+    @classmethod
+    def setUpClass(cls):
+        need_kvm()
+        need_build(cls, "build/trapmeter.elf")
+        cls.b = run("--accel", "kvm", "--suite", "all", "--case", ",".join(cls.CASES),
+                    "--cmdline", "samples=5 budget_ms=300", "--no-count-exits",
+                    "--timeout", "300", timeout=400)
+
+    def setUp(self):
+        skips = {s["case"]: s["reason"] for s in self.b.boot["skips"]}
+        if "no x2APIC" in skips.get(self.CASES[0], ""):
+            self.skipTest(skips[self.CASES[0]])     # the CPU model lacks it
+        self.assertEqual({c: w for c, w in skips.items() if c in self.CASES}, {})
+
+    def test_each_runs_and_checks(self):
+        self.assertEqual(self.b.status, 0, self.b.describe())
+        for case in self.CASES:
+            r = self.b.result(case)
+            self.assertFalse(r.get("mismatches"), r)
+            self.assertGreater(r["interrupts"], 0, r)
+            self.assertLessEqual(r["interrupts"], r["ops"] + 4 * r["samples"], r)
+            self.assertGreater(r["tsc_ipi"], 0, r)
+        for case in self.CASES[2:]:
+            self.assertEqual(self.b.result(case)["control_case"], "inb.elcr")
+
+
 class MmioKvm(unittest.TestCase):
     """Round trips to QEMU per handler class (QMP mmio_exits / exits)."""
 

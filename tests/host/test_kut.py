@@ -521,7 +521,10 @@ class Agreement(AnyRounds, Unexplained, unittest.TestCase):
                            ("pci-mem", "ptd.nofd.mem8.insn"),
                            ("pci-io", "ptd.nofd.io8.insn"),
                            ("tscdeadline_immed", "tscdeadline.immed.insn"),
-                           ("tscdeadline", "tscdeadline.insn")):
+                           ("tscdeadline", "tscdeadline.insn"),
+                           ("x2apic_self_ipi_tpr", "self_ipi.x2apic.tpr.insn"),
+                           ("x2apic_self_ipi_tpr_sti_nop",
+                            "self_ipi.x2apic.tpr.sti_nop.insn")):
             b = boots({name: [350, 352, 351], self.REF: [90] * 3},
                       {name: [113, 114, 113], self.REF: [20, 21, 20]},
                       extra={case: [316, 316, 315],
