@@ -54,10 +54,11 @@
  *                   through kvm-unit-tests' handler path, as built
  *   tscdeadline.insn  vmexit's tscdeadline as built: the deadline 3000
  *                   cycles ahead, a spin until that path counts it
- *   self_ipi.x2apic.tpr.insn, self_ipi.x2apic.tpr.sti_nop.insn  vmexit's
- *                   x2apic_self_ipi_tpr(_sti_nop) as built: TPR 0xf, the
- *                   SELF_IPI write in its RDTSC pair, TPR 0, never waiting
- *                   for the interrupt (that path takes it)
+ *   self_ipi.x2apic.{sti_nop,tpr,tpr.sti_nop}.insn  vmexit's
+ *                   x2apic_self_ipi_* (no wait) as built: the SELF_IPI
+ *                   write in its RDTSC pair (between TPR 0xf and 0; IF=0
+ *                   until `sti; nop`), never waiting for the interrupt
+ *                   (that path takes it)
  *   wrmsr.tsx_ctrl  MSR 0x122 (skipped without ARCH_CAPABILITIES[7])
  *                                                        wr_tsx_ctrl_msr
  *   wrmsr.spec_ctrl.ibrs  SPEC_CTRL 1 then 0: passed through after the
@@ -228,7 +229,7 @@ enum insn { I_INL_QEMU, I_OUTB_ELCR, I_INB_ELCR, I_PMTIMER, I_CR8_READ, I_CR8_WR
 	    I_XSETBV, I_INVD, I_CR0_WP, I_CR4_PGE, I_WR_TSX_CTRL, I_WR_IBRS, I_WR_IBPB,
 	    I_CR0_WHOLE, I_CPUID_KUT, I_OUTB_ELCR0, I_WR_TSC_ADJUST0, I_WR_KGSBASE0, I_CR0_KUT,
 	    I_CR4_KUT, I_PTD_MEM, I_PTD_IO,
-	    I_DEADLINE_KUT, I_DEADLINE_WAIT_KUT, I_SELF_TPR_KUT, I_SELF_TPR_STI_KUT, I_COUNT };
+	    I_DEADLINE_KUT, I_DEADLINE_WAIT_KUT, I_SELF_STI_KUT, I_SELF_TPR_KUT, I_SELF_TPR_STI_KUT, I_COUNT };
 
 #define MSR_APIC_BASE      0x1b
 #define MSR_TSC_ADJUST     0x3b
@@ -279,6 +280,12 @@ static const u32 msr_of[I_COUNT] = {
 	[I_WR_TSC_ADJUST0] = MSR_TSC_ADJUST, [I_WR_KGSBASE0] = MSR_KERNEL_GS_BASE,
 };
 
+/* vmexit's x2apic_self_ipi_* pieces (kernel/suites/exits_vmexit.h) */
+#define CLI "cli\n\t"
+#define STI "sti\n\t"
+#define TPR_UP(ctl) VMEXIT_TPR("0xf", ctl)
+#define TPR_DOWN(ctl) VMEXIT_TPR("0", ctl)
+
 static void insn_once(u32 id)
 {
 	switch (id) {
@@ -310,8 +317,11 @@ static void insn_once(u32 id)
 	case I_PTD_IO: VMEXIT_PCI_IO("out %%al, (%%dx)"); break;
 	case I_DEADLINE_KUT: VMEXIT_TSCDEADLINE_IMMED("wrmsr", "cpuid"); break;
 	case I_DEADLINE_WAIT_KUT: VMEXIT_TSCDEADLINE(exits_vmexit_isr_count, "0", "wrmsr"); break;
-	case I_SELF_TPR_KUT: VMEXIT_SELF_IPI_TPR("", "", ""); break;
-	case I_SELF_TPR_STI_KUT: VMEXIT_SELF_IPI_TPR("cli\n\t", "sti\n\t", ""); break;
+	case I_SELF_STI_KUT: VMEXIT_X2APIC_SELF_IPI(CLI, "", "", STI, ""); break;
+	case I_SELF_TPR_KUT: VMEXIT_X2APIC_SELF_IPI("", TPR_UP(""), TPR_DOWN(""), "", ""); break;
+	case I_SELF_TPR_STI_KUT:
+		VMEXIT_X2APIC_SELF_IPI(CLI, TPR_UP(""), TPR_DOWN(""), STI, "");
+		break;
 	case I_OUTB_ELCR0: outb(0, ELCR1_PORT); break;
 	case I_WR_TSC_ADJUST0: wrmsr(MSR_TSC_ADJUST, 0); break;
 	case I_WR_KGSBASE0: wrmsr(MSR_KERNEL_GS_BASE, 0); break;
@@ -351,8 +361,13 @@ static void ctl_once(u32 id)
 	case I_PTD_IO: VMEXIT_PCI_IO("mov %%al, %[to]", [to] "=m"(ctl_word)); break;
 	case I_DEADLINE_KUT: VMEXIT_TSCDEADLINE_IMMED("nop", "nop"); break;
 	case I_DEADLINE_WAIT_KUT: VMEXIT_TSCDEADLINE(ctl_flag, "1", "nop"); break;
-	case I_SELF_TPR_KUT: VMEXIT_SELF_IPI_TPR("", "", "_ctl"); break;
-	case I_SELF_TPR_STI_KUT: VMEXIT_SELF_IPI_TPR("cli\n\t", "sti\n\t", "_ctl"); break;
+	case I_SELF_STI_KUT: VMEXIT_X2APIC_SELF_IPI(CLI, "", "", STI, "_ctl"); break;
+	case I_SELF_TPR_KUT:
+		VMEXIT_X2APIC_SELF_IPI("", TPR_UP("_ctl"), TPR_DOWN("_ctl"), "", "_ctl");
+		break;
+	case I_SELF_TPR_STI_KUT:
+		VMEXIT_X2APIC_SELF_IPI(CLI, TPR_UP("_ctl"), TPR_DOWN("_ctl"), STI, "_ctl");
+		break;
 	case I_WR_IBRS: ctl_msr(MSR_SPEC_CTRL, SPEC_CTRL_IBRS); ctl_msr(MSR_SPEC_CTRL, 0); break;
 	case I_XSETBV: ctl_msr(0, msr_value[2]); break;
 	case I_WR_TSC_ADJUST0: case I_WR_KGSBASE0: ctl_msr(msr_of[id], 0); break;
@@ -435,6 +450,7 @@ static const char *skip_insn(const struct bench_case *c)
 	case I_DEADLINE_KUT:
 	case I_DEADLINE_WAIT_KUT:
 		return exits_vmexit_deadline_set(c->arg == I_DEADLINE_WAIT_KUT);
+	case I_SELF_STI_KUT:
 	case I_SELF_TPR_KUT:
 	case I_SELF_TPR_STI_KUT:
 		return exits_vmexit_self_ipi_set();
@@ -488,9 +504,10 @@ static u32 vmexit_toggle_done(u32 id)
 	return bad + (read_cr4() != cr4_now);
 }
 
-static bool self_tpr(u32 id)
+/* vmexit's x2apic_self_ipi_* as built */
+static bool self_ipi_kut(u32 id)
 {
-	return id == I_SELF_TPR_KUT || id == I_SELF_TPR_STI_KUT;
+	return id == I_SELF_STI_KUT || id == I_SELF_TPR_KUT || id == I_SELF_TPR_STI_KUT;
 }
 
 /* rdmsr.core_threads: the count QEMU made; the toggles: CR0 and CR4 back
@@ -508,7 +525,7 @@ static u32 verify_insn(const struct bench_case *c, const u8 *buf)
 		return exits_vmexit_ptd_written(c->arg == I_PTD_MEM) == 0;
 	if (c->arg == I_DEADLINE_KUT || c->arg == I_DEADLINE_WAIT_KUT)
 		return exits_vmexit_deadline_put();
-	if (self_tpr(c->arg))
+	if (self_ipi_kut(c->arg))
 		return exits_vmexit_self_ipi_put();
 	if (c->arg == I_CR4_PGE)
 		return read_cr4() != cr4_now;
@@ -527,7 +544,7 @@ static void extra_insn(const struct bench_case *c, const struct bench_result *r,
 		 * check waited for: warm-up, samples, controls and settles */
 		jw_u64(w, "interrupts", exits_vmexit_isr_count - 1);
 	}
-	if (self_tpr(c->arg)) {
+	if (self_ipi_kut(c->arg)) {
 		/* as tscdeadline.immed.insn's: since set-up, less the arrival
 		 * check's; and vmexit's tsc_ipi, its op's own RDTSC pair */
 		jw_u64(w, "interrupts", exits_vmexit_isr_count - 1);
@@ -682,12 +699,14 @@ static struct bench_case ext_cases[] = {
 	 * watchdog kicked between samples */
 	EXT_PRIMED("tscdeadline.insn", "lapic", HANDLER_KERNEL, I_DEADLINE_WAIT_KUT, model_three,
 		   exits_vmexit_wait_kick, NO_KUT),
-	/* vmexit's x2apic_self_ipi_tpr and x2apic_self_ipi_tpr_sti_nop as
-	 * built (kernel/suites/exits_vmexit.h), x2APIC mode, the interrupt
-	 * through vmexit's path and never waited for (irq.c's *.nowait do
-	 * the same work in their own code); exits where each interrupt is
-	 * taken at once, as irq.c's self_ipi.x2apic.tpr(.sti_nop): the
-	 * WRMSR, the lowering CR8 write, the EOI (and the window) */
+	/* vmexit's x2apic_self_ipi_sti_nop, x2apic_self_ipi_tpr and
+	 * x2apic_self_ipi_tpr_sti_nop as built (kernel/suites/exits_vmexit.h),
+	 * x2APIC mode, the interrupt through vmexit's path and never waited
+	 * for (irq.c's *.nowait do the same work in their own code); exits
+	 * where each interrupt is taken at once, as irq.c's twins: the WRMSR,
+	 * (the lowering CR8 write,) the EOI (and the window) */
+	EXT("self_ipi.x2apic.sti_nop.insn", "lapic", HANDLER_KERNEL, I_SELF_STI_KUT, model_three,
+	    NO_KUT),
 	EXT("self_ipi.x2apic.tpr.insn", "lapic", HANDLER_KERNEL, I_SELF_TPR_KUT, model_three,
 	    NO_KUT),
 	EXT("self_ipi.x2apic.tpr.sti_nop.insn", "lapic", HANDLER_KERNEL, I_SELF_TPR_STI_KUT,
@@ -709,6 +728,7 @@ static const struct { u32 id; const char *name; } upage_pass[] = {
 	{ I_PTD_MEM, "ptd.nofd.mem8.insn.upages" }, { I_PTD_IO, "ptd.nofd.io8.insn.upages" },
 	{ I_DEADLINE_KUT, "tscdeadline.immed.insn.upages" },
 	{ I_DEADLINE_WAIT_KUT, "tscdeadline.insn.upages" },
+	{ I_SELF_STI_KUT, "self_ipi.x2apic.sti_nop.insn.upages" },
 	{ I_SELF_TPR_KUT, "self_ipi.x2apic.tpr.insn.upages" },
 	{ I_SELF_TPR_STI_KUT, "self_ipi.x2apic.tpr.sti_nop.insn.upages" },
 };
@@ -733,6 +753,7 @@ static const struct { u32 id; const char *name; } paired_pass[] = {
 	{ I_CR0_KUT, "cr0.wp.toggle.insn.paired" }, { I_CR4_KUT, "cr4.pge.toggle.insn.paired" },
 	{ I_PTD_MEM, "ptd.nofd.mem8.insn.paired" }, { I_PTD_IO, "ptd.nofd.io8.insn.paired" },
 	{ I_DEADLINE_KUT, "tscdeadline.immed.insn.paired" },
+	{ I_SELF_STI_KUT, "self_ipi.x2apic.sti_nop.insn.paired" },
 	{ I_SELF_TPR_KUT, "self_ipi.x2apic.tpr.insn.paired" },
 	{ I_SELF_TPR_STI_KUT, "self_ipi.x2apic.tpr.sti_nop.insn.paired" },
 };
@@ -827,12 +848,14 @@ static void extra_paired(const struct bench_case *c, const struct bench_result *
 	jw_str(w, "control_case", "inb.elcr");
 }
 
-/* tscdeadline.immed.insn.masked.paired: the immediate deadline's paired
- * pass with IF=0 across each timed batch, the case's and its control's.
- * On PVM the interrupt the last write left pending is taken where the
+/* The ".masked.paired" pass: the paired pass of vmexit's immediate
+ * deadline with IF=0 across each timed batch, the case's and its
+ * control's.  Not for the self-IPI cases: on PVM their interrupts come
+ * mostly after each batch (its last op's, pending), so their count says
+ * nothing of the ones taken inside the ops.  On PVM an interrupt left pending is taken where the
  * emulator's batch ends, after the sample's closing TSC read, so against
- * tscdeadline.immed.insn.paired the difference is what the interrupts
- * taken inside the ops cost (trapmeter kut's "interrupts" try). */
+ * the ".paired" pass the difference is what the interrupts taken inside
+ * the ops cost (trapmeter kut's "interrupts" try). */
 static void op_masked(const struct bench_case *c, u8 *buf, u64 iters)
 {
 	irq_disable();
@@ -847,26 +870,31 @@ static void ctl_elcr_masked(const struct bench_case *c, u8 *buf, u64 iters)
 	irq_enable();
 }
 
-static void run_paired(void)
-{
-	struct bench_case c;
-	u32 i;
+static const struct { u32 id; const char *name; } masked_pass[] = {
+	{ I_DEADLINE_KUT, "tscdeadline.immed.insn.masked.paired" },
+};
 
-	for (i = 0; i < ARRAY_SIZE(paired_pass); i++) {
-		c = ext_cases[paired_pass[i].id];
-		c.name = paired_pass[i].name;
-		c.kut_name = BENCH_NO_KUT;
-		c.control = ctl_elcr;
-		c.extra = extra_paired;
-		run_checked(&c);
-	}
-	c = ext_cases[I_DEADLINE_KUT];
-	c.name = "tscdeadline.immed.insn.masked.paired";
+/* One case of a pass: its op (NULL: the case's own) against CONTROL */
+static void run_pass(u32 id, const char *name, bench_op_fn op, bench_op_fn control)
+{
+	struct bench_case c = ext_cases[id];
+
+	c.name = name;
 	c.kut_name = BENCH_NO_KUT;
 	c.extra = extra_paired;
-	c.op = op_masked;
-	c.control = ctl_elcr_masked;
+	c.op = op ? op : c.op;
+	c.control = control;
 	run_checked(&c);
+}
+
+static void run_paired(void)
+{
+	u32 i;
+
+	for (i = 0; i < ARRAY_SIZE(paired_pass); i++)
+		run_pass(paired_pass[i].id, paired_pass[i].name, NULL, ctl_elcr);
+	for (i = 0; i < ARRAY_SIZE(masked_pass); i++)
+		run_pass(masked_pass[i].id, masked_pass[i].name, op_masked, ctl_elcr_masked);
 }
 
 /* cpuid with vmexit's leaves: explains a cpuid figure vmexit and trapmeter

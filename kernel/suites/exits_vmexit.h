@@ -188,25 +188,25 @@ void exits_vmexit_deadline_settle(const struct bench_case *c);
  * raises none) */
 extern u32 exits_vmexit_settled;
 
-/* vmexit's x2apic_self_ipi_tpr and x2apic_self_ipi_tpr_sti_nop as its
- * build runs them: a frame, apic_set_tpr(0xf) (a call: the TPR through
- * CR8), x2apic_self_ipi(0xb0) (a call: the SELF_IPI WRMSR between two
- * RDTSC, their difference added to tsc_ipi in RAM), apic_set_tpr(0),
- * then `nop`; the sti_nop one starts with `cli` and ends `sti; nop`.
- * The interrupt comes through the path above when the backend delivers
- * it (none is waited for).  The control (CTL "_ctl") calls copies that
- * store to RAM in place of the CR8 write and have a nop for the WRMSR. */
-#define VMEXIT_SELF_IPI_TPR(CLI, STI, CTL)                                \
+/* vmexit's x2apic_self_ipi_sti_nop, x2apic_self_ipi_tpr and
+ * x2apic_self_ipi_tpr_sti_nop as its build runs them: a frame, (`cli`),
+ * (apic_set_tpr(0xf): a call, the TPR through CR8), x2apic_self_ipi(0xb0)
+ * (a call: the SELF_IPI WRMSR between two RDTSC, their difference added
+ * to tsc_ipi in RAM), (apic_set_tpr(0)), (`sti`), `nop`.  UP and DOWN are
+ * VMEXIT_TPR(...) or "", CLI and STI the instruction or "".  The interrupt
+ * comes through the path above when the backend delivers it (none is
+ * waited for).  The control (CTL "_ctl") calls copies that store to RAM
+ * in place of the CR8 write and have a nop for the WRMSR. */
+#define VMEXIT_TPR(V, CTL)                                                \
+	"mov $" V ", %%edi\n\t"                                            \
+	"call exits_vmexit_set_tpr" CTL "\n\t"
+#define VMEXIT_X2APIC_SELF_IPI(CLI, UP, DOWN, STI, CTL)                   \
 	__asm__ volatile("push %%rbp\n\t"                                 \
 			 "mov %%rsp, %%rbp\n\t"                           \
-			 CLI                                              \
-			 "mov $0xf, %%edi\n\t"                            \
-			 "call exits_vmexit_set_tpr" CTL "\n\t"           \
+			 CLI UP                                           \
 			 "mov $0xb0, %%edi\n\t"                           \
 			 "call exits_vmexit_x2apic_self_ipi" CTL "\n\t"   \
-			 "mov $0, %%edi\n\t"                              \
-			 "call exits_vmexit_set_tpr" CTL "\n\t"           \
-			 STI                                              \
+			 DOWN STI                                         \
 			 "nop\n\t"                                        \
 			 "pop %%rbp"                                      \
 			 : : : "rax", "rcx", "rdx", "rsi", "rdi", "r8", "cc", "memory")

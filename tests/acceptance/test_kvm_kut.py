@@ -50,7 +50,10 @@ AS_BUILT = {"toggle_cr0_wp": "cr0.wp.toggle.insn",
             "toggle_cr4_pge": "cr4.pge.toggle.insn",
             "pci-mem": "ptd.nofd.mem8.insn", "pci-io": "ptd.nofd.io8.insn",
             "tscdeadline_immed": "tscdeadline.immed.insn",
-            "tscdeadline": "tscdeadline.insn"}
+            "tscdeadline": "tscdeadline.insn",
+            "x2apic_self_ipi_sti_nop": "self_ipi.x2apic.sti_nop.insn",
+            "x2apic_self_ipi_tpr": "self_ipi.x2apic.tpr.insn",
+            "x2apic_self_ipi_tpr_sti_nop": "self_ipi.x2apic.tpr.sti_nop.insn"}
 CONFIDENCE = 0.99
 
 

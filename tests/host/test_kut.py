@@ -522,6 +522,8 @@ class Agreement(AnyRounds, Unexplained, unittest.TestCase):
                            ("pci-io", "ptd.nofd.io8.insn"),
                            ("tscdeadline_immed", "tscdeadline.immed.insn"),
                            ("tscdeadline", "tscdeadline.insn"),
+                           ("x2apic_self_ipi_sti_nop",
+                            "self_ipi.x2apic.sti_nop.insn"),
                            ("x2apic_self_ipi_tpr", "self_ipi.x2apic.tpr.insn"),
                            ("x2apic_self_ipi_tpr_sti_nop",
                             "self_ipi.x2apic.tpr.sti_nop.insn")):

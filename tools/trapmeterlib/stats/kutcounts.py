@@ -257,10 +257,10 @@ _SAFE_WRITE = ("a frame, and each %s write in vmexit's exception-safe "
                "exception_vector() that reads %%gs:4 back")
 _PCI_OP = ("the %s and the byte loaded from RAM, then one %s to "
            "pci-testdev's no-eventfd test register")
-_SELF_TPR = ("a frame, %sapic_set_tpr(0xf) through CR8, x2apic_self_ipi: the "
-             "SELF_IPI WRMSR between two RDTSC summed into tsc_ipi, "
-             "apic_set_tpr(0), %sNOP; its interrupt, when the backend "
-             "delivers it, through the path of tscdeadline_immed's")
+_SELF_IPI = ("a frame, %sx2apic_self_ipi: the SELF_IPI WRMSR between two "
+             "RDTSC summed into tsc_ipi, %sNOP; its interrupt, when the "
+             "backend delivers it, through the path of tscdeadline_immed's")
+_TPR = ("apic_set_tpr(0xf) through CR8, ", "apic_set_tpr(0), ")
 EXPLAINERS.update({
     "toggle_cr0_wp": _as_built("toggle_cr0_wp", _SAFE_WRITE % "CR0",
                                "cr0.wp.toggle.insn"),
@@ -281,10 +281,14 @@ EXPLAINERS.update({
         "deadline MSR, a spin of load, test and branch on x until its "
         "interrupt, through the same path as tscdeadline_immed's, counts it",
         "tscdeadline.insn"),
+    "x2apic_self_ipi_sti_nop": _as_built(
+        "x2apic_self_ipi_sti_nop", _SELF_IPI % ("CLI, ", "STI; "),
+        "self_ipi.x2apic.sti_nop.insn"),
     "x2apic_self_ipi_tpr": _as_built(
-        "x2apic_self_ipi_tpr", _SELF_TPR % ("", ""), "self_ipi.x2apic.tpr.insn"),
+        "x2apic_self_ipi_tpr", _SELF_IPI % _TPR, "self_ipi.x2apic.tpr.insn"),
     "x2apic_self_ipi_tpr_sti_nop": _as_built(
-        "x2apic_self_ipi_tpr_sti_nop", _SELF_TPR % ("CLI, ", "STI; "),
+        "x2apic_self_ipi_tpr_sti_nop",
+        _SELF_IPI % ("CLI, " + _TPR[0], _TPR[1] + "STI; "),
         "self_ipi.x2apic.tpr.sti_nop.insn"),
     # its case runs only as its paired pass, whose control is vmexit's
     # inl_from_kernel op (inb 0x4d0, as inb.elcr) in vmexit's loop, not
