@@ -66,18 +66,20 @@ def vmexit_text(boots, name):
 
 
 def twin_irq_text(boots, name):
-    """"trapmeter's CASE took an interrupt on X % of its ops (its own
-    count, n boots)" for each case kut tries for name that counts them,
-    or None."""
+    """"trapmeter's CASE took interrupts X % as many as its ops (...)" for
+    each case kut tries for name that counts them, or None.  The count is
+    every one since the case's set-up, those taken after each timed batch
+    (its last op's, pending) included: not a rate inside the ops."""
     out = []
     for case, _ref, _cause in EXPLAINERS.get(name, ()):
         rates = [b["cases"][case]["irq_rate"] for b in boots
                  if isinstance((b.get("cases", {}).get(case) or {}).get(
                      "irq_rate"), (int, float))]
         if rates:
-            out.append("trapmeter's %s took one on %s of its ops (its own "
-                       "count, %d boot(s))" % (case, spread_text(rates, 100, " %"),
-                                              len(rates)))
+            out.append("trapmeter's %s took interrupts %s as many as its "
+                       "ops (its own count since its set-up, those after "
+                       "each timed batch included, %d boot(s))" % (
+                           case, spread_text(rates, 100, " %"), len(rates)))
     return "; ".join(out) or None
 
 
