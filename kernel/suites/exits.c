@@ -59,6 +59,8 @@
  *                   write in its RDTSC pair (between TPR 0xf and 0; IF=0
  *                   until `sti; nop`), never waiting for the interrupt
  *                   (that path takes it)
+ *   pmtimer.insn    vmexit's inl_from_pmtimer as built: its frame, the
+ *                   port tested and loaded from RAM, inl (QEMU)
  *   wrmsr.tsx_ctrl  MSR 0x122 (skipped without ARCH_CAPABILITIES[7])
  *                                                        wr_tsx_ctrl_msr
  *   wrmsr.spec_ctrl.ibrs  SPEC_CTRL 1 then 0: passed through after the
@@ -230,7 +232,7 @@ enum insn { I_INL_QEMU, I_OUTB_ELCR, I_INB_ELCR, I_PMTIMER, I_CR8_READ, I_CR8_WR
 	    I_CR0_WHOLE, I_CPUID_KUT, I_OUTB_ELCR0, I_WR_TSC_ADJUST0, I_WR_KGSBASE0, I_CR0_KUT,
 	    I_CR4_KUT, I_PTD_MEM, I_PTD_IO,
 	    I_DEADLINE_KUT, I_DEADLINE_WAIT_KUT, I_SELF_STI_KUT, I_SELF_TPR_KUT, I_SELF_TPR_STI_KUT,
-	    I_COUNT };
+	    I_PMTIMER_KUT, I_COUNT };
 
 #define MSR_APIC_BASE      0x1b
 #define MSR_TSC_ADJUST     0x3b
@@ -271,6 +273,7 @@ static u64 msr_seen;                  /* last rdmsr.core_threads value */
 static u64 cr0_now, cr4_now;          /* CR0 and CR4 as the toggles find them */
 static u8 elcr_now;
 static u16 pm_timer;
+static int pm_tmr_blk;                /* pm_timer as vmexit keeps it */
 
 /* The MSR each MSR case reads or writes (0: not an MSR case). */
 static const u32 msr_of[I_COUNT] = {
@@ -323,6 +326,7 @@ static void insn_once(u32 id)
 	case I_SELF_TPR_STI_KUT:
 		VMEXIT_X2APIC_SELF_IPI(CLI, TPR_UP(""), TPR_DOWN(""), STI, "");
 		break;
+	case I_PMTIMER_KUT: VMEXIT_PMTIMER(pm_tmr_blk, "in (%%dx), %%eax"); break;
 	case I_OUTB_ELCR0: outb(0, ELCR1_PORT); break;
 	case I_WR_TSC_ADJUST0: wrmsr(MSR_TSC_ADJUST, 0); break;
 	case I_WR_KGSBASE0: wrmsr(MSR_KERNEL_GS_BASE, 0); break;
@@ -368,6 +372,9 @@ static void ctl_once(u32 id)
 		break;
 	case I_SELF_TPR_STI_KUT:
 		VMEXIT_X2APIC_SELF_IPI(CLI, TPR_UP("_ctl"), TPR_DOWN("_ctl"), STI, "_ctl");
+		break;
+	case I_PMTIMER_KUT:
+		VMEXIT_PMTIMER(pm_tmr_blk, "mov %[from], %%eax", [from] "m"(ctl_word));
 		break;
 	case I_WR_IBRS: ctl_msr(MSR_SPEC_CTRL, SPEC_CTRL_IBRS); ctl_msr(MSR_SPEC_CTRL, 0); break;
 	case I_XSETBV: ctl_msr(0, msr_value[2]); break;
@@ -429,6 +436,7 @@ static const char *skip_insn(const struct bench_case *c)
 {
 	switch (c->arg) {
 	case I_PMTIMER:
+	case I_PMTIMER_KUT:
 		return pm_timer ? NULL : "no ACPI PM timer (chipset unknown or block disabled)";
 	case I_RD_TSC_ADJUST:
 	case I_WR_TSC_ADJUST:
@@ -712,6 +720,10 @@ static struct bench_case ext_cases[] = {
 	    NO_KUT),
 	EXT("self_ipi.x2apic.tpr.sti_nop.insn", "lapic", HANDLER_KERNEL, I_SELF_TPR_STI_KUT,
 	    model_four, NO_KUT),
+	/* vmexit's inl_from_pmtimer as built: its frame, pm_tmr_blk tested
+	 * and loaded from RAM, the inl (kernel/suites/exits_vmexit.h); one
+	 * exit to QEMU an op, as pmtimer */
+	EXTP("pmtimer.insn", "acpi.tmr", HANDLER_USER, I_PMTIMER_KUT, 0, DIR_IN, 4, NO_KUT),
 };
 
 /* The ".upages" pass: these cases again on user-accessible pages, each in
@@ -732,6 +744,7 @@ static const struct { u32 id; const char *name; } upage_pass[] = {
 	{ I_SELF_STI_KUT, "self_ipi.x2apic.sti_nop.insn.upages" },
 	{ I_SELF_TPR_KUT, "self_ipi.x2apic.tpr.insn.upages" },
 	{ I_SELF_TPR_STI_KUT, "self_ipi.x2apic.tpr.sti_nop.insn.upages" },
+	{ I_PMTIMER_KUT, "pmtimer.insn.upages" },
 };
 
 /* The ".paired" pass: these cases again with inb.elcr for their control,
@@ -757,6 +770,7 @@ static const struct { u32 id; const char *name; } paired_pass[] = {
 	{ I_SELF_STI_KUT, "self_ipi.x2apic.sti_nop.insn.paired" },
 	{ I_SELF_TPR_KUT, "self_ipi.x2apic.tpr.insn.paired" },
 	{ I_SELF_TPR_STI_KUT, "self_ipi.x2apic.tpr.sti_nop.insn.paired" },
+	{ I_PMTIMER_KUT, "pmtimer.insn.paired" },
 };
 
 /* The extended cases' own checks (verify_insn: a toggle put back, the
@@ -941,6 +955,8 @@ static void prepare_ext(void)
 	if (pm_timer)
 		pm_timer += ACPI_PM_TMR;
 	ext_cases[I_PMTIMER].port = pm_timer;
+	ext_cases[I_PMTIMER_KUT].port = pm_timer;
+	pm_tmr_blk = pm_timer;
 	trap_expect(TRAP_GP, RDMSR_LEN);
 	msr_value[0] = rdmsr(MSR_TSC_ADJUST);
 	trap_caught();

@@ -96,6 +96,21 @@ extern u32 exits_vmexit_ptd_data;     /* the test's data byte */
 #define VMEXIT_PCI_IO(OUT, ...) VMEXIT_LOAD2_THEN(exits_vmexit_ptd_data, "eax", \
 	exits_vmexit_ptd_port, "edx", OUT, __VA_ARGS__)
 
+/* vmexit's inl_pmtimer: a frame, pm_tmr_blk (an int in RAM) compared
+ * with 0, then loaded sign-extended into rdx, then IN (inl from that
+ * port, the ACPI PM timer in QEMU).  The control loads from TO (a RAM
+ * load) in place of the IN. */
+#define VMEXIT_PMTIMER(PORT, IN, ...)                                     \
+	__asm__ volatile("push %%rbp\n\t"                                 \
+			 "mov %%rsp, %%rbp\n\t"                           \
+			 "cmpl $0, %[port]\n\t"                           \
+			 "je 1f\n\t"                                      \
+			 "movslq %[port], %%rdx\n\t"                      \
+			 IN "\n"                                          \
+			 "1:\tpop %%rbp"                                   \
+			 : : [port] "m"(PORT), ##__VA_ARGS__                \
+			 : "rax", "rdx", "cc", "memory")
+
 /* pci-testdev found, its no-eventfd test selected on the MMIO (mem) or
  * port side, the globals above set: NULL, or why not. */
 const char *exits_vmexit_ptd_set(bool mem);

@@ -49,6 +49,7 @@ VERDICTS = {"agree", "explained", "unexplained", "not resolved"}
 AS_BUILT = {"toggle_cr0_wp": "cr0.wp.toggle.insn",
             "toggle_cr4_pge": "cr4.pge.toggle.insn",
             "pci-mem": "ptd.nofd.mem8.insn", "pci-io": "ptd.nofd.io8.insn",
+            "inl_from_pmtimer": "pmtimer.insn",
             "tscdeadline_immed": "tscdeadline.immed.insn",
             "tscdeadline": "tscdeadline.insn",
             "x2apic_self_ipi_sti_nop": "self_ipi.x2apic.sti_nop.insn",

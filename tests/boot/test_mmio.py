@@ -295,6 +295,30 @@ class SelfIpiTprKvm(unittest.TestCase):
             self.assertEqual(self.b.result(case)["control_case"], "inb.elcr")
 
 
+class PmtimerInsnKvm(unittest.TestCase):
+    """vmexit's inl_from_pmtimer as its build runs it
+    (kernel/suites/exits_vmexit.h VMEXIT_PMTIMER): the op and its paired
+    pass each take one exit to QEMU an op, as pmtimer does; the paired
+    pass's control is inb.elcr's op."""
+    CASES = ("pmtimer", "pmtimer.insn", "pmtimer.insn.paired")
+
+    @classmethod
+    def setUpClass(cls):
+        need_kvm()
+        need_build(cls, "build/trapmeter.elf")
+        cls.b = run("--accel", "kvm", "--suite", "exits", "--case", ",".join(cls.CASES),
+                    "--cmdline", "samples=5 budget_ms=300", "--timeout", "300", timeout=400)
+
+    def test_one_exit_to_qemu_an_op(self):
+        self.assertEqual(self.b.status, 0, self.b.describe())
+        for case in self.CASES:
+            r = self.b.result(case)
+            self.assertIsNotNone(r.get("exits_measured"), r.get("exits_note"))
+            self.assertEqual(r["exits_model"], 1, r)
+            self.assertFalse(r["exits_model_mismatch"], r)
+        self.assertEqual(self.b.result("pmtimer.insn.paired")["control_case"], "inb.elcr")
+
+
 class MmioKvm(unittest.TestCase):
     """Round trips to QEMU per handler class (QMP mmio_exits / exits)."""
 

@@ -520,6 +520,7 @@ class Agreement(AnyRounds, Unexplained, unittest.TestCase):
                            ("toggle_cr4_pge", "cr4.pge.toggle.insn"),
                            ("pci-mem", "ptd.nofd.mem8.insn"),
                            ("pci-io", "ptd.nofd.io8.insn"),
+                           ("inl_from_pmtimer", "pmtimer.insn"),
                            ("tscdeadline_immed", "tscdeadline.immed.insn"),
                            ("tscdeadline", "tscdeadline.insn"),
                            ("x2apic_self_ipi_sti_nop",

@@ -284,6 +284,10 @@ EXPLAINERS.update({
     "x2apic_self_ipi_sti_nop": _as_built(
         "x2apic_self_ipi_sti_nop", _SELF_IPI % ("CLI, ", "STI; "),
         "self_ipi.x2apic.sti_nop.insn"),
+    "inl_from_pmtimer": _as_built(
+        "inl_pmtimer", "a frame, pm_tmr_blk compared with 0 and loaded from "
+        "RAM, then inl from that port: the ACPI PM timer in QEMU",
+        "pmtimer.insn"),
     "x2apic_self_ipi_tpr": _as_built(
         "x2apic_self_ipi_tpr", _SELF_IPI % _TPR, "self_ipi.x2apic.tpr.insn"),
     "x2apic_self_ipi_tpr_sti_nop": _as_built(
