@@ -222,6 +222,34 @@ static u64 timed(bench_op_fn op, const struct bench_case *c, u8 *buf, u64 iters)
 	return d > bench_timer_overhead ? d - bench_timer_overhead : 0;
 }
 
+/* One timed batch of the case, per op; with irq_count, a batch of the
+ * planned size is split by whether it took an interrupt (bench_irq_split) */
+static u64 timed_case(const struct bench_case *c, u8 *buf, struct bench_result *r, u64 iters)
+{
+	u32 before = c->irq_count ? *c->irq_count : 0;
+	u64 per_op = timed(c->op, c, buf, iters) / iters;
+	u32 taken = c->irq_count ? *c->irq_count - before : 0;
+
+	if (c->irq_count && iters == r->iters) {
+		r->irq.batches[taken != 0]++;
+		r->irq.op_sum[taken != 0] += per_op;
+		r->irq.taken += taken;
+	}
+	return per_op;
+}
+
+static u64 timed_control(const struct bench_case *c, u8 *buf, struct bench_result *r,
+			 u64 iters)
+{
+	u64 per_op = timed(c->control, c, buf, iters) / iters;
+
+	if (c->irq_count && iters == r->iters) {
+		r->irq.ctl_batches++;
+		r->irq.ctl_op_sum += per_op;
+	}
+	return per_op;
+}
+
 /* Sample i of the case and of its control, per op; odd samples time the
  * control first so that neither side always follows the other. */
 static void take_sample(const struct bench_case *c, u8 *buf, struct bench_result *r,
@@ -231,16 +259,16 @@ static void take_sample(const struct bench_case *c, u8 *buf, struct bench_result
 	bool ctl_first = ctl && (i & 1);
 
 	if (ctl_first)
-		ctl_samples[i] = timed(c->control, c, buf, iters) / iters;
+		ctl_samples[i] = timed_control(c, buf, r, iters);
 	if (c->prime) {
 		c->op(c, buf, c->prime);
 		r->ops += c->prime;
 	}
-	samples[i] = timed(c->op, c, buf, iters) / iters;
+	samples[i] = timed_case(c, buf, r, iters);
 	if (c->settle)
 		c->settle(c);
 	if (ctl && !ctl_first)
-		ctl_samples[i] = timed(c->control, c, buf, iters) / iters;
+		ctl_samples[i] = timed_control(c, buf, r, iters);
 	r->ops += iters;
 }
 
@@ -594,6 +622,20 @@ static void emit_round(const struct bench_case *c, const struct bench_result *r)
 	tm_record(&w);
 }
 
+/* "irq_split": [batches that took no interrupt, that took some],
+ * their mean cycles per op, the interrupts inside, the control's mean */
+static void emit_irq_split(struct jw *w, const struct bench_irq_split *s)
+{
+	u64 mean[2];
+
+	for (u32 k = 0; k < 2; k++)
+		mean[k] = s->batches[k] ? s->op_sum[k] / s->batches[k] : 0;
+	jw_u64s(w, "irq_batches", s->batches, 2);
+	jw_u64s(w, "irq_op_cycles", mean, 2);
+	jw_u64(w, "irq_in_batches", s->taken);
+	jw_u64(w, "irq_ctl_op_cycles", s->ctl_batches ? s->ctl_op_sum / s->ctl_batches : 0);
+}
+
 static void emit_full(const struct bench_case *c, const struct bench_result *r)
 {
 	char line[JSON_LINE_MAX];
@@ -609,6 +651,8 @@ static void emit_full(const struct bench_case *c, const struct bench_result *r)
 		jw_str(&w, "control_order", "after");	/* else interleaved */
 	if (counting())
 		emit_sync(&w, &r->sync);
+	if (c->irq_count)
+		emit_irq_split(&w, &r->irq);
 	if (c->extra)
 		c->extra(c, r, &w);
 	if (c->kut_name)

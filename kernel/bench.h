@@ -80,6 +80,13 @@ struct bench_case {
 	 * samples, which outlasts KVM's halt-poll window, leaves the window
 	 * grown again before the timed ops (exits_ipi.c). */
 	u8 prime;
+	/* Optional: an interrupt counter the op's own interrupts drive.  The
+	 * framework reads it around each timed batch of the case and keeps
+	 * the batches that took none apart from those that took some (the
+	 * result's irq_batches, ...: bench_irq_split): on PVM a pending interrupt is taken where the
+	 * emulator's batch ends, so a few of a sample's ops take one and its
+	 * batches cost one of two levels. */
+	volatile u32 *irq_count;
 	/* Without a control: why none is meaningful, sent as the result's
 	 * "control_none" (a case without either says "none declared"). */
 	const char *no_control;
@@ -112,6 +119,13 @@ struct bench_result {
 	u8 stop;                 /* enum bench_stop */
 	bool fixed;              /* iters and samples came from the plan */
 	struct sync_record sync; /* sync=on: phase points for exit counting */
+	struct bench_irq_split {  /* with irq_count: the timed batches of r->iters ops */
+		u64 batches[2];  /* that took no interrupt, that took some */
+		u64 op_sum[2];   /* their cycles per op, summed */
+		u64 taken;       /* interrupts inside them */
+		u64 ctl_batches; /* the control's batches of r->iters ops ... */
+		u64 ctl_op_sum;  /* ... and their cycles per op, summed */
+	} irq;
 };
 
 #define BENCH_BUF_SIZE   (65536 + 2 * 4096)

@@ -547,18 +547,14 @@ static void extra_insn(const struct bench_case *c, const struct bench_result *r,
 {
 	(void)r;
 	jw_str(w, "loop", "exits.insn");
-	if (c->settle == exits_vmexit_deadline_settle) {
+	if (c->settle == exits_vmexit_deadline_settle || self_ipi_kut(c->arg)) {
 		jw_u64(w, "interrupts_settled", exits_vmexit_settled);
 		/* all taken since the case's set-up, less the one its arrival
 		 * check waited for: warm-up, samples, controls and settles */
 		jw_u64(w, "interrupts", exits_vmexit_isr_count - 1);
 	}
-	if (self_ipi_kut(c->arg)) {
-		/* as tscdeadline.immed.insn's: since set-up, less the arrival
-		 * check's; and vmexit's tsc_ipi, its op's own RDTSC pair */
-		jw_u64(w, "interrupts", exits_vmexit_isr_count - 1);
+	if (self_ipi_kut(c->arg))       /* vmexit's tsc_ipi: its op's RDTSC pair */
 		jw_u64(w, "tsc_ipi", exits_vmexit_tsc_ipi);
-	}
 	if (c->settle == exits_vmexit_wait_kick) {
 		/* a kicked, healthy wait sees no shot of its watchdog */
 		jw_u64(w, "watchdog_shots", pit_watchdog_fired);
@@ -608,11 +604,12 @@ static u32 model_cr0_wp(const struct bench_case *c, const u8 *buf)
 #define EXT(n, t, h, a, m, k) { .suite = "exits", .name = n, .target = t, .handler = h, \
 	.method = METHOD_SINGLE, .op = op_insn, .control = ctl_insn, .exits_model = m, \
 	.skip = skip_insn, .verify = verify_insn, .extra = extra_insn, .arg = a, .kut_name = k }
-/* the same, with a hook run untimed after each batch (bench_case.settle) */
+/* the same, with a hook run untimed after each batch (bench_case.settle),
+ * its batches split by the interrupts of vmexit's path they took */
 #define EXT_SETTLE(n, t, h, a, m, k, s) { .suite = "exits", .name = n, .target = t, \
 	.handler = h, .method = METHOD_SINGLE, .op = op_insn, .control = ctl_insn, \
 	.exits_model = m, .skip = skip_insn, .verify = verify_insn, .extra = extra_insn, \
-	.arg = a, .kut_name = k, .settle = s }
+	.arg = a, .kut_name = k, .settle = s, .irq_count = &exits_vmexit_isr_count }
 /* the same, one op untimed before each sample (bench_case.prime) */
 #define EXT_PRIMED(n, t, h, a, m, s, k) { .suite = "exits", .name = n, .target = t, \
 	.handler = h, .method = METHOD_SINGLE, .op = op_insn, .control = ctl_insn, \
@@ -714,12 +711,12 @@ static struct bench_case ext_cases[] = {
 	 * for (irq.c's *.nowait do the same work in their own code); exits
 	 * where each interrupt is taken at once, as irq.c's twins: the WRMSR,
 	 * (the lowering CR8 write,) the EOI (and the window) */
-	EXT("self_ipi.x2apic.sti_nop.insn", "lapic", HANDLER_KERNEL, I_SELF_STI_KUT, model_three,
-	    NO_KUT),
-	EXT("self_ipi.x2apic.tpr.insn", "lapic", HANDLER_KERNEL, I_SELF_TPR_KUT, model_three,
-	    NO_KUT),
-	EXT("self_ipi.x2apic.tpr.sti_nop.insn", "lapic", HANDLER_KERNEL, I_SELF_TPR_STI_KUT,
-	    model_four, NO_KUT),
+	EXT_SETTLE("self_ipi.x2apic.sti_nop.insn", "lapic", HANDLER_KERNEL, I_SELF_STI_KUT,
+		   model_three, NO_KUT, exits_vmexit_self_ipi_settle),
+	EXT_SETTLE("self_ipi.x2apic.tpr.insn", "lapic", HANDLER_KERNEL, I_SELF_TPR_KUT,
+		   model_three, NO_KUT, exits_vmexit_self_ipi_settle),
+	EXT_SETTLE("self_ipi.x2apic.tpr.sti_nop.insn", "lapic", HANDLER_KERNEL,
+		   I_SELF_TPR_STI_KUT, model_four, NO_KUT, exits_vmexit_self_ipi_settle),
 	/* vmexit's inl_from_pmtimer as built: its frame, pm_tmr_blk tested
 	 * and loaded from RAM, the inl (kernel/suites/exits_vmexit.h); one
 	 * exit to QEMU an op, as pmtimer */

@@ -238,6 +238,11 @@ const char *exits_vmexit_self_ipi_set(void);
  * IF=0, the path and xAPIC mode put back; non-zero when the case took
  * none at all, one stayed pending, or the TPR was not left at 0. */
 u32 exits_vmexit_self_ipi_put(void);
+/* Between batches (bench_case.settle): the self-IPI the last op left
+ * pending taken now (a bounded spin, IF=1; exits_vmexit_settled counts
+ * it), not inside the control's batch that follows (there the paired
+ * controls' p90 read 1.3-1.5 times their median); IF=1 again. */
+void exits_vmexit_self_ipi_settle(const struct bench_case *c);
 
 /* vmexit's ple_round_robin (kernel/suites/exits_ple.c runs it): its
  * counters (n1 bumped by the previous vCPU, n2 the last n1 this one took)

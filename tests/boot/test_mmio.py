@@ -294,6 +294,20 @@ class SelfIpiTprKvm(unittest.TestCase):
         for case in self.CASES[3:]:
             self.assertEqual(self.b.result(case)["control_case"], "inb.elcr")
 
+    def test_batches_split_by_interrupts_and_pending_ones_settled(self):
+        # every timed batch counted as one that took an interrupt inside
+        # or one that took none; the one each batch leaves pending taken
+        # after it, untimed (settled), not in the control's batch: what
+        # is left (the warm-up op's, the probes') is a few
+        for case in self.CASES:
+            r = self.b.result(case)
+            self.assertEqual(sum(r["irq_batches"]), r["samples"], r)
+            self.assertGreater(r["interrupts_settled"], 0, r)
+            left = r["interrupts"] - r["interrupts_settled"] - r["irq_in_batches"]
+            self.assertGreaterEqual(left, 0, r)
+            self.assertLessEqual(left, 6, r)
+            self.assertGreater(r["irq_ctl_op_cycles"], 0, r)
+
 
 class PmtimerInsnKvm(unittest.TestCase):
     """vmexit's inl_from_pmtimer as its build runs it

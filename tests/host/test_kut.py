@@ -449,6 +449,37 @@ class Agreement(AnyRounds, Unexplained, unittest.TestCase):
         self.assertIn("4 of 4 rounds: +60 (+60..+61, 4 boots)",
                       row["cause"])
 
+    def test_the_counted_interrupts_try_adds_vmexits_rate_times_their_cost(self):
+        # the TPR self-IPI's same instructions leave +20 (paired net 90
+        # against vmexit's +70); its paired pass's 4 of 10 batches took
+        # an interrupt each, 10 cycles an op more over 20 ops: 200 an
+        # interrupt; batches that took none net 100 - 40, and vmexit's
+        # counted 0.05 an op adds 10: +70 explains
+        name = "x2apic_self_ipi_tpr"
+        b = boots({name: [170, 171, 170, 171], self.REF: [100] * 4},
+                  {name: [50, 51, 50, 50], self.REF: [15, 15, 16, 15]})
+        for boot in b:
+            boot["cases"]["self_ipi.x2apic.tpr.insn.paired"] = {
+                "gross": 130, "net": 90}
+            boot["vmexit_counted"] = {name: {"irq_injections": 0.05}}
+        row = kutcmp.diff_row(b, name, self.REF)
+        self.assertNotEqual(row["verdict"], "explained", row)
+        for boot in b:
+            boot["cases"]["self_ipi.x2apic.tpr.insn.paired"]["irq_split"] = {
+                "batches": [6, 4], "op": [100, 110], "taken": 4, "ctl": 40,
+                "iters": 20}
+        row = kutcmp.diff_row(b, name, self.REF)
+        self.assertEqual(row["verdict"], "explained", row)
+        self.assertTrue(row["cause"].startswith(
+            "interrupts counted (model): "), row["cause"])
+        self.assertIn("4 of 4 rounds: +70 (+70..+70, 4 boots)", row["cause"])
+        # a round whose batches all took none (or all some) has no cost
+        for boot in b:
+            boot["cases"]["self_ipi.x2apic.tpr.insn.paired"]["irq_split"][
+                "batches"] = [10, 0]
+        row = kutcmp.diff_row(b, name, self.REF)
+        self.assertNotEqual(row["verdict"], "explained", row)
+
     def test_eight_rounds_judge_a_try_by_the_medians_interval(self):
         # the four rounds above twice over: each figure's interval is the
         # 2nd lowest to the 2nd highest of 8, so the try's one low and one

@@ -343,6 +343,35 @@ class InTheRows(unittest.TestCase):
         self.assertEqual(row["irq_rate"], 0.038)
         self.assertIsNone(kut.twin_row({"case": "x", "ops": 10})["irq_rate"])
 
+    def test_a_twin_row_carries_its_batches_split_by_interrupts(self):
+        from trapmeterlib.commands import kut
+        res = {"case": "self_ipi.x2apic.tpr.insn", "iters": 25,
+               "irq_batches": [300, 40], "irq_op_cycles": [110000, 118000],
+               "irq_in_batches": 42, "irq_ctl_op_cycles": 27000}
+        split = kut.twin_row(res)["irq_split"]
+        self.assertEqual(split, {"batches": [300, 40], "op": [110000, 118000],
+                                 "taken": 42, "ctl": 27000, "iters": 25})
+        self.assertAlmostEqual(kutsession.in_batch_rate(split), 42 / 8500)
+        # guest output is untrusted: anything but what the kernel writes
+        for key, bad in (("irq_batches", [300]), ("irq_batches", "300,40"),
+                         ("irq_op_cycles", [110000, -1]),
+                         ("irq_in_batches", True), ("iters", 0),
+                         ("irq_ctl_op_cycles", 2.5)):
+            self.assertIsNone(kut.twin_row(dict(res, **{key: bad}))[
+                "irq_split"], key)
+        self.assertIsNone(kut.twin_row({"case": "x"})["irq_split"])
+
+    def test_a_split_twin_says_its_rate_inside_the_batches(self):
+        split = {"batches": [30, 10], "op": [100, 110], "taken": 10,
+                 "ctl": 40, "iters": 25}
+        boots = [{"cases": {"self_ipi.x2apic.tpr.insn": {
+            "irq_rate": 0.05, "irq_split": split}}}]
+        got = kutsession.twin_irq_text(boots, "x2apic_self_ipi_tpr")
+        self.assertEqual(got, "trapmeter's self_ipi.x2apic.tpr.insn took "
+                         "0.01 interrupts an op inside its timed batches "
+                         "(those each batch left pending taken after it, "
+                         "untimed, 1 boot(s))")
+
 
 if __name__ == "__main__":
     unittest.main()

@@ -473,6 +473,7 @@ def twin_row(res):
             "irq_rate": irqs / ops if isinstance(irqs, int) and isinstance(
                 ops, int) and ops > 0 else None,
             "late": late.get("median") if isinstance(late, dict) else None,
+            "irq_split": kutsession.irq_split(res),
             "gross": None if gross is None else gross / units,
             "control": None if ctl is None else ctl / units,
             "net": None if net is None else net / units,

@@ -66,21 +66,54 @@ def vmexit_text(boots, name):
 
 
 def twin_irq_text(boots, name):
-    """"trapmeter's CASE took interrupts X % as many as its ops (...)" for
-    each case kut tries for name that counts them, or None.  The count is
-    every one since the case's set-up, those taken after each timed batch
-    (its last op's, pending) included: not a rate inside the ops."""
+    """"trapmeter's CASE took ..." for each case kut tries for name that
+    counts its interrupts, or None: inside its timed batches where the
+    result splits them (irq_split), else every one since the case's
+    set-up, those taken after each timed batch (its last op's, pending)
+    included: not a rate inside the ops."""
     out = []
     for case, _ref, _cause in EXPLAINERS.get(name, ()):
-        rates = [b["cases"][case]["irq_rate"] for b in boots
-                 if isinstance((b.get("cases", {}).get(case) or {}).get(
-                     "irq_rate"), (int, float))]
-        if rates:
+        rows = [b["cases"][case] for b in boots
+                if isinstance(b.get("cases", {}).get(case), dict)]
+        inside = [in_batch_rate(r["irq_split"]) for r in rows
+                  if r.get("irq_split")]
+        rates = [r["irq_rate"] for r in rows
+                 if isinstance(r.get("irq_rate"), (int, float))]
+        if inside:
+            out.append("trapmeter's %s took %s interrupts an op inside its "
+                       "timed batches (those each batch left pending taken "
+                       "after it, untimed, %d boot(s))" % (
+                           case, spread_text(inside), len(inside)))
+        elif rates:
             out.append("trapmeter's %s took interrupts %s as many as its "
                        "ops (its own count since its set-up, those after "
                        "each timed batch included, %d boot(s))" % (
                            case, spread_text(rates, 100, " %"), len(rates)))
     return "; ".join(out) or None
+
+
+def irq_split(res):
+    """A result's split of its timed batches by the interrupts they took
+    (kernel/bench.c emit_irq_split), checked, as {"batches": [none, some],
+    "op": [their mean cycles per op], "taken", "ctl" (its control's mean
+    per op), "iters"}; None where the result has none or a field is not
+    what the kernel writes (guest output is untrusted)."""
+    batches, op = res.get("irq_batches"), res.get("irq_op_cycles")
+    nums = (res.get("irq_in_batches"), res.get("irq_ctl_op_cycles"),
+            res.get("iters"))
+    pairs = [v for v in (batches, op) if isinstance(v, list) and len(v) == 2]
+    if len(pairs) != 2 or not all(
+            isinstance(v, int) and not isinstance(v, bool) and v >= 0
+            for v in batches + op + list(nums)) or not nums[2]:
+        return None
+    return {"batches": batches, "op": op, "taken": nums[0], "ctl": nums[1],
+            "iters": nums[2]}
+
+
+def in_batch_rate(split):
+    """Interrupts an op inside the timed batches of an irq_split."""
+    ops = sum(split["batches"]) * split["iters"]
+    return split["taken"] / ops if ops else 0.0
 
 
 def _field(doc, key):
