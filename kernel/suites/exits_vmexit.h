@@ -240,8 +240,7 @@ const char *exits_vmexit_self_ipi_set(void);
 u32 exits_vmexit_self_ipi_put(void);
 /* Between batches (bench_case.settle): the self-IPI the last op left
  * pending taken now (a bounded spin, IF=1; exits_vmexit_settled counts
- * it), not inside the control's batch that follows (there the paired
- * controls' p90 read 1.3-1.5 times their median); IF=1 again. */
+ * it), not inside the control's timed batch that follows; IF=1 again. */
 void exits_vmexit_self_ipi_settle(const struct bench_case *c);
 
 /* vmexit's ple_round_robin (kernel/suites/exits_ple.c runs it): its
