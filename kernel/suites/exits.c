@@ -708,7 +708,8 @@ static struct bench_case ext_cases[] = {
 	/* vmexit's x2apic_self_ipi_sti_nop, x2apic_self_ipi_tpr and
 	 * x2apic_self_ipi_tpr_sti_nop as built (kernel/suites/exits_vmexit.h),
 	 * x2APIC mode, the interrupt through vmexit's path and never waited
-	 * for (irq.c's *.nowait do the same work in their own code); exits
+	 * for (irq.c's *.nowait do the same work in their own code), the one
+	 * a batch leaves pending taken untimed after it (the settle); exits
 	 * where each interrupt is taken at once, as irq.c's twins: the WRMSR,
 	 * (the lowering CR8 write,) the EOI (and the window) */
 	EXT_SETTLE("self_ipi.x2apic.sti_nop.insn", "lapic", HANDLER_KERNEL, I_SELF_STI_KUT,
