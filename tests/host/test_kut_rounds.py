@@ -162,7 +162,7 @@ class PartingChance(unittest.TestCase):
 
     def test_recorded_rounds_part_no_more_than_the_chance(self):
         # the sessions of 3 and 4 rounds (7-8 minutes); over the 8 and 16
-        # rounds of kut15 (23-33 minutes; kut23/s12 and kut25/p12 have 12, kut25/x10 10, kut24/s20 20, kut21/p30 30) vmexit's first or last two rounds
+        # rounds of kut15 (23-33 minutes; kut23/s12, kut25/p12 and y12 have 12, kut25/x10 10, kut24/s20 20, kut21/p30 30) vmexit's first or last two rounds
         # drift from the rest (r16's first two parted from the other 14 in
         # 20 of 31 rows, chance 16.7 %), which the median's interval of 8
         # or more rounds leaves out (from 11: test_drifting_rounds_...)
