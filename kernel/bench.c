@@ -622,18 +622,16 @@ static void emit_round(const struct bench_case *c, const struct bench_result *r)
 	tm_record(&w);
 }
 
-/* "irq_split": [batches that took no interrupt, that took some],
- * their mean cycles per op, the interrupts inside, the control's mean */
+/* The batches split by interrupts: [took none, took some], the mean
+ * cycles per op of each kind and of the control's (null where no batch
+ * of that kind ran), and the interrupts inside them */
 static void emit_irq_split(struct jw *w, const struct bench_irq_split *s)
 {
-	u64 mean[2];
-
-	for (u32 k = 0; k < 2; k++)
-		mean[k] = s->batches[k] ? s->op_sum[k] / s->batches[k] : 0;
 	jw_u64s(w, "irq_batches", s->batches, 2);
-	jw_u64s(w, "irq_op_cycles", mean, 2);
+	jw_dec(w, "irq_op_cycles_none", s->op_sum[0], s->batches[0], 0);
+	jw_dec(w, "irq_op_cycles_some", s->op_sum[1], s->batches[1], 0);
 	jw_u64(w, "irq_in_batches", s->taken);
-	jw_u64(w, "irq_ctl_op_cycles", s->ctl_batches ? s->ctl_op_sum / s->ctl_batches : 0);
+	jw_dec(w, "irq_ctl_op_cycles", s->ctl_op_sum, s->ctl_batches, 0);
 }
 
 static void emit_full(const struct bench_case *c, const struct bench_result *r)

@@ -83,9 +83,10 @@ struct bench_case {
 	/* Optional: an interrupt counter the op's own interrupts drive.  The
 	 * framework reads it around each timed batch of the case and keeps
 	 * the batches that took none apart from those that took some (the
-	 * result's irq_batches, ...: bench_irq_split): on PVM a pending interrupt is taken where the
-	 * emulator's batch ends, so a few of a sample's ops take one and its
-	 * batches cost one of two levels. */
+	 * result's irq_batches, irq_op_cycles_none, ...: bench_irq_split):
+	 * on PVM a pending interrupt is taken where the emulator's batch
+	 * ends, so a few of a sample's ops take one and its batches cost one
+	 * of two levels. */
 	volatile u32 *irq_count;
 	/* Without a control: why none is meaningful, sent as the result's
 	 * "control_none" (a case without either says "none declared"). */

@@ -92,22 +92,42 @@ def twin_irq_text(boots, name):
     return "; ".join(out) or None
 
 
+def _count(value):
+    """Whether value is a count or cycles figure the kernel writes."""
+    return isinstance(value, int) and not isinstance(value, bool) and \
+        value >= 0
+
+
+def _means(res, batches):
+    """[none's, some's, the control's] mean cycles per op; kernels from
+    2fb6429 to 330237a wrote the first two as "irq_op_cycles", 0 where no
+    batch of that kind ran (the sessions x10 and y12 of the null)."""
+    old = res.get("irq_op_cycles")
+    if isinstance(old, list) and len(old) == 2 and isinstance(batches, list) \
+            and len(batches) == 2:
+        firsts = [m if n else None for m, n in zip(old, batches)]
+    else:
+        firsts = [res.get("irq_op_cycles_none"), res.get("irq_op_cycles_some")]
+    return firsts + [res.get("irq_ctl_op_cycles")]
+
+
 def irq_split(res):
     """A result's split of its timed batches by the interrupts they took
     (kernel/bench.c emit_irq_split), checked, as {"batches": [none, some],
-    "op": [their mean cycles per op], "taken", "ctl" (its control's mean
-    per op), "iters"}; None where the result has none or a field is not
-    what the kernel writes (guest output is untrusted)."""
-    batches, op = res.get("irq_batches"), res.get("irq_op_cycles")
-    nums = (res.get("irq_in_batches"), res.get("irq_ctl_op_cycles"),
-            res.get("iters"))
-    pairs = [v for v in (batches, op) if isinstance(v, list) and len(v) == 2]
-    if len(pairs) != 2 or not all(
-            isinstance(v, int) and not isinstance(v, bool) and v >= 0
-            for v in batches + op + list(nums)) or not nums[2]:
+    "op": [their mean cycles per op, None where no such batch ran],
+    "taken", "ctl" (its control's mean per op, or None), "iters"}; None
+    where the result has none or a field is not what the kernel writes
+    (guest output is untrusted)."""
+    batches = res.get("irq_batches")
+    means = _means(res, batches)
+    taken, iters = res.get("irq_in_batches"), res.get("iters")
+    if not isinstance(batches, list) or len(batches) != 2 or not all(
+            _count(v) for v in batches + [taken, iters]) or not iters or \
+            not all(m is None or _count(m) for m in means) or any(
+                (m is None) != (not n) for m, n in zip(means, batches)):
         return None
-    return {"batches": batches, "op": op, "taken": nums[0], "ctl": nums[1],
-            "iters": nums[2]}
+    return {"batches": batches, "op": means[:2], "taken": taken,
+            "ctl": means[2], "iters": iters}
 
 
 def in_batch_rate(split):

@@ -80,6 +80,12 @@ PAIRED = ".paired"
 MASKED = ".masked"
 
 
+def same_instructions_case(name):
+    """The EXPLAINERS case of name taken against inb.elcr, or None."""
+    return next((c for c, against, _cause in EXPLAINERS.get(name, ())
+                 if against == SAME_LOOP_REF), None)
+
+
 def _irq_try(boots, name):
     """"interrupts (model)": where a case's interrupt comes at the end of
     the emulator's batch (PVM), its rate follows every instruction of an
@@ -88,8 +94,7 @@ def _irq_try(boots, name):
     the timing; per round the try is M + (rV / rP) (P - M): its masked net
     plus the interrupts' part of its paired net P, scaled from its own
     rate rP to vmexit's counted one rV.  None where no round has them."""
-    case = next((c for c, against, _cause in EXPLAINERS.get(name, ())
-                 if against == SAME_LOOP_REF), None)
+    case = same_instructions_case(name)
     out = []
     for boot in boots if case else ():
         p = boot["cases"].get(case + PAIRED) or {}
@@ -119,19 +124,19 @@ def _irq_split_try(boots, name):
     op), plus vmexit's counted rate rV times what one interrupt added to
     the batches that took some.  None where no round has a split with
     both kinds of batch."""
-    case = next((c for c, against, _cause in EXPLAINERS.get(name, ())
-                 if against == SAME_LOOP_REF), None)
+    case = same_instructions_case(name)
     out = []
     for boot in boots if case else ():
         s = (boot["cases"].get(case + PAIRED) or {}).get("irq_split")
         r_vm = (boot.get("vmexit_counted", {}).get(name) or {}).get(
             "irq_injections")
         if not s or not all(s["batches"]) or not s["taken"] or \
-                not isinstance(r_vm, (int, float)):
+                s["ctl"] is None or not isinstance(r_vm, (int, float)):
             continue
         per_irq = (s["op"][1] - s["op"][0]) * s["iters"] * s["batches"][1] \
             / s["taken"]
-        out.append(at(boot, s["op"][0] - s["ctl"] + r_vm * per_irq))
+        if per_irq > 0:     # else the split resolved no cost this round
+            out.append(at(boot, s["op"][0] - s["ctl"] + r_vm * per_irq))
     if not out:
         return None
     return ("interrupts counted (model): on PVM a pending interrupt is "
