@@ -595,6 +595,24 @@ class Agreement(AnyRounds, Unexplained, unittest.TestCase):
         kutcmp.name_skips(diffs, kutcmp.skipped_twins([{"skips": []}]))
         self.assertIn("has no figure", diffs[0]["cause"])
 
+
+    def test_a_case_vmexit_skipped_says_why(self):
+        # vmexit printed "wr_ibrs_msr (skipped)" (an AMD host: not
+        # CPUID leaf 7's SPEC_CTRL bit); trapmeter measured its twin
+        b = boots({self.REF: [20] * 3},
+                  {"wr_ibrs_msr": [300, 301, 302], self.REF: [15, 15, 16]})
+        reason = 'vmexit printed "wr_ibrs_msr (skipped)": the CPU lacks it'
+        docs = [{"skips": [{"suite": "kut", "case": "wr_ibrs_msr",
+                            "reason": reason},
+                           {"suite": "exits", "case": "wr_ibrs_msr",
+                            "reason": "not vmexit's"}]}]
+        _levels, diffs = kutcmp.rows(b, ["wr_ibrs_msr", self.REF], self.REF)
+        row = kutcmp.name_causes(diffs, docs)[0]
+        self.assertEqual(row["verdict"], "not resolved")
+        self.assertEqual(row["cause"], "vmexit skipped wr_ibrs_msr: " + reason)
+        _levels, diffs = kutcmp.rows(b, ["wr_ibrs_msr", self.REF], self.REF)
+        row = kutcmp.name_causes(diffs, [{"skips": docs[0]["skips"][1:]}])[0]
+        self.assertIn("has no figure", row["cause"])
     def test_a_row_vmexit_printed_in_every_boot_is_not_resolved(self):
         """vmexit's xAPIC self-IPI loops printf x whenever it is not 1:
         where that happened in every boot and the tools do not agree, the

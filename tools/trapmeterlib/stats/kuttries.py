@@ -28,7 +28,10 @@ each tried in turn:
                between cases of one length: vmexit's difference is then
                trapmeter's same-loop one plus the surplus of instructions
                (counted, INSNS) at vmexit's cost per instruction (its
-               wbinvd over wbinvd's instructions, same boot);
+               wbinvd over wbinvd's instructions, same boot), and where
+               vmexit's op also exits to QEMU (its printed self-IPI rows:
+               the print's serial port), those exits at trapmeter's cost
+               of one (QEMU_EXIT_CASE less inb.elcr, same boot);
   "interrupts" (model) where an interrupt comes at the emulator batch's
                end, its rate follows the loop: trapmeter's masked pass
                (IF=0 across each timed batch) and its paired one, the
@@ -53,8 +56,9 @@ column still shows it; docs/measurements.md, "tenth session")."""
 
 from . import kutwait
 from .kutcounts import (EXPLAINERS, INSNS_BACKEND, LOOP_ONCE, PER_INSN,
-                        SAME_LOOP_REF, TM_INSNS, TM_INSNS_DISASM,
-                        VMEXIT_INSNS)
+                        PRINT_COUNTED, QEMU_EXIT_CASE, SAME_LOOP_REF,
+                        TM_INSNS, TM_INSNS_DISASM, VMEXIT_INSNS,
+                        VMEXIT_QEMU_EXITS)
 from .kutrounds import (at, diffs, loop_of, pair, pick_case,
                         pick_twin, pick_vm, row_gross, spread,
                         twin_case)
@@ -78,6 +82,12 @@ PAIRED = ".paired"
 # its pass with IF=0 across each timed batch (kernel/suites/exits.c
 # op_masked): its interrupts' cost, by difference ("interrupts" try)
 MASKED = ".masked"
+# the instructions model's words for a printed row's count and its exits
+PRINTED_TEXT = (" (its printf of x in every one: formatting, the serial "
+                "port's LSR read and THR write, and the interrupt taken there)")
+QEMU_EXITS_TEXT = (", plus %g exits to QEMU an op (the print's port "
+                   "accesses) at trapmeter's %s - %s (one instruction each, "
+                   "one loop)")
 
 
 def same_instructions_case(name):
@@ -161,19 +171,34 @@ def _insns_try(boots, name, ref, flavour):
     surplus = round((v_x - v_ref) - (t_x - t_ref), 2)
     if not surplus:                 # the same-loop reference says it all
         return None
+    exits = VMEXIT_QEMU_EXITS.get(name, 0)
     same = pick_twin(boots, name, "gross")
     per = [(b, b["vmexit"].get(PER_INSN), same(b, None),
-            (b["cases"].get(SAME_LOOP_REF) or {}).get("gross")) for b in boots]
-    out = [at(b, x - r + surplus * w / v_per) for b, w, x, r in per
-           if all(isinstance(v, (int, float)) for v in (w, x, r))]
-    return ("instructions (model): vmexit's %s runs %g instructions an op, "
+            (b["cases"].get(SAME_LOOP_REF) or {}).get("gross"),
+            qemu_exit_cost(b) if exits else 0) for b in boots]
+    out = [at(b, x - r + surplus * w / v_per + exits * q)
+           for b, w, x, r, q in per
+           if all(isinstance(v, (int, float)) for v in (w, x, r, q))]
+    return ("instructions (model): vmexit's %s runs %g instructions an op%s, "
             "its %s %g; trapmeter's %s %g, %s %g (counted with "
             "kvm_emulate_insn on %s%s): trapmeter's same-loop difference plus "
-            "%+g instructions at vmexit's %s / %g" % (
-                name, v_x, ref, v_ref, case, t_x, SAME_LOOP_REF, t_ref,
+            "%+g instructions at vmexit's %s / %g%s" % (
+                name, v_x, PRINTED_TEXT if name in PRINT_COUNTED else "",
+                ref, v_ref, case, t_x, SAME_LOOP_REF, t_ref,
                 INSNS_BACKEND, "; %s's in its disassembly" % case
-                if case in TM_INSNS_DISASM else "", surplus, PER_INSN, v_per),
+                if case in TM_INSNS_DISASM else "", surplus, PER_INSN, v_per,
+                QEMU_EXITS_TEXT % (exits, QEMU_EXIT_CASE, SAME_LOOP_REF)
+                if exits else ""),
             spread(out))
+
+
+def qemu_exit_cost(boot):
+    """What one exit to QEMU adds to an op in round boot: QEMU_EXIT_CASE
+    less inb.elcr (one instruction each, one loop), or None."""
+    x, r = ((boot["cases"].get(c) or {}).get("gross")
+            for c in (QEMU_EXIT_CASE, SAME_LOOP_REF))
+    ok = all(isinstance(v, (int, float)) for v in (x, r))
+    return x - r if ok else None
 
 
 def same_surplus(boots, name, ref, flavour):
