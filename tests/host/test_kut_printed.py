@@ -68,9 +68,12 @@ class PrintedRows(AnyRounds, Unexplained, unittest.TestCase):
         self.assertIn("instructions (model)", row["cause"])
         self.assertIn("2 boots", row["cause"])
 
-    def test_the_prints_are_counted_only_in_every_iteration(self):
-        # 1990 prints is not 2 N - 64: some iterations did not print, so
-        # the counts (a print each) do not hold
+    def test_the_prints_are_counted_only_in_nearly_every_iteration(self):
+        # s20's boots printed 1984 times, one 1983: an iteration that took
+        # the interrupt before its test; the counts (a print each) hold
+        row = judged(session(self.MODEL), [1984, 1983, 1984])
+        self.assertEqual(row["verdict"], "explained", row)
+        # 1990 prints: of 4032 iterations (2 N - 64), half printed
         row = judged(session(self.MODEL), [1984, 1990, 1984])
         self.assertEqual(row["verdict"], "not resolved", row)
         self.assertTrue(row["cause"].startswith("vmexit printed"), row)

@@ -425,12 +425,20 @@ def printed_x(boot_docs):
     return out
 
 
+# the share of a printed row's iterations that must have printed for the
+# instructions model's counts (a print each) to stand: one print is about
+# 1.2 M cycles here, so 1 % unprinted moves vmexit's mean about 1 % of its
+# difference, under 5 % of the rule's bound (a quarter of the gap)
+PRINTED_SHARE = 0.99
+
+
 def name_prints(diffs, printed):
     """A row vmexit's loop printed in, in every boot, is not resolved
     unless the tools agree: each print is a printf to the serial port
     inside vmexit's timed loop, work its twin does not do.  Or unless the
     instructions model, whose counts hold the print (PRINT_COUNTED),
-    explained it and every boot printed in every iteration."""
+    explained it and every boot printed in nearly every iteration
+    (_print_counted)."""
     for row in diffs:
         counts = printed.get(row["kut_name"]) or []
         if not counts or min(counts) == 0 or row["verdict"] == "agree":
@@ -450,13 +458,19 @@ def name_prints(diffs, printed):
 
 
 def _print_counted(row, counts):
-    """Whether the instructions model, counting vmexit's print, explained
-    row, and every boot printed in each of its iterations: vmexit's
-    do_test runs 64, 128, ... N iterations, 2 N - 64 in all."""
-    every = all(c >= 64 and (c + 64) & (c + 63) == 0 for c in counts)
-    return every and row["kut_name"] in PRINT_COUNTED and \
-        row["verdict"] == "explained" and \
-        row["cause"].startswith("instructions (model)")
+    """Whether the instructions model, counting vmexit's print in each
+    iteration, explained row, and every boot printed in PRINTED_SHARE of
+    its iterations or more: vmexit's do_test runs 64, 128, ... N, 2 N -
+    64 in all, taken as the least such total the count reaches (an
+    iteration that took the interrupt before the test prints nothing)."""
+    def share(c):
+        total = 128 - 64
+        while total < c:
+            total = 2 * total + 64
+        return c / total
+    return all(share(c) >= PRINTED_SHARE for c in counts) and \
+        row["kut_name"] in PRINT_COUNTED and row["verdict"] == "explained" \
+        and row["cause"].startswith("instructions (model)")
 
 
 def name_causes(diffs, boot_docs):
