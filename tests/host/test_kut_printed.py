@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """tests/host/test_kut_printed.py - vmexit's printed self-IPI rows
-(stats/kutcmp.py name_prints): on PVM vmexit's xAPIC self-IPI loops
+(stats/kutprints.py): on PVM vmexit's xAPIC self-IPI loops
 printf x in every iteration, and the instructions model counts that
 print (its instructions, its two exits to QEMU at trapmeter's cost of
 one) where the counts hold it (kutcounts.PRINT_COUNTED)."""
@@ -15,7 +15,7 @@ sys.path.insert(0, os.path.join(REPO, "tools"))
 sys.path.insert(0, REPO)
 
 from tests.host.test_kut import AnyRounds, Unexplained, boots  # noqa: E402
-from trapmeterlib.stats import kutcmp, kutcounts  # noqa: E402
+from trapmeterlib.stats import kutcmp, kutcounts, kutprints  # noqa: E402
 
 REF = "inl_from_kernel"
 NAME = "self_ipi_sti_nop"
@@ -78,7 +78,7 @@ class PrintedRows(AnyRounds, Unexplained, unittest.TestCase):
         self.assertEqual(row["verdict"], "not resolved", row)
         self.assertTrue(row["cause"].startswith("vmexit printed"), row)
         # nor for a name whose count does not hold the print
-        with mock.patch.object(kutcmp, "PRINT_COUNTED", ()):
+        with mock.patch.object(kutprints, "PRINT_COUNTED", ()):
             row = judged(session(self.MODEL), [1984] * 3)
         self.assertEqual(row["verdict"], "not resolved", row)
 

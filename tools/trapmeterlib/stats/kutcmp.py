@@ -34,12 +34,11 @@ counted of the two ops (COUNTED)."""
 import math
 
 from ..values import figure
-from . import kuttries, kutsession, kutwait
+from . import kutprints, kuttries, kutsession, kutwait
 from .kutcounts import (BACK_TO_BACK, BATCH_WAIT, COUNTED, INSNS_BACKEND,
-                        PRINT_COUNTED, ROUND_TRIP, ROUND_TRIP_COUNTED,
-                        TIMER_WAIT)
-from .kutrounds import (boots_text, depth, diffs, fmt_range, overlap, pair,
-                        pick_case, pick_tm, pick_twin, pick_vm,
+                        ROUND_TRIP, ROUND_TRIP_COUNTED, TIMER_WAIT)
+from .kutrounds import (boots_text, depth, diffs, fmt_level, fmt_range,
+                        overlap, pair, pick_case, pick_tm, pick_twin, pick_vm,
                         round_by_round, spread, twin_case)
 
 REFERENCE = "inl_from_kernel"       # the issue's in-kernel port
@@ -188,11 +187,6 @@ def timer_wait(boots, name, batch=None):
                 work, fmt_level(late), figure.percent_text(
                     figure.measured(late[0] / gross[0]), places=0),
                 fmt_level(gross)))
-
-
-def fmt_level(sp):
-    """A spread of levels as "m (lo-hi, n boots)"."""
-    return "%.0f (%.0f-%.0f, %s)" % (sp[:3] + (boots_text(sp[3]),))
 
 
 def width(sp):
@@ -411,74 +405,12 @@ def skipped_twins(boot_docs):
     return out
 
 
-def printed_x(boot_docs):
-    """{vmexit name: [iterations its loop printed x != 1, per boot that
-    ran it]}: vmexit's self-IPI cases print x whenever it is not 1
-    (backends/kut_log.py: the result's "printed_x"; none, 0)."""
-    out = {}
-    for boot in boot_docs:
-        for res in boot.get("results") or []:
-            if res.get("suite") == "kut" and isinstance(res.get("kut_name"), str):
-                count = res.get("printed_x")
-                out.setdefault(res["kut_name"], []).append(
-                    count if isinstance(count, int) and count > 0 else 0)
-    return out
-
-
-# the share of a printed row's iterations that must have printed for the
-# instructions model's counts (a print each) to stand: one print is about
-# 1.2 M cycles here, so 1 % unprinted moves vmexit's mean about 1 % of its
-# difference, under 5 % of the rule's bound (a quarter of the gap)
-PRINTED_SHARE = 0.99
-
-
-def name_prints(diffs, printed):
-    """A row vmexit's loop printed in, in every boot, is not resolved
-    unless the tools agree: each print is a printf to the serial port
-    inside vmexit's timed loop, work its twin does not do.  Or unless the
-    instructions model, whose counts hold the print (PRINT_COUNTED),
-    explained it and every boot printed in nearly every iteration
-    (_print_counted)."""
-    for row in diffs:
-        counts = printed.get(row["kut_name"]) or []
-        if not counts or min(counts) == 0 or row["verdict"] == "agree":
-            continue
-        why = ("vmexit printed x != 1 in %s iterations a boot (every boot "
-               "printed)" % fmt_level(spread(counts)))
-        if _print_counted(row, counts):
-            row["cause"] = "%s; %s: %s" % (
-                row["cause"].split(":")[0], why, row["cause"].partition(
-                    ":")[2].strip())
-            continue
-        row["verdict"] = "not resolved"
-        row["cause"] = ("%s: each such iteration runs a printf to the serial "
-                        "port in its timed loop, work its twin does not do; "
-                        "%s" % (why, row.get("cause") or ""))
-    return diffs
-
-
-def _print_counted(row, counts):
-    """Whether the instructions model, counting vmexit's print in each
-    iteration, explained row, and every boot printed in PRINTED_SHARE of
-    its iterations or more: vmexit's do_test runs 64, 128, ... N, 2 N -
-    64 in all, taken as the least such total the count reaches (an
-    iteration that took the interrupt before the test prints nothing)."""
-    def share(c):
-        total = 128 - 64
-        while total < c:
-            total = 2 * total + 64
-        return c / total
-    return all(share(c) >= PRINTED_SHARE for c in counts) and \
-        row["kut_name"] in PRINT_COUNTED and row["verdict"] == "explained" \
-        and row["cause"].startswith("instructions (model)")
-
-
 def name_causes(diffs, boot_docs):
     """name_skips (trapmeter's twins, then vmexit's own cases) and
     name_prints of a session's boots."""
     name_skips(diffs, skipped_twins(boot_docs))
     name_skips(diffs, skipped_vmexit(boot_docs), "vmexit")
-    return name_prints(diffs, printed_x(boot_docs))
+    return kutprints.name_prints(diffs, kutprints.printed_x(boot_docs))
 
 
 def skipped_vmexit(boot_docs):

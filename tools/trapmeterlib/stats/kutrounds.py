@@ -160,6 +160,11 @@ def row_gross(boots, name, ref):
     return spread(diffs(boots, name, ref, pick_tm("gross")))
 
 
+def fmt_level(sp):
+    """A spread of levels as "m (lo-hi, n boots)"."""
+    return "%.0f (%.0f-%.0f, %s)" % (sp[:3] + (boots_text(sp[3]),))
+
+
 def fmt_range(sp):
     """A spread of differences as "+m (+lo..+hi, n boots)"."""
     if sp is None:
