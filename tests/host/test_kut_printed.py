@@ -52,7 +52,7 @@ class PrintedRows(AnyRounds, Unexplained, unittest.TestCase):
         self.assertEqual(row["verdict"], "explained", row)
         self.assertTrue(row["cause"].startswith(
             "instructions (model); vmexit printed x != 1 in 1984"), row)
-        self.assertIn("its printf of x in every one", row["cause"])
+        self.assertIn("its printf of x in each printed one", row["cause"])
         self.assertIn("plus 2 exits to QEMU an op (the print's port accesses) "
                       "at trapmeter's inl.unassigned - inb.elcr", row["cause"])
         # without the exits (an exit to QEMU as dear as inb.elcr) the

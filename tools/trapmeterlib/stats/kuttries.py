@@ -83,8 +83,9 @@ PAIRED = ".paired"
 # op_masked): its interrupts' cost, by difference ("interrupts" try)
 MASKED = ".masked"
 # the instructions model's words for a printed row's count and its exits
-PRINTED_TEXT = (" (its printf of x in every one: formatting, the serial "
-                "port's LSR read and THR write, and the interrupt taken there)")
+PRINTED_TEXT = (" (its printf of x in each printed one: formatting, the "
+                "serial port's LSR read and THR write, and the interrupt "
+                "taken there)")
 QEMU_EXITS_TEXT = (", plus %g exits to QEMU an op (the print's port "
                    "accesses) at trapmeter's %s - %s (one instruction each, "
                    "one loop)")
