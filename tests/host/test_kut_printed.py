@@ -61,11 +61,17 @@ class PrintedRows(AnyRounds, Unexplained, unittest.TestCase):
         self.assertEqual(row["verdict"], "not resolved", row)
         self.assertTrue(row["cause"].startswith("vmexit printed"), row)
 
-    def test_a_round_without_the_qemu_case_is_left_out(self):
+    def test_a_round_without_the_qemu_exits_cost_is_left_out(self):
         b = session(self.MODEL)
         del b[0]["cases"]["inl.unassigned"]
         row = judged(b, [1984] * 3)
         self.assertIn("instructions (model)", row["cause"])
+        self.assertIn("2 boots", row["cause"])
+        # nor is a round whose exit to QEMU came out no dearer than
+        # inb.elcr priced at a cost of zero or below
+        b = session(self.MODEL)
+        b[1]["cases"]["inl.unassigned"]["gross"] = 30
+        row = judged(b, [1984] * 3)
         self.assertIn("2 boots", row["cause"])
 
     def test_the_prints_are_counted_only_in_nearly_every_iteration(self):

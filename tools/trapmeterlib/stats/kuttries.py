@@ -195,10 +195,11 @@ def _insns_try(boots, name, ref, flavour):
 
 def qemu_exit_cost(boot):
     """What one exit to QEMU adds to an op in round boot: QEMU_EXIT_CASE
-    less inb.elcr (one instruction each, one loop), or None."""
+    less inb.elcr (one instruction each, one loop), or None where the
+    round lacks either or resolved no cost (the difference not above 0)."""
     x, r = ((boot["cases"].get(c) or {}).get("gross")
             for c in (QEMU_EXIT_CASE, SAME_LOOP_REF))
-    ok = all(isinstance(v, (int, float)) for v in (x, r))
+    ok = all(isinstance(v, (int, float)) for v in (x, r)) and x > r
     return x - r if ok else None
 
 
