@@ -25,6 +25,11 @@ KERNEL_CASE = "pic.in8.single.512"
 # preemptions of a loaded host stay well inside 20 k
 BACKGROUND_RATE_MAX = 20000
 KERNEL_WRITE = "pic.out8.single.512"
+# the whole exits QMP may read below the model over a case's window: over
+# 15 boots of these five cases here it read 0-2 below (2 in 8 of 75), and a
+# CI run read 2.95 below in fwcfg.in8.dma.4096's 118 ops; a counter that
+# misses exits per op falls short by tens
+EDGE_SHORT = 3
 
 
 class TwoCounters(unittest.TestCase):
@@ -70,7 +75,10 @@ class TwoCounters(unittest.TestCase):
         # up to 0.0005 * ops each, so 2 whole exits can read 2.01
         slack = max(0.01 * model * ops, 2) + 0.001 * ops
         excess = (r["exits_qmp"] - model) * ops
-        self.assertGreaterEqual(excess, -slack, r)
+        # below, EDGE_SHORT whole exits: the window's edges and the sync
+        # traffic its calibration's median takes out
+        short = max(0.01 * model * ops, EDGE_SHORT) + 0.001 * ops
+        self.assertGreaterEqual(excess, -short, r)
         background = BACKGROUND_RATE_MAX * r["case_ms"] / 1000.0
         self.assertLessEqual(excess, slack + background, r)
         # the flag the table shows is the one judgment of the recorded counts
