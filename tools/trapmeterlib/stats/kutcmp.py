@@ -275,28 +275,36 @@ def _too_wide(tried, row):
     """Why no verdict: a tried figure meets vmexit's but one side is
     wider than the rule resolves, so the try neither explains the row
     nor is ruled out; or None ("unexplained" is left to rows every try
-    misses)."""
-    for cause, alt, *vm_alt in tried:
-        vm = vm_alt[0] if vm_alt else row["vmexit"]
-        said, left = try_verdict(alt, vm, row)
-        if said == "neither":
-            return ("%s less vmexit, round by round, %s reaches past "
-                    "±%.0f (%s): neither the cause nor ruled out%s" % (
-                        cause.split(":")[0], fmt_range(left),
-                        allowed_width(row), WIDTH_TEXT,
-                        _deeper(row["vmexit"][3])))
-        if said == "too few":
-            return ("%s less vmexit, round by round, %s lies within ±%.0f "
-                    "(%s) over %d rounds, where a remainder on the bound "
-                    "comes out within it %s of the time (binomial, rounds "
-                    "exchangeable), over the %s held; --boots %d" % (
-                        cause.split(":")[0], fmt_range(left),
-                        allowed_width(row), WIDTH_TEXT, left[3],
-                        figure.percent_text(figure.model(on_bound_chance(
-                            left[3])), places=1), figure.percent_text(
-                            figure.measured(FALSE_EXPLAINED_ALPHA),
-                            places=0), rounds_to_explain()))
-    return None
+    misses).  A try within the bound over too few rounds is named first
+    (more boots would decide it), else the try that reaches the least
+    past the bound, the nearest to explaining."""
+    said = [(cause.split(":")[0],) + try_verdict(
+        alt, vm_alt[0] if vm_alt else row["vmexit"], row)
+        for cause, alt, *vm_alt in tried]
+    few = [(cause, left) for cause, what, left in said if what == "too few"]
+    if few:
+        return _too_few_text(*few[0], row)
+    wide = [(cause, left) for cause, what, left in said if what == "neither"]
+    if not wide:
+        return None
+    cause, left = min(wide, key=lambda c: max(-c[1][1], c[1][2]))
+    return ("%s less vmexit, round by round, %s reaches past ±%.0f (%s): "
+            "neither the cause nor ruled out%s" % (
+                cause, fmt_range(left), allowed_width(row), WIDTH_TEXT,
+                _deeper(row["vmexit"][3])))
+
+
+def _too_few_text(cause, left, row):
+    """A try within the bound over rounds too few to call it so."""
+    return ("%s less vmexit, round by round, %s lies within ±%.0f (%s) "
+            "over %d rounds, where a remainder on the bound comes out "
+            "within it %s of the time (binomial, rounds exchangeable), "
+            "over the %s held; --boots %d" % (
+                cause, fmt_range(left), allowed_width(row), WIDTH_TEXT,
+                left[3], figure.percent_text(figure.model(on_bound_chance(
+                    left[3])), places=1), figure.percent_text(
+                    figure.measured(FALSE_EXPLAINED_ALPHA), places=0),
+                rounds_to_explain()))
 
 
 def _deeper(n):
