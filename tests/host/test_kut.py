@@ -352,15 +352,21 @@ class Agreement(AnyRounds, Unexplained, unittest.TestCase):
             "10.0 % (model)"), row["cause"])
         self.assertIn("--boots 5; beyond the spread", row["cause"])
 
+    def cpuid_too_wide(self, more=None):
+        """Four rounds whose cpuid.insn - inb.elcr (+12..+27) leaves
+        -8..+6 of vmexit's +20..+21, past a quarter of the gap (6 of 24);
+        more: other cases' gross per round."""
+        return boots({"cpuid": [120, 121, 120, 121],
+                      self.REF: [100, 100, 100, 100]},
+                     {"cpuid": [10, 11, 10, 10], self.REF: [15, 15, 16, 15]},
+                     extra=dict({"cpuid.insn": [82, 97, 90, 91],
+                                 "inb.elcr": [70, 70, 70, 70]}, **(more or {})))
+
     def test_a_try_meeting_vmexit_too_wide_to_judge_is_not_resolved(self):
         # four rounds: cpuid.insn - inb.elcr +12..+27 against vmexit's
         # +20..+21 leaves -8..+6 round by round, past a quarter of the
         # gap (6 of 24): it is neither the cause nor ruled out
-        b = boots({"cpuid": [120, 121, 120, 121],
-                   self.REF: [100, 100, 100, 100]},
-                  {"cpuid": [10, 11, 10, 10], self.REF: [15, 15, 16, 15]},
-                  extra={"cpuid.insn": [82, 97, 90, 91],
-                         "inb.elcr": [70, 70, 70, 70]})
+        b = self.cpuid_too_wide()
         row = kutcmp.diff_row(b, "cpuid", self.REF)
         self.assertEqual(row["verdict"], "not resolved", row)
         self.assertTrue(row["cause"].startswith(
@@ -379,13 +385,8 @@ class Agreement(AnyRounds, Unexplained, unittest.TestCase):
         # same instructions leaves -8..+6, the page tables' try (later in
         # the order) -7..+5: both reach past ±6, and the row names the
         # nearer one, which more rounds are likelier to bring within
-        b = boots({"cpuid": [120, 121, 120, 121],
-                   self.REF: [100, 100, 100, 100]},
-                  {"cpuid": [10, 11, 10, 10], self.REF: [15, 15, 16, 15]},
-                  extra={"cpuid.insn": [82, 97, 90, 91],
-                         "inb.elcr": [70, 70, 70, 70],
-                         "cpuid.tm.upages": [83, 96, 90, 91],
-                         "inb.elcr.upages": [70, 70, 70, 70]})
+        b = self.cpuid_too_wide({"cpuid.tm.upages": [83, 96, 90, 91],
+                                 "inb.elcr.upages": [70, 70, 70, 70]})
         row = kutcmp.diff_row(b, "cpuid", self.REF)
         self.assertEqual(row["verdict"], "not resolved", row)
         self.assertTrue(row["cause"].startswith(
@@ -396,11 +397,7 @@ class Agreement(AnyRounds, Unexplained, unittest.TestCase):
         # cpuid.insn - inb.elcr from two medians sampled apart: +12..+27,
         # too wide; cpuid.insn.paired (inb.elcr its control, interleaved)
         # nets +20..+21 in the same rounds, and the try takes that
-        b = boots({"cpuid": [120, 121, 120, 121],
-                   self.REF: [100, 100, 100, 100]},
-                  {"cpuid": [10, 11, 10, 10], self.REF: [15, 15, 16, 15]},
-                  extra={"cpuid.insn": [82, 97, 90, 91],
-                         "inb.elcr": [70, 70, 70, 70]})
+        b = self.cpuid_too_wide()
         for boot, net in zip(b, (20, 21, 20, 20)):
             boot["cases"]["cpuid.insn.paired"] = {"gross": 90, "net": net}
         row = kutcmp.diff_row(b, "cpuid", self.REF)
