@@ -81,7 +81,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.dirname(
     os.path.abspath(__file__))))
 sys.path.insert(0, os.path.join(ROOT, "tools"))
 
-from trapmeterlib.commands import kut  # noqa: E402
+from trapmeterlib.commands import kut_boots  # noqa: E402
 from trapmeterlib.output import resultsfile  # noqa: E402
 from trapmeterlib.stats import kutcmp, kutrounds, kuttries  # noqa: E402
 from trapmeterlib.stats.abtest import binomial_upper  # noqa: E402
@@ -183,7 +183,7 @@ def load(paths):
             out += doc["sessions"]
             continue
         doc = resultsfile.read_results(path)
-        out.append({"name": short(path), "boots": kut.file_boots(doc),
+        out.append({"name": short(path), "boots": kut_boots.file_boots(doc),
                     "flavour": (doc.get("host") or {}).get("kvm_flavour")})
     names = [s["name"] for s in out]
     twice = sorted({n for n in names if names.count(n) > 1})
@@ -253,7 +253,7 @@ def tally_of(sessions, ruleset):
 
 def session(sess, ruleset, tally):
     boots, flavour, tag = sess["boots"], sess["flavour"], sess["name"]
-    names = [n for n in kut.shown_names(boots, [])
+    names = [n for n in kut_boots.shown_names(boots, [])
              if n != kutcmp.REFERENCE]
     rows = {n: judge(boots, n, flavour, ruleset["kutcmp"])[0]
             for n in names}

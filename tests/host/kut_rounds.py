@@ -72,7 +72,7 @@ def tally(sessions):
     out = {}
     for sess in sessions:
         boots = sess["boots"]
-        names = [n for n in kut_null.kut.shown_names(boots, [])
+        names = [n for n in kut_null.kut_boots.shown_names(boots, [])
                  if n != kutcmp.REFERENCE]
         for tool, pick in TOOLS:
             for name in names:
@@ -92,7 +92,7 @@ def between(sessions):
     out = {}
     rows = [{(tool, name): row_rounds(sess["boots"], name, pick)
              for tool, pick in TOOLS
-             for name in kut_null.kut.shown_names(sess["boots"], [])
+             for name in kut_null.kut_boots.shown_names(sess["boots"], [])
              if name != kutcmp.REFERENCE} for sess in sessions]
     for i, first in enumerate(rows):
         for second in rows[i + 1:]:

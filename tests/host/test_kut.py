@@ -519,6 +519,35 @@ class Agreement(AnyRounds, Unexplained, unittest.TestCase):
             b[:4], ["cpuid", self.REF], self.REF), {}, {}, "kvm")
         self.assertIn("median over boots (range)", text)
 
+    def test_a_replay_shows_the_rows_the_session_showed(self):
+        # trapmeter's boots run every twin; vmexit ran the --cases asked
+        from trapmeterlib.commands import kut_boots
+        b = self.cpuid_too_wide()
+        for boot in b:
+            boot["trapmeter"]["wbinvd"] = {"case": "wbinvd.tm", "gross": 57}
+        shown = {"levels": [{"kut_name": "cpuid"},
+                            {"kut_name": self.REF}]}
+        self.assertEqual(kut_boots.replay_names(b, None, shown), ["cpuid", self.REF])
+        self.assertEqual(kut_boots.replay_names(b, "wbinvd", shown), ["wbinvd"])
+        self.assertEqual(kut_boots.replay_names(b, None, {}),
+                         ["cpuid", "wbinvd", self.REF])
+
+    def test_the_table_tallies_its_verdicts(self):
+        # a row that agrees and one left too wide (the four rounds of
+        # cpuid_too_wide): counted, and the row not resolved named
+        b = self.cpuid_too_wide()
+        for boot, gross in zip(b, (140, 141, 140, 141)):
+            boot["vmexit"]["wbinvd"] = gross
+            boot["trapmeter"]["wbinvd"] = {"case": "wbinvd.tm", "gross": 57,
+                                           "net": None, "control": None}
+        levels, diffs = kutcmp.rows(b, ["cpuid", "wbinvd", self.REF],
+                                    self.REF)
+        self.assertEqual([r["verdict"] for r in diffs],
+                         ["not resolved", "agree"], diffs)
+        text = kut_table.render_side_by_side(levels, diffs, {}, {}, "kvm")
+        self.assertIn("\nagreement of 2 row(s): 1 agree, 0 explained, 1 not "
+                      "resolved (cpuid), 0 unexplained\n", text)
+
     def test_the_leaf_explains_cpuid_when_cpuid_chain_agrees(self):
         b = boots({"cpuid": [40, 41, 40], self.REF: [20, 20, 20]},
                   {"cpuid": [10, 11, 10], self.REF: [15, 15, 16]},
@@ -782,10 +811,10 @@ class Agreement(AnyRounds, Unexplained, unittest.TestCase):
         self.assertIn("ends its batch of 1024 instructions (kvm_pvm."
                       "pvm_emul_batch): the op is one batch", row["work"])
         # the twin's row carries the guest's median lateness
-        from trapmeterlib.commands import kut
+        from trapmeterlib.commands import kut_boots
         res = {"case": "tscdeadline", "cycles": {"median": 1000},
                "deadline_late": {"n": 38, "median": 900}}
-        self.assertEqual(kut.twin_row(res)["late"], 900)
+        self.assertEqual(kut_boots.twin_row(res)["late"], 900)
 
     def test_preemption_explains_a_gap_the_wait_shares_account_for(self):
         # vmexit: wbinvd 50 below its reference in every round, the
@@ -1360,18 +1389,18 @@ class VcpuWaits(AnyRounds, Unexplained, unittest.TestCase):
                                key=lambda k: samples[0][2][k][0])]] * 3)
 
     def test_a_session_file_gives_each_round_its_waits(self):
-        from trapmeterlib.commands import kut
+        from trapmeterlib.commands import kut_boots
         saved = [{"round": 0, "smp": 1, "cases": {
             "wbinvd": {"share": 0.25}, "pci-mem.mmio-no-eventfd":
             {"share": 0.5}, "bad": {"share": 7}}}, "junk"]
-        waits = kut.round_waits(saved)
+        waits = kut_boots.round_waits(saved)
         self.assertEqual(waits, {0: {"wbinvd": 0.25,
                                      "pci-mem.mmio-no-eventfd": 0.5}})
-        boot = kut.paired([([], [("wbinvd", "wbinvd", 100),
+        boot = kut_boots.paired([([], [("wbinvd", "wbinvd", 100),
                                  ("pci-mem.mmio-no-eventfd", "pci-mem", 9)])],
                           waits[0])
         self.assertEqual(boot["vmexit_wait"], {"wbinvd": 0.25, "pci-mem": 0.5})
-        self.assertEqual(kut.round_waits(None), {})
+        self.assertEqual(kut_boots.round_waits(None), {})
 
 
 class Coverage(unittest.TestCase):

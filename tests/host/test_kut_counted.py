@@ -337,43 +337,43 @@ class InTheRows(unittest.TestCase):
                          r"this session: KVM counted")
 
     def test_a_twin_row_carries_its_interrupt_rate(self):
-        from trapmeterlib.commands import kut
-        row = kut.twin_row({"case": "tscdeadline.immed.insn",
+        from trapmeterlib.commands import kut_boots
+        row = kut_boots.twin_row({"case": "tscdeadline.immed.insn",
                             "interrupts": 38, "ops": 1000})
         self.assertEqual(row["irq_rate"], 0.038)
-        self.assertIsNone(kut.twin_row({"case": "x", "ops": 10})["irq_rate"])
+        self.assertIsNone(kut_boots.twin_row({"case": "x", "ops": 10})["irq_rate"])
 
     def test_a_twin_row_carries_its_batches_split_by_interrupts(self):
-        from trapmeterlib.commands import kut
+        from trapmeterlib.commands import kut_boots
         res = {"case": "self_ipi.x2apic.tpr.insn", "iters": 25,
                "irq_batches": [300, 40], "irq_op_cycles_none": 110000,
                "irq_op_cycles_some": 118000, "irq_in_batches": 42,
                "irq_ctl_op_cycles": 27000}
-        split = kut.twin_row(res)["irq_split"]
+        split = kut_boots.twin_row(res)["irq_split"]
         self.assertEqual(split, {"batches": [300, 40], "op": [110000, 118000],
                                  "taken": 42, "ctl": 27000, "iters": 25})
         self.assertAlmostEqual(kutsession.in_batch_rate(split), 42 / 8500)
         # as the first kernels wrote it (the null's x10 and y12): a list,
         # 0 where no batch of that kind ran
         old = {k: v for k, v in res.items() if not k.startswith("irq_op")}
-        self.assertEqual(kut.twin_row(dict(old, irq_op_cycles=[
+        self.assertEqual(kut_boots.twin_row(dict(old, irq_op_cycles=[
             110000, 118000]))["irq_split"], split)
-        self.assertEqual(kut.twin_row(dict(old, irq_batches=[340, 0],
+        self.assertEqual(kut_boots.twin_row(dict(old, irq_batches=[340, 0],
                                            irq_op_cycles=[110000, 0]))[
             "irq_split"]["op"], [110000, None])
         # no batch of a kind: its mean is null, not a zero
         none = dict(res, irq_batches=[340, 0], irq_op_cycles_some=None,
                     irq_in_batches=0)
-        self.assertEqual(kut.twin_row(none)["irq_split"]["op"], [110000, None])
+        self.assertEqual(kut_boots.twin_row(none)["irq_split"]["op"], [110000, None])
         # guest output is untrusted: anything but what the kernel writes
         for key, bad in (("irq_batches", [300]), ("irq_batches", "300,40"),
                          ("irq_op_cycles_some", -1), ("irq_op_cycles_some", 0.5),
                          ("irq_op_cycles_none", None),
                          ("irq_in_batches", True), ("iters", 0),
                          ("irq_ctl_op_cycles", 2.5)):
-            self.assertIsNone(kut.twin_row(dict(res, **{key: bad}))[
+            self.assertIsNone(kut_boots.twin_row(dict(res, **{key: bad}))[
                 "irq_split"], key)
-        self.assertIsNone(kut.twin_row({"case": "x"})["irq_split"])
+        self.assertIsNone(kut_boots.twin_row({"case": "x"})["irq_split"])
 
     def test_a_split_twin_says_its_rate_inside_the_batches(self):
         split = {"batches": [30, 10], "op": [100, 110], "taken": 10,

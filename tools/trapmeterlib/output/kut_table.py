@@ -125,6 +125,8 @@ def render_side_by_side(levels, diffs, left_out, host, accel):
              _diff(r["net"]), r["verdict"]] for r in diffs]
     lines += _table(["vmexit case", "vmexit", "trapmeter gross",
                      "trapmeter net", "agreement"], rows)
+    if diffs:
+        lines.append(verdict_tally(diffs))
     notes = [r for r in diffs if r["verdict"] != "agree" or r.get("work")]
     if notes:
         lines.append("")
@@ -137,6 +139,21 @@ def render_side_by_side(levels, diffs, left_out, host, accel):
     for name, why in sorted(left_out.items()):
         lines.append("  %s: not run in vmexit here: %s" % (name, why))
     return "\n".join(lines) + "\n"
+
+
+VERDICTS = ("agree", "explained", "not resolved", "unexplained")
+
+
+def verdict_tally(diffs):
+    """One line of the rows' agreement: each verdict's count, the rows
+    not resolved or unexplained named (what the user reads on)."""
+    parts = []
+    for verdict in VERDICTS:
+        names = [r["kut_name"] for r in diffs if r["verdict"] == verdict]
+        named = " (%s)" % ", ".join(names) if names and verdict in \
+            VERDICTS[2:] else ""
+        parts.append("%d %s%s" % (len(names), verdict, named))
+    return "agreement of %d row(s): %s" % (len(diffs), ", ".join(parts))
 
 
 def spread_text(boots):

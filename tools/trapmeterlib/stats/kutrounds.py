@@ -1,5 +1,5 @@
 """The paired rounds stats/kutcmp.py judges, and a difference's spread
-over them.  commands/kut.py builds the rounds: per round vmexit's figure
+over them.  commands/kut_boots.py builds the rounds: per round vmexit's figure
 per vmexit name ("vmexit"), trapmeter's row per twin name ("trapmeter")
 and per case ("cases"), vmexit's loop waits (stats/kutwait.py).  A picker
 reads one figure of a round; a difference is taken round by round (the

@@ -11,7 +11,7 @@ from .bootstats import median
 from .kutcounts import BATCH_RATE, EXPLAINERS
 
 # the pci-testdev test whose line is a pci case's figure (and count): the
-# first, with no eventfd (commands/kut.py PCI_FIRST)
+# first, with no eventfd (commands/kut_boots.py PCI_FIRST)
 FIRST_PCI = "no-eventfd"
 
 

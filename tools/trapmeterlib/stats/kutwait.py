@@ -1,6 +1,6 @@
 """vmexit's waits, for stats/kutcmp.py: how much of a vmexit case's measured
 loop its vCPU thread spent runnable on a host run queue, read from the
-paired rounds commands/kut.py builds ("vmexit_span": the loop's share and
+paired rounds commands/kut_boots.py builds ("vmexit_span": the loop's share and
 at most; "vmexit_wait": the share of the case's whole window, older
 sessions).  vmexit's figure is the mean of its last loop alone (x86/
 vmexit.c do_test: the doubling that reached 2^30 cycles), and the TSC runs
@@ -18,7 +18,7 @@ QUIET_SHARE = 0.01
 
 def share(boot, name):
     """The share of vmexit's measured loop its vCPU thread waited on a
-    host run queue (commands/kut.py's "vmexit_span"), or of its case's
+    host run queue (commands/kut_boots.py's "vmexit_span"), or of its case's
     window where the session read no ticks ("vmexit_wait"), or None."""
     got = ((boot.get("vmexit_span") or {}).get(name) or {}).get("share")
     if not isinstance(got, (int, float)):
