@@ -519,6 +519,29 @@ class Agreement(AnyRounds, Unexplained, unittest.TestCase):
             b[:4], ["cpuid", self.REF], self.REF), {}, {}, "kvm")
         self.assertIn("median over boots (range)", text)
 
+    def test_a_try_too_few_over_quiet_rounds_yields_to_one_over_all(self):
+        # a 5-round session: the quiet rounds' try lies within the bound
+        # over 3 of them (more boots would not give it more quiet rounds),
+        # the same try over all 5 reaches past it: that one is named; a
+        # try within it over all 5 rounds, too few, is named before both
+        said = {"quiet": ("too few", (646, -477, 1146, 3)),
+                "all": ("neither", (646, -477, 2144, 5)),
+                "wider": ("neither", (0, -3000, 3000, 5)),
+                "every": ("too few", (10, -400, 900, 5))}
+        row = {"vmexit": (3298, 2181, 4357, 5)}
+
+        def named(order):
+            with mock.patch.object(kutcmp, "try_verdict",
+                                   lambda alt, vm, r: said[alt]), \
+                    mock.patch.object(kutcmp, "allowed_width",
+                                      lambda r: 1190):
+                text = kutcmp._too_wide([(n + ": why", n) for n in order],
+                                        row)
+            return text.split(" less vmexit")[0]
+        self.assertEqual(named(["quiet", "wider", "all"]), "all")
+        self.assertEqual(named(["quiet", "all", "every"]), "every")
+        self.assertEqual(named(["quiet"]), "quiet")
+
     def test_a_replay_shows_the_rows_the_session_showed(self):
         # trapmeter's boots run every twin; vmexit ran the --cases asked
         from trapmeterlib.commands import kut_boots

@@ -275,16 +275,18 @@ def _too_wide(tried, row):
     """Why no verdict: a tried figure meets vmexit's but one side is
     wider than the rule resolves, so the try neither explains the row
     nor is ruled out; or None ("unexplained" is left to rows every try
-    misses).  A try within the bound over too few rounds is named first
-    (more boots would decide it), else the try that reaches the least
-    past the bound, the nearest to explaining."""
+    misses).  Named: a try within the bound over all the row's rounds,
+    too few to say so (more boots would decide it); else the try that
+    reaches the least past the bound, the nearest to explaining; else
+    one within it over a subset of the rounds (the quiet ones)."""
     said = [(cause.split(":")[0],) + try_verdict(
         alt, vm_alt[0] if vm_alt else row["vmexit"], row)
         for cause, alt, *vm_alt in tried]
     few = [(cause, left) for cause, what, left in said if what == "too few"]
-    if few:
-        return _too_few_text(*few[0], row)
     wide = [(cause, left) for cause, what, left in said if what == "neither"]
+    every = [c for c in few if c[1][3] >= row["vmexit"][3]]
+    if every or (few and not wide):
+        return _too_few_text(*(every or few)[0], row)
     if not wide:
         return None
     cause, left = min(wide, key=lambda c: max(-c[1][1], c[1][2]))
