@@ -30,7 +30,6 @@ from .kut_boots import (file_boots, kutcmp_boots, merged_boots,
                         replay_names, shown_names)
 
 NAME = "kut"
-SUITE = kut_log.SUITE
 # trapmeter's twins: suite exits (its names end in no size; fwcfg's
 # *.split and ptd's *.nomatch do, the globs leave them out), pci-testdev's
 # no-eventfd write in suites mmio and pio (vmexit's first pci test) and
