@@ -126,6 +126,7 @@ struct bench_result {
 		u64 taken;       /* interrupts inside them */
 		u64 ctl_batches; /* the control's batches of r->iters ops ... */
 		u64 ctl_op_sum;  /* ... and their cycles per op, summed */
+		u64 median_none; /* the median per op of those that took none */
 	} irq;
 };
 

@@ -307,6 +307,14 @@ class SelfIpiTprKvm(unittest.TestCase):
             self.assertGreaterEqual(left, 0, r)
             self.assertLessEqual(left, 6, r)
             self.assertGreater(r["irq_ctl_op_cycles"], 0, r)
+            # the median of the batches that took none is one of theirs:
+            # inside the case's range, null where none ran
+            med = r["irq_op_median_none"]
+            if r["irq_batches"][0]:
+                self.assertGreaterEqual(med, r["cycles"]["min"], r)
+                self.assertLessEqual(med, r["cycles"]["max"], r)
+            else:
+                self.assertIsNone(med, r)
 
 
 class PmtimerInsnKvm(unittest.TestCase):

@@ -351,7 +351,8 @@ class InTheRows(unittest.TestCase):
                "irq_ctl_op_cycles": 27000}
         split = kut_boots.twin_row(res)["irq_split"]
         self.assertEqual(split, {"batches": [300, 40], "op": [110000, 118000],
-                                 "taken": 42, "ctl": 27000, "iters": 25})
+                                 "taken": 42, "ctl": 27000, "iters": 25,
+                                 "median": None})
         self.assertAlmostEqual(kutsession.in_batch_rate(split), 42 / 8500)
         # as the first kernels wrote it (the null's x10 and y12): a list,
         # 0 where no batch of that kind ran
@@ -374,6 +375,30 @@ class InTheRows(unittest.TestCase):
             self.assertIsNone(kut_boots.twin_row(dict(res, **{key: bad}))[
                 "irq_split"], key)
         self.assertIsNone(kut_boots.twin_row({"case": "x"})["irq_split"])
+
+    def test_a_split_carries_the_median_of_the_batches_that_took_none(self):
+        # beside the control's median (a kernel from irq_op_median_none on)
+        from trapmeterlib.commands import kut_boots
+        res = {"case": "self_ipi.x2apic.tpr.insn", "iters": 25,
+               "irq_batches": [300, 40], "irq_op_cycles_none": 110000,
+               "irq_op_cycles_some": 118000, "irq_in_batches": 42,
+               "irq_ctl_op_cycles": 27000, "irq_op_median_none": 108000,
+               "cycles_control": {"median": 26500}}
+        self.assertEqual(kut_boots.twin_row(res)["irq_split"]["median"],
+                         [108000, 26500])
+        # no batch took none: null, and no median; no control: no median
+        none = dict(res, irq_batches=[0, 340], irq_op_cycles_none=None,
+                    irq_op_median_none=None)
+        self.assertIsNone(kut_boots.twin_row(none)["irq_split"]["median"])
+        self.assertIsNone(kut_boots.twin_row(dict(res, cycles_control=None))[
+            "irq_split"]["median"])
+        # guest output is untrusted: a median that is not a count, or one
+        # where no batch took none, or none where some did
+        for bad in (dict(res, irq_op_median_none=-1),
+                    dict(res, irq_op_median_none=2.5),
+                    dict(res, irq_op_median_none=None),
+                    dict(none, irq_op_median_none=5)):
+            self.assertIsNone(kut_boots.twin_row(bad)["irq_split"], bad)
 
     def test_a_split_twin_says_its_rate_inside_the_batches(self):
         split = {"batches": [30, 10], "op": [100, 110], "taken": 10,

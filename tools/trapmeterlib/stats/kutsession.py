@@ -115,7 +115,9 @@ def irq_split(res):
     """A result's split of its timed batches by the interrupts they took
     (kernel/bench.c emit_irq_split), checked, as {"batches": [none, some],
     "op": [their mean cycles per op, None where no such batch ran],
-    "taken", "ctl" (its control's mean per op, or None), "iters"}; None
+    "taken", "ctl" (its control's mean per op, or None), "iters",
+    "median": [the median per op of the batches that took none, its
+    control's median] or None (kernels before irq_op_median_none)}; None
     where the result has none or a field is not what the kernel writes
     (guest output is untrusted)."""
     batches = res.get("irq_batches")
@@ -126,8 +128,25 @@ def irq_split(res):
             not all(m is None or _count(m) for m in means) or any(
                 (m is None) != (not n) for m, n in zip(means, batches)):
         return None
+    median = _medians(res, batches)
+    if median is False:
+        return None
     return {"batches": batches, "op": means[:2], "taken": taken,
-            "ctl": means[2], "iters": iters}
+            "ctl": means[2], "iters": iters, "median": median}
+
+
+def _medians(res, batches):
+    """[irq_op_median_none, the control's median] where both are counts,
+    None where the kernel wrote no median (or no batch took none), False
+    where it wrote one that is not what the kernel writes."""
+    if "irq_op_median_none" not in res:
+        return None
+    med = res["irq_op_median_none"]
+    ctl = (res.get("cycles_control") or {}).get("median") if isinstance(
+        res.get("cycles_control"), dict) else None
+    if (med is None) != (not batches[0]) or not (med is None or _count(med)):
+        return False
+    return [med, ctl] if med is not None and _count(ctl) else None
 
 
 def in_batch_rate(split):

@@ -131,12 +131,14 @@ def _irq_split_try(boots, name):
     taken inside a few of its timed batches (on PVM where the emulator's
     batch ends with IF=1), each batch costs one of two levels.  From
     trapmeter's PAIRED pass of the same-instructions case, per round: the
-    batches that took none, less inb.elcr's interleaved ones (means per
-    op), plus vmexit's counted rate rV times what one interrupt added to
-    the batches that took some.  None where no round has a split with
-    both kinds of batch."""
+    batches that took none, less inb.elcr's interleaved ones (medians per
+    op where the kernel wrote them: a mean follows the few batches a busy
+    host stretched; else means), plus vmexit's counted rate rV times what
+    one interrupt added to the batches that took some (means: a sum over
+    the batches).  None where no round has a split with both kinds of
+    batch."""
     case = same_instructions_case(name)
-    out = []
+    out, kinds = [], set()
     for boot in boots if case else ():
         s = (boot["cases"].get(case + PAIRED) or {}).get("irq_split")
         r_vm = (boot.get("vmexit_counted", {}).get(name) or {}).get(
@@ -146,17 +148,20 @@ def _irq_split_try(boots, name):
             continue
         per_irq = (s["op"][1] - s["op"][0]) * s["iters"] * s["batches"][1] \
             / s["taken"]
+        base = s.get("median") or [s["op"][0], s["ctl"]]
         if per_irq > 0:     # else the split resolved no cost this round
-            out.append(at(boot, s["op"][0] - s["ctl"] + r_vm * per_irq))
+            kinds.add("medians" if s.get("median") else "means")
+            out.append(at(boot, base[0] - base[1] + r_vm * per_irq))
     if not out:
         return None
     return ("interrupts counted (model): on PVM a pending interrupt is "
             "taken where the emulator's batch ends with IF=1, so a few ops "
             "take one and each tool takes its own rate; %s%s's timed "
-            "batches that took none less inb.elcr's (means per op), plus "
+            "batches that took none less inb.elcr's (%s per op), plus "
             "vmexit's counted rate (QMP) times the cycles one interrupt "
             "added to the batches that took some, %d of %d rounds" % (
-                case, PAIRED, len(out), len(boots)), spread(out))
+                case, PAIRED, " and ".join(sorted(kinds)), len(out),
+                len(boots)), spread(out))
 
 
 def _insns_try(boots, name, ref, flavour):
