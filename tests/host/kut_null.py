@@ -49,7 +49,8 @@ medians):
   shareS        within max(vmexit's range, S % of |vmexit's median|)
 --drop CAUSES leaves tried causes out of the explaining (as if kutcmp did
 not try them) to see what each adds; --no-quiet-others takes only the
-EXPLAINERS tries, not the later ones, over the quiet rounds as well.
+EXPLAINERS tries, not the later ones, over the quiet rounds as well;
+--no-floors judges no try by lower quartiles (kutcmp.FLOORS off).
 
     python3 tests/host/kut_null.py S1.json S2.json ...
 
@@ -326,6 +327,9 @@ def main():
     ap.add_argument("--no-quiet-others", action="store_true",
                     help="take only the EXPLAINERS tries over the quiet "
                     "rounds (kuttries.QUIET_OTHERS off)")
+    ap.add_argument("--no-floors", action="store_true",
+                    help="judge no try by lower quartiles, unpaired "
+                    "(kutcmp.FLOORS off)")
     ap.add_argument("--reduce", metavar="OUT",
                     help="write the sessions of FILES to OUT as a reduced "
                     "file (gzip JSON) instead")
@@ -336,6 +340,8 @@ def main():
         return 0
     if args.no_quiet_others:
         kuttries.QUIET_OTHERS = False
+    if args.no_floors:
+        kutcmp.FLOORS = False
     drop = tuple(c for c in args.drop.split(",") if c)
     if drop:
         tries = kuttries.tries

@@ -1,7 +1,7 @@
 """The tables of `import-kut` (vmexit's figures over its boots) and `kut`
 (vmexit beside trapmeter's twin cases, stats/kutcmp.py's rows)."""
 
-from ..stats import kutcmp, kutrounds, kutsession
+from ..stats import kutcmp, kutfloors, kutrounds, kutsession
 from ..stats.abtest import binomial_lower, binomial_upper
 from ..stats.bootstats import median
 from ..values import figure
@@ -12,8 +12,8 @@ MEASURED = "measured"
 # the bounds printed with "explained"'s false-explanation rate, and the
 # sessions it was measured on (kutcmp.FALSE_EXPLAINED)
 NULL_CONFIDENCE = 0.95
-NULL_SESSIONS = ("29 kut sessions of PVM hosts (19 Intel, 10 AMD; 8 to 30 "
-                 "rounds) and their 67 blocks of 5 rounds")
+NULL_SESSIONS = ("30 kut sessions of PVM hosts (19 Intel, 11 AMD; 8 to 30 "
+                 "rounds) and their 71 blocks of 5 rounds")
 SKIPPED = "skipped"
 
 
@@ -175,12 +175,14 @@ def explained_rule(rounds=None):
     rate = figure.measured(k / n, [binomial_lower(k, n, NULL_CONFIDENCE),
                                    binomial_upper(k, n, NULL_CONFIDENCE)])
     text = ("explained: a tried cause's figure less vmexit's, round by "
-            "round, lies within plus or minus %s; by accident (vmexit's "
+            "round (or, from %d rounds, by lower quartiles over the rounds, "
+            "unpaired), lies within plus or minus %s; by accident (vmexit's "
             "figures of another case, further off than that, in the row's "
             "place, %d pairs of %s) %s, each end a one-sided %s bound; the "
             "rule is kept only while the upper one is under %s"
-            % (kutcmp.WIDTH_TEXT, n, NULL_SESSIONS, figure.percent_text(rate),
-               pct0(NULL_CONFIDENCE), pct0(kutcmp.FALSE_EXPLAINED_ALPHA)))
+            % (kutfloors.FEWEST, kutcmp.WIDTH_TEXT, n, NULL_SESSIONS,
+               figure.percent_text(rate), pct0(NULL_CONFIDENCE),
+               pct0(kutcmp.FALSE_EXPLAINED_ALPHA)))
     if rounds and rounds >= 2:
         chance = kutcmp.on_bound_chance(rounds)
         text += ("; a remainder whose median lies on the bound itself is "
