@@ -21,7 +21,7 @@ import tempfile
 from ..backends import kut_counted, kut_log, kut_vmexit
 from ..output import kut_table, report, resultsfile
 from ..output.summary import tsc_khz
-from ..stats import kutcmp, kutrounds
+from ..stats import kutcmp, kutfloors, kutrounds
 from ..system import children, kvmlock
 from ..values import exitstatus
 from ..values.errors import TrapmeterError, UnusableInput
@@ -84,8 +84,9 @@ def add_parser(sub, fmt):
                      help="accelerator of both tools (default kvm)")
     kut.add_argument("--boots", metavar="N", type=int, default=DEFAULT_BOOTS,
                      help="rounds: boots of each tool (default %d; more "
-                     "narrow each interval toward the median)"
-                     % DEFAULT_BOOTS)
+                     "narrow each interval toward the median; from %d a "
+                     "try is also judged by lower quartiles)"
+                     % (DEFAULT_BOOTS, kutfloors.FEWEST))
     kut.add_argument("--cases", metavar="NAMES",
                      help="comma list of vmexit names (default every one)")
     kut.add_argument("--qemu", metavar="PATH", default="qemu-system-x86_64",
