@@ -6,6 +6,7 @@ the vmexit log reader (backends/kut_log.py), `trapmeter import-kut` and
 a new seal, the boot-by-boot agreement of `trapmeter kut`
 (stats/kutcmp.py), and the guest's kut_name list against vmexit's."""
 import copy
+import gc
 import json
 import os
 import random
@@ -15,6 +16,7 @@ import sys
 import tempfile
 import time
 import unittest
+import warnings
 from unittest import mock
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -1409,9 +1411,15 @@ class VcpuWaits(AnyRounds, Unexplained, unittest.TestCase):
                  "sys.stderr.write('said'); sys.stderr.flush(); "
                  "time.sleep(60)")
         start = time.monotonic()
-        out, err, timed_out, samples, ticks, counted = session._run_bounded(
-            [sys.executable, "-c", child], 1.0)
+        with warnings.catch_warnings(record=True) as said:
+            warnings.simplefilter("always", ResourceWarning)
+            out, err, timed_out, samples, ticks, counted = \
+                session._run_bounded([sys.executable, "-c", child], 1.0)
+            gc.collect()
         self.assertLess(time.monotonic() - start, 10.0)
+        # every pipe and file of the boot closed, none left to the collector
+        self.assertEqual([str(w.message) for w in said
+                          if w.category is ResourceWarning], [])
         # no QMP socket behind this child: its figure line, the boot's
         # last, lost its reading (tests/host/test_kut_counted.py)
         self.assertEqual(counted["cases"], {})

@@ -263,6 +263,7 @@ class Session:
             finally:
                 children.stop(proc, 0.5)
             reader.join()
+            proc.stdout.close()     # read to its end by the sampler
             stats.close()
             errf.seek(0)
             counted = kut_counted.per_boot(reader.counted, stats.error,
