@@ -586,8 +586,26 @@ class Agreement(AnyRounds, Unexplained, unittest.TestCase):
         self.assertEqual([r["verdict"] for r in diffs],
                          ["not resolved", "agree"], diffs)
         text = kut_table.render_side_by_side(levels, diffs, {}, {}, "kvm")
-        self.assertIn("\nagreement of 2 row(s): 1 agree, 0 explained, 1 not "
-                      "resolved (cpuid), 0 unexplained\n", text)
+        self.assertIn("\nagreement of 2 row(s) both tools measured: 1 agree, "
+                      "0 explained, 1 not resolved (cpuid), 0 unexplained\n",
+                      text)
+
+    def test_the_tally_sets_apart_a_row_vmexit_skipped(self):
+        # wr_ibrs_msr on a CPU without IBRS: vmexit prints "(skipped)", so
+        # the row has no vmexit figure; the tally counts it apart, by tool
+        b = self.cpuid_too_wide()
+        for boot in b:
+            boot["trapmeter"]["wbinvd"] = {"case": "wbinvd.tm", "gross": 57,
+                                           "net": None, "control": None}
+        levels, diffs = kutcmp.rows(b, ["cpuid", "wbinvd", self.REF],
+                                    self.REF)
+        kutcmp.name_skips(diffs, {"wbinvd": ("wbinvd", "no feature")},
+                          "vmexit")
+        text = kut_table.verdict_tally(diffs)
+        self.assertEqual(text, "agreement of 1 row(s) both tools measured: "
+                         "0 agree, 0 explained, 1 not resolved (cpuid), 0 "
+                         "unexplained; 1 row(s) a tool has no figure for, "
+                         "not resolved: wbinvd (vmexit skipped it)")
 
     def test_the_leaf_explains_cpuid_when_cpuid_chain_agrees(self):
         b = boots({"cpuid": [40, 41, 40], self.REF: [20, 20, 20]},

@@ -145,15 +145,34 @@ VERDICTS = ("agree", "explained", "not resolved", "unexplained")
 
 
 def verdict_tally(diffs):
-    """One line of the rows' agreement: each verdict's count, the rows
-    not resolved or unexplained named (what the user reads on)."""
+    """One line of the rows' agreement: each verdict's count over the rows
+    both tools measured, the rows not resolved or unexplained named (what
+    the user reads on); then the rows a tool has no figure for, apart, with
+    which tool (a case vmexit skips on this CPU does not run here)."""
+    both = [r for r in diffs if r["vmexit"] is not None and
+            r["gross"] is not None]
     parts = []
     for verdict in VERDICTS:
-        names = [r["kut_name"] for r in diffs if r["verdict"] == verdict]
+        names = [r["kut_name"] for r in both if r["verdict"] == verdict]
         named = " (%s)" % ", ".join(names) if names and verdict in \
             VERDICTS[2:] else ""
         parts.append("%d %s%s" % (len(names), verdict, named))
-    return "agreement of %d row(s): %s" % (len(diffs), ", ".join(parts))
+    text = "agreement of %d row(s) both tools measured: %s" % (
+        len(both), ", ".join(parts))
+    lacking = [_lacking(r) for r in diffs if r not in both]
+    if lacking:
+        text += "; %d row(s) a tool has no figure for, not resolved: %s" % (
+            len(lacking), ", ".join(lacking))
+    return text
+
+
+def _lacking(row):
+    """"wr_ibrs_msr (vmexit skipped it)": the tool without a figure, and
+    whether it skipped the case by name (kutcmp.name_skips)."""
+    tool = "vmexit" if row["vmexit"] is None else "trapmeter"
+    what = "skipped it" if row.get("cause", "").startswith(
+        tool + " skipped") else "has no figure"
+    return "%s (%s %s)" % (row["kut_name"], tool, what)
 
 
 def spread_text(boots):
