@@ -1264,6 +1264,19 @@ class TooFewRounds(unittest.TestCase):
         self.assertTrue(row["cause"].startswith("leaf"), row["cause"])
 
 
+class RoundsDone(unittest.TestCase):
+    """A session of an hour says after each round how far it is and what
+    is left at the mean of the rounds run."""
+
+    def test_the_time_left_is_the_rounds_mean_times_those_to_come(self):
+        from trapmeterlib.commands import kut
+        self.assertEqual(kut.rounds_done_text(3, 24, 540.0),
+                         "round 3 of 24 done, 540 s; about 3780 s left at "
+                         "these rounds' mean")
+        self.assertEqual(kut.rounds_done_text(24, 24, 4300.0),
+                         "round 24 of 24 done, 4300 s")
+
+
 class VcpuWaits(AnyRounds, Unexplained, unittest.TestCase):
     """Each vmexit case's window and its vCPU thread's run-queue wait."""
 

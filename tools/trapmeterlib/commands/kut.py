@@ -17,6 +17,7 @@ import os
 import subprocess
 import sys
 import tempfile
+import time
 
 from ..backends import kut_counted, kut_log, kut_vmexit
 from ..output import kut_table, report, resultsfile
@@ -142,9 +143,23 @@ def command(args):
             raise TrapmeterError(exitstatus.LOCK_BUSY, str(exc)) from None
     with tempfile.TemporaryDirectory(prefix="trapmeter-kut-") as tmp:
         session = Session(args, wanted, timeout, flat, tmp)
+        started = time.monotonic()
         for rnd in range(args.boots):
             session.round(rnd)
+            say(rounds_done_text(rnd + 1, args.boots,
+                                 time.monotonic() - started))
     return session.finish(lock)
+
+
+def rounds_done_text(done, total, elapsed_s):
+    """"round 3 of 24 done, 540 s; about 3780 s left at these rounds'
+    mean": a session of an hour says when it will end (the mean of the
+    rounds run, measured; noise moves it)."""
+    text = "round %d of %d done, %.0f s" % (done, total, elapsed_s)
+    if done < total:
+        text += "; about %.0f s left at these rounds' mean" % (
+            elapsed_s / done * (total - done))
+    return text
 
 
 class Session:
@@ -177,7 +192,8 @@ class Session:
     def trapmeter_boot(self, rnd, smp):
         path = os.path.join(self.tmp, "tm-%d-%d.json" % (rnd, smp))
         argv = twin_argv(self.args, smp, self.timeout, path)
-        say("round %d: trapmeter, -smp %d" % (rnd + 1, smp))
+        say("round %d of %d: trapmeter, -smp %d" % (rnd + 1, self.args.boots,
+                                                    smp))
         done = self._run(argv, self.timeout + 60)
         try:
             with open(path, encoding="utf-8") as fh:
@@ -203,8 +219,8 @@ class Session:
         argv = kut_vmexit.argv(self.args.qemu, kut_vmexit.same_machine(
             self.config.get("qemu_argv")), smp, self.flat, names)
         limit = min(self.timeout, VMEXIT_BASE_S + VMEXIT_PER_CASE_S * len(names))
-        say("round %d: vmexit, -smp %d, %d case(s)" % (rnd + 1, smp,
-                                                       len(names)))
+        say("round %d of %d: vmexit, -smp %d, %d case(s)" % (
+            rnd + 1, self.args.boots, smp, len(names)))
         out, err, timed_out, samples, ticks, counted = self._run_bounded(
             argv, limit, smp)
         text = out.decode("utf-8", "replace")
