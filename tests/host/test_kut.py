@@ -1264,6 +1264,23 @@ class TooFewRounds(unittest.TestCase):
         self.assertTrue(row["cause"].startswith("leaf"), row["cause"])
 
 
+class NetBelowZero(unittest.TestCase):
+    """A net below zero over its whole interval is named under the table
+    (the control ran slower); one whose interval reaches zero is not."""
+
+    def test_only_a_net_wholly_below_zero_is_named(self):
+        levels = [{"kut_name": "rd_tsc_adjust_msr",
+                   "net": (-29, -30, -28, 24)},
+                  {"kut_name": "mov_dr", "net": (-2, -5, 1, 24)},
+                  {"kut_name": "cpuid", "net": (44, 43, 47, 24)},
+                  {"kut_name": "ipi", "net": None}]
+        self.assertEqual(kut_table.net_below_zero(levels), [
+            "net below zero (rd_tsc_adjust_msr): the control (its loop "
+            "alone) ran slower than the case, as measured; such a net is no "
+            "cost of the exit"])
+        self.assertEqual(kut_table.net_below_zero(levels[1:]), [])
+
+
 class RoundsDone(unittest.TestCase):
     """A session of an hour says after each round how far it is and what
     is left at the mean of the rounds run."""

@@ -57,6 +57,19 @@ def render_vmexit(boots):
     return "\n".join(lines) + "\n"
 
 
+def net_below_zero(levels):
+    """A line naming the rows whose net is below zero over its whole
+    interval: the control ran slower than the case, as measured; the net is
+    then no cost of the exit (docs/design.md, "negative when the control
+    was the slower")."""
+    below = [r["kut_name"] for r in levels if r["net"] and r["net"][2] < 0]
+    if not below:
+        return []
+    return ["net below zero (%s): the control (its loop alone) ran slower "
+            "than the case, as measured; such a net is no cost of the exit"
+            % ", ".join(below)]
+
+
 def _fig(sp):
     """A spread (median, low, high, n) as "median (low-high)"."""
     if sp is None:
@@ -117,6 +130,7 @@ def render_side_by_side(levels, diffs, left_out, host, accel):
              _fig(r["net"])] for r in levels]
     lines += _table(["vmexit case", "vmexit", "vCPU wait", "trapmeter case",
                      "gross", "control", "net"], rows)
+    lines += net_below_zero(levels)
     ref = diffs[0]["ref"] if diffs else "-"
     lines.append("")
     lines.append("differences to %s, boot by boot (each tool's loop cancels "
