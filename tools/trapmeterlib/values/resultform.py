@@ -194,7 +194,7 @@ def apply_rule(rec):
 def derive(rec, khz):
     """Set the figures that are a pure function of the rest (units, plan,
     net, per unit, ns, cycles per modelled exit)."""
-    cycles, control = rec["cycles"], rec.get("cycles_control")
+    cycles = rec["cycles"]
     width, size = rec.get("width"), rec.get("bytes")
     units = size // width if _uint(width) and width and _uint(size) else 1
     rec["units"] = units
