@@ -1288,8 +1288,8 @@ class RoundsDone(unittest.TestCase):
     def test_the_time_left_is_the_rounds_mean_times_those_to_come(self):
         from trapmeterlib.commands import kut
         self.assertEqual(kut.rounds_done_text(3, 24, 540.0),
-                         "round 3 of 24 done, 540 s; about 3780 s left at "
-                         "these rounds' mean")
+                         "round 3 of 24 done, 540 s; about 3780 s left "
+                         "(model: these rounds' mean)")
         self.assertEqual(kut.rounds_done_text(24, 24, 4300.0),
                          "round 24 of 24 done, 4300 s")
 

@@ -152,12 +152,12 @@ def command(args):
 
 
 def rounds_done_text(done, total, elapsed_s):
-    """"round 3 of 24 done, 540 s; about 3780 s left at these rounds'
-    mean": a session of an hour says when it will end (the mean of the
-    rounds run, measured; noise moves it)."""
+    """"round 3 of 24 done, 540 s; about 3780 s left (model: these rounds'
+    mean)": a session of an hour says when it will end (the elapsed time
+    measured, what is left extrapolated from it; noise moves it)."""
     text = "round %d of %d done, %.0f s" % (done, total, elapsed_s)
     if done < total:
-        text += "; about %.0f s left at these rounds' mean" % (
+        text += "; about %.0f s left (model: these rounds' mean)" % (
             elapsed_s / done * (total - done))
     return text
 

@@ -182,10 +182,9 @@ def verdict_tally(diffs):
 
 def _lacking(row):
     """"wr_ibrs_msr (vmexit skipped it)": the tool without a figure, and
-    whether it skipped the case by name (kutcmp.name_skips)."""
+    whether it skipped the case by name (kutcmp.name_skips' skipped_by)."""
     tool = "vmexit" if row["vmexit"] is None else "trapmeter"
-    what = "skipped it" if row.get("cause", "").startswith(
-        tool + " skipped") else "has no figure"
+    what = "skipped it" if row.get("skipped_by") == tool else "has no figure"
     return "%s (%s %s)" % (row["kut_name"], tool, what)
 
 

@@ -458,6 +458,7 @@ def name_skips(diffs, skipped, tool="trapmeter"):
         if row["gross" if tool == "trapmeter" else "vmexit"] is None and \
                 name in skipped and row["verdict"] == "not resolved":
             case, reason = skipped[name]
+            row["skipped_by"] = tool
             row["cause"] = "%s skipped %s: %s" % (
                 tool, "its twin " + case if tool == "trapmeter" else case,
                 reason)
