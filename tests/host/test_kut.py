@@ -1281,6 +1281,67 @@ class NetBelowZero(unittest.TestCase):
         self.assertEqual(kut_table.net_below_zero(levels[1:]), [])
 
 
+class NeitherMeasured(unittest.TestCase):
+    """A vmexit case both tools skipped (the MSR writes on a CPU without
+    the feature) has no row; it is named under the table and in the tally
+    with each tool's skip, not dropped."""
+
+    def test_the_absent_names_are_those_asked_for_without_a_row(self):
+        from trapmeterlib.commands import kut_boots
+        shown = [n for n in kut_log.VMEXIT_NAMES
+                 if n not in ("vmcall", "wr_ibrs_msr")]
+        self.assertEqual(kut_boots.absent_names(None, shown, {
+            "vmcall": "never returns"}), ["wr_ibrs_msr"])
+        self.assertEqual(kut_boots.absent_names(["cpuid"], [], {}),
+                         ["cpuid"])
+        self.assertEqual(kut_boots.absent_names(["cpuid"], ["cpuid"], {}),
+                         [])
+
+    def test_a_replay_asks_for_what_the_session_asked_for(self):
+        from trapmeterlib.commands import kut_boots
+        old = {"boots": [{"skips": [
+            {"suite": "kut", "case": "wr_ibrs_msr", "reason": "r"},
+            {"suite": "exits", "case": "wrmsr.pred_cmd.ibpb",
+             "kut_name": "wr_ibpb_msr", "reason": "r"}]}]}
+        self.assertEqual(kut_boots.replay_wanted(old, None), ["wr_ibrs_msr"])
+        self.assertEqual(kut_boots.replay_wanted(old, "cpuid,ipi"),
+                         ["cpuid", "ipi"])
+        self.assertIsNone(kut_boots.replay_wanted(
+            dict(old, kut={"wanted": None}), None))
+        self.assertEqual(kut_boots.replay_wanted(
+            dict(old, kut={"wanted": ["ipi"]}), None), ["ipi"])
+
+    def test_each_tools_skip_is_named(self):
+        docs = [{"skips": [
+            {"suite": "kut", "case": "wr_ibrs_msr", "reason": "no feature"},
+            {"suite": "exits", "case": "wrmsr.spec_ctrl.ibrs",
+             "kut_name": "wr_ibrs_msr", "reason": "no IBRS"}]}]
+        why = kutcmp.unmeasured(["wr_ibrs_msr", "invd"], docs)
+        self.assertEqual(why["wr_ibrs_msr"], "vmexit skipped wr_ibrs_msr: no "
+                         "feature; trapmeter skipped its twin "
+                         "wrmsr.spec_ctrl.ibrs: no IBRS")
+        self.assertEqual(why["invd"], "vmexit has no figure and recorded no "
+                         "skip; trapmeter has no figure and recorded no skip")
+        text = kut_table.render_side_by_side([], [], {}, {}, "kvm", why)
+        self.assertIn("\n  wr_ibrs_msr: no figure from either tool: vmexit "
+                      "skipped wr_ibrs_msr: no feature;", text)
+        self.assertIn("; 2 case(s) neither tool measured, not resolved: "
+                      "wr_ibrs_msr, invd (below)\n", text)
+
+    def test_kut_from_an_import_names_the_cases_vmexit_skipped(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            path = os.path.join(tmp, "a.json")
+            done = tool("import-kut", KVM_LOG, "--json", path)
+            # its self-IPIs print x != 1: a failed check, the file written
+            self.assertEqual(done.returncode, 1, done.stderr)
+            done = tool("kut", "--from", path)
+        self.assertEqual(done.returncode, 0, done.stderr)
+        named = re.findall(r"^  (\S+): no figure from either tool: vmexit "
+                           r"skipped \1: ", done.stdout, re.M)
+        self.assertEqual(named, ["wr_tsx_ctrl_msr", "wr_ibrs_msr",
+                                 "wr_ibpb_msr"], done.stdout)
+
+
 class RoundsDone(unittest.TestCase):
     """A session of an hour says after each round how far it is and what
     is left at the mean of the rounds run."""

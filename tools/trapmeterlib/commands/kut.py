@@ -27,8 +27,8 @@ from ..system import children, kvmlock
 from ..values import exitstatus
 from ..values.errors import TrapmeterError, UnusableInput
 from .common import OptionError, check_outputs, repo_root, say, write_json
-from .kut_boots import (file_boots, kutcmp_boots, merged_boots,
-                        replay_names, shown_names)
+from .kut_boots import (absent_names, file_boots, kutcmp_boots, merged_boots,
+                        replay_names, replay_wanted, shown_names)
 
 NAME = "kut"
 # trapmeter's twins: suite exits (its names end in no size; fwcfg's
@@ -315,8 +315,10 @@ class Session:
         levels, diffs = kutcmp.rows(boots, names,
                                     **kutcmp.backend(self.host))
         kutcmp.name_causes(diffs, out_boots)
+        absent = kutcmp.unmeasured(absent_names(
+            self.wanted, names, self.left_out), out_boots)
         sys.stdout.write(kut_table.render_side_by_side(
-            levels, diffs, self.left_out, self.host, self.args.accel))
+            levels, diffs, self.left_out, self.host, self.args.accel, absent))
         sys.stdout.write(kut_table.render_counted(self.counted, names))
         sys.stdout.flush()
         config = dict(self.config or {}, source="trapmeter kut",
@@ -326,7 +328,8 @@ class Session:
             host["kvm_lock"] = lock
         doc = report.results_document(host, config, out_boots, self.worst)
         doc["kut"] = {"levels": levels, "differences": diffs,
-                      "left_out": self.left_out, "vcpu_wait": self.waits,
+                      "left_out": self.left_out, "unmeasured": absent,
+                      "wanted": self.wanted, "vcpu_wait": self.waits,
                       "vmexit_counted": self.counted}
         write_json(self.args.json, doc)
         return self.worst
@@ -359,9 +362,12 @@ def replay(args):
     levels, diffs = kutcmp.rows(boots, names,
                                 **kutcmp.backend(doc.get("host")))
     kutcmp.name_causes(diffs, doc["boots"])
+    left_out = info.get("left_out") or {}
+    absent = kutcmp.unmeasured(absent_names(replay_wanted(
+        doc, args.cases), names, left_out), doc["boots"])
     sys.stdout.write(kut_table.render_side_by_side(
-        levels, diffs, info.get("left_out") or {}, doc.get("host"),
-        (doc.get("config") or {}).get("accel") or "?"))
+        levels, diffs, left_out, doc.get("host"),
+        (doc.get("config") or {}).get("accel") or "?", absent))
     sys.stdout.write(kut_table.render_counted(info.get("vmexit_counted"),
                                               names))
     if args.coverage:

@@ -49,6 +49,30 @@ def shown_names(boots, wanted):
                 n in b["vmexit"] or n in b["trapmeter"] for b in boots)]
 
 
+def absent_names(wanted, shown, left_out):
+    """The vmexit names asked for (wanted; None: every one) that have no
+    row (neither tool has a figure) and were not left out of vmexit's
+    boots: each is named under the table, not dropped."""
+    return [n for n in kut_log.VMEXIT_NAMES
+            if (wanted is None or n in wanted) and n not in shown and
+            n not in left_out]
+
+
+def replay_wanted(doc, cases):
+    """The names a replayed session asked for: --cases, else the session's
+    own (doc["kut"]["wanted"], None for every one), else, in a file written
+    before it was kept, the names vmexit was booted with and skipped (a
+    row both tools skipped has vmexit's skip record)."""
+    if cases:
+        return [c for c in cases.split(",") if c]
+    info = doc.get("kut") or {}
+    if "wanted" in info:
+        return info["wanted"]
+    return sorted({s["case"] for b in doc["boots"] for s in b.get("skips")
+                   or [] if isinstance(s, dict) and s.get("suite") == SUITE
+                   and isinstance(s.get("case"), str)})
+
+
 def kutcmp_boots(pairs, waits=(), counted=()):
     """Per round: vmexit's figures and trapmeter's by vmexit name (both
     vCPU groups of a round together), with vmexit's vCPU waits and KVM's

@@ -108,7 +108,7 @@ def _table(head, rows):
     return out
 
 
-def render_side_by_side(levels, diffs, left_out, host, accel):
+def render_side_by_side(levels, diffs, left_out, host, accel, absent=None):
     """`trapmeter kut`'s table (stats/kutcmp.py rows)."""
     host = host or {}
     backend = host.get("kvm_flavour") or accel
@@ -139,8 +139,8 @@ def render_side_by_side(levels, diffs, left_out, host, accel):
              _diff(r["net"]), r["verdict"]] for r in diffs]
     lines += _table(["vmexit case", "vmexit", "trapmeter gross",
                      "trapmeter net", "agreement"], rows)
-    if diffs:
-        lines.append(verdict_tally(diffs))
+    if diffs or absent:
+        lines.append(verdict_tally(diffs, absent))
     notes = [r for r in diffs if r["verdict"] != "agree" or r.get("work")]
     if notes:
         lines.append("")
@@ -152,17 +152,20 @@ def render_side_by_side(levels, diffs, left_out, host, accel):
         "; " + r["counted"] if r.get("counted") else "") for r in notes]
     for name, why in sorted(left_out.items()):
         lines.append("  %s: not run in vmexit here: %s" % (name, why))
+    for name, why in (absent or {}).items():
+        lines.append("  %s: no figure from either tool: %s" % (name, why))
     return "\n".join(lines) + "\n"
 
 
 VERDICTS = ("agree", "explained", "not resolved", "unexplained")
 
 
-def verdict_tally(diffs):
+def verdict_tally(diffs, absent=None):
     """One line of the rows' agreement: each verdict's count over the rows
     both tools measured, the rows not resolved or unexplained named (what
     the user reads on); then the rows a tool has no figure for, apart, with
-    which tool (a case vmexit skips on this CPU does not run here)."""
+    which tool (a case vmexit skips on this CPU does not run here); then
+    the names neither tool has a figure for (absent: kutcmp.unmeasured)."""
     both = [r for r in diffs if r["vmexit"] is not None and
             r["gross"] is not None]
     parts = []
@@ -177,6 +180,9 @@ def verdict_tally(diffs):
     if lacking:
         text += "; %d row(s) a tool has no figure for, not resolved: %s" % (
             len(lacking), ", ".join(lacking))
+    if absent:
+        text += "; %d case(s) neither tool measured, not resolved: %s " \
+            "(below)" % (len(absent), ", ".join(absent))
     return text
 
 

@@ -457,9 +457,24 @@ def name_skips(diffs, skipped, tool="trapmeter"):
         name = row["kut_name"]
         if row["gross" if tool == "trapmeter" else "vmexit"] is None and \
                 name in skipped and row["verdict"] == "not resolved":
-            case, reason = skipped[name]
             row["skipped_by"] = tool
-            row["cause"] = "%s skipped %s: %s" % (
-                tool, "its twin " + case if tool == "trapmeter" else case,
-                reason)
+            row["cause"] = skip_text(tool, skipped[name])
     return diffs
+
+
+def skip_text(tool, skip):
+    """"vmexit skipped wr_ibrs_msr: <reason>" of a (case, reason) skip
+    record; a tool with none has no figure and said nothing."""
+    if skip is None:
+        return "%s has no figure and recorded no skip" % tool
+    case, reason = skip
+    return "%s skipped %s: %s" % (
+        tool, "its twin " + case if tool == "trapmeter" else case, reason)
+
+
+def unmeasured(names, boot_docs):
+    """{vmexit name: why} of names neither tool has a figure for (no row
+    of the table): each tool's skip of it by name, or that it has none."""
+    tm, vm = skipped_twins(boot_docs), skipped_vmexit(boot_docs)
+    return {n: "%s; %s" % (skip_text("vmexit", vm.get(n)),
+                           skip_text("trapmeter", tm.get(n))) for n in names}
