@@ -47,6 +47,8 @@ medians):
   gap/P         within the gap over P (P 2, 4, 8)
   mgap/P        within mgap over P
   shareS        within max(vmexit's range, S % of |vmexit's median|)
+  gap/4|shareS  within max(gap/4, S % of |vmexit's median|): the rule in
+                kutcmp, or a remainder small against the difference
 --drop CAUSES leaves tried causes out of the explaining (as if kutcmp did
 not try them) to see what each adds; --no-quiet-others takes only the
 EXPLAINERS tries, not the later ones, over the quiet rounds as well;
@@ -89,6 +91,7 @@ from trapmeterlib.stats.abtest import binomial_upper  # noqa: E402
 
 W = kutcmp.width
 SHARES = (1, 2, 5, 10)
+GAP_SHARES = (1, 2, 3, 5)
 BINS = (("< gap/4", 0.0, 0.25), ("gap/4..gap", 0.25, 1.0),
         ("> gap", 1.0, float("inf")))
 # the same pairs by how wide A's vmexit range is against the shuffled
@@ -128,6 +131,9 @@ def rules():
     for share in SHARES:
         out["share%d" % share] = (lambda s: lambda row: max(
             W(row["vmexit"]), s / 100.0 * abs(row["vmexit"][0])))(share)
+    for share in GAP_SHARES:
+        out["gap/4|share%d" % share] = (lambda s: lambda row: max(
+            raw_gap(row) / 4, s / 100.0 * abs(row["vmexit"][0])))(share)
     return out
 
 
