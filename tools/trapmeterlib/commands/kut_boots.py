@@ -6,7 +6,7 @@ vCPU waits and KVM's counts; from a live session's boots
 from ..backends import kut_counted, kut_log, kut_vmexit
 from ..output import report
 from ..output.summary import tsc_khz
-from ..stats import kutsession
+from ..stats import kutcmp, kutsession
 from ..values.resultform import raw_net
 
 SUITE = kut_log.SUITE
@@ -68,9 +68,7 @@ def replay_wanted(doc, cases):
     info = doc.get("kut") or {}
     if "wanted" in info:
         return info["wanted"]
-    return sorted({s["case"] for b in doc["boots"] for s in b.get("skips")
-                   or [] if isinstance(s, dict) and s.get("suite") == SUITE
-                   and isinstance(s.get("case"), str)})
+    return sorted(kutcmp.skipped_vmexit(doc["boots"]))
 
 
 def kutcmp_boots(pairs, waits=(), counted=()):
