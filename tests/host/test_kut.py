@@ -569,7 +569,8 @@ class Agreement(AnyRounds, Unexplained, unittest.TestCase):
         shown = {"levels": [{"kut_name": "cpuid"},
                             {"kut_name": self.REF}]}
         self.assertEqual(kut_boots.replay_names(b, None, shown), ["cpuid", self.REF])
-        self.assertEqual(kut_boots.replay_names(b, "wbinvd", shown), ["wbinvd"])
+        self.assertEqual(kut_boots.replay_names(b, "wbinvd", shown),
+                         ["wbinvd", self.REF])
         self.assertEqual(kut_boots.replay_names(b, None, {}),
                          ["cpuid", "wbinvd", self.REF])
 
@@ -1206,6 +1207,35 @@ class VmexitBoot(unittest.TestCase):
         self.assertIn("vmcall", left)
         two, _ = kut_vmexit.names_for(2, None)
         self.assertEqual(two, list(kut_vmexit.SMP2))
+
+    def test_some_cases_run_with_what_their_rows_read(self):
+        """`kut --cases cpuid`: vmexit also runs the reference (every
+        difference is to it) and wbinvd (the instructions model's cost per
+        instruction), and ipi brings ipi_halt and the -smp 2 boot; the
+        table shows the names asked and the reference."""
+        from trapmeterlib.commands import kut, kut_boots
+        args = mock.Mock(qemu="q", boots=1, log_dir=None)
+        sent = []
+
+        def bounded(argv, limit, smp):
+            sent.append((smp, argv[argv.index("-append") + 1].split()))
+            return b"", b"", False, [], [], {}
+        for wanted, groups, first in (
+                (["cpuid"], [1], ["cpuid", "wbinvd", "inl_from_kernel"]),
+                (["ipi"], [1, 2], ["wbinvd", "inl_from_kernel"])):
+            session = kut.Session(args, wanted, 60.0, "x.flat", "tmp")
+            session.config, sent[:] = {"qemu_argv": []}, []
+            self.assertEqual(session.groups, groups)
+            with mock.patch.object(session, "_run_bounded", bounded), \
+                    mock.patch.object(kut, "say"):
+                for smp in groups:
+                    session.vmexit_boot(0, smp)
+            self.assertEqual(sent[0], (1, first))
+        self.assertEqual(sent[1], (2, ["ipi", "ipi_halt"]))
+        boots = [{"vmexit": {n: 1.0 for n in kut_log.VMEXIT_NAMES},
+                  "trapmeter": {}}]
+        self.assertEqual(kut_boots.shown_names(boots, ["cpuid"]),
+                         ["cpuid", "inl_from_kernel"])
 
     def test_missing_build_is_named(self):
         with self.assertRaisesRegex(kut_vmexit.KutDirError, "vmexit.flat"):

@@ -89,7 +89,13 @@ def add_parser(sub, fmt):
                      "try is also judged by lower quartiles)"
                      % (DEFAULT_BOOTS, kutfloors.FEWEST))
     kut.add_argument("--cases", metavar="NAMES",
-                     help="comma list of vmexit names (default every one)")
+                     help="comma list of vmexit names (default every one); "
+                     "vmexit also runs " + kutcmp.REFERENCE + ", which "
+                     "every difference is to, and the cases the rows' tries "
+                     "read (" + "; ".join(
+                         [kutcmp.PER_INSN] + ["%s for %s" % (b, a) for a, b in
+                                              kutcmp.BACK_TO_BACK.items()]) +
+                     ")")
     kut.add_argument("--qemu", metavar="PATH", default="qemu-system-x86_64",
                      help="QEMU binary of both tools")
     kut.add_argument("--timeout", metavar="S", type=float,
@@ -167,6 +173,8 @@ class Session:
 
     def __init__(self, args, wanted, timeout, flat, tmp):
         self.args, self.wanted, self.timeout = args, wanted, timeout
+        # vmexit runs the names asked and those their rows read
+        self.run = wanted and wanted + kutcmp.read_with(wanted)
         self.flat, self.tmp = flat, tmp
         self.pairs = []             # (trapmeter boot, KutLog or None)
         self.waits = []             # vmexit's vCPU wait per boot and case
@@ -174,7 +182,7 @@ class Session:
         self.left_out = {}          # vmexit name -> why not run
         self.host = self.config = self.tsc_khz = None
         self.worst = exitstatus.OK
-        smp2 = [n for n in kut_vmexit.SMP2 if not wanted or n in wanted]
+        smp2 = [n for n in kut_vmexit.SMP2 if not self.run or n in self.run]
         self.groups = [1] + ([2] if smp2 else [])
 
     def round(self, rnd):
@@ -211,7 +219,7 @@ class Session:
 
     def vmexit_boot(self, rnd, smp):
         flavour = (self.host or {}).get("kvm_flavour")
-        names, left = kut_vmexit.names_for(smp, flavour, self.wanted)
+        names, left = kut_vmexit.names_for(smp, flavour, self.run)
         self.left_out.update(left)
         names = [n for n in names if n not in self.left_out]
         if not names:

@@ -44,8 +44,11 @@ def replay_names(boots, cases, info):
 
 
 def shown_names(boots, wanted):
+    """The names with a row: those wanted (None: every one) and the
+    reference every difference is to, where a tool has a figure."""
+    keep = wanted and set(wanted) | {kutcmp.REFERENCE}
     return [n for n in kut_log.VMEXIT_NAMES
-            if (not wanted or n in wanted) and any(
+            if (not keep or n in keep) and any(
                 n in b["vmexit"] or n in b["trapmeter"] for b in boots)]
 
 

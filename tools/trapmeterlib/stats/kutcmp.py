@@ -41,7 +41,7 @@ import math
 from ..values import figure
 from . import kutfloors, kutprints, kuttries, kutsession, kutwait
 from .kutcounts import (BACK_TO_BACK, BATCH_WAIT, COUNTED, INSNS_BACKEND,
-                        ROUND_TRIP, ROUND_TRIP_COUNTED, TIMER_WAIT)
+                        PER_INSN, ROUND_TRIP, ROUND_TRIP_COUNTED, TIMER_WAIT)
 from .kutrounds import (depth, diffs, fmt_level, fmt_range, overlap, pair,
                         pick_case, pick_tm, pick_twin, pick_vm,
                         round_by_round, spread, twin_case)
@@ -404,6 +404,17 @@ def _tried(cause, alt, vm_alt, row):
         text += " (within ±%.0f over too few rounds to say so)" % \
             allowed_width(row)
     return text
+
+
+def read_with(names):
+    """The vmexit names whose figures the rows of names read besides their
+    own: each row's difference is to REFERENCE, the instructions model
+    takes vmexit's cost per instruction from its PER_INSN figure of the
+    same boot, a BACK_TO_BACK row reads its partner's round trip.  A
+    session of some names runs these too (`kut --cases`)."""
+    extra = [REFERENCE, PER_INSN] + [BACK_TO_BACK[n] for n in names
+                                     if n in BACK_TO_BACK]
+    return [n for n in dict.fromkeys(extra) if n not in names]
 
 
 def rows(boots, names, ref=REFERENCE, flavour=None, batch=None):
