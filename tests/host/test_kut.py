@@ -1245,10 +1245,10 @@ class VmexitBoot(unittest.TestCase):
         """vmexit's figure spans 2^30 cycles a case: the twins run to a
         budget (stable=off), case and control interleaved (no counting
         window), with words the guest's command line knows."""
-        from trapmeterlib.commands import kut
+        from trapmeterlib.commands import kut_twins
         args = mock.Mock(accel="kvm", qemu="qemu-system-x86_64")
         for smp in (1, 2):
-            argv = kut.twin_argv(args, smp, 900.0, "r.json")
+            argv = kut_twins.argv(args, smp, 900.0, "r.json")
             self.assertIn("--no-count-exits", argv)
             words = dict(w.split("=", 1) for w in
                          argv[argv.index("--cmdline") + 1].split())

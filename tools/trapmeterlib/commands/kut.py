@@ -26,29 +26,12 @@ from ..stats import kutcmp, kutfloors, kutrounds
 from ..system import children, kvmlock
 from ..values import exitstatus
 from ..values.errors import TrapmeterError, UnusableInput
-from .common import OptionError, check_outputs, repo_root, say, write_json
+from .common import OptionError, check_outputs, say, write_json
+from . import kut_twins
 from .kut_boots import (absent_names, file_boots, kutcmp_boots, merged_boots,
                         replay_names, replay_wanted, shown_names)
 
 NAME = "kut"
-# trapmeter's twins: suite exits (its names end in no size; fwcfg's
-# *.split and ptd's *.nomatch do, the globs leave them out), pci-testdev's
-# no-eventfd write in suites mmio and pio (vmexit's first pci test) and
-# vmexit's own pci ops in suite exits (ptd.nofd.*.insn, its "p" glob)
-TWIN_SUITES = "exits,mmio,pio"
-TWIN_CASES = ("[!fp]*[!0-9],p[im]*[!0-9],ptd.nofd.out8.single.64,"
-              "ptd.io.nofd.out8.single.512,ptd.nofd.*.insn*")
-SMP2_CASES = "ipi*,ple.*"
-# vmexit's figure is a mean over a loop of 2^30 cycles a case (about 0.4 s
-# here); the twins sample for a span too: kernel word stable=off runs each
-# case to its budget (or the cap), not until its minimum settles (as few
-# as 5 samples: a boot's median of inb.elcr was 24.9, 28.1 and 33.6 k on a
-# quiet host, vmexit's range 1-3 k).  Case and control samples share the
-# span, interleaved (no exit counting: its window takes the control out).
-TWIN_SPAN_MS = 800
-TWIN_SAMPLES_CAP = 10000
-TWIN_WORDS = "stable=off budget_ms=%d samples=%d" % (TWIN_SPAN_MS,
-                                                     TWIN_SAMPLES_CAP)
 DEFAULT_BOOTS = kutcmp.DEFAULT_ROUNDS
 COVER_TEXT = kut_table.pct0(kutrounds.MEDIAN_COVER)
 BOOT_TIMEOUT_S = {"kvm": 900.0, "tcg": 600.0}
@@ -199,7 +182,8 @@ class Session:
 
     def trapmeter_boot(self, rnd, smp):
         path = os.path.join(self.tmp, "tm-%d-%d.json" % (rnd, smp))
-        argv = twin_argv(self.args, smp, self.timeout, path)
+        argv = kut_twins.argv(self.args, smp, self.timeout, path,
+                              self.wanted)
         say("round %d of %d: trapmeter, -smp %d" % (rnd + 1, self.args.boots,
                                                     smp))
         done = self._run(argv, self.timeout + 60)
@@ -341,21 +325,6 @@ class Session:
                       "vmexit_counted": self.counted}
         write_json(self.args.json, doc)
         return self.worst
-
-
-def twin_argv(args, smp, timeout, path):
-    """`trapmeter run` of the twin cases of one vCPU count: sampled for
-    a span (TWIN_WORDS), the results to path."""
-    suites, cases = (TWIN_SUITES, TWIN_CASES) if smp == 1 else \
-        ("exits", SMP2_CASES)
-    argv = [sys.executable, os.path.join(repo_root(), "tools", "trapmeter"),
-            "run", "--accel", args.accel, "--qemu", args.qemu,
-            "--suite", suites, "--case", cases, "--smp", str(smp),
-            "--timeout", str(timeout), "--json", path, "--no-build",
-            "--no-count-exits", "--cmdline", TWIN_WORDS]
-    if args.accel == "kvm":
-        argv.append("--no-lock")    # this session holds it
-    return argv
 
 
 def replay(args):

@@ -1,0 +1,111 @@
+"""`kut --cases`: the trapmeter boots run what the rows asked for read.
+
+commands/kut_twins.py narrows a round's trapmeter boot to the globs of
+READS.  A case a row's tries read and the narrowed boot left out would
+change the row's verdict unseen, so every recorded session of the null's
+fixture (tests/fixtures/kut-null-sessions.json.gz) is judged again, one
+name at a time, with every case it looks up recorded: each one the session
+had must match that name's globs."""
+
+import fnmatch
+import os
+import sys
+import unittest
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+REPO = os.path.dirname(os.path.dirname(HERE))
+sys.path.insert(0, os.path.join(REPO, "tools"))
+sys.path.insert(0, HERE)
+
+import kut_null  # noqa: E402
+from trapmeterlib.backends import kut_log, kut_vmexit  # noqa: E402
+from trapmeterlib.commands import kut_twins  # noqa: E402
+from trapmeterlib.stats import kutcmp  # noqa: E402
+
+
+class Looked(dict):
+    """A round's cases, each name looked up kept in `seen`."""
+    seen = set()
+
+    def __getitem__(self, key):
+        Looked.seen.add(key)
+        return dict.__getitem__(self, key)
+
+    def get(self, key, default=None):
+        Looked.seen.add(key)
+        return dict.get(self, key, default)
+
+    def __contains__(self, key):
+        Looked.seen.add(key)
+        return dict.__contains__(self, key)
+
+
+def matched(name, case):
+    """Whether the narrowed boots of name run case."""
+    for smp in (1, 2) if name in kut_vmexit.SMP2 else (1,):
+        globs = kut_twins.cases(smp, [name])[1].split(",")
+        if any(fnmatch.fnmatchcase(case, g) for g in globs):
+            return True
+    return False
+
+
+class NarrowedTwins(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        cls.sessions = kut_null.load([kut_null.KUT_NULL_FIXTURE])
+
+    def test_every_name_a_session_ran_keeps_what_its_row_reads(self):
+        missed = set()
+        for sess in self.sessions:
+            boots = sess["boots"]
+            had = set()
+            for boot in boots:
+                had |= set(boot["cases"])
+                boot["cases"] = Looked(boot["cases"])
+            for name in kut_log.VMEXIT_NAMES:
+                Looked.seen = set()
+                kutcmp.rows(boots, [name], flavour=sess.get("flavour"))
+                twins = {b["trapmeter"][n]["case"] for b in boots
+                         for n in (name, kutcmp.REFERENCE)
+                         if n in b["trapmeter"]}
+                missed |= {(name, c) for c in (Looked.seen & had) | twins
+                           if not matched(name, c)}
+        self.assertEqual(sorted(missed), [])
+
+    def test_every_name_of_one_vcpu_has_its_globs(self):
+        one = [n for n in kut_log.VMEXIT_NAMES if n not in kut_vmexit.SMP2]
+        self.assertEqual(sorted(kut_twins.READS), sorted(one))
+
+    def test_a_few_names_narrow_and_many_boot_every_twin(self):
+        suites, globs = kut_twins.cases(1, ["cpuid"])
+        self.assertEqual((suites, globs), (kut_twins.TWIN_SUITES,
+                                           "pio.kernel,inb.elcr*,cpuid*"))
+        self.assertEqual(kut_twins.cases(1, ["ipi"])[1],
+                         "pio.kernel,inb.elcr*")
+        every = kut_twins.cases(1, list(kut_twins.READS))
+        self.assertEqual(every, (kut_twins.TWIN_SUITES, kut_twins.TWIN_CASES))
+        self.assertEqual(kut_twins.cases(1, None), every)
+        self.assertEqual(kut_twins.cases(2, ["cpuid"])[1],
+                         kut_twins.SMP2_CASES)
+        for n in range(1, len(kut_twins.READS) + 1):
+            globs = kut_twins.cases(1, list(kut_twins.READS)[:n])[1]
+            self.assertLessEqual(globs.count(",") + 1, kut_twins.GUEST_GLOBS)
+            self.assertLess(len(globs), kut_twins.GUEST_CASE_CHARS)
+
+    def test_the_guest_limits_are_the_kernels(self):
+        header, parser = (read(os.path.join(REPO, "kernel", name))
+                          for name in ("cmdline.h", "cmdline.c"))
+        self.assertIn("#define CMDLINE_MAX_GLOBS %d\n" %
+                      kut_twins.GUEST_GLOBS, header)
+        self.assertRegex(header, r"char case_buf\[%d\];" %
+                         kut_twins.GUEST_CASE_CHARS)
+        self.assertRegex(parser, r"val\.len >= sizeof\(cfg->case_buf\)")
+
+
+def read(path):
+    with open(path, encoding="utf-8") as fh:
+        return fh.read()
+
+
+if __name__ == "__main__":
+    unittest.main()
