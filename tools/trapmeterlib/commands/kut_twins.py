@@ -7,8 +7,10 @@ cases stats/kuttries.py tries: vmexit's own instructions (".insn"), the
 ".paired" and ".upages" passes, inb.elcr in their loop, inl.unassigned for
 an exit to QEMU.  READS names them by glob per vmexit name;
 tests/host/test_kut_twins.py holds it to what kutcmp read in every
-recorded session.  The guest takes at most GUEST_GLOBS globs in fewer than
-GUEST_CASE_CHARS characters (kernel/cmdline.h): a wider choice boots
+recorded session.  The guest takes at most GUEST_GLOBS globs
+(kernel/cmdline.h), and the run record room for the command line
+(guest/qemu.py RUN_RECORD_ROOM) holds every twin's TWIN_CASES beside the
+other words: a choice of more globs, or longer than TWIN_CASES, boots
 every twin, as a session of all cases does."""
 
 import os
@@ -35,8 +37,8 @@ TWIN_SPAN_MS = 800
 TWIN_SAMPLES_CAP = 10000
 TWIN_WORDS = "stable=off budget_ms=%d samples=%d" % (TWIN_SPAN_MS,
                                                      TWIN_SAMPLES_CAP)
-# the guest's case= word: CMDLINE_MAX_GLOBS globs in case_buf[256]
-GUEST_GLOBS, GUEST_CASE_CHARS = 8, 256
+# the guest's case= word: at most CMDLINE_MAX_GLOBS globs
+GUEST_GLOBS = 8
 # every -smp 1 row reads these: the reference's twin, inb.elcr and its
 # .upages pass (the same-loop reference of the tries)
 COMMON = "pio.kernel,inb.elcr*"
@@ -87,7 +89,7 @@ def cases(smp, wanted=None):
         return TWIN_SUITES, TWIN_CASES
     globs = ",".join(dict.fromkeys(",".join(
         [COMMON] + [READS[n] for n in wanted if n in READS]).split(",")))
-    if globs.count(",") >= GUEST_GLOBS or len(globs) >= GUEST_CASE_CHARS:
+    if globs.count(",") >= GUEST_GLOBS or len(globs) > len(TWIN_CASES):
         return TWIN_SUITES, TWIN_CASES
     return TWIN_SUITES, globs
 
