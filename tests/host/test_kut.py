@@ -591,6 +591,21 @@ class Agreement(AnyRounds, Unexplained, unittest.TestCase):
                       "0 explained, 1 not resolved (cpuid), 0 unexplained\n",
                       text)
 
+    def test_rows_not_resolved_get_the_command_that_judges_them_again(self):
+        # the four rounds of cpuid_too_wide leave cpuid not resolved: the
+        # table names the session's build and the row; none, no line
+        b = self.cpuid_too_wide()
+        levels, diffs = kutcmp.rows(b, ["cpuid", self.REF], self.REF)
+        text = kut_table.render_side_by_side(levels, diffs, {}, {}, "kvm",
+                                             kut_dir="KUT")
+        self.assertIn("\nto judge the 1 row(s) not resolved again, on rounds "
+                      "of their own: tools/trapmeter kut --kut-dir KUT "
+                      "--accel kvm --cases cpuid --boots %d (" %
+                      kutcmp.DEFAULT_ROUNDS, text)
+        for row in diffs:
+            row["verdict"] = "agree"
+        self.assertIsNone(kut_table.judge_again(diffs, 4, "kvm"))
+
     def test_the_tally_sets_apart_a_row_vmexit_skipped(self):
         # wr_ibrs_msr on a CPU without IBRS: vmexit prints "(skipped)", so
         # the row has no vmexit figure; the tally counts it apart, by tool

@@ -310,7 +310,8 @@ class Session:
         absent = kutcmp.unmeasured(absent_names(
             self.wanted, names, self.left_out), out_boots)
         sys.stdout.write(kut_table.render_side_by_side(
-            levels, diffs, self.left_out, self.host, self.args.accel, absent))
+            levels, diffs, self.left_out, self.host, self.args.accel, absent,
+            self.args.kut_dir))
         sys.stdout.write(kut_table.render_counted(self.counted, names))
         sys.stdout.flush()
         config = dict(self.config or {}, source="trapmeter kut",
@@ -344,7 +345,8 @@ def replay(args):
         doc, args.cases), names, left_out), doc["boots"])
     sys.stdout.write(kut_table.render_side_by_side(
         levels, diffs, left_out, doc.get("host"),
-        (doc.get("config") or {}).get("accel") or "?", absent))
+        (doc.get("config") or {}).get("accel") or "?", absent,
+        (doc.get("config") or {}).get("kut_dir")))
     sys.stdout.write(kut_table.render_counted(info.get("vmexit_counted"),
                                               names))
     if args.coverage:

@@ -108,8 +108,11 @@ def _table(head, rows):
     return out
 
 
-def render_side_by_side(levels, diffs, left_out, host, accel, absent=None):
-    """`trapmeter kut`'s table (stats/kutcmp.py rows)."""
+def render_side_by_side(levels, diffs, left_out, host, accel, absent=None,
+                        kut_dir=None):
+    """`trapmeter kut`'s table (stats/kutcmp.py rows); kut_dir: the
+    session's kvm-unit-tests build, for the command that judges the rows
+    not resolved again."""
     host = host or {}
     backend = host.get("kvm_flavour") or accel
     boots = max([r["vmexit"][3] for r in levels if r["vmexit"]] + [0])
@@ -141,6 +144,9 @@ def render_side_by_side(levels, diffs, left_out, host, accel, absent=None):
                      "trapmeter net", "agreement"], rows)
     if diffs or absent:
         lines.append(verdict_tally(diffs, absent))
+    again = judge_again(diffs, boots, accel, kut_dir)
+    if again:
+        lines.append(again)
     notes = [r for r in diffs if r["verdict"] != "agree" or r.get("work")]
     if notes:
         lines.append("")
@@ -184,6 +190,24 @@ def verdict_tally(diffs, absent=None):
         text += "; %d case(s) neither tool measured, not resolved: %s " \
             "(below)" % (len(absent), ", ".join(absent))
     return text
+
+
+def judge_again(diffs, rounds, accel, kut_dir=None):
+    """The command that judges the rows not resolved (both tools measured)
+    again on rounds of their own, or None.  Taking the verdict of either
+    session doubles at most the chance of one by accident (explained:
+    kutcmp.FALSE_EXPLAINED; unexplained: PARTING_ALPHA): one chance in
+    each session, a union bound."""
+    names = [r["kut_name"] for r in diffs if r["verdict"] == "not resolved"
+             and r["vmexit"] is not None and r["gross"] is not None]
+    if not names:
+        return None
+    return ("to judge the %d row(s) not resolved again, on rounds of their "
+            "own: tools/trapmeter kut --kut-dir %s --accel %s --cases %s "
+            "--boots %d (either session's verdict is a wrong one at "
+            "most twice as often as one session's: a union bound)" % (
+                len(names), kut_dir or "DIR", accel, ",".join(names),
+                max(rounds, kutcmp.DEFAULT_ROUNDS)))
 
 
 def _lacking(row):
