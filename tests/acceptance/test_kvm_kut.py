@@ -27,6 +27,8 @@ rounds (5, about eleven minutes here), then:
   explanations under label shuffling (tests/host/kut_null.py) must not
   lie significantly above kutcmp.FALSE_EXPLAINED_ALPHA: the one-sided
   99 % lower binomial bound of its rate stays under it.
+A second session, `--cases cpuid --boots 3`, runs what
+the cpuid row reads and no more, and judges it.
 
 Skipped where KVM cannot create a VM or the kernel is not built."""
 import json
@@ -185,6 +187,48 @@ class KutSession(unittest.TestCase):
                         "(one-sided %g %%), over the %g %% kut states" % (
                             k, n, 100 * lower, 100 * CONFIDENCE,
                             100 * kutcmp.FALSE_EXPLAINED_ALPHA))
+
+
+@unittest.skipUnless(KUT_DIR, "TRAPMETER_KUT_DIR not set: no kvm-unit-tests "
+                     "build to run vmexit from")
+class FewCases(unittest.TestCase):
+    """`kut --cases cpuid --boots 3`: vmexit runs cpuid with what its row
+    reads (the reference, wbinvd), trapmeter's boots only their twins and
+    the cases the row's tries take (commands/kut_twins.py), and the row is
+    judged as in a session of every case."""
+
+    @classmethod
+    def setUpClass(cls):
+        need_kvm()
+        need_build(cls, "build/trapmeter.elf")
+        cls.tmp = tempfile.TemporaryDirectory(prefix="tm-kut-")
+        path = os.path.join(cls.tmp.name, "kut.json")
+        cls.proc = subprocess.run(
+            [RUNNER, "kut", "--kut-dir", KUT_DIR, "--accel", "kvm",
+             "--cases", "cpuid", "--boots", "3", "--json", path],
+            capture_output=True, text=True, timeout=900, cwd=ROOT)
+        with open(path) as fh:
+            cls.doc = json.load(fh)
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.tmp.cleanup()
+
+    def test_the_row_is_judged_on_what_it_reads(self):
+        self.assertEqual(self.proc.returncode, 0, self.proc.stderr[-2000:])
+        shown = [lv["kut_name"] for lv in self.doc["kut"]["levels"]]
+        self.assertEqual(shown, ["cpuid", kutcmp.REFERENCE])
+        row, = self.doc["kut"]["differences"]
+        self.assertIsNotNone(row["vmexit"], row)
+        self.assertIsNotNone(row["gross"], row)
+        self.assertIn(row["verdict"], VERDICTS, row)
+        boots = kut_boots.file_boots(self.doc)
+        self.assertEqual(len(boots), 3)
+        for boot in boots:
+            self.assertLessEqual({"cpuid", kutcmp.REFERENCE, "wbinvd"},
+                                 set(boot["vmexit"]))
+            self.assertIn("cpuid.insn.paired", boot["cases"])
+            self.assertNotIn("wbinvd", boot["cases"])
 
 
 if __name__ == "__main__":
