@@ -5,8 +5,10 @@ the vmexit log reader (backends/kut_log.py), `trapmeter import-kut` and
 `compare` of two imports, a vmexit log merged into a trapmeter boot under
 a new seal, the boot-by-boot agreement of `trapmeter kut`
 (stats/kutcmp.py), and the guest's kut_name list against vmexit's."""
+import argparse
 import copy
 import gc
+import io
 import json
 import os
 import random
@@ -602,6 +604,9 @@ class Agreement(AnyRounds, Unexplained, unittest.TestCase):
                       "of their own: tools/trapmeter kut --kut-dir KUT "
                       "--accel kvm --cases cpuid --boots %d (" %
                       kutcmp.DEFAULT_ROUNDS, text)
+        # --again's own session names no third
+        self.assertNotIn("to judge", kut_table.render_side_by_side(
+            levels, diffs, {}, {}, "kvm", kut_dir="KUT", look=2))
         for row in diffs:
             row["verdict"] = "agree"
         self.assertIsNone(kut_table.judge_again(diffs, 4, "kvm"))
@@ -1279,6 +1284,65 @@ def times(pairs):
     """{tid: (run ns, wait ns)} of thread times given in ms."""
     return {tid: (int(run * 1e6), int(wait * 1e6))
             for tid, (run, wait) in pairs.items()}
+
+
+class Again(unittest.TestCase):
+    """`kut --again`: the rows the session left not resolved get a session
+    of their own (their --cases, the same rounds), its results beside
+    --json's; without it, or with every row resolved, one session."""
+
+    def sessions(self, again, verdict):
+        from trapmeterlib.commands import kut
+        made = []
+
+        class Fake:
+            def __init__(self, args, wanted, timeout, flat, tmp=None,
+                         look=1):
+                self.args, self.wanted, self.worst = args, wanted, 0
+                self.look = look
+                made.append(self)
+
+            def round(self, rnd):
+                pass
+
+            def finish(self, lock, path):
+                self.path, self.worst = path, len(made) - 1
+                self.diffs = [{"kut_name": n, "vmexit": (1, 0, 2, 3),
+                               "gross": (1, 0, 2, 3), "verdict": v}
+                              for n, v in (("cpuid", verdict),
+                                           ("invd", "agree"))]
+        holder = tempfile.TemporaryDirectory()
+        self.addCleanup(holder.cleanup)
+        tmp = holder.name
+        args = argparse.Namespace(from_file=None, kut_dir="KUT", accel="tcg",
+                                  json=os.path.join(tmp, "r.json"),
+                                  again=again, boots=3, no_lock=True)
+        out = io.StringIO()
+        with mock.patch.object(kut, "Session", Fake), \
+                mock.patch.object(kut, "check_args",
+                                  lambda a: (None, 60.0, "x.flat")), \
+                mock.patch.object(kut, "say"), \
+                mock.patch.object(sys, "stdout", out):
+            status = kut.command(args)
+        return made, status, out.getvalue(), tmp
+
+    def test_rows_not_resolved_get_a_session_of_their_own(self):
+        made, status, out, tmp = self.sessions(True, "not resolved")
+        self.assertEqual([(m.wanted, m.args.boots, m.look) for m in made],
+                         [(None, 3, 1),
+                          (["cpuid"], kutcmp.DEFAULT_ROUNDS, 2)])
+        self.assertEqual([m.path for m in made],
+                         [os.path.join(tmp, "r.json"),
+                          os.path.join(tmp, "r-again.json")])
+        self.assertEqual(status, 1)
+        self.assertIn("--again: the 1 row(s) not resolved (cpuid), judged "
+                      "again on %d round(s) of their own" %
+                      kutcmp.DEFAULT_ROUNDS, out)
+
+    def test_one_session_without_it_or_with_every_row_resolved(self):
+        for again, verdict in ((False, "not resolved"), (True, "explained")):
+            made, status, out, _ = self.sessions(again, verdict)
+            self.assertEqual((len(made), status, out), (1, 0, ""))
 
 
 class TooFewRounds(unittest.TestCase):

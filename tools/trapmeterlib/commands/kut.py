@@ -12,6 +12,7 @@ results.json holds the trapmeter boots with vmexit's figures of the same
 round as suite "kut" (backends/kut_log.py), so `compare` and `ab` judge
 vmexit figures as they judge ours."""
 
+import copy
 import json
 import os
 import subprocess
@@ -89,6 +90,12 @@ def add_parser(sub, fmt):
     kut.add_argument("--log-dir", metavar="DIR",
                      help="keep each vmexit boot's serial output there "
                      "(vmexit-rR-smpN.log: `import-kut` reads them)")
+    kut.add_argument("--again", action="store_true",
+                     help="then judge the rows not resolved again, on "
+                     "rounds of their own (--cases of those rows; results "
+                     "beside --json's, NAME-again.json): either session's "
+                     "verdict is a wrong one at most twice as often as one "
+                     "session's")
     kut.add_argument("--no-lock", action="store_true",
                      help="KVM: do not take the host's KVM lock")
 
@@ -122,7 +129,8 @@ def command(args):
     if not args.kut_dir:
         raise OptionError("--kut-dir DIR (a kvm-unit-tests build) or --from "
                           "FILE (an earlier session) is required")
-    check_outputs([], [("--json", args.json)])
+    check_outputs([], [("--json", args.json)] + (
+        [("--again", again_path(args.json))] if args.again else []))
     wanted, timeout, flat = check_args(args)
     lock = None
     if args.accel == "kvm" and not args.no_lock:
@@ -130,14 +138,45 @@ def command(args):
             lock = kvmlock.acquire("trapmeter kut", say=say)
         except kvmlock.LockTimeout as exc:
             raise TrapmeterError(exitstatus.LOCK_BUSY, str(exc)) from None
+    first = run_session(Session(args, wanted, timeout, flat), lock,
+                        args.json)
+    again = kutcmp.not_resolved(first.diffs)
+    if not (args.again and again):
+        return first.worst
+    second_args = copy.copy(args)
+    second_args.boots = max(args.boots, kutcmp.DEFAULT_ROUNDS)
+    sys.stdout.write("\n%s\n\n" % again_text(again, second_args))
+    second = run_session(Session(second_args, again, timeout, flat, look=2),
+                         lock, again_path(args.json))
+    return max(first.worst, second.worst)
+
+
+def run_session(session, lock, path):
+    """The rounds of session, its table printed and its results at path."""
     with tempfile.TemporaryDirectory(prefix="trapmeter-kut-") as tmp:
-        session = Session(args, wanted, timeout, flat, tmp)
+        session.tmp = tmp
         started = time.monotonic()
-        for rnd in range(args.boots):
+        for rnd in range(session.args.boots):
             session.round(rnd)
-            say(rounds_done_text(rnd + 1, args.boots,
+            say(rounds_done_text(rnd + 1, session.args.boots,
                                  time.monotonic() - started))
-    return session.finish(lock)
+    session.finish(lock, path)
+    return session
+
+
+def again_path(path):
+    """--again's results file beside --json's: results-again.json."""
+    stem, ext = os.path.splitext(path)
+    return stem + "-again" + (ext or ".json")
+
+
+def again_text(names, args):
+    """The line before --again's session."""
+    return ("--again: the %d row(s) not resolved (%s), judged again on %d "
+            "round(s) of their own, results in %s (either session's verdict "
+            "is a wrong one at most twice as often as one session's: a union "
+            "bound):" % (len(names), ", ".join(names), args.boots,
+                         again_path(args.json)))
 
 
 def rounds_done_text(done, total, elapsed_s):
@@ -154,11 +193,13 @@ def rounds_done_text(done, total, elapsed_s):
 class Session:
     """The rounds of one `trapmeter kut` and what they measured."""
 
-    def __init__(self, args, wanted, timeout, flat, tmp):
+    def __init__(self, args, wanted, timeout, flat, tmp=None, look=1):
         self.args, self.wanted, self.timeout = args, wanted, timeout
         # vmexit runs the names asked and those their rows read
         self.run = wanted and wanted + kutcmp.read_with(wanted)
         self.flat, self.tmp = flat, tmp
+        self.diffs = []             # the rows judged (finish)
+        self.look = look            # 2: --again's session
         self.pairs = []             # (trapmeter boot, KutLog or None)
         self.waits = []             # vmexit's vCPU wait per boot and case
         self.counted = []           # KVM's counters per boot and case
@@ -300,18 +341,19 @@ class Session:
             raise TrapmeterError(exitstatus.QEMU_ERROR, "cannot run %s: %s"
                                  % (argv[0], exc.strerror or exc)) from None
 
-    def finish(self, lock):
+    def finish(self, lock, path):
         boots = kutcmp_boots(self.pairs, self.waits, self.counted)
         names = shown_names(boots, self.wanted)
         out_boots = merged_boots(self.pairs)
         levels, diffs = kutcmp.rows(boots, names,
                                     **kutcmp.backend(self.host))
         kutcmp.name_causes(diffs, out_boots)
+        self.diffs = diffs
         absent = kutcmp.unmeasured(absent_names(
             self.wanted, names, self.left_out), out_boots)
         sys.stdout.write(kut_table.render_side_by_side(
             levels, diffs, self.left_out, self.host, self.args.accel, absent,
-            self.args.kut_dir))
+            self.args.kut_dir, self.look))
         sys.stdout.write(kut_table.render_counted(self.counted, names))
         sys.stdout.flush()
         config = dict(self.config or {}, source="trapmeter kut",
@@ -322,9 +364,10 @@ class Session:
         doc = report.results_document(host, config, out_boots, self.worst)
         doc["kut"] = {"levels": levels, "differences": diffs,
                       "left_out": self.left_out, "unmeasured": absent,
-                      "wanted": self.wanted, "vcpu_wait": self.waits,
+                      "wanted": self.wanted, "look": self.look,
+                      "vcpu_wait": self.waits,
                       "vmexit_counted": self.counted}
-        write_json(self.args.json, doc)
+        write_json(path, doc)
         return self.worst
 
 
@@ -346,7 +389,7 @@ def replay(args):
     sys.stdout.write(kut_table.render_side_by_side(
         levels, diffs, left_out, doc.get("host"),
         (doc.get("config") or {}).get("accel") or "?", absent,
-        (doc.get("config") or {}).get("kut_dir")))
+        (doc.get("config") or {}).get("kut_dir"), info.get("look") or 1))
     sys.stdout.write(kut_table.render_counted(info.get("vmexit_counted"),
                                               names))
     if args.coverage:

@@ -109,10 +109,11 @@ def _table(head, rows):
 
 
 def render_side_by_side(levels, diffs, left_out, host, accel, absent=None,
-                        kut_dir=None):
+                        kut_dir=None, look=1):
     """`trapmeter kut`'s table (stats/kutcmp.py rows); kut_dir: the
     session's kvm-unit-tests build, for the command that judges the rows
-    not resolved again."""
+    not resolved again (a first session's, look 1: a third would take the
+    union bound past twice)."""
     host = host or {}
     backend = host.get("kvm_flavour") or accel
     boots = max([r["vmexit"][3] for r in levels if r["vmexit"]] + [0])
@@ -144,7 +145,7 @@ def render_side_by_side(levels, diffs, left_out, host, accel, absent=None,
                      "trapmeter net", "agreement"], rows)
     if diffs or absent:
         lines.append(verdict_tally(diffs, absent))
-    again = judge_again(diffs, boots, accel, kut_dir)
+    again = judge_again(diffs, boots, accel, kut_dir) if look == 1 else None
     if again:
         lines.append(again)
     notes = [r for r in diffs if r["verdict"] != "agree" or r.get("work")]
@@ -198,14 +199,14 @@ def judge_again(diffs, rounds, accel, kut_dir=None):
     session doubles at most the chance of one by accident (explained:
     kutcmp.FALSE_EXPLAINED; unexplained: PARTING_ALPHA): one chance in
     each session, a union bound."""
-    names = [r["kut_name"] for r in diffs if r["verdict"] == "not resolved"
-             and r["vmexit"] is not None and r["gross"] is not None]
+    names = kutcmp.not_resolved(diffs)
     if not names:
         return None
     return ("to judge the %d row(s) not resolved again, on rounds of their "
             "own: tools/trapmeter kut --kut-dir %s --accel %s --cases %s "
-            "--boots %d (either session's verdict is a wrong one at "
-            "most twice as often as one session's: a union bound)" % (
+            "--boots %d (what --again runs; either session's verdict is a "
+            "wrong one at most twice as often as one session's: a union "
+            "bound)" % (
                 len(names), kut_dir or "DIR", accel, ",".join(names),
                 max(rounds, kutcmp.DEFAULT_ROUNDS)))
 

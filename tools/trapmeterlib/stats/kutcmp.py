@@ -425,6 +425,13 @@ def rows(boots, names, ref=REFERENCE, flavour=None, batch=None):
     return levels, diffs
 
 
+def not_resolved(diffs):
+    """The names of the rows not resolved that both tools measured (more
+    rounds of their own may resolve them)."""
+    return [r["kut_name"] for r in diffs if r["verdict"] == "not resolved"
+            and r["vmexit"] is not None and r["gross"] is not None]
+
+
 def backend(host):
     """rows()'s flavour and batch from a session's host record."""
     return {"flavour": (host or {}).get("kvm_flavour"),
