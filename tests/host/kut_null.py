@@ -53,6 +53,8 @@ medians):
 not try them) to see what each adds; --no-quiet-others takes only the
 EXPLAINERS tries, not the later ones, over the quiet rounds as well;
 --no-floors judges no try by lower quartiles (kutcmp.FLOORS off).
+--again replays `kut --again` instead (two_looks): sessions cut in two
+halves, a pair judged on the first and, not resolved there, on the second.
 
     python3 tests/host/kut_null.py S1.json S2.json ...
 
@@ -301,6 +303,40 @@ def session(sess, ruleset, tally):
                     tally["hit_rows"][rname].add((tag, b))
 
 
+def two_looks(sessions, rule=None):
+    """`kut --again` under label shuffling: each session of twice
+    rounds_to_explain rounds or more cut in two halves, a pair judged on
+    the first and, where not resolved there, on the second (its own
+    rounds, as --again's session is).  (false explanations of either
+    look, of the first alone, pairs)."""
+    rule = rule or kutcmp.allowed_width
+    either = first = pairs = 0
+    for sess in sessions:
+        half = len(sess["boots"]) // 2
+        if half < kutcmp.rounds_to_explain():
+            continue
+        looks = (sess["boots"][:half], sess["boots"][half:2 * half])
+        flavour = sess["flavour"]
+        names = [n for n in kut_boots.shown_names(looks[0], [])
+                 if n != kutcmp.REFERENCE]
+        rows = {n: judge(looks[0], n, flavour, rule)[0] for n in names}
+        ok = [n for n in names if judged(rows[n])]
+        for b in ok:
+            for a in ok:
+                ra, rb = rows[a]["vmexit"], rows[b]
+                if a == b or kutrounds.overlap(ra, rb["vmexit"]) or \
+                        kutrounds.overlap(ra, rb["gross"]) or \
+                        near(ra, rb, rule):
+                    continue
+                pairs += 1
+                said = judge(swap(looks[0], a, b), b, flavour, rule)[1]
+                first += said == "explained"
+                if said == "not resolved":
+                    said = judge(swap(looks[1], a, b), b, flavour, rule)[1]
+                either += said == "explained"
+    return either, first, pairs
+
+
 def near(ra, rb, rule):
     """Whether vmexit's figure A (spread ra) lies within the rule's
     tolerance of B's own (row rb): the rule claims a try leaves at most
@@ -336,6 +372,8 @@ def main():
     ap.add_argument("--no-floors", action="store_true",
                     help="judge no try by lower quartiles, unpaired "
                     "(kutcmp.FLOORS off)")
+    ap.add_argument("--again", action="store_true",
+                    help="only `kut --again`'s two looks (two_looks)")
     ap.add_argument("--reduce", metavar="OUT",
                     help="write the sessions of FILES to OUT as a reduced "
                     "file (gzip JSON) instead")
@@ -353,6 +391,13 @@ def main():
         tries = kuttries.tries
         kuttries.tries = lambda *a, **k: [t for t in tries(*a, **k)
                                         if not t[0].startswith(drop)]
+    if args.again:
+        either, first, pairs = two_looks(sessions)
+        print("kut --again under label shuffling, sessions cut in two "
+              "halves: false explanations of either look %s; of the first "
+              "alone %s" % (rate((either, pairs), args.confidence),
+                            rate((first, pairs), args.confidence)))
+        return 0
     ruleset = rules()
     tally = tally_of(sessions, ruleset)
     judged = judged_sessions(sessions)

@@ -85,6 +85,19 @@ class FalseExplained(unittest.TestCase):
                         "%d of %d: one-sided %g %% bound %.2f %%" % (
                             k, n, 100 * CONFIDENCE, 100 * upper))
 
+    def test_again_holds_its_two_looks_under_the_alpha(self):
+        # kut --again: a pair judged on one half of a session's rounds and,
+        # not resolved there, on the other; either look's false
+        # explanations under the alpha, and at most twice what the union
+        # bound gives the first look's
+        either, first, pairs = kut_null.two_looks(self.sessions)
+        self.assertGreater(pairs, 1000)
+        upper = binomial_upper(either, pairs, CONFIDENCE)
+        self.assertLess(upper, kutcmp.FALSE_EXPLAINED_ALPHA,
+                        "%d of %d: one-sided %g %% bound %.2f %%" % (
+                            either, pairs, 100 * CONFIDENCE, 100 * upper))
+        self.assertLessEqual(either, 2 * first)
+
     def assert_each_class_within_alpha(self, labels, least):
         """Each class of pairs (kut_null.py's tables) holds over `least`
         pairs and its false explanations under the alpha (99 % bound)."""
