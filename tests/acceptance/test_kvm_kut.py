@@ -22,7 +22,8 @@ rounds (5, about eleven minutes here), then:
 - on PVM (a batch in the host fingerprint), tscdeadline's op is one
   emulator batch: KVM counted within 2 % of its instructions a vmexit
   iteration, and tscdeadline_immed took within 10 % of one interrupt a
-  batch (kutcounts.BATCH_WAIT, BATCH_RATE);
+  batch (kutcounts.BATCH_WAIT, BATCH_RATE), each the median over the
+  boots;
 - the session is held-out data for the width rule: its false
   explanations under label shuffling (tests/host/kut_null.py) must not
   lie significantly above kutcmp.FALSE_EXPLAINED_ALPHA: the one-sided
@@ -33,6 +34,7 @@ the cpuid row reads and no more, and judges it.
 Skipped where KVM cannot create a VM or the kernel is not built."""
 import json
 import os
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -164,17 +166,23 @@ class KutSession(unittest.TestCase):
                           if got.get("span_share") is None], [])
 
     def test_on_pvm_a_deadline_waits_for_the_emulators_batch(self):
+        # judged on the median over the boots: a boot now and then reads
+        # past 2 % (j30, docs/measurements.md: 1 of 30 at 0.9755 of the
+        # batch); the median of 5 boots lies outside only when 3 do: 0.04 %
+        # of sessions at 1 in 30, 2.6 % at its 95 % upper bound (0.149)
         batch = kutsession.emul_batch(self.doc.get("host"))
         if not batch:
             self.skipTest("no PVM emulator batch on this host")
         rows = kut_table.counted_rows(self.doc["kut"]["vmexit_counted"],
                                       kut_log.VMEXIT_NAMES)
-        for insns in rows["tscdeadline"]["insn_emulation"]:
-            self.assertAlmostEqual(insns / batch, 1, delta=0.02)
+        waits = rows["tscdeadline"]["insn_emulation"]
+        self.assertAlmostEqual(statistics.median(waits) / batch, 1,
+                               delta=0.02, msg=waits)
         immed = rows["tscdeadline_immed"]
-        for irqs, insns in zip(immed["irq_injections"],
-                               immed["insn_emulation"]):
-            self.assertAlmostEqual(irqs / (insns / batch), 1, delta=0.1)
+        rates = [irqs / (insns / batch) for irqs, insns in zip(
+            immed["irq_injections"], immed["insn_emulation"])]
+        self.assertAlmostEqual(statistics.median(rates), 1, delta=0.1,
+                               msg=rates)
 
     def test_false_explanations_not_above_alpha(self):
         sessions = kut_null.load([self.path])
