@@ -39,6 +39,8 @@ each tried in turn:
   "interrupts counted" (model) the same where the twin's paired pass
                splits its batches by the interrupts they took: those that
                took none, plus vmexit's rate times one interrupt's cost;
+               and so again on user pages (vmexit's page tables) where
+               the twin's ".upages" pass splits its batches;
   "statistic"  vmexit's figure is a mean over one span of 2^30 cycles,
                the host's preemption included; trapmeter's mean per op
                (over its samples) agrees where its median does not.
@@ -126,7 +128,7 @@ def _irq_try(boots, name):
             spread(out))
 
 
-def _irq_split_try(boots, name):
+def _irq_split_try(boots, name, pages=PAIRED):
     """"interrupts counted (model)": where a case's own interrupts are
     taken inside a few of its timed batches (on PVM where the emulator's
     batch ends with IF=1), each batch costs one of two levels.  From
@@ -135,33 +137,50 @@ def _irq_split_try(boots, name):
     op where the kernel wrote them: a mean follows the few batches a busy
     host stretched; else means), plus vmexit's counted rate rV times what
     one interrupt added to the batches that took some (means: a sum over
-    the batches).  None where no round has a split with both kinds of
-    batch."""
+    the batches).  With pages UPAGES, the same from the case's pass on
+    user-accessible pages (vmexit's kind), less that pass's inb.elcr (its
+    median, or mean), taken in the same boot but not interleaved.  None
+    where no round has a split with both kinds of batch."""
     case = same_instructions_case(name)
     out, kinds = [], set()
     for boot in boots if case else ():
-        s = (boot["cases"].get(case + PAIRED) or {}).get("irq_split")
+        s = (boot["cases"].get(case + pages) or {}).get("irq_split")
         r_vm = (boot.get("vmexit_counted", {}).get(name) or {}).get(
             "irq_injections")
-        if not s or not all(s["batches"]) or not s["taken"] or \
-                s["ctl"] is None or not isinstance(r_vm, (int, float)):
+        base = s and _split_base(boot, s, pages)
+        if not base or not all(s["batches"]) or not s["taken"] or \
+                not isinstance(r_vm, (int, float)):
             continue
         per_irq = (s["op"][1] - s["op"][0]) * s["iters"] * s["batches"][1] \
             / s["taken"]
-        base = s.get("median") or [s["op"][0], s["ctl"]]
         if per_irq > 0:     # else the split resolved no cost this round
             kinds.add("medians" if s.get("median") else "means")
             out.append(at(boot, base[0] - base[1] + r_vm * per_irq))
     if not out:
         return None
-    return ("interrupts counted (model): on PVM a pending interrupt is "
+    return ("interrupts counted%s (model): on PVM a pending interrupt is "
             "taken where the emulator's batch ends with IF=1, so a few ops "
             "take one and each tool takes its own rate; %s%s's timed "
-            "batches that took none less inb.elcr's (%s per op), plus "
+            "batches that took none less %s's (%s per op), plus "
             "vmexit's counted rate (QMP) times the cycles one interrupt "
             "added to the batches that took some, %d of %d rounds" % (
-                case, PAIRED, " and ".join(sorted(kinds)), len(out),
-                len(boots)), spread(out))
+                "" if pages == PAIRED else " on user pages", case, pages,
+                "inb.elcr" if pages == PAIRED else
+                UPAGES_REF + " (same boot, not interleaved)",
+                " and ".join(sorted(kinds)), len(out), len(boots)),
+            spread(out))
+
+
+def _split_base(boot, split, pages):
+    """[the none batches' cycles per op, inb.elcr's] of a split (see
+    _irq_split_try), or None where a figure is missing."""
+    if pages == PAIRED:
+        base = split.get("median") or [split["op"][0], split["ctl"]]
+    else:
+        ref = boot["cases"].get(UPAGES_REF) or {}
+        base = [split["median"][0], ref.get("gross")] if split.get(
+            "median") else [split["op"][0], ref.get("mean")]
+    return base if all(isinstance(v, (int, float)) for v in base) else None
 
 
 def _insns_try(boots, name, ref, flavour):
@@ -411,7 +430,8 @@ def other_tries(boots, name, ref, flavour=None):
     insns = _insns_try(boots, name, ref, flavour)
     if insns:
         out.append(insns)
-    for irqs in (_irq_try(boots, name), _irq_split_try(boots, name)):
+    for irqs in (_irq_try(boots, name), _irq_split_try(boots, name),
+                 _irq_split_try(boots, name, UPAGES)):
         if irqs:
             out.append(irqs)
     mean_ref = pick_case(SAME_LOOP_REF, "mean") if same else \
