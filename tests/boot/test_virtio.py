@@ -4,12 +4,10 @@ TCG: every packet size and kick policy moves frames from NIC A to NIC B
 with 0 lost and 0 corrupt, on the legacy, modern and modern-pio
 transports; one or no NIC gives skips with a reason.  KVM: one bounded
 boot whose NIC A has ioeventfd=on and NIC B ioeventfd=off: each kick on
-B is an MMIO exit to QEMU and none on A is (counted), and, kicked
-alternately, B's fastest kick is slower than A's tenth percentile, which
-two alike kicks would give at most once in 2 ** 52 boots (a bounded rate,
-no timing margin).  Never absolute cycles.
+B is an MMIO exit to QEMU and none on A is (counted).  Which kick is the
+slower is a timing claim that moves with the host: make acceptance
+(tests/acceptance/test_kvm_kicks.py).  Never absolute cycles.
 """
-import math
 import os
 import sys
 import unittest
@@ -182,52 +180,8 @@ class KvmIoeventfd(unittest.TestCase):
             self.assertLessEqual(abs(stats["mmio_exits"] - to_qemu) * r["ops"],
                                  EDGE_EXITS + 0.0005 * r["ops"], (case, r))
 
-    def test_kick_without_ioeventfd_costs_more(self):
-        """B's kick (no ioeventfd: out to QEMU) is slower than A's, by
-        either of two tests, each of which two alike kicks (A and B
-        exchangeable within each round) pass at most ALIKE_ALPHA / 2 of
-        the time:
-        - the lower tail: B's fastest kick slower than A's p10, so at
-          least LOW_KICKS of A's kicks lie below every one of B's; the
-          lowest kicks of distinct rounds each come from A with chance
-          1/2, so alike kicks do it at most 2 ** -LOW_KICKS of the time;
-        - the sign test: B slower than the A kick just before it in at
-          least SIGN_KICKS of the rounds (binomial upper tail).
-        Each alone was seen to fail on a real difference.  With both
-        cores busy A's kicks split in two (most likely the QEMU thread
-        each ioeventfd kick wakes taking the vCPU's CPU, not traced):
-        A's median 44318 cycles against B's 41479, the sign test lost,
-        A's p10 15178 below B's minimum 38230.  And one B kick fast
-        against the rest (minimum 46060, p10 67797) lost the tail test
-        while B was slower in 500 of 512 rounds."""
-        self.assertEqual(self.b.status, 0, self.b.describe())
-        pair = [o for o in self.b.boot["other"] if o.get("type") == "virtio_kicks"]
-        self.assertEqual(len(pair), 1, self.b.boot["other"])
-        p = pair[0]
-        self.assertEqual(p["rounds"], PAIR_ROUNDS)
-        tail = p["nic_a"]["p10"] < p["nic_b"]["min"]
-        sign = p["b_slower"] >= SIGN_KICKS
-        self.assertTrue(tail or sign, f"neither A's p10 below B's fastest kick nor B "
-                                      f"slower in {SIGN_KICKS} rounds: {p}")
-        self.assertLessEqual(2.0 ** -LOW_KICKS + binomial_upper_tail(PAIR_ROUNDS, SIGN_KICKS),
-                             ALIKE_ALPHA)
 
-
-def binomial_upper_tail(n, k):
-    """P(X >= k) for X ~ Binomial(n, 1/2)."""
-    return sum(math.comb(n, i) for i in range(k, n + 1)) / 2 ** n
-
-
-# kick.interleaved's rounds (kernel/suites/virtio.c PAIR_ROUNDS); the kicks
-# of A at or below its p10 (lib/stats.c interpolates between sorted ranks
-# 51 and 52 of 512: ranks 0..51 lie at or below it); the rounds with B the
-# slower that alike kicks reach with chance 4.2e-7; the rate at which two
-# alike kicks would pass the test above at most; the whole exits a QMP
-# window's edges may add or miss
-PAIR_ROUNDS = 512
-LOW_KICKS = (PAIR_ROUNDS - 1) * 100 // 1000 + 1
-SIGN_KICKS = 312
-ALIKE_ALPHA = 1e-6
+# the whole exits a QMP window's edges may add or miss
 EDGE_EXITS = 2
 
 
