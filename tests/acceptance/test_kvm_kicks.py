@@ -15,22 +15,12 @@ Skipped where KVM cannot create a VM or the kernel is not built."""
 import math
 import unittest
 
-from tests.boot.common import need_build, need_kvm, run
+from tests.boot import test_virtio
 
 
-class KvmKicks(unittest.TestCase):
-    @classmethod
-    def setUpClass(cls):
-        need_kvm()
-        need_build(cls, "build/trapmeter.elf")
-        nics = []
-        for i, ioeventfd in enumerate(("on", "off")):
-            nics += ["-netdev", f"hubport,id=kt{i},hubid=0", "-device",
-                     f"virtio-net-pci,netdev=kt{i},romfile=,disable-legacy=on,"
-                     f"ioeventfd={ioeventfd}"]
-        cls.b = run("--accel", "kvm", "--suite", "virtio", "--virtio-nics", "0",
-                    "--case", "kick.*", "--cmdline", "samples=9 budget_ms=300",
-                    "--timeout", "240", "--", *nics, timeout=300)
+class KvmKicks(test_virtio.KvmIoeventfd):
+    """make test's boot of NIC A (ioeventfd=on) and B (off), its exact
+    test inherited, and the timing claim."""
 
     def test_kick_without_ioeventfd_costs_more(self):
         """B's kick (no ioeventfd: out to QEMU) is slower than A's, by
