@@ -507,6 +507,15 @@ class Agreement(AnyRounds, Unexplained, unittest.TestCase):
         self.assertEqual(row["verdict"], "explained", row)
         self.assertIn("(medians per op)", row["cause"])
         self.assertIn("4 of 4 rounds: +70 (+70..+70, 4 boots)", row["cause"])
+        # a split without its control's mean is not taken, median or not
+        for boot in b:
+            boot["cases"]["self_ipi.x2apic.tpr.insn.paired"][
+                "irq_split"]["ctl"] = None
+        self.assertNotIn("interrupts counted", kutcmp.diff_row(
+            b, name, self.REF)["cause"])
+        for boot in b:
+            boot["cases"]["self_ipi.x2apic.tpr.insn.paired"][
+                "irq_split"]["ctl"] = 40
         # a round whose batches that took some cost no more than the
         # others resolved no cost (never a negative one); nor one whose
         # batches all took none

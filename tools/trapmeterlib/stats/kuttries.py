@@ -174,8 +174,10 @@ def _irq_split_try(boots, name, pages=PAIRED):
 def _split_base(boot, split, pages):
     """[the none batches' cycles per op, inb.elcr's] of a split (see
     _irq_split_try), or None where a figure is missing."""
-    if pages == PAIRED:
+    if pages == PAIRED:     # its control's mean asked, as before UPAGES
         base = split.get("median") or [split["op"][0], split["ctl"]]
+        if split["ctl"] is None:
+            return None
     else:
         ref = boot["cases"].get(UPAGES_REF) or {}
         base = [split["median"][0], ref.get("gross")] if split.get(
