@@ -53,8 +53,11 @@ medians):
 not try them) to see what each adds; --no-quiet-others takes only the
 EXPLAINERS tries, not the later ones, over the quiet rounds as well;
 --no-floors judges no try by lower quartiles (kutcmp.FLOORS off).
---again replays `kut --again` instead (two_looks): sessions cut in two
-halves, a pair judged on the first and, not resolved there, on the second.
+--again replays `kut --again` instead (looks): sessions cut in two
+halves, a pair judged on the first and, not resolved there, on the second;
+--looks N cuts them in N (--look-rounds R: looks of R rounds, or R1,R2,...
+one count per look; sessions too short left out), and counts the real rows
+each look leaves open.
 
     python3 tests/host/kut_null.py S1.json S2.json ...
 
@@ -201,6 +204,17 @@ def load(paths):
     return out
 
 
+def after(sessions, name):
+    """The sessions after the one named name (all where name is None)."""
+    if name is None:
+        return sessions
+    names = [s["name"] for s in sessions]
+    if name not in names:
+        raise SystemExit("--after: no session %s (%s ... %s)" % (
+            name, names[0], names[-1]))
+    return sessions[names.index(name) + 1:]
+
+
 def reduce_to(path, sessions):
     """Write the sessions as a reduced file (gzip JSON, no time stamp:
     the same sessions give the same bytes), each row without UNREAD."""
@@ -303,38 +317,78 @@ def session(sess, ruleset, tally):
                     tally["hit_rows"][rname].add((tag, b))
 
 
-def two_looks(sessions, rule=None):
-    """`kut --again` under label shuffling: each session of twice
-    rounds_to_explain rounds or more cut in two halves, a pair judged on
-    the first and, where not resolved there, on the second (its own
-    rounds, as --again's session is).  (false explanations of either
-    look, of the first alone, pairs)."""
+def looks(sessions, n=2, rounds=None, rule=None):
+    """`kut --again` under label shuffling, and with more looks: each
+    session cut into n looks (of rounds[i] rounds the i-th, or n equal
+    parts; a session too short for them, or for looks of
+    rounds_to_explain rounds, is left out), a pair judged on the first
+    look and, where not resolved there, on the next, each on its own
+    rounds as --again's session is.  Returns {"false": false
+    explanations by the end of each look, "pairs", "rows": real rows
+    judged, "open": real rows still not resolved after each look}."""
     rule = rule or kutcmp.allowed_width
-    either = first = pairs = 0
+    out = {"false": [0] * n, "pairs": 0, "rows": 0, "open": [0] * n}
     for sess in sessions:
-        half = len(sess["boots"]) // 2
-        if half < kutcmp.rounds_to_explain():
+        sizes = rounds or [len(sess["boots"]) // n] * n
+        if min(sizes) < kutcmp.rounds_to_explain() or \
+                len(sess["boots"]) < sum(sizes):
             continue
-        looks = (sess["boots"][:half], sess["boots"][half:2 * half])
-        flavour = sess["flavour"]
-        names = [n for n in kut_boots.shown_names(looks[0], [])
-                 if n != kutcmp.REFERENCE]
-        rows = {n: judge(looks[0], n, flavour, rule)[0] for n in names}
-        ok = [n for n in names if judged(rows[n])]
-        for b in ok:
-            for a in ok:
-                ra, rb = rows[a]["vmexit"], rows[b]
-                if a == b or kutrounds.overlap(ra, rb["vmexit"]) or \
-                        kutrounds.overlap(ra, rb["gross"]) or \
-                        near(ra, rb, rule):
-                    continue
-                pairs += 1
-                said = judge(swap(looks[0], a, b), b, flavour, rule)[1]
-                first += said == "explained"
-                if said == "not resolved":
-                    said = judge(swap(looks[1], a, b), b, flavour, rule)[1]
-                either += said == "explained"
-    return either, first, pairs
+        ends = [sum(sizes[:i]) for i in range(n + 1)]
+        cut = [sess["boots"][ends[i]:ends[i + 1]] for i in range(n)]
+        _look_session(cut, sess["flavour"], rule, out)
+    return out
+
+
+def _look_session(cut, flavour, rule, out):
+    """looks() of one session cut into looks: its real rows, then its
+    shuffled pairs, added to out."""
+    n = len(cut)
+    names = [x for x in kut_boots.shown_names(cut[0], [])
+             if x != kutcmp.REFERENCE]
+    for name in names:
+        out["rows"] += 1
+        said = _first_said(cut, lambda look: judge(
+            look, name, flavour, rule)[1])
+        for i in range(said[0] if said else n):
+            out["open"][i] += 1
+    rows = {x: judge(cut[0], x, flavour, rule)[0] for x in names}
+    ok = [x for x in names if judged(rows[x])]
+    for b in ok:
+        for a in ok:
+            ra, rb = rows[a]["vmexit"], rows[b]
+            if a == b or kutrounds.overlap(ra, rb["vmexit"]) or \
+                    kutrounds.overlap(ra, rb["gross"]) or \
+                    near(ra, rb, rule):
+                continue
+            out["pairs"] += 1
+            said = _first_said(cut, lambda look: judge(
+                swap(look, a, b), b, flavour, rule)[1])
+            if said and said[1] == "explained":
+                for i in range(said[0], n):
+                    out["false"][i] += 1
+
+
+def _first_said(cut, verdict):
+    """(look, verdict) of the first look of cut whose verdict is not
+    "not resolved", or None."""
+    for i, look in enumerate(cut):
+        said = verdict(look)
+        if said != "not resolved":
+            return i, said
+    return None
+
+
+def looks_text(tally, confidence):
+    """Lines of looks(): per look, the false explanations by its end and
+    the real rows it leaves open."""
+    lines = ["kut --again under label shuffling, sessions cut in %d looks "
+             "(false explanations by the end of each look; real rows not "
+             "resolved after it):" % len(tally["false"])]
+    for i, (k, left) in enumerate(zip(tally["false"], tally["open"])):
+        lines.append("  look %d: false %s; rows open %d of %d" % (
+            i + 1, rate((k, tally["pairs"]), confidence), left,
+            tally["rows"]))
+    return "\n".join(lines)
 
 
 def near(ra, rb, rule):
@@ -373,12 +427,23 @@ def main():
                     help="judge no try by lower quartiles, unpaired "
                     "(kutcmp.FLOORS off)")
     ap.add_argument("--again", action="store_true",
-                    help="only `kut --again`'s two looks (two_looks)")
+                    help="only `kut --again`'s two looks (looks)")
+    ap.add_argument("--looks", metavar="N", type=int,
+                    help="as --again, with N looks (each on the rows the "
+                    "ones before left not resolved)")
+    ap.add_argument("--look-rounds", metavar="R[,R...]",
+                    help="with --again or --looks: looks of R rounds, or "
+                    "one count per look (default: the session cut in "
+                    "equal parts)")
     ap.add_argument("--reduce", metavar="OUT",
                     help="write the sessions of FILES to OUT as a reduced "
                     "file (gzip JSON) instead")
+    ap.add_argument("--after", metavar="NAME",
+                    help="judge only the sessions after NAME (as printed, "
+                    "e.g. kut18/g8.json) in the files' order: those held "
+                    "out from a rule named on the ones before")
     args = ap.parse_args()
-    sessions = load(args.files)
+    sessions = after(load(args.files), args.after)
     if args.reduce:
         reduce_to(args.reduce, sessions)
         return 0
@@ -391,12 +456,16 @@ def main():
         tries = kuttries.tries
         kuttries.tries = lambda *a, **k: [t for t in tries(*a, **k)
                                         if not t[0].startswith(drop)]
-    if args.again:
-        either, first, pairs = two_looks(sessions)
-        print("kut --again under label shuffling, sessions cut in two "
-              "halves: false explanations of either look %s; of the first "
-              "alone %s" % (rate((either, pairs), args.confidence),
-                            rate((first, pairs), args.confidence)))
+    if args.again or args.looks:
+        n = args.looks or 2
+        sizes = [int(r) for r in args.look_rounds.split(",")] \
+            if args.look_rounds else None
+        if sizes and len(sizes) == 1:
+            sizes *= n
+        if sizes and len(sizes) != n:
+            raise SystemExit("--look-rounds: one count, or one per look "
+                             "(%d)" % n)
+        print(looks_text(looks(sessions, n, sizes), args.confidence))
         return 0
     ruleset = rules()
     tally = tally_of(sessions, ruleset)

@@ -91,13 +91,31 @@ class FalseExplained(unittest.TestCase):
         # not resolved there, on the other; either look's false
         # explanations under the alpha, and at most twice what the union
         # bound gives the first look's
-        either, first, pairs = kut_null.two_looks(self.sessions)
+        tally = kut_null.looks(self.sessions)
+        first, either = tally["false"]
+        pairs = tally["pairs"]
         self.assertGreater(pairs, 1000)
         upper = binomial_upper(either, pairs, CONFIDENCE)
         self.assertLess(upper, kutcmp.FALSE_EXPLAINED_ALPHA,
                         "%d of %d: one-sided %g %% bound %.2f %%" % (
                             either, pairs, 100 * CONFIDENCE, 100 * upper))
         self.assertLessEqual(either, 2 * first)
+
+    def test_more_looks_stay_within_the_union_bound(self):
+        # four looks of 5 rounds (docs/measurements.md, thirty-first
+        # session): by each look's end, false explanations within the
+        # union bound of that many looks at one session's stated rate
+        # (kutcmp.FALSE_EXPLAINED's bound), and all four under the alpha
+        tally = kut_null.looks(self.sessions, 4, [5] * 4)
+        self.assertGreater(tally["pairs"], 1000)
+        one = binomial_upper(*kutcmp.FALSE_EXPLAINED, CONFIDENCE)
+        for i, k in enumerate(tally["false"]):
+            self.assertLessEqual(k, (i + 1) * one * tally["pairs"])
+        upper = binomial_upper(tally["false"][-1], tally["pairs"],
+                               CONFIDENCE)
+        self.assertLess(upper, kutcmp.FALSE_EXPLAINED_ALPHA)
+        self.assertEqual(sorted(tally["open"], reverse=True),
+                         tally["open"])
 
     def assert_each_class_within_alpha(self, labels, least):
         """Each class of pairs (kut_null.py's tables) holds over `least`
