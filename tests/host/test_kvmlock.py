@@ -3,6 +3,7 @@ a second holder waits, names whom it waits for, gives up after its timeout
 with status 17; a forked child of the holder does not wait for its own
 parent; the lock is released when the scope that took it ends."""
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -28,6 +29,7 @@ time.sleep(60)
 class Base(unittest.TestCase):
     def setUp(self):
         self.tmp = tempfile.mkdtemp(prefix="tm-kvmlock-test-")
+        self.addCleanup(shutil.rmtree, self.tmp, True)   # runs last
         self.path = os.path.join(self.tmp, "kvm.lock")
         patch = mock.patch.dict(os.environ, {kvmlock.ENV_PATH: self.path})
         patch.start()
