@@ -378,6 +378,25 @@ def _first_said(cut, verdict):
     return None
 
 
+def look_sizes(text, n):
+    """--look-rounds R or R1,R2,... as n counts of rounds (None: the
+    sessions cut in equal parts); a named exit on anything else."""
+    if n < 1:
+        raise SystemExit("--looks: at least 1 (got %d)" % n)
+    if not text:
+        return None
+    try:
+        sizes = [int(r) for r in text.split(",")]
+    except ValueError:
+        raise SystemExit("--look-rounds: counts of rounds, e.g. 5 or 5,15 "
+                         "(got %r)" % text)
+    sizes = sizes * n if len(sizes) == 1 else sizes
+    if len(sizes) != n or min(sizes) < 1:
+        raise SystemExit("--look-rounds: one count of 1 or more, or one per "
+                         "look (%d): got %r" % (n, text))
+    return sizes
+
+
 def looks_text(tally, confidence):
     """Lines of looks(): per look, the false explanations by its end and
     the real rows it leaves open."""
@@ -456,15 +475,9 @@ def main():
         tries = kuttries.tries
         kuttries.tries = lambda *a, **k: [t for t in tries(*a, **k)
                                         if not t[0].startswith(drop)]
-    if args.again or args.looks:
-        n = args.looks or 2
-        sizes = [int(r) for r in args.look_rounds.split(",")] \
-            if args.look_rounds else None
-        if sizes and len(sizes) == 1:
-            sizes *= n
-        if sizes and len(sizes) != n:
-            raise SystemExit("--look-rounds: one count, or one per look "
-                             "(%d)" % n)
+    if args.again or args.looks is not None:
+        n = 2 if args.looks is None else args.looks
+        sizes = look_sizes(args.look_rounds, n)
         print(looks_text(looks(sessions, n, sizes), args.confidence))
         return 0
     ruleset = rules()
