@@ -410,6 +410,28 @@ class Agreement(AnyRounds, Unexplained, unittest.TestCase):
                       "(cpuid.insn.paired, 4 of 4 rounds)): +20 (+20..+21, "
                       "4 boots)", row["cause"])
 
+    def test_a_round_the_host_slowed_is_read_at_its_usual_speed(self):
+        # one round of cpuid.insn.paired ran 1.7 times slower, its
+        # control with it (as m34again's second round did here): as read
+        # the net's +20..+34 leaves -1..+14 of vmexit's, past ±6; times
+        # the control's median over its own, each round's is +20..+21
+        b = self.cpuid_too_wide()
+        for boot, net, ctl in zip(b, (20, 34, 20, 21), (100, 170, 100, 101)):
+            boot["cases"]["cpuid.insn.paired"] = {"gross": 90, "net": net,
+                                                  "control": ctl}
+        row = kutcmp.diff_row(b, "cpuid", self.REF)
+        self.assertEqual(row["verdict"], "explained", row)
+        self.assertTrue(row["cause"].startswith(
+            "same instructions at usual speed: vmexit's cpuid"), row["cause"])
+        self.assertIn("4 of 4 rounds)); at the rounds' usual speed (each "
+                      "round's figure times the median of the case's "
+                      "control over the rounds / the round's control): "
+                      "+20 (+20..+21, 4 boots)", row["cause"])
+        # the net rose and its control did not: no speed to take out
+        b[1]["cases"]["cpuid.insn.paired"]["control"] = 100
+        row = kutcmp.diff_row(b, "cpuid", self.REF)
+        self.assertEqual(row["verdict"], "not resolved", row)
+
     def test_ple_is_tried_with_vmexit_s_op_on_both_vcpus(self):
         # ple_round_robin's same-instructions case exists only as its
         # paired pass (kernel/suites/exits_ple.c): the try takes its net
@@ -1166,6 +1188,7 @@ class Agreement(AnyRounds, Unexplained, unittest.TestCase):
         row = kutcmp.diff_row(b, "tscdeadline_immed", self.REF)
         self.assert_unexplained(row)
         self.assertIn("tried: same instructions not resolved; same "
+                      "instructions at usual speed not resolved; same "
                       "instructions on user pages not resolved; statistic",
                       row["cause"])
         self.assertIn("statistic not resolved", row["cause"])

@@ -16,6 +16,10 @@ each tried in turn:
                loop of its own, its extended cases another loop: against
                inb.elcr (inb 0x4d0 in the extended cases' loop, the
                result's "loop") both tools' loops cancel alike;
+  "... at usual speed"  the same-instructions and reference-and-loop
+               tries again with trapmeter's figures at the rounds' usual
+               speed (stats/kutspeed.py): a round the host slowed raises
+               a case and its interleaved control together;
   "loop once"  (LOOP_ONCE names) vmexit's hand-off round trip holds its
                loop once, trapmeter's twin none of its reference's kind:
                the twin's gross against the reference's net;
@@ -56,7 +60,7 @@ explained no real row in eleven sessions of the Intel PVM host and 40
 of the 103 false explanations of 2698 shuffled pairs: removed (the net
 column still shows it; docs/measurements.md, "tenth session")."""
 
-from . import kutwait
+from . import kutspeed, kutwait
 from .kutcounts import (EXPLAINERS, INSNS_BACKEND, LOOP_ONCE, PER_INSN,
                         PRINT_COUNTED, QEMU_EXIT_CASE, SAME_LOOP_REF,
                         TM_INSNS, TM_INSNS_DISASM, VMEXIT_INSNS,
@@ -279,22 +283,34 @@ def same_or_gross(boots, name, ref, same):
     return "gross difference", row_gross(boots, name, ref)
 
 
-def less_elcr(boots, case, pick=None):
+def less_elcr(boots, case, pick=None, speed=False):
     """case - inb.elcr round by round: the net of the case's PAIRED pass
     (inb.elcr its control, sampled interleaved with it) where the round
     has one, else the difference of the two cases' medians (the case's
-    by pick, a round picker, or its row)."""
+    by pick, a round picker, or its row); with speed, each figure at its
+    usual speed (kutspeed)."""
     pick = pick or pick_case(case, "gross")
+    paired, ref = case and case + PAIRED, SAME_LOOP_REF
+    base = {c: speed and kutspeed.usual(boots, c) or None
+            for c in (paired, case, ref)}
     out = []
     for boot in boots:
-        net = (boot["cases"].get(case + PAIRED) or {}).get("net")
-        x = pick(boot, None)
-        y = (boot["cases"].get(SAME_LOOP_REF) or {}).get("gross")
+        net = kutspeed.scaled(boot, paired, (boot["cases"].get(paired) or {})
+                              .get("net"), base[paired])
+        x = kutspeed.scaled(boot, case, pick(boot, None), base[case])
+        y = kutspeed.scaled(boot, ref, (boot["cases"].get(ref) or {})
+                            .get("gross"), base[ref])
         if isinstance(net, (int, float)):
             out.append(at(boot, net))
         elif isinstance(x, (int, float)) and isinstance(y, (int, float)):
             out.append(at(boot, x - y))
     return spread(out)
+
+
+def at_speed(cause):
+    """The cause of a try taken again at its usual speed (kutspeed)."""
+    head, _, rest = cause.partition(":")
+    return "%s at usual speed:%s; %s" % (head, rest, kutspeed.TEXT)
 
 
 def less_elcr_text(boots, case):
@@ -391,8 +407,9 @@ def explainer_tries(boots, name, ref):
     out = []
     for case, against, cause in EXPLAINERS.get(name, ()):
         if against == SAME_LOOP_REF:
-            out.append(("%s (%s)" % (cause, less_elcr_text(boots, case)),
-                        less_elcr(boots, case)))
+            text = "%s (%s)" % (cause, less_elcr_text(boots, case))
+            out += [(text, less_elcr(boots, case)),
+                    (at_speed(text), less_elcr(boots, case, speed=True))]
             continue
         out.append(("%s (%s - %s)" % (cause, case, against or ref),
                     pair(boots, pick_case(case, "gross"),
@@ -409,12 +426,13 @@ def other_tries(boots, name, ref, flavour=None):
     same = same_loop(boots, name)
     if same:
         case = twin_case(boots, name)
-        out.append((SAME_LOOP_TRY + ": vmexit's %s is inb 0x4d0 in the "
-                    "loop all its cases share; against trapmeter's %s, inb "
-                    "0x4d0 in the loop of its case (%s; %s)" % (
-                        ref, SAME_LOOP_REF, loop,
-                        less_elcr_text(boots, case)),
-                    less_elcr(boots, case, pick_twin(boots, name, "gross"))))
+        text = (SAME_LOOP_TRY + ": vmexit's %s is inb 0x4d0 in the loop "
+                "all its cases share; against trapmeter's %s, inb 0x4d0 in "
+                "the loop of its case (%s; %s)" % (
+                    ref, SAME_LOOP_REF, loop, less_elcr_text(boots, case)))
+        twin = pick_twin(boots, name, "gross")
+        out += [(text, less_elcr(boots, case, twin)),
+                (at_speed(text), less_elcr(boots, case, twin, speed=True))]
     if name in LOOP_ONCE:
         out.append(("%s (%s gross - %s net)" % (
             LOOP_ONCE[name], twin_case(boots, name), twin_case(boots, ref)),
