@@ -41,5 +41,3 @@ def scaled(boot, case, value, base):
     if not isinstance(value, (int, float)) or base is None or ctl is None:
         return value
     return value * base / ctl
-
-
