@@ -57,7 +57,12 @@ EXPLAINERS tries, not the later ones, over the quiet rounds as well;
 halves, a pair judged on the first and, not resolved there, on the second;
 --looks N cuts them in N (--look-rounds R: looks of R rounds, or R1,R2,...
 one count per look; sessions too short left out), and counts the real rows
-each look leaves open.
+each look leaves open; --again's second look takes kut's --again vmexit
+boots a round (--again-boots N, also for --looks: each round of the
+looks after the first N recorded rounds, vmexit's lowest window,
+lowest_rounds).  --lowest-of N
+replays `kut --vmexit-boots N` on the whole session (the first look
+too), --first-of N its control (the same rounds, one vmexit boot each).
 
     python3 tests/host/kut_null.py S1.json S2.json ...
 
@@ -89,7 +94,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.dirname(
     os.path.abspath(__file__))))
 sys.path.insert(0, os.path.join(ROOT, "tools"))
 
-from trapmeterlib.commands import kut_boots  # noqa: E402
+from trapmeterlib.commands import kut, kut_boots  # noqa: E402
 from trapmeterlib.output import resultsfile  # noqa: E402
 from trapmeterlib.stats import kutcmp, kutrounds, kuttries  # noqa: E402
 from trapmeterlib.stats.abtest import binomial_upper  # noqa: E402
@@ -215,6 +220,51 @@ def after(sessions, name):
     return sessions[names.index(name) + 1:]
 
 
+# a round's vmexit entries that go with a name's figure (file_boots)
+VMEXIT_KEYS = ("vmexit", "vmexit_counted", "vmexit_span", "vmexit_wait")
+
+
+def lowest_rounds(sessions, n, lowest=True):
+    """`kut --vmexit-boots n` replayed on one-boot rounds: each session's
+    rounds taken n at a time as one, vmexit's figure per name the lowest
+    of the n (with what was read in its window: VMEXIT_KEYS), trapmeter's
+    of the first (backends/kut_lowest.py; here its boots are rounds a few
+    minutes apart, not boots on either side of one trapmeter boot); with
+    lowest False, the first of the n as it is (the control: the same
+    rounds with one vmexit boot).  A session left with under two rounds
+    is dropped."""
+    out = []
+    for sess in sessions:
+        rounds = _rounds_of(sess["boots"], n, lowest)
+        if len(rounds) >= 2:
+            out.append(dict(sess, boots=rounds))
+    return out
+
+
+def _rounds_of(boots, n, lowest=True):
+    """boots taken n at a time as one round (lowest_rounds)."""
+    if n == 1:
+        return boots
+    return [_lowest(boots[i:i + n]) if lowest else boots[i]
+            for i in range(0, len(boots) - n + 1, n)]
+
+
+def _lowest(boots):
+    """One round of boots: the first's, each vmexit name from the round
+    with its lowest figure."""
+    out = dict(boots[0])
+    for key in VMEXIT_KEYS:
+        out[key] = {}
+    for name in {x for b in boots for x in b["vmexit"]}:
+        got = [b for b in boots
+               if isinstance(b["vmexit"].get(name), (int, float))]
+        low = min(got, key=lambda b: b["vmexit"][name]) if got else boots[0]
+        for key in VMEXIT_KEYS:
+            if name in (low.get(key) or {}):
+                out[key][name] = low[key][name]
+    return out
+
+
 def reduce_to(path, sessions):
     """Write the sessions as a reduced file (gzip JSON, no time stamp:
     the same sessions give the same bytes), each row without UNREAD."""
@@ -317,24 +367,30 @@ def session(sess, ruleset, tally):
                     tally["hit_rows"][rname].add((tag, b))
 
 
-def looks(sessions, n=2, rounds=None, rule=None):
+def looks(sessions, n=2, rounds=None, rule=None, boots=(1,)):
     """`kut --again` under label shuffling, and with more looks: each
     session cut into n looks (of rounds[i] rounds the i-th, or n equal
     parts; a session too short for them, or for looks of
     rounds_to_explain rounds, is left out), a pair judged on the first
     look and, where not resolved there, on the next, each on its own
-    rounds as --again's session is.  Returns {"false": false
-    explanations by the end of each look, "pairs", "rows": real rows
-    judged, "open": real rows still not resolved after each look}."""
+    rounds as --again's session is.  The i-th look's rounds are boots[i]
+    recorded rounds each (the last entry for the looks after it), with
+    vmexit's lowest window (lowest_rounds: `kut --vmexit-boots`).
+    Returns {"false": false explanations by the end of each look,
+    "pairs", "rows": real rows judged, "open": real rows still not
+    resolved after each look}."""
     rule = rule or kutcmp.allowed_width
+    boots = [boots[min(i, len(boots) - 1)] for i in range(n)]
     out = {"false": [0] * n, "pairs": 0, "rows": 0, "open": [0] * n}
     for sess in sessions:
-        sizes = rounds or [len(sess["boots"]) // n] * n
+        sizes = rounds or [len(sess["boots"]) // sum(boots)] * n
+        raw = [s * b for s, b in zip(sizes, boots)]
         if min(sizes) < kutcmp.rounds_to_explain() or \
-                len(sess["boots"]) < sum(sizes):
+                len(sess["boots"]) < sum(raw):
             continue
-        ends = [sum(sizes[:i]) for i in range(n + 1)]
-        cut = [sess["boots"][ends[i]:ends[i + 1]] for i in range(n)]
+        ends = [sum(raw[:i]) for i in range(n + 1)]
+        cut = [_rounds_of(sess["boots"][ends[i]:ends[i + 1]], boots[i])
+               for i in range(n)]
         _look_session(cut, sess["flavour"], rule, out)
     return out
 
@@ -397,12 +453,13 @@ def look_sizes(text, n):
     return sizes
 
 
-def looks_text(tally, confidence):
+def looks_text(tally, confidence, boots=(1,)):
     """Lines of looks(): per look, the false explanations by its end and
     the real rows it leaves open."""
-    lines = ["kut --again under label shuffling, sessions cut in %d looks "
+    lines = ["kut --again under label shuffling, sessions cut in %d looks, "
+             "the looks after the first of %d vmexit boot(s) a round "
              "(false explanations by the end of each look; real rows not "
-             "resolved after it):" % len(tally["false"])]
+             "resolved after it):" % (len(tally["false"]), boots[-1])]
     for i, (k, left) in enumerate(zip(tally["false"], tally["open"])):
         lines.append("  look %d: false %s; rows open %d of %d" % (
             i + 1, rate((k, tally["pairs"]), confidence), left,
@@ -450,6 +507,10 @@ def main():
     ap.add_argument("--looks", metavar="N", type=int,
                     help="as --again, with N looks (each on the rows the "
                     "ones before left not resolved)")
+    ap.add_argument("--again-boots", metavar="N", type=int,
+                    help="with --again or --looks: vmexit boots a round "
+                    "of the looks after the first (default: with --again "
+                    "%d, kut's; with --looks 1)" % kut.AGAIN_VMEXIT_BOOTS)
     ap.add_argument("--look-rounds", metavar="R[,R...]",
                     help="with --again or --looks: looks of R rounds, or "
                     "one count per look (default: the session cut in "
@@ -461,8 +522,18 @@ def main():
                     help="judge only the sessions after NAME (as printed, "
                     "e.g. kut18/g8.json) in the files' order: those held "
                     "out from a rule named on the ones before")
+    ap.add_argument("--lowest-of", metavar="N", type=int,
+                    help="each session's rounds taken N at a time as one, "
+                    "vmexit's lowest figure per name (lowest_rounds: "
+                    "`kut --vmexit-boots N` replayed)")
+    ap.add_argument("--first-of", metavar="N", type=int,
+                    help="--lowest-of's control: the first of each N "
+                    "rounds as it is")
     args = ap.parse_args()
     sessions = after(load(args.files), args.after)
+    if args.lowest_of or args.first_of:
+        sessions = lowest_rounds(sessions, args.lowest_of or args.first_of,
+                                 lowest=bool(args.lowest_of))
     if args.reduce:
         reduce_to(args.reduce, sessions)
         return 0
@@ -478,7 +549,10 @@ def main():
     if args.again or args.looks is not None:
         n = 2 if args.looks is None else args.looks
         sizes = look_sizes(args.look_rounds, n)
-        print(looks_text(looks(sessions, n, sizes), args.confidence))
+        boots = (1, args.again_boots or (
+            kut.AGAIN_VMEXIT_BOOTS if args.looks is None else 1))
+        print(looks_text(looks(sessions, n, sizes, boots=boots),
+                         args.confidence, boots))
         return 0
     ruleset = rules()
     tally = tally_of(sessions, ruleset)

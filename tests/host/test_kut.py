@@ -1314,7 +1314,7 @@ class VmexitBoot(unittest.TestCase):
         instruction), and ipi brings ipi_halt and the -smp 2 boot; the
         table shows the names asked and the reference."""
         from trapmeterlib.commands import kut, kut_boots
-        args = mock.Mock(qemu="q", boots=1, log_dir=None)
+        args = mock.Mock(qemu="q", boots=1, log_dir=None, vmexit_boots=1)
         sent = []
 
         def bounded(argv, limit, smp):

@@ -20,7 +20,7 @@ import sys
 import tempfile
 import time
 
-from ..backends import kut_counted, kut_log, kut_vmexit
+from ..backends import kut_counted, kut_log, kut_lowest, kut_vmexit
 from ..output import kut_table, report, resultsfile
 from ..output.summary import tsc_khz
 from ..stats import kutcmp, kutfloors, kutrounds
@@ -35,6 +35,14 @@ from .kut_boots import (absent_names, file_boots, kutcmp_boots, merged_boots,
 NAME = "kut"
 DEFAULT_BOOTS = kutcmp.DEFAULT_ROUNDS
 COVER_TEXT = kut_table.pct0(kutrounds.MEDIAN_COVER)
+# vmexit's boots a round, each case's lowest window taken
+# (backends/kut_lowest.py): one in the first look, where the lowest of
+# two would part rows that agree (a case whose own exits vary, ipi_halt,
+# inl_from_pmtimer, sits lower than trapmeter's median says); two in
+# --again's, on rows no look resolved, where they resolve more without
+# parting any (docs/measurements.md, "vmexit's lowest window")
+DEFAULT_VMEXIT_BOOTS = 1
+AGAIN_VMEXIT_BOOTS = 2
 BOOT_TIMEOUT_S = {"kvm": 900.0, "tcg": 600.0}
 # a vmexit case doubles its loop until it spans 2^30 cycles: about a
 # second per case here even under load; a boot is stopped after this
@@ -72,6 +80,13 @@ def add_parser(sub, fmt):
                      "narrow each interval toward the median; from %d a "
                      "try is also judged by lower quartiles)"
                      % (DEFAULT_BOOTS, kutfloors.FEWEST))
+    kut.add_argument("--vmexit-boots", metavar="N", type=int,
+                     default=DEFAULT_VMEXIT_BOOTS,
+                     help="vmexit boots a round (default %d; --again's "
+                     "look at least %d): each case's figure of the round "
+                     "is the lowest of its N windows, the one the host's "
+                     "other work lifted least"
+                     % (DEFAULT_VMEXIT_BOOTS, AGAIN_VMEXIT_BOOTS))
     kut.add_argument("--cases", metavar="NAMES",
                      help="comma list of vmexit names (default every one); "
                      "vmexit also runs " + kutcmp.REFERENCE + ", which "
@@ -105,6 +120,9 @@ def check_args(args):
         raise OptionError("--log-dir %s: not a directory" % args.log_dir)
     if not 1 <= args.boots <= 30:
         raise OptionError("--boots must be 1..30 (got %d)" % args.boots)
+    if not 1 <= args.vmexit_boots <= 5:
+        raise OptionError("--vmexit-boots must be 1..5 (got %d)"
+                          % args.vmexit_boots)
     wanted = None
     if args.cases:
         wanted = [w for w in args.cases.split(",") if w]
@@ -145,6 +163,7 @@ def command(args):
         return first.worst
     second_args = copy.copy(args)
     second_args.boots = max(args.boots, kutcmp.DEFAULT_ROUNDS)
+    second_args.vmexit_boots = max(args.vmexit_boots, AGAIN_VMEXIT_BOOTS)
     sys.stdout.write("\n%s\n\n" % again_text(again, second_args))
     second = run_session(Session(second_args, again, timeout, flat, look=2),
                          lock, again_path(args.json))
@@ -173,10 +192,11 @@ def again_path(path):
 def again_text(names, args):
     """The line before --again's session."""
     return ("--again: the %d row(s) not resolved (%s), judged again on %d "
-            "round(s) of their own, results in %s (either session's verdict "
-            "is a wrong one at most twice as often as one session's: a union "
+            "round(s) of their own, %d vmexit boots a round (each case's "
+            "lowest window), results in %s (either session's verdict is a "
+            "wrong one at most twice as often as one session's: a union "
             "bound):" % (len(names), ", ".join(names), args.boots,
-                         again_path(args.json)))
+                         args.vmexit_boots, again_path(args.json)))
 
 
 def rounds_done_text(done, total, elapsed_s):
@@ -201,8 +221,9 @@ class Session:
         self.diffs = []             # the rows judged (finish)
         self.look = look            # 2: --again's session
         self.pairs = []             # (trapmeter boot, KutLog or None)
-        self.waits = []             # vmexit's vCPU wait per boot and case
-        self.counted = []           # KVM's counters per boot and case
+        self.waits = []             # vmexit's vCPU wait per round and case
+        self.counted = []           # KVM's counters per round and case
+        self.windows = []           # every vmexit boot's figures per round
         self.left_out = {}          # vmexit name -> why not run
         self.host = self.config = self.tsc_khz = None
         self.worst = exitstatus.OK
@@ -210,15 +231,21 @@ class Session:
         self.groups = [1] + ([2] if smp2 else [])
 
     def round(self, rnd):
-        """A round's boots, in A B order on even rounds, B A on odd (the
-        first boot is trapmeter's: vmexit's copies its machine)."""
+        """A round's boots: with one vmexit boot, A B on even rounds, B A
+        on odd; with N, vmexit's on either side of trapmeter's (the
+        first round: all after it, as vmexit's boots copy its machine).
+        vmexit's figure of the round is each case's lowest (kut_lowest)."""
+        n = self.args.vmexit_boots
+        before = 0 if rnd == 0 else (n // 2 if n > 1 else rnd % 2)
         for smp in self.groups:
-            if rnd % 2 == 0:
-                tm_boot = self.trapmeter_boot(rnd, smp)
-                log = self.vmexit_boot(rnd, smp)
-            else:
-                log = self.vmexit_boot(rnd, smp)
-                tm_boot = self.trapmeter_boot(rnd, smp)
+            vm = [self.vmexit_boot(rnd, smp, i) for i in range(before)]
+            tm_boot = self.trapmeter_boot(rnd, smp)
+            vm += [self.vmexit_boot(rnd, smp, i) for i in range(before, n)]
+            log, waits, counted, _chosen = kut_lowest.lowest(vm)
+            self.waits.append({"round": rnd, "smp": smp, "cases": waits})
+            self.counted.append(dict(counted, round=rnd, smp=smp))
+            self.windows.append({"round": rnd, "smp": smp,
+                                 "boots": kut_lowest.figures(vm)})
             self.pairs.append((rnd, smp, tm_boot, log))
 
     def trapmeter_boot(self, rnd, smp):
@@ -242,26 +269,27 @@ class Session:
             self.tsc_khz = tsc_khz(doc["boots"][0])
         return doc["boots"][0]
 
-    def vmexit_boot(self, rnd, smp):
+    def vmexit_boot(self, rnd, smp, index=0):
+        """(KutLog or None, {case: wait entry}, KVM's counts) of one
+        vmexit boot."""
         flavour = (self.host or {}).get("kvm_flavour")
         names, left = kut_vmexit.names_for(smp, flavour, self.run)
         self.left_out.update(left)
         names = [n for n in names if n not in self.left_out]
         if not names:
-            return None
+            return None, {}, {}
         argv = kut_vmexit.argv(self.args.qemu, kut_vmexit.same_machine(
             self.config.get("qemu_argv")), smp, self.flat, names)
         limit = min(self.timeout, VMEXIT_BASE_S + VMEXIT_PER_CASE_S * len(names))
-        say("round %d of %d: vmexit, -smp %d, %d case(s)" % (
-            rnd + 1, self.args.boots, smp, len(names)))
+        say("round %d of %d: vmexit%s, -smp %d, %d case(s)" % (
+            rnd + 1, self.args.boots, " boot %d of %d" % (
+                index + 1, self.args.vmexit_boots)
+            if self.args.vmexit_boots > 1 else "", smp, len(names)))
         out, err, timed_out, samples, ticks, counted = self._run_bounded(
             argv, limit, smp)
         text = out.decode("utf-8", "replace")
-        self.keep_log(rnd, smp, text)
-        self.waits.append({"round": rnd, "smp": smp, "cases":
-                           kut_vmexit.span_waits(samples, ticks,
-                                                 self.tsc_khz, smp)})
-        self.counted.append(dict(counted, round=rnd, smp=smp))
+        self.keep_log(rnd, smp, index, text)
+        waits = kut_vmexit.span_waits(samples, ticks, self.tsc_khz, smp)
         try:
             log = kut_log.parse("vmexit round %d -smp %d" % (rnd + 1, smp),
                                 text)
@@ -271,7 +299,7 @@ class Session:
             log = None
         if timed_out:
             self.hung(names, log, limit)
-        return log
+        return log, waits, counted
 
     def hung(self, names, log, limit):
         """vmexit stopped answering: the first asked case without a line
@@ -320,11 +348,12 @@ class Session:
             return reader.text(), errf.read(), timed_out, reader.samples, \
                 reader.ticks, counted
 
-    def keep_log(self, rnd, smp, text):
+    def keep_log(self, rnd, smp, index, text):
         if not self.args.log_dir:
             return
-        path = os.path.join(self.args.log_dir, "vmexit-r%d-smp%d.log"
-                            % (rnd + 1, smp))
+        path = os.path.join(self.args.log_dir, "vmexit-r%d-smp%d%s.log"
+                            % (rnd + 1, smp, "-b%d" % (index + 1)
+                               if index else ""))
         try:
             report.write_text_atomic(path, text)
         except OSError as exc:
@@ -353,7 +382,7 @@ class Session:
             self.wanted, names, self.left_out), out_boots)
         sys.stdout.write(kut_table.render_side_by_side(
             levels, diffs, self.left_out, self.host, self.args.accel, absent,
-            self.args.kut_dir, self.look))
+            self.args.kut_dir, self.look, self.args.vmexit_boots))
         sys.stdout.write(kut_table.render_counted(self.counted, names))
         sys.stdout.flush()
         config = dict(self.config or {}, source="trapmeter kut",
@@ -366,7 +395,8 @@ class Session:
                       "left_out": self.left_out, "unmeasured": absent,
                       "wanted": self.wanted, "look": self.look,
                       "vcpu_wait": self.waits,
-                      "vmexit_counted": self.counted}
+                      "vmexit_counted": self.counted,
+                      "vmexit_boots": self.windows}
         write_json(path, doc)
         return self.worst
 
@@ -389,13 +419,22 @@ def replay(args):
     sys.stdout.write(kut_table.render_side_by_side(
         levels, diffs, left_out, doc.get("host"),
         (doc.get("config") or {}).get("accel") or "?", absent,
-        (doc.get("config") or {}).get("kut_dir"), info.get("look") or 1))
+        (doc.get("config") or {}).get("kut_dir"), info.get("look") or 1,
+        vmexit_boots(info)))
     sys.stdout.write(kut_table.render_counted(info.get("vmexit_counted"),
                                               names))
     if args.coverage:
         sys.stdout.write("\n" + kut_table.render_coverage(kut_table.coverage(
             doc, kut_log.VMEXIT_NAMES), kut_log.VMEXIT_NAMES))
     return exitstatus.OK
+
+
+def vmexit_boots(info):
+    """How many vmexit boots a saved session's rounds took (1 in a file
+    written before --vmexit-boots)."""
+    kept = [len(w.get("boots") or ()) for w in info.get("vmexit_boots") or ()
+            if isinstance(w, dict)]
+    return max(kept + [1])
 
 
 def _tail(data, limit=300):

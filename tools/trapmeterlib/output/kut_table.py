@@ -109,11 +109,11 @@ def _table(head, rows):
 
 
 def render_side_by_side(levels, diffs, left_out, host, accel, absent=None,
-                        kut_dir=None, look=1):
+                        kut_dir=None, look=1, vm_boots=1):
     """`trapmeter kut`'s table (stats/kutcmp.py rows); kut_dir: the
     session's kvm-unit-tests build, for the command that judges the rows
     not resolved again (a first session's, look 1: a third would take the
-    union bound past twice)."""
+    union bound past twice); vm_boots: vmexit's boots a round."""
     host = host or {}
     backend = host.get("kvm_flavour") or accel
     boots = max([r["vmexit"][3] for r in levels if r["vmexit"]] + [0])
@@ -122,6 +122,11 @@ def render_side_by_side(levels, diffs, left_out, host, accel, absent=None,
                  accel, backend, boots, spread_text(boots)),
              "vmexit: gross (its loop and the exit, no control); trapmeter: "
              "gross, control (its loop alone) and net = gross - control"]
+    if vm_boots > 1:
+        lines.append("vmexit's figure of a round: each case's lowest of its "
+                     "%d boots' windows (the host's other work only adds "
+                     "time), with that window's waits and counts"
+                     % vm_boots)
     if any(r.get("vmexit_wait_pct") for r in levels):
         lines.append("vCPU wait: the share of each vmexit case's measured "
                      "loop (its last doubling: the printed mean x its "
