@@ -202,10 +202,11 @@ class KutSession(unittest.TestCase):
 @unittest.skipUnless(KUT_DIR, "TRAPMETER_KUT_DIR not set: no kvm-unit-tests "
                      "build to run vmexit from")
 class FewCases(unittest.TestCase):
-    """`kut --cases cpuid --boots 3`: vmexit runs cpuid with what its row
-    reads (the reference, wbinvd), trapmeter's boots only their twins and
-    the cases the row's tries take (commands/kut_twins.py), and the row is
-    judged as in a session of every case."""
+    """`kut --cases cpuid --boots 3 --vmexit-boots 2`: vmexit runs cpuid
+    with what its row reads (the reference, wbinvd), trapmeter's boots
+    only their twins and the cases the row's tries take
+    (commands/kut_twins.py), and the row is judged as in a session of
+    every case, on vmexit's lowest window of each round's two boots."""
 
     @classmethod
     def setUpClass(cls):
@@ -215,7 +216,8 @@ class FewCases(unittest.TestCase):
         path = os.path.join(cls.tmp.name, "kut.json")
         cls.proc = subprocess.run(
             [RUNNER, "kut", "--kut-dir", KUT_DIR, "--accel", "kvm",
-             "--cases", "cpuid", "--boots", "3", "--json", path],
+             "--cases", "cpuid", "--boots", "3", "--vmexit-boots", "2",
+             "--json", path],
             capture_output=True, text=True, timeout=900, cwd=ROOT)
         with open(path) as fh:
             cls.doc = json.load(fh)
@@ -239,6 +241,20 @@ class FewCases(unittest.TestCase):
                                  set(boot["vmexit"]))
             self.assertIn("cpuid.insn.paired", boot["cases"])
             self.assertNotIn("wbinvd", boot["cases"])
+
+    def test_each_round_takes_the_lowest_of_its_vmexit_boots(self):
+        windows = self.doc["kut"]["vmexit_boots"]
+        self.assertEqual([(w["round"], len(w["boots"])) for w in windows],
+                         [(0, 2), (1, 2), (2, 2)])
+        boots = kut_boots.file_boots(self.doc)
+        counted = kut_table.counted_rows(self.doc["kut"]["vmexit_counted"],
+                                         kut_log.VMEXIT_NAMES)
+        for w, boot in zip(windows, boots):
+            for name in ("cpuid", kutcmp.REFERENCE):
+                self.assertEqual(boot["vmexit"][name],
+                                 min(b[name] for b in w["boots"]), w)
+        self.assertEqual(len(counted["cpuid"]["exits"]), 3, counted)
+        self.assertIn("2 boots' windows", self.proc.stdout)
 
 
 if __name__ == "__main__":
