@@ -1396,7 +1396,8 @@ class Again(unittest.TestCase):
         tmp = holder.name
         args = argparse.Namespace(from_file=None, kut_dir="KUT", accel="tcg",
                                   json=os.path.join(tmp, "r.json"),
-                                  again=again, boots=3, no_lock=True)
+                                  again=again, boots=3, no_lock=True,
+                                  vmexit_boots=1)
         out = io.StringIO()
         with mock.patch.object(kut, "Session", Fake), \
                 mock.patch.object(kut, "check_args",
@@ -1407,17 +1408,22 @@ class Again(unittest.TestCase):
         return made, status, out.getvalue(), tmp
 
     def test_rows_not_resolved_get_a_session_of_their_own(self):
+        from trapmeterlib.commands import kut
         made, status, out, tmp = self.sessions(True, "not resolved")
-        self.assertEqual([(m.wanted, m.args.boots, m.look) for m in made],
-                         [(None, 3, 1),
-                          (["cpuid"], kutcmp.DEFAULT_ROUNDS, 2)])
+        # --again's look takes vmexit's lowest of two boots a round
+        self.assertEqual([(m.wanted, m.args.boots, m.args.vmexit_boots,
+                           m.look) for m in made],
+                         [(None, 3, 1, 1),
+                          (["cpuid"], kutcmp.DEFAULT_ROUNDS,
+                           kut.AGAIN_VMEXIT_BOOTS, 2)])
+        self.assertEqual(kut.AGAIN_VMEXIT_BOOTS, 2)
         self.assertEqual([m.path for m in made],
                          [os.path.join(tmp, "r.json"),
                           os.path.join(tmp, "r-again.json")])
         self.assertEqual(status, 1)
         self.assertIn("--again: the 1 row(s) not resolved (cpuid), judged "
-                      "again on %d round(s) of their own" %
-                      kutcmp.DEFAULT_ROUNDS, out)
+                      "again on %d round(s) of their own, 2 vmexit boots a "
+                      "round" % kutcmp.DEFAULT_ROUNDS, out)
 
     def test_one_session_without_it_or_with_every_row_resolved(self):
         for again, verdict in ((False, "not resolved"), (True, "explained")):
