@@ -378,10 +378,12 @@ def looks(sessions, n=2, rounds=None, rule=None, boots=(1,)):
     vmexit's lowest window (lowest_rounds: `kut --vmexit-boots`).
     Returns {"false": false explanations by the end of each look,
     "pairs", "rows": real rows judged, "open": real rows still not
-    resolved after each look}."""
+    resolved after each look, "unexplained": real rows called so by its
+    end}."""
     rule = rule or kutcmp.allowed_width
     boots = [boots[min(i, len(boots) - 1)] for i in range(n)]
-    out = {"false": [0] * n, "pairs": 0, "rows": 0, "open": [0] * n}
+    out = {"false": [0] * n, "pairs": 0, "rows": 0, "open": [0] * n,
+           "unexplained": [0] * n}
     for sess in sessions:
         sizes = rounds or [len(sess["boots"]) // sum(boots)] * n
         raw = [s * b for s, b in zip(sizes, boots)]
@@ -407,6 +409,9 @@ def _look_session(cut, flavour, rule, out):
             look, name, flavour, rule)[1])
         for i in range(said[0] if said else n):
             out["open"][i] += 1
+        if said and said[1] == "unexplained":
+            for i in range(said[0], n):
+                out["unexplained"][i] += 1
     rows = {x: judge(cut[0], x, flavour, rule)[0] for x in names}
     ok = [x for x in names if judged(rows[x])]
     for b in ok:
@@ -461,9 +466,10 @@ def looks_text(tally, confidence, boots=(1,)):
              "(false explanations by the end of each look; real rows not "
              "resolved after it):" % (len(tally["false"]), boots[-1])]
     for i, (k, left) in enumerate(zip(tally["false"], tally["open"])):
-        lines.append("  look %d: false %s; rows open %d of %d" % (
-            i + 1, rate((k, tally["pairs"]), confidence), left,
-            tally["rows"]))
+        lines.append("  look %d: false %s; rows open %d of %d, "
+                     "unexplained %d" % (
+                         i + 1, rate((k, tally["pairs"]), confidence), left,
+                         tally["rows"], tally["unexplained"][i]))
     return "\n".join(lines)
 
 

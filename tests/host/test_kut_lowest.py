@@ -126,6 +126,16 @@ class Rounds(unittest.TestCase):
             s.round(rnd)
         self.assertEqual(s.order, ["tm", "vm0", "vm0", "tm", "tm", "vm0"])
 
+    def test_a_saved_session_says_how_many_boots_its_rounds_took(self):
+        # `kut --from`: the file is input; a malformed record counts as
+        # one boot a round, never a traceback
+        two = {"vmexit_boots": [{"round": 0, "smp": 1,
+                                 "boots": [{"cpuid": 1}, {"cpuid": 2}]}]}
+        self.assertEqual(kut.vmexit_boots(two), 2)
+        for bad in ({}, {"vmexit_boots": 7}, {"vmexit_boots": [3, "x"]},
+                    {"vmexit_boots": [{"boots": 5}]}):
+            self.assertEqual(kut.vmexit_boots(bad), 1, bad)
+
 
 if __name__ == "__main__":
     unittest.main()

@@ -136,6 +136,12 @@ class FalseExplained(unittest.TestCase):
         upper = binomial_upper(low["false"][-1], low["pairs"], CONFIDENCE)
         self.assertLess(upper, kutcmp.FALSE_EXPLAINED_ALPHA)
         self.assertLess(low["open"][-1], one["open"][-1])
+        # the lowest window parts no more real rows than one boot does
+        # (in the first look it did: ipi_halt, inl_from_pmtimer), and
+        # "unexplained" stays rare among the rows (99 % bound)
+        self.assertLessEqual(low["unexplained"][-1], one["unexplained"][-1])
+        self.assertLess(binomial_upper(low["unexplained"][-1], low["rows"],
+                                       CONFIDENCE), kutcmp.PARTING_ALPHA)
 
     def test_the_lowest_round_is_taken_name_by_name(self):
         def rnd(figs, waits):

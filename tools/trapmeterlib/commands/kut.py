@@ -432,8 +432,10 @@ def replay(args):
 def vmexit_boots(info):
     """How many vmexit boots a saved session's rounds took (1 in a file
     written before --vmexit-boots)."""
-    kept = [len(w.get("boots") or ()) for w in info.get("vmexit_boots") or ()
-            if isinstance(w, dict)]
+    saved = info.get("vmexit_boots")
+    kept = [len(w["boots"]) for w in saved if isinstance(w, dict) and
+            isinstance(w.get("boots"), list)] if isinstance(saved, list) \
+        else []
     return max(kept + [1])
 
 
