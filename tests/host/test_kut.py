@@ -683,9 +683,16 @@ class Agreement(AnyRounds, Unexplained, unittest.TestCase):
                       "of their own: tools/trapmeter kut --kut-dir KUT "
                       "--accel kvm --cases cpuid --boots %d (" %
                       kutcmp.DEFAULT_ROUNDS, text)
-        # --again's own session names no third
+        self.assertIn("any of 2 sessions' verdicts is a wrong one at most "
+                      "twice as often as one session's", text)
+        # --again's first session names a third, with its union bound;
+        # the last one kutcmp.most_looks allows names none
+        self.assertEqual(kutcmp.most_looks(), 3)
+        self.assertIn("at most three times as often", kut_table.
+                      render_side_by_side(levels, diffs, {}, {}, "kvm",
+                                          kut_dir="KUT", look=2))
         self.assertNotIn("to judge", kut_table.render_side_by_side(
-            levels, diffs, {}, {}, "kvm", kut_dir="KUT", look=2))
+            levels, diffs, {}, {}, "kvm", kut_dir="KUT", look=3))
         for row in diffs:
             row["verdict"] = "agree"
         self.assertIsNone(kut_table.judge_again(diffs, 4, "kvm"))
@@ -1387,9 +1394,11 @@ class Again(unittest.TestCase):
 
             def finish(self, lock, path):
                 self.path, self.worst = path, len(made) - 1
+                said = verdict if isinstance(verdict, str) else \
+                    verdict[len(made) - 1]
                 self.diffs = [{"kut_name": n, "vmexit": (1, 0, 2, 3),
                                "gross": (1, 0, 2, 3), "verdict": v}
-                              for n, v in (("cpuid", verdict),
+                              for n, v in (("cpuid", said),
                                            ("invd", "agree"))]
         holder = tempfile.TemporaryDirectory()
         self.addCleanup(holder.cleanup)
@@ -1409,7 +1418,7 @@ class Again(unittest.TestCase):
 
     def test_rows_not_resolved_get_a_session_of_their_own(self):
         from trapmeterlib.commands import kut
-        made, status, out, tmp = self.sessions(True, "not resolved")
+        made, status, out, tmp = self.sessions(1, "not resolved")
         # --again's look takes vmexit's lowest of two boots a round
         self.assertEqual([(m.wanted, m.args.boots, m.args.vmexit_boots,
                            m.look) for m in made],
@@ -1425,8 +1434,33 @@ class Again(unittest.TestCase):
                       "again on %d round(s) of their own, 2 vmexit boots a "
                       "round" % kutcmp.DEFAULT_ROUNDS, out)
 
+    def test_again_n_judges_what_each_session_left_up_to_n_times(self):
+        made, status, out, tmp = self.sessions(2, "not resolved")
+        self.assertEqual([(m.wanted, m.look) for m in made],
+                         [(None, 1), (["cpuid"], 2), (["cpuid"], 3)])
+        self.assertEqual([m.path for m in made][1:],
+                         [os.path.join(tmp, "r-again.json"),
+                          os.path.join(tmp, "r-again2.json")])
+        self.assertEqual(status, 2)
+        self.assertIn("results in %s (any of 3 sessions' verdicts is a "
+                      "wrong one at most three times as often" %
+                      os.path.join(tmp, "r-again2.json"), out)
+        # a row the second session resolved is not judged a third time
+        made, _, _, _ = self.sessions(2, ["not resolved", "explained"])
+        self.assertEqual(len(made), 2)
+
+    def test_more_sessions_than_the_union_bound_allows_are_refused(self):
+        from trapmeterlib.commands import kut
+        from trapmeterlib.commands.common import OptionError
+        args = argparse.Namespace(kut_dir="KUT", again=kutcmp.most_looks(),
+                                  log_dir=None, boots=5, vmexit_boots=1,
+                                  cases=None, timeout=None, accel="kvm")
+        with self.assertRaisesRegex(OptionError, r"--again must be 0\.\.2 "
+                                    r"\(got 3\): more sessions"):
+            kut.check_args(args)
+
     def test_one_session_without_it_or_with_every_row_resolved(self):
-        for again, verdict in ((False, "not resolved"), (True, "explained")):
+        for again, verdict in ((0, "not resolved"), (1, "explained")):
             made, status, out, _ = self.sessions(again, verdict)
             self.assertEqual((len(made), status, out), (1, 0, ""))
 

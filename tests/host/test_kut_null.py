@@ -122,6 +122,30 @@ class FalseExplained(unittest.TestCase):
         self.assertEqual(sorted(tally["open"], reverse=True),
                          tally["open"])
 
+    def test_agains_further_sessions_stay_within_the_union_bound(self):
+        # kut --again N as the tool runs it, on sessions long enough: a
+        # first look, then up to kutcmp.most_looks() - 1 more of two
+        # vmexit boots a round (replayed: two recorded rounds each, the
+        # lowest window), each on the rows the ones before left open; by
+        # each look's end false explanations within the union bound of
+        # that many sessions at one session's stated rate, and the last
+        # under the alpha; a further look leaves fewer rows open
+        self.assertEqual(kutcmp.LOOKS_CONFIDENCE, CONFIDENCE)
+        n = kutcmp.most_looks()
+        tally = kut_null.looks(self.sessions, n, [kutcmp.DEFAULT_ROUNDS] * n,
+                               boots=(1, kut.AGAIN_VMEXIT_BOOTS))
+        self.assertGreater(tally["pairs"], 1000)
+        one = binomial_upper(*kutcmp.FALSE_EXPLAINED, CONFIDENCE)
+        for i, k in enumerate(tally["false"]):
+            self.assertLessEqual(k, (i + 1) * one * tally["pairs"])
+        self.assertLess(binomial_upper(tally["false"][-1], tally["pairs"],
+                                       CONFIDENCE),
+                        kutcmp.FALSE_EXPLAINED_ALPHA)
+        self.assertLess(tally["open"][-1], tally["open"][-2])
+        self.assertLess(binomial_upper(tally["unexplained"][-1],
+                                       tally["rows"], CONFIDENCE),
+                        kutcmp.PARTING_ALPHA)
+
     def test_agains_lowest_window_resolves_more_under_the_alpha(self):
         # --again's look with vmexit's lowest of two boots a round, replayed
         # (its rounds two recorded ones each): fewer rows left open than

@@ -105,12 +105,15 @@ def add_parser(sub, fmt):
     kut.add_argument("--log-dir", metavar="DIR",
                      help="keep each vmexit boot's serial output there "
                      "(vmexit-rR-smpN.log: `import-kut` reads them)")
-    kut.add_argument("--again", action="store_true",
+    kut.add_argument("--again", metavar="N", nargs="?", type=int,
+                     const=1, default=0,
                      help="then judge the rows not resolved again, on "
                      "rounds of their own (--cases of those rows; results "
-                     "beside --json's, NAME-again.json): either session's "
-                     "verdict is a wrong one at most twice as often as one "
-                     "session's")
+                     "beside --json's, NAME-again.json, NAME-again2.json), "
+                     "up to N times (default 1, at most %d): any session's "
+                     "verdict is a wrong one at most as many times as "
+                     "often as one session's as there were sessions"
+                     % (kutcmp.most_looks() - 1))
     kut.add_argument("--no-lock", action="store_true",
                      help="KVM: do not take the host's KVM lock")
 
@@ -120,6 +123,11 @@ def check_args(args):
         raise OptionError("--log-dir %s: not a directory" % args.log_dir)
     if not 1 <= args.boots <= 30:
         raise OptionError("--boots must be 1..30 (got %d)" % args.boots)
+    if not 0 <= args.again < kutcmp.most_looks():
+        raise OptionError("--again must be 0..%d (got %d): more sessions "
+                          "would take a wrong verdict's chance past the "
+                          "alpha by their union bound"
+                          % (kutcmp.most_looks() - 1, args.again))
     if not 1 <= args.vmexit_boots <= 5:
         raise OptionError("--vmexit-boots must be 1..5 (got %d)"
                           % args.vmexit_boots)
@@ -147,27 +155,32 @@ def command(args):
     if not args.kut_dir:
         raise OptionError("--kut-dir DIR (a kvm-unit-tests build) or --from "
                           "FILE (an earlier session) is required")
-    check_outputs([], [("--json", args.json)] + (
-        [("--again", again_path(args.json))] if args.again else []))
     wanted, timeout, flat = check_args(args)
+    check_outputs([], [("--json", args.json)] + [
+        ("--again", again_path(args.json, k))
+        for k in range(1, args.again + 1)])
     lock = None
     if args.accel == "kvm" and not args.no_lock:
         try:
             lock = kvmlock.acquire("trapmeter kut", say=say)
         except kvmlock.LockTimeout as exc:
             raise TrapmeterError(exitstatus.LOCK_BUSY, str(exc)) from None
-    first = run_session(Session(args, wanted, timeout, flat), lock,
-                        args.json)
-    again = kutcmp.not_resolved(first.diffs)
-    if not (args.again and again):
-        return first.worst
-    second_args = copy.copy(args)
-    second_args.boots = max(args.boots, kutcmp.DEFAULT_ROUNDS)
-    second_args.vmexit_boots = max(args.vmexit_boots, AGAIN_VMEXIT_BOOTS)
-    sys.stdout.write("\n%s\n\n" % again_text(again, second_args))
-    second = run_session(Session(second_args, again, timeout, flat, look=2),
-                         lock, again_path(args.json))
-    return max(first.worst, second.worst)
+    session = run_session(Session(args, wanted, timeout, flat), lock,
+                          args.json)
+    worst = session.worst
+    again_args = copy.copy(args)
+    again_args.boots = max(args.boots, kutcmp.DEFAULT_ROUNDS)
+    again_args.vmexit_boots = max(args.vmexit_boots, AGAIN_VMEXIT_BOOTS)
+    for k in range(1, args.again + 1):
+        again = kutcmp.not_resolved(session.diffs)
+        if not again:
+            break
+        sys.stdout.write("\n%s\n\n" % again_text(again, again_args, k))
+        session = run_session(Session(again_args, again, timeout, flat,
+                                      look=k + 1),
+                              lock, again_path(args.json, k))
+        worst = max(worst, session.worst)
+    return worst
 
 
 def run_session(session, lock, path):
@@ -183,20 +196,20 @@ def run_session(session, lock, path):
     return session
 
 
-def again_path(path):
-    """--again's results file beside --json's: results-again.json."""
+def again_path(path, k=1):
+    """--again's k-th results file beside --json's: results-again.json,
+    results-again2.json, ..."""
     stem, ext = os.path.splitext(path)
-    return stem + "-again" + (ext or ".json")
+    return stem + "-again" + (str(k) if k > 1 else "") + (ext or ".json")
 
 
-def again_text(names, args):
-    """The line before --again's session."""
+def again_text(names, args, k=1):
+    """The line before --again's k-th session."""
     return ("--again: the %d row(s) not resolved (%s), judged again on %d "
             "round(s) of their own, %d vmexit boots a round (each case's "
-            "lowest window), results in %s (either session's verdict is a "
-            "wrong one at most twice as often as one session's: a union "
-            "bound):" % (len(names), ", ".join(names), args.boots,
-                         args.vmexit_boots, again_path(args.json)))
+            "lowest window), results in %s (%s):" % (
+                len(names), ", ".join(names), args.boots, args.vmexit_boots,
+                again_path(args.json, k), kut_table.union_text(k + 1)))
 
 
 def rounds_done_text(done, total, elapsed_s):
@@ -219,7 +232,7 @@ class Session:
         self.run = wanted and wanted + kutcmp.read_with(wanted)
         self.flat, self.tmp = flat, tmp
         self.diffs = []             # the rows judged (finish)
-        self.look = look            # 2: --again's session
+        self.look = look            # 2, 3: --again's sessions
         self.pairs = []             # (trapmeter boot, KutLog or None)
         self.waits = []             # vmexit's vCPU wait per round and case
         self.counted = []           # KVM's counters per round and case

@@ -112,8 +112,9 @@ def render_side_by_side(levels, diffs, left_out, host, accel, absent=None,
                         kut_dir=None, look=1, vm_boots=1):
     """`trapmeter kut`'s table (stats/kutcmp.py rows); kut_dir: the
     session's kvm-unit-tests build, for the command that judges the rows
-    not resolved again (a first session's, look 1: a third would take the
-    union bound past twice); vm_boots: vmexit's boots a round."""
+    not resolved again (look: the session's, 2 and on --again's; none
+    after the last kutcmp.most_looks allows); vm_boots: vmexit's boots a
+    round."""
     host = host or {}
     backend = host.get("kvm_flavour") or accel
     boots = max([r["vmexit"][3] for r in levels if r["vmexit"]] + [0])
@@ -150,7 +151,7 @@ def render_side_by_side(levels, diffs, left_out, host, accel, absent=None,
                      "trapmeter net", "agreement"], rows)
     if diffs or absent:
         lines.append(verdict_tally(diffs, absent))
-    again = judge_again(diffs, boots, accel, kut_dir) if look == 1 else None
+    again = judge_again(diffs, boots, accel, kut_dir, look)
     if again:
         lines.append(again)
     notes = [r for r in diffs if r["verdict"] != "agree" or r.get("work")]
@@ -198,22 +199,29 @@ def verdict_tally(diffs, absent=None):
     return text
 
 
-def judge_again(diffs, rounds, accel, kut_dir=None):
+def judge_again(diffs, rounds, accel, kut_dir=None, look=1):
     """The command that judges the rows not resolved (both tools measured)
-    again on rounds of their own, or None.  Taking the verdict of either
-    session doubles at most the chance of one by accident (explained:
-    kutcmp.FALSE_EXPLAINED; unexplained: PARTING_ALPHA): one chance in
-    each session, a union bound."""
+    again on rounds of their own, or None (none left, or look the last
+    session kutcmp.most_looks allows).  Taking the verdict of any of k
+    sessions multiplies at most by k the chance of one by accident
+    (explained: kutcmp.FALSE_EXPLAINED; unexplained: PARTING_ALPHA): one
+    chance in each session, a union bound."""
     names = kutcmp.not_resolved(diffs)
-    if not names:
+    if not names or look >= kutcmp.most_looks():
         return None
     return ("to judge the %d row(s) not resolved again, on rounds of their "
             "own: tools/trapmeter kut --kut-dir %s --accel %s --cases %s "
-            "--boots %d (what --again runs; either session's verdict is a "
-            "wrong one at most twice as often as one session's: a union "
-            "bound)" % (
+            "--boots %d (what --again runs; %s)" % (
                 len(names), kut_dir or "DIR", accel, ",".join(names),
-                max(rounds, kutcmp.DEFAULT_ROUNDS)))
+                max(rounds, kutcmp.DEFAULT_ROUNDS), union_text(look + 1)))
+
+
+def union_text(sessions):
+    """What taking the verdict of any of that many sessions costs."""
+    return ("any of %s sessions' verdicts is a wrong one at most %s as "
+            "often as one session's: a union bound" % (
+                sessions, {2: "twice", 3: "three times"}.get(
+                    sessions, "%d times" % sessions)))
 
 
 def _lacking(row):

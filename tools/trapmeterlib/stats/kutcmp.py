@@ -39,6 +39,7 @@ counted of the two ops (COUNTED)."""
 import math
 
 from ..values import figure
+from .abtest import binomial_upper
 from . import kutfloors, kutprints, kuttries, kutsession, kutwait
 from .kutcounts import (BACK_TO_BACK, BATCH_WAIT, COUNTED, INSNS_BACKEND,
                         PER_INSN, ROUND_TRIP, ROUND_TRIP_COUNTED, TIMER_WAIT)
@@ -105,6 +106,25 @@ def rounds_to_explain(alpha=FALSE_EXPLAINED_ALPHA):
 # kut's rounds unless told: the fewest whose "unexplained" and whose
 # "explained" (a remainder on the bound) are each within alpha
 DEFAULT_ROUNDS = max(rounds_to_part(), rounds_to_explain())
+
+
+# the confidence of the bound on one session's false explanations that
+# several looks multiply (tests/host/test_kut_null.py holds it at that)
+LOOKS_CONFIDENCE = 0.99
+
+
+def most_looks(confidence=LOOKS_CONFIDENCE):
+    """The most sessions of `kut --again` (each on the rows the ones
+    before left not resolved, DEFAULT_ROUNDS rounds) whose verdicts, any
+    of them taken, stay under the alphas by a union bound: that many
+    times one session's false explanations (FALSE_EXPLAINED's upper
+    bound) under FALSE_EXPLAINED_ALPHA, and that many times the chance of
+    two tools that agree parting under PARTING_ALPHA."""
+    one = binomial_upper(*FALSE_EXPLAINED, confidence=confidence)
+    part = parting_chance(DEFAULT_ROUNDS, DEFAULT_ROUNDS)
+    return next(k for k in range(1, 100)
+                if (k + 1) * one >= FALSE_EXPLAINED_ALPHA or
+                (k + 1) * part > PARTING_ALPHA)
 
 
 def level_row(boots, name):
