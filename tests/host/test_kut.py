@@ -691,8 +691,17 @@ class Agreement(AnyRounds, Unexplained, unittest.TestCase):
         self.assertIn("at most three times as often", kut_table.
                       render_side_by_side(levels, diffs, {}, {}, "kvm",
                                           kut_dir="KUT", look=2))
-        self.assertNotIn("to judge", kut_table.render_side_by_side(
-            levels, diffs, {}, {}, "kvm", kut_dir="KUT", look=3))
+        last = kut_table.render_side_by_side(levels, diffs, {}, {}, "kvm",
+                                             kut_dir="KUT", look=3)
+        self.assertNotIn("to judge", last)
+        # a later session's table says what its verdicts rest on: the
+        # sessions before it summed (1.27 % a session at 99 %: 3.8 %)
+        self.assertIn("\nsession 3 of `kut --again`, on the rows the 2 "
+                      "before left not resolved; taking any of 3 sessions' "
+                      "verdicts (a union bound): a false explanation at most "
+                      "3.8 % (model), 3 x one session's 99 % bound, and a "
+                      "parting by chance at most 2.4 % (model)", last)
+        self.assertNotIn("of `kut --again`", text)
         for row in diffs:
             row["verdict"] = "agree"
         self.assertIsNone(kut_table.judge_again(diffs, 4, "kvm"))

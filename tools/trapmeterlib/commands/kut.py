@@ -110,9 +110,9 @@ def add_parser(sub, fmt):
                      help="then judge the rows not resolved again, on "
                      "rounds of their own (--cases of those rows; results "
                      "beside --json's, NAME-again.json, NAME-again2.json), "
-                     "up to N times (default 1, at most %d): any session's "
-                     "verdict is a wrong one at most as many times as "
-                     "often as one session's as there were sessions"
+                     "up to N times (default 1, at most %d): taking any "
+                     "of k sessions' verdicts, a wrong one is at most k "
+                     "times as likely as in one session (a union bound)"
                      % (kutcmp.most_looks() - 1))
     kut.add_argument("--no-lock", action="store_true",
                      help="KVM: do not take the host's KVM lock")

@@ -123,6 +123,8 @@ def render_side_by_side(levels, diffs, left_out, host, accel, absent=None,
                  accel, backend, boots, spread_text(boots)),
              "vmexit: gross (its loop and the exit, no control); trapmeter: "
              "gross, control (its loop alone) and net = gross - control"]
+    if look > 1:
+        lines.append(look_text(look))
     if vm_boots > 1:
         lines.append("vmexit's figure of a round: each case's lowest of its "
                      "%d boots' windows (the host's other work only adds "
@@ -214,6 +216,26 @@ def judge_again(diffs, rounds, accel, kut_dir=None, look=1):
             "--boots %d (what --again runs; %s)" % (
                 len(names), kut_dir or "DIR", accel, ",".join(names),
                 max(rounds, kutcmp.DEFAULT_ROUNDS), union_text(look + 1)))
+
+
+def look_text(look):
+    """What a verdict of --again's look-th session rests on: its rows were
+    left open by the sessions before, so its chances are theirs summed."""
+    one = binomial_upper(*kutcmp.FALSE_EXPLAINED,
+                         confidence=kutcmp.LOOKS_CONFIDENCE)
+    part = kutcmp.parting_chance(kutcmp.DEFAULT_ROUNDS,
+                                 kutcmp.DEFAULT_ROUNDS)
+    return ("session %d of `kut --again`, on the rows the %d before left "
+            "not resolved; taking any of %d sessions' verdicts (a union "
+            "bound): a false explanation at most %s, %d x one session's %s "
+            "bound, and a parting by chance at most %s, %d x %s over %d "
+            "rounds each" % (
+                look, look - 1, look, figure.percent_text(
+                    figure.model(look * one), places=1), look,
+                pct0(kutcmp.LOOKS_CONFIDENCE), figure.percent_text(
+                    figure.model(look * part), places=1), look,
+                figure.percent_text(figure.model(part), places=1),
+                kutcmp.DEFAULT_ROUNDS))
 
 
 def union_text(sessions):
