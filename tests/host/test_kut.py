@@ -686,8 +686,11 @@ class Agreement(AnyRounds, Unexplained, unittest.TestCase):
         self.assertIn("any of 2 sessions' verdicts is a wrong one at most "
                       "twice as often as one session's", text)
         # --again's first session names a third, with its union bound;
-        # the last one kutcmp.most_looks allows names none
-        self.assertEqual(kutcmp.most_looks(), 3)
+        # the last one kutcmp.MOST_LOOKS allows names none
+        self.assertEqual(kutcmp.MOST_LOOKS, 3)
+        # the sessions it runs keep the union bound under the alphas
+        self.assertTrue(kutcmp.union_within_alpha(kutcmp.MOST_LOOKS))
+        self.assertFalse(kutcmp.union_within_alpha(5))
         self.assertIn("at most three times as often", kut_table.
                       render_side_by_side(levels, diffs, {}, {}, "kvm",
                                           kut_dir="KUT", look=2))
@@ -695,11 +698,11 @@ class Agreement(AnyRounds, Unexplained, unittest.TestCase):
                                              kut_dir="KUT", look=3)
         self.assertNotIn("to judge", last)
         # a later session's table says what its verdicts rest on: the
-        # sessions before it summed (1.27 % a session at 99 %: 3.8 %)
+        # sessions before it summed (1.24 % a session at 99 %: 3.7 %)
         self.assertIn("\nsession 3 of `kut --again`, on the rows the 2 "
                       "before left not resolved; taking any of 3 sessions' "
                       "verdicts (a union bound): a false explanation at most "
-                      "3.8 % (model), 3 x one session's 99 % bound, and a "
+                      "3.7 % (model), 3 x one session's 99 % bound, and a "
                       "parting by chance at most 2.4 % (model)", last)
         self.assertNotIn("of `kut --again`", text)
         for row in diffs:
@@ -1461,11 +1464,11 @@ class Again(unittest.TestCase):
     def test_more_sessions_than_the_union_bound_allows_are_refused(self):
         from trapmeterlib.commands import kut
         from trapmeterlib.commands.common import OptionError
-        args = argparse.Namespace(kut_dir="KUT", again=kutcmp.most_looks(),
+        args = argparse.Namespace(kut_dir="KUT", again=kutcmp.MOST_LOOKS,
                                   log_dir=None, boots=5, vmexit_boots=1,
                                   cases=None, timeout=None, accel="kvm")
         with self.assertRaisesRegex(OptionError, r"--again must be 0\.\.2 "
-                                    r"\(got 3\): more sessions"):
+                                    r"\(got 3\): kut runs at most 3"):
             kut.check_args(args)
 
     def test_one_session_without_it_or_with_every_row_resolved(self):

@@ -113,7 +113,7 @@ def add_parser(sub, fmt):
                      "up to N times (default 1, at most %d): taking any "
                      "of k sessions' verdicts, a wrong one is at most k "
                      "times as likely as in one session (a union bound)"
-                     % (kutcmp.most_looks() - 1))
+                     % (kutcmp.MOST_LOOKS - 1))
     kut.add_argument("--no-lock", action="store_true",
                      help="KVM: do not take the host's KVM lock")
 
@@ -123,11 +123,12 @@ def check_args(args):
         raise OptionError("--log-dir %s: not a directory" % args.log_dir)
     if not 1 <= args.boots <= 30:
         raise OptionError("--boots must be 1..30 (got %d)" % args.boots)
-    if not 0 <= args.again < kutcmp.most_looks():
-        raise OptionError("--again must be 0..%d (got %d): more sessions "
-                          "would take a wrong verdict's chance past the "
-                          "alpha by their union bound"
-                          % (kutcmp.most_looks() - 1, args.again))
+    if not 0 <= args.again < kutcmp.MOST_LOOKS:
+        raise OptionError("--again must be 0..%d (got %d): kut runs at "
+                          "most %d sessions, the union bound of whose "
+                          "verdicts it states"
+                          % (kutcmp.MOST_LOOKS - 1, args.again,
+                             kutcmp.MOST_LOOKS))
     if not 1 <= args.vmexit_boots <= 5:
         raise OptionError("--vmexit-boots must be 1..5 (got %d)"
                           % args.vmexit_boots)

@@ -12,7 +12,7 @@ MEASURED = "measured"
 # the bounds printed with "explained"'s false-explanation rate, and the
 # sessions it was measured on (kutcmp.FALSE_EXPLAINED)
 NULL_CONFIDENCE = 0.95
-NULL_SESSIONS = ("46 kut sessions of PVM hosts (34 Intel, 12 AMD; 5 to 30 "
+NULL_SESSIONS = ("52 kut sessions of PVM hosts (40 Intel, 12 AMD; 5 to 30 "
                  "rounds) and their 93 blocks of 5 rounds")
 SKIPPED = "skipped"
 
@@ -113,7 +113,7 @@ def render_side_by_side(levels, diffs, left_out, host, accel, absent=None,
     """`trapmeter kut`'s table (stats/kutcmp.py rows); kut_dir: the
     session's kvm-unit-tests build, for the command that judges the rows
     not resolved again (look: the session's, 2 and on --again's; none
-    after the last kutcmp.most_looks allows); vm_boots: vmexit's boots a
+    after the last kutcmp.MOST_LOOKS allows); vm_boots: vmexit's boots a
     round."""
     host = host or {}
     backend = host.get("kvm_flavour") or accel
@@ -204,12 +204,12 @@ def verdict_tally(diffs, absent=None):
 def judge_again(diffs, rounds, accel, kut_dir=None, look=1):
     """The command that judges the rows not resolved (both tools measured)
     again on rounds of their own, or None (none left, or look the last
-    session kutcmp.most_looks allows).  Taking the verdict of any of k
+    session kutcmp.MOST_LOOKS allows).  Taking the verdict of any of k
     sessions multiplies at most by k the chance of one by accident
     (explained: kutcmp.FALSE_EXPLAINED; unexplained: PARTING_ALPHA): one
     chance in each session, a union bound."""
     names = kutcmp.not_resolved(diffs)
-    if not names or look >= kutcmp.most_looks():
+    if not names or look >= kutcmp.MOST_LOOKS:
         return None
     return ("to judge the %d row(s) not resolved again, on rounds of their "
             "own: tools/trapmeter kut --kut-dir %s --accel %s --cases %s "
