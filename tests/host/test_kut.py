@@ -1461,7 +1461,7 @@ class Again(unittest.TestCase):
         made, _, _, _ = self.sessions(2, ["not resolved", "explained"])
         self.assertEqual(len(made), 2)
 
-    def test_more_sessions_than_the_union_bound_allows_are_refused(self):
+    def test_more_sessions_than_kut_runs_are_refused(self):
         from trapmeterlib.commands import kut
         from trapmeterlib.commands.common import OptionError
         args = argparse.Namespace(kut_dir="KUT", again=kutcmp.MOST_LOOKS,
