@@ -136,6 +136,14 @@ class Rounds(unittest.TestCase):
                     {"vmexit_boots": [{"boots": 5}]}):
             self.assertEqual(kut.vmexit_boots(bad), 1, bad)
 
+    def test_a_saved_session_says_which_session_it_was(self):
+        # `kut --from` of NAME-again2.json: its table says session 3; a
+        # malformed "look" reads as the first, never a traceback
+        self.assertEqual(kut.saved_look({"look": 3}), 3)
+        for bad in ({}, {"look": "3"}, {"look": 0}, {"look": 99},
+                    {"look": True}, {"look": 2.5}, {"look": None}):
+            self.assertEqual(kut.saved_look(bad), 1, bad)
+
 
 if __name__ == "__main__":
     unittest.main()

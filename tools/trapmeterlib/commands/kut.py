@@ -433,7 +433,7 @@ def replay(args):
     sys.stdout.write(kut_table.render_side_by_side(
         levels, diffs, left_out, doc.get("host"),
         (doc.get("config") or {}).get("accel") or "?", absent,
-        (doc.get("config") or {}).get("kut_dir"), info.get("look") or 1,
+        (doc.get("config") or {}).get("kut_dir"), saved_look(info),
         vmexit_boots(info)))
     sys.stdout.write(kut_table.render_counted(info.get("vmexit_counted"),
                                               names))
@@ -441,6 +441,14 @@ def replay(args):
         sys.stdout.write("\n" + kut_table.render_coverage(kut_table.coverage(
             doc, kut_log.VMEXIT_NAMES), kut_log.VMEXIT_NAMES))
     return exitstatus.OK
+
+
+def saved_look(info):
+    """Which session of `kut --again` a saved one was (1: the first, or
+    a file that does not say so readably)."""
+    look = info.get("look")
+    return look if type(look) is int and 1 <= look <= kutcmp.MOST_LOOKS \
+        else 1
 
 
 def vmexit_boots(info):
