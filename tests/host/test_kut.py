@@ -31,7 +31,7 @@ sys.path.insert(0, os.path.join(REPO, "tools"))
 from trapmeterlib.backends import kut_log, kut_vmexit  # noqa: E402
 from trapmeterlib.output import kut_table, report, resultsfile  # noqa: E402
 from trapmeterlib.stats import kutcmp, kutcounts, kutratio  # noqa: E402
-from trapmeterlib.stats import kuttries  # noqa: E402
+from trapmeterlib.stats import kutlooks, kuttries  # noqa: E402
 from trapmeterlib.values.errors import UnusableInput  # noqa: E402
 
 TCG_LOG = os.path.join(KUT, "kut-session-tcg-smp1.log")
@@ -686,11 +686,11 @@ class Agreement(AnyRounds, Unexplained, unittest.TestCase):
         self.assertIn("any of 2 sessions' verdicts is a wrong one at most "
                       "twice as often as one session's", text)
         # --again's first session names a third, with its union bound;
-        # the last one kutcmp.MOST_LOOKS allows names none
-        self.assertEqual(kutcmp.MOST_LOOKS, 3)
+        # the last one kutlooks.MOST_LOOKS allows names none
+        self.assertEqual(kutlooks.MOST_LOOKS, 3)
         # the sessions it runs keep the union bound under the alphas
-        self.assertTrue(kutcmp.union_within_alpha(kutcmp.MOST_LOOKS))
-        self.assertFalse(kutcmp.union_within_alpha(5))
+        self.assertTrue(kutlooks.union_within_alpha(kutlooks.MOST_LOOKS))
+        self.assertFalse(kutlooks.union_within_alpha(5))
         self.assertIn("at most three times as often", kut_table.
                       render_side_by_side(levels, diffs, {}, {}, "kvm",
                                           kut_dir="KUT", look=2))
@@ -1464,7 +1464,7 @@ class Again(unittest.TestCase):
     def test_more_sessions_than_kut_runs_are_refused(self):
         from trapmeterlib.commands import kut
         from trapmeterlib.commands.common import OptionError
-        args = argparse.Namespace(kut_dir="KUT", again=kutcmp.MOST_LOOKS,
+        args = argparse.Namespace(kut_dir="KUT", again=kutlooks.MOST_LOOKS,
                                   log_dir=None, boots=5, vmexit_boots=1,
                                   cases=None, timeout=None, accel="kvm")
         with self.assertRaisesRegex(OptionError, r"--again must be 0\.\.2 "

@@ -20,7 +20,7 @@ sys.path.insert(0, os.path.join(REPO, "tools"))
 from tests.host import kut_null  # noqa: E402
 from trapmeterlib.commands import kut  # noqa: E402
 from trapmeterlib.output import kut_table  # noqa: E402
-from trapmeterlib.stats import kutcmp  # noqa: E402
+from trapmeterlib.stats import kutcmp, kutlooks  # noqa: E402
 from trapmeterlib.stats.abtest import binomial_upper  # noqa: E402
 
 # the bound the rate is held under, stricter than the 95 % printed
@@ -126,14 +126,14 @@ class FalseExplained(unittest.TestCase):
 
     def test_agains_further_sessions_stay_within_the_union_bound(self):
         # kut --again N as the tool runs it, on sessions long enough: a
-        # first look, then up to kutcmp.MOST_LOOKS - 1 more of two
+        # first look, then up to kutlooks.MOST_LOOKS - 1 more of two
         # vmexit boots a round (replayed: two recorded rounds each, the
         # lowest window), each on the rows the ones before left open; by
         # each look's end false explanations within the union bound of
         # that many sessions at one session's stated rate, and the last
         # under the alpha; a further look leaves fewer rows open
-        self.assertEqual(kutcmp.LOOKS_CONFIDENCE, CONFIDENCE)
-        n = kutcmp.MOST_LOOKS
+        self.assertEqual(kutlooks.LOOKS_CONFIDENCE, CONFIDENCE)
+        n = kutlooks.MOST_LOOKS
         tally = kut_null.looks(self.sessions, n, [kutcmp.DEFAULT_ROUNDS] * n,
                                boots=(1, kut.AGAIN_VMEXIT_BOOTS))
         self.assertGreater(tally["pairs"], 1000)

@@ -23,7 +23,7 @@ import time
 from ..backends import kut_counted, kut_log, kut_lowest, kut_vmexit
 from ..output import kut_table, report, resultsfile
 from ..output.summary import tsc_khz
-from ..stats import kutcmp, kutfloors, kutrounds
+from ..stats import kutcmp, kutfloors, kutlooks, kutrounds
 from ..system import children, kvmlock
 from ..values import exitstatus
 from ..values.errors import TrapmeterError, UnusableInput
@@ -113,7 +113,7 @@ def add_parser(sub, fmt):
                      "up to N times (default 1, at most %d): taking any "
                      "of k sessions' verdicts, a wrong one is at most k "
                      "times as likely as in one session (a union bound)"
-                     % (kutcmp.MOST_LOOKS - 1))
+                     % (kutlooks.MOST_LOOKS - 1))
     kut.add_argument("--no-lock", action="store_true",
                      help="KVM: do not take the host's KVM lock")
 
@@ -123,12 +123,12 @@ def check_args(args):
         raise OptionError("--log-dir %s: not a directory" % args.log_dir)
     if not 1 <= args.boots <= 30:
         raise OptionError("--boots must be 1..30 (got %d)" % args.boots)
-    if not 0 <= args.again < kutcmp.MOST_LOOKS:
+    if not 0 <= args.again < kutlooks.MOST_LOOKS:
         raise OptionError("--again must be 0..%d (got %d): kut runs at "
                           "most %d sessions, the union bound of whose "
                           "verdicts it states"
-                          % (kutcmp.MOST_LOOKS - 1, args.again,
-                             kutcmp.MOST_LOOKS))
+                          % (kutlooks.MOST_LOOKS - 1, args.again,
+                             kutlooks.MOST_LOOKS))
     if not 1 <= args.vmexit_boots <= 5:
         raise OptionError("--vmexit-boots must be 1..5 (got %d)"
                           % args.vmexit_boots)
@@ -447,7 +447,7 @@ def saved_look(info):
     """Which session of `kut --again` a saved one was (1: the first, or
     a file that does not say so readably)."""
     look = info.get("look")
-    return look if type(look) is int and 1 <= look <= kutcmp.MOST_LOOKS \
+    return look if type(look) is int and 1 <= look <= kutlooks.MOST_LOOKS \
         else 1
 
 

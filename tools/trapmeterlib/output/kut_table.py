@@ -1,7 +1,7 @@
 """The tables of `import-kut` (vmexit's figures over its boots) and `kut`
 (vmexit beside trapmeter's twin cases, stats/kutcmp.py's rows)."""
 
-from ..stats import kutcmp, kutfloors, kutrounds, kutsession
+from ..stats import kutcmp, kutfloors, kutlooks, kutrounds, kutsession
 from ..stats.abtest import binomial_lower, binomial_upper
 from ..stats.bootstats import median
 from ..values import figure
@@ -113,7 +113,7 @@ def render_side_by_side(levels, diffs, left_out, host, accel, absent=None,
     """`trapmeter kut`'s table (stats/kutcmp.py rows); kut_dir: the
     session's kvm-unit-tests build, for the command that judges the rows
     not resolved again (look: the session's, 2 and on --again's; none
-    after the last kutcmp.MOST_LOOKS allows); vm_boots: vmexit's boots a
+    after the last kutlooks.MOST_LOOKS allows); vm_boots: vmexit's boots a
     round."""
     host = host or {}
     backend = host.get("kvm_flavour") or accel
@@ -204,12 +204,12 @@ def verdict_tally(diffs, absent=None):
 def judge_again(diffs, rounds, accel, kut_dir=None, look=1):
     """The command that judges the rows not resolved (both tools measured)
     again on rounds of their own, or None (none left, or look the last
-    session kutcmp.MOST_LOOKS allows).  Taking the verdict of any of k
+    session kutlooks.MOST_LOOKS allows).  Taking the verdict of any of k
     sessions multiplies at most by k the chance of one by accident
     (explained: kutcmp.FALSE_EXPLAINED; unexplained: PARTING_ALPHA): one
     chance in each session, a union bound."""
     names = kutcmp.not_resolved(diffs)
-    if not names or look >= kutcmp.MOST_LOOKS:
+    if not names or look >= kutlooks.MOST_LOOKS:
         return None
     return ("to judge the %d row(s) not resolved again, on rounds of their "
             "own: tools/trapmeter kut --kut-dir %s --accel %s --cases %s "
@@ -221,10 +221,7 @@ def judge_again(diffs, rounds, accel, kut_dir=None, look=1):
 def look_text(look):
     """What a verdict of --again's look-th session rests on: its rows were
     left open by the sessions before, so its chances are theirs summed."""
-    one = binomial_upper(*kutcmp.FALSE_EXPLAINED,
-                         confidence=kutcmp.LOOKS_CONFIDENCE)
-    part = kutcmp.parting_chance(kutcmp.DEFAULT_ROUNDS,
-                                 kutcmp.DEFAULT_ROUNDS)
+    one, part = kutlooks.one_session()
     return ("session %d of `kut --again`, on the rows the %d before left "
             "not resolved; taking any of %d sessions' verdicts (a union "
             "bound): a false explanation at most %s, %d x one session's %s "
@@ -232,7 +229,7 @@ def look_text(look):
             "rounds each" % (
                 look, look - 1, look, figure.percent_text(
                     figure.model(look * one), places=1), look,
-                pct0(kutcmp.LOOKS_CONFIDENCE), figure.percent_text(
+                pct0(kutlooks.LOOKS_CONFIDENCE), figure.percent_text(
                     figure.model(look * part), places=1), look,
                 figure.percent_text(figure.model(part), places=1),
                 kutcmp.DEFAULT_ROUNDS))

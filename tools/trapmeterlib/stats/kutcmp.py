@@ -39,7 +39,6 @@ counted of the two ops (COUNTED)."""
 import math
 
 from ..values import figure
-from .abtest import binomial_upper
 from . import kutfloors, kutprints, kuttries, kutsession, kutwait
 from .kutcounts import (BACK_TO_BACK, BATCH_WAIT, COUNTED, INSNS_BACKEND,
                         PER_INSN, ROUND_TRIP, ROUND_TRIP_COUNTED, TIMER_WAIT)
@@ -106,28 +105,6 @@ def rounds_to_explain(alpha=FALSE_EXPLAINED_ALPHA):
 # kut's rounds unless told: the fewest whose "unexplained" and whose
 # "explained" (a remainder on the bound) are each within alpha
 DEFAULT_ROUNDS = max(rounds_to_part(), rounds_to_explain())
-
-
-# the confidence of the bound on one session's false explanations that
-# several sessions multiply (tests/host/test_kut_null.py holds it at that)
-LOOKS_CONFIDENCE = 0.99
-# the most sessions `kut --again` runs, the first and two more: a further
-# one costs about ten minutes and resolves less each time (a third
-# resolved 2 of p39's 4 rows, none of p40's; docs/measurements.md,
-# "thirty-fourth session"); union_within_alpha must hold for it
-MOST_LOOKS = 3
-
-
-def union_within_alpha(k, confidence=LOOKS_CONFIDENCE):
-    """Whether k sessions of `kut --again` (each on the rows the ones
-    before left not resolved, DEFAULT_ROUNDS rounds), any one's verdict
-    taken, stay under the alphas by a union bound: k times one session's
-    false explanations (FALSE_EXPLAINED's upper bound) under
-    FALSE_EXPLAINED_ALPHA, and k times the chance of two tools that agree
-    parting under PARTING_ALPHA."""
-    one = binomial_upper(*FALSE_EXPLAINED, confidence=confidence)
-    part = parting_chance(DEFAULT_ROUNDS, DEFAULT_ROUNDS)
-    return k * one < FALSE_EXPLAINED_ALPHA and k * part <= PARTING_ALPHA
 
 
 def level_row(boots, name):
