@@ -689,8 +689,9 @@ class Agreement(AnyRounds, Unexplained, unittest.TestCase):
         # the last one kutlooks.MOST_LOOKS allows names none
         self.assertEqual(kutlooks.MOST_LOOKS, 3)
         # the sessions it runs keep the union bound under the alphas
-        self.assertTrue(kutlooks.union_within_alpha(kutlooks.MOST_LOOKS))
-        self.assertFalse(kutlooks.union_within_alpha(5))
+        self.assertTrue(kutlooks.union_within_alpha(kutlooks.session_rounds(
+            kutcmp.DEFAULT_ROUNDS, kutlooks.MOST_LOOKS - 1)))
+        self.assertFalse(kutlooks.union_within_alpha([5] * 5))
         self.assertIn("at most three times as often", kut_table.
                       render_side_by_side(levels, diffs, {}, {}, "kvm",
                                           kut_dir="KUT", look=2))
@@ -698,12 +699,14 @@ class Agreement(AnyRounds, Unexplained, unittest.TestCase):
                                              kut_dir="KUT", look=3)
         self.assertNotIn("to judge", last)
         # a later session's table says what its verdicts rest on: the
-        # sessions before it summed (1.24 % a session at 99 %: 3.7 %)
+        # sessions before it summed (1.24 % a session at 99 %: 3.7 %), the
+        # parting at the session's own rounds (4 here: 2.9 % each)
         self.assertIn("\nsession 3 of `kut --again`, on the rows the 2 "
                       "before left not resolved; taking any of 3 sessions' "
                       "verdicts (a union bound): a false explanation at most "
                       "3.7 % (model), 3 x one session's 99 % bound, and a "
-                      "parting by chance at most 2.4 % (model)", last)
+                      "parting by chance at most 8.6 % (model), 3 x 2.9 % "
+                      "(model) over 4 rounds each", last)
         self.assertNotIn("of `kut --again`", text)
         for row in diffs:
             row["verdict"] = "agree"
@@ -1470,6 +1473,26 @@ class Again(unittest.TestCase):
         with self.assertRaisesRegex(OptionError, r"--again must be 0\.\.2 "
                                     r"\(got 3\): kut runs at most 3"):
             kut.check_args(args)
+
+    def test_rounds_whose_union_bound_passes_the_alpha_are_refused(self):
+        # three sessions of 30 rounds part tools that agree 1.9 % each
+        # (the median's interval at 30 is no narrower than at 5's range
+        # by that measure): 5.8 % over the three, past the 5 % held; two
+        # sessions stay within it
+        from trapmeterlib.commands import kut
+        from trapmeterlib.commands.common import OptionError
+        args = argparse.Namespace(kut_dir="KUT", again=2, log_dir=None,
+                                  boots=30, vmexit_boots=1, cases=None,
+                                  timeout=None, accel="kvm")
+        with self.assertRaisesRegex(OptionError, r"--again 2 with --boots "
+                                    r"30: 3 sessions of 30 rounds would "
+                                    r"call tools that agree unexplained "
+                                    r"over the 5 % held.*1\.9 % each"):
+            kut.check_args(args)
+        args.again = 1
+        with mock.patch.object(kut.kut_vmexit, "flat_path",
+                               lambda d: "x.flat"):
+            self.assertEqual(kut.check_args(args)[2], "x.flat")
 
     def test_one_session_without_it_or_with_every_row_resolved(self):
         for again, verdict in ((0, "not resolved"), (1, "explained")):

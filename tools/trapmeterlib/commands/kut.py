@@ -129,6 +129,16 @@ def check_args(args):
                           "verdicts it states"
                           % (kutlooks.MOST_LOOKS - 1, args.again,
                              kutlooks.MOST_LOOKS))
+    if not kutlooks.union_within_alpha(kutlooks.session_rounds(
+            args.boots, args.again)):
+        raise OptionError("--again %d with --boots %d: %d sessions of %d "
+                          "rounds would call tools that agree unexplained "
+                          "over the %.0f %% held, by their union bound "
+                          "(their rounds part by chance %.1f %% each); "
+                          "take fewer --again or other --boots" % (
+                              args.again, args.boots, args.again + 1,
+                              args.boots, 100 * kutcmp.PARTING_ALPHA,
+                              100 * kutlooks.session_parting(args.boots)))
     if not 1 <= args.vmexit_boots <= 5:
         raise OptionError("--vmexit-boots must be 1..5 (got %d)"
                           % args.vmexit_boots)
@@ -170,7 +180,7 @@ def command(args):
                           args.json)
     worst = session.worst
     again_args = copy.copy(args)
-    again_args.boots = max(args.boots, kutcmp.DEFAULT_ROUNDS)
+    again_args.boots = kutlooks.session_rounds(args.boots, 1)[1]
     again_args.vmexit_boots = max(args.vmexit_boots, AGAIN_VMEXIT_BOOTS)
     for k in range(1, args.again + 1):
         again = kutcmp.not_resolved(session.diffs)

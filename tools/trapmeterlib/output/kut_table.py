@@ -124,7 +124,7 @@ def render_side_by_side(levels, diffs, left_out, host, accel, absent=None,
              "vmexit: gross (its loop and the exit, no control); trapmeter: "
              "gross, control (its loop alone) and net = gross - control"]
     if look > 1:
-        lines.append(look_text(look))
+        lines.append(look_text(look, boots))
     if vm_boots > 1:
         lines.append("vmexit's figure of a round: each case's lowest of its "
                      "%d boots' windows (the host's other work only adds "
@@ -218,10 +218,11 @@ def judge_again(diffs, rounds, accel, kut_dir=None, look=1):
                 max(rounds, kutcmp.DEFAULT_ROUNDS), union_text(look + 1)))
 
 
-def look_text(look):
-    """What a verdict of --again's look-th session rests on: its rows were
-    left open by the sessions before, so its chances are theirs summed."""
-    one, part = kutlooks.one_session()
+def look_text(look, rounds):
+    """What a verdict of --again's look-th session of `rounds` rounds rests
+    on: its rows were left open by the sessions before, so its chances
+    are theirs summed (theirs taken as its own, a model)."""
+    one, part = kutlooks.false_bound(), kutlooks.session_parting(rounds)
     return ("session %d of `kut --again`, on the rows the %d before left "
             "not resolved; taking any of %d sessions' verdicts (a union "
             "bound): a false explanation at most %s, %d x one session's %s "
@@ -232,7 +233,7 @@ def look_text(look):
                 pct0(kutlooks.LOOKS_CONFIDENCE), figure.percent_text(
                     figure.model(look * part), places=1), look,
                 figure.percent_text(figure.model(part), places=1),
-                kutcmp.DEFAULT_ROUNDS))
+                rounds))
 
 
 def union_text(sessions):
