@@ -1487,7 +1487,7 @@ class Again(unittest.TestCase):
         with self.assertRaisesRegex(OptionError, r"--again 2 with --boots "
                                     r"30: 3 sessions of 30 rounds would "
                                     r"call tools that agree unexplained "
-                                    r"over the 5 % held.*1\.9 % each"):
+                                    r"over the 5 % held.*1\.9 % \(model\) each"):
             kut.check_args(args)
         args.again = 1
         with mock.patch.object(kut.kut_vmexit, "flat_path",

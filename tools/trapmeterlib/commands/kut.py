@@ -25,7 +25,7 @@ from ..output import kut_table, report, resultsfile
 from ..output.summary import tsc_khz
 from ..stats import kutcmp, kutfloors, kutlooks, kutrounds
 from ..system import children, kvmlock
-from ..values import exitstatus
+from ..values import exitstatus, figure
 from ..values.errors import TrapmeterError, UnusableInput
 from .common import OptionError, check_outputs, say, write_json
 from . import kut_twins
@@ -133,12 +133,14 @@ def check_args(args):
             args.boots, args.again)):
         raise OptionError("--again %d with --boots %d: %d sessions of %d "
                           "rounds would call tools that agree unexplained "
-                          "over the %.0f %% held, by their union bound "
-                          "(their rounds part by chance %.1f %% each); "
-                          "take fewer --again or other --boots" % (
+                          "over the %s held, by their union bound (their "
+                          "rounds part by chance %s each); take fewer "
+                          "--again or other --boots" % (
                               args.again, args.boots, args.again + 1,
-                              args.boots, 100 * kutcmp.PARTING_ALPHA,
-                              100 * kutlooks.session_parting(args.boots)))
+                              args.boots, kut_table.pct0(kutcmp.PARTING_ALPHA),
+                              figure.percent_text(figure.model(
+                                  kutlooks.session_parting(args.boots)),
+                                  places=1)))
     if not 1 <= args.vmexit_boots <= 5:
         raise OptionError("--vmexit-boots must be 1..5 (got %d)"
                           % args.vmexit_boots)
