@@ -96,7 +96,8 @@ sys.path.insert(0, os.path.join(ROOT, "tools"))
 
 from trapmeterlib.commands import kut, kut_boots  # noqa: E402
 from trapmeterlib.output import resultsfile  # noqa: E402
-from trapmeterlib.stats import kutcmp, kutrounds, kuttries  # noqa: E402
+from trapmeterlib.stats import (kutcmp, kutlooks, kutrounds,  # noqa: E402
+                                kuttries)
 from trapmeterlib.stats.abtest import binomial_upper  # noqa: E402
 
 W = kutcmp.width
@@ -372,14 +373,14 @@ def looks(sessions, n=2, rounds=None, rule=None, boots=(1,)):
     session cut into n looks (of rounds[i] rounds the i-th, or n equal
     parts; a session too short for them, or for looks of
     rounds_to_explain rounds, is left out), a pair judged on the first
-    look and, where not resolved there, on the next, each on its own
-    rounds as --again's session is.  The i-th look's rounds are boots[i]
+    look and, where not resolved or unexplained there, on the next, each
+    on its own rounds as --again's session is.  The i-th look's rounds are boots[i]
     recorded rounds each (the last entry for the looks after it), with
     vmexit's lowest window (lowest_rounds: `kut --vmexit-boots`).
     Returns {"false": false explanations by the end of each look,
     "pairs", "rows": real rows judged, "open": real rows still not
-    resolved after each look, "unexplained": real rows called so by its
-    end}."""
+    resolved after each look, "unexplained": real rows called so after
+    it}."""
     rule = rule or kutcmp.allowed_width
     boots = [boots[min(i, len(boots) - 1)] for i in range(n)]
     out = {"false": [0] * n, "pairs": 0, "rows": 0, "open": [0] * n,
@@ -400,18 +401,15 @@ def looks(sessions, n=2, rounds=None, rule=None, boots=(1,)):
 def _look_session(cut, flavour, rule, out):
     """looks() of one session cut into looks: its real rows, then its
     shuffled pairs, added to out."""
-    n = len(cut)
     names = [x for x in kut_boots.shown_names(cut[0], [])
              if x != kutcmp.REFERENCE]
     for name in names:
         out["rows"] += 1
-        said = _first_said(cut, lambda look: judge(
+        said = _standing(cut, lambda look: judge(
             look, name, flavour, rule)[1])
-        for i in range(said[0] if said else n):
-            out["open"][i] += 1
-        if said and said[1] == "unexplained":
-            for i in range(said[0], n):
-                out["unexplained"][i] += 1
+        for i, verdict in enumerate(said):
+            out["open"][i] += verdict == "not resolved"
+            out["unexplained"][i] += verdict == "unexplained"
     rows = {x: judge(cut[0], x, flavour, rule)[0] for x in names}
     ok = [x for x in names if judged(rows[x])]
     for b in ok:
@@ -422,21 +420,23 @@ def _look_session(cut, flavour, rule, out):
                     near(ra, rb, rule):
                 continue
             out["pairs"] += 1
-            said = _first_said(cut, lambda look: judge(
+            said = _standing(cut, lambda look: judge(
                 swap(look, a, b), b, flavour, rule)[1])
-            if said and said[1] == "explained":
-                for i in range(said[0], n):
-                    out["false"][i] += 1
+            for i, verdict in enumerate(said):
+                out["false"][i] += verdict == "explained"
 
 
-def _first_said(cut, verdict):
-    """(look, verdict) of the first look of cut whose verdict is not
-    "not resolved", or None."""
-    for i, look in enumerate(cut):
-        said = verdict(look)
-        if said != "not resolved":
-            return i, said
-    return None
+def _standing(cut, verdict):
+    """A row's verdict after each look of cut: the last look's that
+    judged it, each look judging it again while it stands not resolved
+    or unexplained (kutlooks.rows_again)."""
+    out = []
+    for look in cut:
+        if not out or out[-1] in kutlooks.AGAIN_VERDICTS:
+            out.append(verdict(look))
+        else:
+            out.append(out[-1])
+    return out
 
 
 def look_sizes(text, n):

@@ -679,38 +679,51 @@ class Agreement(AnyRounds, Unexplained, unittest.TestCase):
         levels, diffs = kutcmp.rows(b, ["cpuid", self.REF], self.REF)
         text = kut_table.render_side_by_side(levels, diffs, {}, {}, "kvm",
                                              kut_dir="KUT")
-        self.assertIn("\nto judge the 1 row(s) not resolved again, on rounds "
-                      "of their own: tools/trapmeter kut --kut-dir KUT "
-                      "--accel kvm --cases cpuid --boots %d (" %
-                      kutcmp.DEFAULT_ROUNDS, text)
-        self.assertIn("any of 2 sessions' verdicts is a wrong one at most "
-                      "twice as often as one session's", text)
+        self.assertIn("\nto judge the 1 row(s) not resolved or unexplained "
+                      "again, on rounds of their own: tools/trapmeter kut "
+                      "--kut-dir KUT --accel kvm --cases cpuid --boots %d (" %
+                      kutlooks.AGAIN_ROUNDS, text)
+        self.assertIn("any of 2 sessions' verdicts, by union bounds: a false "
+                      "explanation at most ", text)
         # --again's first session names a third, with its union bound;
         # the last one kutlooks.MOST_LOOKS allows names none
         self.assertEqual(kutlooks.MOST_LOOKS, 3)
         # the sessions it runs keep the union bound under the alphas
         self.assertTrue(kutlooks.union_within_alpha(kutlooks.session_rounds(
             kutcmp.DEFAULT_ROUNDS, kutlooks.MOST_LOOKS - 1)))
-        self.assertFalse(kutlooks.union_within_alpha([5] * 5))
-        self.assertIn("at most three times as often", kut_table.
+        self.assertFalse(kutlooks.union_within_alpha([5] * 6))
+        # a second session's names a third of 5 rounds
+        self.assertIn("--boots %d (what --again runs; any of 3 sessions' "
+                      "verdicts" % kutcmp.DEFAULT_ROUNDS, kut_table.
                       render_side_by_side(levels, diffs, {}, {}, "kvm",
-                                          kut_dir="KUT", look=2))
+                                          kut_dir="KUT", look=2,
+                                          looks_rounds=[4, 8]))
         last = kut_table.render_side_by_side(levels, diffs, {}, {}, "kvm",
                                              kut_dir="KUT", look=3)
         self.assertNotIn("to judge", last)
         # a later session's table says what its verdicts rest on: the
-        # sessions before it summed (1.24 % a session at 99 %: 3.7 %), the
-        # parting at the session's own rounds (4 here: 2.9 % each)
-        self.assertIn("\nsession 3 of `kut --again`, on the rows the 2 "
-                      "before left not resolved; taking any of 3 sessions' "
-                      "verdicts (a union bound): a false explanation at most "
-                      "3.7 % (model), 3 x one session's 99 % bound, and a "
-                      "parting by chance at most 8.6 % (model), 3 x 2.9 % "
-                      "(model) over 4 rounds each", last)
+        # sessions before it summed, each at its own rounds (the third
+        # of 8 here: the median's interval, its own rate)
+        last = kut_table.render_side_by_side(levels, diffs, {}, {}, "kvm",
+                                             kut_dir="KUT", look=3,
+                                             looks_rounds=[5, 5, 8])
+        one, eight = kutlooks.false_bound(5), kutlooks.false_bound(8)
+        pct = kut_table.model_pct
+        self.assertIn(
+            "\nsession 3 of `kut --again`, on the rows the 2 before left "
+            "not resolved or unexplained; each row's verdict the last "
+            "session's that judged it, any of 3 sessions' (a union "
+            "bound): a false explanation at most %s, the sum of each "
+            "session's 99 %% bound at its spread (%s, %s, %s), and a parting "
+            "by chance at most %s, the sum of each one's (0.8 %% (model), "
+            "0.8 %% (model), 1.0 %% (model)), over 5, 5, 8 rounds" % (
+                pct(2 * one + eight), pct(one), pct(one), pct(eight),
+                pct(2 * kutcmp.parting_chance(5, 5) +
+                    kutcmp.parting_chance(8, 8))), last)
         self.assertNotIn("of `kut --again`", text)
         for row in diffs:
             row["verdict"] = "agree"
-        self.assertIsNone(kut_table.judge_again(diffs, 4, "kvm"))
+        self.assertIsNone(kut_table.judge_again(diffs, [4], "kvm"))
 
     def test_the_tally_sets_apart_a_row_vmexit_skipped(self):
         # wr_ibrs_msr on a CPU without IBRS: vmexit prints "(skipped)", so
@@ -1212,10 +1225,11 @@ class Agreement(AnyRounds, Unexplained, unittest.TestCase):
         # the table prints the rule and its measured rate once
         levels, diffs = kutcmp.rows(b, ["cpuid", self.REF], self.REF)
         text = kut_table.render_side_by_side(levels, diffs, {}, {}, "kvm")
-        k, n = kutcmp.FALSE_EXPLAINED
+        k, n = kutlooks.FALSE_BY_SPREAD["range"]
         self.assertEqual(text.count("by accident"), 1, text)
-        self.assertIn("%d pairs of %s) %.1f %% (" % (
-            n, kut_table.NULL_SESSIONS, 100.0 * k / n), text)
+        self.assertIn("%d pairs of %s; those judged over the range, as this "
+                      "session's) %.1f %% (" % (
+                          n, kut_table.NULL_SESSIONS, 100.0 * k / n), text)
 
     def test_unexplained_names_what_was_tried_and_the_work(self):
         b = boots({"tscdeadline_immed": [300, 310, 305], self.REF: [20, 20, 20]},
@@ -1399,9 +1413,9 @@ class Again(unittest.TestCase):
 
         class Fake:
             def __init__(self, args, wanted, timeout, flat, tmp=None,
-                         look=1):
+                         look=1, looks_rounds=None):
                 self.args, self.wanted, self.worst = args, wanted, 0
-                self.look = look
+                self.look, self.looks_rounds = look, looks_rounds
                 made.append(self)
 
             def round(self, rnd):
@@ -1438,16 +1452,25 @@ class Again(unittest.TestCase):
         self.assertEqual([(m.wanted, m.args.boots, m.args.vmexit_boots,
                            m.look) for m in made],
                          [(None, 3, 1, 1),
-                          (["cpuid"], kutcmp.DEFAULT_ROUNDS,
+                          (["cpuid"], kutlooks.AGAIN_ROUNDS,
                            kut.AGAIN_VMEXIT_BOOTS, 2)])
         self.assertEqual(kut.AGAIN_VMEXIT_BOOTS, 2)
         self.assertEqual([m.path for m in made],
                          [os.path.join(tmp, "r.json"),
                           os.path.join(tmp, "r-again.json")])
         self.assertEqual(status, 1)
-        self.assertIn("--again: the 1 row(s) not resolved (cpuid), judged "
-                      "again on %d round(s) of their own, 2 vmexit boots a "
-                      "round" % kutcmp.DEFAULT_ROUNDS, out)
+        self.assertIn("--again: the 1 row(s) not resolved or unexplained "
+                      "(cpuid), judged again on %d round(s) of their own, 2 "
+                      "vmexit boots a round" % kutlooks.AGAIN_ROUNDS, out)
+
+    def test_an_unexplained_row_is_judged_again(self):
+        # an alarm stands only where the next session parts the tools
+        # again: unexplained rows get a session as not resolved ones do
+        made, _, _, _ = self.sessions(2, "unexplained")
+        self.assertEqual([m.wanted for m in made],
+                         [None, ["cpuid"], ["cpuid"]])
+        made, _, _, _ = self.sessions(2, ["unexplained", "agree"])
+        self.assertEqual(len(made), 2)
 
     def test_again_n_judges_what_each_session_left_up_to_n_times(self):
         made, status, out, tmp = self.sessions(2, "not resolved")
@@ -1457,9 +1480,17 @@ class Again(unittest.TestCase):
                          [os.path.join(tmp, "r-again.json"),
                           os.path.join(tmp, "r-again2.json")])
         self.assertEqual(status, 2)
-        self.assertIn("results in %s (any of 3 sessions' verdicts is a "
-                      "wrong one at most three times as often" %
-                      os.path.join(tmp, "r-again2.json"), out)
+        # the first of 3 rounds, which explain nothing, then one of 8 (the
+        # median's interval) and one of 5
+        rounds = [3, kutlooks.AGAIN_ROUNDS, kutcmp.DEFAULT_ROUNDS]
+        self.assertIn("results in %s (%s):" % (
+            os.path.join(tmp, "r-again2.json"), kut_table.union_text(
+                rounds)), out)
+        self.assertEqual([m.looks_rounds for m in made][1:], [rounds] * 2)
+        self.assertEqual(kutlooks.union_false(rounds),
+                         kutlooks.false_bound(8) + kutlooks.false_bound(5))
+        self.assertGreater(kutlooks.false_bound(8), kutlooks.false_bound(5))
+        self.assertEqual(kutlooks.false_bound(3), 0.0)
         # a row the second session resolved is not judged a third time
         made, _, _, _ = self.sessions(2, ["not resolved", "explained"])
         self.assertEqual(len(made), 2)
@@ -1475,24 +1506,34 @@ class Again(unittest.TestCase):
             kut.check_args(args)
 
     def test_rounds_whose_union_bound_passes_the_alpha_are_refused(self):
-        # three sessions of 30 rounds part tools that agree 1.9 % each
-        # (the median's interval at 30 is no narrower than at 5's range
-        # by that measure): 5.8 % over the three, past the 5 % held; two
-        # sessions stay within it
+        # from 8 rounds a session judges by the median's interval, and
+        # explains falsely up to 2.5 % (kutlooks.FALSE_BY_SPREAD, 99 %):
+        # --again 2 after a first session of 8 (8 rounds each) sums to
+        # 7.5 %, past the 5 % held; three of 30 also part tools that
+        # agree 1.9 % each, 5.8 % over the three.  The default's 5, 8 and
+        # 5 rounds stay within both; one session of 30 alone too
         from trapmeterlib.commands import kut
         from trapmeterlib.commands.common import OptionError
         args = argparse.Namespace(kut_dir="KUT", again=2, log_dir=None,
                                   boots=30, vmexit_boots=1, cases=None,
                                   timeout=None, accel="kvm")
         with self.assertRaisesRegex(OptionError, r"--again 2 with --boots "
-                                    r"30: 3 sessions of 30 rounds would "
-                                    r"call tools that agree unexplained "
-                                    r"over the 5 % held.*1\.9 % \(model\) each"):
+                                    r"30: 3 sessions of 30, 30, 30 rounds, "
+                                    r"any one's verdict taken, would "
+                                    r"explain falsely up to 7\.5 % \(model\) "
+                                    r"\(held under 5 %\) and call tools that "
+                                    r"agree unexplained up to 5\.8 % "
+                                    r"\(model\)"):
             kut.check_args(args)
-        args.again = 1
+        args.boots = 8
+        with self.assertRaisesRegex(OptionError, r"3 sessions of 8, 8, 8 "
+                                    r"rounds.* up to 7\.5 % \(model\) \(held"):
+            kut.check_args(args)
         with mock.patch.object(kut.kut_vmexit, "flat_path",
                                lambda d: "x.flat"):
-            self.assertEqual(kut.check_args(args)[2], "x.flat")
+            for boots, again in ((30, 0), (5, 2)):
+                args.boots, args.again = boots, again
+                self.assertEqual(kut.check_args(args)[2], "x.flat")
 
     def test_one_session_without_it_or_with_every_row_resolved(self):
         for again, verdict in ((0, "not resolved"), (1, "explained")):

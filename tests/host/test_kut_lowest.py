@@ -14,7 +14,7 @@ sys.path.insert(0, os.path.join(REPO, "tools"))
 import types  # noqa: E402
 
 from trapmeterlib.backends import kut_log, kut_lowest  # noqa: E402
-from trapmeterlib.commands import kut  # noqa: E402
+from trapmeterlib.commands import kut, kut_boots  # noqa: E402
 
 
 def boot(text, waits=None, counted=None):
@@ -131,18 +131,29 @@ class Rounds(unittest.TestCase):
         # one boot a round, never a traceback
         two = {"vmexit_boots": [{"round": 0, "smp": 1,
                                  "boots": [{"cpuid": 1}, {"cpuid": 2}]}]}
-        self.assertEqual(kut.vmexit_boots(two), 2)
+        self.assertEqual(kut_boots.vmexit_boots(two), 2)
         for bad in ({}, {"vmexit_boots": 7}, {"vmexit_boots": [3, "x"]},
                     {"vmexit_boots": [{"boots": 5}]}):
-            self.assertEqual(kut.vmexit_boots(bad), 1, bad)
+            self.assertEqual(kut_boots.vmexit_boots(bad), 1, bad)
 
     def test_a_saved_session_says_which_session_it_was(self):
         # `kut --from` of NAME-again2.json: its table says session 3; a
         # malformed "look" reads as the first, never a traceback
-        self.assertEqual(kut.saved_look({"look": 3}), 3)
+        self.assertEqual(kut_boots.saved_look({"look": 3}), 3)
         for bad in ({}, {"look": "3"}, {"look": 0}, {"look": 99},
                     {"look": True}, {"look": 2.5}, {"look": None}):
-            self.assertEqual(kut.saved_look(bad), 1, bad)
+            self.assertEqual(kut_boots.saved_look(bad), 1, bad)
+
+    def test_a_saved_session_says_the_rounds_of_the_ones_before(self):
+        # its union bound sums each session's rate at its own rounds; a
+        # list that is not one count of 1..30 per session up to this one
+        # reads as none said (each then as this session's own)
+        info = {"look": 3, "looks_rounds": [5, 5, 8]}
+        self.assertEqual(kut_boots.saved_rounds(info), [5, 5, 8])
+        for bad in ([5, 5], [5, 5, "8"], [5, 5, 0], [5, 5, 31], "5,5,8",
+                    [5, True, 8], None):
+            self.assertIsNone(kut_boots.saved_rounds(dict(info, looks_rounds=bad)),
+                              bad)
 
 
 if __name__ == "__main__":

@@ -25,12 +25,13 @@ from ..output import kut_table, report, resultsfile
 from ..output.summary import tsc_khz
 from ..stats import kutcmp, kutfloors, kutlooks, kutrounds
 from ..system import children, kvmlock
-from ..values import exitstatus, figure
+from ..values import exitstatus
 from ..values.errors import TrapmeterError, UnusableInput
 from .common import OptionError, check_outputs, say, write_json
 from . import kut_twins
 from .kut_boots import (absent_names, file_boots, kutcmp_boots, merged_boots,
-                        replay_names, replay_wanted, shown_names)
+                        replay_names, replay_wanted, saved_look, saved_rounds,
+                        shown_names, vmexit_boots)
 
 NAME = "kut"
 DEFAULT_BOOTS = kutcmp.DEFAULT_ROUNDS
@@ -107,12 +108,13 @@ def add_parser(sub, fmt):
                      "(vmexit-rR-smpN.log: `import-kut` reads them)")
     kut.add_argument("--again", metavar="N", nargs="?", type=int,
                      const=1, default=0,
-                     help="then judge the rows not resolved again, on "
-                     "rounds of their own (--cases of those rows; results "
-                     "beside --json's, NAME-again.json, NAME-again2.json), "
-                     "up to N times (default 1, at most %d): taking any "
-                     "of k sessions' verdicts, a wrong one is at most k "
-                     "times as likely as in one session (a union bound)"
+                     help="then judge the rows not resolved or unexplained "
+                     "again, on rounds of their own (--cases of those rows; "
+                     "results beside --json's, NAME-again.json, "
+                     "NAME-again2.json), up to N times (default 1, at most "
+                     "%d): a row's verdict is the last session's that "
+                     "judged it, a wrong one at most as likely as the "
+                     "sessions' chances summed (a union bound)"
                      % (kutlooks.MOST_LOOKS - 1))
     kut.add_argument("--no-lock", action="store_true",
                      help="KVM: do not take the host's KVM lock")
@@ -129,18 +131,21 @@ def check_args(args):
                           "verdicts it states"
                           % (kutlooks.MOST_LOOKS - 1, args.again,
                              kutlooks.MOST_LOOKS))
-    if not kutlooks.union_within_alpha(kutlooks.session_rounds(
-            args.boots, args.again)):
-        raise OptionError("--again %d with --boots %d: %d sessions of %d "
-                          "rounds would call tools that agree unexplained "
-                          "over the %s held, by their union bound (their "
-                          "rounds part by chance %s each); take fewer "
-                          "--again or other --boots" % (
-                              args.again, args.boots, args.again + 1,
-                              args.boots, kut_table.pct0(kutcmp.PARTING_ALPHA),
-                              figure.percent_text(figure.model(
-                                  kutlooks.session_parting(args.boots)),
-                                  places=1)))
+    rounds = kutlooks.session_rounds(args.boots, args.again)
+    if not kutlooks.union_within_alpha(rounds):
+        pct = kut_table.model_pct
+        raise OptionError("--again %d with --boots %d: %d sessions of %s "
+                          "rounds, any one's verdict taken, would explain "
+                          "falsely up to %s (held under %s) and call tools "
+                          "that agree unexplained up to %s (held under %s), "
+                          "by union bounds; take fewer --again or other "
+                          "--boots" % (
+                              args.again, args.boots, len(rounds),
+                              ", ".join(str(r) for r in rounds),
+                              pct(kutlooks.union_false(rounds)),
+                              kut_table.pct0(kutcmp.FALSE_EXPLAINED_ALPHA),
+                              pct(kutlooks.union_parting(rounds)),
+                              kut_table.pct0(kutcmp.PARTING_ALPHA)))
     if not 1 <= args.vmexit_boots <= 5:
         raise OptionError("--vmexit-boots must be 1..5 (got %d)"
                           % args.vmexit_boots)
@@ -178,19 +183,21 @@ def command(args):
             lock = kvmlock.acquire("trapmeter kut", say=say)
         except kvmlock.LockTimeout as exc:
             raise TrapmeterError(exitstatus.LOCK_BUSY, str(exc)) from None
+    rounds = kutlooks.session_rounds(args.boots, args.again)
     session = run_session(Session(args, wanted, timeout, flat), lock,
                           args.json)
     worst = session.worst
     again_args = copy.copy(args)
-    again_args.boots = kutlooks.session_rounds(args.boots, 1)[1]
     again_args.vmexit_boots = max(args.vmexit_boots, AGAIN_VMEXIT_BOOTS)
     for k in range(1, args.again + 1):
-        again = kutcmp.not_resolved(session.diffs)
+        again = kutlooks.rows_again(session.diffs)
         if not again:
             break
-        sys.stdout.write("\n%s\n\n" % again_text(again, again_args, k))
+        again_args.boots = rounds[k]
+        sys.stdout.write("\n%s\n\n" % again_text(again, again_args, k,
+                                                   rounds[:k + 1]))
         session = run_session(Session(again_args, again, timeout, flat,
-                                      look=k + 1),
+                                      look=k + 1, looks_rounds=rounds),
                               lock, again_path(args.json, k))
         worst = max(worst, session.worst)
     return worst
@@ -216,13 +223,14 @@ def again_path(path, k=1):
     return stem + "-again" + (str(k) if k > 1 else "") + (ext or ".json")
 
 
-def again_text(names, args, k=1):
-    """The line before --again's k-th session."""
-    return ("--again: the %d row(s) not resolved (%s), judged again on %d "
-            "round(s) of their own, %d vmexit boots a round (each case's "
-            "lowest window), results in %s (%s):" % (
+def again_text(names, args, k, rounds):
+    """The line before --again's k-th session, rounds those of the
+    sessions to it."""
+    return ("--again: the %d row(s) not resolved or unexplained (%s), "
+            "judged again on %d round(s) of their own, %d vmexit boots a "
+            "round (each case's lowest window), results in %s (%s):" % (
                 len(names), ", ".join(names), args.boots, args.vmexit_boots,
-                again_path(args.json, k), kut_table.union_text(k + 1)))
+                again_path(args.json, k), kut_table.union_text(rounds)))
 
 
 def rounds_done_text(done, total, elapsed_s):
@@ -239,13 +247,16 @@ def rounds_done_text(done, total, elapsed_s):
 class Session:
     """The rounds of one `trapmeter kut` and what they measured."""
 
-    def __init__(self, args, wanted, timeout, flat, tmp=None, look=1):
+    def __init__(self, args, wanted, timeout, flat, tmp=None, look=1,
+                 looks_rounds=None):
         self.args, self.wanted, self.timeout = args, wanted, timeout
         # vmexit runs the names asked and those their rows read
         self.run = wanted and wanted + kutcmp.read_with(wanted)
         self.flat, self.tmp = flat, tmp
         self.diffs = []             # the rows judged (finish)
         self.look = look            # 2, 3: --again's sessions
+        # the rounds of each session up to this one
+        self.looks_rounds = (looks_rounds or [args.boots] * look)[:look]
         self.pairs = []             # (trapmeter boot, KutLog or None)
         self.waits = []             # vmexit's vCPU wait per round and case
         self.counted = []           # KVM's counters per round and case
@@ -408,7 +419,8 @@ class Session:
             self.wanted, names, self.left_out), out_boots)
         sys.stdout.write(kut_table.render_side_by_side(
             levels, diffs, self.left_out, self.host, self.args.accel, absent,
-            self.args.kut_dir, self.look, self.args.vmexit_boots))
+            self.args.kut_dir, self.look, self.args.vmexit_boots,
+            self.looks_rounds))
         sys.stdout.write(kut_table.render_counted(self.counted, names))
         sys.stdout.flush()
         config = dict(self.config or {}, source="trapmeter kut",
@@ -420,6 +432,7 @@ class Session:
         doc["kut"] = {"levels": levels, "differences": diffs,
                       "left_out": self.left_out, "unmeasured": absent,
                       "wanted": self.wanted, "look": self.look,
+                      "looks_rounds": self.looks_rounds,
                       "vcpu_wait": self.waits,
                       "vmexit_counted": self.counted,
                       "vmexit_boots": self.windows}
@@ -446,31 +459,13 @@ def replay(args):
         levels, diffs, left_out, doc.get("host"),
         (doc.get("config") or {}).get("accel") or "?", absent,
         (doc.get("config") or {}).get("kut_dir"), saved_look(info),
-        vmexit_boots(info)))
+        vmexit_boots(info), saved_rounds(info)))
     sys.stdout.write(kut_table.render_counted(info.get("vmexit_counted"),
                                               names))
     if args.coverage:
         sys.stdout.write("\n" + kut_table.render_coverage(kut_table.coverage(
             doc, kut_log.VMEXIT_NAMES), kut_log.VMEXIT_NAMES))
     return exitstatus.OK
-
-
-def saved_look(info):
-    """Which session of `kut --again` a saved one was (1: the first, or
-    a file that does not say so readably)."""
-    look = info.get("look")
-    return look if type(look) is int and 1 <= look <= kutlooks.MOST_LOOKS \
-        else 1
-
-
-def vmexit_boots(info):
-    """How many vmexit boots a saved session's rounds took (1 in a file
-    written before --vmexit-boots)."""
-    saved = info.get("vmexit_boots")
-    kept = [len(w["boots"]) for w in saved if isinstance(w, dict) and
-            isinstance(w.get("boots"), list)] if isinstance(saved, list) \
-        else []
-    return max(kept + [1])
 
 
 def _tail(data, limit=300):

@@ -1,12 +1,14 @@
 """A `kut` session's boots as stats/kutcmp.py's rounds: per round,
 vmexit's figures and trapmeter's twin rows by vmexit name, with vmexit's
 vCPU waits and KVM's counts; from a live session's boots
-(kutcmp_boots) or from its results.json (file_boots, `kut --from`)."""
+(kutcmp_boots) or from its results.json (file_boots, `kut --from`), and
+what a saved session says of its place among --again's (saved_look,
+saved_rounds) and of its vmexit boots (vmexit_boots)."""
 
 from ..backends import kut_counted, kut_log, kut_vmexit
 from ..output import report
 from ..output.summary import tsc_khz
-from ..stats import kutcmp, kutsession
+from ..stats import kutcmp, kutlooks, kutsession
 from ..values.resultform import raw_net
 
 SUITE = kut_log.SUITE
@@ -184,3 +186,31 @@ def merged_boots(pairs):
         boot["kut_round"] = rnd
         out.append(boot)
     return out
+
+
+def saved_look(info):
+    """Which session of `kut --again` a saved one was (1: the first, or
+    a file that does not say so readably)."""
+    look = info.get("look")
+    return look if type(look) is int and 1 <= look <= kutlooks.MOST_LOOKS \
+        else 1
+
+
+def saved_rounds(info):
+    """The rounds of each session up to a saved one (None where the file
+    does not say so readably: each as its own)."""
+    rounds = info.get("looks_rounds")
+    if isinstance(rounds, list) and len(rounds) == saved_look(info) and \
+            all(type(r) is int and 1 <= r <= 30 for r in rounds):
+        return rounds
+    return None
+
+
+def vmexit_boots(info):
+    """How many vmexit boots a saved session's rounds took (1 in a file
+    written before --vmexit-boots)."""
+    saved = info.get("vmexit_boots")
+    kept = [len(w["boots"]) for w in saved if isinstance(w, dict) and
+            isinstance(w.get("boots"), list)] if isinstance(saved, list) \
+        else []
+    return max(kept + [1])

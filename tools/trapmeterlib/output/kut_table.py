@@ -12,8 +12,8 @@ MEASURED = "measured"
 # the bounds printed with "explained"'s false-explanation rate, and the
 # sessions it was measured on (kutcmp.FALSE_EXPLAINED)
 NULL_CONFIDENCE = 0.95
-NULL_SESSIONS = ("52 kut sessions of PVM hosts (40 Intel, 12 AMD; 5 to 30 "
-                 "rounds) and their 93 blocks of 5 rounds")
+NULL_SESSIONS = ("55 kut sessions of PVM hosts (43 Intel, 12 AMD; 5 to 30 "
+                 "rounds) and their 95 blocks of 5 rounds")
 SKIPPED = "skipped"
 
 
@@ -109,12 +109,14 @@ def _table(head, rows):
 
 
 def render_side_by_side(levels, diffs, left_out, host, accel, absent=None,
-                        kut_dir=None, look=1, vm_boots=1):
+                        kut_dir=None, look=1, vm_boots=1,
+                        looks_rounds=None):
     """`trapmeter kut`'s table (stats/kutcmp.py rows); kut_dir: the
     session's kvm-unit-tests build, for the command that judges the rows
-    not resolved again (look: the session's, 2 and on --again's; none
+    not resolved or unexplained again (look: the session's, 2 and on --again's; none
     after the last kutlooks.MOST_LOOKS allows); vm_boots: vmexit's boots a
-    round."""
+    round; looks_rounds: the rounds of each session so far (each as this
+    one's where not given)."""
     host = host or {}
     backend = host.get("kvm_flavour") or accel
     boots = max([r["vmexit"][3] for r in levels if r["vmexit"]] + [0])
@@ -123,8 +125,9 @@ def render_side_by_side(levels, diffs, left_out, host, accel, absent=None,
                  accel, backend, boots, spread_text(boots)),
              "vmexit: gross (its loop and the exit, no control); trapmeter: "
              "gross, control (its loop alone) and net = gross - control"]
+    chain = (looks_rounds or [boots] * look)[:look]
     if look > 1:
-        lines.append(look_text(look, boots))
+        lines.append(look_text(chain))
     if vm_boots > 1:
         lines.append("vmexit's figure of a round: each case's lowest of its "
                      "%d boots' windows (the host's other work only adds "
@@ -153,7 +156,7 @@ def render_side_by_side(levels, diffs, left_out, host, accel, absent=None,
                      "trapmeter net", "agreement"], rows)
     if diffs or absent:
         lines.append(verdict_tally(diffs, absent))
-    again = judge_again(diffs, boots, accel, kut_dir, look)
+    again = judge_again(diffs, chain, accel, kut_dir)
     if again:
         lines.append(again)
     notes = [r for r in diffs if r["verdict"] != "agree" or r.get("work")]
@@ -201,47 +204,56 @@ def verdict_tally(diffs, absent=None):
     return text
 
 
-def judge_again(diffs, rounds, accel, kut_dir=None, look=1):
-    """The command that judges the rows not resolved (both tools measured)
-    again on rounds of their own, or None (none left, or look the last
-    session kutlooks.MOST_LOOKS allows).  Taking the verdict of any of k
-    sessions multiplies at most by k the chance of one by accident
-    (explained: kutcmp.FALSE_EXPLAINED; unexplained: PARTING_ALPHA): one
-    chance in each session, a union bound."""
-    names = kutcmp.not_resolved(diffs)
-    if not names or look >= kutlooks.MOST_LOOKS:
+def judge_again(diffs, rounds, accel, kut_dir=None):
+    """The command that judges the rows not resolved or unexplained (both
+    tools measured, kutlooks.rows_again) again on rounds of their own, or
+    None (none left, or this session, whose chain's sessions had rounds,
+    the last kutlooks.MOST_LOOKS allows).  Taking the verdict of any of k
+    sessions adds their chances of one by accident (explained:
+    kutlooks.false_bound; unexplained: kutlooks.session_parting): a union
+    bound."""
+    names = kutlooks.rows_again(diffs)
+    if not names or len(rounds) >= kutlooks.MOST_LOOKS:
         return None
-    return ("to judge the %d row(s) not resolved again, on rounds of their "
-            "own: tools/trapmeter kut --kut-dir %s --accel %s --cases %s "
+    chain = rounds + kutlooks.session_rounds(rounds[0], len(rounds))[-1:]
+    return ("to judge the %d row(s) not resolved or unexplained again, on "
+            "rounds of their own: tools/trapmeter kut --kut-dir %s --accel %s --cases %s "
             "--boots %d (what --again runs; %s)" % (
                 len(names), kut_dir or "DIR", accel, ",".join(names),
-                max(rounds, kutcmp.DEFAULT_ROUNDS), union_text(look + 1)))
+                chain[-1], union_text(chain)))
 
 
-def look_text(look, rounds):
-    """What a verdict of --again's look-th session of `rounds` rounds rests
-    on: its rows were left open by the sessions before, so its chances
-    are theirs summed (theirs taken as its own, a model)."""
-    one, part = kutlooks.false_bound(), kutlooks.session_parting(rounds)
+def look_text(rounds):
+    """What a verdict of --again's last session rests on, rounds the
+    rounds of each session so far: its rows were left open by the
+    sessions before, so its chances are theirs summed (each session's at
+    its own rounds, a model)."""
+    look = len(rounds)
     return ("session %d of `kut --again`, on the rows the %d before left "
-            "not resolved; taking any of %d sessions' verdicts (a union "
-            "bound): a false explanation at most %s, %d x one session's %s "
-            "bound, and a parting by chance at most %s, %d x %s over %d "
-            "rounds each" % (
-                look, look - 1, look, figure.percent_text(
-                    figure.model(look * one), places=1), look,
-                pct0(kutlooks.LOOKS_CONFIDENCE), figure.percent_text(
-                    figure.model(look * part), places=1), look,
-                figure.percent_text(figure.model(part), places=1),
-                rounds))
+            "not resolved or unexplained; each row's verdict the last "
+            "session's that judged it, any of %d sessions' (a union "
+            "bound): a false explanation at most %s, the sum of each "
+            "session's %s bound at its spread (%s), and a parting by chance "
+            "at most %s, the sum of each one's (%s), over %s rounds" % (
+                look, look - 1, look, model_pct(kutlooks.union_false(rounds)),
+                pct0(kutlooks.LOOKS_CONFIDENCE), ", ".join(
+                    model_pct(kutlooks.false_bound(r)) for r in rounds),
+                model_pct(kutlooks.union_parting(rounds)), ", ".join(
+                    model_pct(kutlooks.session_parting(r)) for r in rounds),
+                ", ".join(str(r) for r in rounds)))
 
 
-def union_text(sessions):
-    """What taking the verdict of any of that many sessions costs."""
-    return ("any of %s sessions' verdicts is a wrong one at most %s as "
-            "often as one session's: a union bound" % (
-                sessions, {2: "twice", 3: "three times"}.get(
-                    sessions, "%d times" % sessions)))
+def model_pct(share):
+    """A model's share to one place: "2.4 % (model)"."""
+    return figure.percent_text(figure.model(share), places=1)
+
+
+def union_text(rounds):
+    """What taking the verdict of any of sessions of these rounds costs."""
+    return ("any of %d sessions' verdicts, by union bounds: a false "
+            "explanation at most %s, a parting by chance at most %s" % (
+                len(rounds), model_pct(kutlooks.union_false(rounds)),
+                model_pct(kutlooks.union_parting(rounds))))
 
 
 def _lacking(row):
@@ -264,19 +276,25 @@ def spread_text(boots):
 
 def explained_rule(rounds=None):
     """The rule "explained" follows, its measured false-explanation rate
-    (kutcmp.FALSE_EXPLAINED, tests/host/kut_null.py) and, over a
-    session's rounds, how often a remainder lying on the bound itself is
-    called within it (kutcmp.on_bound_chance, a model)."""
+    (kutcmp.FALSE_EXPLAINED, tests/host/kut_null.py; over a session's
+    rounds, that of their spread, kutlooks.FALSE_BY_SPREAD) and how often
+    a remainder lying on the bound itself is called within it there
+    (kutcmp.on_bound_chance, a model)."""
     k, n = kutcmp.FALSE_EXPLAINED
+    spread = ""
+    if rounds:
+        spread = kutlooks.spread_class(rounds)
+        k, n = kutlooks.FALSE_BY_SPREAD[spread]
+        spread = "; those judged over the %s, as this session's" % spread
     rate = figure.measured(k / n, [binomial_lower(k, n, NULL_CONFIDENCE),
                                    binomial_upper(k, n, NULL_CONFIDENCE)])
     text = ("explained: a tried cause's figure less vmexit's, round by "
             "round (or, from %d rounds, by lower quartiles over the rounds, "
             "unpaired), lies within plus or minus %s; by accident (vmexit's "
             "figures of another case, further off than that, in the row's "
-            "place, %d pairs of %s) %s, each end a one-sided %s bound; the "
-            "rule is kept only while the upper one is under %s"
-            % (kutfloors.FEWEST, kutcmp.WIDTH_TEXT, n, NULL_SESSIONS,
+            "place, %d pairs of %s%s) %s, each end a one-sided %s bound; "
+            "the rule is kept only while the upper one is under %s"
+            % (kutfloors.FEWEST, kutcmp.WIDTH_TEXT, n, NULL_SESSIONS, spread,
                figure.percent_text(rate), pct0(NULL_CONFIDENCE),
                pct0(kutcmp.FALSE_EXPLAINED_ALPHA)))
     if rounds and rounds >= 2:

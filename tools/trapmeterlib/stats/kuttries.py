@@ -20,6 +20,9 @@ each tried in turn:
                tries again with trapmeter's figures at the rounds' usual
                speed (stats/kutspeed.py): a round the host slowed raises
                a case and its interleaved control together;
+  "... steady rounds"  the same tries over the rounds where trapmeter's
+               controls ran at the host's usual speed (kutspeed.steady),
+               vmexit's raw difference over the same rounds;
   "loop once"  (LOOP_ONCE names) vmexit's hand-off round trip holds its
                loop once, trapmeter's twin none of its reference's kind:
                the twin's gross against the reference's net;
@@ -364,7 +367,35 @@ def tries(boots, name, ref, flavour=None):
         t for t in other_tries(quiet, name, ref, flavour)
         if not t[0].startswith(SAME_LOOP_TRY)]
     return out + _with_quiet(boots, quiet, name, ref, other_tries(
-        boots, name, ref, flavour), others)
+        boots, name, ref, flavour), others) + steady_tries(boots, name, ref)
+
+
+def steady_tries(boots, name, ref):
+    """[(cause, trapmeter's spread, vmexit's spread)]: each try of a case
+    against inb.elcr (same instructions, reference and loop) again over
+    the rounds where its controls ran steady (kutspeed.steady), vmexit's
+    raw difference over those rounds, where two or more but not all
+    were."""
+    twin = twin_case(boots, name) if same_loop(boots, name) else None
+    cases = [(c, cause) for c, against, cause in EXPLAINERS.get(name, ())
+             if against == SAME_LOOP_REF] + [(twin, SAME_LOOP_TRY)] * bool(
+                 twin)
+    out = []
+    for case, cause in cases:
+        paired = any(isinstance((b["cases"].get(case + PAIRED) or {}).get(
+            "net"), (int, float)) for b in boots)
+        rounds = kutspeed.steady(boots, [case + PAIRED] if paired else
+                                 [case, SAME_LOOP_REF])
+        if not 2 <= len(rounds) < len(boots):
+            continue
+        pick = pick_twin(rounds, name, "gross") if case == twin else None
+        head, _, rest = cause.partition(":")
+        out.append(("%s, %d of %d steady rounds (%s - %s):%s %s" % (
+            head, len(rounds), len(boots), case, SAME_LOOP_REF,
+            rest and rest + ";", kutspeed.steady_text()),
+            less_elcr(rounds, case, pick),
+            spread(diffs(rounds, name, ref, pick_vm))))
+    return out
 
 
 def _with_quiet(boots, quiet, name, ref, every, over_quiet):
