@@ -113,10 +113,10 @@ def render_side_by_side(levels, diffs, left_out, host, accel, absent=None,
                         looks_rounds=None):
     """`trapmeter kut`'s table (stats/kutcmp.py rows); kut_dir: the
     session's kvm-unit-tests build, for the command that judges the rows
-    not resolved or unexplained again (look: the session's, 2 and on --again's; none
-    after the last kutlooks.MOST_LOOKS allows); vm_boots: vmexit's boots a
-    round; looks_rounds: the rounds of each session so far (each as this
-    one's where not given)."""
+    not resolved or unexplained again (look: the session's, 2 and on
+    --again's; none after the last kutlooks.MOST_LOOKS allows); vm_boots:
+    vmexit's boots a round; looks_rounds: the rounds of each session so
+    far (each as this one's where not given)."""
     host = host or {}
     backend = host.get("kvm_flavour") or accel
     boots = max([r["vmexit"][3] for r in levels if r["vmexit"]] + [0])
@@ -217,8 +217,8 @@ def judge_again(diffs, rounds, accel, kut_dir=None):
         return None
     chain = rounds + kutlooks.session_rounds(rounds[0], len(rounds))[-1:]
     return ("to judge the %d row(s) not resolved or unexplained again, on "
-            "rounds of their own: tools/trapmeter kut --kut-dir %s --accel %s --cases %s "
-            "--boots %d (what --again runs; %s)" % (
+            "rounds of their own: tools/trapmeter kut --kut-dir %s --accel "
+            "%s --cases %s --boots %d (what --again runs; %s)" % (
                 len(names), kut_dir or "DIR", accel, ",".join(names),
                 chain[-1], union_text(chain)))
 
@@ -229,13 +229,14 @@ def look_text(rounds):
     sessions before, so its chances are theirs summed (each session's at
     its own rounds, a model)."""
     look = len(rounds)
-    return ("session %d of `kut --again`, on the rows the %d before left "
+    return ("session %d of `kut --again`, on the rows the %s before left "
             "not resolved or unexplained; each row's verdict the last "
             "session's that judged it, any of %d sessions' (a union "
             "bound): a false explanation at most %s, the sum of each "
             "session's %s bound at its spread (%s), and a parting by chance "
             "at most %s, the sum of each one's (%s), over %s rounds" % (
-                look, look - 1, look, model_pct(kutlooks.union_false(rounds)),
+                look, "session" if look == 2 else "%d" % (look - 1), look,
+                model_pct(kutlooks.union_false(rounds)),
                 pct0(kutlooks.LOOKS_CONFIDENCE), ", ".join(
                     model_pct(kutlooks.false_bound(r)) for r in rounds),
                 model_pct(kutlooks.union_parting(rounds)), ", ".join(
