@@ -31,7 +31,7 @@ sys.path.insert(0, os.path.join(REPO, "tools"))
 from trapmeterlib.backends import kut_log, kut_vmexit  # noqa: E402
 from trapmeterlib.output import kut_table, report, resultsfile  # noqa: E402
 from trapmeterlib.stats import kutcmp, kutcounts, kutratio  # noqa: E402
-from trapmeterlib.stats import kutlooks, kuttries  # noqa: E402
+from trapmeterlib.stats import kutlooks, kutmodels  # noqa: E402
 from trapmeterlib.values.errors import UnusableInput  # noqa: E402
 
 TCG_LOG = os.path.join(KUT, "kut-session-tcg-smp1.log")
@@ -946,7 +946,7 @@ class Agreement(AnyRounds, Unexplained, unittest.TestCase):
             self.assertIn("+18 instructions", row["cause"])
             self.assertNotIn("disassembly", row["cause"])
             # a count read from the disassembly says so
-            with mock.patch.object(kuttries, "TM_INSNS_DISASM", ("toggle_cr0_wp.tm",)):
+            with mock.patch.object(kutmodels, "TM_INSNS_DISASM", ("toggle_cr0_wp.tm",)):
                 row = kutcmp.diff_row(b, "toggle_cr0_wp", self.REF, "pvm")
             self.assertIn("toggle_cr0_wp.tm's in its disassembly", row["cause"])
             # another backend: the counts do not apply
@@ -987,6 +987,32 @@ class Agreement(AnyRounds, Unexplained, unittest.TestCase):
         row = kutcmp.diff_row(b, "pci-mem", self.REF, "vmx")
         self.assert_unexplained(row)
         self.assertIn("ptd.nofd.out8.single.64 21.2", row["cause"])
+
+    def test_walks_explain_an_op_heavy_in_stack_traffic_on_pvm(self):
+        # the committed counts: vmexit's x2apic_self_ipi_sti_hlt 207 walks,
+        # inl_from_kernel 12, wbinvd 11; trapmeter's twin 137, inb.elcr 15:
+        # trapmeter's same-loop +900 plus 73 walks at 110 / 11 puts vmexit
+        # at +1630, which the instructions (+41 at 110 / 8: +1464) miss
+        name, twin = "x2apic_self_ipi_sti_hlt", "self_ipi.x2apic.sti_hlt"
+        b = boots({name: [1729, 1730, 1731], self.REF: [100, 100, 100],
+                   "wbinvd": [110, 110, 110]},
+                  {name: [1550, 1550, 1551], self.REF: [50, 50, 50]},
+                  extra={"inb.elcr": [650, 650, 650]})
+        for boot in b:
+            boot["trapmeter"][name]["case"] = twin
+        row = kutcmp.diff_row(b, name, self.REF, "pvm")
+        self.assertEqual(row["verdict"], "explained", row)
+        self.assertTrue(row["cause"].startswith("walks (model)"), row)
+        self.assertIn("+73 walks at vmexit's wbinvd / 11", row["cause"])
+        # without the walks the instructions leave -166 of a ±32 bound
+        with mock.patch.dict(kutcounts.VMEXIT_WALKS, clear=True):
+            row = kutcmp.diff_row(b, name, self.REF, "pvm")
+        self.assert_unexplained(row)
+        self.assertIn("instructions (model) +1464", row["cause"])
+        # another backend: the counts do not apply
+        row = kutcmp.diff_row(b, name, self.REF, "vmx")
+        self.assert_unexplained(row)
+        self.assertNotIn("walks (model)", row["cause"])
 
     def test_a_timer_wait_names_how_late_the_interrupt_came(self):
         b = boots({"tscdeadline": [2000, 2100, 2050], self.REF: [20, 20, 20]},
@@ -1509,9 +1535,10 @@ class Again(unittest.TestCase):
         # from 8 rounds a session judges by the median's interval, and
         # explains falsely up to 2.5 % (kutlooks.FALSE_BY_SPREAD, 99 %):
         # --again 2 after a first session of 8 (8 rounds each) sums to
-        # 7.5 %, past the 5 % held; three of 30 also part tools that
-        # agree 1.9 % each, 5.8 % over the three.  The default's 5, 8 and
-        # 5 rounds stay within both; one session of 30 alone too
+        # 7.6 %, past the 5 % held, and two of 30 to 5.04 %; three of 30
+        # also part tools that agree 1.9 % each, 5.8 % over the three.
+        # The default's 5, 8 and 5 rounds stay within both; one session
+        # of 30 alone too
         from trapmeterlib.commands import kut
         from trapmeterlib.commands.common import OptionError
         args = argparse.Namespace(kut_dir="KUT", again=2, log_dir=None,
@@ -1520,15 +1547,20 @@ class Again(unittest.TestCase):
         with self.assertRaisesRegex(OptionError, r"--again 2 with --boots "
                                     r"30: 3 sessions of 30, 30, 30 rounds, "
                                     r"any one's verdict taken, would "
-                                    r"explain falsely up to 7\.5 % \(model\) "
+                                    r"explain falsely up to 7\.6 % \(model\) "
                                     r"\(held under 5 %\) and call tools that "
                                     r"agree unexplained up to 5\.8 % "
                                     r"\(model\)"):
             kut.check_args(args)
         args.boots = 8
         with self.assertRaisesRegex(OptionError, r"3 sessions of 8, 8, 8 "
-                                    r"rounds.* up to 7\.5 % \(model\) \(held"):
+                                    r"rounds.* up to 7\.6 % \(model\) \(held"):
             kut.check_args(args)
+        args.boots, args.again = 30, 1
+        with self.assertRaisesRegex(OptionError, r"2 sessions of 30, 30 "
+                                    r"rounds.* up to 5\.04 % \(model\) \(held"):
+            kut.check_args(args)
+        args.again = 2
         with mock.patch.object(kut.kut_vmexit, "flat_path",
                                lambda d: "x.flat"):
             for boots, again in ((30, 0), (5, 2)):

@@ -142,9 +142,11 @@ def check_args(args):
                           "--boots" % (
                               args.again, args.boots, len(rounds),
                               ", ".join(str(r) for r in rounds),
-                              pct(kutlooks.union_false(rounds)),
+                              pct(kutlooks.union_false(rounds),
+                                  kutcmp.FALSE_EXPLAINED_ALPHA),
                               kut_table.pct0(kutcmp.FALSE_EXPLAINED_ALPHA),
-                              pct(kutlooks.union_parting(rounds)),
+                              pct(kutlooks.union_parting(rounds),
+                                  kutcmp.PARTING_ALPHA),
                               kut_table.pct0(kutcmp.PARTING_ALPHA)))
     if not 1 <= args.vmexit_boots <= 5:
         raise OptionError("--vmexit-boots must be 1..5 (got %d)"

@@ -12,8 +12,8 @@ MEASURED = "measured"
 # the bounds printed with "explained"'s false-explanation rate, and the
 # sessions it was measured on (kutcmp.FALSE_EXPLAINED)
 NULL_CONFIDENCE = 0.95
-NULL_SESSIONS = ("55 kut sessions of PVM hosts (43 Intel, 12 AMD; 5 to 30 "
-                 "rounds) and their 95 blocks of 5 rounds")
+NULL_SESSIONS = ("58 kut sessions of PVM hosts (46 Intel, 12 AMD; 5 to 30 "
+                 "rounds) and their 96 blocks of 5 rounds")
 SKIPPED = "skipped"
 
 
@@ -244,17 +244,25 @@ def look_text(rounds):
                 ", ".join(str(r) for r in rounds)))
 
 
-def model_pct(share):
-    """A model's share to one place: "2.4 % (model)"."""
-    return figure.percent_text(figure.model(share), places=1)
+def model_pct(share, against=None):
+    """A model's share to one place: "2.4 % (model)"; to two where one
+    would round it onto the bound it is held against (5.04 % beside a 5 %
+    bound reads "5.04 %", not "5.0 %")."""
+    places = 1
+    if against is not None and share != against and \
+            round(share * 100, 1) == round(against * 100, 1):
+        places = 2
+    return figure.percent_text(figure.model(share), places=places)
 
 
 def union_text(rounds):
     """What taking the verdict of any of sessions of these rounds costs."""
     return ("any of %d sessions' verdicts, by union bounds: a false "
             "explanation at most %s, a parting by chance at most %s" % (
-                len(rounds), model_pct(kutlooks.union_false(rounds)),
-                model_pct(kutlooks.union_parting(rounds))))
+                len(rounds), model_pct(kutlooks.union_false(rounds),
+                                       kutcmp.FALSE_EXPLAINED_ALPHA),
+                model_pct(kutlooks.union_parting(rounds),
+                          kutcmp.PARTING_ALPHA)))
 
 
 def _lacking(row):

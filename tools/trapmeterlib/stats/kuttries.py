@@ -30,15 +30,11 @@ each tried in turn:
                (PT_USER_MASK); trapmeter's ".upages" pass runs the case
                and inb.elcr again on such pages, in one loop: against
                each other they show what the U/S bit does to the pair;
-  "instructions" (model; PVM only) where a backend emulates every guest
-               instruction, a tool's difference cancels its loop only
-               between cases of one length: vmexit's difference is then
-               trapmeter's same-loop one plus the surplus of instructions
-               (counted, INSNS) at vmexit's cost per instruction (its
-               wbinvd over wbinvd's instructions, same boot), and where
-               vmexit's op also exits to QEMU (its printed self-IPI rows:
-               the print's serial port), those exits at trapmeter's cost
-               of one (QEMU_EXIT_CASE less inb.elcr, same boot);
+  "instructions", "walks" (models; PVM only: stats/kutmodels.py) where
+               a backend emulates every guest instruction, vmexit's
+               difference is trapmeter's same-loop one plus vmexit's
+               surplus of instructions, or of guest page-table walks, at
+               vmexit's cost of one (its wbinvd over wbinvd's, same round);
   "interrupts" (model) where an interrupt comes at the emulator batch's
                end, its rate follows the loop: trapmeter's masked pass
                (IF=0 across each timed batch) and its paired one, the
@@ -63,11 +59,8 @@ explained no real row in eleven sessions of the Intel PVM host and 40
 of the 103 false explanations of 2698 shuffled pairs: removed (the net
 column still shows it; docs/measurements.md, "tenth session")."""
 
-from . import kutspeed, kutwait
-from .kutcounts import (EXPLAINERS, INSNS_BACKEND, LOOP_ONCE, PER_INSN,
-                        PRINT_COUNTED, QEMU_EXIT_CASE, SAME_LOOP_REF,
-                        TM_INSNS, TM_INSNS_DISASM, VMEXIT_INSNS,
-                        VMEXIT_QEMU_EXITS)
+from . import kutmodels, kutspeed, kutwait
+from .kutcounts import EXPLAINERS, LOOP_ONCE, SAME_LOOP_REF
 from .kutrounds import (at, diffs, loop_of, pair, pick_case,
                         pick_twin, pick_vm, row_gross, spread,
                         twin_case)
@@ -76,7 +69,7 @@ from .kutrounds import (at, diffs, loop_of, pair, pick_case,
 # (kernel/suites/exits_upages.c), and its reference there
 UPAGES = ".upages"
 UPAGES_REF = SAME_LOOP_REF + UPAGES
-# whether the tries after the wait ones (page tables, instructions,
+# whether the tries after the wait ones (page tables, models,
 # statistic) are taken over the quiet rounds too, as the EXPLAINERS
 # ones are: over the fourteen sessions of the null's fixture 1 more
 # false explanation of 3850 shuffled pairs than those alone, 2 more real
@@ -91,15 +84,6 @@ PAIRED = ".paired"
 # its pass with IF=0 across each timed batch (kernel/suites/exits.c
 # op_masked): its interrupts' cost, by difference ("interrupts" try)
 MASKED = ".masked"
-# the instructions model's words for a printed row's count and its exits
-PRINTED_TEXT = (" (its printf of x in each printed one: formatting, the "
-                "serial port's LSR read and THR write, and the interrupt "
-                "taken there)")
-QEMU_EXITS_TEXT = (", plus %g exits to QEMU an op (the print's port "
-                   "accesses) at trapmeter's %s - %s (one instruction each, "
-                   "one loop)")
-
-
 def same_instructions_case(name):
     """The EXPLAINERS case of name taken against inb.elcr, or None."""
     return next((c for c, against, _cause in EXPLAINERS.get(name, ())
@@ -190,68 +174,6 @@ def _split_base(boot, split, pages):
         base = [split["median"][0], ref.get("gross")] if split.get(
             "median") else [split["op"][0], ref.get("mean")]
     return base if all(isinstance(v, (int, float)) for v in base) else None
-
-
-def _insns_try(boots, name, ref, flavour):
-    """The instructions model's (cause, spread), or None where it does
-    not apply (another backend, a case or loop without counts)."""
-    case = twin_case(boots, name)
-    counts = (VMEXIT_INSNS.get(name), VMEXIT_INSNS.get(ref),
-              VMEXIT_INSNS.get(PER_INSN), TM_INSNS.get(case),
-              TM_INSNS.get(SAME_LOOP_REF))
-    if flavour != INSNS_BACKEND or None in counts:
-        return None
-    v_x, v_ref, v_per, t_x, t_ref = counts
-    surplus = round((v_x - v_ref) - (t_x - t_ref), 2)
-    if not surplus:                 # the same-loop reference says it all
-        return None
-    exits = VMEXIT_QEMU_EXITS.get(name, 0)
-    same = pick_twin(boots, name, "gross")
-    per = [(b, b["vmexit"].get(PER_INSN), same(b, None),
-            (b["cases"].get(SAME_LOOP_REF) or {}).get("gross"),
-            qemu_exit_cost(b) if exits else 0) for b in boots]
-    out = [at(b, x - r + surplus * w / v_per + exits * q)
-           for b, w, x, r, q in per
-           if all(isinstance(v, (int, float)) for v in (w, x, r, q))]
-    return ("instructions (model): vmexit's %s runs %g instructions an op%s, "
-            "its %s %g; trapmeter's %s %g, %s %g (counted with "
-            "kvm_emulate_insn on %s%s): trapmeter's same-loop difference plus "
-            "%+g instructions at vmexit's %s / %g%s" % (
-                name, v_x, PRINTED_TEXT if name in PRINT_COUNTED else "",
-                ref, v_ref, case, t_x, SAME_LOOP_REF, t_ref,
-                INSNS_BACKEND, "; %s's in its disassembly" % case
-                if case in TM_INSNS_DISASM else "", surplus, PER_INSN, v_per,
-                QEMU_EXITS_TEXT % (exits, QEMU_EXIT_CASE, SAME_LOOP_REF)
-                if exits else ""),
-            spread(out))
-
-
-def qemu_exit_cost(boot):
-    """What one exit to QEMU adds to an op in round boot: QEMU_EXIT_CASE
-    less inb.elcr (one instruction each, one loop), or None where the
-    round lacks either or resolved no cost (the difference not above 0)."""
-    x, r = ((boot["cases"].get(c) or {}).get("gross")
-            for c in (QEMU_EXIT_CASE, SAME_LOOP_REF))
-    ok = all(isinstance(v, (int, float)) for v in (x, r)) and x > r
-    return x - r if ok else None
-
-
-def same_surplus(boots, name, ref, flavour):
-    """"instructions counted: ..." where both tools' ops are longer or
-    shorter than their references by the same count (the instructions
-    model then adds nothing: they are not the cause), or None."""
-    case = twin_case(boots, name)
-    counts = (VMEXIT_INSNS.get(name), VMEXIT_INSNS.get(ref),
-              TM_INSNS.get(case), TM_INSNS.get(SAME_LOOP_REF))
-    if flavour != INSNS_BACKEND or None in counts or \
-            counts[0] - counts[1] != counts[2] - counts[3]:
-        return None
-    return ("instructions counted, not the cause: vmexit's %s %g against %s's "
-            "%g, trapmeter's %s %g against %s's %g (the same %+g%s)" % (
-                name, counts[0], ref, counts[1], case, counts[2],
-                SAME_LOOP_REF, counts[3], counts[0] - counts[1],
-                "; %s's from its disassembly" % case
-                if case in TM_INSNS_DISASM else ""))
 
 
 def _preemption_try(boots, name, ref, same):
@@ -478,9 +400,10 @@ def other_tries(boots, name, ref, flavour=None):
                     % (upages, UPAGES_REF),
                     pair(boots, pick_case(upages, "gross"),
                          pick_case(UPAGES_REF, "gross"))))
-    insns = _insns_try(boots, name, ref, flavour)
-    if insns:
-        out.append(insns)
+    for model in (kutmodels.insns_try(boots, name, ref, flavour),
+                  kutmodels.walks_try(boots, name, ref, flavour)):
+        if model:
+            out.append(model)
     for irqs in (_irq_try(boots, name), _irq_split_try(boots, name),
                  _irq_split_try(boots, name, UPAGES)):
         if irqs:
