@@ -33,10 +33,13 @@ def session(vm_row, qemu=440):
                  extra={"inb.elcr": [40] * 3, "inl.unassigned": [qemu] * 3})
 
 
-def judged(b, printed):
-    """The row of NAME with the session's prints named."""
-    with mock.patch.dict(kutcounts.TM_INSNS, TM_COUNTS, clear=True), \
-            mock.patch.dict(kutcounts.VMEXIT_INSNS, VM_COUNTS, clear=True):
+def judged(b, printed, insns=True):
+    """The row of NAME with the session's prints named (insns: with the
+    instructions counted, else none)."""
+    with mock.patch.dict(kutcounts.TM_INSNS, TM_COUNTS if insns else {},
+                         clear=True), \
+            mock.patch.dict(kutcounts.VMEXIT_INSNS,
+                            VM_COUNTS if insns else {}, clear=True):
         _levels, diffs = kutcmp.rows(b, [NAME, REF], REF, "pvm")
     docs = [{"results": [{"suite": "kut", "kut_name": NAME, "printed_x": c}]}
             for c in printed]
@@ -60,6 +63,17 @@ class PrintedRows(AnyRounds, Unexplained, unittest.TestCase):
         row = judged(session(self.MODEL, qemu=40), [1984] * 3)
         self.assertEqual(row["verdict"], "not resolved", row)
         self.assertTrue(row["cause"].startswith("vmexit printed"), row)
+
+    def test_the_walks_model_counts_the_prints_too(self):
+        # the same arithmetic in walks, the instructions not counted: the
+        # walks model adds the print's exits and explains the printed row
+        with mock.patch.dict(kutcounts.VMEXIT_WALKS, VM_COUNTS, clear=True), \
+                mock.patch.dict(kutcounts.TM_WALKS, TM_COUNTS, clear=True):
+            row = judged(session(self.MODEL), [1984] * 3, insns=False)
+        self.assertEqual(row["verdict"], "explained", row)
+        self.assertTrue(row["cause"].startswith(
+            "walks (model); vmexit printed x != 1 in 1984"), row)
+        self.assertIn("plus 2 exits to QEMU an op", row["cause"])
 
     def test_a_round_without_the_qemu_exits_cost_is_left_out(self):
         b = session(self.MODEL)

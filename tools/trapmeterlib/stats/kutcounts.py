@@ -30,14 +30,13 @@ VMEXIT_INSNS = {"inl_from_kernel": 9, "mov_dr": 9, "mov_to_cr8": 9,
                 "x2apic_self_ipi_sti_hlt": 129,
                 "x2apic_self_ipi_tpr_sti_hlt": 143,
                 # PRINT_COUNTED: the iteration with its printf("%d", x),
-                # the interrupt taken at the print's exits (perf stat over
-                # a boot less one that ran no case, over the 1984
-                # iterations that printed, less about 2 for the lines
-                # vmexit prints after the loop: 488.3, 500.1 and 502.6
-                # an iteration; inl_from_kernel counted so gave 9.02;
-                # the twenty-third session)
-                "self_ipi_sti_nop": 486, "self_ipi_tpr": 498,
-                "self_ipi_tpr_sti_nop": 501}
+                # the interrupt taken at the print's exits; the events
+                # between two calls of the case's function, alike in
+                # every iteration (perf record, one boot each, the
+                # thirty-sixth session; perf stat over whole boots had
+                # given 486, 498 and 501 in the twenty-third)
+                "self_ipi_sti_nop": 485, "self_ipi_tpr": 497,
+                "self_ipi_tpr_sti_nop": 499}
 TM_INSNS = {"inb.elcr": 11, "cr8.write": 11, "dr7.write": 11, "pmtimer": 11,
             "cr0.wp.toggle": 14, "cr4.pge.toggle": 14,
             # per byte, as kut divides the ptd cases (perf, per op over its
@@ -76,14 +75,21 @@ TM_INSNS_DISASM = ("tscdeadline.immed.cpuid", "cr0.wp.toggle.whole", "cpuid",
 # The emulator's guest page-table walks an op (kvmmmu:kvm_mmu_pagetable_walk
 # in the same perf records, between the same marks: inl_from_kernel's and
 # inb.elcr's IN, wbinvd's WBINVD, the sti_hlt ops' HLT; every op alike):
-# an instruction's fetch walks once and each memory operand once more
+# an instruction's fetch walks once and each memory operand once more;
+# the printed rows' between two calls of the case's function, their
+# no-wait twins' between two calls of self_ipi_shaped
 VMEXIT_WALKS = {"inl_from_kernel": 12, "wbinvd": 11,
                 "self_ipi_sti_hlt": 249, "self_ipi_tpr_sti_hlt": 267,
                 "x2apic_self_ipi_sti_hlt": 207,
-                "x2apic_self_ipi_tpr_sti_hlt": 225}
+                "x2apic_self_ipi_tpr_sti_hlt": 225,
+                "self_ipi_sti_nop": 701, "self_ipi_tpr": 717,
+                "self_ipi_tpr_sti_nop": 719}
 TM_WALKS = {"inb.elcr": 15, "self_ipi.xapic.sti_hlt": 144,
             "self_ipi.xapic.tpr.sti_hlt": 154, "self_ipi.x2apic.sti_hlt": 137,
-            "self_ipi.x2apic.tpr.sti_hlt": 147}
+            "self_ipi.x2apic.tpr.sti_hlt": 147,
+            "self_ipi.xapic.sti_nop.nowait": 45,
+            "self_ipi.xapic.tpr.nowait": 53,
+            "self_ipi.xapic.tpr.sti_nop.nowait": 55}
 # the vmexit case whose figure is instructions alone on such a backend
 # (WBINVD is emulated like any other instruction there: no exit of its own)
 PER_INSN = "wbinvd"

@@ -3,12 +3,13 @@ them), where a backend emulates every guest instruction (PVM): a tool's
 difference cancels its loop only between cases of one length, so
 vmexit's difference is trapmeter's same-loop one plus vmexit's surplus
 of emulator work at vmexit's cost of a unit of it (its wbinvd over
-wbinvd's units, same round).  Two units, each counted with perf on one
-boot of each case (stats/kutcounts.py):
+wbinvd's units, same round), and where vmexit's op also exits to QEMU
+(its printed self-IPI rows: the print's serial port), those exits at
+trapmeter's cost of one (QEMU_EXIT_CASE less inb.elcr, same round).  Two
+units, each counted with perf on one boot of each case
+(stats/kutcounts.py):
   "instructions" kvm_emulate_insn events an op (a failed attempt and its
-               retry two), and where vmexit's op also exits to QEMU (its
-               printed self-IPI rows: the print's serial port), those exits
-               at trapmeter's cost of one (QEMU_EXIT_CASE less inb.elcr);
+               retry two);
   "walks"      the emulator's guest page-table walks an op
                (kvmmmu:kvm_mmu_pagetable_walk): one for an instruction's
                fetch and one for each memory operand, so a push or a pop
@@ -53,10 +54,30 @@ def _scaled(boots, name, surplus, per_units, exits=0):
                    if all(isinstance(v, (int, float)) for v in (w, x, r, q))])
 
 
+# each model's unit: its label, counts (vmexit's, trapmeter's), how an
+# op's count reads, and the tracepoint that counted it
+INSNS = ("instructions", VMEXIT_INSNS, TM_INSNS, "runs %g instructions",
+         "kvm_emulate_insn")
+WALKS = ("walks", VMEXIT_WALKS, TM_WALKS, "walks the guest page tables %g "
+         "times", "kvm_mmu_pagetable_walk")
+
+
 def insns_try(boots, name, ref, flavour):
-    """The instructions model's (cause, spread), or None where it does
-    not apply or adds nothing (the same surplus in both tools)."""
-    counts = _counts(boots, name, ref, flavour, VMEXIT_INSNS, TM_INSNS)
+    """The instructions model's (cause, spread), or None."""
+    return _model_try(boots, name, ref, flavour, INSNS)
+
+
+def walks_try(boots, name, ref, flavour):
+    """The walks model's (cause, spread), or None."""
+    return _model_try(boots, name, ref, flavour, WALKS)
+
+
+def _model_try(boots, name, ref, flavour, unit):
+    """A model's (cause, spread), or None where it does not apply or adds
+    nothing (the same surplus in both tools)."""
+    label, vmexit, tm, reads, counter = unit
+    disasm = TM_INSNS_DISASM if unit is INSNS else ()  # counted by hand
+    counts = _counts(boots, name, ref, flavour, vmexit, tm)
     if counts is None:
         return None
     v_x, v_ref, v_per, t_x, t_ref = counts
@@ -64,37 +85,17 @@ def insns_try(boots, name, ref, flavour):
     if not surplus:                 # the same-loop reference says it all
         return None
     exits, case = VMEXIT_QEMU_EXITS.get(name, 0), twin_case(boots, name)
-    return ("instructions (model): vmexit's %s runs %g instructions an op%s, "
-            "its %s %g; trapmeter's %s %g, %s %g (counted with "
-            "kvm_emulate_insn on %s%s): trapmeter's same-loop difference plus "
-            "%+g instructions at vmexit's %s / %g%s" % (
-                name, v_x, PRINTED_TEXT if name in PRINT_COUNTED else "",
-                ref, v_ref, case, t_x, SAME_LOOP_REF, t_ref,
+    return ("%s (model): vmexit's %s %s an op%s, its %s %g; trapmeter's %s "
+            "%g, %s %g (counted with %s on %s%s): trapmeter's same-loop "
+            "difference plus %+g %s at vmexit's %s / %g%s" % (
+                label, name, reads % v_x,
+                PRINTED_TEXT if name in PRINT_COUNTED else "",
+                ref, v_ref, case, t_x, SAME_LOOP_REF, t_ref, counter,
                 INSNS_BACKEND, "; %s's in its disassembly" % case
-                if case in TM_INSNS_DISASM else "", surplus, PER_INSN, v_per,
+                if case in disasm else "", surplus, label, PER_INSN, v_per,
                 QEMU_EXITS_TEXT % (exits, QEMU_EXIT_CASE, SAME_LOOP_REF)
                 if exits else ""),
             _scaled(boots, name, surplus, v_per, exits))
-
-
-def walks_try(boots, name, ref, flavour):
-    """The walks model's (cause, spread), or None where it does not apply
-    or adds nothing."""
-    counts = _counts(boots, name, ref, flavour, VMEXIT_WALKS, TM_WALKS)
-    if counts is None:
-        return None
-    v_x, v_ref, v_per, t_x, t_ref = counts
-    surplus = (v_x - v_ref) - (t_x - t_ref)
-    if not surplus:
-        return None
-    return ("walks (model): vmexit's %s walks the guest page tables %g "
-            "times an op, its %s %g; trapmeter's %s %g, %s %g (counted with "
-            "kvm_mmu_pagetable_walk on %s): trapmeter's same-loop difference "
-            "plus %+g walks at vmexit's %s / %g" % (
-                name, v_x, ref, v_ref, twin_case(boots, name), t_x,
-                SAME_LOOP_REF, t_ref, INSNS_BACKEND, surplus, PER_INSN,
-                v_per),
-            _scaled(boots, name, surplus, v_per))
 
 
 def qemu_exit_cost(boot):

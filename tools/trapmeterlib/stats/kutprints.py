@@ -1,11 +1,15 @@
 """vmexit's own prints inside its timed loops (stats/kutcmp.py names them
 under a row): its xAPIC self-IPI cases printf x whenever it is not 1, on
 PVM in every iteration, so their figure is mostly the print.  Such a row
-is not resolved unless the tools agree, or the instructions model, whose
-counts hold the print (kutcounts.PRINT_COUNTED), explained it."""
+is not resolved unless the tools agree, or a counted model (instructions
+or walks, stats/kutmodels.py), whose counts hold the print
+(kutcounts.PRINT_COUNTED), explained it."""
 
 from .kutcounts import PRINT_COUNTED
 from .kutrounds import fmt_level, spread
+
+# the causes of the models whose counts hold the print
+COUNTED_MODELS = ("instructions (model)", "walks (model)")
 
 
 def printed_x(boot_docs):
@@ -32,9 +36,9 @@ PRINTED_SHARE = 0.99
 def name_prints(diffs, printed):
     """A row vmexit's loop printed in, in every boot, is not resolved
     unless the tools agree: each print is a printf to the serial port
-    inside vmexit's timed loop, work its twin does not do.  Or unless the
-    instructions model, whose counts hold the print (PRINT_COUNTED),
-    explained it and every boot printed in nearly every iteration
+    inside vmexit's timed loop, work its twin does not do.  Or unless a
+    counted model (instructions or walks), whose counts hold the print
+    (PRINT_COUNTED), explained it and every boot printed in nearly every iteration
     (_print_counted)."""
     for row in diffs:
         counts = printed.get(row["kut_name"]) or []
@@ -55,13 +59,13 @@ def name_prints(diffs, printed):
 
 
 def _print_counted(row, counts):
-    """Whether the instructions model, counting vmexit's print in each
+    """Whether a counted model, counting vmexit's print in each
     iteration, explained row, and every boot printed in PRINTED_SHARE of
     its iterations or more (an iteration that took the interrupt before
     its test prints nothing)."""
     return all(_printed_share(c) >= PRINTED_SHARE for c in counts) and \
         row["kut_name"] in PRINT_COUNTED and row["verdict"] == "explained" \
-        and row["cause"].startswith("instructions (model)")
+        and row["cause"].startswith(COUNTED_MODELS)
 
 
 def _printed_share(count):
