@@ -23,7 +23,7 @@ from .kutcounts import (INSNS_BACKEND, PER_INSN, PRINT_COUNTED,
                         VMEXIT_QEMU_EXITS, VMEXIT_WALKS)
 from .kutrounds import at, pick_twin, spread, twin_case
 
-# the instructions model's words for a printed row's count and its exits
+# the models' words for a printed row's count and its exits
 PRINTED_TEXT = (" (its printf of x in each printed one: formatting, the "
                 "serial port's LSR read and THR write, and the interrupt "
                 "taken there)")

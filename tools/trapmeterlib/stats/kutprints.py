@@ -38,8 +38,8 @@ def name_prints(diffs, printed):
     unless the tools agree: each print is a printf to the serial port
     inside vmexit's timed loop, work its twin does not do.  Or unless a
     counted model (instructions or walks), whose counts hold the print
-    (PRINT_COUNTED), explained it and every boot printed in nearly every iteration
-    (_print_counted)."""
+    (PRINT_COUNTED), explained it and every boot printed in nearly every
+    iteration (_print_counted)."""
     for row in diffs:
         counts = printed.get(row["kut_name"]) or []
         if not counts or min(counts) == 0 or row["verdict"] == "agree":
