@@ -22,8 +22,12 @@ from .kut_vmexit import all_iterations
 
 # KVM's x86 vCPU counters kut reads
 COUNTERS = kutsession.COUNTERS
-# what an iteration figure is rounded to
-PLACES = 3
+# what an iteration figure is rounded to: significant digits, not
+# places, so that a small rate keeps its precision (vmexit's
+# x2apic_self_ipi_sti_nop takes about 0.0065 interrupts an iteration;
+# three places stored 0.006 or 0.007, and the counted interrupts model
+# multiplies that rate by an interrupt's 120-170 k cycles)
+DIGITS = 6
 
 
 class StatsReader:
@@ -112,7 +116,7 @@ def _changes(before, after, n):
     for name in COUNTERS:
         a, b = before.get(name), after.get(name)
         if isinstance(a, int) and isinstance(b, int) and b >= a:
-            row[name] = round((b - a) / n, PLACES)
+            row[name] = float("%.*g" % (DIGITS, (b - a) / n))
     return row if len(row) > 1 else None
 
 
