@@ -3,9 +3,10 @@
 prints under its table (stats/kutcmp.py FALSE_EXPLAINED) recounted: the
 label-shuffle null of tests/host/kut_null.py, kutcmp's rule alone, over the
 eighty-two sessions it was measured on
-(tests/fixtures/kut-null-sessions.json.gz, kut_null.py's reduced file).  A change to the width rule or to the tries
-that moves the count turns this red: measure again with kut_null.py and
-write the new figure (and docs/measurements.md) beside the change.  The
+(tests/fixtures/kut-null-sessions.json.gz, kut_null.py's reduced file).
+A change to the width rule or to the tries that moves the count turns
+this red: measure again with kut_null.py and write the new figure (and
+docs/measurements.md) beside the change.  The
 count is one of pairs that share their tries, so its binomial bound is the
 one kut_null.py and the table state, not a clustered one."""
 import os
