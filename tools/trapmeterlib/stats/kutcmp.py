@@ -39,7 +39,8 @@ counted of the two ops (COUNTED)."""
 import math
 
 from ..values import figure
-from . import kutfloors, kutmodels, kutprints, kuttries, kutsession, kutwait
+from . import (kutfloors, kutlifted, kutmodels, kutprints, kuttries,
+               kutsession, kutwait)
 from .kutcounts import (BACK_TO_BACK, BATCH_WAIT, COUNTED, INSNS_BACKEND,
                         PER_INSN, ROUND_TRIP, ROUND_TRIP_COUNTED, TIMER_WAIT)
 from .kutrounds import (depth, diffs, fmt_level, fmt_range, overlap, pair,
@@ -283,35 +284,38 @@ def judge(boots, row, name, ref, flavour=None):
         why += "; " + same
     if name in COUNTED:
         why += "; " + COUNTED[name]
-    held = [r for r in (_too_wide(tried, row), _too_few(row)) if r]
+    held = [r for r in (_too_wide(tried, row, boots), _too_few(row)) if r]
     if held:
         return "not resolved", "; ".join(held) + "; " + why
     return "unexplained", why
 
 
-def _too_wide(tried, row):
+def _too_wide(tried, row, boots=()):
     """Why no verdict: a tried figure meets vmexit's but one side is
     wider than the rule resolves, so the try neither explains the row
     nor is ruled out; or None ("unexplained" is left to rows every try
     misses).  Named: a try within the bound over all the row's rounds,
     too few to say so (more boots would decide it); else the try that
-    reaches the least past the bound, the nearest to explaining; else
-    one within it over a subset of the rounds (the quiet ones)."""
-    said = [(cause.split(":")[0],) + try_verdict(
-        alt, vm_alt[0] if vm_alt else row["vmexit"], row)
-        for cause, alt, *vm_alt in tried]
-    few = [(cause, left) for cause, what, left in said if what == "too few"]
-    wide = [(cause, left) for cause, what, left in said if what == "neither"]
+    reaches the least past the bound, the nearest to explaining, with
+    the rounds that took it past (kutlifted); else one within it over a
+    subset of the rounds (the quiet ones)."""
+    said = [(cause.split(":")[0],) + try_verdict(alt, vm, row) + (alt, vm)
+            for cause, alt, vm in ((c, a, v[0] if v else row["vmexit"])
+                                   for c, a, *v in tried)]
+    few = [(c, left) for c, what, left, _a, _v in said if what == "too few"]
+    wide = [(c, left, a, v) for c, what, left, a, v in said
+            if what == "neither"]
     every = [c for c in few if c[1][3] >= row["vmexit"][3]]
     if every or (few and not wide):
         return _too_few_text(*(every or few)[0], row)
     if not wide:
         return None
-    cause, left = min(wide, key=lambda c: max(-c[1][1], c[1][2]))
+    cause, left, alt, vm = min(wide, key=lambda c: max(-c[1][1], c[1][2]))
     return ("%s less vmexit, round by round, %s reaches past ±%.0f (%s): "
-            "neither the cause nor ruled out%s" % (
+            "neither the cause nor ruled out%s%s" % (
                 cause, fmt_range(left), allowed_width(row), WIDTH_TEXT,
-                _deeper(row["vmexit"][3])))
+                _deeper(row["vmexit"][3]),
+                kutlifted.text(boots, alt, vm, allowed_width(row))))
 
 
 def _too_few_text(cause, left, row):

@@ -1,0 +1,63 @@
+"""The rounds that took a not-resolved row's nearest try past its bound
+(stats/kutcmp.py names them under the row).
+
+A try leaves its figure less vmexit's, round by round; where that reaches
+past the bound, the rounds whose remainder lies beyond it are named, and
+of each the side that departed more from its own median over the rounds
+both have: trapmeter's try or vmexit's difference.  One round lifted on
+one side reads as the host's episodic load, which more rounds outvote;
+a remainder past the bound on one side in most rounds reads as an offset
+the try does not take in, which more rounds would not remove."""
+
+from .kutrounds import Reading
+from .bootstats import median
+
+
+def _by_round(boots, alt, vm):
+    """[(round number from 1, try, vmexit)] over the rounds both spreads'
+    Readings come from, in boots' order."""
+    def of(sp):
+        return {id(v.round): float(v) for v in getattr(sp, "readings", ())
+                if isinstance(v, Reading) and v.round is not None}
+    a, v = of(alt), of(vm)
+    return [(i + 1, a[id(b)], v[id(b)]) for i, b in enumerate(boots)
+            if id(b) in a and id(b) in v]
+
+
+def past_rounds(boots, alt, vm, limit):
+    """[(round, remainder, side, how far that side lay from its median)]
+    of the rounds whose try less vmexit lies beyond ±limit; side is
+    "trapmeter's try" or "vmexit's difference", the one further off."""
+    rounds = _by_round(boots, alt, vm)
+    if len(rounds) < 2:
+        return []
+    mid_a = median([a for _, a, _ in rounds])
+    mid_v = median([v for _, _, v in rounds])
+    out = []
+    for num, a, v in rounds:
+        if abs(a - v) <= limit:
+            continue
+        off_a, off_v = a - mid_a, v - mid_v
+        side = ("trapmeter's try", off_a) if abs(off_a) >= abs(off_v) \
+            else ("vmexit's difference", off_v)
+        out.append((num, a - v) + side)
+    return out
+
+
+def text(boots, alt, vm, limit):
+    """"; past ±W in round 4 of 5 (+63963: trapmeter's try +59 k from
+    its median), ..." and, where every such round lies on one side and
+    they are most rounds, that it reads as an offset; "" where none."""
+    past = past_rounds(boots, alt, vm, limit)
+    if not past:
+        return ""
+    n = len(_by_round(boots, alt, vm))
+    each = ", ".join("%d (%+.0f: %s %+.0f from its median)" % p
+                     for p in past)
+    out = "; past ±%.0f in round%s %s of %d" % (
+        limit, "s" if len(past) > 1 else "", each, n)
+    one_side = len({r > 0 for _, r, _, _ in past}) == 1
+    if one_side and 2 * len(past) > n:
+        out += (": most rounds on one side, an offset the try does not "
+                "take in, not a lifted round")
+    return out
