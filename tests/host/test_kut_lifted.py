@@ -45,6 +45,19 @@ class PastRounds(unittest.TestCase):
         text = self.text([130, 131, 70, 69, 100], [100, 100, 100, 100, 100])
         self.assertNotIn("offset", text)
 
+    def test_a_try_over_some_rounds_numbers_them_among_all(self):
+        # a try over the quiet rounds 2, 4 and 5 of five: round 4 past,
+        # named by its place in the session; one of three is no offset
+        some = [self.ROUNDS[i] for i in (1, 3, 4)]
+        text = kutlifted.text(self.ROUNDS, readings(some, [100, 130, 100]),
+                              readings(some, [100, 100, 100]), 10)
+        self.assertEqual(text, "; past ±10 in round 4 (+30: trapmeter's "
+                         "try +30 from its median) of 5")
+        # two of three on one side: an offset among the try's rounds
+        text = kutlifted.text(self.ROUNDS, readings(some, [130, 130, 100]),
+                              readings(some, [100, 100, 100]), 10)
+        self.assertTrue(text.endswith("not a lifted round"), text)
+
     def test_nothing_past_or_nothing_paired_says_nothing(self):
         self.assertEqual(self.text([100, 105, 95, 100, 101],
                                    [100] * 5), "")

@@ -45,19 +45,20 @@ def past_rounds(boots, alt, vm, limit):
 
 
 def text(boots, alt, vm, limit):
-    """"; past ±W in round 4 of 5 (+63963: trapmeter's try +59 k from
-    its median), ..." and, where every such round lies on one side and
-    they are most rounds, that it reads as an offset; "" where none."""
+    """"; past ±W in round 4 (+63963: trapmeter's try +59139 from its
+    median) of 5" (rounds numbered in boots, a try over some of them
+    among them) and, where every such round lies on one side and they
+    are most of the try's rounds, that it reads as an offset; "" where
+    none."""
     past = past_rounds(boots, alt, vm, limit)
     if not past:
         return ""
-    n = len(_by_round(boots, alt, vm))
     each = ", ".join("%d (%+.0f: %s %+.0f from its median)" % p
                      for p in past)
     out = "; past ±%.0f in round%s %s of %d" % (
-        limit, "s" if len(past) > 1 else "", each, n)
+        limit, "s" if len(past) > 1 else "", each, len(boots))
     one_side = len({r > 0 for _, r, _, _ in past}) == 1
-    if one_side and 2 * len(past) > n:
+    if one_side and 2 * len(past) > len(_by_round(boots, alt, vm)):
         out += (": most rounds on one side, an offset the try does not "
                 "take in, not a lifted round")
     return out
