@@ -9,19 +9,16 @@ one side reads as the host's episodic load, which more rounds outvote;
 a remainder past the bound on one side in most rounds reads as an offset
 the try does not take in, which more rounds would not remove."""
 
-from .kutrounds import Reading
 from .bootstats import median
+from .kutrounds import by_round
 
 
 def _by_round(boots, alt, vm):
-    """[(round number from 1, try, vmexit)] over the rounds both spreads'
-    Readings come from, in boots' order."""
-    def of(sp):
-        return {id(v.round): float(v) for v in getattr(sp, "readings", ())
-                if isinstance(v, Reading) and v.round is not None}
-    a, v = of(alt), of(vm)
-    return [(i + 1, a[id(b)], v[id(b)]) for i, b in enumerate(boots)
-            if id(b) in a and id(b) in v]
+    """[(round number from 1 in boots, try, vmexit)] over the rounds both
+    spreads' Readings come from, in boots' order."""
+    place = {id(b): i + 1 for i, b in enumerate(boots)}
+    return sorted((place[id(r)], a, v) for r, a, v in by_round(alt, vm)
+                  if id(r) in place)
 
 
 def past_rounds(boots, alt, vm, limit):

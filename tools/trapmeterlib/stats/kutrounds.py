@@ -63,14 +63,20 @@ def spread(values):
     return out
 
 
+def by_round(a, b):
+    """[(round, a's figure, b's)] over the rounds both spreads' Readings
+    come from, in a's order."""
+    theirs = {id(v.round): v for v in getattr(b, "readings", ())
+              if isinstance(v, Reading) and v.round is not None}
+    return [(v.round, float(v), float(theirs[id(v.round)]))
+            for v in getattr(a, "readings", ())
+            if isinstance(v, Reading) and id(v.round) in theirs]
+
+
 def round_by_round(a, b):
     """The spread of a - b over the rounds both spreads' Readings come
     from, or None under two such rounds."""
-    theirs = {id(v.round): v for v in getattr(b, "readings", ())
-              if isinstance(v, Reading) and v.round is not None}
-    out = [float(v) - float(theirs[id(v.round)])
-           for v in getattr(a, "readings", ())
-           if isinstance(v, Reading) and id(v.round) in theirs]
+    out = [x - y for _, x, y in by_round(a, b)]
     return spread(out) if len(out) >= 2 else None
 
 
