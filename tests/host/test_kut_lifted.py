@@ -31,19 +31,20 @@ class PastRounds(unittest.TestCase):
         # round 4: trapmeter's try lifted 60; round 5: vmexit's difference
         # 60 under its median; both leave +60, past ±10
         text = self.text([100, 101, 100, 160, 100], [100, 100, 100, 100, 40])
-        self.assertEqual(text, "; past ±10 in rounds 4 (+60: trapmeter's "
-                         "try +60 from its median), 5 (+60: vmexit's "
-                         "difference -60 from its median) of 5")
+        self.assertEqual(text, "; past ±10 in rounds 4 (+60; trapmeter's "
+                         "try +60, vmexit's difference +0), 5 (+60; "
+                         "trapmeter's try +0, vmexit's difference -60) of "
+                         "5, each side from its median")
 
     def test_most_rounds_past_on_one_side_read_as_an_offset(self):
         text = self.text([130, 131, 129, 130, 100], [100, 100, 101, 99, 100])
-        self.assertIn("; past ±10 in rounds 1 (+30: ", text)
+        self.assertIn("; past ±10 in rounds 1 (+30; ", text)
         self.assertTrue(text.endswith(
-            "of 5: most rounds on one side, an offset the try does not take "
-            "in, not a lifted round"), text)
-        # as many past on either side: no offset
+            "of 5, each side from its median: 4 of the try's 5 rounds past "
+            "on one side"), text)
+        # as many past on either side: not said
         text = self.text([130, 131, 70, 69, 100], [100, 100, 100, 100, 100])
-        self.assertNotIn("offset", text)
+        self.assertNotIn("one side", text)
 
     def test_a_try_over_some_rounds_numbers_them_among_all(self):
         # a try over the quiet rounds 2, 4 and 5 of five: round 4 past,
@@ -51,12 +52,14 @@ class PastRounds(unittest.TestCase):
         some = [self.ROUNDS[i] for i in (1, 3, 4)]
         text = kutlifted.text(self.ROUNDS, readings(some, [100, 130, 100]),
                               readings(some, [100, 100, 100]), 10)
-        self.assertEqual(text, "; past ±10 in round 4 (+30: trapmeter's "
-                         "try +30 from its median) of 5")
-        # two of three on one side: an offset among the try's rounds
+        self.assertEqual(text, "; past ±10 in round 4 (+30; trapmeter's "
+                         "try +30, vmexit's difference +0) of 5, each side "
+                         "from its median")
+        # two of the try's three on one side: most of its rounds
         text = kutlifted.text(self.ROUNDS, readings(some, [130, 130, 100]),
                               readings(some, [100, 100, 100]), 10)
-        self.assertTrue(text.endswith("not a lifted round"), text)
+        self.assertTrue(text.endswith("2 of the try's 3 rounds past on one "
+                                      "side"), text)
 
     def test_nothing_past_or_nothing_paired_says_nothing(self):
         self.assertEqual(self.text([100, 105, 95, 100, 101],
@@ -83,8 +86,9 @@ class NamedUnderTheRow(unittest.TestCase):
         row = kutcmp.diff_row(b, "cpuid", "inl_from_kernel")
         self.assertEqual(row["verdict"], "not resolved", row)
         self.assertIn("the median's interval, narrower than the range); "
-                      "past ±6 in round 1 (-8: trapmeter's try -8 from "
-                      "its median) of 4; beyond the spread", row["cause"])
+                      "past ±6 in round 1 (-8; trapmeter's try -8, "
+                      "vmexit's difference +0) of 4, each side from its "
+                      "median; beyond the spread", row["cause"])
 
 
 if __name__ == "__main__":

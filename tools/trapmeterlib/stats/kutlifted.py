@@ -2,12 +2,14 @@
 (stats/kutcmp.py names them under the row).
 
 A try leaves its figure less vmexit's, round by round; where that reaches
-past the bound, the rounds whose remainder lies beyond it are named, and
-of each the side that departed more from its own median over the rounds
-both have: trapmeter's try or vmexit's difference.  One round lifted on
-one side reads as the host's episodic load, which more rounds outvote;
-a remainder past the bound on one side in most rounds reads as an offset
-the try does not take in, which more rounds would not remove."""
+past the bound, the rounds whose remainder lies beyond it are named, each
+with how far each side lay from its own median over the rounds both
+have: trapmeter's try and vmexit's difference.  One side far off in one
+round reads as the host's episodic load on that tool, which more rounds
+outvote; most of the try's rounds past on the same side read as an offset
+the try does not take in, which more rounds would not remove (both sides
+near their medians there).  The figures are the rounds' own; which
+reading holds is the reader's."""
 
 from .bootstats import median
 from .kutrounds import by_round
@@ -22,40 +24,34 @@ def _by_round(boots, alt, vm):
 
 
 def past_rounds(boots, alt, vm, limit):
-    """[(round, remainder, side, how far that side lay from its median)]
-    of the rounds whose try less vmexit lies beyond ±limit; side is
-    "trapmeter's try" or "vmexit's difference", the one further off."""
+    """[(round, remainder, try's, vmexit's)] of the rounds whose try less
+    vmexit lies beyond ±limit, each side as how far it lay from its own
+    median over the rounds both have."""
     rounds = _by_round(boots, alt, vm)
     if len(rounds) < 2:
         return []
     mid_a = median([a for _, a, _ in rounds])
     mid_v = median([v for _, _, v in rounds])
-    out = []
-    for num, a, v in rounds:
-        if abs(a - v) <= limit:
-            continue
-        off_a, off_v = a - mid_a, v - mid_v
-        side = ("trapmeter's try", off_a) if abs(off_a) >= abs(off_v) \
-            else ("vmexit's difference", off_v)
-        out.append((num, a - v) + side)
-    return out
+    return [(num, a - v, a - mid_a, v - mid_v) for num, a, v in rounds
+            if abs(a - v) > limit]
 
 
 def text(boots, alt, vm, limit):
-    """"; past ±W in round 4 (+63963: trapmeter's try +59139 from its
-    median) of 5" (rounds numbered in boots, a try over some of them
-    among them) and, where every such round lies on one side and they
-    are most of the try's rounds, that it reads as an offset; "" where
-    none."""
+    """"; past ±W in round 4 (+63963; trapmeter's try +69139, vmexit's
+    difference +5176) of 5, each side from its median" (rounds numbered
+    in boots, a try over some of them among them), and where every such
+    round lies on one side and they are most of the try's rounds, that
+    they do; "" where none."""
     past = past_rounds(boots, alt, vm, limit)
     if not past:
         return ""
-    each = ", ".join("%d (%+.0f: %s %+.0f from its median)" % p
-                     for p in past)
-    out = "; past ±%.0f in round%s %s of %d" % (
+    each = ", ".join("%d (%+d; trapmeter's try %+d, vmexit's difference "
+                     "%+d)" % ((num,) + tuple(round(x) for x in figs))
+                     for num, *figs in past)
+    out = "; past ±%.0f in round%s %s of %d, each side from its median" % (
         limit, "s" if len(past) > 1 else "", each, len(boots))
-    one_side = len({r > 0 for _, r, _, _ in past}) == 1
-    if one_side and 2 * len(past) > len(_by_round(boots, alt, vm)):
-        out += (": most rounds on one side, an offset the try does not "
-                "take in, not a lifted round")
+    n = len(_by_round(boots, alt, vm))
+    if len({r > 0 for _, r, _, _ in past}) == 1 and 2 * len(past) > n:
+        out += ": %d of the try's %d rounds past on one side" % (
+            len(past), n)
     return out
