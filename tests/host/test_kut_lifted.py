@@ -27,7 +27,7 @@ class PastRounds(unittest.TestCase):
         return kutlifted.text(self.ROUNDS, readings(self.ROUNDS, alt),
                               readings(self.ROUNDS, vm), limit)
 
-    def test_each_round_past_names_the_side_that_moved(self):
+    def test_each_round_past_gives_both_sides_from_their_medians(self):
         # round 4: trapmeter's try lifted 60; round 5: vmexit's difference
         # 60 under its median; both leave +60, past ±10
         text = self.text([100, 101, 100, 160, 100], [100, 100, 100, 100, 40])
@@ -36,7 +36,7 @@ class PastRounds(unittest.TestCase):
                          "trapmeter's try +0, vmexit's difference -60) of "
                          "5, each side from its median")
 
-    def test_most_rounds_past_on_one_side_read_as_an_offset(self):
+    def test_most_rounds_past_on_one_side_are_said_so(self):
         text = self.text([130, 131, 129, 130, 100], [100, 100, 101, 99, 100])
         self.assertIn("; past ±10 in rounds 1 (+30; ", text)
         self.assertTrue(text.endswith(
