@@ -225,6 +225,9 @@ $(BUILD)/host/test_%: tests/host/c/test_%.c $$(HOST_DEPS_$$*)
 	@mkdir -p $(dir $@)
 	@$(if $(Q),echo "  HOSTCC  $@")
 	$(Q)$(CC) $(HOSTCFLAGS) -o $@ $< $(HOST_DEPS_$*)
+	@# -MMD keeps only the last source's headers: every source's, for $@
+	$(Q)$(CC) $(filter-out -MMD,$(HOSTCFLAGS)) -MM -MT $@ $< \
+		$(HOST_DEPS_$*) > $@.d
 
 host-tests: $(HOST_BINS)
 

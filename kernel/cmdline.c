@@ -205,7 +205,7 @@ static bool cmdline_apply_virtio_path(struct tm_config *cfg, struct cmdline_tok 
 static const struct cmdline_key cmdline_keys[] = {
 	{ "suite", cmdline_apply_suite, "pio, exits, ide, virtio, mmio, dma, firmware, all", 0 },
 	{ "case", cmdline_apply_case,
-	  "comma list of 1..8 globs, under 256 chars in total", 0 },
+	  "comma list of 1..32 globs, under 512 chars in total", 0 },
 	{ "samples", cmdline_apply_samples, "3..10000", 0 },
 	CMDLINE_BOOL_KEY(quick),
 	CMDLINE_BOOL_KEY(verbose),
@@ -369,7 +369,8 @@ bool cmdline_lava_requested(const char *cmdline)
 #define CLOSE_NAMES 3
 #define CLOSE_LEN   48
 
-static u32 glob_hits;
+static u32 glob_hits;		/* bit i: glob i matched a case */
+_Static_assert(CMDLINE_MAX_GLOBS <= 32, "glob_hits has a bit per glob");
 static bool suite_skipped;
 static struct {
 	char name[CLOSE_LEN];

@@ -6,7 +6,8 @@
  * flag (quick, verbose) or key=value:
  *   suite=LIST      comma list of pio, exits, ide, virtio, mmio, dma, firmware,
  *                   all (all: every suite but firmware)
- *   case=GLOBS      comma list of up to 8 globs (* ? [abc] [a-z] [!a])
+ *   case=GLOBS      comma list of up to 32 globs (* ? [abc] [a-z] [!a]),
+ *                   under CMDLINE_CASE_MAX chars in total
  *   samples=N       3..10000: the cap on adaptive samples (default 63)
  *   quick=B verbose=B hypercall=B rep=B sync=B
  *                   B is on/off, 1/0, yes/no, true/false
@@ -33,7 +34,12 @@
 
 #include "lib/types.h"
 
-#define CMDLINE_MAX_GLOBS 8
+/* 32: a glob's hit is one bit of a u32 (kernel/cmdline.c glob_hits);
+ * `trapmeter kut` narrows a boot to the twins of up to ~20 rows */
+#define CMDLINE_MAX_GLOBS 32
+/* the case= value: the whole command line's room (platform/bootinfo.h
+ * BOOTINFO_CMDLINE_MAX) */
+#define CMDLINE_CASE_MAX 512
 #define CMDLINE_MAX_ROUNDS 16
 
 /* ud..bp: the exception raised at boot; timer: the deadline cases' timer
@@ -50,7 +56,7 @@ struct tm_config {
 	u32 suites;		/* bitmask of SUITE_*; default SUITE_DEFAULT */
 	const char *case_globs[CMDLINE_MAX_GLOBS];	/* point into case_buf */
 	u32 n_case_globs;
-	char case_buf[256];
+	char case_buf[CMDLINE_CASE_MAX];
 	u32 samples;		/* adaptive cap, default 63; valid 3..10000 */
 	bool quick;
 	bool verbose;

@@ -25,7 +25,9 @@
 #include "drivers/fw_cfg.h"
 
 #define CMDLINE_FW_CFG_NAME "opt/trapmeter/cmdline"
-#define RUN_LINE_MAX 1024
+/* the run record: ~720 bytes of fields at their longest beside the
+ * command line (at most BOOTINFO_CMDLINE_MAX - 1 bytes, JSON-escaped) */
+#define RUN_LINE_MAX 1536
 
 static struct bootinfo boot;
 static char fw_vendor[FIRMWARE_VENDOR_MAX];   /* SMBIOS BIOS vendor */

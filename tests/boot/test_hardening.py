@@ -53,6 +53,21 @@ class CaseGlobs(unittest.TestCase):
                 "--cmdline", "samples=3")
         self.assertEqual(b.status, 0, b.describe())
 
+    def test_the_most_globs_in_the_longest_line_are_kept_whole(self):
+        # `kut` narrows a boot to many rows' twins: 32 globs, the line
+        # near the guest's 511 bytes, and the run record carries it whole
+        globs = ",".join(["cpuid", "pio.kernel"] + ["cpu?d*" + "*" * (k % 14)
+                                                     for k in range(30)])
+        b = run(*QUICK, "--suite", "exits", "--case", globs,
+                "--cmdline", "samples=3 budget_ms=10 verbose=off rep=on")
+        self.assertEqual(b.status, 0, b.describe())
+        line = b.boot["run"]["cmdline"]
+        self.assertGreater(len(line), 480, line)
+        self.assertIn("case=" + globs + " ", line)
+        cases = {r["case"] for r in b.boot["results"]}
+        self.assertEqual(cases & {"cpuid", "pio.kernel"},
+                         {"cpuid", "pio.kernel"})
+
 
 class CutCommandLine(unittest.TestCase):
     """The runner refuses long lines (tests/host/test_hostile.py); a line

@@ -89,17 +89,38 @@ class NarrowedTwins(unittest.TestCase):
         self.assertEqual(kut_twins.cases(2, ["cpuid"])[1],
                          kut_twins.SMP2_CASES)
         for n in range(1, len(kut_twins.READS) + 1):
-            globs = kut_twins.cases(1, list(kut_twins.READS)[:n])[1]
+            suites, globs = kut_twins.cases(1, list(kut_twins.READS)[:n])
             self.assertLessEqual(globs.count(",") + 1, kut_twins.GUEST_GLOBS)
-            self.assertLessEqual(len(globs), len(kut_twins.TWIN_CASES))
+            self.assertIsNone(qemu.cmdline_problem(
+                kut_twins.words(suites, globs)))
+
+    def test_a_later_sessions_rows_narrow_the_boot(self):
+        # p46's second session (15 rows open after its first): 17 globs,
+        # 306 characters; its third (6 rows): 10 globs
+        second = ("cpuid wbinvd mov_from_cr8 inl_from_qemu inl_from_kernel "
+                  "outl_to_kernel mov_dr self_ipi_sti_hlt self_ipi_tpr "
+                  "self_ipi_tpr_sti_nop self_ipi_tpr_sti_hlt "
+                  "x2apic_self_ipi_sti_hlt x2apic_self_ipi_tpr_sti_hlt "
+                  "wr_kernel_gs_base toggle_cr0_wp").split()
+        third = ("cpuid mov_dr self_ipi_sti_hlt self_ipi_tpr "
+                 "self_ipi_tpr_sti_hlt x2apic_self_ipi_sti_hlt").split()
+        for names, count in ((second, 17), (third, 9)):
+            globs = kut_twins.cases(1, names)[1]
+            self.assertNotEqual(globs, kut_twins.TWIN_CASES)
+            self.assertEqual(globs.count(",") + 1, count, globs)
+            self.assertIn("self_ipi.xapic.sti_hlt*", globs.split(","))
+
+    def test_a_choice_the_guest_cannot_take_boots_every_twin(self):
+        many = ",".join("c%d*" % i for i in range(kut_twins.GUEST_GLOBS + 1))
+        self.assertFalse(kut_twins.fits(kut_twins.TWIN_SUITES, many))
+        self.assertTrue(kut_twins.fits(kut_twins.TWIN_SUITES,
+                                       many.rsplit(",", 1)[0]))
+        self.assertFalse(kut_twins.fits(kut_twins.TWIN_SUITES, "c" * 420))
 
     def test_every_twin_fits_the_guests_command_line(self):
-        # a narrowed choice is no longer than every twin's: the words of a
-        # PVM host's session, with TWIN_CASES, are taken whole
-        words = ["suite=" + kut_twins.TWIN_SUITES,
-                 "case=" + kut_twins.TWIN_CASES, "hypercall=off", "pvm=on",
-                 kut_twins.TWIN_WORDS, "table=off"]
-        self.assertIsNone(qemu.cmdline_problem(" ".join(words).split()))
+        # the words of a PVM host's session, with TWIN_CASES, are taken
+        self.assertTrue(kut_twins.fits(kut_twins.TWIN_SUITES,
+                                       kut_twins.TWIN_CASES))
 
     def test_the_guest_limits_are_the_kernels(self):
         header = read(os.path.join(REPO, "kernel", "cmdline.h"))

@@ -159,9 +159,9 @@ static void test_case_key(void)
 	CHECK_EQ_U64(cfg.n_case_globs, 2);
 	CHECK_STR(cfg.case_globs[0], "b");
 	CHECK_STR(cfg.case_globs[1], "c");
-	CHECK_EQ_S64(parse("case=1,2,3,4,5,6,7,8"), 0);
-	CHECK_EQ_U64(cfg.n_case_globs, 8);
-	CHECK_STR(cfg.case_globs[7], "8");
+	CHECK_EQ_S64(parse("case=1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16,17,18,19,20,21,22,23,24,25,26,27,28,29,30,31,32"), 0);
+	CHECK_EQ_U64(cfg.n_case_globs, 32);
+	CHECK_STR(cfg.case_globs[31], "32");
 
 	CHECK_EQ_S64(parse(""), 0);
 	CHECK(cmdline_case_selected(&cfg, "anything"));
@@ -195,7 +195,8 @@ static void test_errors(void)
 		{ "case=a,,b", "bad value 'a,,b' for key 'case'" },
 		{ "case=a,", "for key 'case'" },
 		{ "case=,a", "for key 'case'" },
-		{ "case=1,2,3,4,5,6,7,8,9", "for key 'case' (expected comma list of 1..8 globs" },
+		{ "case=1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16,17,18,19,20,21,22,23,24,25,26,27,28,29,30,31,32,33",
+		  "for key 'case' (expected comma list of 1..32 globs" },
 		{ "quick=maybe", "bad value 'maybe' for key 'quick' (expected on, off, yes, no, true, false, 1, 0)" },
 		{ "verbose=", "bad value '' for key 'verbose' (expected on, off" },
 		{ "hypercall=2", "bad value '2' for key 'hypercall' (expected on, off" },
@@ -287,15 +288,15 @@ static void test_full_line(void)
 
 static void test_case_too_long(void)
 {
-	char line[400] = "case=";
+	char line[700] = "case=";
 
-	memset(line + 5, 'a', 255);
-	line[260] = '\0';
-	CHECK_EQ_S64(parse(line), 0);		/* 255 chars fit */
-	CHECK_EQ_U64(strlen(cfg.case_globs[0]), 255);
-	line[260] = 'a';
-	line[261] = '\0';
-	CHECK_EQ_S64(parse(line), -EINVAL);	/* 256 do not */
+	memset(line + 5, 'a', CMDLINE_CASE_MAX - 1);
+	line[CMDLINE_CASE_MAX + 4] = '\0';
+	CHECK_EQ_S64(parse(line), 0);		/* 511 chars fit */
+	CHECK_EQ_U64(strlen(cfg.case_globs[0]), CMDLINE_CASE_MAX - 1);
+	line[CMDLINE_CASE_MAX + 4] = 'a';
+	line[CMDLINE_CASE_MAX + 5] = '\0';
+	CHECK_EQ_S64(parse(line), -EINVAL);	/* 512 do not */
 	CHECK_CONTAINS(err, "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa...' for key 'case'");
 	memset(line, 'k', 300);
 	line[300] = '\0';

@@ -8,14 +8,16 @@ cases stats/kuttries.py tries: vmexit's own instructions (".insn"), the
 an exit to QEMU.  READS names them by glob per vmexit name;
 tests/host/test_kut_twins.py holds it to what kutcmp read in every
 recorded session.  The guest takes at most GUEST_GLOBS globs
-(kernel/cmdline.h), and the run record room for the command line
-(guest/qemu.py RUN_RECORD_ROOM) holds every twin's TWIN_CASES beside the
-other words: a choice of more globs, or longer than TWIN_CASES, boots
-every twin, as a session of all cases does."""
+(kernel/cmdline.h) in a command line of at most guest/qemu.py's
+CMDLINE_MAX bytes: a choice that does not fit boots every twin, as a
+session of all cases does.  `kut --again`'s later sessions, on the rows
+the first left open, fit (a boot of every twin is about 110 s here, of
+one row's a few seconds a case)."""
 
 import os
 import sys
 
+from ..guest import qemu
 from .common import repo_root
 
 # trapmeter's twins: suite exits (its names end in no size; fwcfg's
@@ -38,7 +40,7 @@ TWIN_SAMPLES_CAP = 10000
 TWIN_WORDS = "stable=off budget_ms=%d samples=%d" % (TWIN_SPAN_MS,
                                                      TWIN_SAMPLES_CAP)
 # the guest's case= word: at most CMDLINE_MAX_GLOBS globs
-GUEST_GLOBS = 8
+GUEST_GLOBS = 32
 # every -smp 1 row reads these: the reference's twin, inb.elcr and its
 # .upages pass (the same-loop reference of the tries)
 COMMON = "pio.kernel,inb.elcr*"
@@ -90,9 +92,23 @@ def cases(smp, wanted=None):
         return TWIN_SUITES, TWIN_CASES
     globs = ",".join(dict.fromkeys(",".join(
         [COMMON] + [READS[n] for n in wanted if n in READS]).split(",")))
-    if globs.count(",") >= GUEST_GLOBS or len(globs) > len(TWIN_CASES):
+    if not fits(TWIN_SUITES, globs):
         return TWIN_SUITES, TWIN_CASES
     return TWIN_SUITES, globs
+
+
+def fits(suites, globs):
+    """Whether the guest takes a twin boot's globs: GUEST_GLOBS at most,
+    in a command line with the words a PVM host's boot adds."""
+    return (globs.count(",") < GUEST_GLOBS
+            and qemu.cmdline_problem(words(suites, globs)) is None)
+
+
+def words(suites, globs):
+    """A twin boot's kernel words at their longest: the runner's under
+    PVM (hypercall=off pvm=on table=off) beside TWIN_WORDS."""
+    return (["suite=" + suites, "case=" + globs, "hypercall=off", "pvm=on"]
+            + TWIN_WORDS.split() + ["table=off"])
 
 
 def argv(args, smp, timeout, path, wanted=None):

@@ -139,13 +139,14 @@ def smp_for(words, mode="auto"):
 CMDLINE_MAX = 511
 
 
-# The guest's run record (kernel/main.c, RUN_LINE_MAX: 1023 bytes of JSON)
+# The guest's run record (kernel/main.c, RUN_LINE_MAX: 1535 bytes of JSON)
 # carries the command line JSON-escaped beside ~720 bytes of other fields
 # at their longest (a 48-character CPU brand, a loader and firmware vendor
 # of 32, 20-digit numbers); a longer record is dropped ("machine line too
 # long") and the table header is lost, so the runner keeps the escaped
-# command line within this room.
-RUN_RECORD_ROOM = 300
+# command line within this room (a line of printable ASCII without quotes
+# fits whole: CMDLINE_MAX).
+RUN_RECORD_ROOM = 812
 
 
 def json_escaped_size(text):
