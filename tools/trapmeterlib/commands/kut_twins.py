@@ -11,8 +11,9 @@ recorded session.  The guest takes at most GUEST_GLOBS globs
 (kernel/cmdline.h) in a command line of at most guest/qemu.py's
 CMDLINE_MAX bytes: a choice that does not fit boots every twin, as a
 session of all cases does.  `kut --again`'s later sessions, on the rows
-the first left open, fit (a boot of every twin is about 110 s here, of
-one row's a few seconds a case)."""
+the first left open, fit: every twin is about 115 cases of a second each
+(TWIN_SPAN_MS and the control), an open row's a few (docs/measurements.md,
+"p48")."""
 
 import os
 import sys
