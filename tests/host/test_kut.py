@@ -1538,7 +1538,7 @@ class Again(unittest.TestCase):
         # 7.4 %, past the 5 % held; three of 30 also part tools that agree
         # 1.9 % each, 5.8 % over the three.  The default's 5, 8 and 5
         # rounds stay within both; one session of 30 alone too, and two
-        # of 30 (4.94 % with p46's to p49's sessions in the null, 5.04 %
+        # of 30 (4.95 % with p46's to p50's sessions in the null, 5.04 %
         # before)
         from trapmeterlib.commands import kut
         from trapmeterlib.commands.common import OptionError

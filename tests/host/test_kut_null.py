@@ -2,7 +2,7 @@
 """tests/host/test_kut_null.py - the false-explanation rate `trapmeter kut`
 prints under its table (stats/kutcmp.py FALSE_EXPLAINED) recounted: the
 label-shuffle null of tests/host/kut_null.py, kutcmp's rule alone, over the
-ninety-four sessions it was measured on
+ninety-seven sessions it was measured on
 (tests/fixtures/kut-null-sessions.json.gz, kut_null.py's reduced file).
 A change to the width rule or to the tries that moves the count turns
 this red: measure again with kut_null.py and write the new figure (and
@@ -54,7 +54,8 @@ SESSIONS = ["kut10/s%d.json" % i for i in range(1, 7)] + \
      "kut41/p46again.json", "kut41/p46again2.json", "kut41/p47.json",
      "kut41/p47again.json", "kut41/p47again2.json", "kut42/p48.json",
      "kut42/p48again.json", "kut42/p48again2.json", "kut42/p49.json",
-     "kut42/p49again.json", "kut42/p49again2.json"]
+     "kut42/p49again.json", "kut42/p49again2.json", "kut42/p50.json",
+     "kut42/p50again.json", "kut42/p50again2.json"]
 
 
 class FalseExplained(unittest.TestCase):
