@@ -96,7 +96,7 @@ class NarrowedTwins(unittest.TestCase):
 
     def test_a_later_sessions_rows_narrow_the_boot(self):
         # p46's second session (15 rows open after its first): 17 globs,
-        # 306 characters; its third (6 rows): 10 globs
+        # 306 characters; its third (6 rows): 9 globs
         second = ("cpuid wbinvd mov_from_cr8 inl_from_qemu inl_from_kernel "
                   "outl_to_kernel mov_dr self_ipi_sti_hlt self_ipi_tpr "
                   "self_ipi_tpr_sti_nop self_ipi_tpr_sti_hlt "
